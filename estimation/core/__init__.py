@@ -1,0 +1,1 @@
+"""Podium estimation engine: pure numpy/scipy, importable without Django."""
