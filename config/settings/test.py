@@ -1,0 +1,19 @@
+"""Tests run against real PostgreSQL and Redis (see README); override with the env vars."""
+
+import os
+
+os.environ.setdefault("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/podium")
+os.environ.setdefault("REDIS_URL", "redis://127.0.0.1:6379/15")
+
+from config.env import env_str
+from config.settings.base import *  # noqa: F403
+
+SECRET_KEY = "podium-test-only"
+DEBUG = False
+PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+CELERY_TASK_ALWAYS_EAGER = False
+# A queue of its own so that a worker of another checkout on this machine never takes our tasks.
+CELERY_TASK_DEFAULT_QUEUE = env_str("CELERY_QUEUE", f"podium-test-{os.getpid()}")
+# Close connections after each request and task, so a test worker thread leaves none
+# open when the test database is dropped.
+DATABASES["default"]["CONN_MAX_AGE"] = 0  # noqa: F405

@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class EstimationConfig(AppConfig):
+    name = "estimation"
+    verbose_name = "Estimation"

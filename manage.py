@@ -1,0 +1,19 @@
+#!/usr/bin/env python
+"""Django's command-line utility for Podium."""
+
+import os
+import sys
+
+
+def main() -> None:
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.local")
+    from django.core.management import execute_from_command_line
+
+    from config.errors import exit_on_configuration_error
+
+    with exit_on_configuration_error():
+        execute_from_command_line(sys.argv)
+
+
+if __name__ == "__main__":
+    main()
