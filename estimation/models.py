@@ -1,4 +1,4 @@
-"""Result snapshots: what the engine computed from one state of a benchmark."""
+"""Result snapshots, and the bookkeeping that coalesces recomputes."""
 
 from __future__ import annotations
 
@@ -6,6 +6,8 @@ from django.db import models
 
 
 class ResultSnapshot(models.Model):
+    """What the engine computed from one state of a benchmark's accepted scores."""
+
     class Status(models.TextChoices):
         COMPUTING = "computing"
         READY = "ready"
@@ -20,6 +22,7 @@ class ResultSnapshot(models.Model):
     engine_version = models.CharField(max_length=20)
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.COMPUTING)
     stage = models.CharField(max_length=40, blank=True)
+    progress = models.FloatField(default=0.0)
     error = models.TextField(blank=True)
     payload = models.JSONField(null=True, blank=True)
     timings = models.JSONField(default=dict, blank=True)
@@ -37,3 +40,31 @@ class ResultSnapshot(models.Model):
 
     def __str__(self) -> str:
         return f"{self.benchmark} v{self.version} ({self.status})"
+
+
+class RecomputeState(models.Model):
+    """Per benchmark: what was asked for, what was computed, and who is computing.
+
+    Writers bump ``requested_revision``; a run records the revision it computed. A lease
+    (owner + expiry) lets exactly one worker run per benchmark; a dead worker's lease
+    expires, so the next run completes.
+    """
+
+    benchmark = models.OneToOneField(
+        "leaderboard.Benchmark",
+        on_delete=models.CASCADE,
+        primary_key=True,
+        related_name="recompute_state",
+    )
+    requested_revision = models.PositiveBigIntegerField(default=0)
+    computed_revision = models.PositiveBigIntegerField(default=0)
+    requested_at = models.DateTimeField(null=True, blank=True)
+    lease_owner = models.CharField(max_length=64, blank=True)
+    lease_expires_at = models.DateTimeField(null=True, blank=True)
+
+    def __str__(self) -> str:
+        return f"{self.benchmark_id}: {self.computed_revision}/{self.requested_revision}"
+
+    @property
+    def is_stale(self) -> bool:
+        return self.computed_revision < self.requested_revision

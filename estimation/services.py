@@ -1,4 +1,11 @@
-"""Database -> arrays -> core -> snapshot."""
+"""Database -> arrays -> core -> snapshot, and the coalescing recompute pipeline.
+
+Writers call :func:`recompute_request` inside their transaction: it bumps the
+benchmark's requested revision and enqueues ``recompute_benchmark`` after commit. A run
+(:func:`recompute_run`) takes a per-benchmark lease, computes every metric whose input
+fingerprint changed, records the revision it computed, and loops once more if changes
+arrived meanwhile. Duplicate tasks find nothing to do; a dead worker's lease expires.
+"""
 
 from __future__ import annotations
 
@@ -6,19 +13,23 @@ import hashlib
 import json
 import logging
 import time
+from datetime import timedelta
 
 import numpy as np
+from django.conf import settings as django_settings
 from django.db import transaction
-from django.db.models import Max
+from django.db.models import F, Max, Q
 from django.utils import timezone
 
 from estimation.core.analysis import ENGINE_VERSION, AnalysisSettings, analyze
 from estimation.core.table import ResultTable
-from estimation.models import ResultSnapshot
+from estimation.models import RecomputeState, ResultSnapshot
 from leaderboard.models import Benchmark, Metric
 from leaderboard.selectors import accepted_score_rows
 
 logger = logging.getLogger(__name__)
+
+ABANDONED = "abandoned"
 
 
 def result_table_build(*, benchmark: Benchmark, metric: Metric) -> ResultTable:
@@ -28,25 +39,45 @@ def result_table_build(*, benchmark: Benchmark, metric: Metric) -> ResultTable:
         cells.setdefault((dataset, algorithm, fold), value)  # newest submission wins
     datasets = tuple(sorted({d for d, _, _ in cells}))
     algorithms = tuple(sorted({a for _, a, _ in cells}))
+    folds = sorted({f for _, _, f in cells if f is not None})
     row = {name: i for i, name in enumerate(datasets)}
     col = {name: j for j, name in enumerate(algorithms)}
-    sums = np.zeros((len(datasets), len(algorithms)))
-    counts = np.zeros_like(sums)
-    for (dataset, algorithm, _fold), value in cells.items():
-        sums[row[dataset], col[algorithm]] += value
-        counts[row[dataset], col[algorithm]] += 1
-    with np.errstate(invalid="ignore"):
-        values = np.where(counts > 0, sums / np.maximum(counts, 1), np.nan)
+    fold_index = {fold: k for k, fold in enumerate(folds)}
+    n, m = len(datasets), len(algorithms)
+    values = np.full((n, m), np.nan)
+    fold_values = np.full((n, len(folds), m), np.nan) if folds else None
+    for (dataset, algorithm, fold), value in cells.items():
+        if fold is None:
+            values[row[dataset], col[algorithm]] = value
+        else:
+            fold_values[row[dataset], fold_index[fold], col[algorithm]] = value
+    if fold_values is not None:
+        has_folds = ~np.isnan(fold_values).all(axis=1)
+        with np.errstate(invalid="ignore"):
+            fold_means = np.nanmean(np.where(has_folds[:, None, :], fold_values, 0.0), axis=1)
+        values = np.where(has_folds, fold_means, values)
     return ResultTable(
         datasets=datasets,
         algorithms=algorithms,
         values=values,
+        kind="rank" if benchmark.ranking_only else "score",
         higher_is_better=metric.higher_is_better,
+        fold_values=fold_values,
     )
 
 
 def analysis_settings_for(*, benchmark: Benchmark) -> AnalysisSettings:
-    return AnalysisSettings()
+    return AnalysisSettings(
+        missing=benchmark.missing_policy,
+        min_coverage=benchmark.min_coverage,
+        tie_tol=benchmark.tie_tolerance,
+        k=benchmark.top_k,
+        alpha=benchmark.alpha,
+        correction=benchmark.correction,
+        bootstrap=benchmark.bootstrap_size,
+        seed=benchmark.seed,
+        default_estimator=benchmark.default_estimator,
+    )
 
 
 def fingerprint(table: ResultTable, settings: AnalysisSettings) -> str:
@@ -67,20 +98,138 @@ def fingerprint(table: ResultTable, settings: AnalysisSettings) -> str:
     return digest.hexdigest()
 
 
-def snapshot_refresh(*, benchmark_id: int) -> list[ResultSnapshot]:
+# --- requests -------------------------------------------------------------------------
+
+
+def recompute_request(*, benchmark_id: int) -> None:
+    """Record that a benchmark's input changed; enqueue a recompute after commit.
+
+    If the broker is down the change is still recorded (the caller's transaction commits
+    normally); :func:`recompute_stale_enqueue` picks it up once the broker is back.
+    """
+    from estimation.tasks import recompute_benchmark
+
+    with transaction.atomic():
+        RecomputeState.objects.get_or_create(benchmark_id=benchmark_id)
+        RecomputeState.objects.filter(pk=benchmark_id).update(
+            requested_revision=F("requested_revision") + 1, requested_at=timezone.now()
+        )
+
+    def enqueue() -> None:
+        try:
+            recompute_benchmark.delay(benchmark_id)
+        except Exception:  # the broker client raises many unrelated types
+            logger.warning(
+                "could not enqueue the recompute of benchmark %s; the stale sweep will retry",
+                benchmark_id,
+                exc_info=True,
+            )
+
+    transaction.on_commit(enqueue)
+
+
+def recompute_stale_enqueue() -> list[int]:
+    """Enqueue a recompute for every benchmark whose input changed since its last run."""
+    from estimation.tasks import recompute_benchmark
+
+    now = timezone.now()
+    stale = list(
+        RecomputeState.objects.filter(computed_revision__lt=F("requested_revision"))
+        .filter(Q(lease_owner="") | Q(lease_expires_at__lt=now))
+        .values_list("benchmark_id", flat=True)
+    )
+    for benchmark_id in stale:
+        recompute_benchmark.delay(benchmark_id)
+    return stale
+
+
+# --- runs -----------------------------------------------------------------------------
+
+
+def _lease_seconds() -> int:
+    return getattr(django_settings, "RECOMPUTE_LEASE_SECONDS", 120)
+
+
+def _lease_acquire(*, benchmark_id: int, owner: str) -> bool:
+    """One conditional UPDATE: race-free between any number of workers."""
+    now = timezone.now()
+    RecomputeState.objects.get_or_create(benchmark_id=benchmark_id)
+    taken = (
+        RecomputeState.objects.filter(pk=benchmark_id)
+        .filter(Q(lease_owner="") | Q(lease_owner=owner) | Q(lease_expires_at__lt=now))
+        .update(lease_owner=owner, lease_expires_at=now + timedelta(seconds=_lease_seconds()))
+    )
+    return taken == 1
+
+
+def _lease_renew(*, benchmark_id: int, owner: str) -> None:
+    RecomputeState.objects.filter(pk=benchmark_id, lease_owner=owner).update(
+        lease_expires_at=timezone.now() + timedelta(seconds=_lease_seconds())
+    )
+
+
+def _lease_release(*, benchmark_id: int, owner: str) -> None:
+    RecomputeState.objects.filter(pk=benchmark_id, lease_owner=owner).update(
+        lease_owner="", lease_expires_at=None
+    )
+
+
+def recompute_run(*, benchmark_id: int, owner: str) -> list[ResultSnapshot]:
+    """Bring a benchmark's snapshots up to date; see the module docstring."""
+    state = RecomputeState.objects.filter(pk=benchmark_id).first()
+    if state is not None and not state.is_stale:
+        return []  # a duplicate task: an earlier run already computed this revision
+    if not _lease_acquire(benchmark_id=benchmark_id, owner=owner):
+        return []  # another worker is running and will pick up the new revision
+    created: list[ResultSnapshot] = []
+    try:
+        _abandon_orphaned_snapshots(benchmark_id=benchmark_id)
+        while True:
+            target = RecomputeState.objects.get(pk=benchmark_id).requested_revision
+            created += snapshot_refresh(benchmark_id=benchmark_id, owner=owner)
+            RecomputeState.objects.filter(pk=benchmark_id, computed_revision__lt=target).update(
+                computed_revision=target
+            )
+            if RecomputeState.objects.get(pk=benchmark_id).requested_revision == target:
+                break
+    finally:
+        _lease_release(benchmark_id=benchmark_id, owner=owner)
+    # A request that arrived between our last check and the release had its own task
+    # turned away by our lease: make sure someone runs it.
+    if RecomputeState.objects.get(pk=benchmark_id).is_stale:
+        from estimation.tasks import recompute_benchmark
+
+        recompute_benchmark.delay(benchmark_id)
+    return created
+
+
+def _abandon_orphaned_snapshots(*, benchmark_id: int) -> None:
+    """Snapshots left 'computing' by a worker that died are never served; say why."""
+    ResultSnapshot.objects.filter(
+        benchmark_id=benchmark_id, status=ResultSnapshot.Status.COMPUTING
+    ).update(
+        status=ResultSnapshot.Status.FAILED,
+        error=f"{ABANDONED}: the worker computing it stopped before finishing",
+        finished_at=timezone.now(),
+    )
+
+
+def snapshot_refresh(*, benchmark_id: int, owner: str = "") -> list[ResultSnapshot]:
     """Recompute every metric of a benchmark whose input changed; return new snapshots."""
     benchmark = Benchmark.objects.get(pk=benchmark_id)
     settings = analysis_settings_for(benchmark=benchmark)
     created = []
     for metric in benchmark.metrics.all():
-        snapshot = _snapshot_compute(benchmark=benchmark, metric=metric, settings=settings)
+        snapshot = _snapshot_compute(
+            benchmark=benchmark, metric=metric, settings=settings, owner=owner
+        )
         if snapshot is not None:
             created.append(snapshot)
     return created
 
 
 def _snapshot_compute(
-    *, benchmark: Benchmark, metric: Metric, settings: AnalysisSettings
+    *, benchmark: Benchmark, metric: Metric, settings: AnalysisSettings, owner: str
 ) -> ResultSnapshot | None:
     started = time.perf_counter()
     table = result_table_build(benchmark=benchmark, metric=metric)
@@ -88,11 +237,19 @@ def _snapshot_compute(
         return None
     key = fingerprint(table, settings)
     with transaction.atomic():
-        # The row lock serialises version numbers between concurrent workers.
+        # The row lock serialises version numbers between concurrent writers.
         Benchmark.objects.select_for_update().get(pk=benchmark.pk)
         existing = ResultSnapshot.objects.filter(benchmark=benchmark, metric=metric)
-        if existing.filter(fingerprint=key, status=ResultSnapshot.Status.READY).exists():
-            return None
+        latest_ready = existing.filter(status=ResultSnapshot.Status.READY).first()
+        if latest_ready is not None and latest_ready.fingerprint == key:
+            return None  # same input as the snapshot being served: nothing to do
+        failed_before = (
+            existing.filter(status=ResultSnapshot.Status.FAILED, fingerprint=key)
+            .exclude(error__startswith=ABANDONED)
+            .exists()
+        )
+        if failed_before:
+            return None  # the analysis is deterministic: this input fails again
         version = (existing.aggregate(v=Max("version"))["v"] or 0) + 1
         snapshot = ResultSnapshot.objects.create(
             benchmark=benchmark,
@@ -100,11 +257,17 @@ def _snapshot_compute(
             version=version,
             fingerprint=key,
             engine_version=ENGINE_VERSION,
-            stage="analysing",
+            stage="loading",
         )
     loaded = time.perf_counter()
+
+    def report(stage: str, fraction: float) -> None:
+        ResultSnapshot.objects.filter(pk=snapshot.pk).update(stage=stage, progress=fraction)
+        if owner:
+            _lease_renew(benchmark_id=benchmark.pk, owner=owner)
+
     try:
-        payload = analyze(table, settings).to_dict()
+        payload = analyze(table, settings, progress=report).to_dict()
     except Exception as exc:
         logger.exception("analysis of %s / %s failed", benchmark.slug, metric.name)
         snapshot.status = ResultSnapshot.Status.FAILED
@@ -117,7 +280,10 @@ def _snapshot_compute(
     snapshot.payload = payload
     snapshot.status = ResultSnapshot.Status.READY
     snapshot.stage = ""
+    snapshot.progress = 1.0
     snapshot.finished_at = timezone.now()
     snapshot.timings = {"load_s": loaded - started, "analyse_s": finished - loaded}
-    snapshot.save(update_fields=["payload", "status", "stage", "finished_at", "timings"])
+    snapshot.save(
+        update_fields=["payload", "status", "stage", "progress", "finished_at", "timings"]
+    )
     return snapshot

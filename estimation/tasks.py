@@ -4,15 +4,31 @@ from __future__ import annotations
 
 from celery import shared_task
 from django.conf import settings
+from django.db import InterfaceError, OperationalError
 
-from estimation.services import snapshot_refresh
+from estimation.services import recompute_run, recompute_stale_enqueue
+
+# Only a lost database connection is worth retrying; a failing analysis is recorded
+# on its snapshot and retrying it would fail the same way.
+TRANSIENT_ERRORS = (OperationalError, InterfaceError)
 
 
 @shared_task(
+    bind=True,
     name="estimation.recompute_benchmark",
     acks_late=True,
+    reject_on_worker_lost=True,
+    autoretry_for=TRANSIENT_ERRORS,
+    retry_backoff=2,
+    max_retries=5,
     time_limit=settings.RECOMPUTE_TIME_LIMIT,
     soft_time_limit=settings.RECOMPUTE_TIME_LIMIT - 30,
 )
-def recompute_benchmark(benchmark_id: int) -> list[int]:
-    return [snapshot.pk for snapshot in snapshot_refresh(benchmark_id=benchmark_id)]
+def recompute_benchmark(self, benchmark_id: int) -> list[int]:
+    owner = self.request.id or f"inline-{benchmark_id}"
+    return [snapshot.pk for snapshot in recompute_run(benchmark_id=benchmark_id, owner=owner)]
+
+
+@shared_task(name="estimation.recompute_stale", acks_late=True, time_limit=60)
+def recompute_stale() -> list[int]:
+    return recompute_stale_enqueue()

@@ -7,8 +7,8 @@ from pathlib import Path
 
 from django.db import transaction
 
-from leaderboard.models import Benchmark
-from leaderboard.services import ScoreInput, benchmark_create, submission_accept, submission_create
+from leaderboard.models import Benchmark, Submission
+from leaderboard.services import ScoreInput, SubmissionInput, benchmark_create, submissions_create
 
 DEMO_DATA = Path(__file__).resolve().parent / "demo_data"
 
@@ -37,13 +37,20 @@ def _load_demsar() -> Benchmark:
         title="Demšar 2006: C4.5 variants (AUC)",
         description=DEMSAR_DESCRIPTION,
         citation=DEMSAR_CITATION,
+        licence="JMLR, free access",
         metrics=[("AUC", "higher")],
     )
     with open(DEMO_DATA / "demsar2006_table6_auc.csv", newline="", encoding="utf-8") as handle:
         rows = list(csv.DictReader(handle))
     algorithms = [name for name in rows[0] if name != "dataset"]
-    for algorithm in algorithms:
-        scores = [ScoreInput(dataset=row["dataset"], value=float(row[algorithm])) for row in rows]
-        submission = submission_create(benchmark=benchmark, algorithm_name=algorithm, scores=scores)
-        submission_accept(submission=submission)
+    entries = [
+        SubmissionInput(
+            algorithm=algorithm,
+            scores=[ScoreInput(dataset=row["dataset"], value=float(row[algorithm])) for row in rows],
+        )
+        for algorithm in algorithms
+    ]
+    submissions_create(
+        benchmark=benchmark, submitter=None, entries=entries, source=Submission.Source.IMPORT
+    )
     return benchmark

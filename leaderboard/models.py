@@ -3,20 +3,101 @@
 from __future__ import annotations
 
 from django.conf import settings
+from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import Q
 
 
 class Benchmark(models.Model):
+    class Visibility(models.TextChoices):
+        PUBLIC = "public", "public: listed and readable by anyone"
+        UNLISTED = "unlisted", "unlisted: readable by anyone with the link"
+        PRIVATE = "private", "private: maintainers only"
+
+    class SubmissionPolicy(models.TextChoices):
+        OPEN = "open", "open: accepted on arrival"
+        MODERATED = "moderated", "moderated: a maintainer accepts each submission"
+        CLOSED = "closed", "closed: maintainers only"
+
+    class MissingPolicy(models.TextChoices):
+        COMPLETE = "complete", "analyse datasets every included algorithm has"
+        WORST = "worst", "a missing result ranks last"
+
+    class Correction(models.TextChoices):
+        HOLM = "holm", "Holm"
+        BONFERRONI = "bonferroni", "Bonferroni"
+
+    class Estimator(models.TextChoices):
+        LOO_KL = "loo_kl", "leave-one-out (log loss)"
+        LOO_TV = "loo_tv", "leave-one-out (total variation)"
+        MINIMAX = "minimax", "minimax"
+        MLE = "mle", "win rate"
+        BORDA = "borda", "Borda"
+        PLACKETT_LUCE = "plackett_luce", "Plackett–Luce"
+
     slug = models.SlugField(max_length=80, unique=True)
     title = models.CharField(max_length=200)
     description = models.TextField(blank=True)
     citation = models.TextField(blank=True)
+    licence = models.CharField(max_length=100, blank=True)
+    visibility = models.CharField(
+        max_length=8, choices=Visibility.choices, default=Visibility.PUBLIC
+    )
+    submission_policy = models.CharField(
+        max_length=9, choices=SubmissionPolicy.choices, default=SubmissionPolicy.MODERATED
+    )
+    maintainers = models.ManyToManyField(
+        settings.AUTH_USER_MODEL, blank=True, related_name="maintained_benchmarks"
+    )
+    ranking_only = models.BooleanField(
+        default=False, help_text="Results are rankings (1 = best), possibly only the top K."
+    )
+    allow_new_datasets = models.BooleanField(
+        default=True, help_text="A submission may add datasets the benchmark does not list yet."
+    )
+    allow_new_algorithms = models.BooleanField(default=True)
+
+    # Analysis settings (METHODS.md); a change triggers a recompute.
+    missing_policy = models.CharField(
+        max_length=8, choices=MissingPolicy.choices, default=MissingPolicy.COMPLETE
+    )
+    min_coverage = models.FloatField(
+        default=0.5, validators=[MinValueValidator(0.0), MaxValueValidator(1.0)]
+    )
+    tie_tolerance = models.FloatField(default=0.0, validators=[MinValueValidator(0.0)])
+    top_k = models.PositiveSmallIntegerField(default=3, validators=[MinValueValidator(1)])
+    alpha = models.FloatField(
+        default=0.05, validators=[MinValueValidator(0.001), MaxValueValidator(0.5)]
+    )
+    correction = models.CharField(
+        max_length=10, choices=Correction.choices, default=Correction.HOLM
+    )
+    default_estimator = models.CharField(
+        max_length=14, choices=Estimator.choices, default=Estimator.LOO_KL
+    )
+    bootstrap_size = models.PositiveIntegerField(
+        default=1000, validators=[MinValueValidator(0), MaxValueValidator(100_000)]
+    )
+    seed = models.PositiveIntegerField(default=0)
+
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
         ordering = ["title"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(tie_tolerance__gte=0), name="benchmark_tie_tolerance_nonnegative"
+            ),
+            models.CheckConstraint(
+                condition=Q(min_coverage__gte=0) & Q(min_coverage__lte=1),
+                name="benchmark_min_coverage_share",
+            ),
+            models.CheckConstraint(
+                condition=Q(alpha__gt=0) & Q(alpha__lt=1), name="benchmark_alpha_probability"
+            ),
+            models.CheckConstraint(condition=Q(top_k__gte=1), name="benchmark_top_k_positive"),
+        ]
 
     def __str__(self) -> str:
         return self.title
@@ -31,6 +112,7 @@ class Metric(models.Model):
     name = models.CharField(max_length=100)
     direction = models.CharField(max_length=6, choices=Direction.choices)
     is_primary = models.BooleanField(default=False)
+    description = models.TextField(blank=True)
 
     class Meta:
         ordering = ["-is_primary", "name"]
@@ -53,6 +135,8 @@ class Algorithm(models.Model):
     benchmark = models.ForeignKey(Benchmark, on_delete=models.CASCADE, related_name="algorithms")
     name = models.CharField(max_length=200)
     description = models.TextField(blank=True)
+    url = models.URLField(blank=True, help_text="Paper or code")
+    version = models.CharField(max_length=50, blank=True)
 
     class Meta:
         ordering = ["name"]
@@ -67,6 +151,7 @@ class Algorithm(models.Model):
 class Dataset(models.Model):
     benchmark = models.ForeignKey(Benchmark, on_delete=models.CASCADE, related_name="datasets")
     name = models.CharField(max_length=200)
+    description = models.TextField(blank=True)
 
     class Meta:
         ordering = ["name"]
@@ -85,18 +170,48 @@ class Submission(models.Model):
         REJECTED = "rejected"
         WITHDRAWN = "withdrawn"
 
+    class Source(models.TextChoices):
+        FORM = "form"
+        API = "api"
+        CSV = "csv"
+        IMPORT = "import", "import (maintainer)"
+
     benchmark = models.ForeignKey(Benchmark, on_delete=models.CASCADE, related_name="submissions")
     algorithm = models.ForeignKey(Algorithm, on_delete=models.PROTECT, related_name="submissions")
     submitter = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="submissions",
     )
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
+    source = models.CharField(max_length=6, choices=Source.choices, default=Source.API)
+    note = models.TextField(blank=True, help_text="The submitter's description")
+    decision_note = models.TextField(blank=True)
+    decided_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+    )
+    idempotency_key = models.CharField(max_length=100, blank=True)
+    content_hash = models.CharField(max_length=64, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     decided_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
-        ordering = ["-created_at"]
+        ordering = ["-created_at", "-id"]
         indexes = [models.Index(fields=["benchmark", "status"])]
+        constraints = [
+            # A retried upload with the same key is the same submission.
+            models.UniqueConstraint(
+                fields=["benchmark", "submitter", "idempotency_key"],
+                condition=~Q(idempotency_key=""),
+                name="submission_unique_idempotency_key",
+            )
+        ]
 
     def __str__(self) -> str:
         return f"{self.algorithm} ({self.status})"

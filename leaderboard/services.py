@@ -1,18 +1,79 @@
-"""Every write to benchmarks and results goes through these functions."""
+"""Every write to benchmarks and results goes through these functions.
+
+Web forms, the REST API, CSV uploads and management commands all call them, so the
+rules (who may do what, what a valid score is, when a recompute is due) live here once.
+"""
 
 from __future__ import annotations
 
-import logging
+import hashlib
 import math
-from collections.abc import Iterable
-from dataclasses import dataclass
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
 
-from django.db import transaction
+from django.db import IntegrityError, transaction
+from django.db.models import Q
 from django.utils import timezone
 
+from estimation.services import recompute_request
 from leaderboard.models import Algorithm, Benchmark, Dataset, Metric, Score, Submission
 
-logger = logging.getLogger(__name__)
+# Benchmark fields whose change alters the analysis and so needs a recompute.
+ANALYSIS_FIELDS = (
+    "missing_policy",
+    "min_coverage",
+    "tie_tolerance",
+    "top_k",
+    "alpha",
+    "correction",
+    "default_estimator",
+    "bootstrap_size",
+    "seed",
+    "ranking_only",
+)
+EDITABLE_FIELDS = (
+    "title",
+    "description",
+    "citation",
+    "licence",
+    "visibility",
+    "submission_policy",
+    "allow_new_datasets",
+    "allow_new_algorithms",
+    *ANALYSIS_FIELDS,
+)
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One thing wrong with the input, located as precisely as the input allows."""
+
+    message: str
+    field: str | None = None
+    line: int | None = None
+
+    def __str__(self) -> str:
+        where = []
+        if self.line is not None:
+            where.append(f"line {self.line}")
+        if self.field:
+            where.append(f"column {self.field!r}" if self.line is not None else self.field)
+        return f"{', '.join(where)}: {self.message}" if where else self.message
+
+    def to_dict(self) -> dict:
+        return {"line": self.line, "field": self.field, "message": self.message}
+
+
+class ValidationFailed(ValueError):
+    """The input was refused as a whole; nothing was written."""
+
+    def __init__(self, problems: Sequence[Problem]):
+        self.problems = tuple(problems)
+        super().__init__("; ".join(str(p) for p in self.problems[:5]))
+
+
+class PermissionDenied(Exception):
+    """The user may not do this to this object."""
 
 
 @dataclass(frozen=True)
@@ -21,6 +82,36 @@ class ScoreInput:
     value: float
     metric: str | None = None
     fold: int | None = None
+    line: int | None = None
+
+
+@dataclass(frozen=True)
+class SubmissionInput:
+    algorithm: str
+    scores: Sequence[ScoreInput]
+    algorithm_url: str = ""
+    algorithm_version: str = ""
+    note: str = ""
+    extra: dict = field(default_factory=dict)
+
+
+# --- permissions ----------------------------------------------------------------------
+
+
+def user_is_maintainer(*, user, benchmark: Benchmark) -> bool:
+    if user is None or not user.is_authenticated:
+        return False
+    if user.is_superuser:
+        return True
+    return benchmark.maintainers.filter(pk=user.pk).exists()
+
+
+def _require_maintainer(*, user, benchmark: Benchmark) -> None:
+    if not user_is_maintainer(user=user, benchmark=benchmark):
+        raise PermissionDenied(f"only maintainers of {benchmark.slug!r} may do this")
+
+
+# --- benchmarks -----------------------------------------------------------------------
 
 
 @transaction.atomic
@@ -29,13 +120,26 @@ def benchmark_create(
     slug: str,
     title: str,
     metrics: Iterable[tuple[str, str]],
-    description: str = "",
-    citation: str = "",
+    creator=None,
+    **fields,
 ) -> Benchmark:
     """Create a benchmark with its metrics, given as (name, direction); the first is primary."""
-    benchmark = Benchmark.objects.create(
-        slug=slug, title=title, description=description, citation=citation
-    )
+    unknown = set(fields) - set(EDITABLE_FIELDS)
+    if unknown:
+        raise ValidationFailed(
+            [Problem(f"unknown field {name!r}", name) for name in sorted(unknown)]
+        )
+    metrics = list(metrics)
+    problems = _metric_problems(metrics)
+    if Benchmark.objects.filter(slug=slug).exists():
+        problems.append(Problem(f"a benchmark with slug {slug!r} already exists", "slug"))
+    if problems:
+        raise ValidationFailed(problems)
+    benchmark = Benchmark(slug=slug, title=title, **fields)
+    benchmark.full_clean()
+    benchmark.save()
+    if creator is not None and creator.is_authenticated:
+        benchmark.maintainers.add(creator)
     for index, (name, direction) in enumerate(metrics):
         Metric.objects.create(
             benchmark=benchmark, name=name, direction=direction, is_primary=index == 0
@@ -43,69 +147,375 @@ def benchmark_create(
     return benchmark
 
 
+def _metric_problems(metrics: list[tuple[str, str]]) -> list[Problem]:
+    problems = []
+    if not metrics:
+        problems.append(Problem("a benchmark needs at least one metric", "metrics"))
+    seen = set()
+    directions = {choice.value for choice in Metric.Direction}
+    for name, direction in metrics:
+        if not name.strip():
+            problems.append(Problem("a metric needs a name", "metrics"))
+        if name in seen:
+            problems.append(Problem(f"metric {name!r} is listed twice", "metrics"))
+        seen.add(name)
+        if direction not in directions:
+            problems.append(
+                Problem(
+                    f"metric {name!r}: direction must be one of {sorted(directions)}, "
+                    f"got {direction!r}",
+                    "metrics",
+                )
+            )
+    return problems
+
+
 @transaction.atomic
+def benchmark_update(*, benchmark: Benchmark, user, **changes) -> Benchmark:
+    """Change a benchmark's metadata or analysis settings (maintainers only)."""
+    _require_maintainer(user=user, benchmark=benchmark)
+    unknown = set(changes) - set(EDITABLE_FIELDS)
+    if unknown:
+        raise ValidationFailed(
+            [Problem("this field cannot be changed", name) for name in sorted(unknown)]
+        )
+    analysis_changed = any(
+        name in ANALYSIS_FIELDS and getattr(benchmark, name) != value
+        for name, value in changes.items()
+    )
+    for name, value in changes.items():
+        setattr(benchmark, name, value)
+    benchmark.full_clean()
+    benchmark.save()
+    if analysis_changed:
+        recompute_request(benchmark_id=benchmark.pk)
+    return benchmark
+
+
+@transaction.atomic
+def benchmark_add_maintainer(*, benchmark: Benchmark, user, new_maintainer) -> None:
+    _require_maintainer(user=user, benchmark=benchmark)
+    benchmark.maintainers.add(new_maintainer)
+
+
+# --- submissions ----------------------------------------------------------------------
+
+
 def submission_create(
     *,
     benchmark: Benchmark,
-    algorithm_name: str,
-    scores: Iterable[ScoreInput],
-    submitter=None,
+    submitter,
+    entry: SubmissionInput,
+    source: str = Submission.Source.API,
+    idempotency_key: str = "",
 ) -> Submission:
-    """Store one algorithm's scores as a pending submission (all or nothing)."""
-    algorithm, _ = Algorithm.objects.get_or_create(benchmark=benchmark, name=algorithm_name)
-    submission = Submission.objects.create(
-        benchmark=benchmark, algorithm=algorithm, submitter=submitter
+    """Store one algorithm's scores, all or nothing.
+
+    Open benchmarks accept on arrival; moderated ones wait for a maintainer (a
+    maintainer's own submission is accepted at once); closed ones take maintainers only.
+    """
+    return submissions_create(
+        benchmark=benchmark,
+        submitter=submitter,
+        entries=[entry],
+        source=source,
+        idempotency_key=idempotency_key,
+    )[0]
+
+
+def submissions_create(
+    *,
+    benchmark: Benchmark,
+    submitter,
+    entries: Sequence[SubmissionInput],
+    source: str = Submission.Source.API,
+    idempotency_key: str = "",
+) -> list[Submission]:
+    """Several algorithms at once (a CSV file), all or nothing; see submission_create."""
+    is_maintainer = user_is_maintainer(user=submitter, benchmark=benchmark)
+    closed = benchmark.submission_policy == Benchmark.SubmissionPolicy.CLOSED
+    system_import = submitter is None and source == Submission.Source.IMPORT
+    if not system_import and (submitter is None or not submitter.is_authenticated):
+        raise PermissionDenied("log in to submit results")
+    if closed and not (system_import or is_maintainer):
+        raise PermissionDenied(f"benchmark {benchmark.slug!r} is closed to submissions")
+    content_hash = _content_hash(entries)
+    if idempotency_key:
+        earlier = _submissions_by_key(benchmark, submitter, idempotency_key)
+        if earlier:
+            return _replay(earlier, content_hash, idempotency_key)
+    auto_accept = (
+        system_import
+        or is_maintainer
+        or benchmark.submission_policy == Benchmark.SubmissionPolicy.OPEN
     )
+    try:
+        with transaction.atomic():
+            submissions = _submissions_write(
+                benchmark=benchmark,
+                submitter=submitter,
+                entries=entries,
+                source=source,
+                idempotency_key=idempotency_key,
+                content_hash=content_hash,
+                accept=auto_accept,
+            )
+            if auto_accept:
+                recompute_request(benchmark_id=benchmark.pk)
+    except IntegrityError:
+        # A concurrent retry with the same key won the race: return what it stored.
+        if idempotency_key:
+            earlier = _submissions_by_key(benchmark, submitter, idempotency_key)
+            if earlier:
+                return _replay(earlier, content_hash, idempotency_key)
+        raise
+    return submissions
+
+
+def _submissions_by_key(benchmark, submitter, key: str) -> list[Submission]:
+    """Submissions stored under an idempotency key (``key#i`` for a file's i-th algorithm)."""
+    return list(
+        Submission.objects.filter(benchmark=benchmark, submitter=submitter)
+        .filter(Q(idempotency_key=key) | Q(idempotency_key__startswith=f"{key}#"))
+        .order_by("id")
+    )
+
+
+def _replay(earlier: list[Submission], content_hash: str, key: str) -> list[Submission]:
+    if any(s.content_hash != content_hash for s in earlier):
+        raise ValidationFailed(
+            [
+                Problem(
+                    f"idempotency key {key!r} was already used for different content",
+                    "idempotency_key",
+                )
+            ]
+        )
+    return earlier
+
+
+def _content_hash(entries: Sequence[SubmissionInput]) -> str:
+    digest = hashlib.sha256()
+    for entry in entries:
+        digest.update(entry.algorithm.encode())
+        for score in entry.scores:
+            digest.update(
+                f"{score.dataset}\x1f{score.metric}\x1f{score.fold}\x1f{score.value!r}".encode()
+            )
+    return digest.hexdigest()
+
+
+def _submissions_write(
+    *,
+    benchmark: Benchmark,
+    submitter,
+    entries: Sequence[SubmissionInput],
+    source: str,
+    idempotency_key: str,
+    content_hash: str,
+    accept: bool,
+) -> list[Submission]:
     metrics = {m.name: m for m in benchmark.metrics.all()}
     primary = next((m for m in metrics.values() if m.is_primary), None)
     datasets = {d.name: d for d in benchmark.datasets.all()}
-    rows = []
-    for item in scores:
-        if not math.isfinite(item.value):
-            raise ValueError(f"score for dataset {item.dataset!r} is not finite: {item.value}")
-        metric = metrics[item.metric] if item.metric else primary
-        if metric is None:
-            raise ValueError(f"benchmark {benchmark.slug!r} has no metric")
-        dataset = datasets.get(item.dataset)
-        if dataset is None:
-            dataset = datasets[item.dataset] = Dataset.objects.create(
-                benchmark=benchmark, name=item.dataset
+    algorithms = {a.name: a for a in benchmark.algorithms.all()}
+    problems = _entry_problems(benchmark, entries, metrics, primary, datasets, algorithms)
+    if problems:
+        raise ValidationFailed(problems)
+
+    new_datasets = sorted({s.dataset for e in entries for s in e.scores} - set(datasets))
+    created = Dataset.objects.bulk_create(
+        [Dataset(benchmark=benchmark, name=name) for name in new_datasets]
+    )
+    if created and created[0].pk is None:  # backends without RETURNING
+        created = list(Dataset.objects.filter(benchmark=benchmark, name__in=new_datasets))
+    datasets.update({d.name: d for d in created})
+
+    now = timezone.now()
+    submissions = []
+    score_rows = []
+    for index, entry in enumerate(entries):
+        algorithm = algorithms.get(entry.algorithm)
+        if algorithm is None:
+            algorithm = Algorithm.objects.create(
+                benchmark=benchmark,
+                name=entry.algorithm,
+                url=entry.algorithm_url,
+                version=entry.algorithm_version,
             )
-        rows.append(
+            algorithms[algorithm.name] = algorithm
+        key = (
+            idempotency_key
+            if len(entries) == 1 or not idempotency_key
+            else f"{idempotency_key}#{index}"
+        )
+        submission = Submission.objects.create(
+            benchmark=benchmark,
+            algorithm=algorithm,
+            submitter=submitter,
+            source=source,
+            note=entry.note,
+            idempotency_key=key,
+            content_hash=content_hash,
+            status=Submission.Status.ACCEPTED if accept else Submission.Status.PENDING,
+            decided_at=now if accept else None,
+            decided_by=submitter if accept else None,
+        )
+        submissions.append(submission)
+        score_rows.extend(
             Score(
                 submission=submission,
-                dataset=dataset,
-                metric=metric,
-                fold=item.fold,
-                value=item.value,
+                dataset=datasets[score.dataset],
+                metric=metrics[score.metric] if score.metric else primary,
+                fold=score.fold,
+                value=score.value,
             )
+            for score in entry.scores
         )
-    Score.objects.bulk_create(rows)
+    Score.objects.bulk_create(score_rows, batch_size=5000)
+    return submissions
+
+
+MAX_PROBLEMS = 100
+
+
+def _entry_problems(benchmark, entries, metrics, primary, datasets, algorithms) -> list[Problem]:
+    """Everything wrong with the entries, up to MAX_PROBLEMS, each with its line or field."""
+    problems: list[Problem] = []
+    if not entries:
+        problems.append(Problem("a submission needs at least one score", "scores"))
+    seen_algorithms: set[str] = set()
+    for entry in entries:
+        name = entry.algorithm.strip()
+        if not name:
+            problems.append(Problem("the algorithm needs a name", "algorithm"))
+        elif name in seen_algorithms:
+            problems.append(Problem(f"algorithm {name!r} appears twice", "algorithm"))
+        seen_algorithms.add(name)
+        if name and name not in algorithms and not benchmark.allow_new_algorithms:
+            problems.append(
+                Problem(
+                    f"unknown algorithm {name!r}; this benchmark only takes listed algorithms",
+                    "algorithm",
+                )
+            )
+        if not entry.scores:
+            problems.append(Problem(f"algorithm {name!r} has no scores", "scores"))
+        seen: dict[tuple, int | None] = {}
+        for position, score in enumerate(entry.scores, start=1):
+            where = {"line": score.line} if score.line is not None else {}
+            label = "" if score.line is not None else f"scores[{position}]: "
+            if not score.dataset or not str(score.dataset).strip():
+                problems.append(Problem(f"{label}dataset is empty", "dataset", **where))
+            elif score.dataset not in datasets and not benchmark.allow_new_datasets:
+                problems.append(
+                    Problem(
+                        f"{label}unknown dataset {score.dataset!r}; "
+                        "this benchmark only takes listed datasets",
+                        "dataset",
+                        **where,
+                    )
+                )
+            if not isinstance(score.value, int | float) or not math.isfinite(score.value):
+                problems.append(
+                    Problem(
+                        f"{label}score must be a finite number, got {score.value!r}",
+                        "value",
+                        **where,
+                    )
+                )
+            if score.metric is not None and score.metric not in metrics:
+                problems.append(
+                    Problem(
+                        f"{label}unknown metric {score.metric!r}; "
+                        f"this benchmark has {sorted(metrics)}",
+                        "metric",
+                        **where,
+                    )
+                )
+            if score.metric is None and primary is None:
+                problems.append(Problem("the benchmark has no metric", "metric", **where))
+            if score.fold is not None and (not isinstance(score.fold, int) or score.fold < 0):
+                problems.append(
+                    Problem(f"{label}fold must be a non-negative integer", "fold", **where)
+                )
+            if benchmark.ranking_only and isinstance(score.value, int | float) and score.value < 1:
+                problems.append(
+                    Problem(
+                        f"{label}a rank is 1 (best) or more, got {score.value}", "value", **where
+                    )
+                )
+            key = (score.dataset, score.metric or getattr(primary, "name", None), score.fold)
+            if key in seen:
+                first = seen[key]
+                where_first = f" (first given on line {first})" if first is not None else ""
+                problems.append(
+                    Problem(
+                        f"{label}duplicate score for dataset {score.dataset!r}"
+                        + (f", fold {score.fold}" if score.fold is not None else "")
+                        + where_first,
+                        "dataset",
+                        **where,
+                    )
+                )
+            else:
+                seen[key] = score.line
+            if len(problems) >= MAX_PROBLEMS:
+                return problems
+    return problems
+
+
+def _decide(*, submission: Submission, user, status: str, note: str) -> Submission:
+    submission.status = status
+    submission.decision_note = note
+    submission.decided_by = user
+    submission.decided_at = timezone.now()
+    submission.save(update_fields=["status", "decision_note", "decided_by", "decided_at"])
     return submission
 
 
 @transaction.atomic
-def submission_accept(*, submission: Submission) -> Submission:
-    submission.status = Submission.Status.ACCEPTED
-    submission.decided_at = timezone.now()
-    submission.save(update_fields=["status", "decided_at"])
-    recompute_enqueue(benchmark_id=submission.benchmark_id)
+def submission_accept(*, submission: Submission, user=None, note: str = "") -> Submission:
+    """Accept a pending submission (maintainers; ``user=None`` is the system itself)."""
+    if user is not None:
+        _require_maintainer(user=user, benchmark=submission.benchmark)
+    submission = Submission.objects.select_for_update().get(pk=submission.pk)
+    if submission.status == Submission.Status.ACCEPTED:
+        return submission
+    if submission.status != Submission.Status.PENDING:
+        raise ValidationFailed(
+            [Problem(f"a {submission.status} submission cannot be accepted", "status")]
+        )
+    _decide(submission=submission, user=user, status=Submission.Status.ACCEPTED, note=note)
+    recompute_request(benchmark_id=submission.benchmark_id)
     return submission
 
 
-def recompute_enqueue(*, benchmark_id: int) -> None:
-    """Ask for a recompute once the current transaction commits.
+@transaction.atomic
+def submission_reject(*, submission: Submission, user, note: str = "") -> Submission:
+    _require_maintainer(user=user, benchmark=submission.benchmark)
+    submission = Submission.objects.select_for_update().get(pk=submission.pk)
+    was_accepted = submission.status == Submission.Status.ACCEPTED
+    if submission.status == Submission.Status.WITHDRAWN:
+        raise ValidationFailed([Problem("a withdrawn submission cannot be rejected", "status")])
+    _decide(submission=submission, user=user, status=Submission.Status.REJECTED, note=note)
+    if was_accepted:
+        recompute_request(benchmark_id=submission.benchmark_id)
+    return submission
 
-    A broker outage must not lose the submission: it is already committed when this
-    runs, so a failed enqueue is logged and the next change (or `manage.py recompute`)
-    catches up.
-    """
-    from estimation.tasks import recompute_benchmark
 
-    def enqueue() -> None:
-        try:
-            recompute_benchmark.delay(benchmark_id)
-        except Exception:  # the broker client raises several unrelated types
-            logger.exception("could not enqueue the recompute of benchmark %s", benchmark_id)
-
-    transaction.on_commit(enqueue)
+@transaction.atomic
+def submission_withdraw(*, submission: Submission, user) -> Submission:
+    """The submitter (or a maintainer) takes a submission back; its scores stop counting."""
+    is_owner = user is not None and user.is_authenticated and submission.submitter_id == user.pk
+    if not is_owner:
+        _require_maintainer(user=user, benchmark=submission.benchmark)
+    submission = Submission.objects.select_for_update().get(pk=submission.pk)
+    if submission.status == Submission.Status.WITHDRAWN:
+        return submission
+    was_accepted = submission.status == Submission.Status.ACCEPTED
+    submission.status = Submission.Status.WITHDRAWN
+    submission.save(update_fields=["status"])
+    if was_accepted:
+        recompute_request(benchmark_id=submission.benchmark_id)
+    return submission

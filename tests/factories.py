@@ -2,17 +2,25 @@
 
 from __future__ import annotations
 
-from leaderboard.models import Benchmark
-from leaderboard.services import ScoreInput, benchmark_create, submission_create
+from django.contrib.auth import get_user_model
+
+from leaderboard.models import Benchmark, Submission
+from leaderboard.services import ScoreInput, SubmissionInput, benchmark_create, submission_create
 
 
-def make_benchmark(slug: str = "toy", direction: str = "higher") -> Benchmark:
-    return benchmark_create(slug=slug, title=f"Benchmark {slug}", metrics=[("score", direction)])
+def make_user(username: str = "researcher"):
+    return get_user_model().objects.create_user(username=username, password="pw-for-tests-only")
 
 
-def make_submission(benchmark: Benchmark, algorithm: str, values: dict, folds: int | None = None):
+def make_benchmark(slug: str = "toy", direction: str = "higher", **fields) -> Benchmark:
+    return benchmark_create(
+        slug=slug, title=f"Benchmark {slug}", metrics=[("score", direction)], **fields
+    )
+
+
+def entry(algorithm: str, values: dict, folds: bool = False) -> SubmissionInput:
     """values: {dataset: score} or, with folds, {dataset: [score per fold]}."""
-    if folds is None:
+    if not folds:
         scores = [ScoreInput(dataset=d, value=v) for d, v in values.items()]
     else:
         scores = [
@@ -20,4 +28,18 @@ def make_submission(benchmark: Benchmark, algorithm: str, values: dict, folds: i
             for d, per_fold in values.items()
             for f, v in enumerate(per_fold)
         ]
-    return submission_create(benchmark=benchmark, algorithm_name=algorithm, scores=scores)
+    return SubmissionInput(algorithm=algorithm, scores=scores)
+
+
+def make_submission(
+    benchmark: Benchmark, algorithm: str, values: dict, folds: bool = False, submitter=None
+) -> Submission:
+    """A pending submission by a researcher (created on the fly when not given)."""
+    if submitter is None:
+        submitter = make_user(f"user-{algorithm}-{Submission.objects.count()}")
+    return submission_create(
+        benchmark=benchmark,
+        submitter=submitter,
+        entry=entry(algorithm, values, folds),
+        source=Submission.Source.API,
+    )

@@ -103,6 +103,15 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 # periodic sweep (or the next change) recomputes once the broker is back.
 CELERY_BROKER_TRANSPORT_OPTIONS = {"max_retries": 1, "interval_start": 0, "interval_step": 0.2}
 RECOMPUTE_TIME_LIMIT = env_int("PODIUM_RECOMPUTE_TIME_LIMIT", 600)
+# A run holds a per-benchmark lease, renewed as it progresses; a dead worker's lease
+# expires after this long and the next run takes over.
+RECOMPUTE_LEASE_SECONDS = env_int("PODIUM_RECOMPUTE_LEASE_SECONDS", 120)
+# Unacknowledged tasks (a worker died) are redelivered after this many seconds.
+CELERY_BROKER_TRANSPORT_OPTIONS["visibility_timeout"] = RECOMPUTE_TIME_LIMIT + 60
+# Changes whose enqueue failed (broker down) are swept up by the beat scheduler.
+CELERY_BEAT_SCHEDULE = {
+    "recompute-stale": {"task": "estimation.recompute_stale", "schedule": 30.0},
+}
 
 LOGGING = {
     "version": 1,

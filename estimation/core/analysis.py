@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -15,13 +16,22 @@ ENGINE_VERSION = "0.1.0"
 
 @dataclass(frozen=True)
 class AnalysisSettings:
-    """The analysis choices a benchmark makes (METHODS.md)."""
+    """The analysis choices a benchmark makes (METHODS.md); defaults as documented there."""
 
     missing: str = "complete"
+    min_coverage: float = 0.5
     tie_tol: float = 0.0
+    k: int = 3
+    alpha: float = 0.05
+    correction: str = "holm"
+    bootstrap: int = 1000
+    evaluation_folds: int = 10
+    evaluation_repeats: int = 5
+    seed: int = 0
+    default_estimator: str = "loo_kl"
 
     def to_dict(self) -> dict[str, Any]:
-        return {"missing": self.missing, "tie_tol": self.tie_tol}
+        return dict(vars(self))
 
 
 @dataclass(frozen=True)
@@ -52,9 +62,18 @@ class Analysis:
         }
 
 
-def analyze(table: ResultTable, settings: AnalysisSettings | None = None) -> Analysis:
-    """Rank every complete dataset and summarise the algorithms."""
+def analyze(
+    table: ResultTable,
+    settings: AnalysisSettings | None = None,
+    progress: Callable[[str, float], None] | None = None,
+) -> Analysis:
+    """Rank every complete dataset and summarise the algorithms.
+
+    ``progress(stage, fraction)`` is called as the work advances, so long runs can show it.
+    """
     settings = settings or AnalysisSettings()
+    if progress is not None:
+        progress("ranking", 0.0)
     complete = ~np.isnan(table.values).any(axis=1)
     oriented = table.oriented()[complete]
     ranks = rankdata(-oriented, axis=1, method="average")

@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from estimation.models import ResultSnapshot
+from estimation.models import RecomputeState, ResultSnapshot
 from estimation.services import result_table_build, snapshot_refresh
 from leaderboard.services import submission_accept
 from tests.factories import make_benchmark, make_submission
@@ -16,8 +16,8 @@ def accepted(benchmark, algorithm, values, folds=None):
 
 def test_result_table_averages_folds_and_orients_direction():
     benchmark = make_benchmark(direction="lower")
-    accepted(benchmark, "a", {"d1": [1.0, 3.0], "d2": [2.0, 2.0]}, folds=2)
-    accepted(benchmark, "b", {"d1": [0.5, 0.5], "d2": [4.0, 6.0]}, folds=2)
+    accepted(benchmark, "a", {"d1": [1.0, 3.0], "d2": [2.0, 2.0]}, folds=True)
+    accepted(benchmark, "b", {"d1": [0.5, 0.5], "d2": [4.0, 6.0]}, folds=True)
     table = result_table_build(benchmark=benchmark, metric=benchmark.metrics.get())
     assert table.algorithms == ("a", "b") and table.datasets == ("d1", "d2")
     np.testing.assert_allclose(table.values, [[2.0, 0.5], [2.0, 5.0]])
@@ -73,3 +73,90 @@ def test_failed_analysis_is_recorded_and_previous_snapshot_still_served(monkeypa
     assert failed.status == ResultSnapshot.Status.FAILED
     assert "injected fault" in failed.error
     assert snapshot_latest(benchmark=benchmark) == good
+
+
+def test_recompute_run_coalesces_changes_that_arrive_while_it_runs(monkeypatch):
+    from estimation import services
+    from estimation.services import recompute_request, recompute_run
+
+    benchmark = make_benchmark()
+    accepted(benchmark, "a", {"d1": 0.9, "d2": 0.1})
+    accepted(benchmark, "b", {"d1": 0.5, "d2": 0.5})
+    real_analyze = services.analyze
+    calls = []
+
+    def analyze_while_changes_arrive(*args, **kwargs):
+        calls.append(1)
+        if len(calls) == 1:  # three more changes land during the first run
+            accepted(benchmark, "c", {"d1": 1.0, "d2": 1.0})
+            recompute_request(benchmark_id=benchmark.pk)
+            recompute_request(benchmark_id=benchmark.pk)
+        return real_analyze(*args, **kwargs)
+
+    monkeypatch.setattr(services, "analyze", analyze_while_changes_arrive)
+    created = recompute_run(benchmark_id=benchmark.pk, owner="worker-1")
+    assert [s.version for s in created] == [1, 2]  # exactly one follow-up run
+    assert len(calls) == 2
+    state = RecomputeState.objects.get(pk=benchmark.pk)
+    assert not state.is_stale and state.lease_owner == ""
+    assert recompute_run(benchmark_id=benchmark.pk, owner="worker-2") == []  # duplicate task
+
+
+def test_a_held_lease_turns_other_workers_away():
+    from estimation.services import _lease_acquire, recompute_run
+
+    benchmark = make_benchmark()
+    accepted(benchmark, "a", {"d1": 0.9})
+    assert _lease_acquire(benchmark_id=benchmark.pk, owner="busy-worker")
+    assert recompute_run(benchmark_id=benchmark.pk, owner="worker-2") == []
+    assert not ResultSnapshot.objects.exists()
+
+
+def test_a_dead_workers_lease_expires_and_its_half_done_snapshot_is_never_served():
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from estimation.selectors import snapshot_latest
+    from estimation.services import recompute_run
+
+    benchmark = make_benchmark()
+    accepted(benchmark, "a", {"d1": 0.9})
+    accepted(benchmark, "b", {"d1": 0.1})
+    orphan = ResultSnapshot.objects.create(
+        benchmark=benchmark,
+        metric=benchmark.metrics.get(),
+        version=1,
+        fingerprint="x",
+        engine_version="0",
+        stage="bootstrap",
+    )
+    RecomputeState.objects.filter(pk=benchmark.pk).update(
+        lease_owner="dead-worker", lease_expires_at=timezone.now() - timedelta(seconds=1)
+    )
+    assert snapshot_latest(benchmark=benchmark) is None
+    created = recompute_run(benchmark_id=benchmark.pk, owner="worker-2")
+    assert [s.version for s in created] == [2]
+    orphan.refresh_from_db()
+    assert orphan.status == ResultSnapshot.Status.FAILED and orphan.error.startswith("abandoned")
+    assert snapshot_latest(benchmark=benchmark) == created[0]
+
+
+def test_progress_is_visible_while_computing(monkeypatch):
+    from estimation import services
+
+    benchmark = make_benchmark()
+    accepted(benchmark, "a", {"d1": 0.9})
+    accepted(benchmark, "b", {"d1": 0.1})
+    seen = []
+    real_analyze = services.analyze
+
+    def analyze_and_look(table, settings, progress):
+        progress("bootstrap", 0.5)
+        snapshot = ResultSnapshot.objects.get(benchmark=benchmark)
+        seen.append((snapshot.status, snapshot.stage, snapshot.progress))
+        return real_analyze(table, settings, progress=progress)
+
+    monkeypatch.setattr(services, "analyze", analyze_and_look)
+    snapshot_refresh(benchmark_id=benchmark.pk)
+    assert seen == [("computing", "bootstrap", 0.5)]

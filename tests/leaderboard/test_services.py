@@ -3,32 +3,174 @@ import math
 import pytest
 from django.db import IntegrityError, transaction
 
-from leaderboard.models import Score, Submission
-from leaderboard.services import ScoreInput, submission_accept, submission_create
-from tests.factories import make_benchmark, make_submission
+from estimation.models import RecomputeState
+from leaderboard.models import Benchmark, Score, Submission
+from leaderboard.services import (
+    PermissionDenied,
+    ScoreInput,
+    SubmissionInput,
+    ValidationFailed,
+    benchmark_create,
+    benchmark_update,
+    submission_accept,
+    submission_create,
+    submission_reject,
+    submission_withdraw,
+)
+from tests.factories import entry, make_benchmark, make_submission, make_user
 
 pytestmark = pytest.mark.django_db
+
+
+def requested_revision(benchmark) -> int:
+    state = RecomputeState.objects.filter(pk=benchmark.pk).first()
+    return state.requested_revision if state else 0
 
 
 def test_submission_create_stores_scores_and_creates_names():
     benchmark = make_benchmark()
     submission = make_submission(benchmark, "alg-a", {"d1": 0.5, "d2": 0.75})
-    assert submission.status == Submission.Status.PENDING
+    assert submission.status == Submission.Status.PENDING  # moderated by default
     assert sorted(benchmark.datasets.values_list("name", flat=True)) == ["d1", "d2"]
     assert sorted(submission.scores.values_list("value", flat=True)) == [0.5, 0.75]
+    assert requested_revision(benchmark) == 0  # pending scores change nothing
 
 
-@pytest.mark.parametrize("bad", [math.nan, math.inf, -math.inf])
-def test_submission_create_rejects_non_finite_and_writes_nothing(bad):
+@pytest.mark.parametrize("bad", [math.nan, math.inf, -math.inf, "0.5"])
+def test_non_finite_or_non_numeric_scores_are_refused_and_nothing_is_written(bad):
     benchmark = make_benchmark()
-    with pytest.raises(ValueError, match="not finite"):
+    scores = [ScoreInput(dataset="d1", value=1.0), ScoreInput(dataset="d2", value=bad)]
+    with pytest.raises(ValidationFailed) as caught:
         submission_create(
             benchmark=benchmark,
-            algorithm_name="alg",
-            scores=[ScoreInput(dataset="d1", value=1.0), ScoreInput(dataset="d2", value=bad)],
+            submitter=make_user(),
+            entry=SubmissionInput(algorithm="alg", scores=scores),
         )
-    assert Submission.objects.count() == 0
-    assert Score.objects.count() == 0
+    assert [str(p) for p in caught.value.problems] == [
+        f"value: scores[2]: score must be a finite number, got {bad!r}"
+    ]
+    assert Submission.objects.count() == 0 and Score.objects.count() == 0
+
+
+def test_every_problem_is_reported_with_its_line():
+    benchmark = make_benchmark(allow_new_datasets=False)
+    benchmark.datasets.create(name="known")
+    scores = [
+        ScoreInput(dataset="known", value=0.1, line=2),
+        ScoreInput(dataset="unknown", value=0.2, line=3),
+        ScoreInput(dataset="known", value=0.3, line=4),
+        ScoreInput(dataset="known", value=0.3, metric="nope", line=5),
+    ]
+    with pytest.raises(ValidationFailed) as caught:
+        submission_create(
+            benchmark=benchmark,
+            submitter=make_user(),
+            entry=SubmissionInput(algorithm="alg", scores=scores),
+        )
+    messages = [str(p) for p in caught.value.problems]
+    assert messages == [
+        "line 3, column 'dataset': unknown dataset 'unknown'; this benchmark only takes listed datasets",
+        "line 4, column 'dataset': duplicate score for dataset 'known' (first given on line 2)",
+        "line 5, column 'metric': unknown metric 'nope'; this benchmark has ['score']",
+    ]
+
+
+def test_open_benchmark_accepts_on_arrival_and_requests_a_recompute():
+    benchmark = make_benchmark(submission_policy=Benchmark.SubmissionPolicy.OPEN)
+    submission = make_submission(benchmark, "alg", {"d1": 1.0})
+    assert submission.status == Submission.Status.ACCEPTED
+    assert requested_revision(benchmark) == 1
+
+
+def test_closed_benchmark_refuses_researchers_but_not_maintainers():
+    maintainer = make_user("maintainer")
+    benchmark = make_benchmark(submission_policy=Benchmark.SubmissionPolicy.CLOSED)
+    benchmark.maintainers.add(maintainer)
+    with pytest.raises(PermissionDenied):
+        make_submission(benchmark, "alg", {"d1": 1.0})
+    own = make_submission(benchmark, "alg", {"d1": 1.0}, submitter=maintainer)
+    assert own.status == Submission.Status.ACCEPTED
+
+
+def test_anonymous_users_cannot_submit():
+    from django.contrib.auth.models import AnonymousUser
+
+    benchmark = make_benchmark(submission_policy=Benchmark.SubmissionPolicy.OPEN)
+    with pytest.raises(PermissionDenied):
+        submission_create(
+            benchmark=benchmark, submitter=AnonymousUser(), entry=entry("a", {"d": 1})
+        )
+
+
+def test_idempotency_key_makes_a_retry_a_no_op_and_refuses_other_content():
+    benchmark = make_benchmark()
+    user = make_user()
+    first = submission_create(
+        benchmark=benchmark, submitter=user, entry=entry("a", {"d": 1.0}), idempotency_key="k1"
+    )
+    again = submission_create(
+        benchmark=benchmark, submitter=user, entry=entry("a", {"d": 1.0}), idempotency_key="k1"
+    )
+    assert again.pk == first.pk and Submission.objects.count() == 1
+    with pytest.raises(ValidationFailed, match="already used for different content"):
+        submission_create(
+            benchmark=benchmark, submitter=user, entry=entry("a", {"d": 2.0}), idempotency_key="k1"
+        )
+
+
+def test_moderation_is_for_maintainers_only():
+    maintainer, stranger = make_user("maintainer"), make_user("stranger")
+    benchmark = make_benchmark()
+    benchmark.maintainers.add(maintainer)
+    submission = make_submission(benchmark, "alg", {"d1": 1.0})
+    with pytest.raises(PermissionDenied):
+        submission_accept(submission=submission, user=stranger)
+    with pytest.raises(PermissionDenied):
+        submission_reject(submission=submission, user=stranger)
+    submission.refresh_from_db()
+    assert submission.status == Submission.Status.PENDING
+    submission_accept(submission=submission, user=maintainer, note="looks right")
+    submission.refresh_from_db()
+    assert submission.status == Submission.Status.ACCEPTED
+    assert submission.decided_by == maintainer and submission.decision_note == "looks right"
+    assert requested_revision(benchmark) == 1
+
+
+def test_withdrawing_an_accepted_submission_requests_a_recompute():
+    benchmark = make_benchmark(submission_policy=Benchmark.SubmissionPolicy.OPEN)
+    user = make_user()
+    submission = make_submission(benchmark, "alg", {"d1": 1.0}, submitter=user)
+    with pytest.raises(PermissionDenied):
+        submission_withdraw(submission=submission, user=make_user("other"))
+    submission_withdraw(submission=submission, user=user)
+    submission.refresh_from_db()
+    assert submission.status == Submission.Status.WITHDRAWN
+    assert requested_revision(benchmark) == 2
+
+
+def test_changing_analysis_settings_requests_a_recompute_but_a_title_does_not():
+    maintainer = make_user("maintainer")
+    benchmark = make_benchmark()
+    benchmark.maintainers.add(maintainer)
+    benchmark_update(benchmark=benchmark, user=maintainer, title="New title")
+    assert requested_revision(benchmark) == 0
+    benchmark_update(benchmark=benchmark, user=maintainer, top_k=2)
+    assert requested_revision(benchmark) == 1
+    with pytest.raises(PermissionDenied):
+        benchmark_update(benchmark=benchmark, user=make_user("x"), top_k=4)
+    with pytest.raises(ValidationFailed):
+        benchmark_update(benchmark=benchmark, user=maintainer, slug="renamed")
+
+
+def test_benchmark_create_validates_metrics_and_slug():
+    make_benchmark("taken")
+    with pytest.raises(ValidationFailed) as caught:
+        benchmark_create(slug="taken", title="t", metrics=[("acc", "up"), ("acc", "higher")])
+    assert [p.message for p in caught.value.problems] == [
+        "metric 'acc': direction must be one of ['higher', 'lower'], got 'up'",
+        "metric 'acc' is listed twice",
+        "a benchmark with slug 'taken' already exists",
+    ]
 
 
 @pytest.mark.parametrize("bad", [math.nan, math.inf])
@@ -44,7 +186,7 @@ def test_database_refuses_non_finite_scores(bad):
 
 def test_database_refuses_duplicate_scores_with_and_without_folds():
     benchmark = make_benchmark()
-    submission = make_submission(benchmark, "alg", {"d1": [1.0]}, folds=1)
+    submission = make_submission(benchmark, "alg", {"d1": [1.0]}, folds=True)
     existing = submission.scores.get()
     for fold in (0, None):
         with pytest.raises(IntegrityError), transaction.atomic():
@@ -58,9 +200,7 @@ def test_database_refuses_duplicate_scores_with_and_without_folds():
                 )
 
 
-def test_accept_enqueues_one_recompute_after_commit(
-    django_capture_on_commit_callbacks, monkeypatch
-):
+def test_accept_enqueues_after_commit(django_capture_on_commit_callbacks, monkeypatch):
     sent = []
     monkeypatch.setattr("estimation.tasks.recompute_benchmark.delay", sent.append)
     benchmark = make_benchmark()
@@ -71,5 +211,3 @@ def test_accept_enqueues_one_recompute_after_commit(
     for callback in callbacks:
         callback()
     assert sent == [benchmark.pk]
-    submission.refresh_from_db()
-    assert submission.status == Submission.Status.ACCEPTED
