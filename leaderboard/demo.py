@@ -46,7 +46,9 @@ def _load_demsar() -> Benchmark:
     entries = [
         SubmissionInput(
             algorithm=algorithm,
-            scores=[ScoreInput(dataset=row["dataset"], value=float(row[algorithm])) for row in rows],
+            scores=[
+                ScoreInput(dataset=row["dataset"], value=float(row[algorithm])) for row in rows
+            ],
         )
         for algorithm in algorithms
     ]
