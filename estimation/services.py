@@ -268,6 +268,8 @@ def _snapshot_compute(
 
     try:
         payload = analyze(table, settings, progress=report).to_dict()
+        # Plain JSON or nothing: a NaN must fail here, loudly, not in the database.
+        json.dumps(payload, allow_nan=False)
     except Exception as exc:
         logger.exception("analysis of %s / %s failed", benchmark.slug, metric.name)
         snapshot.status = ResultSnapshot.Status.FAILED
