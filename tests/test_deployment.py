@@ -12,11 +12,12 @@ def load_compose() -> dict:
     return yaml.safe_load((ROOT / "docker-compose.yml").read_text())
 
 
-def test_compose_runs_the_four_services_with_health_checks():
+def test_compose_runs_the_services_with_health_checks():
     services = load_compose()["services"]
-    assert set(services) == {"db", "redis", "web", "worker"}
-    for name, service in services.items():
-        assert "healthcheck" in service, name
+    assert set(services) == {"db", "redis", "web", "worker", "beat"}
+    for name in ("db", "redis", "web", "worker"):
+        assert "healthcheck" in services[name], name
+    assert services["beat"]["command"][:4] == ["celery", "-A", "config", "beat"]
     assert services["db"]["image"].startswith("postgres:")
     assert services["redis"]["image"].startswith("redis:")
 
