@@ -11,7 +11,7 @@ import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 from django.db.models import Q
 from django.utils import timezone
 
@@ -363,17 +363,36 @@ def _submissions_write(
         )
         submissions.append(submission)
         score_rows.extend(
-            Score(
-                submission=submission,
-                dataset=datasets[score.dataset],
-                metric=metrics[score.metric] if score.metric else primary,
-                fold=score.fold,
-                value=score.value,
+            (
+                submission.pk,
+                datasets[score.dataset].pk,
+                (metrics[score.metric] if score.metric else primary).pk,
+                score.fold,
+                float(score.value),
             )
             for score in entry.scores
         )
-    Score.objects.bulk_create(score_rows, batch_size=5000)
+    _scores_insert(score_rows)
     return submissions
+
+
+def _scores_insert(rows: list[tuple[int, int, int, int | None, float]]) -> None:
+    """Insert (submission, dataset, metric, fold, value) rows: COPY on PostgreSQL.
+
+    COPY takes a million rows in seconds; it runs inside the caller's transaction and
+    the table's constraints still apply. Other databases get batched INSERTs.
+    """
+    if connection.vendor != "postgresql":
+        fields = ("submission_id", "dataset_id", "metric_id", "fold", "value")
+        Score.objects.bulk_create(
+            (Score(**dict(zip(fields, row, strict=True))) for row in rows), batch_size=5000
+        )
+        return
+    columns = "submission_id, dataset_id, metric_id, fold, value"
+    with connection.cursor() as cursor:
+        with cursor.cursor.copy(f"COPY {Score._meta.db_table} ({columns}) FROM STDIN") as copy:
+            for row in rows:
+                copy.write_row(row)
 
 
 MAX_PROBLEMS = 100
