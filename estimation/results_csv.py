@@ -1,0 +1,896 @@
+"""Results CSV files: the one parser behind ``manage.py analyze`` and the web/API import.
+
+Pure Python + numpy (no Django, DRF or Celery), so a researcher can run it on a laptop
+and the import service can reuse it unchanged.
+
+Formats
+-------
+Every file has a header row, is comma separated, UTF-8 (a byte-order mark is allowed)
+and may quote fields. Header names are matched case-insensitively; whitespace around
+every field is stripped; blank lines (and rows of empty fields) are skipped.
+
+``long``
+    ``dataset,algorithm,score[,fold][,metric]`` in any column order (``value`` may
+    stand for ``score``). One row per result; a missing result is a missing row.
+``wide``
+    ``dataset,<algorithm>,<algorithm>,...``: one row per dataset, an empty cell is a
+    missing result. Algorithm names are the header cells as written.
+``ranking``
+    ``dataset,algorithm,rank``: given positions, 1 = best, possibly only the top K per
+    dataset.
+
+Auto-detection (``format=None``): ``dataset`` + ``algorithm`` + ``rank`` -> ranking;
+``dataset`` + ``algorithm`` + ``score`` (or ``value``) -> long; otherwise ``dataset`` and
+at least one other column -> wide. Long and ranking files may hold only their listed
+columns; anything else is reported as an unexpected column.
+
+Rules
+-----
+* Line numbers are those a text editor shows (header = line 1).
+* All-or-nothing: every row is checked and all problems are raised together as one
+  :class:`ResultsCsvError` (at most ``max_errors`` kept, with the total count). Reading
+  stops at the first row beyond ``max_rows`` and at malformed CSV.
+* Quoting is strict: a quote opened must be closed, and nothing (not even a space) may
+  follow a closing quote; whitespace elsewhere around fields is ignored.
+* Scores must be finite numbers; ``nan``, ``inf``, ``Infinity`` are rejected.
+* A record (dataset, algorithm, fold, metric) may appear once; a repeat names the line
+  of the first occurrence.
+* Folds are non-negative integers, given on every row or on none. Within a dataset
+  (and metric) every algorithm must have the same set of folds; different datasets may
+  have different folds (``fold_values`` is ``NaN``-padded). Fold labels are placed in
+  ascending order, so labels ``1..5`` and ``0..4`` both fill fold slots ``0..4``.
+* Ranks are positive numbers. On each dataset the listed ranks, sorted, must fill the
+  positions ``1, 2, ..., k`` in order, where a tie of ``t`` algorithms occupying
+  positions ``s..s+t-1`` is written as the mean position ``s + (t-1)/2`` for every
+  member (two tied for first: ``1.5, 1.5``; three tied for second: ``3, 3, 3``).
+  So ``1, 1`` is rejected (it must be ``1.5, 1.5``), as are gaps (``1, 3``) and a tie
+  cut off at the end of a top-K list (a lone ``3.5``). Cross-row checks on folds and
+  ranks run once every row is individually valid, so they never report a consequence
+  of an earlier error.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+import os
+import sys
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+from typing import IO, Literal
+
+import numpy as np
+
+from estimation.core.table import ResultTable
+
+__all__ = [
+    "FORMATS",
+    "ParsedResults",
+    "ResultsCsvError",
+    "RowError",
+    "ScoreRecord",
+    "parse_results_csv",
+    "parse_results_csv_text",
+]
+
+Format = Literal["long", "wide", "ranking"]
+FORMATS: tuple[str, ...] = ("long", "wide", "ranking")
+
+_LONG_LAYOUT = "dataset,algorithm,score[,fold][,metric]"
+_RANKING_LAYOUT = "dataset,algorithm,rank"
+_WIDE_LAYOUT = "dataset,<algorithm 1>,<algorithm 2>,..."
+_EXPECTED = f"expected {_LONG_LAYOUT} (long), {_RANKING_LAYOUT} (ranking) or {_WIDE_LAYOUT} (wide)"
+_RANK_TOL = 1e-9
+_BOM = b"\xef\xbb\xbf"
+
+
+@dataclass(frozen=True)
+class RowError:
+    """One problem in the file: 1-based ``line`` (header = 1) and the header ``column``."""
+
+    line: int
+    column: str | None
+    message: str
+
+    def __str__(self) -> str:
+        if self.column is None:
+            return f"line {self.line}: {self.message}"
+        return f'line {self.line}, column "{self.column}": {self.message}'
+
+
+class ResultsCsvError(ValueError):
+    """The file was rejected; ``errors`` lists the problems in line order.
+
+    ``errors`` keeps at most ``max_errors`` entries; ``total`` counts all of them and
+    ``n_more = total - len(errors)``. ``str()`` lists them, ending with "... and N more"
+    when some were left out.
+    """
+
+    def __init__(self, errors: Iterable[RowError], total: int | None = None) -> None:
+        self.errors: tuple[RowError, ...] = tuple(sorted(errors, key=lambda e: e.line))
+        self.total: int = len(self.errors) if total is None else total
+        super().__init__(self._describe())
+
+    @property
+    def n_more(self) -> int:
+        return self.total - len(self.errors)
+
+    def _describe(self) -> str:
+        if self.total == 1 and self.errors:
+            return str(self.errors[0])
+        lines = [f"{self.total} errors in the results file:"]
+        lines += [f"  {error}" for error in self.errors]
+        if self.n_more:
+            lines.append(f"  ... and {self.n_more} more")
+        return "\n".join(lines)
+
+    def __reduce__(self):  # keep it picklable (Celery results, multiprocessing)
+        return (type(self), (self.errors, self.total))
+
+
+@dataclass(frozen=True)
+class ScoreRecord:
+    """One result as read from the file (``value`` is the rank for ranking files)."""
+
+    line: int
+    dataset: str
+    algorithm: str
+    value: float
+    fold: int | None = None
+    metric: str | None = None
+
+
+@dataclass(frozen=True, eq=False)
+class ParsedResults:
+    """A validated results file.
+
+    ``datasets``, ``algorithms`` and ``metrics`` are in first-seen order (wide files:
+    row order and header order, including rows or columns without any value). The
+    records are stored as parallel read-only columns (``lines``, ``dataset_codes``,
+    ``algorithm_codes``, ``values``, ``folds``, ``metric_codes``; codes index the label
+    tuples, ``-1`` = no fold / no metric) so that a million rows stay cheap;
+    :attr:`records` builds :class:`ScoreRecord` objects on demand.
+    """
+
+    format: Format
+    kind: Literal["score", "rank"]
+    datasets: tuple[str, ...]
+    algorithms: tuple[str, ...]
+    metrics: tuple[str, ...]
+    has_folds: bool
+    lines: np.ndarray
+    dataset_codes: np.ndarray
+    algorithm_codes: np.ndarray
+    values: np.ndarray
+    folds: np.ndarray
+    metric_codes: np.ndarray
+
+    @property
+    def n_records(self) -> int:
+        return len(self.lines)
+
+    @cached_property
+    def records(self) -> tuple[ScoreRecord, ...]:
+        datasets, algorithms, metrics = self.datasets, self.algorithms, self.metrics
+        return tuple(
+            ScoreRecord(
+                line,
+                datasets[d],
+                algorithms[a],
+                value,
+                None if fold < 0 else fold,
+                None if k < 0 else metrics[k],
+            )
+            for line, d, a, value, fold, k in zip(
+                self.lines.tolist(),
+                self.dataset_codes.tolist(),
+                self.algorithm_codes.tolist(),
+                self.values.tolist(),
+                self.folds.tolist(),
+                self.metric_codes.tolist(),
+                strict=True,
+            )
+        )
+
+    def to_table(self, *, metric: str | None = None, higher_is_better: bool = True) -> ResultTable:
+        """The engine's input for one metric.
+
+        ``values`` holds the fold means (scores) or the given ranks (``kind="rank"``),
+        ``NaN`` where there is no result. With folds, ``fold_values`` has shape
+        ``(n, f, m)``, ``f`` the largest number of folds of a dataset, ``NaN``-padded.
+        A file with several metrics needs ``metric``; then only the datasets and
+        algorithms with a result for that metric are kept (in first-seen order).
+
+        Raises ``ValueError`` naming the available metrics when ``metric`` is missing
+        or unknown.
+        """
+        mask = self._metric_mask(metric)
+        d, a = self.dataset_codes, self.algorithm_codes
+        values, folds = self.values, self.folds
+        datasets, algorithms = self.datasets, self.algorithms
+        if mask is not None:
+            d, a, values, folds = d[mask], a[mask], values[mask], folds[mask]
+            d, datasets = _compact(d, datasets)
+            a, algorithms = _compact(a, algorithms)
+        n, m = len(datasets), len(algorithms)
+        cell = d * m + a
+        counts = np.bincount(cell, minlength=n * m)
+        sums = np.bincount(cell, weights=values, minlength=n * m)
+        means = np.full(n * m, np.nan)
+        present = counts > 0
+        means[present] = sums[present] / counts[present]
+        fold_values = _fold_cube(d, a, values, folds, n, m) if self.has_folds else None
+        return ResultTable(
+            datasets=datasets,
+            algorithms=algorithms,
+            values=means.reshape(n, m),
+            kind=self.kind,
+            higher_is_better=higher_is_better,
+            fold_values=fold_values,
+        )
+
+    def _metric_mask(self, metric: str | None) -> np.ndarray | None:
+        if not self.metrics:
+            if metric is not None:
+                raise ValueError(f"metric={metric!r} was given, but the file has no metric column")
+            return None
+        available = ", ".join(repr(name) for name in self.metrics)
+        if metric is None:
+            if len(self.metrics) == 1:
+                return None
+            raise ValueError(
+                f"the file has {len(self.metrics)} metrics ({available}): choose one with metric="
+            )
+        if metric not in self.metrics:
+            raise ValueError(f"unknown metric {metric!r}; the file has {available}")
+        if len(self.metrics) == 1:
+            return None
+        return self.metric_codes == self.metrics.index(metric)
+
+
+def parse_results_csv(
+    source: str | os.PathLike[str] | IO[str] | IO[bytes],
+    *,
+    format: Format | None = None,
+    max_rows: int | None = None,
+    max_errors: int = 50,
+) -> ParsedResults:
+    """Read and validate a results CSV.
+
+    ``source`` is a path (``str`` or ``os.PathLike``) or an open file object, text or
+    binary (e.g. an uploaded file); CSV *content* held in a string goes through
+    :func:`parse_results_csv_text`. ``format`` is ``"long"``, ``"wide"``,
+    ``"ranking"`` or ``None`` (detect from the header). ``max_rows`` caps the number of
+    data rows. Raises :class:`ResultsCsvError` (a ``ValueError``) listing every
+    problem; ``OSError`` if the path cannot be read.
+    """
+    if isinstance(source, (str, os.PathLike)):
+        content: str | bytes = Path(source).read_bytes()
+    elif hasattr(source, "read"):
+        content = source.read()
+    else:
+        raise TypeError(
+            f"source must be a path or a file object, got {type(source).__name__}; "
+            "use parse_results_csv_text for CSV content"
+        )
+    return parse_results_csv_text(content, format=format, max_rows=max_rows, max_errors=max_errors)
+
+
+def parse_results_csv_text(
+    content: str | bytes,
+    *,
+    format: Format | None = None,
+    max_rows: int | None = None,
+    max_errors: int = 50,
+) -> ParsedResults:
+    """Like :func:`parse_results_csv`, for CSV content (``bytes`` are decoded as UTF-8)."""
+    if format is not None and format not in FORMATS:
+        raise ValueError(f"format must be one of {', '.join(FORMATS)} or None, got {format!r}")
+    if max_rows is not None and (isinstance(max_rows, bool) or max_rows < 1):
+        raise ValueError(f"max_rows must be a positive integer or None, got {max_rows!r}")
+    if isinstance(max_errors, bool) or max_errors < 1:
+        raise ValueError(f"max_errors must be a positive integer, got {max_errors!r}")
+    text = _decode(content) if isinstance(content, bytes) else content.removeprefix("\ufeff")
+    return _Parser(format=format, max_rows=max_rows, max_errors=max_errors).parse(text)
+
+
+# --- implementation -----------------------------------------------------------------
+
+
+def _decode(data: bytes) -> str:
+    data = data.removeprefix(_BOM)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise ResultsCsvError(
+            [RowError(line, None, "the file is not valid UTF-8 text: save it as UTF-8 CSV")]
+        ) from None
+
+
+class _TooManyRows(Exception):
+    pass
+
+
+class _Errors:
+    """Collects row errors, keeping the first ``limit``."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.kept: list[RowError] = []
+        self.total = 0
+
+    def add(self, line: int, column: str | None, message: str) -> None:
+        self.total += 1
+        if len(self.kept) < self.limit:
+            self.kept.append(RowError(line, column, message))
+
+    def count_unlisted(self, n: int) -> None:
+        """Count ``n`` more errors without building their messages."""
+        self.total += max(0, n)
+
+    def raise_if_any(self) -> None:
+        if self.total:
+            raise ResultsCsvError(self.kept, self.total)
+
+
+@dataclass
+class _Columns:
+    """Parallel lists filled row by row, turned into arrays once at the end."""
+
+    lines: list[int]
+    datasets: list[int]
+    algorithms: list[int]
+    values: list[float]
+    folds: list[int]
+    metrics: list[int]
+
+    @classmethod
+    def empty(cls) -> _Columns:
+        return cls([], [], [], [], [], [])
+
+    def arrays(self) -> tuple[np.ndarray, ...]:
+        out = (
+            np.array(self.lines, dtype=np.int64),
+            np.array(self.datasets, dtype=np.int64),
+            np.array(self.algorithms, dtype=np.int64),
+            np.array(self.values, dtype=float),
+            np.array(self.folds, dtype=np.int64),
+            np.array(self.metrics, dtype=np.int64),
+        )
+        for array in out:
+            array.setflags(write=False)
+        return out
+
+
+def _csv_problem(exc: csv.Error) -> str:
+    message = f"malformed CSV: {exc}"
+    if "expected after" in str(exc):
+        message += (
+            " (a quoted field must end with the quote: nothing, not even a space, may follow it)"
+        )
+    elif "end of data" in str(exc):
+        message += " (a quote opened here is never closed)"
+    return message
+
+
+def _number_problem(raw: str, what: str) -> str:
+    if not raw:
+        return f"empty {what}"
+    return f"{raw!r} is not a number"
+
+
+class _Parser:
+    def __init__(self, *, format: Format | None, max_rows: int | None, max_errors: int) -> None:
+        self.format = format
+        self.max_rows = max_rows
+        self.errors = _Errors(max_errors)
+        self.header_line = 1
+
+    # -- reading ----------------------------------------------------------------------
+
+    def parse(self, text: str) -> ParsedResults:
+        reader = csv.reader(io.StringIO(text, newline=""), skipinitialspace=True, strict=True)
+        header = self._read_header(reader)
+        names = [cell.strip() for cell in header]
+        format = self.format or self._detect(names)
+        try:
+            if format == "wide":
+                result = self._parse_wide(reader, names)
+            else:
+                result = self._parse_records(reader, names, format)
+        except _TooManyRows:
+            raise ResultsCsvError(self.errors.kept, self.errors.total) from None
+        return result
+
+    def _read_header(self, reader: Iterator[list[str]]) -> list[str]:
+        try:
+            for row in reader:
+                if "".join(row).strip():
+                    self.header_line = reader.line_num  # type: ignore[attr-defined]
+                    return row
+        except csv.Error as exc:
+            raise ResultsCsvError(
+                [RowError(reader.line_num, None, _csv_problem(exc))]  # type: ignore[attr-defined]
+            ) from None
+        raise ResultsCsvError(
+            [RowError(1, None, f"the file is empty: it needs a header row; {_EXPECTED}")]
+        )
+
+    def _rows(
+        self, reader: Iterator[list[str]], width: int, key: int
+    ) -> Iterator[tuple[int, list[str]]]:
+        """Data rows as ``(line, fields)``; skips blank rows, checks the field count."""
+        limit = self.max_rows if self.max_rows is not None else sys.maxsize
+        count = 0
+        previous = reader.line_num  # type: ignore[attr-defined]
+        try:
+            for row in reader:
+                line = previous + 1
+                previous = reader.line_num  # type: ignore[attr-defined]
+                if len(row) != width or not row[key]:
+                    if not "".join(row).strip():
+                        continue
+                    if len(row) > width and not "".join(row[width:]).strip():
+                        row = row[:width]
+                    elif len(row) != width:
+                        hint = " (a comma inside a value needs quotes)" if len(row) > width else ""
+                        self.errors.add(
+                            line, None, f"{len(row)} fields, but the header has {width}{hint}"
+                        )
+                        row = None
+                count += 1
+                if count > limit:
+                    self.errors.add(line, None, f"too many rows: at most {limit} data rows allowed")
+                    raise _TooManyRows
+                if row is not None:
+                    yield line, row
+        except csv.Error as exc:
+            self.errors.add(previous + 1, None, _csv_problem(exc))
+            return
+        if count == 0:
+            self.errors.add(self.header_line, None, "the file has a header but no data rows")
+
+    # -- header -----------------------------------------------------------------------
+
+    def _detect(self, names: list[str]) -> Format:
+        lowered = {name.lower() for name in names}
+        if {"dataset", "algorithm"} <= lowered:
+            if "rank" in lowered:
+                return "ranking"
+            if lowered & {"score", "value"}:
+                return "long"
+            message = (
+                f"dataset and algorithm columns but no score (or value) or rank column; {_EXPECTED}"
+            )
+        elif "dataset" in lowered and len(names) >= 2:
+            return "wide"
+        else:
+            message = f"unrecognised header {','.join(names)!r}; {_EXPECTED}"
+        raise ResultsCsvError([RowError(self.header_line, None, message)])
+
+    def _record_columns(self, names: list[str], format: Format) -> dict[str, int]:
+        """Map role -> column index for long and ranking files; raise on a bad header."""
+        if format == "long":
+            allowed, required, layout = (
+                ("dataset", "algorithm", "score", "value", "fold", "metric"),
+                ("dataset", "algorithm"),
+                _LONG_LAYOUT,
+            )
+        else:
+            allowed, required, layout = (
+                ("dataset", "algorithm", "rank"),
+                ("dataset", "algorithm", "rank"),
+                _RANKING_LAYOUT,
+            )
+        line = self.header_line
+        roles: dict[str, int] = {}
+        problems: list[RowError] = []
+        for index, name in enumerate(names):
+            role = name.lower()
+            label = name or f"#{index + 1}"
+            if role not in allowed:
+                problems.append(
+                    RowError(line, label, f"unexpected column; {format} files have {layout}")
+                )
+            elif role in roles:
+                problems.append(
+                    RowError(
+                        line, name, f"appears twice (columns {roles[role] + 1} and {index + 1})"
+                    )
+                )
+            else:
+                roles[role] = index
+        if format == "long":
+            if "score" in roles and "value" in roles:
+                problems.append(
+                    RowError(
+                        line, names[roles["value"]], 'both "score" and "value" columns: keep one'
+                    )
+                )
+            elif "value" in roles:
+                roles["score"] = roles.pop("value")
+            elif "score" not in roles:
+                problems.append(
+                    RowError(line, "score", f"missing required column; long files have {layout}")
+                )
+        for role in required:
+            if role not in roles:
+                problems.append(
+                    RowError(line, role, f"missing required column; {format} files have {layout}")
+                )
+        if problems:
+            raise ResultsCsvError(problems)
+        return roles
+
+    # -- long and ranking -------------------------------------------------------------
+
+    def _parse_records(
+        self, reader: Iterator[list[str]], names: list[str], format: Format
+    ) -> ParsedResults:
+        roles = self._record_columns(names, format)
+        errors = self.errors
+        i_dataset, i_algorithm = roles["dataset"], roles["algorithm"]
+        i_value = roles["rank"] if format == "ranking" else roles["score"]
+        i_fold, i_metric = roles.get("fold"), roles.get("metric")
+        c_dataset, c_algorithm, c_value = names[i_dataset], names[i_algorithm], names[i_value]
+        c_fold = names[i_fold] if i_fold is not None else None
+        c_metric = names[i_metric] if i_metric is not None else None
+        ranking = format == "ranking"
+        what = "rank" if ranking else "score (leave the row out for a missing result)"
+        datasets: dict[str, int] = {}
+        algorithms: dict[str, int] = {}
+        metrics: dict[str, int] = {}
+        cols = _Columns.empty()
+        with_fold = without_fold = with_metric = without_metric = 0  # first line of each
+        isfinite = math.isfinite
+        add_line, add_dataset, add_algorithm = (
+            cols.lines.append,
+            cols.datasets.append,
+            cols.algorithms.append,
+        )
+        add_value, add_fold, add_metric = cols.values.append, cols.folds.append, cols.metrics.append
+
+        for line, row in self._rows(reader, len(names), i_dataset):
+            ok = True
+            dataset = row[i_dataset].strip()
+            if not dataset:
+                errors.add(line, c_dataset, "empty dataset name")
+                ok = False
+            algorithm = row[i_algorithm].strip()
+            if not algorithm:
+                errors.add(line, c_algorithm, "empty algorithm name")
+                ok = False
+            raw = row[i_value].strip()
+            try:
+                value = float(raw)
+            except ValueError:
+                errors.add(line, c_value, _number_problem(raw, what))
+                ok = False
+            else:
+                if "_" in raw:
+                    errors.add(line, c_value, f"{raw!r} is not a number")
+                    ok = False
+                elif not isfinite(value):
+                    errors.add(line, c_value, f"{raw!r} is not a finite number")
+                    ok = False
+                elif ranking and value <= 0:
+                    errors.add(line, c_value, f"{raw!r} is not a positive number (1 = best)")
+                    ok = False
+            fold = -1
+            if i_fold is not None:
+                raw_fold = row[i_fold].strip()
+                if not raw_fold:
+                    without_fold = without_fold or line
+                elif raw_fold.isascii() and raw_fold.isdigit():
+                    with_fold = with_fold or line
+                    if len(raw_fold) > 9:
+                        errors.add(line, c_fold, f"{raw_fold!r} is too large for a fold number")
+                        ok = False
+                    else:
+                        fold = int(raw_fold)
+                else:
+                    errors.add(line, c_fold, f"{raw_fold!r} is not a non-negative integer")
+                    with_fold = with_fold or line
+                    ok = False
+            metric = -1
+            if i_metric is not None:
+                name = row[i_metric].strip()
+                if name:
+                    metric = metrics.setdefault(name, len(metrics))
+                    with_metric = with_metric or line
+                else:
+                    without_metric = without_metric or line
+            if ok:
+                add_line(line)
+                add_dataset(datasets.setdefault(dataset, len(datasets)))
+                add_algorithm(algorithms.setdefault(algorithm, len(algorithms)))
+                add_value(value)
+                add_fold(fold)
+                add_metric(metric)
+
+        if with_fold and without_fold:
+            errors.add(
+                without_fold,
+                c_fold,
+                f"no fold given, but other rows have one (first on line {with_fold}): "
+                "give a fold on every row or on none",
+            )
+        if with_metric and without_metric:
+            errors.add(
+                without_metric,
+                c_metric,
+                f"no metric given, but other rows name one (first on line {with_metric}): "
+                "name a metric on every row or on none",
+            )
+        arrays = cols.arrays()
+        lines, d, a, values, folds, k = arrays
+        labels = (tuple(datasets), tuple(algorithms), tuple(metrics))
+        self._check_duplicates(lines, d, a, folds, k, labels)
+        if not errors.total:
+            if with_fold:
+                self._check_folds(lines, d, a, folds, k, labels, c_fold)
+            if ranking:
+                self._check_ranks(lines, d, values, labels[0], c_value)
+        errors.raise_if_any()
+        return ParsedResults(
+            format=format,
+            kind="rank" if ranking else "score",
+            datasets=labels[0],
+            algorithms=labels[1],
+            metrics=labels[2],
+            has_folds=bool(with_fold),
+            lines=lines,
+            dataset_codes=d,
+            algorithm_codes=a,
+            values=values,
+            folds=folds,
+            metric_codes=k,
+        )
+
+    def _check_duplicates(self, lines, d, a, folds, k, labels) -> None:
+        if len(lines) < 2:
+            return
+        order = np.lexsort((folds, a, d, k))  # stable: the first of a run is the earliest line
+        keys = [array[order] for array in (k, d, a, folds)]
+        same = np.ones(len(order) - 1, dtype=bool)
+        for key in keys:
+            same &= key[1:] == key[:-1]
+        repeats = np.flatnonzero(same) + 1
+        if not len(repeats):
+            return
+        starts = np.where(np.r_[True, ~same], np.arange(len(order)), 0)
+        run_start = np.maximum.accumulate(starts)
+        datasets, algorithms, metrics = labels
+        for index in repeats[: self.errors.limit].tolist():
+            row = order[index]
+            first = lines[order[run_start[index]]]
+            what = f'dataset "{datasets[d[row]]}", algorithm "{algorithms[a[row]]}"'
+            if folds[row] >= 0:
+                what += f", fold {folds[row]}"
+            if k[row] >= 0:
+                what += f', metric "{metrics[k[row]]}"'
+            self.errors.add(
+                int(lines[row]), None, f"duplicate result for {what}: first given on line {first}"
+            )
+        self.errors.count_unlisted(len(repeats) - self.errors.limit)
+
+    def _check_folds(self, lines, d, a, folds, k, labels, column) -> None:
+        """Within a dataset (and metric) every algorithm must have the same folds."""
+        datasets, algorithms, metrics = labels
+        n_d, n_a = len(datasets), len(algorithms)
+        group = (k + 1) * n_d + d
+        n_groups = (len(metrics) + 1) * n_d
+        fold_codes = np.unique(folds, return_inverse=True)[1].reshape(-1)
+        n_f = int(fold_codes.max()) + 1
+        rows_per_group = np.bincount(group, minlength=n_groups)
+        algs_per_group = np.bincount(np.unique(group * n_a + a) // n_a, minlength=n_groups)
+        folds_per_group = np.bincount(
+            np.unique(group * n_f + fold_codes) // n_f, minlength=n_groups
+        )
+        bad_groups = np.flatnonzero(rows_per_group != algs_per_group * folds_per_group)
+        if not len(bad_groups):
+            return
+        in_bad = np.isin(group, bad_groups)
+        per_group: dict[int, dict[int, tuple[int, set[int]]]] = {}
+        for g, alg, fold, line in zip(
+            group[in_bad].tolist(),
+            a[in_bad].tolist(),
+            folds[in_bad].tolist(),
+            lines[in_bad].tolist(),
+            strict=True,
+        ):
+            per_group.setdefault(g, {}).setdefault(alg, (line, set()))[1].add(fold)
+        for g, by_algorithm in per_group.items():
+            every = set().union(*(seen for _, seen in by_algorithm.values()))
+            metric_code, dataset_code = divmod(g, n_d)
+            where = f'dataset "{datasets[dataset_code]}"'
+            if metric_code:
+                where += f' (metric "{metrics[metric_code - 1]}")'
+            for alg, (first_line, seen) in by_algorithm.items():
+                lacking = sorted(every - seen)
+                if lacking:
+                    shown = ", ".join(map(str, lacking[:10])) + (
+                        ", ..." if len(lacking) > 10 else ""
+                    )
+                    self.errors.add(
+                        first_line,
+                        column,
+                        f'algorithm "{algorithms[alg]}" on {where} lacks fold{"s" if len(lacking) > 1 else ""} '
+                        f"{shown} (given for other algorithms); every algorithm of a dataset "
+                        "needs the same folds",
+                    )
+
+    def _check_ranks(self, lines, d, ranks, datasets, column) -> None:
+        """On each dataset the sorted ranks fill positions 1..k, ties as mean positions."""
+        order = np.lexsort((lines, ranks, d))
+        bounds = np.flatnonzero(np.diff(d[order])) + 1
+        for members in np.split(order, bounds):
+            values = ranks[members].tolist()
+            member_lines = lines[members].tolist()
+            position, start = 1, 0
+            while start < len(values):
+                end = start + 1
+                while end < len(values) and values[end] - values[start] <= _RANK_TOL:
+                    end += 1
+                size = end - start
+                expected = position + (size - 1) / 2
+                if abs(values[start] - expected) > _RANK_TOL:
+                    name = datasets[int(d[members[0]])]
+                    self.errors.add(
+                        member_lines[start],
+                        column,
+                        _rank_problem(name, values[start], size, position, member_lines[start:end]),
+                    )
+                    break
+                position += size
+                start = end
+
+    # -- wide -------------------------------------------------------------------------
+
+    def _parse_wide(self, reader: Iterator[list[str]], names: list[str]) -> ParsedResults:
+        line = self.header_line
+        problems: list[RowError] = []
+        dataset_columns = [i for i, name in enumerate(names) if name.lower() == "dataset"]
+        if not dataset_columns:
+            problems.append(
+                RowError(
+                    line, "dataset", f"missing required column; wide files have {_WIDE_LAYOUT}"
+                )
+            )
+        elif len(dataset_columns) > 1:
+            first, second = dataset_columns[:2]
+            problems.append(
+                RowError(
+                    line, names[second], f"appears twice (columns {first + 1} and {second + 1})"
+                )
+            )
+        seen: dict[str, int] = {}
+        algorithm_columns: list[tuple[int, str]] = []
+        for index, name in enumerate(names):
+            if index in dataset_columns:
+                continue
+            if not name:
+                problems.append(
+                    RowError(
+                        line, None, f"column {index + 1} has no name (an algorithm is expected)"
+                    )
+                )
+            elif name in seen:
+                problems.append(
+                    RowError(
+                        line,
+                        name,
+                        f"duplicate algorithm column (columns {seen[name] + 1} and {index + 1})",
+                    )
+                )
+            else:
+                seen[name] = index
+                algorithm_columns.append((index, name))
+        if not problems and not algorithm_columns:
+            problems.append(
+                RowError(line, None, f"no algorithm columns; wide files have {_WIDE_LAYOUT}")
+            )
+        if problems:
+            raise ResultsCsvError(problems)
+
+        errors = self.errors
+        i_dataset = dataset_columns[0]
+        c_dataset = names[i_dataset]
+        datasets: dict[str, int] = {}
+        dataset_lines: dict[str, int] = {}
+        cols = _Columns.empty()
+        coded = list(enumerate(algorithm_columns))
+        isfinite = math.isfinite
+        for line, row in self._rows(reader, len(names), i_dataset):
+            dataset = row[i_dataset].strip()
+            code = -1
+            if not dataset:
+                errors.add(line, c_dataset, "empty dataset name")
+            elif dataset in dataset_lines:
+                errors.add(
+                    line,
+                    c_dataset,
+                    f'dataset "{dataset}" already given on line {dataset_lines[dataset]}',
+                )
+            else:
+                dataset_lines[dataset] = line
+                code = datasets.setdefault(dataset, len(datasets))
+            for alg, (index, name) in coded:
+                raw = row[index].strip()
+                if not raw:
+                    continue
+                try:
+                    value = float(raw)
+                except ValueError:
+                    errors.add(line, name, f"{raw!r} is not a number")
+                    continue
+                if "_" in raw:
+                    errors.add(line, name, f"{raw!r} is not a number")
+                elif not isfinite(value):
+                    errors.add(line, name, f"{raw!r} is not a finite number")
+                elif code >= 0:
+                    cols.lines.append(line)
+                    cols.datasets.append(code)
+                    cols.algorithms.append(alg)
+                    cols.values.append(value)
+        if not errors.total and not cols.lines:
+            errors.add(self.header_line, None, "no results: every algorithm cell is empty")
+        errors.raise_if_any()
+        cols.folds = [-1] * len(cols.lines)
+        cols.metrics = cols.folds
+        lines, d, a, values, folds, k = cols.arrays()
+        return ParsedResults(
+            format="wide",
+            kind="score",
+            datasets=tuple(datasets),
+            algorithms=tuple(name for _, name in algorithm_columns),
+            metrics=(),
+            has_folds=False,
+            lines=lines,
+            dataset_codes=d,
+            algorithm_codes=a,
+            values=values,
+            folds=folds,
+            metric_codes=k,
+        )
+
+
+def _rank_problem(dataset: str, rank: float, size: int, position: int, lines: list[int]) -> str:
+    expected = position + (size - 1) / 2
+    rule = (
+        "ranks fill positions 1, 2, ... in order; tied algorithms share the mean of their positions"
+    )
+    if size > 1:
+        return (
+            f'dataset "{dataset}": {size} algorithms share rank {rank:g} '
+            f"(lines {', '.join(map(str, lines))}); a tie for positions {position}..{position + size - 1} "
+            f"is written as rank {expected:g} for each ({rule})"
+        )
+    after = "as the best listed rank" if position == 1 else f"after positions 1..{position - 1}"
+    return f'dataset "{dataset}": rank {rank:g} {after}, expected {position} ({rule})'
+
+
+def _compact(codes: np.ndarray, labels: tuple[str, ...]) -> tuple[np.ndarray, tuple[str, ...]]:
+    """Drop unused labels, keeping first-seen order (codes were assigned in that order)."""
+    used = np.unique(codes)
+    remap = np.full(len(labels), -1, dtype=np.int64)
+    remap[used] = np.arange(len(used))
+    return remap[codes], tuple(labels[i] for i in used.tolist())
+
+
+def _fold_cube(
+    d: np.ndarray, a: np.ndarray, values: np.ndarray, folds: np.ndarray, n: int, m: int
+) -> np.ndarray:
+    """``(n, f, m)`` fold scores; a dataset's folds fill slots 0.. in ascending label order."""
+    fold_codes = np.unique(folds, return_inverse=True)[1].reshape(-1)
+    n_f = int(fold_codes.max()) + 1
+    pairs, slot_of_row = np.unique(d * n_f + fold_codes, return_inverse=True)
+    pair_dataset = pairs // n_f
+    slot = np.arange(len(pairs)) - np.searchsorted(pair_dataset, pair_dataset)
+    cube = np.full((n, int(slot.max()) + 1, m), np.nan)
+    cube[d, slot[slot_of_row.reshape(-1)], a] = values
+    return cube
