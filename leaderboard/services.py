@@ -8,15 +8,26 @@ from __future__ import annotations
 
 import hashlib
 import math
+import secrets
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from datetime import timedelta
 
 from django.db import IntegrityError, connection, transaction
 from django.db.models import Q
 from django.utils import timezone
 
 from estimation.services import recompute_request
-from leaderboard.models import Algorithm, Benchmark, Dataset, Metric, Score, Submission
+from leaderboard.models import (
+    Algorithm,
+    ApiToken,
+    Benchmark,
+    Dataset,
+    Metric,
+    Score,
+    Submission,
+)
+from leaderboard.selectors import api_token_digest
 
 # Benchmark fields whose change alters the analysis and so needs a recompute.
 ANALYSIS_FIELDS = (
@@ -270,6 +281,44 @@ def submissions_create(
                 return _replay(earlier, content_hash, idempotency_key)
         raise
     return submissions
+
+
+def submission_entries_from_csv(*, benchmark: Benchmark, parsed) -> list[SubmissionInput]:
+    """One SubmissionInput per algorithm of a parsed results file (estimation.results_csv).
+
+    Every score keeps its line so that later problems still point into the file.
+    """
+    wants_ranks = benchmark.ranking_only
+    if (parsed.kind == "rank") != wants_ranks:
+        expected = "rankings (dataset,algorithm,rank)" if wants_ranks else "scores"
+        raise ValidationFailed(
+            [Problem(f"this benchmark takes {expected}; the file has {parsed.kind}s", "file")]
+        )
+    by_algorithm: dict[int, list[ScoreInput]] = {}
+    folds = parsed.folds.tolist()
+    metric_codes = parsed.metric_codes.tolist()
+    for line, dataset, algorithm, value, fold, metric in zip(
+        parsed.lines.tolist(),
+        parsed.dataset_codes.tolist(),
+        parsed.algorithm_codes.tolist(),
+        parsed.values.tolist(),
+        folds,
+        metric_codes,
+        strict=True,
+    ):
+        by_algorithm.setdefault(algorithm, []).append(
+            ScoreInput(
+                dataset=parsed.datasets[dataset],
+                value=value,
+                metric=parsed.metrics[metric] if metric >= 0 else None,
+                fold=fold if fold >= 0 else None,
+                line=line,
+            )
+        )
+    return [
+        SubmissionInput(algorithm=parsed.algorithms[code], scores=scores)
+        for code, scores in by_algorithm.items()
+    ]
 
 
 def _submissions_by_key(benchmark, submitter, key: str) -> list[Submission]:
@@ -538,3 +587,58 @@ def submission_withdraw(*, submission: Submission, user) -> Submission:
     if was_accepted:
         recompute_request(benchmark_id=submission.benchmark_id)
     return submission
+
+
+# --- API tokens -----------------------------------------------------------------------
+
+API_TOKEN_SCHEME = "pod_"
+MAX_ACTIVE_API_TOKENS = 50
+# Recording every use would turn each API read into a write; once a minute is enough
+# to tell an owner whether a token is still in use.
+API_TOKEN_USE_RESOLUTION = timedelta(minutes=1)
+
+
+@transaction.atomic
+def api_token_create(*, user, name: str) -> tuple[ApiToken, str]:
+    """A new personal token; returns it with the raw value, which is never stored."""
+    if user is None or not user.is_authenticated:
+        raise PermissionDenied("log in to create an API token")
+    name = name.strip()
+    problems = []
+    if not name:
+        problems.append(Problem("a token needs a name", "name"))
+    elif len(name) > ApiToken._meta.get_field("name").max_length:
+        problems.append(Problem("the name is longer than 100 characters", "name"))
+    active = ApiToken.objects.select_for_update().filter(user=user, revoked_at__isnull=True)
+    if len(active) >= MAX_ACTIVE_API_TOKENS:
+        problems.append(
+            Problem(f"at most {MAX_ACTIVE_API_TOKENS} active tokens; revoke one first", "name")
+        )
+    if problems:
+        raise ValidationFailed(problems)
+    raw = API_TOKEN_SCHEME + secrets.token_urlsafe(32)  # 256 bits of entropy
+    token = ApiToken.objects.create(
+        user=user,
+        name=name,
+        prefix=raw[: ApiToken.PREFIX_LENGTH],
+        key_hash=api_token_digest(raw),
+    )
+    return token, raw
+
+
+@transaction.atomic
+def api_token_revoke(*, token: ApiToken, user) -> ApiToken:
+    """Revoke a token for good (its owner only); revoking twice changes nothing."""
+    if user is None or not user.is_authenticated or token.user_id != user.pk:
+        raise PermissionDenied("only the owner of a token may revoke it")
+    ApiToken.objects.filter(pk=token.pk, revoked_at__isnull=True).update(revoked_at=timezone.now())
+    token.refresh_from_db(fields=["revoked_at"])
+    return token
+
+
+def api_token_record_use(*, token: ApiToken) -> None:
+    """Note that a token was used (at most once per API_TOKEN_USE_RESOLUTION)."""
+    now = timezone.now()
+    ApiToken.objects.filter(pk=token.pk).filter(
+        Q(last_used_at__isnull=True) | Q(last_used_at__lt=now - API_TOKEN_USE_RESOLUTION)
+    ).update(last_used_at=now)

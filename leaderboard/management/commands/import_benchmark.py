@@ -1,0 +1,89 @@
+from django.contrib.auth import get_user_model
+from django.core.management.base import BaseCommand, CommandError
+from django.db import transaction
+
+from estimation.results_csv import FORMATS, ResultsCsvError, parse_results_csv
+from leaderboard.models import Benchmark, Metric, Submission
+from leaderboard.services import (
+    ValidationFailed,
+    benchmark_create,
+    submission_entries_from_csv,
+    submissions_create,
+)
+
+
+class Command(BaseCommand):
+    help = (
+        "Create a benchmark (if its slug is new) and import a results CSV into it as "
+        "accepted results. Formats: long dataset,algorithm,score[,fold][,metric]; "
+        "wide dataset,<alg>,...; ranking dataset,algorithm,rank."
+    )
+
+    def add_arguments(self, parser) -> None:
+        parser.add_argument("csv", help="path of the results file")
+        parser.add_argument("--slug", required=True)
+        parser.add_argument("--title", help="title of a new benchmark (default: the slug)")
+        parser.add_argument("--description", default="")
+        parser.add_argument("--citation", default="")
+        parser.add_argument("--licence", default="")
+        parser.add_argument("--metric", default="score", help="metric name of a new benchmark")
+        parser.add_argument(
+            "--direction", choices=[d.value for d in Metric.Direction], default="higher"
+        )
+        parser.add_argument("--format", choices=FORMATS, help="default: detect from the header")
+        parser.add_argument(
+            "--policy",
+            choices=[p.value for p in Benchmark.SubmissionPolicy],
+            default=Benchmark.SubmissionPolicy.MODERATED,
+        )
+        parser.add_argument("--maintainer", help="username to make a maintainer")
+
+    def handle(self, *args, **options) -> None:
+        try:
+            parsed = parse_results_csv(options["csv"], format=options["format"])
+        except ResultsCsvError as exc:
+            raise CommandError(f"{options['csv']}: {exc}") from None
+        except OSError as exc:
+            raise CommandError(f"cannot read {options['csv']}: {exc.strerror}") from None
+        try:
+            with transaction.atomic():
+                benchmark = self._benchmark(options, ranking_only=parsed.kind == "rank")
+                entries = submission_entries_from_csv(benchmark=benchmark, parsed=parsed)
+                submissions = submissions_create(
+                    benchmark=benchmark,
+                    submitter=None,
+                    entries=entries,
+                    source=Submission.Source.IMPORT,
+                )
+        except ValidationFailed as exc:
+            problems = "\n".join(f"  {problem}" for problem in exc.problems)
+            raise CommandError(f"nothing was imported:\n{problems}") from None
+        n_scores = sum(len(entry.scores) for entry in entries)
+        self.stdout.write(
+            self.style.SUCCESS(
+                f"{benchmark.slug}: imported {n_scores} results of {len(submissions)} algorithms "
+                f"on {len(parsed.datasets)} datasets"
+            )
+        )
+
+    def _benchmark(self, options, *, ranking_only: bool) -> Benchmark:
+        existing = Benchmark.objects.filter(slug=options["slug"]).first()
+        if existing is not None:
+            return existing
+        metric = ("rank", "lower") if ranking_only else (options["metric"], options["direction"])
+        benchmark = benchmark_create(
+            slug=options["slug"],
+            title=options["title"] or options["slug"],
+            description=options["description"],
+            citation=options["citation"],
+            licence=options["licence"],
+            metrics=[metric],
+            ranking_only=ranking_only,
+            submission_policy=options["policy"],
+        )
+        if options["maintainer"]:
+            user = get_user_model().objects.filter(username=options["maintainer"]).first()
+            if user is None:
+                raise CommandError(f"no user named {options['maintainer']!r}")
+            benchmark.maintainers.add(user)
+        return benchmark
