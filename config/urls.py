@@ -1,8 +1,13 @@
 from django.contrib import admin
 from django.urls import include, path
+from drf_spectacular.views import SpectacularAPIView
+
+from leaderboard.api.docs import ApiDocsView
 
 urlpatterns = [
     path("admin/", admin.site.urls),
+    path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
+    path("api/docs/", ApiDocsView.as_view(), name="api-docs"),
     path("api/", include("leaderboard.api.urls")),
     path("", include("frontend.urls")),
 ]

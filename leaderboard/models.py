@@ -243,3 +243,30 @@ class Score(models.Model):
     def __str__(self) -> str:
         fold = f" fold {self.fold}" if self.fold is not None else ""
         return f"{self.dataset}{fold}: {self.value}"
+
+
+class ApiToken(models.Model):
+    """A personal API token for scripts: ``Authorization: Token <raw>``.
+
+    Only the sha256 of the raw token is stored; the raw value is shown once, at creation.
+    ``prefix`` (the first characters of the raw token) finds the candidate rows and lets
+    the owner tell tokens apart; a revoked token stays for the record but never matches.
+    """
+
+    PREFIX_LENGTH = 12
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="api_tokens"
+    )
+    name = models.CharField(max_length=100)
+    prefix = models.CharField(max_length=PREFIX_LENGTH, db_index=True)
+    key_hash = models.CharField(max_length=64, unique=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    last_used_at = models.DateTimeField(null=True, blank=True)
+    revoked_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.prefix}…)"

@@ -20,6 +20,7 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "rest_framework",
+    "drf_spectacular",
     "leaderboard",
     "estimation",
     "frontend",
@@ -77,11 +78,72 @@ STORAGES = {
     "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
 }
 
+# REST API. Sessions for the web, personal tokens (Authorization: Token <raw>) for
+# scripts; the token authenticator comes first so that anonymous writes get a 401.
 REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "leaderboard.authentication.ApiTokenAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
+    ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticatedOrReadOnly"],
-    "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.LimitOffsetPagination",
+    "DEFAULT_PAGINATION_CLASS": "leaderboard.api.pagination.LimitOffsetPagination",
     "PAGE_SIZE": 50,
+    "EXCEPTION_HANDLER": "leaderboard.api.errors.exception_handler",
+    "DEFAULT_SCHEMA_CLASS": "leaderboard.api.schema.AutoSchema",
+    "DEFAULT_THROTTLE_CLASSES": [
+        "leaderboard.throttling.AnonThrottle",
+        "leaderboard.throttling.UserThrottle",
+    ],
+    # "<n>/<second|minute|hour|day>"; an empty value switches a scope off.
+    "DEFAULT_THROTTLE_RATES": {
+        "anon": env_str("PODIUM_THROTTLE_ANON", "120/minute") or None,
+        "user": env_str("PODIUM_THROTTLE_USER", "1200/minute") or None,
+        # submissions (JSON or file) by one user to one benchmark
+        "submit": env_str("PODIUM_THROTTLE_SUBMIT", "60/hour") or None,
+        # submissions to one benchmark by everyone (each accepted one costs a recompute)
+        "benchmark_submit": env_str("PODIUM_THROTTLE_BENCHMARK_SUBMIT", "600/hour") or None,
+    },
+    # Proxies in front of Podium that set X-Forwarded-For (0: use the peer address).
+    "NUM_PROXIES": env_int("PODIUM_NUM_PROXIES", 0),
 }
+
+# Throttle counters (and any other cache use) go to Redis when it is configured, so that
+# every worker process shares them; the embedded default keeps them in process memory.
+CACHE_URL = env_str("PODIUM_CACHE_URL", env_str("REDIS_URL", ""))
+if CACHE_URL:
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": CACHE_URL,
+            "KEY_PREFIX": env_str("PODIUM_CACHE_PREFIX", "podium"),
+            "OPTIONS": {"socket_connect_timeout": 2, "socket_timeout": 2},
+        }
+    }
+else:
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+
+SPECTACULAR_SETTINGS = {
+    "TITLE": "Podium API",
+    "DESCRIPTION": "Benchmarks, submissions and computed results of the Podium leaderboard.",
+    "VERSION": "1",
+    "SERVE_INCLUDE_SCHEMA": False,
+    "SCHEMA_PATH_PREFIX": "/api/",
+    "COMPONENT_SPLIT_REQUEST": True,
+    "ENUM_NAME_OVERRIDES": {
+        "SubmissionStatusEnum": "leaderboard.models.Submission.Status",
+        "SnapshotStatusEnum": "estimation.models.ResultSnapshot.Status",
+    },
+}
+
+# Upload limits. A results file may be up to PODIUM_MAX_UPLOAD_BYTES (413 beyond) and
+# PODIUM_MAX_UPLOAD_ROWS data rows (400 beyond, also the cap on scores in one JSON
+# submission); other request bodies, JSON included, up to DATA_UPLOAD_MAX_MEMORY_SIZE.
+# Uploaded files over FILE_UPLOAD_MAX_MEMORY_SIZE are spooled to disk while parsing.
+PODIUM_MAX_UPLOAD_BYTES = env_int("PODIUM_MAX_UPLOAD_BYTES", 100 * 1024 * 1024)
+PODIUM_MAX_UPLOAD_ROWS = env_int("PODIUM_MAX_UPLOAD_ROWS", 1_000_000)
+PODIUM_API_MAX_PROBLEMS = env_int("PODIUM_API_MAX_PROBLEMS", 100)
+DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("PODIUM_MAX_BODY_BYTES", 20 * 1024 * 1024)
+FILE_UPLOAD_MAX_MEMORY_SIZE = 2_621_440  # Django's default, stated: larger files go to disk
 
 # Celery. With no broker configured, tasks run in-process (the embedded default);
 # with REDIS_URL / CELERY_BROKER_URL set, they go to Redis and any number of workers.

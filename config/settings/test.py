@@ -17,3 +17,5 @@ CELERY_TASK_DEFAULT_QUEUE = env_str("CELERY_QUEUE", f"podium-test-{os.getpid()}"
 # Close connections after each request and task, so a test worker thread leaves none
 # open when the test database is dropped.
 DATABASES["default"]["CONN_MAX_AGE"] = 0  # noqa: F405
+# Cache keys (throttle counters) of their own, so that parallel runs never share them.
+CACHES["default"]["KEY_PREFIX"] = f"podium-test-{os.getpid()}"  # noqa: F405

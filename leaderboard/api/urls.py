@@ -1,12 +1,85 @@
+"""/api/...: one view per operation (HackSoft style: actions are sub-paths, writes POST)."""
+
 from django.urls import path
 
-from leaderboard.api.views import BenchmarkListApi, LatestSnapshotApi
+from leaderboard.api.benchmarks import (
+    AlgorithmListApi,
+    BenchmarkCreateApi,
+    BenchmarkDetailApi,
+    BenchmarkListApi,
+    BenchmarkUpdateApi,
+    DatasetListApi,
+    MetricListApi,
+)
+from leaderboard.api.snapshots import (
+    SnapshotExportCsvApi,
+    SnapshotExportJsonApi,
+    SnapshotHistoryApi,
+    SnapshotLatestApi,
+    SnapshotVersionApi,
+)
+from leaderboard.api.submissions import (
+    SubmissionAcceptApi,
+    SubmissionCreateApi,
+    SubmissionDetailApi,
+    SubmissionListApi,
+    SubmissionRejectApi,
+    SubmissionUploadApi,
+    SubmissionWithdrawApi,
+)
+from leaderboard.api.tokens import ApiTokenCreateApi, ApiTokenListApi, ApiTokenRevokeApi
+
+benchmark = "benchmarks/<slug:slug>/"
+submission = f"{benchmark}submissions/<int:submission_id>/"
+snapshots = f"{benchmark}snapshots/"
 
 urlpatterns = [
     path("benchmarks/", BenchmarkListApi.as_view(), name="api-benchmark-list"),
+    path("benchmarks/create/", BenchmarkCreateApi.as_view(), name="api-benchmark-create"),
+    path(benchmark, BenchmarkDetailApi.as_view(), name="api-benchmark-detail"),
+    path(f"{benchmark}update/", BenchmarkUpdateApi.as_view(), name="api-benchmark-update"),
+    path(f"{benchmark}metrics/", MetricListApi.as_view(), name="api-metric-list"),
+    path(f"{benchmark}datasets/", DatasetListApi.as_view(), name="api-dataset-list"),
+    path(f"{benchmark}algorithms/", AlgorithmListApi.as_view(), name="api-algorithm-list"),
+    path(f"{benchmark}submissions/", SubmissionListApi.as_view(), name="api-submission-list"),
     path(
-        "benchmarks/<slug:slug>/snapshots/latest/",
-        LatestSnapshotApi.as_view(),
-        name="api-snapshot-latest",
+        f"{benchmark}submissions/create/",
+        SubmissionCreateApi.as_view(),
+        name="api-submission-create",
     ),
+    path(
+        f"{benchmark}submissions/upload/",
+        SubmissionUploadApi.as_view(),
+        name="api-submission-upload",
+    ),
+    path(submission, SubmissionDetailApi.as_view(), name="api-submission-detail"),
+    path(f"{submission}withdraw/", SubmissionWithdrawApi.as_view(), name="api-submission-withdraw"),
+    path(f"{submission}accept/", SubmissionAcceptApi.as_view(), name="api-submission-accept"),
+    path(f"{submission}reject/", SubmissionRejectApi.as_view(), name="api-submission-reject"),
+    path(snapshots, SnapshotHistoryApi.as_view(), name="api-snapshot-history"),
+    path(f"{snapshots}latest/", SnapshotLatestApi.as_view(), name="api-snapshot-latest"),
+    path(
+        f"{snapshots}latest/export.csv",
+        SnapshotExportCsvApi.as_view(),
+        name="api-snapshot-latest-csv",
+    ),
+    path(
+        f"{snapshots}latest/export.json",
+        SnapshotExportJsonApi.as_view(),
+        name="api-snapshot-latest-json",
+    ),
+    path(f"{snapshots}<int:version>/", SnapshotVersionApi.as_view(), name="api-snapshot-version"),
+    path(
+        f"{snapshots}<int:version>/export.csv",
+        SnapshotExportCsvApi.as_view(),
+        name="api-snapshot-version-csv",
+    ),
+    path(
+        f"{snapshots}<int:version>/export.json",
+        SnapshotExportJsonApi.as_view(),
+        name="api-snapshot-version-json",
+    ),
+    path("tokens/", ApiTokenListApi.as_view(), name="api-token-list"),
+    path("tokens/create/", ApiTokenCreateApi.as_view(), name="api-token-create"),
+    path("tokens/<int:token_id>/revoke/", ApiTokenRevokeApi.as_view(), name="api-token-revoke"),
 ]

@@ -1,0 +1,259 @@
+"""Benchmarks and their metrics, datasets and algorithms."""
+
+from __future__ import annotations
+
+from drf_spectacular.utils import extend_schema
+from rest_framework import serializers, status
+from rest_framework.permissions import IsAuthenticated
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from leaderboard.api.common import ApiView, benchmark_or_404
+from leaderboard.api.errors import ErrorSerializer
+from leaderboard.api.pagination import LimitOffsetPagination, paginated_response
+from leaderboard.models import Algorithm, Benchmark, Dataset, Metric
+from leaderboard.selectors import (
+    benchmark_algorithm_list,
+    benchmark_dataset_list,
+    benchmark_get_visible,
+    benchmark_list_visible,
+    benchmark_maintainer_names,
+    benchmark_metric_list,
+)
+from leaderboard.services import (
+    EDITABLE_FIELDS,
+    benchmark_create,
+    benchmark_update,
+    user_is_maintainer,
+)
+
+# Paths under /api/benchmarks/ that a benchmark slug would shadow.
+RESERVED_SLUGS = frozenset({"create"})
+ERRORS = {400: ErrorSerializer, 403: ErrorSerializer, 404: ErrorSerializer}
+
+
+class MetricOutputSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Metric
+        fields = ["name", "direction", "is_primary", "description"]
+
+
+class BenchmarkDetailOutputSerializer(serializers.ModelSerializer):
+    metrics = MetricOutputSerializer(many=True, read_only=True)
+    maintainers = serializers.SerializerMethodField()
+    is_maintainer = serializers.SerializerMethodField()
+    n_algorithms = serializers.IntegerField()
+    n_datasets = serializers.IntegerField()
+    n_accepted = serializers.IntegerField(help_text="accepted submissions")
+    n_pending = serializers.IntegerField(help_text="submissions awaiting moderation")
+
+    class Meta:
+        model = Benchmark
+        fields = [
+            "slug",
+            *EDITABLE_FIELDS,
+            "metrics",
+            "maintainers",
+            "is_maintainer",
+            "n_algorithms",
+            "n_datasets",
+            "n_accepted",
+            "n_pending",
+            "created_at",
+            "updated_at",
+        ]
+
+    def get_maintainers(self, benchmark) -> list[str]:
+        return benchmark_maintainer_names(benchmark=benchmark)
+
+    def get_is_maintainer(self, benchmark) -> bool:
+        return user_is_maintainer(user=self.context["request"].user, benchmark=benchmark)
+
+
+def _detail(request: Request, slug: str, status_code: int = status.HTTP_200_OK) -> Response:
+    benchmark = benchmark_get_visible(slug=slug, user=request.user)
+    data = BenchmarkDetailOutputSerializer(benchmark, context={"request": request}).data
+    return Response(data, status=status_code)
+
+
+class BenchmarkListApi(ApiView):
+    pagination_class = LimitOffsetPagination
+
+    class FilterSerializer(serializers.Serializer):
+        q = serializers.CharField(
+            required=False, allow_blank=True, default="", help_text="search title, slug, text"
+        )
+
+    class OutputSerializer(serializers.ModelSerializer):
+        n_algorithms = serializers.IntegerField()
+        n_datasets = serializers.IntegerField()
+        n_metrics = serializers.IntegerField()
+        n_accepted = serializers.IntegerField(help_text="accepted submissions")
+
+        class Meta:
+            model = Benchmark
+            fields = [
+                "slug",
+                "title",
+                "description",
+                "visibility",
+                "submission_policy",
+                "ranking_only",
+                "n_algorithms",
+                "n_datasets",
+                "n_metrics",
+                "n_accepted",
+                "updated_at",
+            ]
+
+    @extend_schema(
+        summary="List benchmarks",
+        description="Public benchmarks and those you maintain (unlisted and private ones "
+        "are not listed).",
+        parameters=[FilterSerializer],
+        responses={200: OutputSerializer(many=True)},
+    )
+    def get(self, request: Request) -> Response:
+        filters = self.FilterSerializer(data=request.query_params)
+        filters.is_valid(raise_exception=True)
+        benchmarks = benchmark_list_visible(user=request.user, query=filters.validated_data["q"])
+        return paginated_response(
+            queryset=benchmarks, serializer_class=self.OutputSerializer, request=request, view=self
+        )
+
+
+class BenchmarkCreateApi(ApiView):
+    permission_classes = [IsAuthenticated]
+
+    class InputSerializer(serializers.ModelSerializer):
+        class MetricSerializer(serializers.Serializer):
+            name = serializers.CharField(max_length=100)
+            direction = serializers.ChoiceField(choices=Metric.Direction.choices)
+
+        metrics = MetricSerializer(
+            many=True, help_text="The first metric is the primary one (ranked by default)."
+        )
+
+        class Meta:
+            model = Benchmark
+            fields = ["slug", "title", "metrics", *EDITABLE_FIELDS]
+            # The service reports a taken slug as one of its problems.
+            extra_kwargs = {"slug": {"validators": []}}
+
+        def validate_slug(self, slug: str) -> str:
+            if slug in RESERVED_SLUGS:
+                raise serializers.ValidationError(f"{slug!r} is reserved by the API")
+            return slug
+
+    @extend_schema(
+        summary="Create a benchmark",
+        description="Any logged-in user may create a benchmark and becomes its maintainer.",
+        request=InputSerializer,
+        responses={201: BenchmarkDetailOutputSerializer, **ERRORS},
+    )
+    def post(self, request: Request) -> Response:
+        serializer = self.InputSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        data = dict(serializer.validated_data)
+        metrics = [(m["name"], m["direction"]) for m in data.pop("metrics")]
+        benchmark = benchmark_create(
+            slug=data.pop("slug"),
+            title=data.pop("title"),
+            metrics=metrics,
+            creator=request.user,
+            **data,
+        )
+        return _detail(request, benchmark.slug, status.HTTP_201_CREATED)
+
+
+class BenchmarkDetailApi(ApiView):
+    @extend_schema(
+        summary="A benchmark",
+        description="Public and unlisted benchmarks are readable by anyone; a private one "
+        "only by its maintainers (404 for everyone else).",
+        responses={200: BenchmarkDetailOutputSerializer, 404: ErrorSerializer},
+    )
+    def get(self, request: Request, slug: str) -> Response:
+        benchmark_or_404(slug=slug, user=request.user)
+        return _detail(request, slug)
+
+
+class BenchmarkUpdateApi(ApiView):
+    permission_classes = [IsAuthenticated]
+
+    class InputSerializer(serializers.ModelSerializer):
+        class Meta:
+            model = Benchmark
+            fields = list(EDITABLE_FIELDS)
+
+    @extend_schema(
+        summary="Change a benchmark",
+        description="Maintainers only. Send the fields to change; a change of an analysis "
+        "setting recomputes the results.",
+        request=InputSerializer,
+        responses={200: BenchmarkDetailOutputSerializer, **ERRORS},
+    )
+    def post(self, request: Request, slug: str) -> Response:
+        benchmark = benchmark_or_404(slug=slug, user=request.user)
+        serializer = self.InputSerializer(data=request.data, partial=True)
+        serializer.is_valid(raise_exception=True)
+        benchmark_update(benchmark=benchmark, user=request.user, **serializer.validated_data)
+        return _detail(request, slug)
+
+
+class MetricListApi(ApiView):
+    pagination_class = LimitOffsetPagination
+
+    @extend_schema(
+        summary="A benchmark's metrics", responses={200: MetricOutputSerializer(many=True)}
+    )
+    def get(self, request: Request, slug: str) -> Response:
+        benchmark = benchmark_or_404(slug=slug, user=request.user)
+        return paginated_response(
+            queryset=benchmark_metric_list(benchmark=benchmark),
+            serializer_class=MetricOutputSerializer,
+            request=request,
+            view=self,
+        )
+
+
+class DatasetListApi(ApiView):
+    pagination_class = LimitOffsetPagination
+
+    class OutputSerializer(serializers.ModelSerializer):
+        n_scores = serializers.IntegerField(help_text="accepted scores on this dataset")
+
+        class Meta:
+            model = Dataset
+            fields = ["name", "description", "n_scores"]
+
+    @extend_schema(summary="A benchmark's datasets", responses={200: OutputSerializer(many=True)})
+    def get(self, request: Request, slug: str) -> Response:
+        benchmark = benchmark_or_404(slug=slug, user=request.user)
+        return paginated_response(
+            queryset=benchmark_dataset_list(benchmark=benchmark),
+            serializer_class=self.OutputSerializer,
+            request=request,
+            view=self,
+        )
+
+
+class AlgorithmListApi(ApiView):
+    pagination_class = LimitOffsetPagination
+
+    class OutputSerializer(serializers.ModelSerializer):
+        n_accepted = serializers.IntegerField(help_text="accepted submissions")
+
+        class Meta:
+            model = Algorithm
+            fields = ["name", "description", "url", "version", "n_accepted"]
+
+    @extend_schema(summary="A benchmark's algorithms", responses={200: OutputSerializer(many=True)})
+    def get(self, request: Request, slug: str) -> Response:
+        benchmark = benchmark_or_404(slug=slug, user=request.user)
+        return paginated_response(
+            queryset=benchmark_algorithm_list(benchmark=benchmark),
+            serializer_class=self.OutputSerializer,
+            request=request,
+            view=self,
+        )

@@ -1,0 +1,130 @@
+"""/api/docs/: a reference page built from the OpenAPI schema, with no JavaScript.
+
+Swagger UI and Redoc load their code from a CDN (drf-spectacular-sidecar, which bundles
+it, is not a dependency), and a CDN may be unreachable; this page needs nothing but the
+server. The schema itself is at /api/schema/ for tools, and every endpoint can also be
+tried in DRF's browsable API by opening its URL in a browser.
+"""
+
+from __future__ import annotations
+
+from django.http import HttpResponse
+from django.template import Context, Engine
+from drf_spectacular.generators import SchemaGenerator
+from drf_spectacular.utils import extend_schema
+from rest_framework.permissions import AllowAny
+from rest_framework.renderers import StaticHTMLRenderer
+from rest_framework.request import Request
+
+from leaderboard.api.common import ApiView
+
+METHODS = ("get", "post", "put", "patch", "delete")
+
+TEMPLATE = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8">
+<title>{{ info.title }} reference</title>
+<style>
+body{font:15px/1.5 system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem;color:#222}
+code,pre{font-family:ui-monospace,monospace;font-size:13px}
+.op{border:1px solid #ddd;border-radius:6px;margin:1rem 0;padding:.5rem 1rem}
+.m{display:inline-block;min-width:4.5rem;font-weight:bold;text-transform:uppercase}
+.get{color:#0a6}.post{color:#06c}.patch,.put{color:#a60}.delete{color:#c00}
+table{border-collapse:collapse;margin:.3rem 0}td,th{border:1px solid #ddd;padding:2px 8px;
+text-align:left;vertical-align:top}nav a{margin-right:1rem}
+</style></head><body>
+<h1>{{ info.title }} <small>{{ info.version }}</small></h1>
+<p>{{ info.description }}</p>
+<nav><a href="{{ schema_url }}">OpenAPI schema (YAML)</a>
+<a href="{{ schema_url }}?format=json">(JSON)</a></nav>
+<p>Authentication: the web session, or <code>Authorization: Token &lt;token&gt;</code>.
+Errors are <code>{"detail": ..., "problems": [{"line", "field", "message"}]}</code>.</p>
+{% for op in operations %}<div class="op" id="{{ op.id }}">
+<div><span class="m {{ op.method }}">{{ op.method }}</span> <code>{{ op.path }}</code>
+&nbsp; {{ op.summary }}</div>
+{% if op.description %}<p>{{ op.description }}</p>{% endif %}
+{% if op.parameters %}<table><tr><th>parameter</th><th>in</th><th></th></tr>
+{% for p in op.parameters %}<tr><td><code>{{ p.name }}</code>{% if p.required %} *{% endif %}</td>
+<td>{{ p.in }}</td><td>{{ p.description }}</td></tr>{% endfor %}</table>{% endif %}
+{% if op.request %}<div>Request: {% for r in op.request %}<code>{{ r }}</code> {% endfor %}</div>{% endif %}
+<div>Responses: {% for code, what in op.responses %}<code>{{ code }}</code> {{ what }}{% if not forloop.last %}; {% endif %}{% endfor %}</div>
+</div>{% endfor %}
+<h2>Schemas</h2>
+{% for name, fields in components %}<h3 id="{{ name }}">{{ name }}</h3>
+<table>{% for f in fields %}<tr><td><code>{{ f.name }}</code>{% if f.required %} *{% endif %}</td>
+<td>{{ f.type }}</td><td>{{ f.description }}</td></tr>{% endfor %}</table>{% endfor %}
+</body></html>"""
+
+
+def _ref_name(schema: dict) -> str:
+    if "$ref" in schema:
+        return schema["$ref"].rsplit("/", 1)[-1]
+    if schema.get("type") == "array":
+        return f"[{_ref_name(schema.get('items', {}))}]"
+    if "allOf" in schema:
+        return " & ".join(_ref_name(s) for s in schema["allOf"])
+    if "oneOf" in schema:
+        return " | ".join(_ref_name(s) for s in schema["oneOf"])
+    kind = schema.get("type", "object")
+    if "enum" in schema:
+        kind += " (" + ", ".join(str(v) for v in schema["enum"]) + ")"
+    return kind + (f" {schema['format']}" if "format" in schema else "")
+
+
+def _context(schema: dict, schema_url: str) -> dict:
+    operations = []
+    for path, item in schema.get("paths", {}).items():
+        for method in METHODS:
+            op = item.get(method)
+            if op is None:
+                continue
+            request = [
+                f"{media}: {_ref_name(body.get('schema', {}))}"
+                for media, body in op.get("requestBody", {}).get("content", {}).items()
+            ]
+            responses = []
+            for code, response in op.get("responses", {}).items():
+                content = response.get("content", {})
+                what = ", ".join(_ref_name(c.get("schema", {})) for c in content.values())
+                responses.append((code, what or response.get("description", "")))
+            operations.append(
+                {
+                    "id": op.get("operationId", ""),
+                    "method": method,
+                    "path": path,
+                    "summary": op.get("summary", ""),
+                    "description": op.get("description", ""),
+                    "parameters": op.get("parameters", []),
+                    "request": request,
+                    "responses": responses,
+                }
+            )
+    components = []
+    for name, component in schema.get("components", {}).get("schemas", {}).items():
+        required = set(component.get("required", []))
+        fields = [
+            {
+                "name": field,
+                "required": field in required,
+                "type": _ref_name(spec),
+                "description": spec.get("description", ""),
+            }
+            for field, spec in component.get("properties", {}).items()
+        ]
+        components.append((name, fields))
+    return {
+        "info": schema.get("info", {}),
+        "schema_url": schema_url,
+        "operations": operations,
+        "components": components,
+    }
+
+
+class ApiDocsView(ApiView):
+    permission_classes = [AllowAny]
+    renderer_classes = [StaticHTMLRenderer]
+
+    @extend_schema(exclude=True)
+    def get(self, request: Request) -> HttpResponse:
+        schema = SchemaGenerator().get_schema(request=request, public=True)
+        html = Engine().from_string(TEMPLATE).render(Context(_context(schema, "/api/schema/")))
+        return HttpResponse(html, content_type="text/html; charset=utf-8")

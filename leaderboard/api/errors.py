@@ -1,0 +1,119 @@
+"""One error body for the whole API.
+
+Every refusal is ``{"detail": "..."}``; refused input adds ``"problems"``, a list of
+``{"line", "field", "message"}`` (at most ``PODIUM_API_MAX_PROBLEMS`` of them) and
+``"problems_total"``, the count before capping. Services' ``ValidationFailed`` and
+``PermissionDenied`` become 400 and 403, a rejected results file 400, a body over the
+size limit 413.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.core.exceptions import RequestDataTooBig
+from django.core.exceptions import ValidationError as DjangoValidationError
+from rest_framework import exceptions, serializers, status
+from rest_framework.response import Response
+from rest_framework.views import exception_handler as drf_exception_handler
+
+from estimation.results_csv import ResultsCsvError
+from leaderboard.services import PermissionDenied, Problem, ValidationFailed
+
+
+class PayloadTooLarge(exceptions.APIException):
+    status_code = status.HTTP_413_REQUEST_ENTITY_TOO_LARGE
+    default_detail = "The request body is too large."
+    default_code = "payload_too_large"
+
+
+def max_problems() -> int:
+    return getattr(settings, "PODIUM_API_MAX_PROBLEMS", 100)
+
+
+def problems_body(detail: str, problems: list[dict], total: int | None = None) -> dict:
+    cap = max_problems()
+    return {
+        "detail": detail,
+        "problems": problems[:cap],
+        "problems_total": len(problems) if total is None else total,
+    }
+
+
+def _flatten(detail, path: str = "") -> list[dict]:
+    """DRF's nested error detail as located problems; list positions are 1-based."""
+    if isinstance(detail, dict):
+        found = []
+        for key, value in detail.items():
+            if key == api_non_field_key():
+                found += _flatten(value, path)
+            elif isinstance(key, int):  # ListField / DictField child errors
+                found += _flatten(value, f"{path}[{key + 1}]")
+            else:
+                found += _flatten(value, f"{path}.{key}" if path else str(key))
+        return found
+    if isinstance(detail, list):
+        if all(isinstance(item, str) for item in detail):
+            return [{"line": None, "field": path or None, "message": str(m)} for m in detail]
+        found = []
+        for index, item in enumerate(detail, start=1):  # many=True: one entry per item
+            found += _flatten(item, f"{path}[{index}]")
+        return found
+    return [{"line": None, "field": path or None, "message": str(detail)}]
+
+
+def api_non_field_key() -> str:
+    from rest_framework.settings import api_settings
+
+    return api_settings.NON_FIELD_ERRORS_KEY
+
+
+def _refused(problems: list[dict], total: int | None = None) -> Response:
+    n = len(problems) if total is None else total
+    detail = (
+        f"The input was refused; nothing was written. {n} problem{'s' if n != 1 else ''} found."
+    )
+    return Response(problems_body(detail, problems, total), status=status.HTTP_400_BAD_REQUEST)
+
+
+def exception_handler(exc, context):
+    if isinstance(exc, ValidationFailed):
+        return _refused([p.to_dict() for p in exc.problems])
+    if isinstance(exc, ResultsCsvError):
+        problems = [{"line": e.line, "field": e.column, "message": e.message} for e in exc.errors]
+        return _refused(problems, total=exc.total)
+    if isinstance(exc, DjangoValidationError):
+        # model.full_clean() in a service: field errors with no line
+        if hasattr(exc, "error_dict"):
+            problems = [
+                Problem(message, None if name == "__all__" else name).to_dict()
+                for name, messages in exc.message_dict.items()
+                for message in messages
+            ]
+        else:
+            problems = [Problem(message).to_dict() for message in exc.messages]
+        return _refused(problems)
+    if isinstance(exc, PermissionDenied):
+        return Response({"detail": str(exc)}, status=status.HTTP_403_FORBIDDEN)
+    if isinstance(exc, RequestDataTooBig):
+        exc = PayloadTooLarge(
+            "The request body is larger than DATA_UPLOAD_MAX_MEMORY_SIZE "
+            f"({settings.DATA_UPLOAD_MAX_MEMORY_SIZE} bytes)."
+        )
+    response = drf_exception_handler(exc, context)
+    if response is not None and isinstance(exc, exceptions.ValidationError):
+        response.data = problems_body(
+            "The input was refused; nothing was written.", _flatten(exc.detail)
+        )
+    return response
+
+
+class ProblemSerializer(serializers.Serializer):
+    line = serializers.IntegerField(allow_null=True, help_text="1-based line of the file")
+    field = serializers.CharField(allow_null=True, help_text="field or CSV column")
+    message = serializers.CharField()
+
+
+class ErrorSerializer(serializers.Serializer):
+    detail = serializers.CharField()
+    problems = ProblemSerializer(many=True, required=False)
+    problems_total = serializers.IntegerField(required=False)

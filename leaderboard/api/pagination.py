@@ -1,0 +1,22 @@
+"""``?limit=&offset=`` pagination for list endpoints."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from rest_framework import pagination
+from rest_framework.response import Response
+
+
+class LimitOffsetPagination(pagination.LimitOffsetPagination):
+    max_limit = 500
+
+    @property
+    def default_limit(self) -> int:  # type: ignore[override]
+        return settings.REST_FRAMEWORK.get("PAGE_SIZE") or 50
+
+
+def paginated_response(*, queryset, serializer_class, request, view, context=None) -> Response:
+    paginator = LimitOffsetPagination()
+    page = paginator.paginate_queryset(queryset, request, view=view)
+    data = serializer_class(page, many=True, context=context or {"request": request}).data
+    return paginator.get_paginated_response(data)

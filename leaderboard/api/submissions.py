@@ -1,0 +1,367 @@
+"""Submissions: create (JSON or a results file), list, read, withdraw, moderate."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.utils import timezone
+from drf_spectacular.utils import extend_schema, extend_schema_field
+from rest_framework import serializers, status
+from rest_framework.parsers import MultiPartParser
+from rest_framework.permissions import IsAuthenticated
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from estimation.results_csv import FORMATS, parse_results_csv
+from leaderboard.api.common import (
+    ApiView,
+    NonFiniteJSONParser,
+    ScoreValueField,
+    benchmark_or_404,
+    idempotency_key_from,
+    idempotency_parameter,
+    submission_or_404,
+    too_large_message,
+)
+from leaderboard.api.errors import ErrorSerializer, PayloadTooLarge, max_problems
+from leaderboard.api.pagination import LimitOffsetPagination, paginated_response
+from leaderboard.api.results_upload import submission_entries_from_results
+from leaderboard.models import Submission
+from leaderboard.selectors import (
+    submission_list_by_ids,
+    submission_list_visible,
+    submission_score_rows,
+)
+from leaderboard.services import (
+    ScoreInput,
+    SubmissionInput,
+    submission_accept,
+    submission_create,
+    submission_reject,
+    submission_withdraw,
+    submissions_create,
+    user_is_maintainer,
+)
+from leaderboard.throttling import (
+    AnonThrottle,
+    BenchmarkSubmitThrottle,
+    SubmitThrottle,
+    UserThrottle,
+)
+
+ERRORS = {400: ErrorSerializer, 401: ErrorSerializer, 403: ErrorSerializer, 404: ErrorSerializer}
+SUBMIT_THROTTLES = [AnonThrottle, UserThrottle, SubmitThrottle, BenchmarkSubmitThrottle]
+
+
+class SubmissionOutputSerializer(serializers.ModelSerializer):
+    benchmark = serializers.CharField(source="benchmark.slug")
+    algorithm = serializers.CharField(source="algorithm.name")
+    submitter = serializers.CharField(source="submitter.username", allow_null=True)
+    decided_by = serializers.CharField(source="decided_by.username", allow_null=True)
+    n_scores = serializers.IntegerField()
+
+    class Meta:
+        model = Submission
+        fields = [
+            "id",
+            "benchmark",
+            "algorithm",
+            "status",
+            "source",
+            "note",
+            "submitter",
+            "created_at",
+            "decided_at",
+            "decided_by",
+            "decision_note",
+            "n_scores",
+        ]
+
+
+class SubmissionDetailOutputSerializer(SubmissionOutputSerializer):
+    class ScoreSerializer(serializers.Serializer):
+        dataset = serializers.CharField(source="dataset.name")
+        metric = serializers.CharField(source="metric.name")
+        fold = serializers.IntegerField(allow_null=True)
+        value = serializers.FloatField()
+
+    scores = serializers.SerializerMethodField()
+
+    class Meta(SubmissionOutputSerializer.Meta):
+        fields = [*SubmissionOutputSerializer.Meta.fields, "scores"]
+
+    @extend_schema_field(ScoreSerializer(many=True))
+    def get_scores(self, submission) -> list[dict]:
+        rows = submission_score_rows(submission=submission)
+        return self.ScoreSerializer(rows, many=True).data
+
+
+def _stored(submissions: list[Submission]) -> list[Submission]:
+    """The submissions again, with their score counts."""
+    return list(submission_list_by_ids(ids=[s.pk for s in submissions]))
+
+
+def _replayed(submissions: list[Submission], key: str, started) -> bool:
+    """True when an Idempotency-Key retry returned what an earlier request stored."""
+    return bool(key) and all(s.created_at < started for s in submissions)
+
+
+class SubmissionListApi(ApiView):
+    pagination_class = LimitOffsetPagination
+
+    class FilterSerializer(serializers.Serializer):
+        status = serializers.ChoiceField(choices=Submission.Status.choices, required=False)
+        algorithm = serializers.CharField(required=False, help_text="algorithm name")
+
+    @extend_schema(
+        summary="List submissions",
+        description="Maintainers see every submission; everyone else the accepted ones "
+        "and their own.",
+        parameters=[FilterSerializer],
+        responses={200: SubmissionOutputSerializer(many=True), 400: ErrorSerializer},
+    )
+    def get(self, request: Request, slug: str) -> Response:
+        benchmark = benchmark_or_404(slug=slug, user=request.user)
+        filters = self.FilterSerializer(data=request.query_params)
+        filters.is_valid(raise_exception=True)
+        submissions = submission_list_visible(
+            benchmark=benchmark,
+            user=request.user,
+            is_maintainer=user_is_maintainer(user=request.user, benchmark=benchmark),
+            **filters.validated_data,
+        )
+        return paginated_response(
+            queryset=submissions,
+            serializer_class=SubmissionOutputSerializer,
+            request=request,
+            view=self,
+        )
+
+
+class SubmissionCreateApi(ApiView):
+    permission_classes = [IsAuthenticated]
+    throttle_classes = SUBMIT_THROTTLES
+    parser_classes = [NonFiniteJSONParser]
+
+    class InputSerializer(serializers.Serializer):
+        class ScoreSerializer(serializers.Serializer):
+            dataset = serializers.CharField(max_length=200, allow_blank=True)
+            value = ScoreValueField(help_text="a finite number (a rank >= 1 on ranking benchmarks)")
+            metric = serializers.CharField(
+                required=False, allow_null=True, default=None, help_text="default: primary"
+            )
+            fold = serializers.IntegerField(required=False, allow_null=True, default=None)
+
+        algorithm = serializers.CharField(max_length=200)
+        algorithm_url = serializers.URLField(required=False, allow_blank=True, default="")
+        algorithm_version = serializers.CharField(
+            required=False, allow_blank=True, max_length=50, default=""
+        )
+        note = serializers.CharField(required=False, allow_blank=True, default="")
+        scores = ScoreSerializer(many=True, allow_empty=True)
+
+        def validate_scores(self, scores):
+            limit = settings.PODIUM_MAX_UPLOAD_ROWS
+            if len(scores) > limit:
+                raise serializers.ValidationError(f"at most {limit} scores per submission")
+            return scores
+
+    @extend_schema(
+        summary="Submit an algorithm's scores",
+        description="Any logged-in user may submit to an open or moderated benchmark (to a "
+        "closed one, only its maintainers). Open benchmarks accept on arrival; moderated "
+        "ones wait for a maintainer. All or nothing: every problem is reported, with the "
+        "position of the score (`scores[i]`, 1-based).",
+        request=InputSerializer,
+        parameters=[idempotency_parameter],
+        responses={
+            201: SubmissionOutputSerializer,
+            200: SubmissionOutputSerializer,
+            413: ErrorSerializer,
+            429: ErrorSerializer,
+            **ERRORS,
+        },
+    )
+    def post(self, request: Request, slug: str) -> Response:
+        benchmark = benchmark_or_404(slug=slug, user=request.user)
+        key = idempotency_key_from(request)
+        serializer = self.InputSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        data = serializer.validated_data
+        entry = SubmissionInput(
+            algorithm=data["algorithm"],
+            scores=[ScoreInput(**score) for score in data["scores"]],
+            algorithm_url=data["algorithm_url"],
+            algorithm_version=data["algorithm_version"],
+            note=data["note"],
+        )
+        started = timezone.now()
+        submission = submission_create(
+            benchmark=benchmark,
+            submitter=request.user,
+            entry=entry,
+            source=Submission.Source.API,
+            idempotency_key=key,
+        )
+        code = status.HTTP_200_OK if _replayed([submission], key, started) else 201
+        (stored,) = _stored([submission])
+        return Response(SubmissionOutputSerializer(stored).data, status=code)
+
+
+class SubmissionUploadApi(ApiView):
+    permission_classes = [IsAuthenticated]
+    throttle_classes = SUBMIT_THROTTLES
+    parser_classes = [MultiPartParser]
+
+    class InputSerializer(serializers.Serializer):
+        file = serializers.FileField(help_text="results CSV, UTF-8")
+        format = serializers.ChoiceField(
+            choices=FORMATS,
+            required=False,
+            allow_null=True,
+            default=None,
+            help_text="long: dataset,algorithm,score[,fold][,metric]; wide: "
+            "dataset,<algorithm>,...; ranking: dataset,algorithm,rank. Detected from the "
+            "header when omitted.",
+        )
+        note = serializers.CharField(required=False, allow_blank=True, default="")
+
+    class OutputSerializer(serializers.Serializer):
+        submissions = SubmissionOutputSerializer(many=True)
+        n_scores = serializers.IntegerField()
+
+    def max_body_bytes(self) -> int:
+        return settings.PODIUM_MAX_UPLOAD_BYTES
+
+    @extend_schema(
+        summary="Submit a results file",
+        description="multipart/form-data with a CSV `file`: one submission per algorithm "
+        "in the file, all or nothing. A refused file lists every bad row (line, column, "
+        "reason). Files over PODIUM_MAX_UPLOAD_BYTES are refused with 413, files over "
+        "PODIUM_MAX_UPLOAD_ROWS rows with 400.",
+        request=InputSerializer,
+        parameters=[idempotency_parameter],
+        responses={
+            201: OutputSerializer,
+            200: OutputSerializer,
+            413: ErrorSerializer,
+            429: ErrorSerializer,
+            **ERRORS,
+        },
+    )
+    def post(self, request: Request, slug: str) -> Response:
+        benchmark = benchmark_or_404(slug=slug, user=request.user)
+        key = idempotency_key_from(request)
+        serializer = self.InputSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        data = serializer.validated_data
+        upload = data["file"]
+        if upload.size > self.max_body_bytes():
+            raise PayloadTooLarge(too_large_message(upload.size, self.max_body_bytes()))
+        parsed = parse_results_csv(
+            upload,
+            format=data["format"],
+            max_rows=settings.PODIUM_MAX_UPLOAD_ROWS,
+            max_errors=max_problems(),
+        )
+        entries = submission_entries_from_results(parsed, benchmark=benchmark, note=data["note"])
+        started = timezone.now()
+        submissions = submissions_create(
+            benchmark=benchmark,
+            submitter=request.user,
+            entries=entries,
+            source=Submission.Source.CSV,
+            idempotency_key=key,
+        )
+        code = status.HTTP_200_OK if _replayed(submissions, key, started) else 201
+        stored = _stored(submissions)
+        body = {"submissions": stored, "n_scores": sum(s.n_scores for s in stored)}
+        return Response(self.OutputSerializer(body).data, status=code)
+
+
+class SubmissionDetailApi(ApiView):
+    @extend_schema(
+        summary="A submission with its scores",
+        responses={200: SubmissionDetailOutputSerializer, 404: ErrorSerializer},
+    )
+    def get(self, request: Request, slug: str, submission_id: int) -> Response:
+        benchmark = benchmark_or_404(slug=slug, user=request.user)
+        submission = submission_or_404(
+            benchmark=benchmark, user=request.user, submission_id=submission_id
+        )
+        return Response(SubmissionDetailOutputSerializer(submission).data)
+
+
+class SubmissionWithdrawApi(ApiView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(
+        summary="Withdraw a submission",
+        description="Its submitter or a maintainer; its scores stop counting.",
+        request=None,
+        responses={200: SubmissionOutputSerializer, **ERRORS},
+    )
+    def post(self, request: Request, slug: str, submission_id: int) -> Response:
+        benchmark = benchmark_or_404(slug=slug, user=request.user)
+        submission = submission_or_404(
+            benchmark=benchmark, user=request.user, submission_id=submission_id
+        )
+        submission = submission_withdraw(submission=submission, user=request.user)
+        (stored,) = _stored([submission])
+        return Response(SubmissionOutputSerializer(stored).data)
+
+
+class _DecisionInputSerializer(serializers.Serializer):
+    note = serializers.CharField(required=False, allow_blank=True, default="")
+
+
+class SubmissionAcceptApi(ApiView):
+    permission_classes = [IsAuthenticated]
+
+    class InputSerializer(_DecisionInputSerializer):
+        pass
+
+    @extend_schema(
+        summary="Accept a pending submission",
+        description="Maintainers only.",
+        request=InputSerializer,
+        responses={200: SubmissionOutputSerializer, **ERRORS},
+    )
+    def post(self, request: Request, slug: str, submission_id: int) -> Response:
+        benchmark = benchmark_or_404(slug=slug, user=request.user)
+        submission = submission_or_404(
+            benchmark=benchmark, user=request.user, submission_id=submission_id
+        )
+        serializer = self.InputSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        submission = submission_accept(
+            submission=submission, user=request.user, note=serializer.validated_data["note"]
+        )
+        (stored,) = _stored([submission])
+        return Response(SubmissionOutputSerializer(stored).data)
+
+
+class SubmissionRejectApi(ApiView):
+    permission_classes = [IsAuthenticated]
+
+    class InputSerializer(_DecisionInputSerializer):
+        pass
+
+    @extend_schema(
+        summary="Reject a submission",
+        description="Maintainers only; rejecting an accepted submission removes its scores "
+        "from the results.",
+        request=InputSerializer,
+        responses={200: SubmissionOutputSerializer, **ERRORS},
+    )
+    def post(self, request: Request, slug: str, submission_id: int) -> Response:
+        benchmark = benchmark_or_404(slug=slug, user=request.user)
+        submission = submission_or_404(
+            benchmark=benchmark, user=request.user, submission_id=submission_id
+        )
+        serializer = self.InputSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        submission = submission_reject(
+            submission=submission, user=request.user, note=serializer.validated_data["note"]
+        )
+        (stored,) = _stored([submission])
+        return Response(SubmissionOutputSerializer(stored).data)
