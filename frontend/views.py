@@ -2,20 +2,24 @@
 
 from __future__ import annotations
 
-from django.http import HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404, render
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import render
 
 from estimation.selectors import snapshot_latest
 from leaderboard.models import Benchmark
-from leaderboard.selectors import benchmark_list
+from leaderboard.selectors import benchmark_get_visible, benchmark_list_visible
 
 
 def benchmark_index(request: HttpRequest) -> HttpResponse:
-    return render(request, "frontend/benchmark_list.html", {"benchmarks": benchmark_list()})
+    benchmarks = benchmark_list_visible(user=request.user, query=request.GET.get("q", ""))
+    return render(request, "frontend/benchmark_list.html", {"benchmarks": benchmarks})
 
 
 def benchmark_leaderboard(request: HttpRequest, slug: str) -> HttpResponse:
-    benchmark = get_object_or_404(Benchmark, slug=slug)
+    try:
+        benchmark = benchmark_get_visible(slug=slug, user=request.user)
+    except Benchmark.DoesNotExist:
+        raise Http404("No such benchmark") from None
     snapshot = snapshot_latest(benchmark=benchmark)
     rows = []
     if snapshot is not None:

@@ -20,13 +20,6 @@ from leaderboard.models import (
 )
 
 
-def benchmark_list() -> QuerySet[Benchmark]:
-    return Benchmark.objects.annotate(
-        n_algorithms=Count("algorithms", distinct=True),
-        n_datasets=Count("datasets", distinct=True),
-    ).order_by("title")
-
-
 def benchmark_get(*, slug: str) -> Benchmark:
     return Benchmark.objects.get(slug=slug)
 

@@ -13,6 +13,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import timedelta
 
+from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import IntegrityError, connection, transaction
 from django.db.models import Q
 from django.utils import timezone
@@ -147,7 +148,7 @@ def benchmark_create(
     if problems:
         raise ValidationFailed(problems)
     benchmark = Benchmark(slug=slug, title=title, **fields)
-    benchmark.full_clean()
+    _full_clean(benchmark)
     benchmark.save()
     if creator is not None and creator.is_authenticated:
         benchmark.maintainers.add(creator)
@@ -156,6 +157,20 @@ def benchmark_create(
             benchmark=benchmark, name=name, direction=direction, is_primary=index == 0
         )
     return benchmark
+
+
+def _full_clean(instance) -> None:
+    """Model validation, reported like every other refused input."""
+    try:
+        instance.full_clean()
+    except DjangoValidationError as exc:
+        raise ValidationFailed(
+            [
+                Problem(message, None if name == "__all__" else name)
+                for name, messages in exc.message_dict.items()
+                for message in messages
+            ]
+        ) from None
 
 
 def _metric_problems(metrics: list[tuple[str, str]]) -> list[Problem]:
@@ -196,7 +211,7 @@ def benchmark_update(*, benchmark: Benchmark, user, **changes) -> Benchmark:
     )
     for name, value in changes.items():
         setattr(benchmark, name, value)
-    benchmark.full_clean()
+    _full_clean(benchmark)
     benchmark.save()
     if analysis_changed:
         recompute_request(benchmark_id=benchmark.pk)
@@ -445,6 +460,11 @@ def _scores_insert(rows: list[tuple[int, int, int, int | None, float]]) -> None:
 
 
 MAX_PROBLEMS = 100
+MAX_NAME_LENGTH = 200  # Dataset.name and Algorithm.name
+
+
+def _is_number(value) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
 
 
 def _entry_problems(benchmark, entries, metrics, primary, datasets, algorithms) -> list[Problem]:
@@ -460,6 +480,10 @@ def _entry_problems(benchmark, entries, metrics, primary, datasets, algorithms) 
         elif name in seen_algorithms:
             problems.append(Problem(f"algorithm {name!r} appears twice", "algorithm"))
         seen_algorithms.add(name)
+        if len(name) > MAX_NAME_LENGTH:
+            problems.append(
+                Problem(f"algorithm name is longer than {MAX_NAME_LENGTH} characters", "algorithm")
+            )
         if name and name not in algorithms and not benchmark.allow_new_algorithms:
             problems.append(
                 Problem(
@@ -475,6 +499,14 @@ def _entry_problems(benchmark, entries, metrics, primary, datasets, algorithms) 
             label = "" if score.line is not None else f"scores[{position}]: "
             if not score.dataset or not str(score.dataset).strip():
                 problems.append(Problem(f"{label}dataset is empty", "dataset", **where))
+            elif len(score.dataset) > MAX_NAME_LENGTH:
+                problems.append(
+                    Problem(
+                        f"{label}dataset name is longer than {MAX_NAME_LENGTH} characters",
+                        "dataset",
+                        **where,
+                    )
+                )
             elif score.dataset not in datasets and not benchmark.allow_new_datasets:
                 problems.append(
                     Problem(
@@ -484,7 +516,7 @@ def _entry_problems(benchmark, entries, metrics, primary, datasets, algorithms) 
                         **where,
                     )
                 )
-            if not isinstance(score.value, int | float) or not math.isfinite(score.value):
+            if not _is_number(score.value) or not math.isfinite(score.value):
                 problems.append(
                     Problem(
                         f"{label}score must be a finite number, got {score.value!r}",
@@ -507,7 +539,7 @@ def _entry_problems(benchmark, entries, metrics, primary, datasets, algorithms) 
                 problems.append(
                     Problem(f"{label}fold must be a non-negative integer", "fold", **where)
                 )
-            if benchmark.ranking_only and isinstance(score.value, int | float) and score.value < 1:
+            if benchmark.ranking_only and _is_number(score.value) and score.value < 1:
                 problems.append(
                     Problem(
                         f"{label}a rank is 1 (best) or more, got {score.value}", "value", **where

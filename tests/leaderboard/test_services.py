@@ -211,3 +211,29 @@ def test_accept_enqueues_after_commit(django_capture_on_commit_callbacks, monkey
     for callback in callbacks:
         callback()
     assert sent == [benchmark.pk]
+
+
+def test_booleans_and_overlong_names_are_refused():
+    benchmark = make_benchmark()
+    scores = [ScoreInput(dataset="d1", value=True), ScoreInput(dataset="x" * 201, value=0.5)]
+    with pytest.raises(ValidationFailed) as caught:
+        submission_create(
+            benchmark=benchmark,
+            submitter=make_user(),
+            entry=SubmissionInput(algorithm="a" * 201, scores=scores),
+        )
+    assert [str(p) for p in caught.value.problems] == [
+        "algorithm: algorithm name is longer than 200 characters",
+        "value: scores[1]: score must be a finite number, got True",
+        "dataset: scores[2]: dataset name is longer than 200 characters",
+    ]
+
+
+def test_invalid_settings_are_reported_as_problems_not_crashes():
+    maintainer = make_user("maintainer")
+    benchmark = make_benchmark()
+    benchmark.maintainers.add(maintainer)
+    with pytest.raises(ValidationFailed) as caught:
+        benchmark_update(benchmark=benchmark, user=maintainer, alpha=2.0, correction="sidak")
+    fields = sorted(p.field for p in caught.value.problems)
+    assert fields == ["alpha", "correction"]
