@@ -1,0 +1,332 @@
+"""Tests within a dataset on fold-level scores (METHODS 5).
+
+``fold_scores`` is an ``(f, m)`` array for one dataset: the same ``f`` cross-validation
+folds (or repeats) for every algorithm, larger is better. The repeated-measures Tukey
+HSD treats folds as blocks of a two-way additive model; the per-fold Wilcoxon test
+is its rank-based counterpart.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+from scipy import stats
+
+from .significance import (
+    Correction,
+    PairwiseSignedRank,
+    _check_alpha,
+    _matrix_to_list,
+    _paired_signed_rank,
+    _plain,
+)
+
+__all__ = [
+    "SignificanceAwareRanks",
+    "TukeyResult",
+    "fold_wilcoxon_pairwise",
+    "repeated_measures_tukey",
+    "significance_aware_ranks",
+]
+
+
+def _check_fold_scores(fold_scores: np.ndarray) -> np.ndarray:
+    fold_scores = np.asarray(fold_scores, dtype=float)
+    if fold_scores.ndim != 2:
+        raise ValueError(
+            f"fold_scores must be a 2-D array (folds x algorithms), got {fold_scores.ndim}-D"
+        )
+    if not np.isfinite(fold_scores).all():
+        raise ValueError("fold_scores must be finite: every algorithm needs every fold")
+    return fold_scores
+
+
+def _tukey_not_applicable(f: int, m: int) -> str | None:
+    if m < 2:
+        return f"needs at least two algorithms, got {m}"
+    if f < 2:
+        return f"needs at least two folds, got {f}"
+    return None
+
+
+def _tukey_core(stack: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+    """Column means, mean differences and standard errors for ``(k, f, m)`` blocks."""
+    _, f, m = stack.shape
+    column_means = stack.mean(axis=1)  # (k, m)
+    residuals = (
+        stack
+        - stack.mean(axis=2, keepdims=True)
+        - column_means[:, None, :]
+        + stack.mean(axis=(1, 2))[:, None, None]
+    )
+    df = (f - 1) * (m - 1)
+    se = np.sqrt((residuals**2).sum(axis=(1, 2)) / df / f)
+    differences = column_means[:, :, None] - column_means[:, None, :]
+    return column_means, differences, se, df
+
+
+def _studentized(differences: np.ndarray, se: np.ndarray) -> np.ndarray:
+    """``|d| / se``; with ``se = 0`` (perfectly additive scores) a non-zero ``d`` is
+    infinitely far out and a zero ``d`` is no evidence at all."""
+    se = np.broadcast_to(se, differences.shape)
+    safe = np.where(se > 0, se, 1.0)
+    q = np.abs(differences) / safe
+    return np.where(se > 0, q, np.where(differences == 0, 0.0, np.inf))
+
+
+@dataclass(frozen=True)
+class TukeyResult:
+    """Repeated-measures Tukey HSD for all pairs of algorithms on one dataset.
+
+    Matrices are ``(m, m)``. ``mean_difference[a, b] = mean_a - mean_b`` and
+    ``cohen_d`` are antisymmetric; ``q`` and ``pvalues`` symmetric (1 on the
+    diagonal). ``cohen_d`` is ``+-inf`` where every fold shows the same non-zero
+    difference and ``NaN`` where all fold differences are zero; ``to_dict()`` turns
+    both into ``None`` and says why in ``cohen_d_note``.
+    """
+
+    n_folds: int
+    n_algorithms: int
+    alpha: float
+    df: int | None
+    se: float | None
+    mean_scores: np.ndarray | None
+    mean_difference: np.ndarray | None
+    q: np.ndarray | None
+    pvalues: np.ndarray | None
+    significant: np.ndarray | None
+    cohen_d: np.ndarray | None
+    not_applicable: str | None
+
+    def to_dict(self) -> dict:
+        if self.not_applicable is not None:
+            return {
+                "n_folds": self.n_folds,
+                "n_algorithms": self.n_algorithms,
+                "alpha": self.alpha,
+                "not_applicable": self.not_applicable,
+            }
+        notes = np.where(
+            np.isinf(self.cohen_d),
+            "every fold shows the same difference",
+            np.where(np.isnan(self.cohen_d), "all fold differences are zero", ""),
+        )
+        return {
+            "n_folds": self.n_folds,
+            "n_algorithms": self.n_algorithms,
+            "alpha": self.alpha,
+            "df": self.df,
+            "se": _plain(self.se),
+            "mean_scores": [float(x) for x in self.mean_scores],
+            "mean_difference": _matrix_to_list(self.mean_difference),
+            "q": _matrix_to_list(self.q),
+            "pvalues": _matrix_to_list(self.pvalues),
+            "significant": self.significant.tolist(),
+            "cohen_d": _matrix_to_list(self.cohen_d),
+            "cohen_d_note": [[note or None for note in row] for row in notes.tolist()],
+            "not_applicable": None,
+        }
+
+
+def _paired_cohen_d(fold_scores: np.ndarray) -> np.ndarray:
+    """Mean of the fold differences over their sample standard deviation, (m, m)."""
+    differences = fold_scores[:, :, None] - fold_scores[:, None, :]
+    mean = differences.mean(axis=0)
+    sd = differences.std(axis=0, ddof=1)
+    # Rounding leaves a tiny spread in differences that are constant in exact arithmetic.
+    constant = sd <= 1e-12 * np.maximum(np.abs(differences).max(axis=0), 1e-300)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        d = np.where(constant, np.sign(mean) * np.inf, mean / np.where(constant, 1.0, sd))
+    d[constant & (mean == 0)] = np.nan
+    np.fill_diagonal(d, np.nan)
+    return d
+
+
+def repeated_measures_tukey(fold_scores: np.ndarray, *, alpha: float = 0.05) -> TukeyResult:
+    """Tukey's HSD for a repeated-measures (folds x algorithms) design.
+
+    Parameters
+    ----------
+    fold_scores : array_like, shape (f, m)
+        Scores of ``m`` algorithms on the same ``f`` folds, larger is better.
+    alpha : float, default 0.05
+        Level for the ``significant`` matrix.
+
+    Returns
+    -------
+    TukeyResult
+
+    Notes
+    -----
+    Residuals of the additive model ``S - row means - column means + grand mean`` give
+    ``df = (f - 1)(m - 1)`` and ``se = sqrt(sum(resid^2) / df / f)``; a pair's p-value
+    is ``studentized_range.sf(|d| / se, m, df)`` with ``d`` the difference of column
+    means. Folds of one cross-validation share training data, so they are not
+    independent and these p-values are optimistic (Nadeau and Bengio 2003); they
+    order algorithms within a dataset rather than generalise beyond it. If the
+    residuals vanish (``se = 0``), every non-zero difference gets p-value 0 and a zero
+    difference p-value 1. The effect size is the paired Cohen's d (mean of the fold
+    differences over their sample standard deviation).
+
+    References
+    ----------
+    .. [1] J. W. Tukey, "Comparing individual means in the analysis of variance",
+       Biometrics 5(2), 99-114, 1949.
+    .. [2] C. Nadeau and Y. Bengio, "Inference for the generalization error",
+       Machine Learning 52, 239-281, 2003.
+    """
+    alpha = _check_alpha(alpha)
+    fold_scores = _check_fold_scores(fold_scores)
+    f, m = fold_scores.shape
+    reason = _tukey_not_applicable(f, m)
+    if reason is not None:
+        return TukeyResult(f, m, alpha, None, None, None, None, None, None, None, None, reason)
+    column_means, differences, se, df = _tukey_core(fold_scores[None])
+    q = _studentized(differences[0], se[0])
+    upper = np.triu_indices(m, 1)
+    # The finite-df studentized range is a slow double integral: one call per value.
+    distinct, inverse = np.unique(q[upper], return_inverse=True)
+    finite = np.isfinite(distinct)
+    tail = np.zeros(distinct.shape)
+    tail[finite] = stats.studentized_range.sf(distinct[finite], m, df)
+    pvalues = np.ones((m, m))
+    pvalues[upper] = np.clip(tail, 0, 1)[inverse]
+    pvalues = np.minimum(pvalues, pvalues.T)
+    significant = pvalues < alpha
+    np.fill_diagonal(significant, False)
+    return TukeyResult(
+        n_folds=f,
+        n_algorithms=m,
+        alpha=alpha,
+        df=df,
+        se=float(se[0]),
+        mean_scores=column_means[0],
+        mean_difference=differences[0],
+        q=q,
+        pvalues=pvalues,
+        significant=significant,
+        cohen_d=_paired_cohen_d(fold_scores),
+        not_applicable=None,
+    )
+
+
+def fold_wilcoxon_pairwise(
+    fold_scores: np.ndarray, *, correction: Correction = "holm", alpha: float = 0.05
+) -> PairwiseSignedRank:
+    """Wilcoxon signed-rank test for every pair of algorithms over the folds of one dataset.
+
+    Same computation and result as :func:`estimation.core.significance.wilcoxon_pairwise`
+    (scipy.stats.wilcoxon defaults, Holm or Bonferroni, matched-pairs rank-biserial
+    effect size), with folds as the paired observations. With 10 folds the smallest
+    attainable two-sided p-value is ``2 / 2**10``, about 0.002, before correction.
+    """
+    fold_scores = np.asarray(fold_scores, dtype=float)
+    return _paired_signed_rank(fold_scores, correction=correction, alpha=alpha, unit="fold")
+
+
+@lru_cache(maxsize=256)
+def _tukey_critical_q(m: int, df: int, alpha: float) -> float:
+    return float(stats.studentized_range.ppf(1 - alpha, m, df))
+
+
+@dataclass(frozen=True)
+class SignificanceAwareRanks:
+    """Per-dataset significance-aware ranks and their mean.
+
+    ``ranks[i, a]`` is 1 + the number of algorithms significantly better than ``a`` on
+    dataset ``i`` (Tukey, level ``alpha``); rows of datasets where the test is not
+    applicable are ``NaN`` and listed in ``not_applicable`` (index -> reason).
+    ``mean_ranks`` averages the applicable datasets (``None`` entries when there are
+    none).
+    """
+
+    alpha: float
+    ranks: np.ndarray
+    mean_ranks: np.ndarray
+    n_folds: np.ndarray
+    not_applicable: dict[int, str]
+
+    def to_dict(self) -> dict:
+        return {
+            "alpha": self.alpha,
+            "ranks": _matrix_to_list(self.ranks),
+            "mean_ranks": [_plain(float(x)) for x in self.mean_ranks],
+            "n_folds": [int(x) for x in self.n_folds],
+            "not_applicable": {str(k): v for k, v in self.not_applicable.items()},
+        }
+
+
+def _complete_folds(fold_scores: np.ndarray) -> np.ndarray:
+    """Folds where every algorithm has a score (NaN padding and gaps dropped)."""
+    fold_scores = np.asarray(fold_scores, dtype=float)
+    if fold_scores.ndim != 2:
+        raise ValueError(
+            f"each dataset's fold scores must be 2-D (folds x algorithms), got {fold_scores.ndim}-D"
+        )
+    if np.isinf(fold_scores).any():
+        raise ValueError("fold scores must be finite or NaN (missing)")
+    return fold_scores[np.isfinite(fold_scores).all(axis=1)]
+
+
+def significance_aware_ranks(
+    fold_scores_per_dataset: np.ndarray | Sequence[np.ndarray], *, alpha: float = 0.05
+) -> SignificanceAwareRanks:
+    """Rank = 1 + number of algorithms significantly better (repeated-measures Tukey).
+
+    Parameters
+    ----------
+    fold_scores_per_dataset : array_like, shape (n, f, m), or sequence of (f_i, m)
+        Fold scores of every dataset, larger is better; ``NaN``-padded folds (as in
+        ``ResultTable.fold_values``) and folds missing for some algorithm are dropped.
+    alpha : float, default 0.05
+        Level of the Tukey test.
+
+    Returns
+    -------
+    SignificanceAwareRanks
+
+    Notes
+    -----
+    ``b`` is significantly better than ``a`` when ``mean_b > mean_a`` and
+    ``|mean_b - mean_a| / se > q_{1-alpha}(m, df)``, which is the Tukey p-value being
+    below ``alpha``. Datasets with the same number of complete folds are processed
+    together as one ``(k, f, m)`` array; the critical value is computed once per
+    ``(m, df)``. An algorithm that wins often by insignificant margins and loses badly
+    elsewhere ranks worse here than its win rate suggests.
+    """
+    alpha = _check_alpha(alpha)
+    datasets = [_complete_folds(block) for block in fold_scores_per_dataset]
+    n = len(datasets)
+    if n == 0:
+        raise ValueError("fold_scores_per_dataset must hold at least one dataset")
+    widths = {block.shape[1] for block in datasets}
+    if len(widths) != 1:
+        raise ValueError(f"every dataset needs the same number of algorithms, got {sorted(widths)}")
+    m = widths.pop()
+    n_folds = np.array([block.shape[0] for block in datasets])
+    ranks = np.full((n, m), np.nan)
+    not_applicable: dict[int, str] = {}
+    for f in np.unique(n_folds):
+        members = np.flatnonzero(n_folds == f)
+        reason = _tukey_not_applicable(int(f), m)
+        if reason is not None:
+            not_applicable.update({int(i): reason for i in members})
+            continue
+        stack = np.stack([datasets[i] for i in members])
+        _, differences, se, df = _tukey_core(stack)
+        q = _studentized(differences, se[:, None, None])
+        # differences[k, a, b] = mean_a - mean_b: b better than a when it is negative.
+        better = (differences < 0) & (q > _tukey_critical_q(m, df, alpha))
+        ranks[members] = 1 + better.sum(axis=2)
+    applicable = ~np.isnan(ranks[:, 0])
+    mean_ranks = ranks[applicable].mean(axis=0) if applicable.any() else np.full(m, np.nan)
+    return SignificanceAwareRanks(
+        alpha=alpha,
+        ranks=ranks,
+        mean_ranks=mean_ranks,
+        n_folds=n_folds,
+        not_applicable=not_applicable,
+    )

@@ -1,0 +1,263 @@
+"""Friedman, Nemenyi, pairwise Wilcoxon and groups (METHODS 4) against Demšar 2006 and peers."""
+
+import json
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pytest
+from autorank._util import _critical_distance
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy import stats
+from statsmodels.stats.multitest import multipletests
+
+from estimation.core.significance import (
+    adjust_pvalues,
+    cd_groups,
+    compact_letter_display,
+    friedman,
+    indistinguishable_groups,
+    nemenyi,
+    wilcoxon_pairwise,
+)
+
+DEMSAR = Path("/work/shared/data/real/demsar2006")
+
+
+def _read_wide(path):
+    rows = path.read_text().strip().splitlines()[1:]
+    return np.array([[float(x) for x in row.split(",")[-4:]] for row in rows])
+
+
+@pytest.fixture(scope="module")
+def demsar_ranks():
+    return _read_wide(DEMSAR / "demsar2006_table6_ranks_as_printed.csv")
+
+
+@pytest.fixture(scope="module")
+def demsar_auc():
+    return _read_wide(DEMSAR / "demsar2006_table6_auc.csv")
+
+
+def _scikit_posthocs():
+    """Import scikit-posthocs 0.11.4, which still imports ``multipletests`` from the
+    module statsmodels 0.15 moved it out of; restore the old name for the import."""
+    import statsmodels.sandbox.stats.multicomp as multicomp
+
+    if not hasattr(multicomp, "multipletests"):
+        multicomp.multipletests = multipletests
+    import scikit_posthocs
+
+    return scikit_posthocs
+
+
+def _json(result):
+    return json.loads(json.dumps(result.to_dict(), allow_nan=False))
+
+
+# ---------------------------------------------------------------------------- Friedman
+
+
+def test_friedman_reproduces_demsar_table6_from_printed_ranks(demsar_ranks):
+    result = friedman(demsar_ranks)
+    np.testing.assert_allclose(result.mean_ranks, [3.143, 2.000, 2.893, 1.964], atol=5e-4)
+    assert result.statistic_uncorrected == pytest.approx(9.28, abs=5e-3)  # as printed
+    assert result.statistic_uncorrected == pytest.approx(9.279, abs=5e-4)  # PROVENANCE
+    assert result.iman_davenport_uncorrected == pytest.approx(3.69, abs=5e-3)
+    assert result.iman_davenport_uncorrected == pytest.approx(3.686, abs=5e-4)
+    assert result.iman_davenport_df == (3, 39)
+    assert stats.f.ppf(0.95, 3, 39) == pytest.approx(2.85, abs=5e-3)  # critical F, printed
+    _json(result)
+
+
+def test_friedman_from_auc_values_matches_provenance_and_scipy(demsar_auc):
+    result = friedman(stats.rankdata(-demsar_auc, axis=1))
+    assert result.statistic_uncorrected == pytest.approx(9.857, abs=5e-4)
+    assert result.iman_davenport_uncorrected == pytest.approx(3.987, abs=5e-4)
+    assert result.statistic == pytest.approx(10.95, abs=5e-3)
+    reference = stats.friedmanchisquare(*demsar_auc.T)
+    assert result.statistic == pytest.approx(reference.statistic, rel=1e-12)
+    assert result.pvalue == pytest.approx(reference.pvalue, rel=1e-10)
+    f_corrected = 13 * result.statistic / (14 * 3 - result.statistic)
+    assert result.iman_davenport == pytest.approx(f_corrected, rel=1e-12)
+    assert result.iman_davenport_pvalue == pytest.approx(stats.f.sf(f_corrected, 3, 39), rel=1e-12)
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.integers(2, 15), st.integers(3, 8), st.integers(0, 10_000))
+def test_friedman_matches_scipy_with_ties(n, m, seed):
+    scores = np.round(np.random.default_rng(seed).normal(size=(n, m)), 0)
+    result = friedman(stats.rankdata(-scores, axis=1))
+    if result.not_applicable is not None:
+        assert np.all(scores == scores[:, :1])
+        return
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        reference = stats.friedmanchisquare(*scores.T)
+    assert result.statistic == pytest.approx(reference.statistic, rel=1e-10)
+    assert result.pvalue == pytest.approx(reference.pvalue, rel=1e-8, abs=1e-300)
+
+
+def test_friedman_not_applicable_reasons():
+    assert "two datasets" in friedman(np.array([[1.0, 2.0, 3.0]])).not_applicable
+    assert "two algorithms" in friedman(np.ones((5, 1))).not_applicable
+    assert "ties all" in friedman(np.full((4, 3), 2.0)).not_applicable
+    top3 = np.tile([1.0, 2.0, 3.0, 5.5, 5.5, 5.5, 5.5], (6, 1))
+    result = friedman(top3, known_positions=3)
+    assert "top 3" in result.not_applicable
+    assert _json(result)["statistic"] is None
+    assert "top 3" in nemenyi(top3, known_positions=3).not_applicable
+
+
+def test_friedman_perfect_agreement_has_infinite_f():
+    result = friedman(np.tile([1.0, 2.0, 3.0], (5, 1)))
+    assert result.statistic == pytest.approx(10.0)  # n (m - 1)
+    assert result.iman_davenport is None
+    assert result.iman_davenport_pvalue == 0.0
+
+
+# ---------------------------------------------------------------------------- Nemenyi
+
+
+def test_nemenyi_reproduces_demsar_critical_differences(demsar_ranks):
+    at_05 = nemenyi(demsar_ranks, alpha=0.05)
+    assert at_05.q_alpha / np.sqrt(2) == pytest.approx(2.569, abs=5e-4)
+    assert at_05.critical_difference == pytest.approx(1.25, abs=5e-3)
+    assert not at_05.significant.any()
+    at_10 = nemenyi(demsar_ranks, alpha=0.10)
+    assert at_10.q_alpha / np.sqrt(2) == pytest.approx(2.291, abs=5e-4)
+    assert at_10.critical_difference == pytest.approx(1.12, abs=5e-3)
+    # C4.5 is significantly worse than C4.5+m and C4.5+m+cf, nothing else.
+    expected = np.zeros((4, 4), dtype=bool)
+    expected[0, [1, 3]] = expected[[1, 3], 0] = True
+    np.testing.assert_array_equal(at_10.significant, expected)
+    _json(at_10)
+
+
+def test_nemenyi_matches_scikit_posthocs_and_autorank():
+    scores = np.round(np.random.default_rng(8).normal(size=(30, 6)) + np.linspace(0, 1.5, 6), 1)
+    ranks = stats.rankdata(-scores, axis=1)
+    result = nemenyi(ranks)
+    reference = _scikit_posthocs().posthoc_nemenyi_friedman(scores).to_numpy()
+    np.testing.assert_allclose(result.pvalues, reference, rtol=1e-12, atol=1e-15)
+    # autorank interpolates q from statsmodels' tables (qsturng): agreement to 1e-3.
+    assert result.critical_difference == pytest.approx(_critical_distance(0.05, 6, 30), rel=1e-3)
+
+
+# ---------------------------------------------------------------------------- Wilcoxon
+
+
+def _scipy_pair(x, y):
+    both = ~np.isnan(x) & ~np.isnan(y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return stats.wilcoxon(x[both], y[both])
+
+
+@pytest.mark.parametrize("n", [4, 9, 13, 14, 30, 50, 51, 120])
+def test_wilcoxon_pairwise_is_identical_to_scipy(n):
+    rng = np.random.default_rng(n)
+    scores = rng.normal(size=(n, 5))
+    scores[:, 1] = np.round(scores[:, 1], 1)
+    scores[:, 2] = np.round(scores[:, 2] * 2) / 2  # many ties and zeros against column 3
+    scores[:, 3] = np.round(scores[:, 3] * 2) / 2
+    scores[rng.random(n) < 0.1, 4] = np.nan  # missing results
+    result = wilcoxon_pairwise(scores)
+    methods = set()
+    for a in range(5):
+        for b in range(a + 1, 5):
+            reference = _scipy_pair(scores[:, a], scores[:, b])
+            assert result.pvalues[a, b] == reference.pvalue  # bit for bit
+            assert result.statistic[a, b] == reference.statistic
+            methods.add(result.method[a][b])
+    assert methods <= {"exact", "permutation", "asymptotic"}
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.integers(1, 60), st.integers(0, 10_000), st.sampled_from([0, 1]))
+def test_wilcoxon_pairwise_matches_scipy_randomly(n, seed, decimals):
+    scores = np.round(np.random.default_rng(seed).normal(size=(n, 3)), decimals)
+    result = wilcoxon_pairwise(scores, correction="bonferroni")
+    for a, b in [(0, 1), (0, 2), (1, 2)]:
+        if result.not_applicable[a][b] is not None:
+            assert (scores[:, a] == scores[:, b]).all()
+            continue
+        assert result.pvalues[a, b] == _scipy_pair(scores[:, a], scores[:, b]).pvalue
+
+
+def test_wilcoxon_corrections_match_statsmodels():
+    scores = np.random.default_rng(9).normal(size=(25, 6)) + np.linspace(0, 1, 6)
+    upper = np.triu_indices(6, 1)
+    for correction in ("holm", "bonferroni"):
+        result = wilcoxon_pairwise(scores, correction=correction)
+        reference = multipletests(result.pvalues[upper], method=correction)[1]
+        np.testing.assert_allclose(result.pvalues_corrected[upper], reference, rtol=1e-12)
+        np.testing.assert_array_equal(result.significant[upper], reference < 0.05)
+    np.testing.assert_allclose(adjust_pvalues([0.01, np.nan, 0.04]), [0.02, np.nan, 0.04])
+
+
+def test_rank_biserial_hand_computation_and_antisymmetry():
+    x = np.array([1.0, 2.0, 3.0, 4.0, 5.0])
+    y = np.array([0.0, 0.5, 3.0, 5.0, 4.5])
+    # differences 1, 1.5, 0, -1, 0.5: |d| ranks (zero dropped) 1->2.5, 1.5->4, 1->2.5, 0.5->1
+    # R+ = 2.5 + 4 + 1 = 7.5, R- = 2.5 -> r = 5 / 10
+    result = wilcoxon_pairwise(np.column_stack([x, y]))
+    assert result.effect_size[0, 1] == pytest.approx(0.5, abs=1e-15)
+    assert result.effect_size[1, 0] == pytest.approx(-0.5, abs=1e-15)
+    assert result.statistic[0, 1] == 2.5
+
+
+def test_wilcoxon_not_applicable_pairs_have_reasons():
+    scores = np.array([[1.0, 1.0, np.nan], [2.0, 2.0, np.nan], [3.0, 3.0, 1.0]])
+    scores = np.column_stack([scores, [np.nan, np.nan, np.nan]])
+    result = wilcoxon_pairwise(scores)
+    assert result.not_applicable[0][1] == "all 3 paired differences are zero"
+    assert result.not_applicable[0][3] == "no dataset with results for both algorithms"
+    assert result.not_applicable[0][2] is None
+    data = _json(result)
+    assert data["pvalues"][0][1] is None
+    assert data["pvalues_corrected"][0][2] == pytest.approx(1.0)
+    assert not result.significant.any()
+
+
+# ---------------------------------------------------------------------------- groups
+
+
+def test_cd_groups_and_letters_hand_example():
+    # Mean-rank order 0 < 1 < 2 < 3; significant: 0-2, 0-3, 1-3.
+    significant = np.zeros((4, 4), dtype=bool)
+    for a, b in [(0, 2), (0, 3), (1, 3)]:
+        significant[a, b] = significant[b, a] = True
+    mean_ranks = np.array([1.0, 2.0, 3.0, 4.0])
+    assert cd_groups(significant, mean_ranks) == [(0, 1), (1, 2), (2, 3)]
+    assert compact_letter_display(significant, mean_ranks) == ("a", "ab", "bc", "c")
+    relabel = np.array([2, 0, 3, 1])  # new index i holds old algorithm relabel[i]
+    groups = indistinguishable_groups(significant[np.ix_(relabel, relabel)], mean_ranks[relabel])
+    assert groups.bars == ((1, 3), (3, 0), (0, 2))
+    assert groups.letters == ("bc", "a", "c", "ab")
+
+
+def test_groups_non_contiguous_clique_gets_a_letter_but_no_bar():
+    # 1 differs from 0 and 2, but 0 and 2 do not differ from each other.
+    significant = np.zeros((3, 3), dtype=bool)
+    significant[0, 1] = significant[1, 0] = significant[1, 2] = significant[2, 1] = True
+    mean_ranks = np.array([1.0, 2.0, 3.0])
+    assert cd_groups(significant, mean_ranks) == [(0,), (1,), (2,)]
+    assert compact_letter_display(significant, mean_ranks) == ("a", "b", "a")
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.integers(1, 9), st.integers(0, 10_000))
+def test_letters_shared_iff_not_significant(m, seed):
+    rng = np.random.default_rng(seed)
+    upper = np.triu(rng.random((m, m)) < 0.4, 1)
+    significant = upper | upper.T
+    mean_ranks = rng.random(m)
+    letters = compact_letter_display(significant, mean_ranks)
+    for a in range(m):
+        for b in range(m):
+            if a != b:
+                assert bool(set(letters[a]) & set(letters[b])) == (not significant[a, b])
+    for bar in cd_groups(significant, mean_ranks):
+        assert not significant[np.ix_(bar, bar)].any()

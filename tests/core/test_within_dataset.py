@@ -1,0 +1,139 @@
+"""Repeated-measures Tukey, per-fold Wilcoxon and significance-aware ranks (METHODS 5)."""
+
+import json
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+from statsmodels.stats.anova import AnovaRM
+
+from estimation.core.within_dataset import (
+    fold_wilcoxon_pairwise,
+    repeated_measures_tukey,
+    significance_aware_ranks,
+)
+
+# 4 folds x 3 algorithms, small enough to work by hand.
+HAND = np.array(
+    [
+        [0.80, 0.82, 0.70],
+        [0.78, 0.81, 0.72],
+        [0.83, 0.86, 0.71],
+        [0.79, 0.85, 0.69],
+    ]
+)
+
+
+def test_tukey_hand_computation():
+    result = repeated_measures_tukey(HAND)
+    column_means = np.array([0.80, 0.835, 0.705])
+    np.testing.assert_allclose(result.mean_scores, column_means, atol=1e-12)
+    residuals = HAND - HAND.mean(1, keepdims=True) - column_means + HAND.mean()
+    assert result.df == 6
+    se = np.sqrt((residuals**2).sum() / 6 / 4)
+    assert result.se == pytest.approx(se, rel=1e-12)
+    assert result.mean_difference[0, 2] == pytest.approx(0.095, abs=1e-12)
+    assert result.q[0, 2] == pytest.approx(0.095 / se, rel=1e-12)
+    assert result.pvalues[0, 2] == pytest.approx(
+        stats.studentized_range.sf(0.095 / se, 3, 6), rel=1e-12
+    )
+    # Paired Cohen's d of a vs b: fold differences -0.02, -0.03, -0.03, -0.06.
+    differences = np.array([-0.02, -0.03, -0.03, -0.06])
+    assert result.cohen_d[0, 1] == pytest.approx(
+        differences.mean() / differences.std(ddof=1), rel=1e-9
+    )
+    assert result.cohen_d[1, 0] == pytest.approx(-result.cohen_d[0, 1], rel=1e-12)
+    json.dumps(result.to_dict(), allow_nan=False)
+
+
+def test_tukey_residual_variance_matches_statsmodels_anova_rm():
+    fold_scores = np.random.default_rng(10).normal(size=(8, 5)) + np.linspace(0, 1, 5)
+    long = pd.DataFrame(
+        [
+            {"fold": fold, "algorithm": algorithm, "score": fold_scores[fold, algorithm]}
+            for fold in range(8)
+            for algorithm in range(5)
+        ]
+    )
+    table = AnovaRM(long, "score", "fold", within=["algorithm"]).fit().anova_table
+    f_value = table["F Value"].iloc[0]
+    means = fold_scores.mean(0)
+    mean_square_algorithm = 8 * ((means - means.mean()) ** 2).sum() / 4
+    mean_square_residual = mean_square_algorithm / f_value
+    result = repeated_measures_tukey(fold_scores)
+    assert result.se == pytest.approx(np.sqrt(mean_square_residual / 8), rel=1e-10)
+    assert table["Den DF"].iloc[0] == result.df
+
+
+def test_tukey_degenerate_cases():
+    additive = np.array([[1.0, 2.0, 2.0], [3.0, 4.0, 4.0]])  # residuals vanish
+    result = repeated_measures_tukey(additive)
+    assert result.se == pytest.approx(0.0, abs=1e-15)
+    assert result.pvalues[0, 1] == 0.0 and result.pvalues[1, 2] == 1.0
+    data = result.to_dict()
+    assert data["cohen_d"][0][1] is None and data["cohen_d"][1][2] is None
+    assert data["cohen_d_note"][0][1] == "every fold shows the same difference"
+    assert data["cohen_d_note"][1][2] == "all fold differences are zero"
+    json.dumps(data, allow_nan=False)
+    assert "two folds" in repeated_measures_tukey(np.ones((1, 3))).not_applicable
+    assert "two algorithms" in repeated_measures_tukey(np.ones((5, 1))).not_applicable
+
+
+def test_fold_wilcoxon_matches_scipy():
+    fold_scores = np.round(np.random.default_rng(11).normal(size=(10, 4)), 1)
+    result = fold_wilcoxon_pairwise(fold_scores, correction="bonferroni")
+    for a in range(4):
+        for b in range(a + 1, 4):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                reference = stats.wilcoxon(fold_scores[:, a], fold_scores[:, b])
+            assert result.pvalues[a, b] == reference.pvalue
+            assert result.pvalues_corrected[a, b] == pytest.approx(
+                min(1.0, 6 * reference.pvalue), rel=1e-12
+            )
+    assert fold_wilcoxon_pairwise(np.ones((5, 2))).not_applicable[0][1] == (
+        "all 5 paired differences are zero"
+    )
+    missing = np.array([[1.0, np.nan], [np.nan, 2.0]])
+    assert fold_wilcoxon_pairwise(missing).not_applicable[0][1] == (
+        "no fold with results for both algorithms"
+    )
+
+
+def test_significance_aware_ranks_equal_per_dataset_tukey():
+    rng = np.random.default_rng(12)
+    folds = rng.normal(size=(7, 10, 4)) * 0.5 + np.array([0.0, 0.3, 0.6, 1.5])
+    folds[2, 5:] = np.nan  # a dataset with 5 folds (NaN padding)
+    folds[3, 1:] = np.nan  # one fold only: not applicable
+    result = significance_aware_ranks(folds)
+    for i in range(7):
+        complete = folds[i][np.isfinite(folds[i]).all(axis=1)]
+        if i == 3:
+            assert np.isnan(result.ranks[i]).all()
+            assert "two folds" in result.not_applicable[3]
+            continue
+        tukey = repeated_measures_tukey(complete)
+        better = tukey.significant & (tukey.mean_scores[None, :] > tukey.mean_scores[:, None])
+        np.testing.assert_array_equal(result.ranks[i], 1 + better.sum(axis=1))
+    np.testing.assert_allclose(result.mean_ranks, np.nanmean(result.ranks, axis=0), rtol=1e-12)
+    assert list(result.n_folds) == [10, 10, 5, 1, 10, 10, 10]
+    json.dumps(result.to_dict(), allow_nan=False)
+
+
+def test_significance_aware_rank_punishes_erratic_winner():
+    # "erratic" wins 6 of 8 datasets by an insignificant 0.001 and loses 2 badly;
+    # "steady" is never significantly beaten.
+    rng = np.random.default_rng(13)
+    alternating = 0.01 * (-1.0) ** np.arange(10)  # fold noise with mean exactly 0
+    datasets = []
+    for i in range(8):
+        steady = 0.80 + rng.normal(0, 0.01, 10)
+        erratic = steady + (0.001 if i < 6 else -0.2) + alternating
+        datasets.append(np.column_stack([erratic, steady]))
+    result = significance_aware_ranks(datasets)
+    wins = np.mean([block.mean(0).argmax() == 0 for block in datasets])
+    assert wins == pytest.approx(0.75)
+    assert result.mean_ranks[0] == pytest.approx(1.25)  # significantly beaten twice
+    assert result.mean_ranks[1] == pytest.approx(1.0)
