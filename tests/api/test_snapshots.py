@@ -96,19 +96,22 @@ def test_csv_export_has_one_row_per_algorithm(client, computed):
     assert response.status_code == 200
     assert response["Content-Type"] == "text/csv; charset=utf-8"
     assert response["Content-Disposition"] == 'attachment; filename="toy-score-v1.csv"'
-    payload = ResultSnapshot.objects.get(pk=computed.pk).payload  # as stored (jsonb key order)
+    payload = ResultSnapshot.objects.get(pk=computed.pk).payload
     lines = response.content.decode().splitlines()
-    columns = [
-        key
-        for key, value in payload.items()
-        if isinstance(value, dict) and set(value) == {"alpha", "beta", "gamma"}
-    ]
-    assert lines[0] == ",".join(["algorithm", *columns])
-    assert "mean_rank" in columns and "win_rate" in columns
-    assert [line.split(",")[0] for line in lines[1:]] == ["alpha", "beta", "gamma"]
-    alpha = dict(zip(lines[0].split(","), lines[1].split(","), strict=True))
+    header = lines[0].split(",")
+    assert header[:3] == ["algorithm", "win_rate", "mean_rank"]
+    assert ["loo_kl", "loo_kl_ci_low", "loo_kl_ci_high", "loo_kl_p_best"] == header[3:7]
+    assert [line.split(",")[0] for line in lines[1:]] == payload["input"]["algorithms"]
+    alpha = dict(
+        zip(
+            header, lines[1 + payload["input"]["algorithms"].index("alpha")].split(","), strict=True
+        )
+    )
     assert float(alpha["mean_rank"]) == pytest.approx(payload["mean_rank"]["alpha"])
     assert float(alpha["win_rate"]) == pytest.approx(payload["win_rate"]["alpha"])
+    loo = payload["estimators"]["loo_kl"]
+    assert float(alpha["loo_kl"]) == pytest.approx(loo["p"]["alpha"])
+    assert float(alpha["loo_kl_ci_high"]) == pytest.approx(loo["ci"]["alpha"][1])
 
 
 def test_json_export(client, computed):
@@ -128,29 +131,20 @@ def test_a_computing_version_has_nothing_to_export(client, computing):
     assert client.get(f"{BASE}2/export.csv").status_code == 404
 
 
-def test_export_flattens_nested_per_algorithm_values():
+def test_export_columns_follow_the_payload():
     from leaderboard.api.export import rows_as_csv, snapshot_rows
 
     payload = {
         "input": {"algorithms": ["a", "b"], "n_datasets": 3},
         "params": {"alpha": 0.05},
         "win_rate": {"a": 0.75, "b": 0.25},
-        "estimators": {"loo_kl": {"a": 0.6, "b": 0.4}},
-        "interval": {"a": [0.5, 0.9], "b": [0.1, 0.4]},
-        "pairwise": {"a": {"a": None, "b": 0.7}, "b": {"a": 0.3, "b": None}},
+        "estimators": {"loo_kl": {"p": {"a": 0.6, "b": 0.4}, "ci": {"a": [0.5, 0.9], "b": None}}},
+        "nemenyi": {"not_applicable": "one dataset"},
+        "wilcoxon": {"letters": {"a": "a", "b": "ab"}},
     }
     columns, rows = snapshot_rows(payload)
-    assert columns == [
-        "algorithm",
-        "win_rate",
-        "estimators.loo_kl",
-        "interval.0",
-        "interval.1",
-        "pairwise.a",
-        "pairwise.b",
-    ]
     assert rows_as_csv(columns, rows).splitlines() == [
-        "algorithm,win_rate,estimators.loo_kl,interval.0,interval.1,pairwise.a,pairwise.b",
-        "a,0.75,0.6,0.5,0.9,,0.7",
-        "b,0.25,0.4,0.1,0.4,0.3,",
+        "algorithm,win_rate,loo_kl,loo_kl_ci_low,loo_kl_ci_high,loo_kl_p_best,wilcoxon_group",
+        "a,0.75,0.6,0.5,0.9,,a",
+        "b,0.25,0.4,,,,ab",
     ]

@@ -1,0 +1,71 @@
+import json
+
+from django.core.management.base import BaseCommand, CommandError
+
+from estimation.core.analysis import AnalysisSettings, analyze
+from estimation.report import render_report
+from estimation.results_csv import FORMATS, ResultsCsvError, parse_results_csv
+
+
+class Command(BaseCommand):
+    help = (
+        "Analyse a results CSV without a server: the same numbers the website shows. "
+        "Formats: long dataset,algorithm,score[,fold][,metric]; wide dataset,<alg>,...; "
+        "ranking dataset,algorithm,rank (1 = best, may list only the top K)."
+    )
+    # Runs on a laptop with no database: skip the checks that would touch one.
+    requires_system_checks: list[str] = []
+
+    def add_arguments(self, parser) -> None:
+        parser.add_argument("path", help="results file (CSV)")
+        parser.add_argument("--format", choices=FORMATS, help="default: detect from the header")
+        parser.add_argument("--lower-is-better", action="store_true", help="e.g. error, log loss")
+        parser.add_argument("--k", type=int, default=3, help="top positions used (default 3)")
+        parser.add_argument("--alpha", type=float, default=0.05)
+        parser.add_argument("--correction", choices=["holm", "bonferroni"], default="holm")
+        parser.add_argument("--bootstrap", type=int, default=1000, help="replicates (0 skips)")
+        parser.add_argument("--seed", type=int, default=0)
+        parser.add_argument("--missing", choices=["complete", "worst"], default="complete")
+        parser.add_argument("--min-coverage", type=float, default=0.5)
+        parser.add_argument("--tie-tol", type=float, default=0.0)
+        parser.add_argument("--metric", help="metric to analyse in a multi-metric long file")
+        parser.add_argument(
+            "--estimator",
+            default="loo_kl",
+            choices=["loo_kl", "loo_tv", "minimax", "mle", "borda", "plackett_luce"],
+            help="headline estimator of the report",
+        )
+        parser.add_argument("--json", action="store_true", help="print the snapshot payload")
+
+    def handle(self, *args, **options) -> None:
+        path = options["path"]
+        try:
+            parsed = parse_results_csv(path, format=options["format"])
+            table = parsed.to_table(
+                metric=options["metric"], higher_is_better=not options["lower_is_better"]
+            )
+        except ResultsCsvError as exc:
+            raise CommandError(f"{path}: {exc}") from None
+        except OSError as exc:
+            raise CommandError(f"cannot read {path}: {exc.strerror or exc}") from None
+        except ValueError as exc:  # e.g. a metric that is not in the file
+            raise CommandError(f"{path}: {exc}") from None
+        try:
+            settings = AnalysisSettings(
+                missing=options["missing"],
+                min_coverage=options["min_coverage"],
+                tie_tol=options["tie_tol"],
+                k=options["k"],
+                alpha=options["alpha"],
+                correction=options["correction"],
+                bootstrap=options["bootstrap"],
+                seed=options["seed"],
+                default_estimator=options["estimator"],
+            )
+            payload = analyze(table, settings).to_dict()
+        except ValueError as exc:
+            raise CommandError(f"{path}: {exc}") from None
+        if options["json"]:
+            self.stdout.write(json.dumps(payload, indent=2, allow_nan=False))
+        else:
+            self.stdout.write(render_report(payload, source=path), ending="")
