@@ -1,0 +1,204 @@
+"""`manage.py analyze` on the real published tables, in every format they come in."""
+
+import csv
+import io
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from tests.conftest import SHARED_DATA
+
+ROOT = Path(__file__).resolve().parents[2]
+DEMSAR = SHARED_DATA / "demsar2006"
+
+
+def analyze_json(path, *args: str) -> dict:
+    out = io.StringIO()
+    call_command("analyze", str(path), "--json", *args, stdout=out)
+    return json.loads(out.getvalue())
+
+
+def write_rows(path: Path, header: list[str], rows: list[list]) -> Path:
+    with open(path, "w", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(header)
+        writer.writerows(rows)
+    return path
+
+
+def demsar_printed_ranks_as_ranking_file(tmp_path: Path) -> Path:
+    with open(DEMSAR / "demsar2006_table6_ranks_as_printed.csv", newline="") as handle:
+        table = list(csv.DictReader(handle))
+    rows = [
+        [row["dataset"], algorithm, row[algorithm]]
+        for row in table
+        for algorithm in row
+        if algorithm != "dataset"
+    ]
+    return write_rows(tmp_path / "ranks.csv", ["dataset", "algorithm", "rank"], rows)
+
+
+def test_demsar_auc_values_reproduce_the_published_figures():
+    payload = analyze_json(DEMSAR / "demsar2006_table6_auc.csv", "--bootstrap", "200")
+    assert payload["input"]["n_datasets"] == 14 and payload["input"]["direction"] == "higher"
+    # PROVENANCE.md: ranking the printed AUCs gives 9.857 / 3.987; scipy's tie-corrected 10.95.
+    friedman = payload["friedman"]
+    assert friedman["statistic_uncorrected"] == pytest.approx(9.857, abs=5e-4)
+    assert friedman["iman_davenport_uncorrected"] == pytest.approx(3.987, abs=5e-4)
+    assert friedman["statistic"] == pytest.approx(10.95, abs=5e-3)
+    assert payload["nemenyi"]["critical_difference"] == pytest.approx(1.25, abs=5e-3)
+    assert payload["mean_rank"] == pytest.approx(
+        {"C4.5": 3.143, "C4.5+m": 2.000, "C4.5+cf": 2.929, "C4.5+m+cf": 1.929}, abs=5e-4
+    )
+    assert payload["win_rate"] == pytest.approx(
+        {"C4.5+m+cf": 0.4464, "C4.5+m": 0.3036, "C4.5": 0.1607, "C4.5+cf": 0.0893}, abs=5e-5
+    )
+    for scheme in ("mle", "loo_kl", "loo_tv", "minimax", "borda", "plackett_luce"):
+        estimate = payload["estimators"][scheme]
+        assert sum(estimate["p"].values()) == pytest.approx(1.0, abs=1e-9)
+        assert sum(estimate["p_best"].values()) == pytest.approx(1.0, abs=1e-9)
+        for algorithm, (low, high) in estimate["ci"].items():
+            assert 0.0 <= low <= high <= 1.0, (scheme, algorithm)
+    assert payload["wilcoxon"]["correction"] == "holm"
+    assert set(payload["evaluation"]["log_loss"]) == set(payload["estimators"])
+
+
+def test_demsar_printed_ranks_as_a_ranking_file_give_the_papers_statistics(tmp_path):
+    payload = analyze_json(demsar_printed_ranks_as_ranking_file(tmp_path), "--bootstrap", "100")
+    assert payload["input"]["kind"] == "rank"
+    # Demšar (2006), Table 6 and section 3.2.2: chi2_F = 9.28, F_F = 3.69, CD = 1.25.
+    assert payload["friedman"]["statistic_uncorrected"] == pytest.approx(9.28, abs=5e-3)
+    assert payload["friedman"]["iman_davenport_uncorrected"] == pytest.approx(3.69, abs=5e-3)
+    assert payload["nemenyi"]["critical_difference"] == pytest.approx(1.25, abs=5e-3)
+    assert payload["mean_rank"] == pytest.approx(
+        {"C4.5": 3.143, "C4.5+m": 2.000, "C4.5+cf": 2.893, "C4.5+m+cf": 1.964}, abs=5e-4
+    )
+    assert "not_applicable" in payload["wilcoxon"]  # rankings carry no scores
+
+
+def test_tabzilla_top3_ranking_file_uses_only_the_known_positions(tmp_path):
+    with open(SHARED_DATA / "tabzilla_top3" / "tabzilla_table4_top3.csv", newline="") as handle:
+        rows = [
+            [row["dataset"], row[column], position]
+            for row in csv.DictReader(handle)
+            for position, column in enumerate(("first", "second", "third"), start=1)
+        ]
+    path = write_rows(tmp_path / "top3.csv", ["dataset", "algorithm", "rank"], rows)
+    payload = analyze_json(path, "--bootstrap", "100")
+    assert payload["input"]["known_positions"] == 3
+    assert len(payload["input"]["algorithms"]) == 18 and payload["input"]["n_datasets"] == 36
+    assert "not_applicable" in payload["friedman"] and "not_applicable" in payload["nemenyi"]
+    weights = payload["estimators"]["loo_kl"]["weights"]
+    assert len(weights) == 3 and weights[0] >= weights[1] >= weights[2] >= 0
+    assert payload["estimators"]["loo_kl"]["loss"] <= payload["estimators"]["loo_kl"]["loss_mle"]
+    assert payload["mean_rank"] is None  # unknown below the top 3
+
+
+def test_tabzilla_full_log_loss_lower_is_better(tmp_path):
+    source = SHARED_DATA / "tabzilla_full" / "tuned_aggregated_results.csv"
+    with open(source, newline="") as handle:
+        rows = []
+        for row in csv.DictReader(handle):
+            low, high = float(row["Log Loss__test_mean_min"]), float(row["Log Loss__test_mean_max"])
+            value = low + float(row["normalized_Log Loss__test_mean"]) * (high - low)
+            rows.append([row["dataset_name"], row["alg_name"], repr(value)])
+    path = write_rows(tmp_path / "logloss.csv", ["dataset", "algorithm", "score"], rows)
+    payload = analyze_json(path, "--lower-is-better", "--bootstrap", "100")
+    assert payload["input"]["n_datasets_used"] == 104 and payload["input"]["direction"] == "lower"
+    # The repository's Log_Loss_rank.csv: CatBoost has the best mean rank (4.48, min ranks).
+    best = min(payload["mean_rank"], key=payload["mean_rank"].get)
+    assert best == "CatBoost"
+
+
+@pytest.mark.parametrize("missing", ["complete", "worst"])
+def test_fernandez_delgado_with_missing_cells_and_ties(missing):
+    path = SHARED_DATA / "fernandez_delgado_2014" / "fd2014_accuracy_179classifiers.csv"
+    payload = analyze_json(path, "--missing", missing, "--bootstrap", "20")
+    facts = payload["input"]
+    assert facts["n_datasets"] == 121
+    assert facts["n_tied_first"] > 0
+    if missing == "complete":
+        assert facts["dropped_datasets"] and any("left out" in note for note in payload["notes"])
+    else:
+        assert facts["n_datasets_used"] == 121 - len(facts["dropped_datasets"])
+
+
+def test_same_seed_same_output_and_the_seed_matters():
+    path = DEMSAR / "demsar2006_table6_auc.csv"
+    first = analyze_json(path, "--bootstrap", "200", "--seed", "7")
+    second = analyze_json(path, "--bootstrap", "200", "--seed", "7")
+    other = analyze_json(path, "--bootstrap", "200", "--seed", "8")
+    for payload in (first, second, other):
+        payload.pop("timings")
+    assert first == second
+    assert first["estimators"]["mle"]["ci"] != other["estimators"]["mle"]["ci"]
+
+
+def test_readable_report_leads_with_the_recommended_estimator():
+    out = io.StringIO()
+    call_command(
+        "analyze", str(DEMSAR / "demsar2006_table6_auc.csv"), "--bootstrap", "100", stdout=out
+    )
+    report = out.getvalue()
+    assert "Probability of winning a new dataset: Leave-one-out weights (log loss)" in report
+    assert "Friedman chi2 = 10.952 (uncorrected 9.857)" in report
+    assert "Nemenyi critical difference 1.254" in report
+    assert "Which estimator predicts best here" in report
+    assert "1 dataset has a tie for first place" in report
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        ("", "the file is empty"),
+        ("foo,bar\n1,2\n", "unrecognised header"),
+        (
+            "dataset,algorithm,score\nd1,a,0.5\nd1,b,abc\n",
+            "line 3, column \"score\": 'abc' is not a number",
+        ),
+        (
+            "dataset,algorithm,score\nd1,a,inf\nd1,b,1\n",
+            "line 2, column \"score\": 'inf' is not a finite number",
+        ),
+        ("dataset,algorithm,score\nd1,a,1\nd1,a,2\n", "first given on line 2"),
+        ("dataset,algorithm,score\nd1,a,1\nd2,a,2\n", "at least 2 algorithms are needed"),
+        (
+            "dataset,algorithm,score,fold\nd1,a,1,0\nd1,a,1,1\nd1,b,2,0\n",
+            'line 4, column "fold": algorithm "b" on dataset "d1" lacks fold 1',
+        ),
+    ],
+)
+def test_bad_input_gets_one_clear_message(tmp_path, content, message):
+    path = tmp_path / "bad.csv"
+    path.write_text(content)
+    with pytest.raises(CommandError) as caught:
+        call_command("analyze", str(path), "--json", stdout=io.StringIO())
+    assert message in str(caught.value)
+
+
+def test_a_single_dataset_is_reported_as_not_applicable_never_nan(tmp_path):
+    path = tmp_path / "one.csv"
+    path.write_text("dataset,a,b,c\nonly,0.9,0.5,0.1\n")
+    payload = analyze_json(path)
+    assert payload["friedman"]["not_applicable"]
+    assert payload["evaluation"]["not_applicable"]
+    assert payload["estimators"]["loo_kl"]["p"] == {"a": 1.0, "b": 0.0, "c": 0.0}
+
+
+def test_errors_exit_non_zero_without_a_traceback(tmp_path):
+    path = tmp_path / "bad.csv"
+    path.write_text("dataset,algorithm,score\nd1,a,x\n")
+    result = subprocess.run(
+        [sys.executable, "manage.py", "analyze", str(path)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode != 0
+    assert "line 2, column \"score\": 'x' is not a number" in result.stderr
+    assert "Traceback" not in result.stderr
