@@ -93,3 +93,117 @@ def test_redis_down_at_submission_time_loses_nothing(celery_worker):
     )
     assert snapshot.payload["input"]["algorithms"] == ["a", "b"]
     wait_until(lambda: not RecomputeState.objects.get(pk=benchmark.pk).is_stale)
+
+
+def big_entries(m: int, n: int, seed: int = 0):
+    import numpy as np
+
+    from leaderboard.services import ScoreInput, SubmissionInput
+
+    rng = np.random.default_rng(seed)
+    scores = rng.normal(0.0, 1.0, size=m)[None, :] * 0.3 + rng.normal(0.0, 1.0, size=(n, m))
+    return [
+        SubmissionInput(
+            algorithm=f"alg-{j:03d}",
+            scores=[ScoreInput(dataset=f"d{i:04d}", value=float(scores[i, j])) for i in range(n)],
+        )
+        for j in range(m)
+    ]
+
+
+def test_a_worker_killed_mid_run_leaves_nothing_half_written(transactional_db, settings, redis_url):
+    from celery.contrib.testing.worker import start_worker
+
+    from config.celery import app
+    from estimation.selectors import snapshot_latest
+    from leaderboard.services import submissions_create
+
+    settings.RECOMPUTE_LEASE_SECONDS = 2
+    benchmark = make_benchmark(slug="killed", bootstrap_size=5000)
+    submissions_create(
+        benchmark=benchmark,
+        submitter=None,
+        entries=big_entries(m=60, n=500),
+        source=Submission.Source.IMPORT,
+    )  # committed: the recompute task is now waiting in Redis
+    worker = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "celery",
+            "-A",
+            "config",
+            "worker",
+            "--pool=solo",
+            f"--queues={settings.CELERY_TASK_DEFAULT_QUEUE}",
+            "--without-gossip",
+            "--without-mingle",
+            "--without-heartbeat",
+            "--loglevel=WARNING",
+        ],
+        cwd=ROOT,
+        env=subprocess_env(PODIUM_RECOMPUTE_LEASE_SECONDS="2"),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        orphan = wait_until(
+            lambda: ResultSnapshot.objects.filter(benchmark=benchmark, stage="bootstrap").first(),
+            timeout=90,
+            interval=0.02,
+        )
+        worker.kill()  # SIGKILL in the middle of the bootstrap
+        worker.wait(timeout=30)
+    finally:
+        if worker.poll() is None:
+            worker.kill()
+    orphan.refresh_from_db()
+    assert orphan.status == ResultSnapshot.Status.COMPUTING and orphan.payload is None
+    assert snapshot_latest(benchmark=benchmark) is None  # nothing half-written is served
+
+    # The dead worker's lease runs out; the sweep hands the work to a live worker.
+    wait_until(lambda: recompute_stale_enqueue() == [benchmark.pk], timeout=30, interval=0.5)
+    with start_worker(app, pool="solo", perform_ping_check=False, shutdown_timeout=60):
+        ready = wait_until(lambda: snapshot_latest(benchmark=benchmark), timeout=120, interval=0.2)
+    assert ready.version == orphan.version + 1
+    assert len(ready.payload["input"]["algorithms"]) == 60
+    orphan.refresh_from_db()
+    assert orphan.status == ResultSnapshot.Status.FAILED and orphan.error.startswith("abandoned")
+    assert not RecomputeState.objects.get(pk=benchmark.pk).is_stale
+
+
+def test_concurrent_uploads_of_the_same_file_store_it_once(transactional_db):
+    import threading
+
+    from django.db import connection
+
+    from leaderboard.services import submissions_create
+    from tests.factories import make_user
+
+    benchmark = make_benchmark(slug="race")
+    user = make_user("uploader")
+    entries = big_entries(m=3, n=50)
+    barrier = threading.Barrier(4)
+    results, errors = [], []
+
+    def upload() -> None:
+        try:
+            barrier.wait()
+            stored = submissions_create(
+                benchmark=benchmark, submitter=user, entries=entries, idempotency_key="file-1"
+            )
+            results.append(sorted(s.pk for s in stored))
+        except Exception as exc:  # collected and asserted below
+            errors.append(exc)
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=upload) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    assert errors == []
+    assert len(results) == 4 and all(r == results[0] for r in results)
+    assert Submission.objects.filter(benchmark=benchmark).count() == 3
