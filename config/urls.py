@@ -9,5 +9,7 @@ urlpatterns = [
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("api/docs/", ApiDocsView.as_view(), name="api-docs"),
     path("api/", include("leaderboard.api.urls")),
+    # Log in / out for the browsable API (a session is what creates personal tokens).
+    path("api-auth/", include("rest_framework.urls")),
     path("", include("frontend.urls")),
 ]
