@@ -6,8 +6,14 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 
 from estimation.selectors import snapshot_latest
+from frontend.presenters import friedman_summary, leaderboard_rows
 from leaderboard.models import Benchmark
-from leaderboard.selectors import benchmark_get_visible, benchmark_list_visible
+from leaderboard.selectors import (
+    benchmark_get_visible,
+    benchmark_list_visible,
+    primary_metric,
+    snapshot_computing,
+)
 
 
 def benchmark_index(request: HttpRequest) -> HttpResponse:
@@ -20,20 +26,20 @@ def benchmark_leaderboard(request: HttpRequest, slug: str) -> HttpResponse:
         benchmark = benchmark_get_visible(slug=slug, user=request.user)
     except Benchmark.DoesNotExist:
         raise Http404("No such benchmark") from None
-    snapshot = snapshot_latest(benchmark=benchmark)
-    rows = []
-    if snapshot is not None:
-        payload = snapshot.payload
-        rows = sorted(
-            (
-                {
-                    "algorithm": name,
-                    "win_rate": payload["win_rate"][name],
-                    "mean_rank": payload["mean_rank"][name],
-                }
-                for name in payload["input"]["algorithms"]
-            ),
-            key=lambda row: (-row["win_rate"], row["mean_rank"]),
-        )
-    context = {"benchmark": benchmark, "snapshot": snapshot, "rows": rows}
+    metric = primary_metric(benchmark=benchmark)
+    snapshot = snapshot_latest(benchmark=benchmark, metric=metric)
+    computing = snapshot_computing(benchmark=benchmark, metric=metric) if metric else None
+    context = {
+        "benchmark": benchmark,
+        "metric": metric,
+        "snapshot": snapshot,
+        "computing": computing,
+        "rows": leaderboard_rows(snapshot.payload) if snapshot else [],
+        "friedman": friedman_summary(snapshot.payload) if snapshot else "",
+        "estimator_label": (
+            snapshot.payload["estimators"][snapshot.payload["recommended"]]["label"]
+            if snapshot
+            else ""
+        ),
+    }
     return render(request, "frontend/benchmark_leaderboard.html", context)
