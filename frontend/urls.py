@@ -1,8 +1,10 @@
-from django.urls import path
+"""Pages, by who they are for: readers, explorers of one benchmark, accounts, contributors."""
 
-from frontend import views
+from django.urls import include, path
 
 urlpatterns = [
-    path("", views.benchmark_index, name="benchmark-index"),
-    path("b/<slug:slug>/", views.benchmark_leaderboard, name="benchmark-leaderboard"),
+    path("", include("frontend.readers.urls")),
+    path("", include("frontend.explore.urls")),
+    path("account/", include("frontend.accounts.urls")),
+    path("", include("frontend.contribute.urls")),
 ]

@@ -6,7 +6,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 
 from estimation.selectors import snapshot_latest
-from frontend.presenters import friedman_summary, leaderboard_rows
+from frontend.readers.presenters import friedman_summary, leaderboard_rows
 from leaderboard.models import Benchmark
 from leaderboard.selectors import (
     benchmark_get_visible,
