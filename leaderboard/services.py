@@ -298,27 +298,44 @@ def submissions_create(
     return submissions
 
 
-def submission_entries_from_csv(*, benchmark: Benchmark, parsed) -> list[SubmissionInput]:
+def submission_entries_from_csv(
+    *, benchmark: Benchmark, parsed, note: str = ""
+) -> list[SubmissionInput]:
     """One SubmissionInput per algorithm of a parsed results file (estimation.results_csv).
 
     Every score keeps its line so that later problems still point into the file.
     """
-    wants_ranks = benchmark.ranking_only
-    if (parsed.kind == "rank") != wants_ranks:
-        expected = "rankings (dataset,algorithm,rank)" if wants_ranks else "scores"
+    if parsed.kind == "rank" and not benchmark.ranking_only:
         raise ValidationFailed(
-            [Problem(f"this benchmark takes {expected}; the file has {parsed.kind}s", "file")]
+            [
+                Problem(
+                    "this benchmark takes scores, but the file holds ranks "
+                    "(dataset,algorithm,rank); send scores, or ask a maintainer to make the "
+                    "benchmark ranking-only",
+                    "rank",
+                    line=1,
+                )
+            ]
+        )
+    if parsed.kind != "rank" and benchmark.ranking_only:
+        raise ValidationFailed(
+            [
+                Problem(
+                    "this benchmark takes rankings (dataset,algorithm,rank), but the file "
+                    "holds scores",
+                    "score",
+                    line=1,
+                )
+            ]
         )
     by_algorithm: dict[int, list[ScoreInput]] = {}
-    folds = parsed.folds.tolist()
-    metric_codes = parsed.metric_codes.tolist()
     for line, dataset, algorithm, value, fold, metric in zip(
         parsed.lines.tolist(),
         parsed.dataset_codes.tolist(),
         parsed.algorithm_codes.tolist(),
         parsed.values.tolist(),
-        folds,
-        metric_codes,
+        parsed.folds.tolist(),
+        parsed.metric_codes.tolist(),
         strict=True,
     ):
         by_algorithm.setdefault(algorithm, []).append(
@@ -331,7 +348,7 @@ def submission_entries_from_csv(*, benchmark: Benchmark, parsed) -> list[Submiss
             )
         )
     return [
-        SubmissionInput(algorithm=parsed.algorithms[code], scores=scores)
+        SubmissionInput(algorithm=parsed.algorithms[code], scores=scores, note=note)
         for code, scores in by_algorithm.items()
     ]
 

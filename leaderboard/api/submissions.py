@@ -24,7 +24,6 @@ from leaderboard.api.common import (
 )
 from leaderboard.api.errors import ErrorSerializer, PayloadTooLarge, max_problems
 from leaderboard.api.pagination import LimitOffsetPagination, paginated_response
-from leaderboard.api.results_upload import submission_entries_from_results
 from leaderboard.models import Submission
 from leaderboard.selectors import (
     submission_list_by_ids,
@@ -36,6 +35,7 @@ from leaderboard.services import (
     SubmissionInput,
     submission_accept,
     submission_create,
+    submission_entries_from_csv,
     submission_reject,
     submission_withdraw,
     submissions_create,
@@ -263,7 +263,7 @@ class SubmissionUploadApi(ApiView):
             max_rows=settings.PODIUM_MAX_UPLOAD_ROWS,
             max_errors=max_problems(),
         )
-        entries = submission_entries_from_results(parsed, benchmark=benchmark, note=data["note"])
+        entries = submission_entries_from_csv(benchmark=benchmark, parsed=parsed, note=data["note"])
         started = timezone.now()
         submissions = submissions_create(
             benchmark=benchmark,
