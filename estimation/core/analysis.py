@@ -11,7 +11,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
@@ -46,12 +46,12 @@ Progress = Callable[[str, float], None]
 class AnalysisSettings:
     """The analysis choices a benchmark makes (METHODS.md); defaults as documented there."""
 
-    missing: str = "complete"
+    missing: Literal["complete", "worst"] = "complete"
     min_coverage: float = 0.5
     tie_tol: float = 0.0
     k: int = 3
     alpha: float = 0.05
-    correction: str = "holm"
+    correction: Literal["holm", "bonferroni"] = "holm"
     bootstrap: int = 1000
     evaluation_folds: int = 10
     evaluation_repeats: int = 5
@@ -241,14 +241,14 @@ def _point_estimates(prepared: PreparedRankings, K: int) -> dict[str, dict[str, 
         "label": ESTIMATOR_NAMES["borda"],
         "p": _labelled(aggregates.borda_probabilities(ranks), names),
     }
-    fit = aggregates.plackett_luce(ranks, known_positions=known)
+    pl_fit = aggregates.plackett_luce(ranks, known_positions=known)
     out["plackett_luce"] = {
         "label": ESTIMATOR_NAMES["plackett_luce"],
-        "p": _labelled(fit.worths, names),
-        "log_likelihood": _plain(fit.log_likelihood),
-        "iterations": fit.iterations,
-        "converged": fit.converged,
-        "prior_strength": fit.prior_strength,
+        "p": _labelled(pl_fit.worths, names),
+        "log_likelihood": _plain(pl_fit.log_likelihood),
+        "iterations": pl_fit.iterations,
+        "converged": pl_fit.converged,
+        "prior_strength": pl_fit.prior_strength,
     }
     return out
 
@@ -266,13 +266,17 @@ def _tests_across_datasets(prepared: PreparedRankings, settings: AnalysisSetting
             for key, value in result.to_dict().items()
             if key not in ("mean_ranks", "not_applicable", "n_algorithms")
         }
-        test = significance.nemenyi(ranks, alpha=settings.alpha, known_positions=known)
-        groups = significance.indistinguishable_groups(test.significant, test.mean_ranks)
+        nemenyi_test = significance.nemenyi(ranks, alpha=settings.alpha, known_positions=known)
+        assert nemenyi_test.significant is not None and nemenyi_test.mean_ranks is not None
+        assert nemenyi_test.pvalues is not None  # applicable, checked above
+        groups = significance.indistinguishable_groups(
+            nemenyi_test.significant, nemenyi_test.mean_ranks
+        )
         nemenyi = {
             "alpha": settings.alpha,
-            "q_alpha": test.q_alpha,
-            "critical_difference": test.critical_difference,
-            "pvalues": _pairwise(test.pvalues, names),
+            "q_alpha": nemenyi_test.q_alpha,
+            "critical_difference": nemenyi_test.critical_difference,
+            "pvalues": _pairwise(nemenyi_test.pvalues, names),
             "groups": [[names[i] for i in bar] for bar in groups.bars],
             "letters": dict(zip(names, groups.letters, strict=True)),
         }
@@ -283,24 +287,24 @@ def _tests_across_datasets(prepared: PreparedRankings, settings: AnalysisSetting
     elif prepared.n_datasets < 2:
         wilcoxon = {"not_applicable": "a single dataset gives no paired differences"}
     else:
-        test = significance.wilcoxon_pairwise(
+        signed_rank = significance.wilcoxon_pairwise(
             prepared.scores, correction=settings.correction, alpha=settings.alpha
         )
         mean_ranks = prepared.ranks.mean(axis=0)
-        groups = significance.indistinguishable_groups(test.significant, mean_ranks)
+        groups = significance.indistinguishable_groups(signed_rank.significant, mean_ranks)
         wilcoxon = {
             "alpha": settings.alpha,
             "correction": settings.correction,
-            "pvalues": _pairwise(test.pvalues_corrected, names),
-            "pvalues_raw": _pairwise(test.pvalues, names),
-            "rank_biserial": _pairwise(test.effect_size, names),
+            "pvalues": _pairwise(signed_rank.pvalues_corrected, names),
+            "pvalues_raw": _pairwise(signed_rank.pvalues, names),
+            "rank_biserial": _pairwise(signed_rank.effect_size, names),
             "groups": [[names[i] for i in bar] for bar in groups.bars],
             "letters": dict(zip(names, groups.letters, strict=True)),
             "not_applicable_pairs": [
-                {"a": names[i], "b": names[j], "reason": test.not_applicable[i][j]}
+                {"a": names[i], "b": names[j], "reason": signed_rank.not_applicable[i][j]}
                 for i in range(len(names))
                 for j in range(i + 1, len(names))
-                if test.not_applicable[i][j]
+                if signed_rank.not_applicable[i][j]
             ],
         }
     return {"friedman": friedman, "nemenyi": nemenyi, "wilcoxon": wilcoxon}
@@ -346,6 +350,8 @@ def _tests_within_datasets(prepared: PreparedRankings, settings: AnalysisSetting
 def _tukey_rows(fold_scores: np.ndarray, names: Sequence[str], alpha: float) -> list[dict]:
     complete = fold_scores[np.isfinite(fold_scores).all(axis=1)]
     result = within_dataset.repeated_measures_tukey(complete, alpha=alpha)
+    assert result.mean_difference is not None and result.cohen_d is not None
+    assert result.pvalues is not None and result.significant is not None  # folds checked
     m = len(names)
     return [
         {
