@@ -1,3 +1,17 @@
-from django.urls import path  # noqa: F401
+from django.urls import path
 
-urlpatterns: list = []
+from frontend.explore import views
+
+urlpatterns = [
+    path(
+        "b/<slug:slug>/datasets/<path:dataset>/",
+        views.dataset_detail,
+        name="explore-dataset",
+    ),
+    path(
+        "b/<slug:slug>/algorithms/<path:algorithm>/",
+        views.algorithm_detail,
+        name="explore-algorithm",
+    ),
+    path("methods/", views.methods, name="methods"),
+]

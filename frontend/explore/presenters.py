@@ -1,0 +1,212 @@
+"""Turn a snapshot payload and a few score rows into what the explore pages show."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from estimation.core.win_probability import minimax_weights
+from estimation.core.within_dataset import repeated_measures_tukey
+
+
+@dataclass(frozen=True)
+class AlgorithmScores:
+    """One algorithm on one dataset: its folds, their spread, its ranks there."""
+
+    algorithm: str
+    mean: float
+    minimum: float
+    maximum: float
+    folds: list[float]
+    rank: float | None
+    significance_rank: float | None
+
+
+def dataset_score_summaries(
+    *,
+    cells: dict[str, dict[int | None, float]],
+    payload: dict[str, Any] | None,
+    dataset: str,
+    higher_is_better: bool,
+) -> list[AlgorithmScores]:
+    """Best first; ranks from the snapshot when the dataset was part of the analysis."""
+    ranks: dict[str, float] = {}
+    aware: dict[str, float] = {}
+    if payload:
+        matrix = payload.get("rank_matrix")
+        if matrix and dataset in matrix["datasets"]:
+            row = matrix["ranks"][matrix["datasets"].index(dataset)]
+            ranks = dict(zip(matrix["algorithms"], row, strict=True))
+        within = payload.get("within_dataset") or {}
+        entry = within.get(dataset) if isinstance(within, dict) else None
+        if isinstance(entry, dict):
+            aware = entry.get("significance_rank") or {}
+    summaries = []
+    for algorithm, by_fold in cells.items():
+        values = [by_fold[fold] for fold in sorted(by_fold, key=lambda f: (f is None, f or 0))]
+        folded = [by_fold[f] for f in by_fold if f is not None]
+        shown = folded or values
+        summaries.append(
+            AlgorithmScores(
+                algorithm=algorithm,
+                mean=float(np.mean(shown)),
+                minimum=float(min(shown)),
+                maximum=float(max(shown)),
+                folds=[by_fold[f] for f in sorted(f for f in by_fold if f is not None)],
+                rank=ranks.get(algorithm),
+                significance_rank=aware.get(algorithm),
+            )
+        )
+    sign = -1.0 if higher_is_better else 1.0
+    return sorted(summaries, key=lambda row: (sign * row.mean, row.algorithm))
+
+
+@dataclass(frozen=True)
+class TukeyRow:
+    a: str
+    b: str
+    diff: float | None
+    cohens_d: float | None
+    pvalue: float | None
+    significant: bool
+
+
+@dataclass(frozen=True)
+class TukeyTable:
+    rows: list[TukeyRow]
+    source: str  # "snapshot" or "computed"
+    not_applicable: str | None = None
+
+
+def dataset_tukey_table(
+    *,
+    payload: dict[str, Any] | None,
+    dataset: str,
+    cells: dict[str, dict[int | None, float]],
+    higher_is_better: bool,
+) -> TukeyTable | None:
+    """The within-dataset Tukey HSD table: stored in the snapshot, or computed for this dataset.
+
+    The snapshot leaves the tables out when a benchmark has too many pairs; then the test
+    runs here on this one dataset's complete folds (the algorithms of the analysis only),
+    oriented so that a positive difference means the first algorithm is better.
+    """
+    if not payload:
+        return None
+    within = payload.get("within_dataset") or {}
+    if "not_applicable" in within and not isinstance(within.get("not_applicable"), dict):
+        return TukeyTable([], "snapshot", within["not_applicable"])
+    entry = within.get(dataset)
+    if entry is None:
+        return TukeyTable([], "snapshot", "this dataset was not part of the analysis")
+    if "not_applicable" in entry:
+        return TukeyTable([], "snapshot", entry["not_applicable"])
+    if "tukey" in entry:
+        return TukeyTable([TukeyRow(**row) for row in entry["tukey"]], "snapshot")
+    names = [a for a in payload["input"]["algorithms"] if a in cells]
+    folds = sorted({f for a in names for f in cells[a] if f is not None})
+    matrix = np.array(
+        [[cells[a].get(f, np.nan) for a in names] for f in folds], dtype=float
+    ).reshape(len(folds), len(names))
+    matrix = matrix[np.isfinite(matrix).all(axis=1)]
+    if not higher_is_better:
+        matrix = -matrix
+    alpha = payload["params"]["alpha"]
+    result = repeated_measures_tukey(matrix, alpha=alpha)
+    if result.not_applicable:
+        return TukeyTable([], "computed", result.not_applicable)
+    rows = []
+    for i in range(len(names)):
+        for j in range(i + 1, len(names)):
+            d = float(result.cohen_d[i, j])
+            rows.append(
+                TukeyRow(
+                    a=names[i],
+                    b=names[j],
+                    diff=float(result.mean_difference[i, j]),
+                    cohens_d=d if np.isfinite(d) else None,
+                    pvalue=float(result.pvalues[i, j]),
+                    significant=bool(result.significant[i, j]),
+                )
+            )
+    return TukeyTable(rows, "computed")
+
+
+@dataclass(frozen=True)
+class Margin:
+    dataset: str
+    score: float
+    best: float
+    winner: str
+    margin: float  # >= 0: how far behind the winner (0 = won or tied first)
+
+
+def algorithm_margins(
+    *, scores: dict[str, dict[str, float]], algorithm: str, higher_is_better: bool
+) -> list[Margin]:
+    """Per dataset where ``algorithm`` has a score: its gap to the best score there."""
+    margins = []
+    for dataset, by_algorithm in scores.items():
+        if algorithm not in by_algorithm:
+            continue
+        pick = max if higher_is_better else min
+        winner = pick(sorted(by_algorithm), key=lambda a: by_algorithm[a])
+        best = by_algorithm[winner]
+        own = by_algorithm[algorithm]
+        gap = best - own if higher_is_better else own - best
+        margins.append(Margin(dataset, own, best, winner, max(gap, 0.0)))
+    return sorted(margins, key=lambda row: (-row.margin, row.dataset))
+
+
+@dataclass(frozen=True)
+class DatasetRank:
+    dataset: str
+    rank: float
+    listed: bool  # False: not in a top-K list (its rank there is unknown)
+
+
+def worst_datasets(payload: dict[str, Any], algorithm: str, limit: int = 10) -> list[DatasetRank]:
+    matrix = payload.get("rank_matrix")
+    if not matrix or algorithm not in matrix["algorithms"]:
+        return []
+    column = matrix["algorithms"].index(algorithm)
+    facts = payload["input"]
+    known = facts["known_positions"] if facts.get("kind") == "rank" else None
+    rows = [
+        DatasetRank(dataset, row[column], known is None or row[column] <= known)
+        for dataset, row in zip(matrix["datasets"], matrix["ranks"], strict=True)
+    ]
+    return sorted(rows, key=lambda row: (-row.rank, row.dataset))[:limit]
+
+
+@dataclass(frozen=True)
+class MinimaxExample:
+    m: int
+    n: int
+    bound_mle: float
+    bound_k2: float
+    weights_k2: tuple[float, float]
+    bound_k3: float
+    weights_k3: tuple[float, ...]
+
+
+def minimax_examples(m: int = 5, sizes: tuple[int, ...] = (5, 10)) -> list[MinimaxExample]:
+    """The three worst-case bounds of METHODS 2.2, computed now (cached by the core)."""
+    examples = []
+    for n in sizes:
+        k2 = minimax_weights(m, n, 2)
+        k3 = minimax_weights(m, n, 3)
+        examples.append(
+            MinimaxExample(
+                m=m,
+                n=n,
+                bound_mle=k3.bound_mle,
+                bound_k2=k2.bound,
+                weights_k2=(float(k2.weights[0]), float(k2.weights[1])),
+                bound_k3=k3.bound,
+                weights_k3=tuple(float(w) for w in k3.weights),
+            )
+        )
+    return examples

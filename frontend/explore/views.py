@@ -1,0 +1,104 @@
+"""Pages that explore one benchmark in depth, and the methods page.
+
+Views read through selectors and hand the stored snapshot payload to the presenters
+and chart functions; nothing is recomputed here, except the within-dataset Tukey table
+of one dataset when the snapshot left the tables out (too many pairs to store).
+"""
+
+from __future__ import annotations
+
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import render
+
+from estimation.selectors import snapshot_latest
+from frontend.explore import charts, presenters, selectors
+from leaderboard.models import Algorithm, Benchmark, Dataset
+from leaderboard.selectors import benchmark_get_visible, benchmark_metric_get
+
+
+def _visible_benchmark(request: HttpRequest, slug: str) -> Benchmark:
+    try:
+        return benchmark_get_visible(slug=slug, user=request.user)
+    except Benchmark.DoesNotExist:
+        raise Http404("No such benchmark") from None
+
+
+def _metric_and_payload(request: HttpRequest, benchmark: Benchmark):
+    metric = benchmark_metric_get(benchmark=benchmark, name=request.GET.get("metric"))
+    if metric is None:
+        raise Http404("No such metric")
+    snapshot = snapshot_latest(benchmark=benchmark, metric=metric)
+    return metric, snapshot, (snapshot.payload if snapshot else None)
+
+
+def dataset_detail(request: HttpRequest, slug: str, dataset: str) -> HttpResponse:
+    benchmark = _visible_benchmark(request, slug)
+    try:
+        dataset_row = selectors.dataset_get(benchmark=benchmark, name=dataset)
+    except Dataset.DoesNotExist:
+        raise Http404("No such dataset") from None
+    metric, snapshot, payload = _metric_and_payload(request, benchmark)
+    cells = selectors.dataset_fold_scores(benchmark=benchmark, metric=metric, dataset=dataset_row)
+    summaries = presenters.dataset_score_summaries(
+        cells=cells, payload=payload, dataset=dataset, higher_is_better=metric.higher_is_better
+    )
+    used = bool(payload) and dataset in payload["input"]["datasets"]
+    context = {
+        "benchmark": benchmark,
+        "metric": metric,
+        "snapshot": snapshot,
+        "dataset": dataset_row,
+        "summaries": summaries,
+        "used_in_analysis": used,
+        "has_folds": any(row.folds for row in summaries),
+        "has_significance_rank": any(row.significance_rank is not None for row in summaries),
+        "scores_chart": charts.dataset_scores_chart(summaries, dataset, metric.name),
+        "tukey": presenters.dataset_tukey_table(
+            payload=payload, dataset=dataset, cells=cells, higher_is_better=metric.higher_is_better
+        ),
+    }
+    return render(request, "frontend/explore/dataset.html", context)
+
+
+def algorithm_detail(request: HttpRequest, slug: str, algorithm: str) -> HttpResponse:
+    benchmark = _visible_benchmark(request, slug)
+    try:
+        algorithm_row = selectors.algorithm_get(benchmark=benchmark, name=algorithm)
+    except Algorithm.DoesNotExist:
+        raise Http404("No such algorithm") from None
+    metric, snapshot, payload = _metric_and_payload(request, benchmark)
+    ranked = bool(payload) and algorithm in payload["input"]["algorithms"]
+    context = {
+        "benchmark": benchmark,
+        "metric": metric,
+        "snapshot": snapshot,
+        "algorithm": algorithm_row,
+        "ranked": ranked,
+    }
+    if ranked:
+        margins = []
+        if not benchmark.ranking_only:
+            scores = selectors.dataset_level_scores(benchmark=benchmark, metric=metric)
+            margins = presenters.algorithm_margins(
+                scores=scores, algorithm=algorithm, higher_is_better=metric.higher_is_better
+            )
+        context.update(
+            mean_rank=(payload.get("mean_rank") or {}).get(algorithm),
+            win_rate=payload["win_rate"].get(algorithm),
+            significance_rank=(payload.get("significance_rank") or {}).get(algorithm),
+            estimates_chart=charts.algorithm_estimates_chart(payload, algorithm),
+            histogram_chart=charts.rank_histogram_chart(payload, algorithm),
+            worst=presenters.worst_datasets(payload, algorithm),
+            margin_chart=(
+                charts.margin_chart(margins, algorithm, metric.name) if margins else None
+            ),
+        )
+    return render(request, "frontend/explore/algorithm.html", context)
+
+
+def methods(request: HttpRequest) -> HttpResponse:
+    return render(
+        request,
+        "frontend/explore/methods.html",
+        {"minimax_examples": presenters.minimax_examples()},
+    )

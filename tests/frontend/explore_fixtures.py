@@ -1,0 +1,38 @@
+"""The three demo benchmarks with computed snapshots, shared by the explore tests of a module."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+from django.core.management import call_command
+
+from estimation.models import ResultSnapshot
+from leaderboard.demo import DEMOS, demo_load
+from leaderboard.models import Benchmark, Score, Submission
+
+
+def _delete_demos() -> None:
+    """Scores and submissions first: datasets and algorithms are protected from cascades."""
+    Score.objects.filter(submission__benchmark__slug__in=DEMOS).delete()
+    Submission.objects.filter(benchmark__slug__in=DEMOS).delete()
+    Benchmark.objects.filter(slug__in=DEMOS).delete()
+
+
+@pytest.fixture(scope="module")
+def demo_benchmarks(django_db_setup, django_db_blocker):
+    """Loaded and computed once per module, deleted afterwards (other tests load them too)."""
+    with django_db_blocker.unblock():
+        _delete_demos()
+        demo_load()
+        for slug in DEMOS:
+            call_command("recompute", slug, stdout=io.StringIO())
+        payloads = {
+            snapshot.benchmark.slug: snapshot.payload
+            for snapshot in ResultSnapshot.objects.filter(status="ready").select_related(
+                "benchmark"
+            )
+        }
+    yield payloads
+    with django_db_blocker.unblock():
+        _delete_demos()
