@@ -437,35 +437,52 @@ def _signed_rank_batch(differences: np.ndarray) -> _SignedRankBatch:
     most 13 observations with ties or zeros; otherwise the normal approximation with
     tie correction and no continuity correction. Zeros are dropped (``"wilcox"``).
     """
+    differences = np.asarray(differences, dtype=float)
     rows, width = differences.shape
     valid = ~np.isnan(differences)
     nonzero = valid & (differences != 0)
     n_observations = valid.sum(axis=1)
     count = nonzero.sum(axis=1)
-    magnitude = np.where(nonzero, np.abs(differences), np.inf)
-    order = np.argsort(magnitude, axis=1, kind="stable")
-    sorted_magnitude = np.take_along_axis(magnitude, order, axis=1)
-    starts = np.ones((rows, width), dtype=bool)
-    starts[:, 1:] = sorted_magnitude[:, 1:] != sorted_magnitude[:, :-1]
-    flat_starts = np.flatnonzero(starts.ravel())
-    sizes = np.diff(np.append(flat_starts, rows * width))
-    group_of_cell = np.cumsum(starts.ravel()) - 1
-    midranks = flat_starts % width + (sizes + 1) / 2
-    sorted_ranks = midranks[group_of_cell].reshape(rows, width)
-    ranks = np.empty_like(sorted_ranks)
-    np.put_along_axis(ranks, order, sorted_ranks, axis=1)
-    ranks = np.where(nonzero, ranks, 0.0)
-    r_plus = (ranks * (differences > 0)).sum(axis=1)
-    r_minus = (ranks * (differences < 0)).sum(axis=1)
-    real_group = np.isfinite(sorted_magnitude.ravel()[flat_starts])
-    tie_term = np.bincount(
-        flat_starts // width,
-        weights=np.where(real_group, sizes.astype(float) ** 3 - sizes, 0.0),
-        minlength=rows,
-    )
-    has_ties = (
-        np.bincount(flat_starts // width, weights=real_group & (sizes > 1), minlength=rows) > 0
-    )
+    # One sort of integer keys instead of an argsort and two permutations: the bits of a
+    # non-negative double order like its value, so (|d| bits << 1) | (d > 0) sorts by
+    # magnitude and carries the sign along. Absent and zero differences get the
+    # largest even key (no sign) and sort last; position < count marks the real ones.
+    keys = np.abs(differences).view(np.uint64) << np.uint64(1)
+    keys |= differences > 0
+    keys[~nonzero] = np.uint64(2**64 - 2)
+    keys.sort(axis=1)
+    positive = (keys & np.uint64(1)).astype(bool)
+    keys >>= np.uint64(1)
+    position = np.arange(width)
+    real = position[None, :] < count[:, None]
+    tied_with_previous = np.zeros((rows, width), dtype=bool)
+    tied_with_previous[:, 1:] = (keys[:, 1:] == keys[:, :-1]) & real[:, 1:]
+    has_ties = tied_with_previous.any(axis=1)
+    # Without ties the rank of the k-th smallest magnitude is k + 1.
+    ranks = np.broadcast_to((position + 1.0)[None, :], (rows, width)).copy()
+    tie_term = np.zeros(rows)
+    if has_ties.any():
+        tied_rows = np.flatnonzero(has_ties)
+        starts = ~tied_with_previous[tied_rows]
+        flat_starts = np.flatnonzero(starts.ravel())
+        sizes = np.diff(np.append(flat_starts, starts.size))
+        group_of_cell = np.cumsum(starts.ravel()) - 1
+        midranks = flat_starts % width + (sizes + 1) / 2
+        ranks[tied_rows] = midranks[group_of_cell].reshape(starts.shape)
+        group_row = flat_starts // width
+        real_group = flat_starts % width < count[tied_rows][group_row]
+        tie_term[tied_rows] = np.bincount(
+            group_row,
+            weights=np.where(real_group, sizes.astype(float) ** 3 - sizes, 0.0),
+            minlength=tied_rows.size,
+        )
+    ranks[~real] = 0.0
+    r_plus = (ranks * positive).sum(axis=1)
+    # Mid-ranks of the real observations sum to count (count + 1) / 2, exactly.
+    r_minus = count * (count + 1.0) / 2 - r_plus
+    # For the permutation test: zeros are valid observations of rank 0 (sorted after
+    # the non-zero ones, before the absent ones).
+    valid = position[None, :] < n_observations[:, None]
 
     exact = (n_observations <= _EXACT_MAX) & ~has_ties & (count == n_observations)
     permutation = ~exact & (n_observations <= _PERMUTATION_MAX)
@@ -559,10 +576,10 @@ def _paired_signed_rank(
     n_pairs = first.size
     batch_parts = []
     chunk = max(1, _PAIR_CHUNK_ELEMENTS // max(length, 1))
+    columns = np.ascontiguousarray(samples.T)
     for start in range(0, n_pairs, chunk):
         a, b = first[start : start + chunk], second[start : start + chunk]
-        differences = (samples[:, a] - samples[:, b]).T
-        batch_parts.append(_signed_rank_batch(differences))
+        batch_parts.append(_signed_rank_batch(columns[a] - columns[b]))
 
     def gather(field: str) -> np.ndarray:
         if not batch_parts:

@@ -261,3 +261,18 @@ def test_letters_shared_iff_not_significant(m, seed):
                 assert bool(set(letters[a]) & set(letters[b])) == (not significant[a, b])
     for bar in cd_groups(significant, mean_ranks):
         assert not significant[np.ix_(bar, bar)].any()
+
+
+def test_wilcoxon_pairwise_with_ties_zeros_and_gaps_matches_scipy_on_many_observations():
+    rng = np.random.default_rng(21)
+    scores = np.round(rng.normal(size=(70, 5)) + np.arange(5) * 0.2, 1)
+    scores[:, 4] = scores[:, 3]
+    scores[:5, 3] += 0.5
+    scores[rng.random(scores.shape) < 0.1] = np.nan
+    result = wilcoxon_pairwise(scores)
+    for a in range(5):
+        for b in range(a + 1, 5):
+            both = ~np.isnan(scores[:, a]) & ~np.isnan(scores[:, b])
+            reference = stats.wilcoxon(scores[both, a], scores[both, b])
+            assert result.pvalues[a, b] == reference.pvalue
+            assert result.statistic[a, b] == reference.statistic
