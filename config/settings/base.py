@@ -182,3 +182,8 @@ LOGGING = {
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
     "root": {"handlers": ["console"], "level": env_str("PODIUM_LOG_LEVEL", "INFO")},
 }
+
+# The site's own account pages (frontend/accounts).
+LOGIN_URL = "account-login"
+LOGIN_REDIRECT_URL = "account-home"
+LOGOUT_REDIRECT_URL = "benchmark-index"

@@ -1,3 +1,24 @@
-from django.urls import path  # noqa: F401
+from django.contrib.auth import views as auth_views
+from django.urls import path
 
-urlpatterns: list = []
+from frontend.accounts import views
+
+urlpatterns = [
+    path("", views.account_home, name="account-home"),
+    path("signup/", views.signup, name="account-signup"),
+    path("login/", views.LoginView.as_view(), name="account-login"),
+    # POST only (Django refuses GET); then LOGOUT_REDIRECT_URL.
+    path("logout/", auth_views.LogoutView.as_view(), name="account-logout"),
+    path("tokens/", views.api_tokens, name="account-tokens"),
+    path(
+        "tokens/<int:token_id>/revoke/",
+        views.api_token_revoke_view,
+        name="account-token-revoke",
+    ),
+    path("submissions/", views.my_submissions, name="account-submissions"),
+    path(
+        "submissions/<int:submission_id>/withdraw/",
+        views.submission_withdraw_view,
+        name="account-submission-withdraw",
+    ),
+]

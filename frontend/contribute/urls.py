@@ -1,3 +1,23 @@
-from django.urls import path  # noqa: F401
+from django.urls import path
 
-urlpatterns: list = []
+from frontend.contribute import views
+
+urlpatterns = [
+    path("b/<slug:slug>/submit/", views.submit_form, name="contribute-submit"),
+    path("b/<slug:slug>/submit/csv/", views.submit_upload, name="contribute-upload"),
+    path(
+        "b/<slug:slug>/submit/csv/confirm/",
+        views.submit_upload_confirm,
+        name="contribute-upload-confirm",
+    ),
+    path("benchmarks/new/", views.benchmark_new, name="contribute-benchmark-new"),
+    path("maintain/", views.maintained, name="contribute-maintained"),
+    path("b/<slug:slug>/maintain/", views.benchmark_edit, name="contribute-benchmark-edit"),
+    path("b/<slug:slug>/maintain/moderation/", views.moderation, name="contribute-moderation"),
+    path(
+        "b/<slug:slug>/maintain/moderation/<int:submission_id>/",
+        views.moderation_decide,
+        name="contribute-moderation-decide",
+    ),
+    path("b/<slug:slug>/maintain/snapshots/", views.snapshots, name="contribute-snapshots"),
+]

@@ -1,0 +1,37 @@
+from __future__ import annotations
+
+from django import forms
+from django.contrib.auth import get_user_model
+from django.contrib.auth.forms import AuthenticationForm, UserCreationForm
+
+from frontend.contribute.form_errors import AccessibleErrorsMixin
+from leaderboard.models import ApiToken
+
+
+class SignupForm(AccessibleErrorsMixin, UserCreationForm):
+    """Username, email and a password checked by AUTH_PASSWORD_VALIDATORS."""
+
+    email = forms.EmailField(
+        help_text="Maintainers may use it to reach you about your submissions."
+    )
+
+    class Meta(UserCreationForm.Meta):
+        model = get_user_model()
+        fields = ("username", "email")
+
+    def clean_email(self) -> str:
+        email = self.cleaned_data["email"].strip()
+        if get_user_model().objects.filter(email__iexact=email).exists():
+            raise forms.ValidationError("An account with this email address already exists.")
+        return email
+
+
+class LoginForm(AccessibleErrorsMixin, AuthenticationForm):
+    pass
+
+
+class TokenCreateForm(AccessibleErrorsMixin, forms.Form):
+    name = forms.CharField(
+        max_length=ApiToken._meta.get_field("name").max_length,
+        help_text="What the token is for, e.g. “laptop” or “CI uploads”.",
+    )

@@ -1,0 +1,166 @@
+"""Researchers' account pages: sign up, log in and out, API tokens, my submissions.
+
+Views parse the input, call one service or selector and render; the services decide
+who may do what (their PermissionDenied becomes a 403).
+"""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth import login
+from django.contrib.auth import views as auth_views
+from django.contrib.auth.decorators import login_required
+from django.core.paginator import Paginator
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils.http import url_has_allowed_host_and_scheme
+from django.views.decorators.cache import never_cache
+from django.views.decorators.http import require_http_methods
+
+from frontend.accounts.forms import LoginForm, SignupForm, TokenCreateForm
+from frontend.accounts.selectors import submission_list_of_user, submission_of_user
+from frontend.accounts.services import user_signup
+from frontend.contribute.access import forbidden
+from frontend.contribute.form_errors import add_problems, form_summary
+from leaderboard.models import ApiToken, Submission
+from leaderboard.selectors import api_token_list
+from leaderboard.services import (
+    PermissionDenied,
+    ValidationFailed,
+    api_token_create,
+    api_token_revoke,
+    submission_withdraw,
+)
+
+SUBMISSIONS_PER_PAGE = 50
+
+
+def _safe_next(request: HttpRequest, default: str) -> str:
+    target = request.POST.get("next") or request.GET.get("next") or ""
+    if url_has_allowed_host_and_scheme(
+        target, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+    ):
+        return target
+    return default
+
+
+@never_cache
+@require_http_methods(["GET", "POST"])
+def signup(request: HttpRequest) -> HttpResponse:
+    if request.user.is_authenticated:
+        return redirect("account-home")
+    form = SignupForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        user = user_signup(
+            username=form.cleaned_data["username"],
+            email=form.cleaned_data["email"],
+            password=form.cleaned_data["password1"],
+        )
+        login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+        messages.success(request, f"Welcome, {user.username}: your account is ready.")
+        return redirect(_safe_next(request, reverse("account-home")))
+    return render(
+        request,
+        "frontend/accounts/signup.html",
+        {"form": form, "errors": form_summary(form), "next": _safe_next(request, "")},
+    )
+
+
+class LoginView(auth_views.LoginView):
+    template_name = "frontend/accounts/login.html"
+    authentication_form = LoginForm
+    redirect_authenticated_user = True
+
+    def get_context_data(self, **kwargs):
+        context = super().get_context_data(**kwargs)
+        context["errors"] = form_summary(context["form"])
+        return context
+
+
+@login_required
+def account_home(request: HttpRequest) -> HttpResponse:
+    return render(request, "frontend/accounts/home.html", {"section": "home"})
+
+
+@never_cache
+@login_required
+@require_http_methods(["GET", "POST"])
+def api_tokens(request: HttpRequest) -> HttpResponse:
+    """The active tokens, and a form that creates one; the raw value is shown only here, once."""
+    form = TokenCreateForm(request.POST or None)
+    created = None
+    if request.method == "POST" and form.is_valid():
+        try:
+            token, raw = api_token_create(user=request.user, name=form.cleaned_data["name"])
+        except ValidationFailed as exc:
+            add_problems(form, exc.problems)
+        else:
+            created = {"token": token, "raw": raw}
+            form = TokenCreateForm()
+    context = {
+        "section": "tokens",
+        "form": form,
+        "errors": form_summary(form),
+        "created": created,
+        "tokens": api_token_list(user=request.user),
+    }
+    return render(request, "frontend/accounts/tokens.html", context)
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def api_token_revoke_view(request: HttpRequest, token_id: int) -> HttpResponse:
+    """GET asks for confirmation; POST revokes."""
+    try:
+        token = api_token_list(user=request.user).get(pk=token_id)
+    except ApiToken.DoesNotExist:
+        raise Http404("No such active token") from None
+    if request.method == "POST":
+        try:
+            api_token_revoke(token=token, user=request.user)
+        except PermissionDenied as exc:
+            return forbidden(request, str(exc))
+        messages.success(request, f"Token “{token.name}” ({token.prefix}…) is revoked.")
+        return redirect("account-tokens")
+    return render(
+        request, "frontend/accounts/token_revoke.html", {"section": "tokens", "token": token}
+    )
+
+
+@login_required
+def my_submissions(request: HttpRequest) -> HttpResponse:
+    page = Paginator(submission_list_of_user(user=request.user), SUBMISSIONS_PER_PAGE).get_page(
+        request.GET.get("page")
+    )
+    return render(
+        request,
+        "frontend/accounts/submissions.html",
+        {"section": "submissions", "page": page, "Status": Submission.Status},
+    )
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def submission_withdraw_view(request: HttpRequest, submission_id: int) -> HttpResponse:
+    """GET asks for confirmation; POST withdraws (its scores stop counting)."""
+    try:
+        submission = submission_of_user(user=request.user, submission_id=submission_id)
+    except Submission.DoesNotExist:
+        raise Http404("No such submission of yours") from None
+    if request.method == "POST":
+        try:
+            submission_withdraw(submission=submission, user=request.user)
+        except PermissionDenied as exc:
+            return forbidden(request, str(exc))
+        messages.success(
+            request,
+            f"Your submission of {submission.algorithm.name} to "
+            f"{submission.benchmark.title} is withdrawn.",
+        )
+        return redirect("account-submissions")
+    return render(
+        request,
+        "frontend/accounts/submission_withdraw.html",
+        {"section": "submissions", "submission": submission},
+    )

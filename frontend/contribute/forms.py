@@ -1,0 +1,182 @@
+"""Input forms of the contributor and maintainer pages (parsing only; services write)."""
+
+from __future__ import annotations
+
+from django import forms
+from django.conf import settings
+from django.template.defaultfilters import filesizeformat
+
+from frontend.contribute.form_errors import AccessibleErrorsMixin
+from leaderboard.api.benchmarks import RESERVED_SLUGS
+from leaderboard.models import Algorithm, Benchmark, Metric
+from leaderboard.services import ANALYSIS_FIELDS
+
+ABOUT_FIELDS = ("title", "description", "citation", "licence")
+POLICY_FIELDS = ("visibility", "submission_policy", "allow_new_datasets", "allow_new_algorithms")
+# ANALYSIS_FIELDS, as the services define them, in the order a maintainer reads them.
+ANALYSIS_ORDER = (
+    "ranking_only",
+    "missing_policy",
+    "min_coverage",
+    "tie_tolerance",
+    "top_k",
+    "alpha",
+    "correction",
+    "default_estimator",
+    "bootstrap_size",
+    "seed",
+)
+assert set(ANALYSIS_ORDER) == set(ANALYSIS_FIELDS)
+
+ANALYSIS_HELP = {
+    "missing_policy": "What a dataset without a result of some algorithm counts as.",
+    "min_coverage": "Share of datasets (0 to 1) an algorithm needs to be ranked at all.",
+    "tie_tolerance": "Scores closer than this count as a tie (0 = exact ties only).",
+    "top_k": "K of the top-K probabilities.",
+    "alpha": "Significance level of the tests (0.001 to 0.5).",
+    "correction": "Multiple-comparison correction of the pairwise tests.",
+    "default_estimator": "The estimator the leaderboard ranks by.",
+    "bootstrap_size": "Bootstrap replicates behind the intervals (0 turns them off).",
+    "seed": "Random seed of the bootstrap, so that results are reproducible.",
+}
+
+
+class BenchmarkSettingsForm(AccessibleErrorsMixin, forms.ModelForm):
+    """What a maintainer may change after creation (the services' EDITABLE_FIELDS)."""
+
+    class Meta:
+        model = Benchmark
+        fields = (*ABOUT_FIELDS, *POLICY_FIELDS, *ANALYSIS_ORDER)
+        widgets = {
+            "description": forms.Textarea(attrs={"rows": 4}),
+            "citation": forms.Textarea(attrs={"rows": 3}),
+        }
+        help_texts = ANALYSIS_HELP
+
+    def about_fields(self):
+        return [self[name] for name in ABOUT_FIELDS]
+
+    def policy_fields(self):
+        return [self[name] for name in POLICY_FIELDS]
+
+    def analysis_fields(self):
+        return [self[name] for name in ANALYSIS_ORDER]
+
+
+class BenchmarkCreateForm(BenchmarkSettingsForm):
+    class Meta(BenchmarkSettingsForm.Meta):
+        fields = ("slug", *BenchmarkSettingsForm.Meta.fields)
+        help_texts = {
+            **ANALYSIS_HELP,
+            "slug": "The benchmark's address: /b/your-slug/. Letters, digits, - and _; "
+            "it cannot be changed later.",
+        }
+
+    def clean_slug(self) -> str:
+        slug = self.cleaned_data["slug"]
+        if slug in RESERVED_SLUGS:
+            raise forms.ValidationError(f"“{slug}” is reserved; choose another slug.")
+        return slug
+
+    def about_fields(self):
+        return [self["slug"], *super().about_fields()]
+
+
+class MetricForm(forms.Form):
+    # Optional: a row left empty is dropped; the services insist on at least one metric.
+    name = forms.CharField(max_length=Metric._meta.get_field("name").max_length, required=False)
+    direction = forms.ChoiceField(choices=Metric.Direction.choices, initial=Metric.Direction.HIGHER)
+
+
+MetricFormSet = forms.formset_factory(MetricForm, extra=0, max_num=20, validate_max=True)
+
+
+class SubmissionDetailsForm(AccessibleErrorsMixin, forms.Form):
+    """Everything of a web-form submission except the grid of scores."""
+
+    MAX_FOLDS = 100
+
+    algorithm = forms.CharField(
+        max_length=Algorithm._meta.get_field("name").max_length,
+        label="Algorithm name",
+        widget=forms.TextInput(attrs={"list": "known-algorithms", "autocomplete": "off"}),
+    )
+    algorithm_url = forms.URLField(required=False, label="Paper or code URL", assume_scheme="https")
+    algorithm_version = forms.CharField(
+        required=False,
+        max_length=Algorithm._meta.get_field("version").max_length,
+        label="Version",
+    )
+    note = forms.CharField(
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 3}),
+        help_text="How the results were obtained (settings, hardware, seeds).",
+    )
+    metric = forms.ChoiceField(label="Metric")
+    folds = forms.IntegerField(
+        min_value=1,
+        max_value=MAX_FOLDS,
+        initial=1,
+        label="Folds per dataset",
+        help_text="1 = one result per dataset; more = one column per cross-validation fold.",
+    )
+    idempotency_key = forms.CharField(widget=forms.HiddenInput, required=False, max_length=100)
+
+    def __init__(self, *args, metrics, allow_new_algorithms: bool = True, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["metric"].choices = [(m.name, str(m)) for m in metrics]
+        if metrics:
+            self.fields["metric"].initial = metrics[0].name
+        if not allow_new_algorithms:
+            self.fields["algorithm"].help_text = "This benchmark takes only the listed algorithms."
+
+
+class UploadForm(AccessibleErrorsMixin, forms.Form):
+    FORMAT_CHOICES = [
+        ("", "detect from the header"),
+        ("long", "long: dataset,algorithm,score[,fold][,metric]"),
+        ("wide", "wide: dataset,<algorithm>,<algorithm>,…"),
+        ("ranking", "ranking: dataset,algorithm,rank"),
+    ]
+
+    file = forms.FileField(label="Results file (CSV, UTF-8)")
+    format = forms.ChoiceField(choices=FORMAT_CHOICES, required=False)
+    note = forms.CharField(
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 3}),
+        help_text="Stored with every algorithm of the file: how the results were obtained.",
+    )
+
+    def __init__(self, *args, max_bytes: int, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.max_bytes = max_bytes
+        self.fields["file"].help_text = (
+            f"Up to {filesizeformat(max_bytes)} here; larger files go through the API "
+            "(POST /api/benchmarks/<slug>/submissions/upload/)."
+        )
+
+    def clean_file(self):
+        upload = self.cleaned_data["file"]
+        if upload.size > self.max_bytes:
+            raise forms.ValidationError(
+                f"The file has {filesizeformat(upload.size)}; the web form takes up to "
+                f"{filesizeformat(self.max_bytes)}. Upload larger files through the API."
+            )
+        return upload
+
+
+class DecisionForm(AccessibleErrorsMixin, forms.Form):
+    DECISIONS = [("accept", "Accept"), ("reject", "Reject")]
+
+    decision = forms.ChoiceField(choices=DECISIONS)
+    note = forms.CharField(
+        required=False,
+        max_length=5000,
+        widget=forms.Textarea(attrs={"rows": 2}),
+        label="Note to the submitter",
+    )
+
+
+def upload_limit_bytes() -> int:
+    """The web form keeps a file between preview and confirm, so it takes smaller ones."""
+    return min(settings.PODIUM_MAX_UPLOAD_BYTES, 5 * 1024 * 1024)

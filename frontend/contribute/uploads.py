@@ -1,0 +1,255 @@
+"""A results file between its preview and its confirmation.
+
+The preview parses the file and tries it against the services' rules; the file then
+waits in the session (compressed, one pending file per session) until the researcher
+confirms. Its token is also its idempotency key, so a double-clicked "confirm" stores
+the file once.
+"""
+
+from __future__ import annotations
+
+import base64
+import dataclasses
+import io
+import uuid
+import zlib
+from dataclasses import dataclass
+
+import numpy as np
+from django.conf import settings
+from django.db import transaction
+
+from estimation.results_csv import ParsedResults, RowError, parse_results_csv
+from leaderboard.models import Benchmark, Submission
+from leaderboard.services import (
+    Problem,
+    SubmissionInput,
+    ValidationFailed,
+    submission_entries_from_csv,
+    submissions_create,
+)
+
+SESSION_KEY = "podium-pending-upload"
+PREVIEW_ROWS = 20
+MAX_ERRORS = 100
+
+
+@dataclass(frozen=True)
+class PendingUpload:
+    token: str
+    benchmark_id: int
+    filename: str
+    format: str
+    note: str
+    content: bytes
+    stored_ids: tuple[int, ...] = ()
+
+    @property
+    def idempotency_key(self) -> str:
+        return f"web-csv-{self.token}"
+
+
+def pending_upload_save(
+    session, *, benchmark: Benchmark, filename: str, fmt: str, note: str, content: bytes
+) -> PendingUpload:
+    upload = PendingUpload(
+        token=uuid.uuid4().hex,
+        benchmark_id=benchmark.pk,
+        filename=filename,
+        format=fmt,
+        note=note,
+        content=content,
+    )
+    session[SESSION_KEY] = {
+        "token": upload.token,
+        "benchmark_id": upload.benchmark_id,
+        "filename": filename,
+        "format": fmt,
+        "note": note,
+        "content": base64.b64encode(zlib.compress(content, 6)).decode("ascii"),
+        "stored_ids": [],
+    }
+    return upload
+
+
+def pending_upload_get(session, *, token: str, benchmark: Benchmark) -> PendingUpload | None:
+    stored = session.get(SESSION_KEY)
+    if not stored or stored.get("token") != token or stored.get("benchmark_id") != benchmark.pk:
+        return None
+    content = zlib.decompress(base64.b64decode(stored["content"])) if stored["content"] else b""
+    return PendingUpload(
+        token=stored["token"],
+        benchmark_id=stored["benchmark_id"],
+        filename=stored["filename"],
+        format=stored["format"],
+        note=stored["note"],
+        content=content,
+        stored_ids=tuple(stored.get("stored_ids", ())),
+    )
+
+
+def pending_upload_mark_stored(session, *, upload: PendingUpload, ids: list[int]) -> None:
+    """Forget the file but remember what it became, for a repeated confirm."""
+    session[SESSION_KEY] = {
+        "token": upload.token,
+        "benchmark_id": upload.benchmark_id,
+        "filename": upload.filename,
+        "format": upload.format,
+        "note": upload.note,
+        "content": "",
+        "stored_ids": ids,
+    }
+
+
+def upload_parse(content: bytes, *, fmt: str | None) -> ParsedResults:
+    """Raises ResultsCsvError listing the file's problems by line and column."""
+    return parse_results_csv(
+        io.BytesIO(content),
+        format=fmt or None,
+        max_rows=settings.PODIUM_MAX_UPLOAD_ROWS,
+        max_errors=MAX_ERRORS,
+    )
+
+
+def upload_entries(
+    *, benchmark: Benchmark, parsed: ParsedResults, note: str
+) -> list[SubmissionInput]:
+    entries = submission_entries_from_csv(benchmark=benchmark, parsed=parsed)
+    return [dataclasses.replace(entry, note=note) for entry in entries]
+
+
+class _TrialOnly(Exception):
+    pass
+
+
+def upload_trial_problems(
+    *, benchmark: Benchmark, user, entries: list[SubmissionInput]
+) -> tuple[Problem, ...]:
+    """What storing the entries would refuse, found by storing them and rolling back.
+
+    The services are the one place that knows a benchmark's rules (listed datasets
+    only, metrics, ranks), so the preview asks them rather than repeating the rules.
+    Raises the services' PermissionDenied.
+    """
+    try:
+        with transaction.atomic():
+            submissions_create(
+                benchmark=benchmark,
+                submitter=user,
+                entries=entries,
+                source=Submission.Source.CSV,
+            )
+            raise _TrialOnly
+    except _TrialOnly:
+        return ()
+    except ValidationFailed as exc:
+        return exc.problems
+
+
+@dataclass(frozen=True)
+class PreviewRow:
+    line: int
+    dataset: str
+    algorithm: str
+    fold: int | None
+    metric: str | None
+    value: float
+
+
+@dataclass(frozen=True)
+class AlgorithmSummary:
+    name: str
+    n_rows: int
+    n_datasets: int
+    is_new: bool
+
+
+@dataclass(frozen=True)
+class UploadPreview:
+    format: str
+    kind: str
+    n_rows: int
+    n_datasets: int
+    n_algorithms: int
+    metrics: tuple[str, ...]
+    has_folds: bool
+    new_datasets: tuple[str, ...]
+    first_rows: tuple[PreviewRow, ...]
+    algorithms: tuple[AlgorithmSummary, ...]
+
+
+def upload_preview(*, benchmark: Benchmark, parsed: ParsedResults) -> UploadPreview:
+    known_datasets = set(benchmark.datasets.values_list("name", flat=True))
+    known_algorithms = set(benchmark.algorithms.values_list("name", flat=True))
+    n = min(PREVIEW_ROWS, parsed.n_records)
+    first_rows = tuple(
+        PreviewRow(
+            line=int(parsed.lines[i]),
+            dataset=parsed.datasets[int(parsed.dataset_codes[i])],
+            algorithm=parsed.algorithms[int(parsed.algorithm_codes[i])],
+            fold=int(parsed.folds[i]) if parsed.folds[i] >= 0 else None,
+            metric=parsed.metrics[int(parsed.metric_codes[i])]
+            if parsed.metric_codes[i] >= 0
+            else None,
+            value=float(parsed.values[i]),
+        )
+        for i in range(n)
+    )
+    n_algorithms = len(parsed.algorithms)
+    rows_per_algorithm = np.bincount(parsed.algorithm_codes, minlength=n_algorithms)
+    pairs = np.unique(
+        parsed.algorithm_codes.astype(np.int64) * len(parsed.datasets) + parsed.dataset_codes
+    )
+    datasets_per_algorithm = np.bincount(
+        pairs // max(len(parsed.datasets), 1), minlength=n_algorithms
+    )
+    used_datasets = np.unique(parsed.dataset_codes)
+    return UploadPreview(
+        format=parsed.format,
+        kind=parsed.kind,
+        n_rows=parsed.n_records,
+        n_datasets=len(used_datasets),
+        n_algorithms=int(np.count_nonzero(rows_per_algorithm)),
+        metrics=parsed.metrics,
+        has_folds=parsed.has_folds,
+        new_datasets=tuple(
+            name
+            for name in (parsed.datasets[int(code)] for code in used_datasets)
+            if name not in known_datasets
+        ),
+        first_rows=first_rows,
+        algorithms=tuple(
+            AlgorithmSummary(
+                name=name,
+                n_rows=int(rows_per_algorithm[code]),
+                n_datasets=int(datasets_per_algorithm[code]),
+                is_new=name not in known_algorithms,
+            )
+            for code, name in enumerate(parsed.algorithms)
+            if rows_per_algorithm[code]
+        ),
+    )
+
+
+@dataclass(frozen=True)
+class FileProblem:
+    """One problem of the file, beside the text of its line."""
+
+    line: int | None
+    column: str | None
+    message: str
+    text: str
+
+
+def file_problems(
+    content: bytes, problems: list[RowError] | list[Problem] | tuple
+) -> list[FileProblem]:
+    text = content.decode("utf-8", errors="replace").removeprefix("\ufeff")
+    lines = [line.removesuffix("\r") for line in text.split("\n")]
+    result = []
+    for problem in problems:
+        line = problem.line
+        column = problem.column if isinstance(problem, RowError) else problem.field
+        shown = lines[line - 1] if line is not None and 0 < line <= len(lines) else ""
+        result.append(FileProblem(line, column, problem.message, shown[:300]))
+    return result

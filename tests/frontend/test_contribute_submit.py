@@ -1,0 +1,253 @@
+"""Submitting results by web form and by CSV upload (preview, then confirm)."""
+
+import re
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+
+from leaderboard.models import Benchmark, Score, Submission
+from leaderboard.services import ScoreInput, SubmissionInput, submission_create
+from tests.factories import make_benchmark, make_user
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def benchmark():
+    """A moderated benchmark with datasets d1, d2 (from a maintainer's import)."""
+    benchmark = make_benchmark("study")
+    submission_create(
+        benchmark=benchmark,
+        submitter=None,
+        entry=SubmissionInput(
+            algorithm="baseline",
+            scores=[ScoreInput(dataset="d1", value=0.5), ScoreInput(dataset="d2", value=0.6)],
+        ),
+        source=Submission.Source.IMPORT,
+    )
+    return benchmark
+
+
+@pytest.fixture
+def researcher(client):
+    user = make_user("researcher")
+    client.force_login(user)
+    return user
+
+
+def _key(body: str) -> str:
+    return re.search(r'name="idempotency_key" value="([^"]+)"', body).group(1)
+
+
+def _grid_post(key: str, **overrides) -> dict:
+    data = {
+        "idempotency_key": key,
+        "algorithm": "forest",
+        "algorithm_url": "https://example.org/forest",
+        "algorithm_version": "1.2",
+        "note": "default settings",
+        "metric": "score",
+        "folds": "1",
+        "grid-rows": "2",
+        "grid-folds": "1",
+        "grid-0-dataset": "d1",
+        "grid-0-0": "0.71",
+        "grid-1-dataset": "d2",
+        "grid-1-0": "0.64",
+        "action": "submit",
+    }
+    data.update(overrides)
+    return data
+
+
+def test_submit_page_needs_login_and_a_visible_benchmark(client, benchmark):
+    assert client.get("/b/study/submit/").status_code == 302
+    make_benchmark("secret", visibility=Benchmark.Visibility.PRIVATE)
+    client.force_login(make_user("someone"))
+    assert client.get("/b/secret/submit/").status_code == 404
+    make_benchmark("shut", submission_policy=Benchmark.SubmissionPolicy.CLOSED)
+    closed = client.get("/b/shut/submit/")
+    assert closed.status_code == 403 and "closed to submissions" in closed.content.decode()
+
+
+def test_web_form_happy_path(client, benchmark, researcher):
+    page = client.get("/b/study/submit/")
+    body = page.content.decode()
+    assert page.status_code == 200
+    assert 'name="grid-0-dataset" value="d1"' in body and 'name="grid-1-dataset" value="d2"' in body
+    response = client.post("/b/study/submit/", _grid_post(_key(body)))
+    assert response.status_code == 302 and response.url == "/account/submissions/"
+    submission = Submission.objects.get(submitter=researcher)
+    assert submission.source == Submission.Source.FORM
+    assert submission.status == Submission.Status.PENDING
+    assert submission.algorithm.name == "forest" and submission.algorithm.version == "1.2"
+    assert submission.note == "default settings"
+    assert sorted(submission.scores.values_list("dataset__name", "value", "fold")) == [
+        ("d1", 0.71, None),
+        ("d2", 0.64, None),
+    ]
+    # A second post of the same page (double click, back + resubmit) stores nothing new.
+    again = client.post("/b/study/submit/", _grid_post(_key(body)))
+    assert again.status_code == 302
+    assert Submission.objects.filter(submitter=researcher).count() == 1
+
+
+def test_web_form_error_keeps_every_typed_value(client, benchmark, researcher):
+    key = _key(client.get("/b/study/submit/").content.decode())
+    data = _grid_post(
+        key,
+        algorithm_url="not a url",
+        folds="2",
+        **{
+            "grid-rows": "3",
+            "grid-folds": "2",
+            "grid-0-0": "0.71",
+            "grid-0-1": "zero point seven",
+            "grid-1-0": "0.64",
+            "grid-1-1": "",
+            "grid-2-dataset": "brand-new",
+            "grid-2-new": "1",
+            "grid-2-0": "0.81",
+            "grid-2-1": "0.83",
+        },
+    )
+    response = client.post("/b/study/submit/", data)
+    body = response.content.decode()
+    assert response.status_code == 200
+    assert Submission.objects.filter(submitter=researcher).count() == 0
+    # Every value typed is back on the page.
+    for name, value in data.items():
+        if name.startswith("grid-") and name.count("-") == 2 and value:
+            assert f'name="{name}" value="{value}"' in body, name
+    assert 'value="forest"' in body and 'value="not a url"' in body and 'value="1.2"' in body
+    assert "default settings" in body and 'value="brand-new"' in body
+    # Errors in the summary link to their fields and cells, and sit next to them.
+    assert 'data-testid="error-summary"' in body
+    assert 'href="#id_algorithm_url"' in body
+    assert 'href="#grid-0-1"' in body and "“zero point seven” is not a finite number." in body
+    assert 'id="grid-0-1-error"' in body
+    assert "Give all 2 folds of this dataset, or none (1 given)." in body
+    assert 'aria-invalid="true"' in body
+
+
+def test_web_form_service_problems_land_on_their_cells(client, researcher):
+    make_benchmark("ranked", ranking_only=True, allow_new_datasets=False)
+    key = _key(client.get("/b/ranked/submit/").content.decode())
+    response = client.post(
+        "/b/ranked/submit/",
+        _grid_post(
+            key,
+            **{
+                "grid-rows": "1",
+                "grid-0-dataset": "unlisted",
+                "grid-0-new": "1",
+                "grid-0-0": "0.5",
+            },
+        ),
+    )
+    body = response.content.decode()
+    assert response.status_code == 200
+    assert "a rank is 1 (best) or more" in body and 'id="grid-0-0-error"' in body
+    assert "this benchmark only takes listed datasets" in body
+    assert Submission.objects.count() == 0
+
+
+def test_web_form_buttons_add_rows_and_fold_columns_without_losing_values(
+    client, benchmark, researcher
+):
+    key = _key(client.get("/b/study/submit/").content.decode())
+    added = client.post(
+        "/b/study/submit/", _grid_post(key, action="add_row", algorithm="typed-name")
+    ).content.decode()
+    assert 'name="grid-2-dataset"' in added and 'name="grid-rows" value="3"' in added
+    assert 'name="grid-0-0" value="0.71"' in added and 'value="typed-name"' in added
+    assert 'data-testid="error-summary"' not in added
+
+    resized = client.post(
+        "/b/study/submit/", _grid_post(key, action="resize", folds="3")
+    ).content.decode()
+    assert 'name="grid-folds" value="3"' in resized and 'name="grid-0-2"' in resized
+    assert 'name="grid-0-0" value="0.71"' in resized
+    assert Submission.objects.filter(submitter=researcher).count() == 0
+
+
+GOOD_CSV = b"dataset,algorithm,score\nd1,alpha,0.9\nd2,alpha,0.8\nd1,beta,0.7\nd2,beta,0.75\n"
+BAD_CSV = b"dataset,algorithm,score\nd1,alpha,0.9\nd2,alpha,high\nd1,beta,nan\n"
+
+
+def _upload(client, content: bytes, name: str = "results.csv", **extra):
+    return client.post(
+        "/b/study/submit/csv/",
+        {"file": SimpleUploadedFile(name, content, content_type="text/csv"), **extra},
+    )
+
+
+def test_csv_with_errors_shows_them_by_row_and_stores_nothing(client, benchmark, researcher):
+    before = Score.objects.count()
+    response = _upload(client, BAD_CSV)
+    body = response.content.decode()
+    assert response.status_code == 200
+    assert 'data-testid="file-errors"' in body
+    assert 'data-line="3"' in body and 'data-line="4"' in body
+    assert "d2,alpha,high" in body and "d1,beta,nan" in body  # the offending rows
+    assert "score" in body  # the column
+    assert Score.objects.count() == before
+    assert Submission.objects.filter(submitter=researcher).count() == 0
+    assert 'data-testid="upload-confirm"' not in body
+
+
+def test_csv_preview_then_confirm_stores_once(client, benchmark, researcher):
+    preview = _upload(client, GOOD_CSV, note="seeded runs")
+    body = preview.content.decode()
+    assert preview.status_code == 200
+    assert 'data-testid="upload-format">long (scores)' in body
+    assert 'data-testid="upload-rows">4<' in body
+    assert 'data-testid="upload-algorithms">2<' in body
+    assert 'data-testid="upload-datasets">2<' in body
+    assert "alpha" in body and "beta" in body
+    assert Submission.objects.filter(submitter=researcher).count() == 0  # nothing yet
+    token = re.search(r'name="token" value="([0-9a-f]+)"', body).group(1)
+
+    confirmed = client.post("/b/study/submit/csv/confirm/", {"token": token})
+    assert confirmed.status_code == 302 and confirmed.url == "/account/submissions/"
+    stored = Submission.objects.filter(submitter=researcher)
+    assert stored.count() == 2
+    assert {s.source for s in stored} == {Submission.Source.CSV}
+    assert {s.note for s in stored} == {"seeded runs"}
+    assert Score.objects.filter(submission__in=stored).count() == 4
+
+    twice = client.post("/b/study/submit/csv/confirm/", {"token": token})
+    assert twice.status_code == 302
+    assert Submission.objects.filter(submitter=researcher).count() == 2
+
+
+def test_csv_double_confirm_from_a_stale_session_stores_once(client, benchmark, researcher):
+    """Two confirms racing with the same session state: the idempotency key holds."""
+    body = _upload(client, GOOD_CSV).content.decode()
+    token = re.search(r'name="token" value="([0-9a-f]+)"', body).group(1)
+    session_before = dict(client.session.items())
+    client.post("/b/study/submit/csv/confirm/", {"token": token})
+    session = client.session
+    session.update(session_before)  # the second request saw the session before the first
+    session.save()
+    client.post("/b/study/submit/csv/confirm/", {"token": token})
+    assert Submission.objects.filter(submitter=researcher).count() == 2
+
+
+def test_csv_preview_shows_the_benchmarks_own_rules_by_line(client, researcher):
+    make_benchmark("listed", allow_new_datasets=False)
+    response = client.post(
+        "/b/listed/submit/csv/",
+        {"file": SimpleUploadedFile("r.csv", b"dataset,algorithm,score\nd9,alpha,0.5\n")},
+    )
+    body = response.content.decode()
+    assert 'data-testid="upload-problem" data-line="2"' in body
+    assert "only takes listed datasets" in body and "d9,alpha,0.5" in body
+    assert 'data-testid="upload-confirm"' not in body
+    assert Submission.objects.count() == 0
+
+
+def test_csv_confirm_with_an_unknown_token_stores_nothing(client, benchmark, researcher):
+    response = client.post("/b/study/submit/csv/confirm/", {"token": "nope"})
+    assert response.status_code == 302 and response.url == "/b/study/submit/csv/"
+    assert Submission.objects.filter(submitter=researcher).count() == 0
