@@ -1,13 +1,103 @@
-"""Turn a snapshot payload into what a page shows: rows in reading order."""
+"""Turn a snapshot payload into what a page shows: rows in reading order, plain sentences.
+
+``leaderboard_board`` is the one description of a leaderboard: the template renders it
+server-side and ``static/frontend/readers/leaderboard.js`` gets it as JSON (and builds the
+same shape from the API's payload in ``boardFromPayload`` when a new version lands).
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import pairwise
 from typing import Any
+
+ESTIMATOR_ORDER = ("loo_kl", "loo_tv", "minimax", "mle", "borda", "plackett_luce")
+
+ESTIMATOR_DESCRIPTIONS = {
+    "loo_kl": "Weights the top-K positions so as to predict held-out winners best "
+    "(log loss, leave-one-out over datasets).",
+    "loo_tv": "Weights the top-K positions so as to predict held-out winners best, "
+    "judged by total-variation distance (leave-one-out over datasets).",
+    "minimax": "Data-independent weights on the top-K positions, chosen to bound the "
+    "worst-case error whatever the data look like.",
+    "mle": "The share of datasets each algorithm won (a shared win counts 1/t): "
+    "the plain win rate.",
+    "borda": "Points for every position (m − rank) as a share of all points: rewards "
+    "being near the top everywhere, not only winning.",
+    "plackett_luce": "Fits a worth for each algorithm from whole rankings; its "
+    "probability is its share of the total worth.",
+}
+
+GROUP_TESTS = {"nemenyi": "Nemenyi", "wilcoxon": "Wilcoxon"}
+
+
+def estimator_order(payload: dict[str, Any]) -> list[str]:
+    estimators = payload.get("estimators") or {}
+    return [key for key in ESTIMATOR_ORDER if key in estimators]
+
+
+def selected_estimator(payload: dict[str, Any], requested: str | None) -> str:
+    """``requested`` when the payload has it, else the benchmark's recommended one."""
+    available = estimator_order(payload)
+    if requested in available:
+        return requested
+    recommended = payload.get("recommended")
+    return recommended if recommended in available else available[0]
+
+
+def _group_letters(payload: dict[str, Any]) -> tuple[str | None, dict[str, str]]:
+    for test in ("nemenyi", "wilcoxon"):
+        letters = (payload.get(test) or {}).get("letters")
+        if letters:
+            return GROUP_TESTS[test], letters
+    return None, {}
+
+
+def leaderboard_board(payload: dict[str, Any]) -> dict[str, Any]:
+    """Every estimator's numbers and the per-algorithm columns, JSON-ready."""
+    estimators = payload.get("estimators") or {}
+    group_test, letters = _group_letters(payload)
+    borda = (estimators.get("borda") or {}).get("p") or {}
+    plackett_luce = (estimators.get("plackett_luce") or {}).get("p") or {}
+    win_rate = payload.get("win_rate") or {}
+    mean_rank = payload.get("mean_rank") or {}
+    significance_rank = payload.get("significance_rank") or {}
+    return {
+        "recommended": payload.get("recommended"),
+        "best_predictor": (payload.get("evaluation") or {}).get("best"),
+        "estimators": [
+            {
+                "key": key,
+                "label": estimators[key].get("label") or key,
+                "description": ESTIMATOR_DESCRIPTIONS.get(key, ""),
+                "p": estimators[key].get("p") or {},
+                "ci": estimators[key].get("ci"),
+                "p_best": estimators[key].get("p_best"),
+            }
+            for key in estimator_order(payload)
+        ],
+        "algorithms": [
+            {
+                "name": name,
+                "win_rate": win_rate.get(name),
+                "mean_rank": mean_rank.get(name),
+                "significance_rank": significance_rank.get(name),
+                "borda": borda.get(name),
+                "plackett_luce": plackett_luce.get(name),
+                "group": letters.get(name, ""),
+            }
+            for name in (payload.get("input") or {}).get("algorithms") or []
+        ],
+        "has_mean_rank": bool(payload.get("mean_rank")),
+        "has_significance_rank": bool(payload.get("significance_rank")),
+        "group_test": group_test,
+        "notes": reader_notes(payload),
+    }
 
 
 @dataclass(frozen=True)
 class LeaderboardRow:
+    position: int
     algorithm: str
     probability: float | None
     low: float | None
@@ -16,48 +106,195 @@ class LeaderboardRow:
     win_rate: float | None
     mean_rank: float | None
     significance_rank: float | None
+    borda: float | None
+    plackett_luce: float | None
     group: str
+    bar: dict[str, str] | None
 
+    # Formatted once here: Django's floatformat costs ~20 µs a cell, 30 ms at m = 100.
     @property
-    def bar(self) -> dict[str, float]:
-        """Percent offsets of the interval bar and the point on a 0..max scale."""
+    def text(self) -> dict[str, str]:
         return {
-            "left": (self.low or 0.0) * 100,
-            "width": ((self.high or 0.0) - (self.low or 0.0)) * 100,
+            "probability": number_text(self.probability, 3),
+            "interval": f"{number_text(self.low, 3)}–{number_text(self.high, 3)}",
+            "p_best": number_text(self.p_best, 2),
+            "win_rate": number_text(self.win_rate, 3),
+            "mean_rank": number_text(self.mean_rank, 2),
+            "significance_rank": number_text(self.significance_rank, 2),
+            "borda": number_text(self.borda, 3),
+            "plackett_luce": number_text(self.plackett_luce, 3),
         }
 
 
-def leaderboard_rows(payload: dict[str, Any]) -> list[LeaderboardRow]:
-    estimator = payload["estimators"][payload["recommended"]]
-    tests = payload.get("nemenyi") or {}
-    letters = tests.get("letters") or (payload.get("wilcoxon") or {}).get("letters") or {}
-    intervals = estimator.get("ci") or {}
-    rows = [
-        LeaderboardRow(
-            algorithm=name,
-            probability=estimator["p"].get(name),
-            low=(intervals.get(name) or [None, None])[0],
-            high=(intervals.get(name) or [None, None])[1],
-            p_best=(estimator.get("p_best") or {}).get(name),
-            win_rate=payload["win_rate"].get(name),
-            mean_rank=(payload.get("mean_rank") or {}).get(name),
-            significance_rank=(payload.get("significance_rank") or {}).get(name),
-            group=letters.get(name, ""),
+def number_text(value: float | None, digits: int) -> str:
+    return "–" if value is None else f"{value:.{digits}f}"
+
+
+def bar_scale(highest: float) -> float:
+    """The right end of the interval bars: a round number at or above ``highest``."""
+    for end in (0.05, 0.1, 0.2, 0.25, 0.5):
+        if highest <= end:
+            return end
+    return 1.0
+
+
+def _ordered(probabilities: dict[str, float | None], names: list[str]) -> list[str]:
+    return sorted(names, key=lambda name: (-(probabilities.get(name) or 0.0), name))
+
+
+def leaderboard_rows(board: dict[str, Any], estimator: str) -> tuple[list[LeaderboardRow], float]:
+    """Rows for one estimator, most probable winner first, and the bars' scale."""
+    chosen = next(e for e in board["estimators"] if e["key"] == estimator)
+    p, intervals, p_best = chosen["p"], chosen["ci"] or {}, chosen["p_best"] or {}
+    by_name = {row["name"]: row for row in board["algorithms"]}
+    highest = max(
+        [
+            max((intervals.get(name) or [None, None])[1] or 0.0, p.get(name) or 0.0)
+            for name in by_name
+        ]
+        or [0.0]
+    )
+    scale = bar_scale(highest)
+    rows = []
+    for position, name in enumerate(_ordered(p, list(by_name)), start=1):
+        low, high = intervals.get(name) or (None, None)
+        bar = None
+        if low is not None and high is not None:
+            bar = {
+                "left": f"{low / scale * 100:.1f}",
+                "width": f"{max(high - low, 0.0) / scale * 100:.1f}",
+                "point": f"{min((p.get(name) or 0.0) / scale, 1.0) * 100:.1f}",
+            }
+        algorithm = by_name[name]
+        rows.append(
+            LeaderboardRow(
+                position=position,
+                algorithm=name,
+                probability=p.get(name),
+                low=low,
+                high=high,
+                p_best=p_best.get(name),
+                win_rate=algorithm["win_rate"],
+                mean_rank=algorithm["mean_rank"],
+                significance_rank=algorithm["significance_rank"],
+                borda=algorithm["borda"],
+                plackett_luce=algorithm["plackett_luce"],
+                group=algorithm["group"],
+                bar=bar,
+            )
         )
-        for name in payload["input"]["algorithms"]
-    ]
-    return sorted(rows, key=lambda row: -(row.probability or 0.0))
+    return rows, scale
+
+
+def reader_notes(payload: dict[str, Any]) -> list[str]:
+    """The engine's coverage notes, plus what does not apply, in plain words."""
+    notes = list(payload.get("notes") or [])
+    reason = (payload.get("nemenyi") or {}).get("not_applicable")
+    if reason:
+        notes.append(f"Groups of algorithms that cannot be told apart are not shown: {reason}.")
+    if payload.get("mean_rank") is None and payload.get("estimators"):
+        notes.append("Mean ranks need complete rankings, so they are not shown.")
+    return notes
 
 
 def friedman_summary(payload: dict[str, Any]) -> str:
     friedman = payload.get("friedman") or {}
+    if not friedman:
+        return ""
     if "not_applicable" in friedman:
         return f"Friedman test: not applicable ({friedman['not_applicable']})."
     verdict = (
         "differ" if friedman["pvalue"] < payload["params"]["alpha"] else "do not clearly differ"
     )
+    iman_davenport = friedman.get("iman_davenport")
     return (
         f"Friedman test: the algorithms {verdict} "
         f"(χ² = {friedman['statistic']:.2f}, p = {friedman['pvalue']:.3g}; "
-        f"Iman–Davenport F = {friedman['iman_davenport'] or float('inf'):.2f})."
+        f"Iman–Davenport F = {iman_davenport if iman_davenport is not None else float('inf'):.2f})."
     )
+
+
+# --- history --------------------------------------------------------------------------
+
+
+def competition_ranks(probabilities: dict[str, float | None]) -> dict[str, int]:
+    """Position of each algorithm by probability, ties sharing the best position (1224)."""
+    ranks: dict[str, int] = {}
+    previous = None
+    for index, name in enumerate(_ordered(probabilities, list(probabilities)), start=1):
+        value = probabilities.get(name) or 0.0
+        if previous is None or value != previous[1]:
+            previous = (index, value)
+        ranks[name] = previous[0]
+    return ranks
+
+
+@dataclass(frozen=True)
+class Move:
+    algorithm: str
+    before: int
+    after: int
+
+
+@dataclass(frozen=True)
+class RankChanges:
+    """What changed from one ready version to the next one."""
+
+    previous_version: int
+    up: list[Move]
+    down: list[Move]
+    new: list[str]
+    gone: list[str]
+    estimator_changed: bool
+
+    @property
+    def is_empty(self) -> bool:
+        return not (self.up or self.down or self.new or self.gone)
+
+
+def rank_changes(
+    *,
+    previous_version: int,
+    before: dict[str, float | None],
+    after: dict[str, float | None],
+    estimator_changed: bool = False,
+) -> RankChanges:
+    old, new = competition_ranks(before), competition_ranks(after)
+    moves = [Move(name, old[name], new[name]) for name in new if name in old]
+    return RankChanges(
+        previous_version=previous_version,
+        up=sorted((m for m in moves if m.after < m.before), key=lambda m: (m.after, m.algorithm)),
+        down=sorted((m for m in moves if m.after > m.before), key=lambda m: (m.after, m.algorithm)),
+        new=sorted((name for name in new if name not in old), key=lambda name: new[name]),
+        gone=sorted(name for name in old if name not in new),
+        estimator_changed=estimator_changed,
+    )
+
+
+@dataclass(frozen=True)
+class HistoryRow:
+    entry: Any
+    leader: str | None
+    changes: RankChanges | None
+
+
+def history_rows(entries: list) -> list[HistoryRow]:
+    """Newest first; each ready version compared with the ready version before it."""
+    rows = []
+    ready = [e for e in entries if e.probabilities is not None]
+    older_ready = {newer.version: older for newer, older in pairwise(ready)}
+    for entry in entries:
+        leader = changes = None
+        if entry.probabilities is not None:
+            ranks = competition_ranks(entry.probabilities)
+            leader = min(ranks, key=lambda name: (ranks[name], name)) if ranks else None
+            older = older_ready.get(entry.version)
+            if older is not None:
+                changes = rank_changes(
+                    previous_version=older.version,
+                    before=older.probabilities,
+                    after=entry.probabilities,
+                    estimator_changed=older.estimator != entry.estimator,
+                )
+        rows.append(HistoryRow(entry=entry, leader=leader, changes=changes))
+    return rows

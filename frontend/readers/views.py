@@ -1,45 +1,268 @@
-"""Server-rendered pages. Each view reads through selectors and renders a template."""
+"""Reader pages: the benchmark list, a leaderboard (live or one version), its history
+and exports. Views parse the request, read through selectors (stored snapshots only,
+nothing recomputed) and hand presenters' output to a template."""
 
 from __future__ import annotations
 
+from urllib.parse import urlencode
+
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.urls import reverse
 
-from estimation.selectors import snapshot_latest
-from frontend.readers.presenters import friedman_summary, leaderboard_rows
-from leaderboard.models import Benchmark
+from estimation.models import ResultSnapshot
+from frontend.readers.exports import (
+    FORMATS,
+    ExportSource,
+    citation_prefix,
+    export_csv,
+    export_json,
+    export_latex,
+)
+from frontend.readers.presenters import (
+    friedman_summary,
+    history_rows,
+    leaderboard_board,
+    leaderboard_rows,
+    selected_estimator,
+)
+from frontend.readers.selectors import (
+    HISTORY_LIMIT,
+    SnapshotView,
+    benchmark_list_for_readers,
+    snapshot_board_latest,
+    snapshot_board_version,
+    snapshot_history_rankings,
+)
+from leaderboard.models import Benchmark, Metric
 from leaderboard.selectors import (
     benchmark_get_visible,
-    benchmark_list_visible,
-    primary_metric,
+    benchmark_metric_list,
     snapshot_computing,
 )
 
+POLL_SECONDS = 5
+VERSION_PLACEHOLDER = 987654321
+
 
 def benchmark_index(request: HttpRequest) -> HttpResponse:
-    benchmarks = benchmark_list_visible(user=request.user, query=request.GET.get("q", ""))
-    return render(request, "frontend/benchmark_list.html", {"benchmarks": benchmarks})
+    query = request.GET.get("q", "").strip()
+    benchmarks = benchmark_list_for_readers(user=request.user, query=query)
+    return render(
+        request, "frontend/benchmark_list.html", {"benchmarks": benchmarks, "query": query}
+    )
 
 
-def benchmark_leaderboard(request: HttpRequest, slug: str) -> HttpResponse:
+def _readable(request: HttpRequest, slug: str) -> tuple[Benchmark, Metric | None, list[Metric]]:
+    """The benchmark (404 if the user may not read it) and the ``?metric=`` asked for."""
     try:
         benchmark = benchmark_get_visible(slug=slug, user=request.user)
     except Benchmark.DoesNotExist:
         raise Http404("No such benchmark") from None
-    metric = primary_metric(benchmark=benchmark)
-    snapshot = snapshot_latest(benchmark=benchmark, metric=metric)
-    computing = snapshot_computing(benchmark=benchmark, metric=metric) if metric else None
+    metrics = list(benchmark_metric_list(benchmark=benchmark))
+    name = request.GET.get("metric", "")
+    if not name:
+        return benchmark, (metrics[0] if metrics else None), metrics
+    for metric in metrics:
+        if metric.name == name:
+            return benchmark, metric, metrics
+    raise Http404(f"No metric {name!r} in this benchmark")
+
+
+def _metric_query(metric: Metric | None, metrics: list[Metric]) -> dict[str, str]:
+    """``{"metric": name}`` unless it is the default (primary) metric."""
+    return {"metric": metric.name} if metric is not None and metric != metrics[0] else {}
+
+
+def _url(name: str, query: dict[str, str], **kwargs) -> str:
+    url = reverse(name, kwargs=kwargs)
+    return f"{url}?{urlencode(query)}" if query else url
+
+
+def _leaderboard_context(
+    request: HttpRequest,
+    *,
+    benchmark: Benchmark,
+    metric: Metric | None,
+    metrics: list[Metric],
+    snapshot: SnapshotView | None,
+    live: bool,
+) -> dict:
+    metric_query = _metric_query(metric, metrics)
+    slug = benchmark.slug
+    context: dict = {
+        "benchmark": benchmark,
+        "metric": metric,
+        "metrics": metrics,
+        "metric_query": metric_query,
+        "snapshot": snapshot,
+        "citation_prefix": citation_prefix(benchmark.citation),
+        "live": live,
+        "history_url": _url("benchmark-history", metric_query, slug=slug),
+        "live_url": _url("benchmark-leaderboard", metric_query, slug=slug),
+    }
+    computing = None
+    if live and metric is not None:
+        computing = snapshot_computing(benchmark=benchmark, metric=metric)
+        if computing is not None and snapshot is not None and computing.version < snapshot.version:
+            computing = None
+    context["computing"] = computing
+    board = None
+    if snapshot is not None and snapshot.payload is not None:
+        payload = snapshot.payload
+        board = leaderboard_board(payload)
+        estimator = selected_estimator(payload, request.GET.get("estimator"))
+        rows, scale = leaderboard_rows(board, estimator)
+        chosen = next(e for e in board["estimators"] if e["key"] == estimator)
+        page = "benchmark-leaderboard" if live else "benchmark-version"
+        page_kwargs = {"slug": slug} if live else {"slug": slug, "version": snapshot.version}
+        permalink = _url("benchmark-version", metric_query, slug=slug, version=snapshot.version)
+        context.update(
+            board=board,
+            estimator=chosen,
+            rows=rows,
+            bar_scale=scale,
+            friedman=friedman_summary(payload),
+            input=payload.get("input") or {},
+            estimator_choices=[
+                {
+                    **{k: e[k] for k in ("key", "label", "description")},
+                    "selected": e["key"] == estimator,
+                    "recommended": e["key"] == board["recommended"],
+                    "predicts_best": e["key"] == board["best_predictor"],
+                    "url": _url(page, {**metric_query, "estimator": e["key"]}, **page_kwargs),
+                }
+                for e in board["estimators"]
+            ],
+            permalink=permalink,
+            permalink_absolute=request.build_absolute_uri(permalink),
+            exports={
+                fmt: _url(
+                    "benchmark-export",
+                    {**metric_query, **({"estimator": estimator} if fmt == "tex" else {})},
+                    slug=slug,
+                    version=snapshot.version,
+                    fmt=fmt,
+                )
+                for fmt in FORMATS
+            },
+        )
+    context["client_config"] = {
+        "live": live,
+        "version": snapshot.version if snapshot else None,
+        "finishedAt": snapshot.finished_at.isoformat()
+        if snapshot and snapshot.finished_at
+        else None,
+        "pollSeconds": POLL_SECONDS,
+        "historyUrl": _url("api-snapshot-history", {**metric_query, "limit": "5"}, slug=slug),
+        "latestUrl": _url("api-snapshot-latest", metric_query, slug=slug),
+        "versionUrl": _url(
+            "benchmark-version", metric_query, slug=slug, version=VERSION_PLACEHOLDER
+        ).replace(str(VERSION_PLACEHOLDER), "{version}"),
+        "exportUrl": _url(
+            "benchmark-export", metric_query, slug=slug, version=VERSION_PLACEHOLDER, fmt="FMT"
+        )
+        .replace(str(VERSION_PLACEHOLDER), "{version}")
+        .replace("FMT", "{format}"),
+    }
+    return context
+
+
+def benchmark_leaderboard(request: HttpRequest, slug: str) -> HttpResponse:
+    benchmark, metric, metrics = _readable(request, slug)
+    snapshot = (
+        snapshot_board_latest(benchmark=benchmark, metric=metric) if metric is not None else None
+    )
+    context = _leaderboard_context(
+        request, benchmark=benchmark, metric=metric, metrics=metrics, snapshot=snapshot, live=True
+    )
+    return render(request, "frontend/benchmark_leaderboard.html", context)
+
+
+def _version_or_404(benchmark: Benchmark, metric: Metric | None, version: int) -> SnapshotView:
+    if metric is None:
+        raise Http404("This benchmark has no metric")
+    try:
+        return snapshot_board_version(benchmark=benchmark, metric=metric, version=version)
+    except ResultSnapshot.DoesNotExist:
+        raise Http404(f"No version {version} of these results") from None
+
+
+def benchmark_version(request: HttpRequest, slug: str, version: int) -> HttpResponse:
+    """A permalink: one version's leaderboard, as it was; it never updates itself."""
+    benchmark, metric, metrics = _readable(request, slug)
+    snapshot = _version_or_404(benchmark, metric, version)
+    context = _leaderboard_context(
+        request, benchmark=benchmark, metric=metric, metrics=metrics, snapshot=snapshot, live=False
+    )
+    return render(request, "frontend/readers/benchmark_version.html", context)
+
+
+def benchmark_history(request: HttpRequest, slug: str) -> HttpResponse:
+    benchmark, metric, metrics = _readable(request, slug)
+    entries = (
+        snapshot_history_rankings(benchmark=benchmark, metric=metric) if metric is not None else []
+    )
+    metric_query = _metric_query(metric, metrics)
+    rows = [
+        {
+            "row": row,
+            "url": _url(
+                "benchmark-version", metric_query, slug=benchmark.slug, version=row.entry.version
+            ),
+        }
+        for row in history_rows(entries)
+    ]
     context = {
         "benchmark": benchmark,
         "metric": metric,
-        "snapshot": snapshot,
-        "computing": computing,
-        "rows": leaderboard_rows(snapshot.payload) if snapshot else [],
-        "friedman": friedman_summary(snapshot.payload) if snapshot else "",
-        "estimator_label": (
-            snapshot.payload["estimators"][snapshot.payload["recommended"]]["label"]
-            if snapshot
-            else ""
-        ),
+        "metrics": metrics,
+        "metric_query": metric_query,
+        "rows": rows,
+        "truncated": len(entries) >= HISTORY_LIMIT,
+        "history_limit": HISTORY_LIMIT,
+        "live_url": _url("benchmark-leaderboard", metric_query, slug=benchmark.slug),
     }
-    return render(request, "frontend/benchmark_leaderboard.html", context)
+    return render(request, "frontend/readers/benchmark_history.html", context)
+
+
+def benchmark_export(request: HttpRequest, slug: str, version: int, fmt: str) -> HttpResponse:
+    """One ready version as CSV, JSON or LaTeX, with its version and a citation line."""
+    if fmt not in FORMATS:
+        raise Http404(f"No export format {fmt!r}")
+    benchmark, metric, metrics = _readable(request, slug)
+    snapshot = _version_or_404(benchmark, metric, version)
+    if snapshot.payload is None:
+        raise Http404(f"Version {version} has no results ({snapshot.status})")
+    permalink = request.build_absolute_uri(
+        _url(
+            "benchmark-version",
+            _metric_query(metric, metrics),
+            slug=benchmark.slug,
+            version=version,
+        )
+    )
+    source = ExportSource(
+        benchmark_title=benchmark.title,
+        benchmark_citation=benchmark.citation,
+        metric=metric.name,
+        version=version,
+        finished_at=snapshot.finished_at,
+        permalink=permalink,
+    )
+    if fmt == "csv":
+        body = export_csv(snapshot.payload, source)
+    elif fmt == "json":
+        body = export_json(snapshot.payload, source)
+    else:
+        estimator = selected_estimator(snapshot.payload, request.GET.get("estimator"))
+        body = export_latex(snapshot.payload, source, estimator)
+    response = HttpResponse(body, content_type=FORMATS[fmt])
+    metric_part = "" if metric == metrics[0] else f"-{_safe_name(metric.name)}"
+    filename = f"{benchmark.slug}{metric_part}-v{version}.{fmt}"
+    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    return response
+
+
+def _safe_name(name: str) -> str:
+    return "".join(c if c.isalnum() or c in "-_." else "-" for c in name) or "metric"

@@ -1,0 +1,169 @@
+"""A leaderboard as a file to keep: CSV, JSON or a LaTeX (booktabs) table.
+
+Every file names the snapshot version and carries a citation line: the benchmark's own
+citation, then "Podium snapshot vN, <permalink>". CSV and JSON use the API export's
+columns (``leaderboard.api.export.snapshot_rows``); LaTeX is the page's table.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from django.core.serializers.json import DjangoJSONEncoder
+
+from frontend.readers.presenters import leaderboard_board, leaderboard_rows
+from leaderboard.api.export import rows_as_csv, snapshot_rows
+
+FORMATS = {
+    "csv": "text/csv; charset=utf-8",
+    "json": "application/json",
+    "tex": "application/x-tex; charset=utf-8",
+}
+
+
+@dataclass(frozen=True)
+class ExportSource:
+    """What an export says about where its numbers come from."""
+
+    benchmark_title: str
+    benchmark_citation: str
+    metric: str
+    version: int
+    finished_at: Any
+    permalink: str
+
+    @property
+    def citation_line(self) -> str:
+        return f"{citation_prefix(self.benchmark_citation)}Podium snapshot v{self.version}, {self.permalink}"
+
+
+def citation_prefix(citation: str) -> str:
+    """The benchmark's own citation on one line, ready to be followed by Podium's."""
+    own = _one_line(citation)
+    if not own:
+        return ""
+    return f"{own} " if own[-1] in ".!?" else f"{own}; "
+
+
+def export_csv(payload: dict[str, Any], source: ExportSource) -> str:
+    """The API's CSV with two ``#`` comment lines on top (``pandas.read_csv(comment='#')``)."""
+    columns, rows = snapshot_rows(payload)
+    header = (
+        f"# {_one_line(source.benchmark_title)}, metric {_one_line(source.metric)}, "
+        f"Podium snapshot v{source.version}\n# Cite: {source.citation_line}\n"
+    )
+    return header + rows_as_csv(columns, rows)
+
+
+def export_json(payload: dict[str, Any], source: ExportSource) -> str:
+    columns, rows = snapshot_rows(payload)
+    body = {
+        "benchmark": source.benchmark_title,
+        "metric": source.metric,
+        "version": source.version,
+        "finished_at": source.finished_at,
+        "permalink": source.permalink,
+        "citation": source.citation_line,
+        "recommended_estimator": payload.get("recommended"),
+        "columns": columns,
+        "rows": rows,
+    }
+    return json.dumps(body, cls=DjangoJSONEncoder, indent=2, ensure_ascii=False)
+
+
+_LATEX_SPECIALS = {
+    "\\": r"\textbackslash{}",
+    "&": r"\&",
+    "%": r"\%",
+    "$": r"\$",
+    "#": r"\#",
+    "_": r"\_",
+    "{": r"\{",
+    "}": r"\}",
+    "~": r"\textasciitilde{}",
+    "^": r"\textasciicircum{}",
+    "<": r"\textless{}",
+    ">": r"\textgreater{}",
+}
+_LATEX_PATTERN = re.compile("|".join(re.escape(char) for char in _LATEX_SPECIALS))
+
+
+def latex_escape(text: str) -> str:
+    """Text that LaTeX prints as is (one pass, so escapes are never escaped again)."""
+    return _LATEX_PATTERN.sub(lambda match: _LATEX_SPECIALS[match.group()], _one_line(text))
+
+
+def _one_line(text: str) -> str:
+    return " ".join(str(text).split())
+
+
+def _number(value: float | None, digits: int = 3) -> str:
+    return "--" if value is None else f"{value:.{digits}f}"
+
+
+def export_latex(payload: dict[str, Any], source: ExportSource, estimator: str) -> str:
+    """A booktabs table (needs ``\\usepackage{booktabs}`` and ``\\usepackage{url}``)."""
+    board = leaderboard_board(payload)
+    chosen = next(e for e in board["estimators"] if e["key"] == estimator)
+    rows, _ = leaderboard_rows(board, estimator)
+    columns = ["Algorithm", "$P(\\mathrm{win})$", "95\\,\\% interval", "$P(\\mathrm{best})$"]
+    columns += ["Win rate"]
+    if board["has_mean_rank"]:
+        columns.append("Mean rank")
+    if board["has_significance_rank"]:
+        columns.append("Signif.\\ rank")
+    columns += ["Borda", "Plackett--Luce"]
+    if board["group_test"]:
+        columns.append("Group")
+    lines = [
+        f"% {latex_escape(source.benchmark_title)}: Podium snapshot v{source.version}",
+        f"% Cite: {latex_escape(source.citation_line)}",
+        "% Needs \\usepackage{booktabs} and \\usepackage{url} (or hyperref).",
+        "\\begin{table}[ht]",
+        "\\centering",
+        f"\\begin{{tabular}}{{l{'r' * (len(columns) - 1)}}}",
+        "\\toprule",
+        " & ".join(columns) + " \\\\",
+        "\\midrule",
+    ]
+    for row in rows:
+        interval = f"[{_number(row.low)}, {_number(row.high)}]" if row.low is not None else "--"
+        cells = [
+            latex_escape(row.algorithm),
+            _number(row.probability),
+            interval,
+            _number(row.p_best, 2),
+            _number(row.win_rate),
+        ]
+        if board["has_mean_rank"]:
+            cells.append(_number(row.mean_rank, 2))
+        if board["has_significance_rank"]:
+            cells.append(_number(row.significance_rank, 2))
+        cells += [_number(row.borda), _number(row.plackett_luce)]
+        if board["group_test"]:
+            cells.append(latex_escape(row.group) or "--")
+        lines.append(" & ".join(cells) + " \\\\")
+    permalink = source.permalink.replace("%", "\\%").replace("#", "\\#")
+    prefix = citation_prefix(source.benchmark_citation)
+    cite = f"{latex_escape(prefix)} " if prefix else ""
+    caption = (
+        f"{latex_escape(source.benchmark_title)}, metric {latex_escape(source.metric)}: "
+        f"probability that each algorithm wins a new dataset, "
+        f"{latex_escape(chosen['label'])}, with 95\\,\\% bootstrap intervals"
+    )
+    if board["group_test"]:
+        caption += (
+            f"; algorithms sharing a letter are not significantly different ({board['group_test']})"
+        )
+    caption += f". Source: {cite}Podium snapshot v{source.version}, \\url{{{permalink}}}."
+    lines += [
+        "\\bottomrule",
+        "\\end{tabular}",
+        f"\\caption{{{caption}}}",
+        "\\end{table}",
+        "",
+    ]
+    return "\n".join(lines)

@@ -1,0 +1,196 @@
+import json
+import re
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from estimation.models import ResultSnapshot
+from leaderboard.models import Benchmark
+from leaderboard.services import submission_accept
+from tests.factories import make_benchmark, make_submission, make_user
+from tests.frontend.test_readers_support import (
+    computed_benchmark,
+    computing_snapshot,
+    large_payload,
+    refresh,
+    store_snapshot,
+    submit,
+)
+
+pytestmark = pytest.mark.django_db
+
+ESTIMATORS = ("loo_kl", "loo_tv", "minimax", "mle", "borda", "plackett_luce")
+
+
+def _rows(page: str) -> list[str]:
+    return re.findall(r'data-testid="leaderboard-row" data-algorithm="([^"]+)"', page)
+
+
+def _json_script(page: str, element_id: str):
+    match = re.search(rf'<script id="{element_id}" type="application/json">(.*?)</script>', page)
+    return json.loads(match.group(1))
+
+
+def test_leaderboard_reads_without_javascript(client):
+    computed_benchmark("toy")
+    page = client.get("/b/toy/").content.decode()
+    for column in ("probability", "interval", "p-best", "win-rate", "mean-rank", "borda"):
+        assert f'data-testid="col-{column}"' in page
+    assert 'data-testid="col-plackett-luce"' in page and 'data-testid="col-group"' in page
+    assert _rows(page) == ["alpha", "beta", "gamma"]
+    # the interval is text as well as a bar, e.g. "0.250–1.000"
+    assert re.search(r'<span class="ci">\d\.\d{3}–\d\.\d{3}</span>', page)
+    assert "Leave-one-out weights (log loss)" in page
+    assert "predict held-out winners best" in page
+    # every estimator has a no-JS link, and every estimator's numbers are in the page
+    for key in ESTIMATORS:
+        assert f'href="/b/toy/?estimator={key}"' in page
+    data = _json_script(page, "leaderboard-data")
+    assert [e["key"] for e in data["estimators"]] == list(ESTIMATORS)
+    assert {a["name"] for a in data["algorithms"]} == {"alpha", "beta", "gamma"}
+    config = _json_script(page, "leaderboard-config")
+    assert config["live"] is True and config["version"] == 1
+    assert config["latestUrl"] == "/api/benchmarks/toy/snapshots/latest/"
+    assert 'src="/static/frontend/readers/leaderboard.js"' in page
+    assert 'href="/b/toy/v1/export.csv"' in page and 'href="/b/toy/v1/"' in page
+
+
+def test_estimator_query_parameter_orders_the_table(client):
+    computed_benchmark("toy")
+    default = client.get("/b/toy/").content.decode()
+    borda = client.get("/b/toy/?estimator=borda").content.decode()
+    assert 'data-estimator="loo_kl"' in default and 'data-estimator="borda"' in borda
+    assert 'href="/b/toy/?estimator=borda" data-estimator="borda" aria-current="true"' in borda
+    assert "<strong>Borda count:</strong>" in borda
+    assert "export.tex?estimator=borda" in borda
+    unknown = client.get("/b/toy/?estimator=nonsense").content.decode()
+    assert 'data-estimator="loo_kl"' in unknown
+
+
+def test_coverage_notes_in_plain_words(client):
+    benchmark = make_benchmark("gappy", bootstrap_size=50)
+    submit(benchmark, "alpha", {"d1": 0.9, "d2": 0.8, "d3": 0.7, "d4": 0.6})
+    submit(benchmark, "beta", {"d1": 0.9, "d2": 0.5, "d3": 0.2, "d4": 0.1})
+    submit(benchmark, "gamma", {"d1": 0.1, "d2": 0.2, "d3": 0.3})
+    submit(benchmark, "rare", {"d1": 0.3})
+    refresh(benchmark)
+    page = client.get("/b/gappy/").content.decode()
+    assert "datasets were left out because some algorithms have no result there" in page
+    assert "are not ranked: rare" in page
+    assert "a tie for first place" in page
+    assert "3 of 4 datasets used" in page
+
+
+def test_significance_rank_column_appears_with_folds(client):
+    benchmark = make_benchmark("folds", bootstrap_size=50)
+    for name, base in (("alpha", 0.9), ("beta", 0.5), ("gamma", 0.1)):
+        values = {f"d{i}": [base + 0.01 * ((i + f) % 3) for f in range(5)] for i in range(4)}
+        submission_accept(submission=make_submission(benchmark, name, values, folds=True))
+    refresh(benchmark)
+    page = client.get("/b/folds/").content.decode()
+    assert 'data-testid="col-significance-rank"' in page
+    assert page.count('data-testid="cell-significance-rank"') == 3
+    computed_benchmark("plain")
+    assert 'data-testid="col-significance-rank"' not in client.get("/b/plain/").content.decode()
+
+
+def test_computing_status_is_rendered_for_screen_readers(client):
+    benchmark = computed_benchmark("toy")
+    computing_snapshot(benchmark, version=2, stage="bootstrap", progress=0.4)
+    page = client.get("/b/toy/").content.decode()
+    assert 'role="status"' in page and 'aria-live="polite"' in page
+    computing = page[
+        page.index('id="live-computing"') : page.index("</p>", page.index('id="live-computing"'))
+    ]
+    assert "hidden" not in computing.split(">")[0]
+    assert '<span id="live-stage" data-testid="live-stage">bootstrap</span>' in page
+    assert 'value="40"' in page and "40 %" in page
+    assert 'the table shows version <span id="live-shown-version">1</span>' in page
+
+
+def test_no_results_yet(client):
+    make_benchmark("fresh")
+    page = client.get("/b/fresh/").content.decode()
+    assert "No results have been computed yet." in page
+    assert _rows(page) == []
+
+
+def test_version_permalink_shows_that_version_and_does_not_poll(client):
+    benchmark = computed_benchmark("toy")
+    submit(benchmark, "delta", {"d1": 0.95, "d2": 0.95, "d3": 0.95, "d4": 0.95})
+    refresh(benchmark)
+    old = client.get("/b/toy/v1/").content.decode()
+    assert "delta" not in _rows(old) and "permanent link to version 1" in old
+    assert _json_script(old, "leaderboard-config")["live"] is False
+    assert "delta" in _rows(client.get("/b/toy/v2/").content.decode())
+    assert _rows(client.get("/b/toy/").content.decode())[0] == "delta"
+    assert client.get("/b/toy/v9/").status_code == 404
+    borda = client.get("/b/toy/v1/?estimator=borda").content.decode()
+    assert 'href="/b/toy/v1/?estimator=borda" data-estimator="borda" aria-current="true"' in borda
+
+
+def test_version_page_of_a_computing_version(client):
+    benchmark = computed_benchmark("toy")
+    computing_snapshot(benchmark, version=2)
+    page = client.get("/b/toy/v2/").content.decode()
+    assert "still being computed" in page and _rows(page) == []
+
+
+def test_metric_selector(client):
+    benchmark = computed_benchmark("multi", metrics=(("accuracy", "higher"), ("time", "lower")))
+    for algorithm, seconds in (("alpha", 3.0), ("beta", 1.0), ("gamma", 2.0)):
+        submit(benchmark, algorithm, {"d1": seconds, "d2": seconds}, metric="time")
+    refresh(benchmark)
+    primary = client.get("/b/multi/").content.decode()
+    assert 'data-testid="metric-selector"' in primary
+    assert '<option value="accuracy" selected>' in primary
+    time_page = client.get("/b/multi/?metric=time").content.decode()
+    assert '<option value="time" selected>' in time_page
+    assert _rows(time_page)[0] == "beta"
+    assert 'href="/b/multi/v1/export.csv?metric=time"' in time_page
+    assert client.get("/b/multi/?metric=nope").status_code == 404
+    single = computed_benchmark("single")
+    assert 'data-testid="metric-selector"' not in client.get(f"/b/{single.slug}/").content.decode()
+
+
+@pytest.mark.parametrize(
+    "path",
+    ["/b/secret/", "/b/secret/v1/", "/b/secret/history/", "/b/secret/v1/export.csv"],
+)
+def test_private_benchmark_is_a_404_for_strangers(client, path):
+    benchmark = computed_benchmark("secret", visibility=Benchmark.Visibility.PRIVATE)
+    assert client.get(path).status_code == 404
+    client.force_login(make_user("stranger"))
+    assert client.get(path).status_code == 404
+    maintainer = make_user("maintainer")
+    benchmark.maintainers.add(maintainer)
+    client.force_login(maintainer)
+    assert client.get(path).status_code == 200
+
+
+def _queries(client, path: str) -> int:
+    with CaptureQueriesContext(connection) as queries:
+        assert client.get(path).status_code == 200
+    return len(queries)
+
+
+def test_leaderboard_queries_do_not_grow_with_algorithms(client, django_assert_max_num_queries):
+    small = make_benchmark("small")
+    store_snapshot(small, large_payload(5))
+    large = make_benchmark("large")
+    store_snapshot(large, large_payload(100))
+    computing_snapshot(large, version=2)
+    # benchmark, metrics, snapshot, its payload extract (cached afterwards), computing
+    with django_assert_max_num_queries(5):
+        page = client.get("/b/large/").content.decode()
+    assert len(_rows(page)) == 100
+    with django_assert_max_num_queries(4):
+        client.get("/b/large/")
+    for warm_up in ("/b/small/", "/b/small/v1/", "/b/large/v1/"):
+        client.get(warm_up)
+    assert _queries(client, "/b/large/") == _queries(client, "/b/small/")
+    assert _queries(client, "/b/large/v1/") == _queries(client, "/b/small/v1/")
+    # the page never loads the pairwise tables: far smaller than the payload itself
+    assert len(page) < len(json.dumps(large_payload(100))) / 5
+    assert ResultSnapshot.objects.filter(benchmark=large).count() == 2
