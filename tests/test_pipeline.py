@@ -48,7 +48,12 @@ def test_accepted_scores_reach_the_worker_and_the_pages(celery_worker, client):
     assert api["version"] == 1 and api["payload"] == snapshot.payload
 
     page = client.get("/b/pipeline/").content.decode()
-    assert "Results version 1" in page and "alpha" in page and "2.33" in page and "P(win)" in page
+    assert (
+        'data-testid="snapshot-version">1<' in page
+        and "alpha" in page
+        and "2.33" in page
+        and "P(win)" in page
+    )
 
     # A change after the first snapshot gives exactly one new version.
     submission_accept(
@@ -57,4 +62,4 @@ def test_accepted_scores_reach_the_worker_and_the_pages(celery_worker, client):
     snapshot = wait_for_snapshot(benchmark, version=2)
     assert snapshot.payload["win_rate"]["delta"] == 1.0
     page = client.get("/b/pipeline/").content.decode()
-    assert "Results version 2" in page
+    assert 'data-testid="snapshot-version">2<' in page

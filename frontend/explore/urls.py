@@ -3,6 +3,7 @@ from django.urls import path
 from frontend.explore import views
 
 urlpatterns = [
+    path("b/<slug:slug>/charts/", views.benchmark_charts_page, name="explore-charts"),
     path(
         "b/<slug:slug>/datasets/<path:dataset>/",
         views.dataset_detail,

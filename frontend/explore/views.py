@@ -31,6 +31,20 @@ def _metric_and_payload(request: HttpRequest, benchmark: Benchmark):
     return metric, snapshot, (snapshot.payload if snapshot else None)
 
 
+def benchmark_charts_page(request: HttpRequest, slug: str) -> HttpResponse:
+    """Every benchmark-level chart of the latest snapshot (cached per snapshot in the template)."""
+    benchmark = _visible_benchmark(request, slug)
+    metric, snapshot, payload = _metric_and_payload(request, benchmark)
+    context = {
+        "benchmark": benchmark,
+        "metric": metric,
+        "snapshot": snapshot,
+        "payload": payload,
+        "estimator": request.GET.get("estimator", ""),
+    }
+    return render(request, "frontend/explore/charts_page.html", context)
+
+
 def dataset_detail(request: HttpRequest, slug: str, dataset: str) -> HttpResponse:
     benchmark = _visible_benchmark(request, slug)
     try:

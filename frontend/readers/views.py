@@ -40,6 +40,7 @@ from leaderboard.selectors import (
     benchmark_metric_list,
     snapshot_computing,
 )
+from leaderboard.services import user_is_maintainer
 
 POLL_SECONDS = 5
 VERSION_PLACEHOLDER = 987654321
@@ -164,6 +165,9 @@ def _leaderboard_context(
         )
         .replace(str(VERSION_PLACEHOLDER), "{version}")
         .replace("FMT", "{format}"),
+        "algorithmUrl": reverse(
+            "explore-algorithm", kwargs={"slug": slug, "algorithm": "NAME"}
+        ).replace("NAME", "{name}"),
     }
     return context
 
@@ -176,6 +180,7 @@ def benchmark_leaderboard(request: HttpRequest, slug: str) -> HttpResponse:
     context = _leaderboard_context(
         request, benchmark=benchmark, metric=metric, metrics=metrics, snapshot=snapshot, live=True
     )
+    context["is_maintainer"] = user_is_maintainer(user=request.user, benchmark=benchmark)
     return render(request, "frontend/benchmark_leaderboard.html", context)
 
 

@@ -238,7 +238,9 @@
       var algorithm = byName[name];
       var row = element("tr", { "data-testid": "leaderboard-row", "data-algorithm": name });
       row.appendChild(cell(String(index + 1), null, "num"));
-      row.appendChild(element("th", { scope: "row" }, name));
+      var header = element("th", { scope: "row" });
+      header.appendChild(element("a", { href: config.algorithmUrl.replace("{name}", encodeURIComponent(name)) }, name));
+      row.appendChild(header);
       row.appendChild(cell(fixed(p[name], 3), "cell-probability", "num"));
       var intervalCell = cell(null, "cell-interval", "interval");
       var interval = intervals[name];
