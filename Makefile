@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: dev test lint format services clean
+.PHONY: dev test lint format services browser clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -28,7 +28,11 @@ dev: $(VENV)/.runtime
 services:
 	scripts/ensure_services.sh
 
-test: $(VENV)/.dev services
+# Debian's Chromium for the browser tests (tests/browser, Playwright).
+browser:
+	scripts/ensure_browser.sh
+
+test: $(VENV)/.dev services browser
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/pytest
