@@ -723,7 +723,8 @@ def _maximal_cliques(adjacent: np.ndarray) -> list[frozenset[int]]:
     """Bron-Kerbosch with pivoting on the 'not significantly different' graph."""
     neighbours = [frozenset(np.flatnonzero(row).tolist()) for row in adjacent]
     cliques: list[frozenset[int]] = []
-    stack = [(frozenset(), frozenset(range(len(neighbours))), frozenset())]
+    empty: frozenset[int] = frozenset()
+    stack = [(empty, frozenset(range(len(neighbours))), empty)]
     while stack:
         clique, candidates, excluded = stack.pop()
         if not candidates and not excluded:

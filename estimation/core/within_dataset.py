@@ -120,6 +120,10 @@ class TukeyResult:
                 "alpha": self.alpha,
                 "not_applicable": self.not_applicable,
             }
+        # Applicable: every array is present.
+        assert self.cohen_d is not None and self.mean_scores is not None
+        assert self.mean_difference is not None and self.q is not None
+        assert self.pvalues is not None and self.significant is not None
         notes = np.where(
             np.isinf(self.cohen_d),
             "every fold shows the same difference",
