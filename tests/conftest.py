@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-SHARED_DATA = __import__("pathlib").Path(__file__).resolve().parents[2] / "shared" / "data" / "real"
+from tests.shared_data import SHARED_DATA  # noqa: F401  (re-exported for the tests)
 
 
 @pytest.fixture(scope="session")

@@ -20,13 +20,13 @@ from estimation.core.rankings import (
     tie_groups,
 )
 from estimation.core.table import ResultTable
+from tests.shared_data import SHARED_DATA
 
-REAL = Path(__file__).resolve().parents[3] / "shared" / "data" / "real"
+REAL = SHARED_DATA
 
 
 def _require(path: Path) -> Path:
-    if not path.exists():
-        pytest.skip(f"reference data not found: {path}")
+    assert path.exists(), f"reference data not found: {path}"
     return path
 
 

@@ -2,7 +2,6 @@
 
 import json
 import warnings
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -21,8 +20,9 @@ from estimation.core.significance import (
     nemenyi,
     wilcoxon_pairwise,
 )
+from tests.shared_data import SHARED_DATA
 
-DEMSAR = Path("/work/shared/data/real/demsar2006")
+DEMSAR = SHARED_DATA / "demsar2006"
 
 
 def _read_wide(path):

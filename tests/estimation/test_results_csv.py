@@ -20,8 +20,9 @@ from estimation.results_csv import (
     parse_results_csv,
     parse_results_csv_text,
 )
+from tests.shared_data import SHARED_DATA
 
-REAL = Path(__file__).resolve().parents[3] / "shared" / "data" / "real"
+REAL = SHARED_DATA
 REPO = Path(__file__).resolve().parents[2]
 
 
