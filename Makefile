@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: dev test lint format services browser clean
+.PHONY: dev test lint format services browser bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -46,6 +46,10 @@ lint: $(VENV)/.dev
 format: $(VENV)/.dev
 	$(BIN)/ruff check --fix .
 	$(BIN)/ruff format .
+
+# Performance against peer libraries and targets (see bench/README.md); not a test.
+bench: $(VENV)/.dev services
+	$(BIN)/python -m bench all
 
 clean:
 	rm -rf $(VENV) var staticfiles .pytest_cache .ruff_cache

@@ -1,0 +1,52 @@
+"""``python -m bench <suite> [options]``: see bench/README.md."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import importlib
+import signal
+import sys
+
+from bench.common import Options, machine_line
+from bench.scratch import Scratch
+
+SUITES = ("tests", "plackett_luce", "loo", "analyze", "ingest", "latency", "api", "pages")
+DATABASE_SUITES = ("ingest", "latency", "api", "pages")
+
+
+def _interrupted(signum: int, frame) -> None:
+    raise KeyboardInterrupt(f"signal {signum}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__)
+    parser.add_argument("suite", nargs="+", choices=(*SUITES, "all", "core"))
+    parser.add_argument("--repeats", type=int, default=5, help="timed repeats (min is kept)")
+    parser.add_argument("--quick", action="store_true", help="tiny sizes: a smoke run")
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args(argv)
+    if args.repeats < 1:
+        parser.error("--repeats must be at least 1")
+    suites = []
+    for name in args.suite:
+        expanded = SUITES if name == "all" else SUITES[:4] if name == "core" else (name,)
+        suites += [s for s in expanded if s not in suites]
+    # A plain `kill` must also stop the worker/server and drop the scratch database.
+    signal.signal(signal.SIGTERM, _interrupted)
+    signal.signal(signal.SIGINT, _interrupted)
+    options = Options(repeats=args.repeats, quick=args.quick, seed=args.seed)
+    print(f"Machine: {machine_line()}\n", flush=True)
+    needs_database = any(s in DATABASE_SUITES for s in suites)
+    with Scratch() if needs_database else contextlib.nullcontext() as scratch:
+        for suite in suites:
+            module = importlib.import_module(f"bench.suite_{suite}")
+            report = (
+                module.run(options, scratch) if suite in DATABASE_SUITES else module.run(options)
+            )
+            print(report, end="\n\n", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

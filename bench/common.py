@@ -1,0 +1,150 @@
+"""Timing, synthetic data and markdown tables shared by every suite."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import os
+import resource
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@dataclass(frozen=True)
+class Options:
+    """Command-line options every suite understands."""
+
+    repeats: int = 5
+    quick: bool = False
+    seed: int = 0
+
+
+def best_time(
+    fn: Callable[[], Any], *, repeats: int, warmup: bool = True, budget: float | None = None
+) -> tuple[float, Any]:
+    """Minimum wall time of ``repeats`` calls (after one warm-up call) and the last result.
+
+    With ``budget`` (seconds), repeats stop once that much time has been spent, and the
+    warm-up is skipped when one call already takes more than half of it.
+    """
+    result = None
+    spent = 0.0
+    if warmup:
+        started = time.perf_counter()
+        result = fn()
+        spent = time.perf_counter() - started
+        if budget is not None and spent > budget / 2:
+            return spent, result
+    best = float("inf")
+    for _ in range(max(1, repeats)):
+        started = time.perf_counter()
+        result = fn()
+        elapsed = time.perf_counter() - started
+        best = min(best, elapsed)
+        spent += elapsed
+        if budget is not None and spent > budget:
+            break
+    return best, result
+
+
+@contextlib.contextmanager
+def quiet():
+    """Swallow what a peer library prints (autorank prints even with verbose=False)."""
+    with contextlib.redirect_stdout(io.StringIO()):
+        yield
+
+
+def synthetic_scores(
+    m: int, n: int, *, folds: int = 0, seed: int = 0
+) -> tuple[np.ndarray, np.ndarray | None]:
+    """Scores of ``m`` algorithms on ``n`` datasets, larger is better, no ties, no gaps.
+
+    Algorithm skill rises linearly (so tests find some differences), each dataset has
+    its own difficulty and each (dataset, algorithm) its own noise. With ``folds`` the
+    fold-level scores are returned too, and the dataset scores are their means.
+    """
+    rng = np.random.default_rng(seed)
+    skill = np.linspace(0.0, 1.0, m)
+    difficulty = rng.normal(0.0, 1.0, size=(n, 1))
+    cell = rng.normal(0.0, 0.6, size=(n, m))
+    if not folds:
+        return skill + difficulty + cell, None
+    fold_values = (skill + difficulty + cell)[:, None, :] + rng.normal(0.0, 0.3, size=(n, folds, m))
+    return fold_values.mean(axis=1), fold_values
+
+
+def result_table(m: int, n: int, *, folds: int = 0, seed: int = 0):
+    from estimation.core.table import ResultTable
+
+    values, fold_values = synthetic_scores(m, n, folds=folds, seed=seed)
+    return ResultTable(
+        datasets=tuple(f"dataset-{i:05d}" for i in range(n)),
+        algorithms=tuple(f"algorithm-{j:04d}" for j in range(m)),
+        values=values,
+        fold_values=fold_values,
+    )
+
+
+def fmt_seconds(value: float | None) -> str:
+    if value is None:
+        return "–"
+    if value < 1e-3:
+        return f"{value * 1e6:.0f} µs"
+    if value < 1:
+        return f"{value * 1e3:.1f} ms"
+    return f"{value:.2f} s"
+
+
+def fmt_ratio(peer: float | None, ours: float | None) -> str:
+    if peer is None or ours is None or ours <= 0:
+        return "–"
+    return f"{peer / ours:.1f}x"
+
+
+def markdown_table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
+    lines = ["| " + " | ".join(headers) + " |", "|" + "|".join("---" for _ in headers) + "|"]
+    lines += ["| " + " | ".join(str(cell) for cell in row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def machine_line() -> str:
+    import platform
+
+    return (
+        f"{os.cpu_count()} CPU cores, Python {platform.python_version()}, "
+        f"numpy {np.__version__}, {platform.platform(terse=True)}"
+    )
+
+
+def max_rss_mib() -> float:
+    """Peak resident set size of this process so far (Linux reports KiB)."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def run_child(module: str, *args: str, timeout: float, verbose: bool = False) -> dict:
+    """Run ``python -m <module> <args>`` in a fresh interpreter; it prints one JSON line.
+
+    With ``verbose`` the child's stderr (its progress) goes to ours.
+    """
+    completed = subprocess.run(
+        [sys.executable, "-m", module, *args],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=None if verbose else subprocess.PIPE,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
+    if completed.returncode != 0:
+        raise RuntimeError(f"{module} {' '.join(args)} failed:\n{(completed.stderr or '')[-3000:]}")
+    return json.loads(completed.stdout.strip().splitlines()[-1])

@@ -1,0 +1,186 @@
+"""Suite ``api``: GET /api/benchmarks/<slug>/snapshots/latest/ under 32 concurrent clients.
+
+The server is gunicorn (``config.wsgi``, production settings, sync workers) on a
+loopback port against the scratch database, with throttling switched off. The snapshot
+served is that of an m=20, n=100, 10-fold benchmark (computed in this process before the
+server starts). The load generator is 4 processes x 8 threads of ``http.client`` (a new
+connection per request, since gunicorn's sync workers close it), bounded by a number of
+requests and a time limit, after a warm-up of 2 requests per client. Client and server
+share the machine's cores, so the throughput is a lower bound of the server's.
+"""
+
+from __future__ import annotations
+
+import http.client
+import multiprocessing
+import statistics
+import threading
+import time
+from urllib.parse import urlsplit
+
+from bench.common import Options, markdown_table
+
+CLIENTS = 32
+PROCESSES = 4
+REQUESTS = 6000
+TIME_LIMIT = 30.0
+QUICK = {"requests": 300, "time_limit": 10.0, "m": 5, "n": 10, "folds": 3}
+WORKERS = 4
+
+
+def _client_process(args: tuple) -> dict:
+    base, path, threads, quota, time_limit = args
+    host = urlsplit(base)
+    lock = threading.Lock()
+    issued = [0]
+    latencies: list[float] = []
+    statuses: dict[int, int] = {}
+    sizes: list[int] = []
+    deadline = time.perf_counter() + time_limit
+
+    def one() -> tuple[int, int]:
+        conn = http.client.HTTPConnection(host.hostname, host.port, timeout=30)
+        try:
+            conn.request("GET", path, headers={"Accept": "application/json"})
+            response = conn.getresponse()
+            body = response.read()
+            return response.status, len(body)
+        finally:
+            conn.close()
+
+    def loop() -> None:
+        while time.perf_counter() < deadline:
+            with lock:
+                if issued[0] >= quota:
+                    return
+                issued[0] += 1
+            started = time.perf_counter()
+            try:
+                status, size = one()
+            except OSError:
+                status, size = 0, 0
+            elapsed = time.perf_counter() - started
+            with lock:
+                latencies.append(elapsed)
+                statuses[status] = statuses.get(status, 0) + 1
+                sizes.append(size)
+
+    workers = [threading.Thread(target=loop) for _ in range(threads)]
+    started = time.perf_counter()
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join()
+    return {
+        "latencies": latencies,
+        "statuses": statuses,
+        "bytes": max(sizes) if sizes else 0,
+        "elapsed": time.perf_counter() - started,
+    }
+
+
+def load(base: str, path: str, *, requests: int, time_limit: float) -> dict:
+    per_process = CLIENTS // PROCESSES
+    jobs = [(base, path, per_process, requests // PROCESSES, time_limit) for _ in range(PROCESSES)]
+    context = multiprocessing.get_context("spawn")
+    with context.Pool(PROCESSES) as pool:
+        pool.map(_client_process, [(base, path, per_process, 2 * per_process, 30.0)] * PROCESSES)
+        started = time.perf_counter()
+        results = pool.map(_client_process, jobs)
+        elapsed = time.perf_counter() - started
+    latencies = sorted(x for r in results for x in r["latencies"])
+    statuses: dict[int, int] = {}
+    for r in results:
+        for status, count in r["statuses"].items():
+            statuses[status] = statuses.get(status, 0) + count
+    return {
+        "elapsed": elapsed,
+        "count": len(latencies),
+        "latencies": latencies,
+        "statuses": statuses,
+        "bytes": max(r["bytes"] for r in results),
+    }
+
+
+def _sequential(base: str, path: str, count: int) -> list[float]:
+    """Latency with one client: the server's own time per request, without queueing."""
+    one = _client_process((base, path, 1, count, 60.0))
+    return sorted(one["latencies"])
+
+
+def _percentile(sorted_values: list[float], q: float) -> float:
+    index = min(len(sorted_values) - 1, max(0, round(q * (len(sorted_values) - 1))))
+    return sorted_values[index]
+
+
+def run(options: Options, scratch) -> str:
+    from django.db import connections
+
+    from bench.common import synthetic_scores
+    from bench.suite_latency import score_entries
+    from estimation.services import snapshot_refresh
+    from leaderboard import services
+    from leaderboard.models import Submission
+
+    quick = options.quick
+    m, n, folds = (QUICK["m"], QUICK["n"], QUICK["folds"]) if quick else (20, 100, 10)
+    requests = QUICK["requests"] if quick else REQUESTS
+    time_limit = QUICK["time_limit"] if quick else TIME_LIMIT
+    benchmark = services.benchmark_create(
+        slug="api-load", title="API load", metrics=[("score", "higher")], submission_policy="open"
+    )
+    _, fold_values = synthetic_scores(m, n, folds=folds, seed=options.seed)
+    services.submissions_create(
+        benchmark=benchmark,
+        submitter=None,
+        entries=score_entries(fold_values, list(range(m))),
+        source=Submission.Source.IMPORT,
+    )
+    snapshot_refresh(benchmark_id=benchmark.pk)
+    scratch.purge_queue()
+    connections.close_all()
+    base, server = scratch.start_gunicorn(workers=WORKERS)
+    path = f"/api/benchmarks/{benchmark.slug}/snapshots/latest/"
+    try:
+        result = load(base, path, requests=requests, time_limit=time_limit)
+        sequential = _sequential(base, path, 20 if quick else 200)
+    finally:
+        scratch.stop(server)
+    latencies = result["latencies"]
+    ok = result["statuses"].get(200, 0)
+    row = [
+        f"{result['count']:,}",
+        f"{result['elapsed']:.1f} s",
+        f"**{result['count'] / result['elapsed']:.0f} req/s**",
+        f"{_percentile(latencies, 0.5) * 1e3:.1f} ms",
+        f"{_percentile(latencies, 0.99) * 1e3:.1f} ms",
+        f"{statistics.fmean(latencies) * 1e3:.1f} ms",
+        f"{max(latencies) * 1e3:.1f} ms",
+        f"{ok:,} / {result['count']:,}",
+        f"{result['bytes'] / 1e3:.0f} kB",
+    ]
+    return "\n\n".join(
+        [
+            f"### api (GET snapshots/latest/ of m={m}, n={n}, {folds} folds; {CLIENTS} "
+            f"clients; gunicorn {WORKERS} sync workers; at most {requests:,} requests or "
+            f"{time_limit:g} s)",
+            markdown_table(
+                [
+                    "requests",
+                    "elapsed",
+                    "throughput",
+                    "p50",
+                    "p99",
+                    "mean",
+                    "max",
+                    "200 OK",
+                    "response",
+                ],
+                [row],
+            ),
+            f"One client, {len(sequential)} requests in sequence: p50 "
+            f"{_percentile(sequential, 0.5) * 1e3:.1f} ms, p99 "
+            f"{_percentile(sequential, 0.99) * 1e3:.1f} ms (the server's time per request "
+            "without queueing).",
+        ]
+    )

@@ -1,0 +1,165 @@
+"""Suite ``ingest``: a 1,000,000-row long CSV into PostgreSQL through the real services.
+
+The file (``dataset,algorithm,score,fold``: 100 algorithms x 1000 datasets x 10 folds)
+is generated first (not timed). Timed, once: ``parse_results_csv`` (read + validate),
+``submission_entries_from_csv`` (one SubmissionInput per algorithm) and
+``submissions_create`` as a system import (validation, rows, COPY, commit, enqueue of
+the recompute: no worker listens, the queue is purged afterwards). The services are
+wrapped (not changed) to split ``submissions_create`` into its parts. Reading the scores
+back as the recompute does (``result_table_build``) is timed too. Target: < 30 s.
+"""
+
+from __future__ import annotations
+
+import functools
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+from bench.common import Options, fmt_seconds, markdown_table, max_rss_mib, synthetic_scores
+
+SIZE = (100, 1000, 10)  # algorithms, datasets, folds: 1,000,000 rows
+QUICK_SIZE = (10, 20, 5)
+TARGET_SECONDS = 30.0
+
+
+def write_long_csv(path: Path, m: int, n: int, folds: int, seed: int) -> int:
+    _, fold_values = synthetic_scores(m, n, folds=folds, seed=seed)
+    datasets = [f"dataset-{i:05d}" for i in range(n)]
+    algorithms = [f"algorithm-{j:04d}" for j in range(m)]
+    with path.open("w") as out:
+        out.write("dataset,algorithm,score,fold\n")
+        for j, algorithm in enumerate(algorithms):
+            out.writelines(
+                f"{datasets[i]},{algorithm},{fold_values[i, f, j]:.6f},{f}\n"
+                for i in range(n)
+                for f in range(folds)
+            )
+    return m * n * folds
+
+
+class _Stopwatch:
+    """Accumulated time of wrapped functions, by label."""
+
+    def __init__(self) -> None:
+        self.seconds: dict[str, float] = {}
+
+    def wrap(self, module, name: str, label: str):
+        original = getattr(module, name)
+
+        @functools.wraps(original)
+        def timed(*args, **kwargs):
+            started = time.perf_counter()
+            try:
+                return original(*args, **kwargs)
+            finally:
+                self.seconds[label] = self.seconds.get(label, 0.0) + time.perf_counter() - started
+
+        setattr(module, name, timed)
+        return original
+
+
+def run(options: Options, scratch) -> str:
+    from django.db import transaction
+
+    from estimation.results_csv import parse_results_csv
+    from estimation.services import result_table_build
+    from leaderboard import services
+    from leaderboard.models import Score, Submission
+
+    m, n, folds = QUICK_SIZE if options.quick else SIZE
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "results.csv"
+        rows = write_long_csv(path, m, n, folds, options.seed)
+        size_mb = path.stat().st_size / 1e6
+        benchmark = services.benchmark_create(
+            slug="ingest", title="Ingest", metrics=[("score", "higher")], submission_policy="open"
+        )
+        watch = _Stopwatch()
+        originals = {
+            name: watch.wrap(services, name, label)
+            for name, label in (
+                ("_content_hash", "content hash"),
+                ("_entry_problems", "validation (_entry_problems)"),
+                ("_submissions_write", "write in the transaction (_submissions_write)"),
+                ("_scores_insert", "COPY scores (_scores_insert)"),
+                ("recompute_request", "recompute_request"),
+            )
+        }
+        original_request = services.recompute_request
+        commit: dict[str, float] = {}
+
+        def request_then_mark(**kwargs):
+            # The last call inside the transaction: what follows until our on_commit
+            # callback (queued after the enqueue) runs is the commit itself.
+            original_request(**kwargs)
+            commit["start"] = time.perf_counter()
+            transaction.on_commit(lambda: commit.setdefault("end", time.perf_counter()))
+
+        services.recompute_request = request_then_mark
+        try:
+            started = time.perf_counter()
+            parsed = parse_results_csv(path)
+            parse_s = time.perf_counter() - started
+            started = time.perf_counter()
+            entries = services.submission_entries_from_csv(benchmark=benchmark, parsed=parsed)
+            entries_s = time.perf_counter() - started
+            started = time.perf_counter()
+            services.submissions_create(
+                benchmark=benchmark,
+                submitter=None,
+                entries=entries,
+                source=Submission.Source.IMPORT,
+            )
+            create_s = time.perf_counter() - started
+        finally:
+            for name, original in originals.items():
+                setattr(services, name, original)
+        commit_s = commit["end"] - commit["start"]
+        stored = Score.objects.filter(submission__benchmark=benchmark).count()
+        peak = max_rss_mib()
+        metric = benchmark.metrics.get()
+        started = time.perf_counter()
+        table = result_table_build(benchmark=benchmark, metric=metric)
+        readback_s = time.perf_counter() - started
+        del parsed, entries
+    scratch.purge_queue()
+    total = parse_s + entries_s + create_s
+    seconds = watch.seconds
+    write = seconds.get("write in the transaction (_submissions_write)", 0.0)
+    inner = {
+        label: value for label, value in seconds.items() if label.startswith(("validation", "COPY"))
+    }
+    outer = create_s - write - seconds.get("content hash", 0.0) - commit_s
+    breakdown = [
+        ["parse_results_csv", fmt_seconds(parse_s)],
+        ["submission_entries_from_csv", fmt_seconds(entries_s)],
+        ["submissions_create", fmt_seconds(create_s)],
+        ["&nbsp;&nbsp;↳ content hash", fmt_seconds(seconds.get("content hash"))],
+        ["&nbsp;&nbsp;↳ _submissions_write", fmt_seconds(write)],
+        *[[f"&nbsp;&nbsp;&nbsp;&nbsp;↳ {label}", fmt_seconds(v)] for label, v in inner.items()],
+        [
+            "&nbsp;&nbsp;&nbsp;&nbsp;↳ rest (datasets, algorithms, submissions, score tuples)",
+            fmt_seconds(write - sum(inner.values())),
+        ],
+        [
+            "&nbsp;&nbsp;↳ commit (with the deferred foreign-key checks) + enqueue",
+            fmt_seconds(commit_s),
+        ],
+        ["&nbsp;&nbsp;↳ rest (permission checks, recompute_request)", fmt_seconds(outer)],
+        [f"**total** (target < {TARGET_SECONDS:g} s)", f"**{fmt_seconds(total)}**"],
+        ["read back: result_table_build (not in total)", fmt_seconds(readback_s)],
+    ]
+    check = np.isfinite(table.fold_values).all() and stored == rows
+    return "\n\n".join(
+        [
+            f"### ingest ({rows:,} rows = {m} algorithms x {n} datasets x {folds} folds, "
+            f"{size_mb:.0f} MB CSV, timed once)",
+            markdown_table(["step", "time"], breakdown),
+            f"Stored scores: {stored:,} ({'all' if check else 'NOT all'} read back). "
+            f"Target < {TARGET_SECONDS:g} s: {'yes' if total < TARGET_SECONDS else 'no'}. "
+            f"Peak RSS of the bench process so far: {peak:.0f} MiB.",
+        ]
+    )

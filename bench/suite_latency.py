@@ -1,0 +1,152 @@
+"""Suite ``latency``: from an accepted submission to a ready snapshot, real Celery worker.
+
+A benchmark with m=20 algorithms x n=100 datasets x 10 folds (bootstrap 1000, the
+default evaluation) is imported and its first snapshot awaited (the warm-up). Then, ~10
+times, one algorithm resubmits changed scores (an open benchmark accepts on arrival)
+and the bench polls the database until the new snapshot is ready. The worker is
+``celery -A config worker`` (prefork, concurrency 1) on a queue of its own.
+
+Breakdown, on one clock (both processes on this machine; the worker's timestamps are
+``created_at``/``finished_at`` of the snapshot and its ``timings``):
+
+* submit: ``submissions_create`` (validation, rows, commit, enqueue after commit);
+* queue: commit -> task start (broker, worker pick-up, lease, RecomputeState checks);
+* load: ``timings.load_s`` (scores -> ResultTable, fingerprint, snapshot row);
+* analyse: ``timings.analyse_s`` (``analyze``, its per-stage progress writes, JSON check);
+* save + seen: finished_at -> ready observed by the bench (payload write, commit, polling
+  every 5 ms).
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+
+import numpy as np
+
+from bench.common import Options, fmt_seconds, markdown_table, synthetic_scores
+
+SIZE = (20, 100, 10)
+QUICK_SIZE = (6, 12, 3)
+POLL_SECONDS = 0.005
+STAGES = ("ranking", "estimators", "tests", "within_dataset", "bootstrap", "evaluation")
+
+
+def score_entries(fold_values: np.ndarray, algorithms: list[int]):
+    from leaderboard.services import ScoreInput, SubmissionInput
+
+    n, folds, _ = fold_values.shape
+    return [
+        SubmissionInput(
+            algorithm=f"algorithm-{j:04d}",
+            scores=[
+                ScoreInput(dataset=f"dataset-{i:05d}", value=float(fold_values[i, f, j]), fold=f)
+                for i in range(n)
+                for f in range(folds)
+            ],
+        )
+        for j in algorithms
+    ]
+
+
+def wait_for_snapshot(benchmark, after_version: int, timeout: float = 600.0):
+    from django.db import connection
+
+    from estimation.models import ResultSnapshot
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        snapshot = (
+            ResultSnapshot.objects.filter(benchmark=benchmark, version__gt=after_version)
+            .exclude(status=ResultSnapshot.Status.COMPUTING)
+            .order_by("-version")
+            .first()
+        )
+        if snapshot is not None:
+            seen = time.time()
+            if snapshot.status != ResultSnapshot.Status.READY:
+                raise RuntimeError(f"snapshot v{snapshot.version} failed: {snapshot.error}")
+            return snapshot, seen
+        connection.close_if_unusable_or_obsolete()
+        time.sleep(POLL_SECONDS)
+    raise RuntimeError(f"no snapshot after version {after_version} within {timeout} s")
+
+
+def run(options: Options, scratch) -> str:
+    from leaderboard import services
+    from leaderboard.models import Submission
+
+    m, n, folds = QUICK_SIZE if options.quick else SIZE
+    iterations = 3 if options.quick else max(10, options.repeats)
+    benchmark = services.benchmark_create(
+        slug="latency",
+        title="Latency",
+        metrics=[("score", "higher")],
+        submission_policy="open",
+        bootstrap_size=1000,
+    )
+    rng = np.random.default_rng(options.seed + 1)
+    _, fold_values = synthetic_scores(m, n, folds=folds, seed=options.seed)
+    worker = scratch.start_worker(concurrency=1)
+    try:
+        services.submissions_create(
+            benchmark=benchmark,
+            submitter=None,
+            entries=score_entries(fold_values, list(range(m))),
+            source=Submission.Source.IMPORT,
+        )
+        snapshot, _ = wait_for_snapshot(benchmark, 0, timeout=300)  # warm-up
+        rows = []
+        for k in range(iterations):
+            j = k % m
+            fold_values[:, :, j] += rng.normal(0.0, 0.05, size=(n, folds))
+            entries = score_entries(fold_values, [j])
+            submitted = time.time()
+            services.submissions_create(
+                benchmark=benchmark,
+                submitter=None,
+                entries=entries,
+                source=Submission.Source.IMPORT,
+            )
+            committed = time.time()
+            snapshot, seen = wait_for_snapshot(benchmark, snapshot.version)
+            load, analyse = snapshot.timings["load_s"], snapshot.timings["analyse_s"]
+            started = snapshot.created_at.timestamp() - load
+            rows.append(
+                {
+                    "total": seen - submitted,
+                    "submit": committed - submitted,
+                    "queue": started - committed,
+                    "load": load,
+                    "analyse": analyse,
+                    "save": seen - snapshot.finished_at.timestamp(),
+                    **{s: snapshot.payload["timings"].get(s, 0.0) for s in STAGES},
+                }
+            )
+    finally:
+        scratch.stop(worker)
+        scratch.purge_queue()
+    keys = ["total", "submit", "queue", "load", "analyse", "save", *STAGES]
+    table = [
+        [
+            key
+            if key in ("total", "submit", "queue", "load", "analyse", "save")
+            else f"&nbsp;&nbsp;↳ {key}",
+            f"**{fmt_seconds(statistics.median(r[key] for r in rows))}**"
+            if key == "total"
+            else fmt_seconds(statistics.median(r[key] for r in rows)),
+            fmt_seconds(min(r[key] for r in rows)),
+            fmt_seconds(max(r[key] for r in rows)),
+        ]
+        for key in keys
+    ]
+    return "\n\n".join(
+        [
+            f"### latency (m={m}, n={n}, {folds} folds, bootstrap 1000; {len(rows)} "
+            "submissions, each changing one algorithm's scores; real Celery worker, "
+            "concurrency 1)",
+            markdown_table(["step", "median", "min", "max"], table),
+            "Steps do not add up exactly: each column is its own median; the ↳ rows are "
+            "the analysis stages (payload['timings']).",
+        ]
+    )
