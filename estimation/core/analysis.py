@@ -32,9 +32,9 @@ ESTIMATOR_NAMES = {
     "plackett_luce": "Plackett–Luce",
 }
 
-# Full within-dataset Tukey tables cost one studentized-range evaluation per pair and
-# dataset (milliseconds each with finite df); beyond this many pairs in all, only the
-# significance-aware ranks (critical-value based, fast) are computed.
+# Within-dataset Tukey tables are stored with a snapshot up to this many pairs in all
+# (they grow as datasets x algorithms^2); beyond, the dataset page computes one table
+# on demand and the snapshot keeps the significance-aware ranks.
 MAX_TUKEY_PAIRS = 2000
 # The dataset x algorithm rank matrix is published for charts up to this many cells.
 MAX_RANK_CELLS = 200_000
@@ -324,6 +324,16 @@ def _tests_within_datasets(prepared: PreparedRankings, settings: AnalysisSetting
     n, m = len(prepared.datasets), len(names)
     per_dataset: dict[str, Any] = {}
     tables = n * m * (m - 1) // 2 <= MAX_TUKEY_PAIRS
+    with_table = [i for i in range(n) if tables and i not in aware.not_applicable]
+    tukey = dict(
+        zip(
+            with_table,
+            within_dataset.repeated_measures_tukey_batch(
+                [_complete_folds(folds[i]) for i in with_table], alpha=settings.alpha
+            ),
+            strict=True,
+        )
+    )
     for i, dataset in enumerate(prepared.datasets):
         entry: dict[str, Any] = {
             "significance_rank": _labelled(aware.ranks[i], names),
@@ -331,8 +341,8 @@ def _tests_within_datasets(prepared: PreparedRankings, settings: AnalysisSetting
         }
         if i in aware.not_applicable:
             entry["not_applicable"] = aware.not_applicable[i]
-        elif tables:
-            entry["tukey"] = _tukey_rows(folds[i], names, settings.alpha)
+        elif i in tukey:
+            entry["tukey"] = _tukey_rows(tukey[i], names)
         per_dataset[dataset] = entry
     note = None
     if not tables:
@@ -347,9 +357,12 @@ def _tests_within_datasets(prepared: PreparedRankings, settings: AnalysisSetting
     }
 
 
-def _tukey_rows(fold_scores: np.ndarray, names: Sequence[str], alpha: float) -> list[dict]:
-    complete = fold_scores[np.isfinite(fold_scores).all(axis=1)]
-    result = within_dataset.repeated_measures_tukey(complete, alpha=alpha)
+def _complete_folds(fold_scores: np.ndarray) -> np.ndarray:
+    """The folds on which every algorithm has a score (datasets may have fewer folds)."""
+    return fold_scores[np.isfinite(fold_scores).all(axis=1)]
+
+
+def _tukey_rows(result: within_dataset.TukeyResult, names: Sequence[str]) -> list[dict]:
     assert result.mean_difference is not None and result.cohen_d is not None
     assert result.pvalues is not None and result.significant is not None  # folds checked
     m = len(names)
