@@ -19,7 +19,7 @@ from estimation.core import aggregates, significance, within_dataset
 from estimation.core.rankings import PreparedRankings, prepare_rankings
 from estimation.core.resampling import SCHEMES, bootstrap, evaluate_schemes
 from estimation.core.table import ResultTable
-from estimation.core.win_probability import fit_loo_kl, fit_loo_tv, fit_minimax, mle
+from estimation.core.win_probability import fit_loo, fit_minimax, mle
 
 ENGINE_VERSION = "0.3.0"
 
@@ -228,10 +228,11 @@ def _input_facts(table: ResultTable, prepared: PreparedRankings) -> dict[str, An
 def _point_estimates(prepared: PreparedRankings, K: int) -> dict[str, dict[str, Any]]:
     names, ranks, known = prepared.algorithms, prepared.ranks, prepared.known_positions
     out: dict[str, dict[str, Any]] = {}
+    loo_kl, loo_tv = fit_loo(ranks, K=K, known_positions=known)
     for name, fit in (
         ("mle", mle(ranks)),
-        ("loo_kl", fit_loo_kl(ranks, K=K, known_positions=known)),
-        ("loo_tv", fit_loo_tv(ranks, K=K, known_positions=known)),
+        ("loo_kl", loo_kl),
+        ("loo_tv", loo_tv),
         ("minimax", fit_minimax(ranks, K=K, known_positions=known)),
     ):
         entry = fit.to_dict(names)

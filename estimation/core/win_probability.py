@@ -45,6 +45,7 @@ __all__ = [
     "LooBatchFit",
     "MinimaxWeights",
     "WinProbabilityFit",
+    "fit_loo",
     "fit_loo_batch",
     "fit_loo_kl",
     "fit_loo_tv",
@@ -302,8 +303,7 @@ def fit_loo_kl(ranks: Any, *, K: int = 3, known_positions: int | None = None) ->
     counted in ``n_clipped``. With ``n = 1`` leave-one-out is undefined: the MLE is
     returned with NaN losses.
     """
-    fit = _single_loo(ranks, K, known_positions)
-    return fit[0]
+    return fit_loo(ranks, K=K, known_positions=known_positions)[0]
 
 
 def fit_loo_tv(ranks: Any, *, K: int = 3, known_positions: int | None = None) -> WinProbabilityFit:
@@ -317,13 +317,17 @@ def fit_loo_tv(ranks: Any, *, K: int = 3, known_positions: int | None = None) ->
     loss. This is exact (no LP solver needed). Ties between vertices (within 1e-12)
     go to the smallest k, the estimator closest to the MLE.
     """
-    fit = _single_loo(ranks, K, known_positions)
-    return fit[1]
+    return fit_loo(ranks, K=K, known_positions=known_positions)[1]
 
 
-def _single_loo(
-    ranks: Any, K: int, known_positions: int | None
+def fit_loo(
+    ranks: Any, *, K: int = 3, known_positions: int | None = None
 ) -> tuple[WinProbabilityFit, WinProbabilityFit]:
+    """Both leave-one-out fits, ``(loo_kl, loo_tv)``, from one pass over the data.
+
+    See :func:`fit_loo_kl` and :func:`fit_loo_tv`; they share the design and the LOO
+    terms, so callers that want both should ask for them together.
+    """
     ranks = _validated_ranks(ranks)
     n, m = ranks.shape
     K = _resolve_K(K, m, known_positions)
