@@ -83,21 +83,31 @@ def account_home(request: HttpRequest) -> HttpResponse:
     return render(request, "frontend/accounts/home.html", {"section": "home"})
 
 
+NEW_TOKEN_SESSION_KEY = "podium-new-api-token"
+
+
 @never_cache
 @login_required
 @require_http_methods(["GET", "POST"])
 def api_tokens(request: HttpRequest) -> HttpResponse:
     """The active tokens, and a form that creates one; the raw value is shown only here, once."""
     form = TokenCreateForm(request.POST or None)
-    created = None
     if request.method == "POST" and form.is_valid():
         try:
             token, raw = api_token_create(user=request.user, name=form.cleaned_data["name"])
         except ValidationFailed as exc:
             add_problems(form, exc.problems)
         else:
-            created = {"token": token, "raw": raw}
-            form = TokenCreateForm()
+            # Post/redirect/get: the raw value rides in the session to the next page view
+            # only, so a reload neither shows it again nor creates another token.
+            request.session[NEW_TOKEN_SESSION_KEY] = {"id": token.pk, "raw": raw}
+            return redirect("account-tokens", permanent=False)
+    created = None
+    shown = request.session.pop(NEW_TOKEN_SESSION_KEY, None) if request.method == "GET" else None
+    if shown is not None:
+        token = api_token_list(user=request.user).filter(pk=shown["id"]).first()
+        if token is not None:
+            created = {"token": token, "raw": shown["raw"]}
     context = {
         "section": "tokens",
         "form": form,

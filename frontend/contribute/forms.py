@@ -127,6 +127,8 @@ class SubmissionDetailsForm(AccessibleErrorsMixin, forms.Form):
         self.fields["metric"].choices = [(m.name, str(m)) for m in metrics]
         if metrics:
             self.fields["metric"].initial = metrics[0].name
+        # With one metric the page shows it as text, not as a choice: nothing to require.
+        self.fields["metric"].required = len(metrics) > 1
         if not allow_new_algorithms:
             self.fields["algorithm"].help_text = "This benchmark takes only the listed algorithms."
 
