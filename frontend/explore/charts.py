@@ -1266,7 +1266,12 @@ def dataset_scores_chart(summaries: Sequence[Any], dataset: str, metric_name: st
         ],
         key=key,
     )
-    note = "Orange diamond: mean over folds; grey line: lowest to highest fold; blue dots: folds."
+    has_folds = any(len(row.folds) > 1 for row in summaries)
+    note = (
+        "Orange diamond: mean over folds; grey line: lowest to highest fold; blue dots: folds."
+        if has_folds
+        else "Orange diamond: the algorithm's score on this dataset (no folds were submitted)."
+    )
     body = "".join(parts)
     return Chart(
         key, title, description, document(key, title, description, width, height, body), table, note
