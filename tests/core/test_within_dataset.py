@@ -9,7 +9,7 @@ import pytest
 from scipy import stats
 from statsmodels.stats.anova import AnovaRM
 
-from estimation.core import within_dataset
+from estimation.core import studentized_range
 from estimation.core.within_dataset import (
     fold_wilcoxon_pairwise,
     repeated_measures_tukey,
@@ -140,15 +140,15 @@ def test_significance_aware_rank_punishes_erratic_winner():
     assert result.mean_ranks[1] == pytest.approx(1.0)
 
 
-@pytest.mark.parametrize(("m", "df"), [(2, 9), (12, 99), (100, 891)])
+@pytest.mark.parametrize(("m", "df"), [(2, 9), (12, 99), (100, 891), (4, np.inf), (100, np.inf)])
 def test_interpolated_studentized_range_sf_matches_scipy(m, df):
     rng = np.random.default_rng(m)
     q = np.concatenate(
         [np.exp(rng.uniform(np.log(1e-3), np.log(300), 120)), rng.uniform(0, 12, 60), [0.0]]
     )
     expected = stats.studentized_range.sf(q, m, df)
-    interpolated = within_dataset._studentized_range_sf(q, m, df)
-    assert within_dataset._sf_interpolant(m, df) is not None
+    interpolated = studentized_range.studentized_range_sf(q, m, df)
+    assert studentized_range._sf_interpolant(m, df) is not None
     np.testing.assert_allclose(interpolated, expected, rtol=0, atol=1e-6)
     assert (np.diff(interpolated[np.argsort(q)]) <= 0).all()
 
@@ -158,7 +158,7 @@ def test_tukey_with_many_pairs_uses_interpolation_within_1e6_of_scipy():
     fold_scores = rng.normal(size=(10, 12)) * 0.3 + np.linspace(0, 1.5, 12)
     result = repeated_measures_tukey(fold_scores)
     upper = np.triu_indices(12, 1)
-    assert upper[0].size > within_dataset._DIRECT_SF_MAX
+    assert upper[0].size > studentized_range._DIRECT_SF_MAX
     expected = stats.studentized_range.sf(result.q[upper], 12, result.df)
     np.testing.assert_allclose(result.pvalues[upper], expected, rtol=0, atol=1e-6)
     np.testing.assert_array_equal(result.significant[upper], expected < 0.05)
