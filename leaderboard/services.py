@@ -224,6 +224,40 @@ def benchmark_add_maintainer(*, benchmark: Benchmark, user, new_maintainer) -> N
     benchmark.maintainers.add(new_maintainer)
 
 
+@transaction.atomic
+def benchmark_datasets_add(*, benchmark: Benchmark, user, names: Sequence[str]) -> list[Dataset]:
+    """Declare datasets before results arrive (maintainers); known names are skipped."""
+    _require_maintainer(user=user, benchmark=benchmark)
+    wanted = list(dict.fromkeys(name.strip() for name in names if name.strip()))
+    problems = [
+        Problem(
+            f"dataset name {name[:40]!r}... is longer than {MAX_NAME_LENGTH} characters", "names"
+        )
+        for name in wanted
+        if len(name) > MAX_NAME_LENGTH
+    ]
+    if not wanted:
+        problems.append(Problem("give at least one dataset name", "names"))
+    if problems:
+        raise ValidationFailed(problems)
+    known = set(benchmark.datasets.filter(name__in=wanted).values_list("name", flat=True))
+    return Dataset.objects.bulk_create(
+        [Dataset(benchmark=benchmark, name=name) for name in wanted if name not in known]
+    )
+
+
+@transaction.atomic
+def metric_add(*, benchmark: Benchmark, user, name: str, direction: str) -> Metric:
+    """Add a metric (maintainers). It has no scores yet, so nothing is recomputed."""
+    _require_maintainer(user=user, benchmark=benchmark)
+    name = name.strip()
+    existing = list(benchmark.metrics.values_list("name", "direction"))
+    problems = _metric_problems([*existing, (name, direction)])
+    if problems:
+        raise ValidationFailed(problems)
+    return Metric.objects.create(benchmark=benchmark, name=name, direction=direction)
+
+
 # --- submissions ----------------------------------------------------------------------
 
 

@@ -182,3 +182,16 @@ class DecisionForm(AccessibleErrorsMixin, forms.Form):
 def upload_limit_bytes() -> int:
     """The web form keeps a file between preview and confirm, so it takes smaller ones."""
     return min(settings.PODIUM_MAX_UPLOAD_BYTES, 5 * 1024 * 1024)
+
+
+class DatasetsAddForm(AccessibleErrorsMixin, forms.Form):
+    names = forms.CharField(
+        label="New datasets, one name per line",
+        widget=forms.Textarea(attrs={"rows": 5}),
+        help_text="Names already in the benchmark are skipped.",
+    )
+
+
+class MetricAddForm(AccessibleErrorsMixin, forms.Form):
+    name = forms.CharField(max_length=Metric._meta.get_field("name").max_length, label="Metric")
+    direction = forms.ChoiceField(choices=Metric.Direction.choices, label="Direction")

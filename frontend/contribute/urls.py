@@ -15,6 +15,11 @@ urlpatterns = [
     path("b/<slug:slug>/maintain/", views.benchmark_edit, name="contribute-benchmark-edit"),
     path("b/<slug:slug>/maintain/moderation/", views.moderation, name="contribute-moderation"),
     path(
+        "b/<slug:slug>/maintain/catalogue/",
+        views.benchmark_catalogue,
+        name="contribute-benchmark-catalogue",
+    ),
+    path(
         "b/<slug:slug>/maintain/moderation/<int:submission_id>/",
         views.moderation_decide,
         name="contribute-moderation-decide",

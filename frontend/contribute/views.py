@@ -29,7 +29,9 @@ from frontend.contribute.form_errors import SummaryError, add_problems, form_sum
 from frontend.contribute.forms import (
     BenchmarkCreateForm,
     BenchmarkSettingsForm,
+    DatasetsAddForm,
     DecisionForm,
+    MetricAddForm,
     MetricFormSet,
     SubmissionDetailsForm,
     UploadForm,
@@ -58,7 +60,9 @@ from leaderboard.services import (
     SubmissionInput,
     ValidationFailed,
     benchmark_create,
+    benchmark_datasets_add,
     benchmark_update,
+    metric_add,
     submission_accept,
     submission_create,
     submission_reject,
@@ -493,6 +497,45 @@ def benchmark_edit(request: HttpRequest, slug: str) -> HttpResponse:
         "creating": False,
     }
     return render(request, "frontend/contribute/benchmark_form.html", context)
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def benchmark_catalogue(request: HttpRequest, slug: str) -> HttpResponse:
+    """The benchmark's datasets and metrics; maintainers add to them here."""
+    try:
+        benchmark = maintained_benchmark(slug=slug, user=request.user)
+    except NotMaintainer as exc:
+        return forbidden(request, str(exc))
+    action = request.POST.get("action")
+    datasets_form = DatasetsAddForm(request.POST if action == "datasets" else None)
+    metric_form = MetricAddForm(request.POST if action == "metric" else None)
+    try:
+        if action == "datasets" and datasets_form.is_valid():
+            added = benchmark_datasets_add(
+                benchmark=benchmark,
+                user=request.user,
+                names=datasets_form.cleaned_data["names"].splitlines(),
+            )
+            messages.success(request, f"Added {len(added)} datasets.")
+            return redirect("contribute-benchmark-catalogue", slug=benchmark.slug)
+        if action == "metric" and metric_form.is_valid():
+            metric = metric_add(benchmark=benchmark, user=request.user, **metric_form.cleaned_data)
+            messages.success(request, f"Added the metric {metric.name}.")
+            return redirect("contribute-benchmark-catalogue", slug=benchmark.slug)
+    except PermissionDenied as exc:
+        return forbidden(request, str(exc))
+    except ValidationFailed as exc:
+        add_problems(datasets_form if action == "datasets" else metric_form, exc.problems)
+    context = {
+        "benchmark": benchmark,
+        "datasets": benchmark.datasets.order_by("name"),
+        "metrics": benchmark_metric_list(benchmark=benchmark),
+        "datasets_form": datasets_form,
+        "metric_form": metric_form,
+        "errors": [*form_summary(datasets_form), *form_summary(metric_form)],
+    }
+    return render(request, "frontend/contribute/catalogue.html", context)
 
 
 @login_required
