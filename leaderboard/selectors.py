@@ -8,7 +8,6 @@ import hmac
 from django.db.models import Count, IntegerField, OuterRef, Q, QuerySet, Subquery
 from django.db.models.functions import Coalesce
 
-from estimation.models import ResultSnapshot
 from leaderboard.models import (
     Algorithm,
     ApiToken,
@@ -180,35 +179,6 @@ def benchmark_algorithm_list(*, benchmark: Benchmark) -> QuerySet[Algorithm]:
 
 
 # --- snapshots (REST API) -------------------------------------------------------------
-
-
-def snapshot_history(*, benchmark: Benchmark, metric: Metric) -> QuerySet[ResultSnapshot]:
-    """Every snapshot of a benchmark's metric, newest first, without the payload."""
-    return (
-        ResultSnapshot.objects.filter(benchmark=benchmark, metric=metric)
-        .select_related("benchmark", "metric")
-        .defer("payload")
-        .order_by("-version", "-id")
-    )
-
-
-def snapshot_get(*, benchmark: Benchmark, metric: Metric, version: int) -> ResultSnapshot:
-    """Raises ``ResultSnapshot.DoesNotExist``."""
-    return ResultSnapshot.objects.select_related("benchmark", "metric").get(
-        benchmark=benchmark, metric=metric, version=version
-    )
-
-
-def snapshot_computing(*, benchmark: Benchmark, metric: Metric) -> ResultSnapshot | None:
-    """The newest snapshot still being computed, if any (its stage and progress)."""
-    return (
-        ResultSnapshot.objects.filter(
-            benchmark=benchmark, metric=metric, status=ResultSnapshot.Status.COMPUTING
-        )
-        .defer("payload")
-        .order_by("-version", "-id")
-        .first()
-    )
 
 
 # --- API tokens -----------------------------------------------------------------------

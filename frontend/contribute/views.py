@@ -19,6 +19,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST
 
 from estimation.results_csv import ResultsCsvError
+from estimation.selectors import snapshot_history
 from frontend.contribute.access import (
     NotMaintainer,
     benchmark_or_404,
@@ -54,7 +55,7 @@ from frontend.contribute.uploads import (
     upload_trial_problems,
 )
 from leaderboard.models import Benchmark, Submission
-from leaderboard.selectors import benchmark_metric_list, snapshot_history
+from leaderboard.selectors import benchmark_metric_list
 from leaderboard.services import (
     PermissionDenied,
     SubmissionInput,

@@ -11,6 +11,7 @@ from django.shortcuts import render
 from django.urls import reverse
 
 from estimation.models import ResultSnapshot
+from estimation.selectors import snapshot_computing
 from frontend.readers.exports import (
     FORMATS,
     ExportSource,
@@ -35,11 +36,7 @@ from frontend.readers.selectors import (
     snapshot_history_rankings,
 )
 from leaderboard.models import Benchmark, Metric
-from leaderboard.selectors import (
-    benchmark_get_visible,
-    benchmark_metric_list,
-    snapshot_computing,
-)
+from leaderboard.selectors import benchmark_get_visible, benchmark_metric_list
 from leaderboard.services import user_is_maintainer
 
 POLL_SECONDS = 5

@@ -12,7 +12,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from estimation.models import ResultSnapshot
-from estimation.selectors import snapshot_latest
+from estimation.selectors import snapshot_computing, snapshot_get, snapshot_history, snapshot_latest
 from leaderboard.api.common import (
     ApiView,
     benchmark_or_404,
@@ -23,7 +23,6 @@ from leaderboard.api.common import (
 from leaderboard.api.errors import ErrorSerializer
 from leaderboard.api.export import rows_as_csv, snapshot_rows
 from leaderboard.api.pagination import LimitOffsetPagination, paginated_response
-from leaderboard.selectors import snapshot_computing, snapshot_get, snapshot_history
 
 
 class SnapshotSummarySerializer(serializers.ModelSerializer):
