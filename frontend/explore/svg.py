@@ -114,7 +114,7 @@ def html_table(
             else:
                 cells.append(f'<td class="num">{escape(cell)}</td>')
         body.append(f"<tr>{''.join(cells)}</tr>")
-    testid = f' data-testid="{escape(key)}-table"' if key else ""
+    testid = f' data-testid="chart-{escape(key)}-table"' if key else ""
     return (
         f'<div class="table-wrap"><table class="chart-table"{testid}>'
         f"<caption>{escape(caption)}</caption>"

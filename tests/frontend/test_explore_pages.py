@@ -79,7 +79,7 @@ def test_algorithm_pages(client, demo_benchmarks):  # noqa: F811
     for entry in payload["estimators"].values():
         assert f"{entry['p']['new']:.3f}" in html
     # "new" loses task-01 and task-02 by about eight points: the largest margins.
-    margins = html.split('data-testid="margin-to-winner-table"')[1]
+    margins = html.split('data-testid="chart-margin-to-winner-table"')[1]
     assert margins.index("task-01") < margins.index("task-05")
 
     top3 = client.get("/b/tabzilla-hard-top3/algorithms/XGBoost/").content.decode()
