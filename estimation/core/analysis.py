@@ -343,7 +343,10 @@ def _tests_within_datasets(prepared: PreparedRankings, settings: AnalysisSetting
         if i in aware.not_applicable:
             entry["not_applicable"] = aware.not_applicable[i]
         elif i in tukey:
-            entry["tukey"] = _tukey_rows(tukey[i], names)
+            signed_rank = within_dataset.fold_wilcoxon_pairwise(
+                _complete_folds(folds[i]), correction=settings.correction, alpha=settings.alpha
+            )
+            entry["tukey"] = _tukey_rows(tukey[i], signed_rank, names)
         per_dataset[dataset] = entry
     note = None
     if not tables:
@@ -363,7 +366,13 @@ def _complete_folds(fold_scores: np.ndarray) -> np.ndarray:
     return fold_scores[np.isfinite(fold_scores).all(axis=1)]
 
 
-def _tukey_rows(result: within_dataset.TukeyResult, names: Sequence[str]) -> list[dict]:
+def _tukey_rows(
+    result: within_dataset.TukeyResult,
+    signed_rank: significance.PairwiseSignedRank,
+    names: Sequence[str],
+) -> list[dict]:
+    """One row per pair: Tukey's difference, Cohen's d and p-value, and the per-fold
+    Wilcoxon test (corrected p-value, rank-biserial effect) beside it."""
     assert result.mean_difference is not None and result.cohen_d is not None
     assert result.pvalues is not None and result.significant is not None  # folds checked
     m = len(names)
@@ -375,6 +384,8 @@ def _tukey_rows(result: within_dataset.TukeyResult, names: Sequence[str]) -> lis
             "cohens_d": _plain(result.cohen_d[i, j]),
             "pvalue": _plain(result.pvalues[i, j]),
             "significant": bool(result.significant[i, j]),
+            "wilcoxon_pvalue": _plain(signed_rank.pvalues_corrected[i, j]),
+            "rank_biserial": _plain(signed_rank.effect_size[i, j]),
         }
         for i in range(m)
         for j in range(i + 1, m)

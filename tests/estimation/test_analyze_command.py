@@ -202,3 +202,34 @@ def test_errors_exit_non_zero_without_a_traceback(tmp_path):
     assert result.returncode != 0
     assert "line 2, column \"score\": 'x' is not a number" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_folds_give_significance_aware_ranks_and_within_dataset_tests(tmp_path):
+    """The simulated demo: 'new' wins 8 of 10 tasks by tiny margins and fails twice."""
+    from scipy.stats import wilcoxon
+
+    from leaderboard.demo import simulated_study_scores
+
+    scores = simulated_study_scores()
+    rows = [
+        [f"task-{task + 1:02d}", name, fold, repr(float(matrix[task, fold]))]
+        for name, matrix in scores.items()
+        for task in range(matrix.shape[0])
+        for fold in range(matrix.shape[1])
+    ]
+    path = write_rows(tmp_path / "folds.csv", ["dataset", "algorithm", "fold", "score"], rows)
+    payload = analyze_json(path, "--bootstrap", "100")
+    assert payload["input"]["has_folds"]
+    assert payload["win_rate"]["new"] == pytest.approx(0.8)
+    assert payload["significance_rank"]["new"] == pytest.approx(1.6)
+    assert payload["significance_rank"]["old"] == pytest.approx(1.1)
+    pair = next(
+        row
+        for row in payload["within_dataset"]["task-01"]["tukey"]
+        if {row["a"], row["b"]} == {"new", "old"}
+    )
+    assert pair["significant"] and pair["cohens_d"] is not None
+    # Holm over the 6 pairs of task-01 makes this pair's p at least its raw p.
+    raw = wilcoxon(scores["new"][0], scores["old"][0]).pvalue
+    assert pair["wilcoxon_pvalue"] >= raw - 1e-15
+    assert pair["wilcoxon_pvalue"] <= min(1.0, 6 * raw) + 1e-15
