@@ -71,6 +71,9 @@ class TukeyRow:
     cohens_d: float | None
     pvalue: float | None
     significant: bool
+    # The per-fold Wilcoxon test beside Tukey (stored snapshots only).
+    wilcoxon_pvalue: float | None = None
+    rank_biserial: float | None = None
 
 
 @dataclass(frozen=True)
