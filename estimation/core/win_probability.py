@@ -18,8 +18,12 @@ Leave-one-out
 -------------
 For dataset ``i``, ``p_hat^{(-i)}`` removes dataset ``i``'s own contribution from the
 cumulative positional counts and divides by ``n - 1``. With dataset counts ``c`` (a
-bootstrap replicate, or a 0/1 training mask) a leave-one-out term removes ONE copy of
-dataset ``i`` and has weight ``c[i]``; ``n`` becomes ``N = sum(c)``.
+bootstrap replicate, or a 0/1 training mask) the term of dataset ``i`` leaves out ALL
+``c[i]`` copies (dividing by ``N - c[i]``, ``N = sum(c)``) and has weight ``c[i]``: a
+copy left in would predict its twin and pull the refitted weights towards the MLE. A
+simulation (m = 6, n = 14..100, three populations, 1000 benchmarks each) found the
+bootstrap spread of LOO-KL then matches its sampling spread (SD ratio 0.95-1.08,
+against 1.01-1.28 when one copy is left out).
 
 Only the winners' LOO probabilities enter the losses. Every winner holds a tie group
 that starts at position 1, so its cumulative share of the top-k is ``min(k/t, 1)``
@@ -409,15 +413,16 @@ def fit_loo_batch(
         Average ranks, 1 = best.
     counts : array_like, shape (B, n) or (n,)
         Non-negative dataset counts: bootstrap multinomial counts, or 0/1 training
-        masks for cross-validation. Counts need not be integers; a LOO term removes
-        one unit of its dataset.
+        masks for cross-validation. A dataset's LOO term leaves out all its copies
+        (see the module docstring); counts may be any non-negative numbers, but few
+        distinct values keep the fit fast (terms are grouped by count).
     K, known_positions
         As for :func:`fit_loo_kl`.
 
     Notes
     -----
-    Memory is ``O(B K (m + G))`` with ``G`` the number of (winner, tie size) groups
-    (about ``m``), plus a sparse ``n x K m`` design with about ``n K`` entries: no
+    Memory is ``O(B K (m + G V))`` with ``G`` the number of (winner, tie size) groups
+    (about ``m``) and ``V`` the number of distinct counts (a handful), plus a sparse ``n x K m`` design with about ``n K`` entries: no
     ``(B, n, m)`` array is built. Work arrays are chunked over replicates (a few
     million elements each); the Newton iterations run over all replicates of a chunk
     at once.
@@ -459,19 +464,33 @@ def _fit_chunk(design: _Design, counts: np.ndarray) -> dict[str, Any]:
     K = design.K
     N = counts.sum(axis=1)
     totals = design.totals(counts)
-    usable = N >= 2
     safe_N = np.where(N > 0, N, 1.0)
     q = _components(totals, safe_N)
 
-    # Winner groups: LOO probabilities q^{(-i)}_k[a_g] (B, G, K) and weights (B, G).
-    weight = np.asarray((design.group_share.T @ counts.T).T)
-    n_pairs = np.asarray((design.group_count.T @ counts.T).T)
-    remaining = totals[:, :, design.group_algorithm].transpose(0, 2, 1) - design.group_profile
-    remaining[remaining < _ZERO] = 0.0
+    # Leave-one-out leaves out every copy of a dataset: a bootstrap duplicate left in
+    # the training part would predict its twin and pull the weights towards the MLE.
+    # A dataset drawn c times gives c terms that each remove all c copies, so the terms
+    # are grouped by (winner group, count) and there are few counts (bootstrap draws,
+    # 0/1 masks). On data without duplicates this is the plain leave-one-out.
+    usable = (counts > 0).sum(axis=1) >= 2
+    at_group = totals[:, :, design.group_algorithm].transpose(0, 2, 1)  # (B, G, K)
     k = np.arange(1, K + 1)
-    denominator = k[None, None, :] * np.where(usable, N - 1, 1.0)[:, None, None]
-    loo = remaining / denominator
-    constant = ~(loo > 0).any(axis=2)  # (B, G): zero for every lam
+    weights, pairs, loos = [], [], []
+    for c in np.unique(counts[counts > 0]):
+        drawn = (counts == c).astype(float)
+        weights.append(c * np.asarray((design.group_share.T @ drawn.T).T))
+        pairs.append(c * np.asarray((design.group_count.T @ drawn.T).T))
+        remaining = at_group - c * design.group_profile
+        remaining[remaining < _ZERO] = 0.0
+        rest = np.where(usable & (N - c > 0), N - c, 1.0)
+        loos.append(remaining / (k[None, None, :] * rest[:, None, None]))
+    if not loos:  # every count is zero
+        loos = [np.zeros((B, len(design.group_algorithm), K))]
+        weights = pairs = [np.zeros((B, len(design.group_algorithm)))]
+    weight = np.concatenate(weights, axis=1)  # (B, G * counts)
+    n_pairs = np.concatenate(pairs, axis=1)
+    loo = np.concatenate(loos, axis=1)
+    constant = ~(loo > 0).any(axis=2)  # zero for every lam
     fit_weight = np.where(constant | ~usable[:, None], 0.0, weight)
 
     lam_kl, unconverged = _solve_kl(loo, fit_weight)

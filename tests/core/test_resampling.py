@@ -15,6 +15,7 @@ from estimation.core.resampling import (
     scheme_estimates,
 )
 from estimation.core.win_probability import (
+    fit_loo_batch,
     fit_loo_kl,
     fit_loo_tv,
     fit_minimax,
@@ -106,13 +107,13 @@ def test_bootstrap_matches_a_by_hand_replication():
     n = len(ranks)
     result = bootstrap(ranks, rng=7, n_boot=150, schemes=["mle", "loo_kl"])
     counts = np.random.default_rng(7).multinomial(n, np.full(n, 1 / n), size=150)
-    for name, fit in (("mle", mle), ("loo_kl", fit_loo_kl)):
-        replicates = np.array(
-            [
-                fit(ranks[np.repeat(np.arange(n), c)], **({} if fit is mle else {"K": 3})).p
-                for c in counts
-            ]
-        )
+    by_hand = {
+        # The MLE of a replicate is the win rate of the expanded data.
+        "mle": np.array([mle(ranks[np.repeat(np.arange(n), c)]).p for c in counts]),
+        # LOO weights refitted replicate by replicate, one at a time.
+        "loo_kl": np.array([fit_loo_batch(ranks, c[None, :], K=3).p_kl[0] for c in counts]),
+    }
+    for name, replicates in by_hand.items():
         lower, upper = np.quantile(replicates, [0.025, 0.975], axis=0)
         np.testing.assert_allclose(result.schemes[name].lower, lower, atol=1e-7)
         np.testing.assert_allclose(result.schemes[name].upper, upper, atol=1e-7)

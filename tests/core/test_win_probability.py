@@ -386,28 +386,64 @@ def test_minimax_bound_rejects_weights_below_the_floor():
 # batched fits
 
 
-def test_batched_fits_equal_unbatched_fits_on_expanded_data():
+def all_copies_loo_losses(ranks, counts, K, lam):
+    """By hand: LOO over the distinct datasets of a replicate, each term leaving out
+    every copy of its dataset and weighted by its count (METHODS 6, see fit_loo_batch)."""
+    C = cumulative_positions(ranks, K)  # (n, K, m)
+    Q = C / np.arange(1, K + 1)[None, :, None]
+    first = C[:, 0, :]
+    N = counts.sum()
+    total = np.einsum("i,ikm->km", counts, Q)
+    kl = tv = 0.0
+    for i in np.flatnonzero(counts):
+        p = lam @ ((total - counts[i] * Q[i]) / (N - counts[i]))
+        kl -= counts[i] * (first[i] * np.log(np.maximum(p, 1e-12))).sum()
+        tv += counts[i] * (2.0 - 2.0 * (first[i] * p).sum())
+    return kl / N, tv / N
+
+
+def test_batched_fits_leave_out_every_copy_of_a_dataset():
     rng = np.random.default_rng(5)
     ranks = rank_scores(rng.integers(0, 4, size=(12, 5)).astype(float))
     n = len(ranks)
-    counts = np.vstack(
-        [
-            rng.multinomial(n, np.full(n, 1 / n), size=6),
-            (rng.random((3, n)) < 0.7).astype(int),  # 0/1 training masks
-        ]
-    )
+    counts = rng.multinomial(n, np.full(n, 1 / n), size=6).astype(float)
     batch = fit_loo_batch(ranks, counts, K=3)
     assert batch.n_unconverged == 0
+    step = 0.02
+    grid = np.array(
+        [
+            (a, b, 1 - a - b)
+            for a in np.arange(0, 1 + 1e-9, step)
+            for b in np.arange(0, 1 - a + 1e-9, step)
+        ]
+    )
     for b, c in enumerate(counts):
-        expanded = ranks[np.repeat(np.arange(n), c)]
-        kl = fit_loo_kl(expanded, K=3)
-        tv = fit_loo_tv(expanded, K=3)
+        kl, _ = all_copies_loo_losses(ranks, c, 3, batch.lam_kl[b])
+        assert batch.loss_kl[b] == pytest.approx(kl, abs=1e-10)
+        best_on_grid = min(all_copies_loo_losses(ranks, c, 3, lam)[0] for lam in grid)
+        assert batch.loss_kl[b] <= best_on_grid + 1e-9
+        vertices = [all_copies_loo_losses(ranks, c, 3, lam)[1] for lam in np.eye(3)]
+        assert batch.loss_tv[b] == pytest.approx(min(vertices), abs=1e-12)
+        np.testing.assert_allclose(batch.p_kl[b], batch.lam_kl[b] @ batch.q[b], atol=1e-12)
+        np.testing.assert_allclose(
+            batch.p_mle[b], mle(ranks[np.repeat(np.arange(n), c.astype(int))]).p
+        )
+
+
+def test_batched_fits_on_training_masks_equal_fits_on_the_subset():
+    rng = np.random.default_rng(6)
+    ranks = rank_scores(rng.integers(0, 4, size=(12, 5)).astype(float))
+    masks = (rng.random((4, len(ranks))) < 0.7).astype(int)  # 0/1: no duplicates
+    batch = fit_loo_batch(ranks, masks, K=3)
+    for b, mask in enumerate(masks):
+        subset = ranks[mask.astype(bool)]
+        kl = fit_loo_kl(subset, K=3)
+        tv = fit_loo_tv(subset, K=3)
         assert batch.loss_kl[b] == pytest.approx(kl.loss, abs=1e-10)
         assert batch.loss_kl_mle[b] == pytest.approx(kl.loss_mle, abs=1e-10)
         assert batch.loss_tv[b] == pytest.approx(tv.loss, abs=1e-12)
         np.testing.assert_allclose(batch.p_kl[b], kl.p, atol=1e-7)
         np.testing.assert_allclose(batch.p_tv[b], tv.p, atol=1e-12)
-        np.testing.assert_allclose(batch.p_mle[b], mle(expanded).p, atol=1e-12)
         assert batch.n_clipped[b] == kl.n_clipped
         assert batch.n_terms[b] == kl.n_terms
 
