@@ -50,15 +50,7 @@ class SnapshotSerializer(serializers.ModelSerializer):
         fields = [
             "benchmark",
             "metric",
-            "version",
-            "status",
-            "stage",
-            "progress",
-            "error",
-            "fingerprint",
-            "engine_version",
-            "created_at",
-            "finished_at",
+            *SnapshotSummarySerializer.Meta.fields,
             "timings",
             "payload",
         ]
