@@ -1,4 +1,5 @@
-"""A tiny SVG and HTML-table writer for the server-rendered charts.
+"""The shared layout of the charts: palette, text escaping, scales, axes, legends, the
+root ``<svg>`` and the HTML table that is each chart's text alternative.
 
 Every string that comes from data goes through :func:`escape`, so an algorithm called
 ``<script>`` is drawn as text. The output is plain XML (it parses with ``xml.etree``).
@@ -7,7 +8,8 @@ Every string that comes from data goes through :func:`escape`, so an algorithm c
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 from html import escape as _html_escape
 
 # Okabe and Ito (2008): distinguishable by readers with any common colour-vision deficiency.
@@ -25,6 +27,53 @@ GRID = "#d8dde3"
 EMPTY = "#eceff2"
 FONT = 'system-ui, -apple-system, "Segoe UI", sans-serif'
 CHAR_WIDTH = 7.0  # average width of a 12 px sans-serif character, for layout
+
+
+@dataclass(frozen=True)
+class Chart:
+    """One drawn chart: ``svg`` and ``table`` are ready-to-insert markup (already escaped).
+
+    ``not_applicable`` holds the reason, in plain words, when the chart is not drawn.
+    """
+
+    key: str
+    title: str
+    description: str
+    svg: str = ""
+    table: str = ""
+    note: str = ""
+    not_applicable: str | None = None
+
+
+def not_applicable(key: str, title: str, reason: str) -> Chart:
+    return Chart(
+        key=key, title=title, description=f"Not applicable: {reason}", not_applicable=reason
+    )
+
+
+def figure(
+    key: str,
+    title: str,
+    description: str,
+    width: float,
+    height: float,
+    body: str,
+    table: str,
+    note: str = "",
+) -> Chart:
+    """A :class:`Chart` whose SVG is ``body`` in the accessible root element."""
+    return Chart(
+        key, title, description, document(key, title, description, width, height, body), table, note
+    )
+
+
+Scale = Callable[[float], float]
+
+
+def scale(low: float, high: float, start: float, end: float) -> Scale:
+    """Linear map of ``[low, high]`` onto ``[start, end]`` (a zero span maps as span 1)."""
+    span = (high - low) or 1.0
+    return lambda value: start + (value - low) / span * (end - start)
 
 
 def escape(value: object) -> str:
@@ -59,6 +108,50 @@ def rect(x: float, y: float, width: float, height: float, **attrs: object) -> st
     return element(
         "rect", x=num(x), y=num(y), width=num(max(width, 0.0)), height=num(height), **attrs
     )
+
+
+def circle(cx: float, cy: float, r: float, fill: str, opacity: str) -> str:
+    return (
+        f'<circle cx="{num(cx)}" cy="{num(cy)}" r="{num(r)}" '
+        f'fill="{fill}" fill-opacity="{opacity}"/>'
+    )
+
+
+def diamond(x: float, y: float, half_width: int, half_height: int, fill: str) -> str:
+    """A diamond (a marker of a mean) whose top corner is at (x, y)."""
+    w, h = half_width, half_height
+    return f'<path d="M{num(x)} {num(y)} l{w} {h} l-{w} {h} l-{w} -{h} z" fill="{fill}"/>'
+
+
+def column_label(x: float, y: float, label: str, width: float) -> str:
+    """A column header of a grid, rotated so long names fit above narrow columns."""
+    return (
+        f'<text x="{num(x)}" y="{num(y)}" font-size="11" '
+        f'transform="rotate(-55 {num(x)} {num(y)})">'
+        f"{escape(truncate(label, width))}</text>"
+    )
+
+
+def row_label(right: float, middle: float, label: str, width: float, **attrs: object) -> str:
+    """A right-aligned row header ending at ``right``, vertically centred on ``middle``."""
+    return text(right, middle + 4, truncate(label, width), text_anchor="end", **attrs)
+
+
+def swatch_legend(
+    entries: Sequence[tuple[str, str]],
+    x: float,
+    y: float,
+    advance: Callable[[str], float],
+    *,
+    stroke: str | None = GRID,
+) -> str:
+    """Colour squares with their words in a row; ``advance(words)`` is the step to the next."""
+    parts = []
+    for colour, words in entries:
+        parts.append(rect(x, y, 12, 12, fill=colour, stroke=stroke))
+        parts.append(text(x + 16, y + 10, words, font_size=11, fill=MUTED))
+        x += advance(words)
+    return "".join(parts)
 
 
 def tooltip(label: object) -> str:

@@ -1,0 +1,69 @@
+"""Charts of a benchmark's results as inline SVG, drawn on the server from the snapshot.
+
+Each chart is two functions: ``<chart>_data`` reads the snapshot and returns a small
+frozen dataclass (testable alone), ``draw_<chart>`` turns that into a :class:`Chart` (the
+SVG with ``role="img"``, a <title> and a <desc>; an HTML table with the same numbers as
+its text alternative; and, when the chart cannot be drawn, the reason). ``<chart>_chart``
+composes the two. :mod:`.layout` holds what the families share: the Okabe-Ito palette,
+escaping, scales, axes and legends. No JavaScript, no chart library, no database.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from frontend.explore.charts.algorithm import (
+    algorithm_positions,
+    margin_chart,
+    rank_histogram_chart,
+)
+from frontend.explore.charts.critical_difference import critical_difference_chart
+from frontend.explore.charts.dataset import dataset_scores_chart
+from frontend.explore.charts.estimators import (
+    estimator_evaluation_chart,
+    estimator_weights_chart,
+)
+from frontend.explore.charts.layout import Chart
+from frontend.explore.charts.ordering import ESTIMATOR_ORDER, SHORT_LABELS, TEST_LABELS
+from frontend.explore.charts.pvalues import pvalue_matrix_chart
+from frontend.explore.charts.rank_distribution import rank_distribution_chart
+from frontend.explore.charts.rank_heatmap import rank_heatmap_chart
+from frontend.explore.charts.win_probability import (
+    algorithm_estimates_chart,
+    win_probability_chart,
+)
+
+__all__ = [
+    "ESTIMATOR_ORDER",
+    "SHORT_LABELS",
+    "TEST_LABELS",
+    "Chart",
+    "algorithm_estimates_chart",
+    "algorithm_positions",
+    "benchmark_charts",
+    "critical_difference_chart",
+    "dataset_scores_chart",
+    "estimator_evaluation_chart",
+    "estimator_weights_chart",
+    "margin_chart",
+    "pvalue_matrix_chart",
+    "rank_distribution_chart",
+    "rank_heatmap_chart",
+    "rank_histogram_chart",
+    "win_probability_chart",
+]
+
+
+def benchmark_charts(payload: dict[str, Any], estimator: str | None = None) -> list[Chart]:
+    """Every benchmark-level chart, in reading order."""
+    return [
+        win_probability_chart(payload, estimator),
+        critical_difference_chart(payload, "nemenyi"),
+        critical_difference_chart(payload, "wilcoxon"),
+        rank_distribution_chart(payload),
+        rank_heatmap_chart(payload),
+        pvalue_matrix_chart(payload, "wilcoxon"),
+        pvalue_matrix_chart(payload, "nemenyi"),
+        estimator_evaluation_chart(payload),
+        estimator_weights_chart(payload),
+    ]

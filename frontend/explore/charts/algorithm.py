@@ -1,0 +1,206 @@
+"""Charts of one algorithm: how often it finished in each position, and how far it is
+behind each dataset's winner."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import numpy as np
+
+from frontend.explore.charts import layout
+from frontend.explore.charts.layout import (
+    BLUE,
+    GREEN,
+    GRID,
+    MUTED,
+    VERMILION,
+    Chart,
+    line,
+    rect,
+    text,
+)
+from frontend.explore.charts.ordering import unknown_rank_floor
+from frontend.explore.charts.rank_distribution import positional_counts
+
+
+class Margin(Protocol):
+    """A dataset-level comparison of one algorithm with the dataset's winner."""
+
+    dataset: str
+    score: float
+    winner: str
+    best: float
+    margin: float
+
+
+@dataclass(frozen=True)
+class PositionBar:
+    label: str  # "1", "2", … or "below K" for the unknown positions of top-K input
+    datasets: float  # a tie of t counts 1/t at each position it spans
+
+
+def algorithm_positions(payload: dict[str, Any], algorithm: str) -> list[tuple[str, float]]:
+    """How many datasets ``algorithm`` finished in each position (a tie of t counts 1/t each).
+
+    With top-K input the positions after K are unknown: they are counted together.
+    """
+    return [(bar.label, bar.datasets) for bar in rank_histogram_data(payload, algorithm)]
+
+
+def rank_histogram_data(payload: dict[str, Any], algorithm: str) -> tuple[PositionBar, ...]:
+    matrix = payload.get("rank_matrix")
+    if matrix is None or algorithm not in matrix["algorithms"]:
+        return ()
+    ranks = np.asarray(matrix["ranks"], dtype=float)
+    column = matrix["algorithms"].index(algorithm)
+    floor = unknown_rank_floor(payload)
+    known = int(floor) if floor is not None else ranks.shape[1]
+    counts = positional_counts(ranks, known)[:, column]
+    bars = [
+        PositionBar(str(position), float(counts[position - 1])) for position in range(1, known + 1)
+    ]
+    if floor is not None:
+        bars.append(PositionBar(f"below {known}", float((ranks[:, column] > floor).sum())))
+    return tuple(bars)
+
+
+def draw_rank_histogram(bars: Sequence[PositionBar], algorithm: str) -> Chart:
+    key = "rank-histogram"
+    title = f"{algorithm}: how often it finished in each position"
+    if not bars:
+        return layout.not_applicable(
+            key,
+            title,
+            "the rank matrix is not stored for this benchmark or the algorithm is not ranked",
+        )
+    width = 640.0
+    left, right = 44.0, width - 12
+    top, plot_h = 14.0, 150.0
+    height = top + plot_h + 48
+    highest = max(bar.datasets for bar in bars) or 1.0
+    ticks = layout.nice_ticks(0, highest, 4)
+    y = layout.scale(0.0, ticks[-1], top + plot_h, top)
+    bar_w = (right - left) / len(bars)
+    parts = []
+    for tick in ticks:
+        parts.append(line(left, y(tick), right, y(tick), stroke=GRID))
+        parts.append(
+            text(
+                left - 6,
+                y(tick) + 4,
+                layout.tick_label(tick, ticks),
+                text_anchor="end",
+                font_size=10,
+                fill=MUTED,
+            )
+        )
+    every = max(1, math.ceil(len(bars) / 20))
+    for index, bar in enumerate(bars):
+        label, count = bar.label, bar.datasets
+        bx = left + index * bar_w + bar_w * 0.1
+        colour = GREEN if index == 0 else (MUTED if label.startswith("below") else BLUE)
+        content = rect(bx, y(count), bar_w * 0.8, y(0) - y(count), fill=colour, fill_opacity="0.85")
+        if index % every == 0 or label.startswith("below"):
+            content += text(
+                bx + bar_w * 0.4,
+                top + plot_h + 14,
+                label,
+                text_anchor="middle",
+                font_size=10,
+                fill=MUTED,
+            )
+        parts.append(f"<g>{layout.tooltip(f'position {label}: {count:g} datasets')}{content}</g>")
+    parts.append(
+        text(
+            (left + right) / 2,
+            top + plot_h + 34,
+            "position on a dataset (1 = won)",
+            text_anchor="middle",
+        )
+    )
+    description = (
+        f"Number of datasets on which {algorithm} finished in each position: "
+        + ", ".join(f"{bar.label}: {bar.datasets:g}" for bar in bars)
+        + "."
+    )
+    table = layout.html_table(
+        f"Datasets per finishing position of {algorithm}",
+        ["Position", "Datasets"],
+        [[bar.label, f"{bar.datasets:g}"] for bar in bars],
+        key=key,
+    )
+    note = "A tie of t algorithms counts 1/t at each of the positions it spans."
+    return layout.figure(key, title, description, width, height, "".join(parts), table, note)
+
+
+def rank_histogram_chart(payload: dict[str, Any], algorithm: str) -> Chart:
+    return draw_rank_histogram(rank_histogram_data(payload, algorithm), algorithm)
+
+
+def margin_chart(margins: Sequence[Margin], algorithm: str, metric_name: str) -> Chart:
+    """How far ``algorithm`` is behind each dataset's winner (0 where it wins).
+
+    The rows come from the database (``frontend.explore.selectors``), not the snapshot, so
+    they are this chart's data already.
+    """
+    key = "margin-to-winner"
+    title = f"{algorithm}: distance to the winner on each dataset"
+    if not margins:
+        return layout.not_applicable(key, title, "no dataset-level scores to compare")
+    rows = sorted(margins, key=lambda row: (-row.margin, row.dataset))
+    width = 640.0
+    labels = [row.dataset for row in rows]
+    left = layout.label_width(labels, cap=170) + 8
+    right = width - 170
+    row_h = 20.0
+    top = 10.0
+    highest = max(row.margin for row in rows)
+    ticks = layout.nice_ticks(0.0, highest if highest > 0 else 1.0, 4)
+    x = layout.scale(0.0, ticks[-1], left, right)
+    height = top + len(rows) * row_h + 44
+    parts = [
+        layout.x_axis(
+            ticks,
+            x,
+            top + len(rows) * row_h + 4,
+            label=f"{metric_name}: winner's score minus this algorithm's",
+            grid_top=top,
+        )
+    ]
+    for index, row in enumerate(rows):
+        y = top + index * row_h
+        won = row.margin <= 0
+        words = "won" if won else f"−{row.margin:.4g} vs {row.winner}"
+        parts.append(
+            f"<g>{layout.tooltip(f'{row.dataset}: {words}')}"
+            + layout.row_label(left - 8, y + row_h / 2, row.dataset, left - 12, font_size=11)
+            + rect(
+                x(0),
+                y + 4,
+                x(max(row.margin, 0)) - x(0),
+                row_h - 8,
+                fill=GREEN if won else VERMILION,
+                fill_opacity="0.85",
+            )
+            + text(
+                right + 8, y + row_h / 2 + 4, layout.truncate(words, 160), font_size=10, fill=MUTED
+            )
+            + "</g>"
+        )
+    description = (
+        f"Gap between the best {metric_name} and that of {algorithm} on {len(rows)} datasets, "
+        "largest gap first; zero where it won."
+    )
+    table = layout.html_table(
+        f"Dataset-level {metric_name}: {algorithm} against the winner",
+        ["Dataset", algorithm, "Winner", "Winner's score", "Gap"],
+        [
+            [row.dataset, f"{row.score:.4g}", row.winner, f"{row.best:.4g}", f"{row.margin:.4g}"]
+            for row in rows
+        ],
+        key=key,
+    )
+    return layout.figure(key, title, description, width, height, "".join(parts), table)

@@ -1,0 +1,251 @@
+"""The estimators themselves: which predicts held-out datasets best, and the weights the
+weighted ones give to each position."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from frontend.explore.charts import layout
+from frontend.explore.charts.layout import (
+    BLUE,
+    GREEN,
+    GRID,
+    MUTED,
+    Chart,
+    fmt,
+    fmt_p,
+    line,
+    rect,
+    text,
+)
+from frontend.explore.charts.ordering import ESTIMATOR_ORDER, SHORT_LABELS
+
+WEIGHTED_ESTIMATORS = ("loo_kl", "loo_tv", "minimax")
+
+
+@dataclass(frozen=True)
+class HeldOutLoss:
+    """One loss (log or TV) of every estimator, the best one and each one's p against it."""
+
+    axis_label: str
+    losses: tuple[float | None, ...]  # aligned with EstimatorEvaluationData.labels
+    best: int
+    pvalues: tuple[float | None, ...]
+
+
+@dataclass(frozen=True)
+class EstimatorEvaluationData:
+    labels: tuple[str, ...] = ()  # short labels, in the registry's order
+    panels: tuple[HeldOutLoss, ...] = ()  # log loss, then TV
+    folds: str = ""  # how the held-out datasets were chosen, in words
+    not_applicable: str | None = None
+
+
+@dataclass(frozen=True)
+class EstimatorWeights:
+    label: str
+    weights: tuple[float, ...]
+    fit: tuple[str, ...]  # e.g. "LOO loss 0.512 (win rate 0.530)"
+
+
+def estimator_evaluation_data(payload: dict[str, Any]) -> EstimatorEvaluationData:
+    evaluation = payload.get("evaluation") or {}
+    if "not_applicable" in evaluation:
+        return EstimatorEvaluationData(not_applicable=evaluation["not_applicable"])
+    schemes = [s for s in ESTIMATOR_ORDER if s in evaluation["log_loss"]]
+    panels = tuple(
+        HeldOutLoss(
+            axis_label,
+            tuple(evaluation[loss_key].get(s) for s in schemes),
+            schemes.index(evaluation[best_key]),
+            tuple(evaluation[p_key].get(s) for s in schemes),
+        )
+        for loss_key, best_key, p_key, axis_label in (
+            ("log_loss", "best", "pvalue_vs_best", "mean log loss (lower is better)"),
+            ("tv", "best_tv", "pvalue_vs_best_tv", "mean TV loss (lower is better)"),
+        )
+    )
+    folds = (
+        "leave-one-out over datasets"
+        if evaluation.get("leave_one_out")
+        else f"{evaluation['n_folds']}-fold cross-validation over datasets, "
+        f"repeated {evaluation['n_repeats']} times"
+    )
+    return EstimatorEvaluationData(
+        labels=tuple(SHORT_LABELS.get(s, payload["estimators"][s]["label"]) for s in schemes),
+        panels=panels,
+        folds=folds,
+    )
+
+
+def estimator_weights_data(payload: dict[str, Any]) -> tuple[EstimatorWeights, ...]:
+    rows = []
+    for scheme in WEIGHTED_ESTIMATORS:
+        if scheme not in payload["estimators"]:
+            continue
+        entry = payload["estimators"][scheme]
+        fit = []
+        if "loss" in entry:
+            fit.append(f"LOO loss {fmt(entry['loss'])} (win rate {fmt(entry.get('loss_mle'))})")
+        if "bound" in entry:
+            fit.append(f"bound {fmt(entry['bound'])} (win rate {fmt(entry.get('bound_mle'))})")
+        rows.append(EstimatorWeights(entry["label"], tuple(entry.get("weights") or []), tuple(fit)))
+    return tuple(rows)
+
+
+def _tag(best: bool, pvalue: float | None) -> str:
+    if best:
+        return "best"
+    return "p < 0.001" if fmt_p(pvalue) == "< 0.001" else f"p = {fmt_p(pvalue)}"
+
+
+def draw_estimator_evaluation(data: EstimatorEvaluationData) -> Chart:
+    key = "estimator-evaluation"
+    title = "Which estimator predicts best here"
+    if data.not_applicable is not None:
+        return layout.not_applicable(key, title, data.not_applicable)
+    labels = data.labels
+    width = 640.0
+    left = layout.label_width(labels, cap=250) + 8
+    panel_w = (width - left - 16) / 2
+    row_h = 26.0
+    top = 34.0
+    height = top + len(labels) * row_h + 40
+    parts = []
+    for index, panel in enumerate(data.panels):
+        start = left + index * (panel_w + 12)
+        end = start + panel_w - 96
+        ticks = layout.nice_ticks(0.0, max(v for v in panel.losses if v is not None) * 1.02, 4)
+        x = layout.scale(0.0, ticks[-1], start, end)
+        parts.append(text(start, 14, panel.axis_label, font_size=11, fill=MUTED))
+        parts.append(layout.x_axis(ticks, x, top + len(labels) * row_h + 4, grid_top=top))
+        for row, (label, value, pvalue) in enumerate(
+            zip(labels, panel.losses, panel.pvalues, strict=True)
+        ):
+            y = top + row * row_h
+            best = row == panel.best
+            tag = _tag(best, pvalue)
+            parts.append(
+                f"<g>{layout.tooltip(f'{label}: {fmt(value)} ({tag})')}"
+                + rect(
+                    x(0),
+                    y + 5,
+                    x(value or 0) - x(0),
+                    row_h - 10,
+                    fill=GREEN if best else BLUE,
+                    fill_opacity="0.85",
+                )
+                + text(x(value or 0) + 4, y + row_h / 2 + 4, f"{fmt(value, 2)}", font_size=10)
+                + text(
+                    end + 90, y + row_h / 2 + 4, tag, font_size=10, fill=MUTED, text_anchor="end"
+                )
+                + "</g>"
+            )
+    for row, label in enumerate(labels):
+        parts.append(text(left - 8, top + row * row_h + row_h / 2 + 4, label, text_anchor="end"))
+    log_loss, tv = data.panels
+    description = (
+        f"Mean held-out log loss and TV loss of {len(labels)} estimators ({data.folds}); "
+        f"best by log loss: {labels[log_loss.best]}; by TV: {labels[tv.best]}."
+    )
+    table = layout.html_table(
+        "Held-out loss of each estimator, with the paired Wilcoxon p-value against the best",
+        ["Estimator", "Log loss", "p vs best", "TV loss", "p vs best (TV)"],
+        [
+            [
+                label,
+                fmt(log_loss.losses[row]),
+                "best" if row == log_loss.best else fmt_p(log_loss.pvalues[row]),
+                fmt(tv.losses[row]),
+                "best" if row == tv.best else fmt_p(tv.pvalues[row]),
+            ]
+            for row, label in enumerate(labels)
+        ],
+        key=key,
+    )
+    note = (
+        f"Each estimator is fitted on the training datasets and scored on the held-out ones "
+        f"({data.folds}). A large p-value means the data cannot tell that estimator from the best."
+    )
+    return layout.figure(key, title, description, width, height, "".join(parts), table, note)
+
+
+def draw_estimator_weights(rows: tuple[EstimatorWeights, ...]) -> Chart:
+    key = "estimator-weights"
+    title = "Weights given to first, second, third… places"
+    K = max(len(row.weights) for row in rows)
+    width = 640.0
+    panel_w = width / len(rows)
+    top, plot_h = 36.0, 110.0
+    height = top + plot_h + 40
+    parts = []
+    rows_alt = []
+    for index, row in enumerate(rows):
+        start = index * panel_w + 34
+        end = (index + 1) * panel_w - 14
+        bar_w = (end - start) / max(K, 1)
+        y = layout.scale(0.0, 1.0, top + plot_h, top)
+        parts.append(text(start, 16, row.label.replace("Leave-one-out", "LOO"), font_size=11))
+        for tick in (0.0, 0.5, 1.0):
+            parts.append(line(start, y(tick), end, y(tick), stroke=GRID))
+            parts.append(
+                text(
+                    start - 4, y(tick) + 4, f"{tick:g}", text_anchor="end", font_size=10, fill=MUTED
+                )
+            )
+        for j, weight in enumerate(row.weights):
+            bx = start + j * bar_w + bar_w * 0.15
+            parts.append(
+                "<g>"
+                + layout.tooltip(f"{row.label}: w{j + 1} = {weight:.3f}")
+                + rect(bx, y(weight), bar_w * 0.7, y(0) - y(weight), fill=BLUE, fill_opacity="0.85")
+                + text(
+                    bx + bar_w * 0.35,
+                    y(weight) - 3,
+                    f"{weight:.2f}",
+                    text_anchor="middle",
+                    font_size=10,
+                )
+                + text(
+                    bx + bar_w * 0.35,
+                    top + plot_h + 14,
+                    f"w{j + 1}",
+                    text_anchor="middle",
+                    font_size=10,
+                    fill=MUTED,
+                )
+                + "</g>"
+            )
+        fit = "; ".join(row.fit)
+        parts.append(text(start, top + plot_h + 32, fit[:60], font_size=10, fill=MUTED))
+        rows_alt.append(
+            [row.label, *[fmt(w) for w in row.weights], *([""] * (K - len(row.weights))), fit]
+        )
+    description = (
+        "Bar charts of the weights each estimator gives to the first K positions: "
+        + "; ".join(f"{alt[0]}: {', '.join(alt[1 : K + 1])}" for alt in rows_alt)
+        + "."
+    )
+    table = layout.html_table(
+        "Fitted weights of the weighted estimators",
+        ["Estimator", *[f"w{j + 1}" for j in range(K)], "Fit"],
+        rows_alt,
+        key=key,
+    )
+    note = (
+        "An estimator counts a dataset's k-th place with weight w_k; the win rate is w = (1, 0, 0). "
+        "Leave-one-out weights are fitted to this benchmark; minimax weights depend only on "
+        "the number of algorithms and datasets."
+    )
+    return layout.figure(key, title, description, width, height, "".join(parts), table, note)
+
+
+def estimator_evaluation_chart(payload: dict[str, Any]) -> Chart:
+    """Held-out log loss and TV loss of each estimator, best bar in green, p vs the best."""
+    return draw_estimator_evaluation(estimator_evaluation_data(payload))
+
+
+def estimator_weights_chart(payload: dict[str, Any]) -> Chart:
+    """The fitted weights w[1..K] of the LOO (KL, TV) and minimax estimators."""
+    return draw_estimator_weights(estimator_weights_data(payload))

@@ -1,0 +1,169 @@
+"""Corrected pairwise p-values as a colour-coded grid (darker: more significant)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from frontend.explore.charts import layout
+from frontend.explore.charts.layout import (
+    BLUE,
+    EMPTY,
+    GRID,
+    SKY,
+    Chart,
+    escape,
+    fmt_p,
+    rect,
+)
+from frontend.explore.charts.ordering import by_mean_rank, check_test
+
+PVALUE_MAX_ALGORITHMS = 40
+LIGHT_BLUE = "#bfe0f3"
+
+
+@dataclass(frozen=True)
+class UntestedPair:
+    a: str
+    b: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class PValueMatrixData:
+    key: str
+    title: str
+    test_label: str
+    names: tuple[str, ...] = ()  # the best ``max_algorithms`` by mean rank
+    pvalues: tuple[tuple[float | None, ...], ...] = ()  # pvalues[i][j]; None off the test
+    alpha: float = 0.05
+    total: int = 0  # algorithms in the test, before the cap
+    untested: tuple[UntestedPair, ...] = ()
+    not_applicable: str | None = None
+
+
+def pvalue_matrix_data(
+    payload: dict[str, Any], test: str, max_algorithms: int = PVALUE_MAX_ALGORITHMS
+) -> PValueMatrixData:
+    label = check_test(test)
+    key = f"pvalues-{test}"
+    result = payload.get(test) or {}
+    correction = result.get("correction")
+    title = f"Pairwise p-values ({label}" + (
+        f", {correction.title()}-corrected)" if correction else ")"
+    )
+    if "not_applicable" in result:
+        return PValueMatrixData(key, title, label, not_applicable=result["not_applicable"])
+    pvalues = result["pvalues"]
+    ranked = [a for a in by_mean_rank(payload) if a in pvalues]
+    names = ranked[:max_algorithms]
+    return PValueMatrixData(
+        key,
+        title,
+        label,
+        names=tuple(names),
+        pvalues=tuple(tuple(None if a == b else pvalues[a].get(b) for b in names) for a in names),
+        alpha=result.get("alpha", payload["params"]["alpha"]),
+        total=len(ranked),
+        untested=tuple(
+            UntestedPair(pair["a"], pair["b"], pair["reason"])
+            for pair in result.get("not_applicable_pairs") or []
+        ),
+    )
+
+
+def _p_colour(p: float | None, alpha: float) -> tuple[str, str]:
+    if p is None:
+        return "#ffffff", "#1b1f24"
+    if p < 0.001:
+        return BLUE, "#ffffff"
+    if p < 0.01:
+        return SKY, "#1b1f24"
+    if p < alpha:
+        return LIGHT_BLUE, "#1b1f24"
+    return EMPTY, "#1b1f24"
+
+
+def _short_p(p: float | None) -> str:
+    if p is None:
+        return "n/a"
+    if p < 0.001:
+        return "<.001"
+    return f"{p:.2f}".lstrip("0") if p < 1 else "1"
+
+
+def draw_pvalue_matrix(data: PValueMatrixData) -> Chart:
+    key, title, label = data.key, data.title, data.test_label
+    if data.not_applicable is not None:
+        return layout.not_applicable(key, title, data.not_applicable)
+    names, alpha = data.names, data.alpha
+    m = len(names)
+    cell = max(16.0, min(46.0, 480.0 / max(m, 1)))
+    left = layout.label_width(names, cap=150) + 6
+    top = min(layout.label_width(names, cap=120), 120) + 16
+    width = max(left + m * cell + 70, 380.0)
+    height = top + m * cell + 40
+    show_numbers = cell >= 30
+    safe = [escape(name) for name in names]
+    parts = [
+        layout.column_label(left + (j + 0.5) * cell + 3, top - 6, name, 114)
+        for j, name in enumerate(names)
+    ]
+    rows_alt = []
+    for i, (a, row) in enumerate(zip(names, data.pvalues, strict=True)):
+        y = top + i * cell
+        parts.append(layout.row_label(left - 6, y + cell / 2, a, left - 10, font_size=11))
+        alt = [a]
+        for j, p in enumerate(row):
+            cx = left + j * cell
+            if i == j:
+                parts.append(rect(cx, y, cell - 1, cell - 1, fill="#ffffff", stroke=GRID))
+                alt.append("—")
+                continue
+            fill, ink = _p_colour(p, alpha)
+            shown = fmt_p(p)
+            alt.append(shown)
+            content = (
+                f'<rect x="{cx:.1f}" y="{y:.1f}" width="{cell - 1:.1f}" '
+                f'height="{cell - 1:.1f}" fill="{fill}"/>'
+            )
+            if show_numbers:
+                content += (
+                    f'<text x="{cx + cell / 2:.1f}" y="{y + cell / 2 + 4:.1f}" '
+                    f'text-anchor="middle" font-size="10" fill="{ink}">'
+                    f"{escape(_short_p(p))}</text>"
+                )
+            parts.append(
+                f"<g><title>{safe[i]} vs {safe[j]}: p = {escape(shown)}</title>{content}</g>"
+            )
+        rows_alt.append(alt)
+    legend = [
+        (BLUE, "p < 0.001"),
+        (SKY, "p < 0.01"),
+        (LIGHT_BLUE, f"p < {alpha:g}"),
+        (EMPTY, "not significant"),
+    ]
+    parts.append(
+        layout.swatch_legend(legend, 8.0, top + m * cell + 14, lambda words: 24 + len(words) * 6.2)
+    )
+    description = (
+        f"Grid of {label} p-values for every pair of {m} algorithms; a darker cell is a more "
+        f"significant difference; light grey cells are not significant at alpha {alpha:g}."
+    )
+    note = "Rows and columns: algorithms from best to worst mean rank."
+    if data.total > m:
+        note += f" Showing the best {m} of {data.total} algorithms."
+    if data.untested:
+        note += f" {len(data.untested)} pairs could not be tested (n/a): " + "; ".join(
+            f"{pair.a} vs {pair.b}: {pair.reason}" for pair in data.untested[:5]
+        )
+    table = layout.html_table(
+        f"{title}: p-value for each pair", ["Algorithm", *names], rows_alt, key=key
+    )
+    return layout.figure(key, title, description, width, height, "".join(parts), table, note)
+
+
+def pvalue_matrix_chart(
+    payload: dict[str, Any], test: str = "wilcoxon", max_algorithms: int = PVALUE_MAX_ALGORITHMS
+) -> Chart:
+    return draw_pvalue_matrix(pvalue_matrix_data(payload, test, max_algorithms))

@@ -1,0 +1,215 @@
+"""Probability of winning a new dataset, as bars with their bootstrap intervals: every
+algorithm under one estimator, or one algorithm under every estimator."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from frontend.explore.charts import layout
+from frontend.explore.charts.layout import BLACK, BLUE, GREEN, MUTED, Chart, fmt, line, rect, text
+from frontend.explore.charts.ordering import ESTIMATOR_ORDER, SHORT_LABELS
+
+Interval = tuple[float | None, float | None]
+
+
+@dataclass(frozen=True)
+class IntervalBar:
+    """One bar: a point estimate with its 95 % interval and P(best) (None when unknown)."""
+
+    label: str
+    value: float | None
+    interval: Interval
+    p_best: float | None
+
+
+@dataclass(frozen=True)
+class WinProbabilityData:
+    estimator_label: str
+    bars: tuple[IntervalBar, ...]  # highest probability first
+    has_intervals: bool
+    interval_note: str
+
+
+@dataclass(frozen=True)
+class AlgorithmEstimatesData:
+    algorithm: str
+    bars: tuple[IntervalBar, ...]  # one per estimator, labelled by its short label
+    full_labels: tuple[str, ...]  # aligned with ``bars``
+    recommended: str  # short label of the headline estimator
+
+
+def _interval(entry: dict[str, Any], algorithm: str) -> Interval:
+    low, high = (entry.get("ci") or {}).get(algorithm) or (None, None)
+    return low, high
+
+
+def win_probability_data(
+    payload: dict[str, Any], estimator: str | None = None
+) -> WinProbabilityData:
+    estimator = estimator or payload["recommended"]
+    if estimator not in payload["estimators"]:
+        raise ValueError(
+            f"estimator must be one of {list(payload['estimators'])}, got {estimator!r}"
+        )
+    entry = payload["estimators"][estimator]
+    probabilities = entry["p"]
+    p_best = entry.get("p_best") or {}
+    names = sorted(probabilities, key=lambda a: (-(probabilities[a] or 0.0), a))
+    return WinProbabilityData(
+        estimator_label=entry["label"],
+        bars=tuple(
+            IntervalBar(a, probabilities[a], _interval(entry, a), p_best.get(a)) for a in names
+        ),
+        has_intervals=bool(entry.get("ci")),
+        interval_note=entry.get("ci_note") or "",
+    )
+
+
+def algorithm_estimates_data(payload: dict[str, Any], algorithm: str) -> AlgorithmEstimatesData:
+    estimators = payload["estimators"]
+    schemes = [s for s in ESTIMATOR_ORDER if s in estimators]
+    return AlgorithmEstimatesData(
+        algorithm=algorithm,
+        bars=tuple(
+            IntervalBar(
+                SHORT_LABELS.get(s, estimators[s]["label"]),
+                estimators[s]["p"].get(algorithm),
+                _interval(estimators[s], algorithm),
+                (estimators[s].get("p_best") or {}).get(algorithm),
+            )
+            for s in schemes
+        ),
+        full_labels=tuple(estimators[s]["label"] for s in schemes),
+        recommended=SHORT_LABELS.get(payload["recommended"], payload["recommended"]),
+    )
+
+
+def _interval_rows(
+    bars: Sequence[IntervalBar],
+    *,
+    key: str,
+    title: str,
+    description: str,
+    axis_label: str,
+    highlight: str | None = None,
+) -> str:
+    """Horizontal bars from 0 with a 95 % interval whisker on each."""
+    labels = [bar.label for bar in bars]
+    width = 640.0
+    left = layout.label_width(labels, cap=170) + 8
+    right = width - 130
+    row_h = 24.0
+    top = 10.0
+    highest = max(
+        [bar.value for bar in bars if bar.value is not None]
+        + [bar.interval[1] for bar in bars if bar.interval[1] is not None]
+        + [0.05]
+    )
+    ticks = layout.nice_ticks(0.0, min(1.0, highest * 1.05), count=5)
+    x = layout.scale(0.0, ticks[-1], left, right)
+    height = top + len(bars) * row_h + 44
+    parts = [layout.x_axis(ticks, x, top + len(bars) * row_h + 4, label=axis_label, grid_top=top)]
+    for index, bar in enumerate(bars):
+        label, value, (low, high) = bar.label, bar.value, bar.interval
+        y = top + index * row_h
+        colour = GREEN if label == highlight else BLUE
+        row = [
+            text(left - 8, y + row_h / 2 + 4, layout.truncate(label, left - 12), text_anchor="end")
+        ]
+        if value is not None:
+            row.append(
+                rect(x(0), y + 5, x(value) - x(0), row_h - 10, fill=colour, fill_opacity="0.85")
+            )
+        if low is not None and high is not None:
+            middle = y + row_h / 2
+            row += [
+                line(x(low), middle, x(high), middle, stroke=BLACK, stroke_width=1.5),
+                line(x(low), middle - 5, x(low), middle + 5, stroke=BLACK, stroke_width=1.5),
+                line(x(high), middle - 5, x(high), middle + 5, stroke=BLACK, stroke_width=1.5),
+            ]
+        interval = f" [{fmt(low, 2)}, {fmt(high, 2)}]" if low is not None else ""
+        row.append(
+            text(right + 8, y + row_h / 2 + 4, f"{fmt(value)}{interval}", font_size=11, fill=MUTED)
+        )
+        parts.append(
+            f'<g data-label="{layout.escape(label)}">'
+            f"{layout.tooltip(f'{label}: {fmt(value)}{interval}')}{''.join(row)}</g>"
+        )
+    return layout.document(key, title, description, width, height, "".join(parts))
+
+
+def draw_win_probability(data: WinProbabilityData) -> Chart:
+    key = "win-probability"
+    label = data.estimator_label
+    title = f"Probability of winning a new dataset: {label}"
+    description = (
+        f"Bars: estimated probability that each of {len(data.bars)} algorithms wins a new "
+        f"dataset ({label}); whiskers: 95 % bootstrap interval."
+    )
+    markup = _interval_rows(
+        data.bars,
+        key=key,
+        title=title,
+        description=description,
+        axis_label="probability of winning a new dataset",
+    )
+    table = layout.html_table(
+        f"Win probability ({label}) with 95 % bootstrap interval and P(best)",
+        ["Algorithm", "P(win)", "95 % low", "95 % high", "P(best)"],
+        [
+            [
+                bar.label,
+                fmt(bar.value),
+                fmt(bar.interval[0]),
+                fmt(bar.interval[1]),
+                fmt(bar.p_best, 2),
+            ]
+            for bar in data.bars
+        ],
+        key=key,
+    )
+    note = data.interval_note or (
+        "" if data.has_intervals else "No bootstrap intervals were computed for this snapshot."
+    )
+    return Chart(key, title, description, markup, table, note)
+
+
+def draw_algorithm_estimates(data: AlgorithmEstimatesData) -> Chart:
+    key = "algorithm-estimates"
+    algorithm = data.algorithm
+    title = f"{algorithm}: probability of winning under every estimator"
+    description = (
+        f"Estimated probability that {algorithm} wins a new dataset, under {len(data.bars)} "
+        "estimators, with 95 % bootstrap intervals."
+    )
+    markup = _interval_rows(
+        data.bars,
+        key=key,
+        title=title,
+        description=description,
+        axis_label="probability of winning a new dataset",
+        highlight=data.recommended,
+    )
+    table = layout.html_table(
+        f"Win probability of {algorithm} by estimator",
+        ["Estimator", "P(win)", "95 % low", "95 % high", "P(best)"],
+        [
+            [full, fmt(bar.value), fmt(bar.interval[0]), fmt(bar.interval[1]), fmt(bar.p_best, 2)]
+            for full, bar in zip(data.full_labels, data.bars, strict=True)
+        ],
+        key=key,
+    )
+    note = f"Green: the benchmark's headline estimator ({data.recommended})."
+    return Chart(key, title, description, markup, table, note)
+
+
+def win_probability_chart(payload: dict[str, Any], estimator: str | None = None) -> Chart:
+    """P(win a new dataset) per algorithm under one estimator, with its bootstrap interval."""
+    return draw_win_probability(win_probability_data(payload, estimator))
+
+
+def algorithm_estimates_chart(payload: dict[str, Any], algorithm: str) -> Chart:
+    """One algorithm's win probability under each of the estimators."""
+    return draw_algorithm_estimates(algorithm_estimates_data(payload, algorithm))
