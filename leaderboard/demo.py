@@ -4,15 +4,13 @@ from __future__ import annotations
 
 import csv
 from collections.abc import Callable
-from pathlib import Path
 
 import numpy as np
 from django.db import transaction
 
 from leaderboard.models import Benchmark, Submission
+from leaderboard.published import published_table
 from leaderboard.services import ScoreInput, SubmissionInput, benchmark_create, submissions_create
-
-DEMO_DATA = Path(__file__).resolve().parent / "demo_data"
 
 
 def demo_load() -> list[Benchmark]:
@@ -25,8 +23,8 @@ def demo_load() -> list[Benchmark]:
     return created
 
 
-def _read_csv(name: str) -> list[dict[str, str]]:
-    with open(DEMO_DATA / name, newline="", encoding="utf-8") as handle:
+def _read_csv(study: str, name: str) -> list[dict[str, str]]:
+    with open(published_table(study, name), newline="", encoding="utf-8") as handle:
         return list(csv.DictReader(handle))
 
 
@@ -51,7 +49,7 @@ def _load_demsar() -> Benchmark:
         licence="JMLR, free access",
         metrics=[("AUC", "higher")],
     )
-    rows = _read_csv("demsar2006_table6_auc.csv")
+    rows = _read_csv("demsar2006", "demsar2006_table6_auc.csv")
     algorithms = [name for name in rows[0] if name != "dataset"]
     _import(
         benchmark,
@@ -87,7 +85,7 @@ def _load_tabzilla_top3() -> Benchmark:
         top_k=3,
         default_estimator=Benchmark.Estimator.LOO_KL,
     )
-    rows = _read_csv("tabzilla_table4_top3.csv")
+    rows = _read_csv("tabzilla_top3", "tabzilla_table4_top3.csv")
     positions = {"first": 1.0, "second": 2.0, "third": 3.0}
     by_algorithm: dict[str, list[ScoreInput]] = {}
     for row in rows:

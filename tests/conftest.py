@@ -1,10 +1,59 @@
-"""Shared fixtures: real Redis and a real Celery worker for the pipeline tests."""
+"""Shared fixtures: external reference tables, real Redis and a real Celery worker."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
-from tests.shared_data import SHARED_DATA  # noqa: F401  (re-exported for the tests)
+from tests.reference_data import REQUIRE_VARIABLE, external_data_lookup, reference_data_required
+
+
+def _external_study(item: pytest.Item) -> str | None:
+    marker = item.get_closest_marker("external_data")
+    if marker is None:
+        return None
+    if len(marker.args) != 1 or not isinstance(marker.args[0], str):
+        raise pytest.UsageError(f"{item.nodeid}: use @pytest.mark.external_data('<folder>')")
+    return marker.args[0]
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """A test marked external_data runs only where its table is: else it is skipped, or,
+    on CI or with PODIUM_REQUIRE_REFERENCE_DATA=1, it fails (pytest_runtest_setup)."""
+    if reference_data_required():
+        return
+    for item in items:
+        study = _external_study(item)
+        if study is not None:
+            found = external_data_lookup(study)
+            if found.path is None:
+                item.add_marker(pytest.mark.skip(reason=found.problem))
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    study = _external_study(item)
+    if study is None:
+        return
+    found = external_data_lookup(study)
+    if found.path is None:  # only reached where the data are required
+        pytest.fail(
+            f"{found.problem} (required here: CI or {REQUIRE_VARIABLE} is set)", pytrace=False
+        )
+
+
+@pytest.fixture
+def external_data(request: pytest.FixtureRequest) -> Path:
+    """The folder of the external table named by the test's external_data marker."""
+    study = _external_study(request.node)
+    if study is None:
+        raise pytest.UsageError(
+            f"{request.node.nodeid} uses the external_data fixture without "
+            "@pytest.mark.external_data('<folder>')"
+        )
+    path = external_data_lookup(study).path
+    assert path is not None  # pytest_runtest_setup skipped or failed the test otherwise
+    return path
 
 
 @pytest.fixture(scope="session")

@@ -20,9 +20,7 @@ from estimation.core.rankings import (
     tie_groups,
 )
 from estimation.core.table import ResultTable
-from tests.shared_data import SHARED_DATA
-
-REAL = SHARED_DATA
+from tests.reference_data import PUBLISHED_DATA as REAL
 
 
 def _require(path: Path) -> Path:

@@ -20,9 +20,9 @@ from estimation.core.significance import (
     nemenyi,
     wilcoxon_pairwise,
 )
-from tests.shared_data import SHARED_DATA
+from tests.reference_data import PUBLISHED_DATA
 
-DEMSAR = SHARED_DATA / "demsar2006"
+DEMSAR = PUBLISHED_DATA / "demsar2006"
 
 
 def _read_wide(path):

@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 from django.core.management import CommandError, call_command
 
-from tests.conftest import SHARED_DATA
+from tests.reference_data import PUBLISHED_DATA
 
 ROOT = Path(__file__).resolve().parents[2]
-DEMSAR = SHARED_DATA / "demsar2006"
+DEMSAR = PUBLISHED_DATA / "demsar2006"
 
 
 def analyze_json(path, *args: str) -> dict:
@@ -81,7 +81,7 @@ def test_demsar_printed_ranks_as_a_ranking_file_give_the_papers_statistics(tmp_p
 
 
 def test_tabzilla_top3_ranking_file_uses_only_the_known_positions(tmp_path):
-    with open(SHARED_DATA / "tabzilla_top3" / "tabzilla_table4_top3.csv", newline="") as handle:
+    with open(PUBLISHED_DATA / "tabzilla_top3" / "tabzilla_table4_top3.csv", newline="") as handle:
         rows = [
             [row["dataset"], row[column], position]
             for row in csv.DictReader(handle)
@@ -99,7 +99,7 @@ def test_tabzilla_top3_ranking_file_uses_only_the_known_positions(tmp_path):
 
 
 def test_tabzilla_full_log_loss_lower_is_better(tmp_path):
-    source = SHARED_DATA / "tabzilla_full" / "tuned_aggregated_results.csv"
+    source = PUBLISHED_DATA / "tabzilla_full" / "tuned_aggregated_results.csv"
     with open(source, newline="") as handle:
         rows = []
         for row in csv.DictReader(handle):
@@ -114,9 +114,10 @@ def test_tabzilla_full_log_loss_lower_is_better(tmp_path):
     assert best == "CatBoost"
 
 
+@pytest.mark.external_data("fernandez_delgado_2014")
 @pytest.mark.parametrize("missing", ["complete", "worst"])
-def test_fernandez_delgado_with_missing_cells_and_ties(missing):
-    path = SHARED_DATA / "fernandez_delgado_2014" / "fd2014_accuracy_179classifiers.csv"
+def test_fernandez_delgado_with_missing_cells_and_ties(missing, external_data):
+    path = external_data / "fd2014_accuracy_179classifiers.csv"
     payload = analyze_json(path, "--missing", missing, "--bootstrap", "20")
     facts = payload["input"]
     assert facts["n_datasets"] == 121

@@ -20,9 +20,8 @@ from estimation.results_csv import (
     parse_results_csv,
     parse_results_csv_text,
 )
-from tests.shared_data import SHARED_DATA
+from tests.reference_data import PUBLISHED_DATA as REAL
 
-REAL = SHARED_DATA
 REPO = Path(__file__).resolve().parents[2]
 
 
@@ -75,10 +74,9 @@ def test_demsar_printed_ranks_read_as_wide_scores():
     assert parsed.to_table().values.shape == (14, 4)
 
 
-def test_fernandez_delgado_179_wide_keeps_the_449_missing_cells():
-    parsed = parse_results_csv(
-        REAL / "fernandez_delgado_2014" / "fd2014_accuracy_179classifiers.csv", format="wide"
-    )
+@pytest.mark.external_data("fernandez_delgado_2014")
+def test_fernandez_delgado_179_wide_keeps_the_449_missing_cells(external_data):
+    parsed = parse_results_csv(external_data / "fd2014_accuracy_179classifiers.csv", format="wide")
     table = parsed.to_table()
     assert table.values.shape == (121, 179)
     assert int(np.isnan(table.values).sum()) == 449

@@ -3,13 +3,13 @@ from django.core.management import CommandError, call_command
 
 from estimation.models import ResultSnapshot
 from leaderboard.models import Benchmark, Score, Submission
-from tests.conftest import SHARED_DATA
 
 pytestmark = pytest.mark.django_db
 
 
-def test_import_benchmark_takes_a_real_wide_file_with_missing_cells(capsys):
-    path = SHARED_DATA / "fernandez_delgado_2014" / "fd2014_accuracy_179classifiers.csv"
+@pytest.mark.external_data("fernandez_delgado_2014")
+def test_import_benchmark_takes_a_real_wide_file_with_missing_cells(capsys, external_data):
+    path = external_data / "fd2014_accuracy_179classifiers.csv"
     call_command("import_benchmark", str(path), "--slug", "fd2014", "--metric", "accuracy")
     benchmark = Benchmark.objects.get(slug="fd2014")
     # 121 x 179 cells of which 449 are empty (PROVENANCE.md).

@@ -1,7 +1,9 @@
+import contextlib
 import json
 
 from django.core.management.base import BaseCommand, CommandError
 
+from estimation.console_progress import ConsoleProgress
 from estimation.core.analysis import AnalysisSettings, analyze
 from estimation.report import render_report
 from estimation.results_csv import FORMATS, ResultsCsvError, parse_results_csv
@@ -36,8 +38,32 @@ class Command(BaseCommand):
             help="headline estimator of the report",
         )
         parser.add_argument("--json", action="store_true", help="print the snapshot payload")
+        parser.add_argument(
+            "--quiet",
+            action="store_true",
+            help="no progress on standard error (shown for runs longer than a second or two)",
+        )
 
     def handle(self, *args, **options) -> None:
+        with self._progress(quiet=options["quiet"] or options["verbosity"] == 0) as progress:
+            payload = self._analyze(options, progress)
+        if options["json"]:
+            self.stdout.write(json.dumps(payload, indent=2, allow_nan=False))
+        else:
+            self.stdout.write(render_report(payload, source=options["path"]), ending="")
+
+    def _progress(self, *, quiet: bool) -> ConsoleProgress | contextlib.nullcontext[None]:
+        """Stage and fraction on standard error, never on standard output (--json stays clean)."""
+        if quiet:
+            return contextlib.nullcontext()
+
+        def write(text: str) -> None:
+            self.stderr.write(text, style_func=str, ending="")
+            self.stderr.flush()
+
+        return ConsoleProgress(write, terminal=self.stderr.isatty())
+
+    def _analyze(self, options: dict, progress: ConsoleProgress | None) -> dict:
         path = options["path"]
         try:
             parsed = parse_results_csv(path, format=options["format"])
@@ -62,10 +88,6 @@ class Command(BaseCommand):
                 seed=options["seed"],
                 default_estimator=options["estimator"],
             )
-            payload = analyze(table, settings).to_dict()
+            return analyze(table, settings, progress=progress).to_dict()
         except ValueError as exc:
             raise CommandError(f"{path}: {exc}") from None
-        if options["json"]:
-            self.stdout.write(json.dumps(payload, indent=2, allow_nan=False))
-        else:
-            self.stdout.write(render_report(payload, source=path), ending="")
