@@ -1,8 +1,9 @@
 """Turn a snapshot payload into what a page shows: rows in reading order, plain sentences.
 
-``leaderboard_board`` is the one description of a leaderboard: the template renders it
-server-side and ``static/frontend/readers/leaderboard.js`` gets it as JSON (and builds the
-same shape from the API's payload in ``boardFromPayload`` when a new version lands).
+``leaderboard_board`` is the one description of a leaderboard: the template
+``readers/_leaderboard.html`` renders it on the server, for the page and for the fragment
+that ``static/frontend/readers/leaderboard.js`` swaps in when a new version lands or the
+reader picks another estimator (the script itself knows no columns and no estimators).
 """
 
 from __future__ import annotations

@@ -4,6 +4,7 @@ nothing recomputed) and hand presenters' output to a template."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from urllib.parse import urlencode
 
 from django.http import Http404, HttpRequest, HttpResponse
@@ -40,7 +41,6 @@ from leaderboard.selectors import benchmark_get_visible, benchmark_metric_list
 from leaderboard.services import user_is_maintainer
 
 POLL_SECONDS = 5
-VERSION_PLACEHOLDER = 987654321
 
 
 def benchmark_index(request: HttpRequest) -> HttpResponse:
@@ -77,6 +77,76 @@ def _url(name: str, query: dict[str, str], **kwargs) -> str:
     return f"{url}?{urlencode(query)}" if query else url
 
 
+BOARD_PAGE_SIZE = 100
+
+
+@dataclass(frozen=True)
+class BoardLink:
+    """A link to the page (``url``, works without JavaScript) and to its leaderboard
+    fragment (``fragment_url``, swapped in by leaderboard.js)."""
+
+    url: str
+    fragment_url: str
+
+
+@dataclass(frozen=True)
+class BoardPages:
+    """Where the shown rows sit in the whole board, and the links to move."""
+
+    size: int
+    total: int
+    number: int
+    count: int
+    start: int
+    end: int
+    show_all: bool
+    first: BoardLink | None
+    previous: BoardLink | None
+    next: BoardLink | None
+    last: BoardLink | None
+    all: BoardLink
+    paged: BoardLink
+
+
+def _page_number(request: HttpRequest) -> int:
+    try:
+        return max(int(request.GET.get("page", "1")), 1)
+    except ValueError:
+        return 1
+
+
+def _board_pages(
+    total: int, *, number: int, show_all: bool, link
+) -> tuple[BoardPages | None, slice]:
+    """The rows to show (a page of ``BOARD_PAGE_SIZE`` or all) and the pagination links;
+    no pagination at all when everything fits on one page."""
+    size = BOARD_PAGE_SIZE
+    count = max(-(-total // size), 1)
+    if count == 1:
+        return None, slice(None)
+    if show_all:
+        number, shown = 1, slice(None)
+    else:
+        number = min(number, count)
+        shown = slice((number - 1) * size, number * size)
+    pages = BoardPages(
+        size=size,
+        total=total,
+        number=number,
+        count=count,
+        start=(number - 1) * size + 1,
+        end=min(number * size, total),
+        show_all=show_all,
+        first=link(page=1) if number > 2 else None,
+        previous=link(page=number - 1) if number > 1 else None,
+        next=link(page=number + 1) if number < count else None,
+        last=link(page=count) if number < count - 1 else None,
+        all=link(all="1"),
+        paged=link(),
+    )
+    return pages, shown
+
+
 def _leaderboard_context(
     request: HttpRequest,
     *,
@@ -85,9 +155,22 @@ def _leaderboard_context(
     metrics: list[Metric],
     snapshot: SnapshotView | None,
     live: bool,
+    fragment: bool = False,
 ) -> dict:
+    """What ``_leaderboard.html`` shows (and, unless ``fragment``, the rest of the page)."""
     metric_query = _metric_query(metric, metrics)
     slug = benchmark.slug
+    page = "benchmark-leaderboard" if live else "benchmark-version"
+    board_fragment = "benchmark-board-fragment" if live else "benchmark-version-board-fragment"
+    page_kwargs = {"slug": slug} if live else {"slug": slug, "version": snapshot.version}
+
+    def link(**query: str) -> BoardLink:
+        full = {**metric_query, **query}
+        return BoardLink(
+            url=_url(page, full, **page_kwargs),
+            fragment_url=_url(board_fragment, full, **page_kwargs),
+        )
+
     context: dict = {
         "benchmark": benchmark,
         "metric": metric,
@@ -100,7 +183,7 @@ def _leaderboard_context(
         "live_url": _url("benchmark-leaderboard", metric_query, slug=slug),
     }
     computing = None
-    if live and metric is not None:
+    if live and metric is not None and not fragment:
         computing = snapshot_computing(benchmark=benchmark, metric=metric)
         if computing is not None and snapshot is not None and computing.version < snapshot.version:
             computing = None
@@ -112,13 +195,26 @@ def _leaderboard_context(
         estimator = selected_estimator(payload, request.GET.get("estimator"))
         rows, scale = leaderboard_rows(board, estimator)
         chosen = next(e for e in board["estimators"] if e["key"] == estimator)
-        page = "benchmark-leaderboard" if live else "benchmark-version"
-        page_kwargs = {"slug": slug} if live else {"slug": slug, "version": snapshot.version}
+        show_all = request.GET.get("all") == "1"
+        estimator_query = {"estimator": estimator} if "estimator" in request.GET else {}
+        board_pages, shown = _board_pages(
+            len(rows),
+            number=_page_number(request),
+            show_all=show_all,
+            link=lambda **query: link(**estimator_query, **query),
+        )
+        shown_query = {
+            **estimator_query,
+            **({"all": "1"} if show_all else {}),
+            **({"page": str(board_pages.number)} if board_pages and not show_all else {}),
+        }
         permalink = _url("benchmark-version", metric_query, slug=slug, version=snapshot.version)
         context.update(
             board=board,
             estimator=chosen,
-            rows=rows,
+            rows=rows[shown],
+            board_pages=board_pages,
+            refresh_url=_url(board_fragment, {**metric_query, **shown_query}, **page_kwargs),
             bar_scale=scale,
             friedman=friedman_summary(payload),
             input=payload.get("input") or {},
@@ -128,7 +224,7 @@ def _leaderboard_context(
                     "selected": e["key"] == estimator,
                     "recommended": e["key"] == board["recommended"],
                     "predicts_best": e["key"] == board["best_predictor"],
-                    "url": _url(page, {**metric_query, "estimator": e["key"]}, **page_kwargs),
+                    **vars(link(estimator=e["key"], **({"all": "1"} if show_all else {}))),
                 }
                 for e in board["estimators"]
             ],
@@ -145,26 +241,14 @@ def _leaderboard_context(
                 for fmt in FORMATS
             },
         )
+    if fragment:
+        return context
     context["client_config"] = {
         "live": live,
         "version": snapshot.version if snapshot else None,
-        "finishedAt": snapshot.finished_at.isoformat()
-        if snapshot and snapshot.finished_at
-        else None,
         "pollSeconds": POLL_SECONDS,
         "historyUrl": _url("api-snapshot-history", {**metric_query, "limit": "5"}, slug=slug),
-        "latestUrl": _url("api-snapshot-latest", metric_query, slug=slug),
-        "versionUrl": _url(
-            "benchmark-version", metric_query, slug=slug, version=VERSION_PLACEHOLDER
-        ).replace(str(VERSION_PLACEHOLDER), "{version}"),
-        "exportUrl": _url(
-            "benchmark-export", metric_query, slug=slug, version=VERSION_PLACEHOLDER, fmt="FMT"
-        )
-        .replace(str(VERSION_PLACEHOLDER), "{version}")
-        .replace("FMT", "{format}"),
-        "algorithmUrl": reverse(
-            "explore-algorithm", kwargs={"slug": slug, "algorithm": "NAME"}
-        ).replace("NAME", "{name}"),
+        "fragmentUrl": _url(board_fragment, metric_query, **page_kwargs),
     }
     return context
 
@@ -179,6 +263,46 @@ def benchmark_leaderboard(request: HttpRequest, slug: str) -> HttpResponse:
     )
     context["is_maintainer"] = user_is_maintainer(user=request.user, benchmark=benchmark)
     return render(request, "frontend/benchmark_leaderboard.html", context)
+
+
+def benchmark_board_fragment(request: HttpRequest, slug: str) -> HttpResponse:
+    """The live leaderboard section alone (same query as the page), for leaderboard.js."""
+    benchmark, metric, metrics = _readable(request, slug)
+    snapshot = (
+        snapshot_board_latest(benchmark=benchmark, metric=metric) if metric is not None else None
+    )
+    context = _leaderboard_context(
+        request,
+        benchmark=benchmark,
+        metric=metric,
+        metrics=metrics,
+        snapshot=snapshot,
+        live=True,
+        fragment=True,
+    )
+    return _fragment(request, context)
+
+
+def benchmark_version_board_fragment(request: HttpRequest, slug: str, version: int) -> HttpResponse:
+    """One version's leaderboard section alone (the estimator switcher of a permalink)."""
+    benchmark, metric, metrics = _readable(request, slug)
+    snapshot = _version_or_404(benchmark, metric, version)
+    context = _leaderboard_context(
+        request,
+        benchmark=benchmark,
+        metric=metric,
+        metrics=metrics,
+        snapshot=snapshot,
+        live=False,
+        fragment=True,
+    )
+    return _fragment(request, context)
+
+
+def _fragment(request: HttpRequest, context: dict) -> HttpResponse:
+    response = render(request, "frontend/readers/_leaderboard.html", context)
+    response["X-Robots-Tag"] = "noindex"
+    return response
 
 
 def _version_or_404(benchmark: Benchmark, metric: Metric | None, version: int) -> SnapshotView:

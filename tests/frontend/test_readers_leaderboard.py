@@ -43,15 +43,19 @@ def test_leaderboard_reads_without_javascript(client):
     assert re.search(r'<span class="ci">\d\.\d{3}–\d\.\d{3}</span>', page)
     assert "Leave-one-out weights (log loss)" in page
     assert "predict held-out winners best" in page
-    # every estimator has a no-JS link, and every estimator's numbers are in the page
+    # every estimator has a no-JS link, and a radio button (shown by the script) that
+    # names the fragment to swap in; the numbers are not shipped a second time as JSON
     for key in ESTIMATORS:
         assert f'href="/b/toy/?estimator={key}"' in page
-    data = _json_script(page, "leaderboard-data")
-    assert [e["key"] for e in data["estimators"]] == list(ESTIMATORS)
-    assert {a["name"] for a in data["algorithms"]} == {"alpha", "beta", "gamma"}
+        assert (
+            f'data-href="/b/toy/?estimator={key}" data-fragment="/b/toy/board/?estimator={key}"'
+            in page
+        )
+    assert 'id="estimator-switcher" data-testid="estimator-switcher" hidden>' in page
+    assert "leaderboard-data" not in page
     config = _json_script(page, "leaderboard-config")
     assert config["live"] is True and config["version"] == 1
-    assert config["latestUrl"] == "/api/benchmarks/toy/snapshots/latest/"
+    assert config["fragmentUrl"] == "/b/toy/board/"
     assert 'src="/static/frontend/readers/leaderboard.js"' in page
     assert 'href="/b/toy/v1/export.csv"' in page and 'href="/b/toy/v1/"' in page
 
@@ -156,7 +160,14 @@ def test_metric_selector(client):
 
 @pytest.mark.parametrize(
     "path",
-    ["/b/secret/", "/b/secret/v1/", "/b/secret/history/", "/b/secret/v1/export.csv"],
+    [
+        "/b/secret/",
+        "/b/secret/v1/",
+        "/b/secret/history/",
+        "/b/secret/v1/export.csv",
+        "/b/secret/board/",
+        "/b/secret/v1/board/",
+    ],
 )
 def test_private_benchmark_is_a_404_for_strangers(client, path):
     benchmark = computed_benchmark("secret", visibility=Benchmark.Visibility.PRIVATE)
@@ -194,3 +205,87 @@ def test_leaderboard_queries_do_not_grow_with_algorithms(client, django_assert_m
     # the page never loads the pairwise tables: far smaller than the payload itself
     assert len(page) < len(json.dumps(large_payload(100))) / 5
     assert ResultSnapshot.objects.filter(benchmark=large).count() == 2
+
+
+def _section(page: str) -> str:
+    start = page.index('<section id="leaderboard"')
+    return page[start : page.index("</section>", start) + len("</section>")]
+
+
+def test_fragment_is_the_pages_section_alone(client):
+    computed_benchmark("toy")
+    for query in ("", "?estimator=borda", "?estimator=nonsense"):
+        page = client.get(f"/b/toy/{query}").content.decode()
+        fragment = client.get(f"/b/toy/board/{query}")
+        assert fragment.status_code == 200 and fragment["X-Robots-Tag"] == "noindex"
+        body = fragment.content.decode()
+        assert "<html" not in body and "<script" not in body
+        # one template, one context: the fragment is exactly what the page shows
+        assert body.strip() == _section(page)
+    borda = client.get("/b/toy/board/?estimator=borda").content.decode()
+    assert 'data-estimator="borda"' in borda and 'value="borda"' in borda
+    assert 'data-refresh="/b/toy/board/?estimator=borda"' in borda
+    assert 'data-version="1"' in borda
+    version = client.get("/b/toy/v1/board/?estimator=mle").content.decode()
+    assert version.strip() == _section(client.get("/b/toy/v1/?estimator=mle").content.decode())
+    assert 'data-fragment="/b/toy/v1/board/?estimator=borda"' in version
+    assert client.get("/b/toy/v9/board/").status_code == 404
+
+
+def test_fragment_before_the_first_results_is_an_empty_hidden_section(client):
+    make_benchmark("fresh")
+    body = client.get("/b/fresh/board/").content.decode().strip()
+    assert body.startswith('<section id="leaderboard"') and " hidden>" in body
+    assert _rows(body) == []
+
+
+def test_large_board_is_paginated_with_show_all(client, monkeypatch):
+    from frontend.readers import views
+
+    monkeypatch.setattr(views, "BOARD_PAGE_SIZE", 40)
+    large = make_benchmark("large")
+    store_snapshot(large, large_payload(100))
+    everything = client.get("/b/large/?all=1").content.decode()
+    order = _rows(everything)
+    assert len(order) == 100
+    assert 'data-testid="board-show-pages"' in everything and "All 100 algorithms" in everything
+
+    first = client.get("/b/large/").content.decode()
+    assert _rows(first) == order[:40]
+    assert "1–40 of 100 (page 1 of 3)" in first
+    assert 'href="/b/large/?page=2" data-fragment="/b/large/board/?page=2" rel="next"' in first
+    assert 'href="/b/large/?all=1" data-fragment="/b/large/board/?all=1"' in first
+    assert 'rel="prev"' not in first
+    second = client.get("/b/large/?page=2").content.decode()
+    third = client.get("/b/large/?page=3").content.decode()
+    assert _rows(second) == order[40:80] and _rows(third) == order[80:]
+    # positions continue across pages
+    assert re.search(r'data-algorithm="[^"]+">\s*<td class="num">41</td>', second)
+    assert "81–100 of 100 (page 3 of 3)" in third and 'rel="next"' not in third
+    # out-of-range and malformed pages fall back instead of failing
+    assert _rows(client.get("/b/large/?page=999").content.decode()) == order[80:]
+    assert _rows(client.get("/b/large/?page=x").content.decode()) == order[:40]
+    # an estimator chosen stays chosen across pages; choosing one starts at page 1
+    borda = client.get("/b/large/?estimator=borda&page=2").content.decode()
+    assert 'href="/b/large/?estimator=borda&amp;page=3"' in borda
+    assert 'data-refresh="/b/large/board/?estimator=borda&amp;page=2"' in borda
+    assert 'href="/b/large/?estimator=mle" data-estimator="mle"' in borda
+    fragment = client.get("/b/large/board/?page=2").content.decode()
+    assert _rows(fragment) == order[40:80]
+    small = computed_benchmark("toy")
+    assert 'data-testid="board-pages"' not in client.get(f"/b/{small.slug}/").content.decode()
+
+
+def test_script_holds_no_copy_of_the_table_or_the_estimators():
+    """The template is the one definition of the columns and the estimator texts."""
+    from pathlib import Path
+
+    from django.conf import settings
+
+    script = (
+        Path(settings.BASE_DIR) / "frontend/static/frontend/readers/leaderboard.js"
+    ).read_text(encoding="utf-8")
+    for key in ESTIMATORS:
+        assert f"{key}:" not in script and f'"{key}"' not in script, key
+    for copy in ("cell-probability", "col-borda", "predict held-out winners", "toFixed"):
+        assert copy not in script, copy
