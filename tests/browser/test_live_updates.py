@@ -15,7 +15,7 @@ UPDATE_TIMEOUT_MS = 30_000
 
 @pytest.mark.integration
 def test_open_leaderboard_shows_a_new_winner_without_reloading(
-    demo_site, page, celery_worker, screenshot
+    demo_site, page, page_log, celery_worker, screenshot
 ):
     from leaderboard.models import Benchmark, Dataset
     from leaderboard.services import submission_accept
@@ -27,8 +27,18 @@ def test_open_leaderboard_shows_a_new_winner_without_reloading(
     page.goto(demo_site.url("benchmark-leaderboard", slug))
     expect(helpers.leaderboard_rows(page)).to_have_count(4)
     shown_version = helpers.snapshot_version(page).first.inner_text().strip()
+    # The reader has picked another estimator: the update must keep it.
+    table = helpers.leaderboard_table(page)
+    chosen = next(
+        key
+        for key in ("mle", "borda", "plackett_luce")
+        if key != table.get_attribute("data-estimator")
+    )
+    page.get_by_test_id(f"estimator-option-{chosen}").click()
+    expect(table).to_have_attribute("data-estimator", chosen)
     # A reload (or any new document) would drop this mark.
     page.evaluate("() => { window.__sameDocument = true; }")
+    requests_before = len(page_log.requests)
 
     # A researcher submits an algorithm that beats every other on every dataset; a
     # maintainer accepts it, which queues the recompute for the worker.
@@ -45,5 +55,11 @@ def test_open_leaderboard_shows_a_new_winner_without_reloading(
     new_version = helpers.snapshot_version(page).first.inner_text().strip()
     expect(page.get_by_test_id("live-announcement")).to_contain_text(new_version)
     assert page.evaluate("() => window.__sameDocument === true"), "the page was reloaded"
+    expect(table).to_have_attribute("data-estimator", chosen)
+    expect(page.get_by_test_id(f"estimator-radio-{chosen}")).to_be_checked()
+    # The new table came as the server-rendered fragment, not as a payload to re-render.
+    fetched = page_log.requests[requests_before:]
+    assert any(f"/b/{slug}/board/?estimator={chosen}" in url for url in fetched), fetched
+    assert not any("/snapshots/latest/" in url for url in fetched), fetched
     assert benchmark.snapshots.filter(status="ready").count() == ready_before + 1
     screenshot(page, "after-update")
