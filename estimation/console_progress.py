@@ -5,7 +5,7 @@
 stores them on the snapshot for the pages, and ``manage.py analyze`` shows them here on
 standard error. Nothing is shown for a run shorter than ``delay`` seconds. On a terminal
 one line is redrawn in place, also while a long stage runs, so its elapsed time moves;
-elsewhere (a pipe, a log file) one plain line is written per stage seen.
+elsewhere (a pipe, a log file) one plain line is written per stage as it starts.
 """
 
 from __future__ import annotations
@@ -47,6 +47,7 @@ class ConsoleProgress:
         self._last_written: tuple[str, float] | None = None
         self._shown = False
         self._stop = threading.Event()
+        self._lock = threading.Lock()
         self._thread: threading.Thread | None = None
 
     @property
@@ -55,10 +56,14 @@ class ConsoleProgress:
         return self._shown
 
     def __call__(self, stage: str, fraction: float) -> None:
+        previous = self._state[0]
         self._state = (stage, min(max(float(fraction), 0.0), 1.0))
+        if stage != previous:
+            self.tick()  # a new stage is shown when it starts, not at the next redraw
 
     def __enter__(self) -> ConsoleProgress:
         self._started = self._clock()
+        self.tick()
         self._thread = threading.Thread(target=self._run, name="console-progress", daemon=True)
         self._thread.start()
         return self
@@ -79,31 +84,33 @@ class ConsoleProgress:
             self.tick()
 
     def tick(self) -> None:
-        """Write the current state if the run has lasted long enough (called by the thread)."""
-        elapsed = self._clock() - self._started
-        if elapsed < self._delay:
-            return
-        state = self._state
-        if self._terminal:
-            self._write("\r" + self._line(state, elapsed) + "\x1b[K")
-        elif state != self._last_written:
-            self._write(self._line(state, elapsed) + "\n")
-        self._last_written, self._shown = state, True
+        """Write the current state if the run has lasted long enough."""
+        with self._lock:
+            elapsed = self._clock() - self._started
+            if elapsed < self._delay:
+                return
+            state = self._state
+            if self._terminal:
+                self._write("\r" + self._line(state, elapsed) + "\x1b[K")
+            elif state != self._last_written:
+                self._write(self._line(state, elapsed) + "\n")
+            self._last_written, self._shown = state, True
 
     def finish(self, *, failed: bool = False) -> None:
         """End the display: a closing line if anything was shown, nothing otherwise."""
-        if not self._shown:
-            return
-        elapsed = self._clock() - self._started
-        if failed:
-            # Leave the last state visible and let the error start on a fresh line.
-            self._write("\n" if self._terminal else "")
-            return
-        done = ("done", 1.0)
-        if self._terminal:
-            self._write("\r" + self._line(done, elapsed) + "\x1b[K\n")
-        elif self._last_written != done:
-            self._write(self._line(done, elapsed) + "\n")
+        with self._lock:
+            if not self._shown:
+                return
+            elapsed = self._clock() - self._started
+            if failed:
+                # Leave the last state visible and let the error start on a fresh line.
+                self._write("\n" if self._terminal else "")
+                return
+            done = ("done", 1.0)
+            if self._terminal:
+                self._write("\r" + self._line(done, elapsed) + "\x1b[K\n")
+            elif self._last_written != done:
+                self._write(self._line(done, elapsed) + "\n")
 
     def _line(self, state: tuple[str, float], elapsed: float) -> str:
         stage, fraction = state

@@ -1,5 +1,7 @@
+import argparse
 import contextlib
 import json
+import math
 
 from django.core.management.base import BaseCommand, CommandError
 
@@ -7,6 +9,16 @@ from estimation.console_progress import ConsoleProgress
 from estimation.core.analysis import AnalysisSettings, analyze
 from estimation.report import render_report
 from estimation.results_csv import FORMATS, ResultsCsvError, parse_results_csv
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and value >= 0):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds >= 0")
+    return value
 
 
 class Command(BaseCommand):
@@ -38,21 +50,28 @@ class Command(BaseCommand):
             help="headline estimator of the report",
         )
         parser.add_argument("--json", action="store_true", help="print the snapshot payload")
+        parser.add_argument("--quiet", action="store_true", help="no progress on standard error")
         parser.add_argument(
-            "--quiet",
-            action="store_true",
-            help="no progress on standard error (shown for runs longer than a second or two)",
+            "--progress-after",
+            type=_seconds,
+            default=1.5,
+            metavar="SECONDS",
+            help="show the stage and fraction on standard error once a run lasts this long "
+            "(default 1.5; 0 shows it from the start)",
         )
 
     def handle(self, *args, **options) -> None:
-        with self._progress(quiet=options["quiet"] or options["verbosity"] == 0) as progress:
+        quiet = options["quiet"] or options["verbosity"] == 0
+        with self._progress(quiet=quiet, delay=options["progress_after"]) as progress:
             payload = self._analyze(options, progress)
         if options["json"]:
             self.stdout.write(json.dumps(payload, indent=2, allow_nan=False))
         else:
             self.stdout.write(render_report(payload, source=options["path"]), ending="")
 
-    def _progress(self, *, quiet: bool) -> ConsoleProgress | contextlib.nullcontext[None]:
+    def _progress(
+        self, *, quiet: bool, delay: float
+    ) -> ConsoleProgress | contextlib.nullcontext[None]:
         """Stage and fraction on standard error, never on standard output (--json stays clean)."""
         if quiet:
             return contextlib.nullcontext()
@@ -61,7 +80,7 @@ class Command(BaseCommand):
             self.stderr.write(text, style_func=str, ending="")
             self.stderr.flush()
 
-        return ConsoleProgress(write, terminal=self.stderr.isatty())
+        return ConsoleProgress(write, terminal=self.stderr.isatty(), delay=delay)
 
     def _analyze(self, options: dict, progress: ConsoleProgress | None) -> dict:
         path = options["path"]
