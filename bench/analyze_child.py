@@ -31,7 +31,7 @@ def main(argv: list[str]) -> None:
         result = analyze(table, settings, progress=progress)
         elapsed = time.perf_counter() - started
         if elapsed < best:
-            best, stages, payload = elapsed, dict(result.timings), result.payload
+            best, stages, payload = elapsed, dict(result.timings), result.to_json()
     size = len(json.dumps(payload, allow_nan=False))
     print(
         json.dumps(

@@ -1,36 +1,59 @@
-"""One call from a ResultTable to the full, JSON-ready analysis of a benchmark.
+"""One call from a ResultTable to the full analysis of a benchmark.
 
 :func:`analyze` runs every estimator and test of METHODS.md on one metric's results and
-returns an :class:`Analysis`, whose :meth:`Analysis.to_dict` is the snapshot payload the
-website, the API and ``manage.py analyze --json`` all publish. A test that cannot run on
-the data is reported as ``{"not_applicable": reason}``, never as NaN.
+returns an :class:`Analysis`: a typed :class:`~estimation.core.contract.SnapshotPayload`
+(the sections the website, the API and ``manage.py analyze --json`` publish) and the
+stage timings, which stay out of the payload so that the same input always gives the
+same payload. A view that cannot be computed is a
+:class:`~estimation.core.contract.NotApplicable` with a reason, never NaN.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field
-from typing import Any, Literal
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
 from estimation.core import aggregates, significance, within_dataset
+from estimation.core.contract import (
+    SCHEMA_VERSION,
+    AnalysisSettings,
+    Board,
+    BootstrapSummary,
+    DatasetTests,
+    EstimatorResult,
+    Evaluation,
+    ExcludedAlgorithm,
+    Friedman,
+    InputFacts,
+    NemenyiSection,
+    NemenyiSummary,
+    NotApplicable,
+    PairNote,
+    PairwiseMatrix,
+    RankMatrixSection,
+    SnapshotPayload,
+    TukeyTable,
+    WilcoxonSection,
+    WilcoxonSummary,
+    WinsSection,
+    WithinDatasetSection,
+    floats,
+)
 from estimation.core.rankings import PreparedRankings, prepare_rankings
-from estimation.core.resampling import SCHEMES, bootstrap, evaluate_schemes
+from estimation.core.registry import ESTIMATOR_KEYS
+from estimation.core.resampling import bootstrap, evaluate_schemes
 from estimation.core.table import ResultTable
 from estimation.core.win_probability import fit_loo, fit_minimax, mle
 
-ENGINE_VERSION = "0.3.0"
+__all__ = ["ENGINE_VERSION", "Analysis", "AnalysisSettings", "analyze"]
 
-ESTIMATOR_NAMES = {
-    "loo_kl": "Leave-one-out weights (log loss)",
-    "loo_tv": "Leave-one-out weights (total variation)",
-    "minimax": "Minimax weights",
-    "mle": "Win rate",
-    "borda": "Borda count",
-    "plackett_luce": "Plackett–Luce",
-}
+# Any change to a number or to the payload's shape bumps this version; the golden test
+# (tests/core/test_golden.py) pins the payload of two demos to it.
+ENGINE_VERSION = "0.4.0"
 
 # Within-dataset Tukey tables are stored with a snapshot up to this many pairs in all
 # (they grow as datasets x algorithms^2); beyond, the dataset page computes one table
@@ -43,71 +66,27 @@ Progress = Callable[[str, float], None]
 
 
 @dataclass(frozen=True)
-class AnalysisSettings:
-    """The analysis choices a benchmark makes (METHODS.md); defaults as documented there."""
-
-    missing: Literal["complete", "worst"] = "complete"
-    min_coverage: float = 0.5
-    tie_tol: float = 0.0
-    k: int = 3
-    alpha: float = 0.05
-    correction: Literal["holm", "bonferroni"] = "holm"
-    bootstrap: int = 1000
-    evaluation_folds: int = 10
-    evaluation_repeats: int = 5
-    seed: int = 0
-    default_estimator: str = "loo_kl"
-
-    def __post_init__(self) -> None:
-        if self.missing not in ("complete", "worst"):
-            raise ValueError(f"missing must be 'complete' or 'worst', got {self.missing!r}")
-        if self.correction not in ("holm", "bonferroni"):
-            raise ValueError(f"correction must be 'holm' or 'bonferroni', got {self.correction!r}")
-        if self.default_estimator not in SCHEMES:
-            raise ValueError(
-                f"default_estimator must be one of {list(SCHEMES)}, got {self.default_estimator!r}"
-            )
-        if not 0.0 < self.alpha < 1.0:
-            raise ValueError(f"alpha must be in (0, 1), got {self.alpha!r}")
-        if self.k < 1:
-            raise ValueError(f"k must be at least 1, got {self.k!r}")
-        if self.bootstrap < 0:
-            raise ValueError(f"bootstrap must be >= 0 (0 skips it), got {self.bootstrap!r}")
-        if self.tie_tol < 0:
-            raise ValueError(f"tie_tol must be >= 0, got {self.tie_tol!r}")
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-
-@dataclass(frozen=True)
 class Analysis:
-    """The finished analysis; ``payload`` is plain JSON (see the module docstring)."""
+    """The finished analysis: the typed payload, and how long each stage took (seconds)."""
 
-    payload: dict[str, Any]
+    payload: SnapshotPayload
     timings: dict[str, float] = field(default_factory=dict)
 
+    def to_json(self) -> dict[str, Any]:
+        return self.payload.to_json()
+
     def to_dict(self) -> dict[str, Any]:
-        return self.payload
+        """The pre-contract payload shape, for readers not yet on the typed sections."""
+        from estimation.core.legacy import legacy_payload
+
+        return legacy_payload(self.payload, self.timings)
 
 
-def _labelled(values: Sequence[float] | np.ndarray, names: Sequence[str]) -> dict[str, Any]:
-    return {name: _plain(value) for name, value in zip(names, values, strict=True)}
-
-
-def _plain(value: Any) -> Any:
+def _plain(value: Any) -> float | None:
     if value is None:
         return None
     value = float(value)
     return value if np.isfinite(value) else None
-
-
-def _pairwise(matrix: np.ndarray, names: Sequence[str]) -> dict[str, dict[str, Any]]:
-    """An (m, m) matrix as {a: {b: value}} without the diagonal."""
-    return {
-        a: {b: _plain(matrix[i, j]) for j, b in enumerate(names) if j != i}
-        for i, a in enumerate(names)
-    }
 
 
 class _Clock:
@@ -176,154 +155,212 @@ def analyze(
     tests = _tests_across_datasets(prepared, settings)
 
     clock.stage("within_dataset", 0.3)
-    within = _tests_within_datasets(prepared, settings)
+    aware_mean, within = _tests_within_datasets(prepared, settings)
 
     clock.stage("bootstrap", 0.4)
     uncertainty = _uncertainty(prepared, K, settings, int(bootstrap_seed))
-    for scheme, summary in uncertainty.items():
-        estimators[scheme].update(summary)
+    results = tuple(
+        EstimatorResult(key=key, bootstrap=uncertainty[key], **estimators[key])
+        for key in ESTIMATOR_KEYS
+    )
 
     clock.stage("evaluation", 0.75)
     evaluation = _evaluation(prepared, K, settings, int(evaluation_seed))
 
-    payload: dict[str, Any] = {
-        "engine_version": ENGINE_VERSION,
-        "input": _input_facts(table, prepared),
-        "params": {**settings.to_dict(), "k_used": K},
-        "recommended": settings.default_estimator,
-        "estimators": estimators,
-        "mean_rank": _labelled(aggregates.mean_rank(ranks), names)
-        if prepared.kind == "score" or prepared.known_positions == m
-        else None,
-        "win_rate": estimators["mle"]["p"],
-        "pairwise_wins": _pairwise(aggregates.pairwise_win_matrix(ranks), names),
-        **tests,
-        **within,
-        "evaluation": evaluation,
-        "rank_matrix": _rank_matrix(prepared),
-        "notes": _coverage_notes(table, prepared, K, settings),
-    }
-    payload["timings"] = clock.finish()
-    return Analysis(payload=payload, timings=payload["timings"])
+    complete = prepared.kind == "score" or prepared.known_positions == m
+    board = Board(
+        schema_version=SCHEMA_VERSION,
+        engine_version=ENGINE_VERSION,
+        input=_input_facts(table, prepared),
+        settings=settings,
+        k_used=K,
+        recommended=settings.default_estimator,
+        estimators=results,
+        mean_rank=floats(aggregates.mean_rank(ranks))
+        if complete
+        else NotApplicable("mean ranks need complete rankings; only the top positions are known"),
+        significance_rank=aware_mean,
+        friedman=tests.friedman,
+        nemenyi=tests.nemenyi_summary,
+        wilcoxon=tests.wilcoxon_summary,
+        evaluation=evaluation,
+        notes=tuple(_coverage_notes(table, prepared, K, settings)),
+    )
+    payload = SnapshotPayload(
+        schema_version=SCHEMA_VERSION,
+        engine_version=ENGINE_VERSION,
+        board=board,
+        wins=WinsSection(
+            algorithms=names,
+            wins=PairwiseMatrix.from_square(aggregates.pairwise_win_matrix(ranks)),
+        ),
+        nemenyi=tests.nemenyi,
+        wilcoxon=tests.wilcoxon,
+        rank_matrix=_rank_matrix(prepared),
+        within_dataset=within,
+    )
+    return Analysis(payload=payload, timings=clock.finish())
 
 
-def _input_facts(table: ResultTable, prepared: PreparedRankings) -> dict[str, Any]:
-    facts = prepared.to_dict()
+def _input_facts(table: ResultTable, prepared: PreparedRankings) -> InputFacts:
     ranks = prepared.ranks
     first = ranks.min(axis=1, keepdims=True)
-    facts.update(
-        n_datasets=table.n_datasets,
-        n_datasets_used=prepared.n_datasets,
-        excluded_algorithms=list(prepared.excluded_algorithms),
-        excluded_coverage={a: prepared.coverage[a] for a in prepared.excluded_algorithms},
+    return InputFacts(
+        kind="rank" if prepared.kind == "rank" else "score",
         direction="rank"
         if table.kind == "rank"
         else ("higher" if table.higher_is_better else "lower"),
+        algorithms=tuple(prepared.algorithms),
+        datasets=tuple(prepared.datasets),
+        n_datasets=table.n_datasets,
+        n_datasets_used=prepared.n_datasets,
+        known_positions=int(prepared.known_positions),
         has_folds=prepared.fold_scores is not None,
         n_tied_first=int(((ranks == first).sum(axis=1) > 1).sum()),
+        excluded_algorithms=tuple(
+            ExcludedAlgorithm(algorithm=a, coverage=float(prepared.coverage[a]))
+            for a in prepared.excluded_algorithms
+        ),
+        dropped_datasets=tuple(prepared.dropped_datasets),
+        dropped_by={a: int(c) for a, c in prepared.dropped_by.items()},
     )
-    return facts
 
 
 def _point_estimates(prepared: PreparedRankings, K: int) -> dict[str, dict[str, Any]]:
-    names, ranks, known = prepared.algorithms, prepared.ranks, prepared.known_positions
+    """Each estimator's fields of :class:`EstimatorResult` but its bootstrap."""
+    ranks, known = prepared.ranks, prepared.known_positions
     out: dict[str, dict[str, Any]] = {}
     loo_kl, loo_tv = fit_loo(ranks, K=K, known_positions=known)
-    for name, fit in (
-        ("mle", mle(ranks)),
-        ("loo_kl", loo_kl),
-        ("loo_tv", loo_tv),
-        ("minimax", fit_minimax(ranks, K=K, known_positions=known)),
-    ):
-        entry = fit.to_dict(names)
-        entry["label"] = ESTIMATOR_NAMES[name]
-        out[name] = entry
-    out["borda"] = {
-        "label": ESTIMATOR_NAMES["borda"],
-        "p": _labelled(aggregates.borda_probabilities(ranks), names),
-    }
+    minimax = fit_minimax(ranks, K=K, known_positions=known)
+    for fit in (mle(ranks), loo_kl, loo_tv, minimax):
+        entry: dict[str, Any] = {
+            "p": floats(fit.p),
+            "K": int(fit.K),
+            "weights": tuple(float(v) for v in fit.weights),
+        }
+        if fit.loss is not None or fit.loss_mle is not None:
+            entry.update(loss=_plain(fit.loss), loss_mle=_plain(fit.loss_mle))
+        if fit.n_clipped is not None:
+            entry["n_clipped"] = int(fit.n_clipped)
+        if fit.n_terms is not None:
+            entry["n_terms"] = int(fit.n_terms)
+        out[fit.method] = entry
+    out["minimax"].update(
+        {key: _plain(minimax.extra[key]) for key in ("bound", "bound_mle", "bound_k2")}
+    )
+    out["borda"] = {"p": floats(aggregates.borda_probabilities(ranks)), "K": None, "weights": None}
     pl_fit = aggregates.plackett_luce(ranks, known_positions=known)
     out["plackett_luce"] = {
-        "label": ESTIMATOR_NAMES["plackett_luce"],
-        "p": _labelled(pl_fit.worths, names),
+        "p": floats(pl_fit.worths),
+        "K": None,
+        "weights": None,
         "log_likelihood": _plain(pl_fit.log_likelihood),
-        "iterations": pl_fit.iterations,
-        "converged": pl_fit.converged,
-        "prior_strength": pl_fit.prior_strength,
+        "iterations": int(pl_fit.iterations),
+        "converged": bool(pl_fit.converged),
+        "prior_strength": float(pl_fit.prior_strength),
     }
     return out
 
 
-def _tests_across_datasets(prepared: PreparedRankings, settings: AnalysisSettings) -> dict:
+@dataclass(frozen=True)
+class _AcrossDatasets:
+    friedman: Friedman | NotApplicable
+    nemenyi_summary: NemenyiSummary | NotApplicable
+    nemenyi: NemenyiSection | NotApplicable
+    wilcoxon_summary: WilcoxonSummary | NotApplicable
+    wilcoxon: WilcoxonSection | NotApplicable
+
+
+def _tests_across_datasets(
+    prepared: PreparedRankings, settings: AnalysisSettings
+) -> _AcrossDatasets:
     names, ranks, known = prepared.algorithms, prepared.ranks, prepared.known_positions
+    friedman: Friedman | NotApplicable
+    nemenyi_summary: NemenyiSummary | NotApplicable
+    nemenyi: NemenyiSection | NotApplicable
     reason = significance.rank_test_not_applicable(ranks, known_positions=known)
     if reason is not None:
-        friedman: dict[str, Any] = {"not_applicable": reason}
-        nemenyi: dict[str, Any] = {"not_applicable": reason}
+        friedman = nemenyi_summary = nemenyi = NotApplicable(reason)
     else:
         result = significance.friedman(ranks, known_positions=known)
-        friedman = {
-            key: value
-            for key, value in result.to_dict().items()
-            if key not in ("mean_ranks", "not_applicable", "n_algorithms")
-        }
+        assert result.statistic is not None and result.pvalue is not None
+        assert result.iman_davenport_df is not None and result.iman_davenport_pvalue is not None
+        friedman = Friedman(
+            n_datasets=int(result.n_datasets),
+            statistic=float(result.statistic),
+            statistic_uncorrected=float(result.statistic_uncorrected or 0.0),
+            pvalue=float(result.pvalue),
+            df=int(result.df or 0),
+            iman_davenport=_plain(result.iman_davenport),
+            iman_davenport_uncorrected=_plain(result.iman_davenport_uncorrected),
+            iman_davenport_pvalue=float(result.iman_davenport_pvalue),
+            iman_davenport_df=(
+                int(result.iman_davenport_df[0]),
+                int(result.iman_davenport_df[1]),
+            ),
+        )
         nemenyi_test = significance.nemenyi(ranks, alpha=settings.alpha, known_positions=known)
         assert nemenyi_test.significant is not None and nemenyi_test.mean_ranks is not None
         assert nemenyi_test.pvalues is not None  # applicable, checked above
         groups = significance.indistinguishable_groups(
             nemenyi_test.significant, nemenyi_test.mean_ranks
         )
-        nemenyi = {
-            "alpha": settings.alpha,
-            "q_alpha": nemenyi_test.q_alpha,
-            "critical_difference": nemenyi_test.critical_difference,
-            "pvalues": _pairwise(nemenyi_test.pvalues, names),
-            "groups": [[names[i] for i in bar] for bar in groups.bars],
-            "letters": dict(zip(names, groups.letters, strict=True)),
-        }
+        nemenyi_summary = NemenyiSummary(
+            alpha=settings.alpha,
+            q_alpha=float(nemenyi_test.q_alpha or 0.0),
+            critical_difference=float(nemenyi_test.critical_difference or 0.0),
+            letters=tuple(groups.letters),
+        )
+        nemenyi = NemenyiSection(
+            algorithms=names,
+            pvalues=PairwiseMatrix.from_square(nemenyi_test.pvalues),
+            groups=tuple(tuple(int(i) for i in bar) for bar in groups.bars),
+        )
+    wilcoxon_summary: WilcoxonSummary | NotApplicable
+    wilcoxon: WilcoxonSection | NotApplicable
     if prepared.scores is None:
-        wilcoxon: dict[str, Any] = {
-            "not_applicable": "ranking-only input has no scores to pair across datasets"
-        }
+        wilcoxon_summary = wilcoxon = NotApplicable(
+            "ranking-only input has no scores to pair across datasets"
+        )
     elif prepared.n_datasets < 2:
-        wilcoxon = {"not_applicable": "a single dataset gives no paired differences"}
+        wilcoxon_summary = wilcoxon = NotApplicable("a single dataset gives no paired differences")
     else:
         signed_rank = significance.wilcoxon_pairwise(
             prepared.scores, correction=settings.correction, alpha=settings.alpha
         )
         mean_ranks = prepared.ranks.mean(axis=0)
         groups = significance.indistinguishable_groups(signed_rank.significant, mean_ranks)
-        wilcoxon = {
-            "alpha": settings.alpha,
-            "correction": settings.correction,
-            "pvalues": _pairwise(signed_rank.pvalues_corrected, names),
-            "pvalues_raw": _pairwise(signed_rank.pvalues, names),
-            "rank_biserial": _pairwise(signed_rank.effect_size, names),
-            "groups": [[names[i] for i in bar] for bar in groups.bars],
-            "letters": dict(zip(names, groups.letters, strict=True)),
-            "not_applicable_pairs": [
-                {"a": names[i], "b": names[j], "reason": signed_rank.not_applicable[i][j]}
-                for i in range(len(names))
-                for j in range(i + 1, len(names))
+        wilcoxon_summary = WilcoxonSummary(
+            alpha=settings.alpha, correction=settings.correction, letters=tuple(groups.letters)
+        )
+        m = len(names)
+        wilcoxon = WilcoxonSection(
+            algorithms=names,
+            pvalues=PairwiseMatrix.from_square(signed_rank.pvalues_corrected),
+            pvalues_raw=PairwiseMatrix.from_square(signed_rank.pvalues),
+            rank_biserial=PairwiseMatrix.from_square(signed_rank.effect_size),
+            groups=tuple(tuple(int(i) for i in bar) for bar in groups.bars),
+            not_applicable_pairs=tuple(
+                PairNote(a=i, b=j, reason=str(signed_rank.not_applicable[i][j]))
+                for i in range(m)
+                for j in range(i + 1, m)
                 if signed_rank.not_applicable[i][j]
-            ],
-        }
-    return {"friedman": friedman, "nemenyi": nemenyi, "wilcoxon": wilcoxon}
+            ),
+        )
+    return _AcrossDatasets(friedman, nemenyi_summary, nemenyi, wilcoxon_summary, wilcoxon)
 
 
-def _tests_within_datasets(prepared: PreparedRankings, settings: AnalysisSettings) -> dict:
+def _tests_within_datasets(
+    prepared: PreparedRankings, settings: AnalysisSettings
+) -> tuple[tuple[float | None, ...] | NotApplicable, WithinDatasetSection | NotApplicable]:
+    """The board's mean significance-aware ranks, and the within-dataset section."""
     names = prepared.algorithms
     if prepared.fold_scores is None:
-        reason = "the results have no folds"
-        return {
-            "significance_rank": None,
-            "within_dataset": {"not_applicable": reason},
-            "within_dataset_note": None,
-        }
+        reason = NotApplicable("the results have no folds")
+        return reason, reason
     folds = prepared.fold_scores
     aware = within_dataset.significance_aware_ranks(folds, alpha=settings.alpha)
     n, m = len(prepared.datasets), len(names)
-    per_dataset: dict[str, Any] = {}
     tables = n * m * (m - 1) // 2 <= MAX_TUKEY_PAIRS
     with_table = [i for i in range(n) if tables and i not in aware.not_applicable]
     tukey = dict(
@@ -335,30 +372,32 @@ def _tests_within_datasets(prepared: PreparedRankings, settings: AnalysisSetting
             strict=True,
         )
     )
+    entries = []
     for i, dataset in enumerate(prepared.datasets):
-        entry: dict[str, Any] = {
-            "significance_rank": _labelled(aware.ranks[i], names),
-            "n_folds": int(aware.n_folds[i]),
-        }
+        table: TukeyTable | NotApplicable | None = None
         if i in aware.not_applicable:
-            entry["not_applicable"] = aware.not_applicable[i]
+            table = NotApplicable(aware.not_applicable[i])
         elif i in tukey:
             signed_rank = within_dataset.fold_wilcoxon_pairwise(
                 _complete_folds(folds[i]), correction=settings.correction, alpha=settings.alpha
             )
-            entry["tukey"] = _tukey_rows(tukey[i], signed_rank, names)
-        per_dataset[dataset] = entry
+            table = _tukey_table(tukey[i], signed_rank)
+        entries.append(
+            DatasetTests(
+                dataset=dataset,
+                n_folds=int(aware.n_folds[i]),
+                significance_rank=floats(aware.ranks[i]),
+                tukey=table,
+            )
+        )
     note = None
     if not tables:
         note = (
             f"pairwise Tukey tables are computed on demand: {n} datasets x "
             f"{m * (m - 1) // 2} pairs exceed the {MAX_TUKEY_PAIRS} stored with a snapshot"
         )
-    return {
-        "significance_rank": _labelled(aware.mean_ranks, names),
-        "within_dataset": per_dataset,
-        "within_dataset_note": note,
-    }
+    section = WithinDatasetSection(algorithms=names, datasets=tuple(entries), note=note)
+    return floats(aware.mean_ranks), section
 
 
 def _complete_folds(fold_scores: np.ndarray) -> np.ndarray:
@@ -366,41 +405,33 @@ def _complete_folds(fold_scores: np.ndarray) -> np.ndarray:
     return fold_scores[np.isfinite(fold_scores).all(axis=1)]
 
 
-def _tukey_rows(
-    result: within_dataset.TukeyResult,
-    signed_rank: significance.PairwiseSignedRank,
-    names: Sequence[str],
-) -> list[dict]:
-    """One row per pair: Tukey's difference, Cohen's d and p-value, and the per-fold
+def _tukey_table(
+    result: within_dataset.TukeyResult, signed_rank: significance.PairwiseSignedRank
+) -> TukeyTable:
+    """Tukey's difference, Cohen's d and p-value per pair (i < j), and the per-fold
     Wilcoxon test (corrected p-value, rank-biserial effect) beside it."""
     assert result.mean_difference is not None and result.cohen_d is not None
     assert result.pvalues is not None and result.significant is not None  # folds checked
-    m = len(names)
-    return [
-        {
-            "a": names[i],
-            "b": names[j],
-            "diff": _plain(result.mean_difference[i, j]),
-            "cohens_d": _plain(result.cohen_d[i, j]),
-            "pvalue": _plain(result.pvalues[i, j]),
-            "significant": bool(result.significant[i, j]),
-            "wilcoxon_pvalue": _plain(signed_rank.pvalues_corrected[i, j]),
-            "rank_biserial": _plain(signed_rank.effect_size[i, j]),
-        }
-        for i in range(m)
-        for j in range(i + 1, m)
-    ]
+    i, j = np.triu_indices(result.mean_difference.shape[0], 1)
+    return TukeyTable(
+        diff=floats(result.mean_difference[i, j]),
+        cohens_d=floats(result.cohen_d[i, j]),
+        pvalue=floats(result.pvalues[i, j]),
+        significant=tuple(bool(v) for v in result.significant[i, j]),
+        wilcoxon_pvalue=floats(signed_rank.pvalues_corrected[i, j]),
+        rank_biserial=floats(signed_rank.effect_size[i, j]),
+    )
 
 
 def _uncertainty(
     prepared: PreparedRankings, K: int, settings: AnalysisSettings, seed: int
-) -> dict[str, dict[str, Any]]:
-    names = prepared.algorithms
+) -> dict[str, BootstrapSummary | NotApplicable]:
     if settings.bootstrap == 0:
-        return {s: {"ci": None, "p_best": None} for s in SCHEMES}
+        off = NotApplicable("the bootstrap is switched off (0 replicates)")
+        return dict.fromkeys(ESTIMATOR_KEYS, off)
     if prepared.n_datasets < 2:
-        reason = "a single dataset: resampling datasets shows no spread"
-        return {s: {"ci": None, "p_best": None, "ci_note": reason} for s in SCHEMES}
+        single = NotApplicable("a single dataset: resampling datasets shows no spread")
+        return dict.fromkeys(ESTIMATOR_KEYS, single)
     result = bootstrap(
         prepared.ranks,
         rng=seed,
@@ -409,22 +440,18 @@ def _uncertainty(
         known_positions=prepared.known_positions,
     )
     return {
-        scheme: {
-            "ci": {
-                a: [_plain(lo), _plain(hi)]
-                for a, lo, hi in zip(names, summary.lower, summary.upper, strict=True)
-            },
-            "p_best": _labelled(summary.p_best, names),
-        }
+        scheme: BootstrapSummary(
+            lower=floats(summary.lower), upper=floats(summary.upper), p_best=floats(summary.p_best)
+        )
         for scheme, summary in result.schemes.items()
     }
 
 
 def _evaluation(
     prepared: PreparedRankings, K: int, settings: AnalysisSettings, seed: int
-) -> dict[str, Any]:
+) -> Evaluation | NotApplicable:
     if prepared.n_datasets < 2:
-        return {"not_applicable": "a single dataset: nothing to hold out"}
+        return NotApplicable("a single dataset: nothing to hold out")
     result = evaluate_schemes(
         prepared.ranks,
         rng=seed,
@@ -434,28 +461,35 @@ def _evaluation(
         known_positions=prepared.known_positions,
     )
     details = result.to_dict()
-    return {
-        "log_loss": details["log_loss"]["mean"],
-        "tv": details["tv_loss"]["mean"],
-        "best": details["log_loss"]["best"],
-        "best_tv": details["tv_loss"]["best"],
-        "pvalue_vs_best": details["log_loss"]["p_value_vs_best"],
-        "pvalue_vs_best_tv": details["tv_loss"]["p_value_vs_best"],
-        "n_folds": details["n_folds"],
-        "n_repeats": details["n_repeats"],
-        "leave_one_out": details["leave_one_out"],
-    }
+
+    def plain(values: dict[str, Any]) -> dict[str, float | None]:
+        return {key: _plain(value) for key, value in values.items()}
+
+    return Evaluation(
+        log_loss=plain(details["log_loss"]["mean"]),
+        tv=plain(details["tv_loss"]["mean"]),
+        best=details["log_loss"]["best"],
+        best_tv=details["tv_loss"]["best"],
+        pvalue_vs_best=plain(details["log_loss"]["p_value_vs_best"]),
+        pvalue_vs_best_tv=plain(details["tv_loss"]["p_value_vs_best"]),
+        n_folds=int(details["n_folds"]),
+        n_repeats=int(details["n_repeats"]),
+        leave_one_out=bool(details["leave_one_out"]),
+    )
 
 
-def _rank_matrix(prepared: PreparedRankings) -> dict[str, Any] | None:
+def _rank_matrix(prepared: PreparedRankings) -> RankMatrixSection | NotApplicable:
     ranks = prepared.ranks
     if ranks.size > MAX_RANK_CELLS:
-        return None
-    return {
-        "datasets": list(prepared.datasets),
-        "algorithms": list(prepared.algorithms),
-        "ranks": [[float(v) for v in row] for row in ranks],
-    }
+        return NotApplicable(
+            f"{ranks.shape[0]} datasets x {ranks.shape[1]} algorithms exceed the "
+            f"{MAX_RANK_CELLS} ranks stored with a snapshot"
+        )
+    return RankMatrixSection(
+        algorithms=prepared.algorithms,
+        datasets=prepared.datasets,
+        ranks=tuple(tuple(row) for row in ranks.tolist()),
+    )
 
 
 def _count(n: int, noun: str) -> str:

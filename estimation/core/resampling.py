@@ -21,6 +21,7 @@ from scipy.stats import wilcoxon
 
 from estimation.core import aggregates
 from estimation.core.rankings import tie_groups
+from estimation.core.registry import ESTIMATOR_KEYS
 from estimation.core.win_probability import (
     _resolve_K,
     _validated_ranks,
@@ -39,8 +40,10 @@ __all__ = [
     "scheme_estimates",
 ]
 
-SCHEMES: tuple[str, ...] = ("mle", "loo_kl", "loo_tv", "minimax", "borda", "plackett_luce")
-"""Every scheme the bootstrap and the evaluation know, in display order."""
+SCHEMES: tuple[str, ...] = ("mle", *(key for key in ESTIMATOR_KEYS if key != "mle"))
+"""Every estimator of the registry, the win rate first: the evaluation breaks an exact tie
+between schemes in favour of the earlier one, and the schemes that reduce to the win rate
+(K = 1, or LOO weights of (1, 0, ...)) tie with it exactly, so the tie names the win rate."""
 
 _BEST_TOL = 1e-12
 """Estimates within this of a replicate's maximum count as tied for best."""

@@ -1,0 +1,964 @@
+"""The snapshot contract: what an analysis publishes, as typed, versioned sections.
+
+An analysis (:func:`estimation.core.analysis.analyze`) returns a :class:`SnapshotPayload`
+made of sections that are stored and served apart:
+
+``board``
+    O(m): everything the leaderboard table and its headline need (every estimator's
+    probabilities with bootstrap intervals, the per-algorithm columns, the tests'
+    verdicts and group letters, the evaluation, the notes).
+``wins``, ``nemenyi``, ``wilcoxon``
+    O(m²): pairwise matrices, stored as the upper triangle of each matrix (and the lower
+    one when the matrix is not symmetric), in the order of :func:`pair_index`.
+``rank_matrix``
+    O(m·n): each algorithm's rank on each dataset.
+``within_dataset``
+    O(n·m²): per-dataset tests on folds.
+
+Every per-algorithm array is aligned with the section's ``algorithms``. A view that does
+not apply (or would be unreadable at this size) is a :class:`NotApplicable` with a reason
+in plain words, never a missing key or a NaN; JSON gives it as ``{"not_applicable": ...}``.
+
+Each dataclass documents its fields in their metadata (:func:`describe`): the JSON Schema
+(:func:`json_schema`, committed as ``docs/snapshot.schema.json``) and the field reference
+(:func:`contract_markdown`, committed as ``docs/snapshot-contract.md``) are generated from
+it, so the contract is written once. To add a field: add it to the dataclass with
+``describe(...)``, fill it in ``analysis.py``, bump ``SCHEMA_VERSION`` and
+``ENGINE_VERSION``, and regenerate both files (``python -m estimation.core.contract``).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import types
+import typing
+from collections.abc import Sequence
+from dataclasses import MISSING, dataclass, field, fields, is_dataclass
+from functools import cache
+from typing import Any, Literal, TypeGuard, TypeVar
+
+import numpy as np
+
+from estimation.core.registry import ESTIMATOR_KEYS
+
+__all__ = [
+    "SCHEMA_VERSION",
+    "SECTION_NAMES",
+    "Board",
+    "EstimatorResult",
+    "NotApplicable",
+    "PairwiseMatrix",
+    "SnapshotPayload",
+    "contract_markdown",
+    "from_json",
+    "json_schema",
+    "pair_index",
+    "to_json",
+]
+
+SCHEMA_VERSION = 1
+
+T = TypeVar("T")
+
+
+def describe(meaning: str, *, units: str = "", null: str = "", default: Any = MISSING) -> Any:
+    """A dataclass field with its documentation: meaning, units and when it is null."""
+    metadata = {"meaning": meaning, "units": units, "null": null}
+    if default is MISSING:
+        return field(metadata=metadata)
+    return field(default=default, metadata=metadata)
+
+
+@dataclass(frozen=True)
+class NotApplicable:
+    """A view that does not apply to this input, or would be unreadable at its size.
+
+    JSON: ``{"not_applicable": "<reason in plain words>"}``.
+    """
+
+    reason: str
+
+    def __bool__(self) -> bool:  # ``if section:`` reads as "is there something to show"
+        return False
+
+
+def applicable(value: T | NotApplicable) -> T | None:
+    """``value``, or None when it is :class:`NotApplicable`."""
+    return None if isinstance(value, NotApplicable) else value
+
+
+# --- pairs ------------------------------------------------------------------------------
+
+
+def pair_index(i: int, j: int, m: int) -> int:
+    """Position of the pair (i, j), i < j, in a triangle array: row-major over i, then j
+    (the order of ``numpy.triu_indices(m, 1)``)."""
+    return i * m - i * (i + 1) // 2 + (j - i - 1)
+
+
+def _triangle(m: int) -> tuple[np.ndarray, np.ndarray]:
+    return np.triu_indices(m, 1)
+
+
+def floats(values: Any) -> tuple[float | None, ...]:
+    """Plain floats with None for NaN and infinities (JSON has neither)."""
+    array = np.asarray(values, dtype=float).ravel()
+    finite = np.isfinite(array)
+    as_list = array.tolist()
+    if finite.all():
+        return tuple(as_list)
+    return tuple(v if ok else None for v, ok in zip(as_list, finite.tolist(), strict=True))
+
+
+@dataclass(frozen=True)
+class PairwiseMatrix:
+    """An m x m matrix without its diagonal, as triangle arrays (see :func:`pair_index`)."""
+
+    upper: tuple[float | None, ...] = describe(
+        "value(a_i, a_j) for every pair i < j, in pair order",
+        null="the value is not defined for this pair (e.g. no paired differences)",
+    )
+    lower: tuple[float | None, ...] | None = describe(
+        "value(a_j, a_i) for every pair i < j, in pair order",
+        null="the matrix is symmetric: value(a_j, a_i) = value(a_i, a_j)",
+    )
+
+    @classmethod
+    def from_square(cls, matrix: np.ndarray) -> PairwiseMatrix:
+        matrix = np.asarray(matrix, dtype=float)
+        i, j = _triangle(matrix.shape[0])
+        upper, lower = matrix[i, j], matrix[j, i]
+        symmetric = np.array_equal(upper, lower, equal_nan=True)
+        return cls(upper=floats(upper), lower=None if symmetric else floats(lower))
+
+    def get(self, i: int, j: int, m: int) -> float | None:
+        """value(a_i, a_j) for i != j."""
+        if i < j:
+            return self.upper[pair_index(i, j, m)]
+        source = self.upper if self.lower is None else self.lower
+        return source[pair_index(j, i, m)]
+
+    def square(self, m: int) -> np.ndarray:
+        """The full matrix, NaN on the diagonal and where a value is null."""
+        out = np.full((m, m), np.nan)
+        i, j = _triangle(m)
+        out[i, j] = np.array(self.upper, dtype=float)
+        out[j, i] = np.array(self.upper if self.lower is None else self.lower, dtype=float)
+        return out
+
+    def restricted(self, keep: Sequence[int], m: int) -> PairwiseMatrix:
+        """The same matrix for the algorithms ``keep`` (indices, in that order)."""
+        return PairwiseMatrix.from_square(self.square(m)[np.ix_(keep, keep)])
+
+
+# --- board --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class AnalysisSettings:
+    """The analysis choices a benchmark makes (METHODS.md); defaults as documented there."""
+
+    missing: Literal["complete", "worst"] = describe(
+        "what a missing result means: 'complete' leaves out datasets with a gap, 'worst' "
+        "ranks the algorithm last there",
+        default="complete",
+    )
+    min_coverage: float = describe(
+        "algorithms with results on fewer than this share of datasets are not ranked",
+        units="share of datasets, 0..1",
+        default=0.5,
+    )
+    tie_tol: float = describe(
+        "scores closer than this to the best of a group tie", units="metric units", default=0.0
+    )
+    k: int = describe("top positions the top-K estimators use (asked for)", default=3)
+    alpha: float = describe("significance level of every test", default=0.05)
+    correction: Literal["holm", "bonferroni"] = describe(
+        "multiple-comparison correction of the pairwise Wilcoxon tests", default="holm"
+    )
+    bootstrap: int = describe("bootstrap replicates (0 skips the intervals)", default=1000)
+    evaluation_folds: int = describe("folds over datasets of the evaluation", default=10)
+    evaluation_repeats: int = describe("repeats of the evaluation's folds", default=5)
+    seed: int = describe("seed of every random draw (bootstrap, evaluation folds)", default=0)
+    default_estimator: str = describe(
+        "the estimator the benchmark recommends (a registry key)", default="loo_kl"
+    )
+
+    def __post_init__(self) -> None:
+        if self.missing not in ("complete", "worst"):
+            raise ValueError(f"missing must be 'complete' or 'worst', got {self.missing!r}")
+        if self.correction not in ("holm", "bonferroni"):
+            raise ValueError(f"correction must be 'holm' or 'bonferroni', got {self.correction!r}")
+        if self.default_estimator not in ESTIMATOR_KEYS:
+            raise ValueError(
+                f"default_estimator must be one of {list(ESTIMATOR_KEYS)}, "
+                f"got {self.default_estimator!r}"
+            )
+        if not 0.0 < self.alpha < 1.0:
+            raise ValueError(f"alpha must be in (0, 1), got {self.alpha!r}")
+        if self.k < 1:
+            raise ValueError(f"k must be at least 1, got {self.k!r}")
+        if self.bootstrap < 0:
+            raise ValueError(f"bootstrap must be >= 0 (0 skips it), got {self.bootstrap!r}")
+        if self.tie_tol < 0:
+            raise ValueError(f"tie_tol must be >= 0, got {self.tie_tol!r}")
+
+    def to_dict(self) -> dict[str, Any]:
+        return to_json(self)
+
+
+@dataclass(frozen=True)
+class ExcludedAlgorithm:
+    """An algorithm left out of the ranking for lack of results."""
+
+    algorithm: str = describe("its name")
+    coverage: float = describe("share of datasets where it has a result", units="0..1")
+
+
+@dataclass(frozen=True)
+class InputFacts:
+    """What the numbers were computed from, after the missing-data policy."""
+
+    kind: Literal["score", "rank"] = describe("scores, or published rankings")
+    direction: Literal["higher", "lower", "rank"] = describe(
+        "which way the metric is better ('rank': the input is rankings, 1 = best)"
+    )
+    algorithms: tuple[str, ...] = describe(
+        "the ranked algorithms: the order of every per-algorithm array of the board"
+    )
+    datasets: tuple[str, ...] = describe("the datasets used, in input order")
+    n_datasets: int = describe("datasets in the input, before the missing-data policy")
+    n_datasets_used: int = describe("datasets the analysis used")
+    known_positions: int = describe(
+        "positions known on every dataset (m for scores; K for a top-K ranking file)"
+    )
+    has_folds: bool = describe("whether fold-level scores were given")
+    n_tied_first: int = describe("datasets with a tie for first place")
+    excluded_algorithms: tuple[ExcludedAlgorithm, ...] = describe(
+        "algorithms not ranked for lack of results (see settings.min_coverage)"
+    )
+    dropped_datasets: tuple[str, ...] = describe(
+        "datasets left out by the 'complete' policy because some algorithm has no result"
+    )
+    dropped_by: dict[str, int] = describe(
+        "per algorithm, how many dropped datasets it has no result on"
+    )
+
+
+@dataclass(frozen=True)
+class BootstrapSummary:
+    """An estimator's bootstrap over datasets (resampled with replacement)."""
+
+    lower: tuple[float | None, ...] = describe(
+        "lower end of the 95% percentile interval of P(win), per algorithm",
+        units="probability",
+        null="never for a finished bootstrap",
+    )
+    upper: tuple[float | None, ...] = describe(
+        "upper end of the 95% percentile interval", units="probability"
+    )
+    p_best: tuple[float | None, ...] = describe(
+        "share of replicates in which the algorithm has the highest P(win) (ties split)",
+        units="probability",
+    )
+
+
+@dataclass(frozen=True)
+class EstimatorResult:
+    """One estimator's probability that each algorithm wins a new dataset."""
+
+    key: str = describe("registry key (estimation/core/registry.py gives label and meaning)")
+    p: tuple[float | None, ...] = describe(
+        "P(win a new dataset), per algorithm; sums to 1", units="probability"
+    )
+    bootstrap: BootstrapSummary | NotApplicable = describe(
+        "uncertainty of p; not applicable when the bootstrap is switched off or there is "
+        "a single dataset"
+    )
+    K: int | None = describe(
+        "positions weighted", null="the estimator uses whole rankings (Borda, Plackett–Luce)"
+    )
+    weights: tuple[float, ...] | None = describe(
+        "weight of positions 1..K (a win at position k counts weights[k-1])",
+        null="the estimator uses whole rankings (Borda, Plackett–Luce)",
+    )
+    loss: float | None = describe(
+        "leave-one-out loss of the fitted weights (log loss or TV)",
+        units="nats (loo_kl) or TV distance (loo_tv)",
+        null="not a leave-one-out estimator, or the loss is infinite",
+        default=None,
+    )
+    loss_mle: float | None = describe(
+        "the same loss for the win rate's weights (1, 0, ...), for comparison",
+        null="not a leave-one-out estimator, or the loss is infinite",
+        default=None,
+    )
+    n_clipped: int | None = describe(
+        "leave-one-out predictions clipped away from 0", null="not loo_kl", default=None
+    )
+    n_terms: int | None = describe(
+        "leave-one-out terms in the loss", null="not a leave-one-out estimator", default=None
+    )
+    bound: float | None = describe(
+        "worst-case TV error bound of the minimax weights", null="not minimax", default=None
+    )
+    bound_mle: float | None = describe(
+        "the same bound for the win rate", null="not minimax", default=None
+    )
+    bound_k2: float | None = describe(
+        "the same bound for the best K = 2 weights", null="not minimax", default=None
+    )
+    log_likelihood: float | None = describe(
+        "log-likelihood of the fitted worths", units="nats", null="not Plackett–Luce", default=None
+    )
+    iterations: int | None = describe(
+        "MM iterations of the fit", null="not Plackett–Luce", default=None
+    )
+    converged: bool | None = describe(
+        "whether the fit converged", null="not Plackett–Luce", default=None
+    )
+    prior_strength: float | None = describe(
+        "strength of the Gamma prior on worths", null="not Plackett–Luce", default=None
+    )
+
+
+@dataclass(frozen=True)
+class Friedman:
+    """Friedman's test that all algorithms rank alike, and Iman–Davenport's F form."""
+
+    n_datasets: int = describe("datasets (blocks)")
+    statistic: float = describe("chi-square statistic, corrected for ties")
+    statistic_uncorrected: float = describe("chi-square statistic without the tie correction")
+    pvalue: float = describe("p-value of the corrected statistic", units="probability")
+    df: int = describe("degrees of freedom (m - 1)")
+    iman_davenport: float | None = describe(
+        "Iman–Davenport F", null="F is infinite (every dataset ranks the algorithms alike)"
+    )
+    iman_davenport_uncorrected: float | None = describe(
+        "F from the uncorrected statistic", null="F is infinite"
+    )
+    iman_davenport_pvalue: float = describe("p-value of F", units="probability")
+    iman_davenport_df: tuple[int, int] = describe("F's degrees of freedom")
+
+
+@dataclass(frozen=True)
+class NemenyiSummary:
+    """Nemenyi's all-pairs test after Friedman: the parts the leaderboard shows."""
+
+    alpha: float = describe("family-wise significance level")
+    q_alpha: float = describe("critical value of the studentized range / sqrt 2")
+    critical_difference: float = describe(
+        "mean ranks further apart than this differ significantly", units="mean rank"
+    )
+    letters: tuple[str, ...] = describe(
+        "compact letter display per algorithm: algorithms sharing a letter are not "
+        "significantly different"
+    )
+
+
+@dataclass(frozen=True)
+class WilcoxonSummary:
+    """All-pairs Wilcoxon signed-rank tests across datasets: the leaderboard's part."""
+
+    alpha: float = describe("significance level after correction")
+    correction: Literal["holm", "bonferroni"] = describe("multiple-comparison correction")
+    letters: tuple[str, ...] = describe(
+        "compact letter display per algorithm from the corrected tests"
+    )
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """Which estimator predicts held-out datasets best (cross-validation over datasets)."""
+
+    log_loss: dict[str, float | None] = describe(
+        "mean held-out log loss per estimator key (lower is better)",
+        units="nats",
+        null="the loss is infinite",
+    )
+    tv: dict[str, float | None] = describe(
+        "mean held-out total-variation loss per estimator key", units="TV distance"
+    )
+    best: str = describe("estimator with the lowest log loss (ties: the earlier scheme)")
+    best_tv: str = describe("estimator with the lowest TV loss")
+    pvalue_vs_best: dict[str, float | None] = describe(
+        "paired Wilcoxon p-value of each estimator's log loss against the best's",
+        units="probability",
+        null="the best estimator itself, or no paired differences",
+    )
+    pvalue_vs_best_tv: dict[str, float | None] = describe(
+        "the same for the TV loss", units="probability", null="as pvalue_vs_best"
+    )
+    n_folds: int = describe("folds over datasets")
+    n_repeats: int = describe("repeats of the folds")
+    leave_one_out: bool = describe("whether the folds are leave-one-dataset-out")
+
+
+@dataclass(frozen=True)
+class Board:
+    """Everything the leaderboard table and its headline need: O(m) numbers."""
+
+    schema_version: int = describe("version of this contract (estimation/core/contract.py)")
+    engine_version: str = describe("version of the engine that computed the numbers")
+    input: InputFacts = describe("what the numbers were computed from")
+    settings: AnalysisSettings = describe("the analysis choices")
+    k_used: int = describe("positions the top-K estimators used (k, capped by known_positions)")
+    recommended: str = describe("the benchmark's recommended estimator (registry key)")
+    estimators: tuple[EstimatorResult, ...] = describe("every estimator, in registry order")
+    mean_rank: tuple[float | None, ...] | NotApplicable = describe(
+        "mean rank per algorithm across datasets (1 = best); not applicable for top-K rankings",
+        units="rank",
+    )
+    significance_rank: tuple[float | None, ...] | NotApplicable = describe(
+        "mean significance-aware rank per algorithm (ties where the fold tests cannot "
+        "separate algorithms); not applicable without folds",
+        units="rank",
+    )
+    friedman: Friedman | NotApplicable = describe("Friedman's test across datasets")
+    nemenyi: NemenyiSummary | NotApplicable = describe(
+        "Nemenyi's test (pairwise p-values in the 'nemenyi' section)"
+    )
+    wilcoxon: WilcoxonSummary | NotApplicable = describe(
+        "pairwise Wilcoxon tests (p-values in the 'wilcoxon' section)"
+    )
+    evaluation: Evaluation | NotApplicable = describe("which estimator predicts best")
+    notes: tuple[str, ...] = describe("what every view should say about the data, in words")
+
+    @property
+    def algorithms(self) -> tuple[str, ...]:
+        return self.input.algorithms
+
+    def estimator(self, key: str) -> EstimatorResult:
+        for result in self.estimators:
+            if result.key == key:
+                return result
+        raise KeyError(key)
+
+    @property
+    def estimator_keys(self) -> tuple[str, ...]:
+        return tuple(result.key for result in self.estimators)
+
+    @property
+    def win_rate(self) -> tuple[float | None, ...]:
+        return self.estimator("mle").p
+
+    def column(self, values: Sequence[Any] | NotApplicable) -> dict[str, Any]:
+        """A per-algorithm array keyed by algorithm ({} when not applicable)."""
+        if isinstance(values, NotApplicable):
+            return {}
+        return dict(zip(self.algorithms, values, strict=True))
+
+    def letters(self) -> tuple[str | None, dict[str, str]]:
+        """The group letters a table shows: Nemenyi's, else Wilcoxon's, with the test."""
+        for test, summary in (("Nemenyi", self.nemenyi), ("Wilcoxon", self.wilcoxon)):
+            if isinstance(summary, (NemenyiSummary, WilcoxonSummary)):
+                return test, self.column(summary.letters)
+        return None, {}
+
+    def top(self, n: int, estimator: str | None = None) -> list[str]:
+        """The ``n`` most probable winners under ``estimator`` (default: recommended)."""
+        p = self.estimator(estimator or self.recommended).p
+        order = sorted(range(len(p)), key=lambda i: (-(p[i] or 0.0), self.algorithms[i]))
+        return [self.algorithms[i] for i in order[:n]]
+
+
+# --- the large sections ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class WinsSection:
+    """How often each algorithm ranks above each other one: O(m²)."""
+
+    algorithms: tuple[str, ...] = describe("the algorithms of the matrix, in order")
+    wins: PairwiseMatrix = describe(
+        "share of datasets where a_i ranks above a_j (ties count one half)",
+        units="share of datasets, 0..1",
+    )
+
+
+@dataclass(frozen=True)
+class NemenyiSection:
+    """Nemenyi's pairwise p-values and the critical-difference groups: O(m²)."""
+
+    algorithms: tuple[str, ...] = describe("the algorithms of the matrix, in order")
+    pvalues: PairwiseMatrix = describe(
+        "Nemenyi p-value of every pair (family-wise)", units="probability"
+    )
+    groups: tuple[tuple[int, ...], ...] = describe(
+        "maximal groups of algorithms (indices into algorithms) whose mean ranks are "
+        "within the critical difference: the bars of a critical-difference diagram"
+    )
+
+
+@dataclass(frozen=True)
+class PairNote:
+    """A pair for which a test does not apply, and why."""
+
+    a: int = describe("index of the first algorithm")
+    b: int = describe("index of the second algorithm")
+    reason: str = describe("why, in words")
+
+
+@dataclass(frozen=True)
+class WilcoxonSection:
+    """All-pairs Wilcoxon signed-rank tests across datasets: O(m²)."""
+
+    algorithms: tuple[str, ...] = describe("the algorithms of the matrices, in order")
+    pvalues: PairwiseMatrix = describe(
+        "p-value of every pair after the correction", units="probability"
+    )
+    pvalues_raw: PairwiseMatrix = describe("p-value before the correction", units="probability")
+    rank_biserial: PairwiseMatrix = describe(
+        "rank-biserial effect size (positive: a_i better than a_j)", units="-1..1"
+    )
+    groups: tuple[tuple[int, ...], ...] = describe(
+        "maximal groups of algorithms (indices) no pair of which differs significantly"
+    )
+    not_applicable_pairs: tuple[PairNote, ...] = describe("pairs without a test, and why")
+
+
+@dataclass(frozen=True)
+class RankMatrixSection:
+    """Each algorithm's rank on each dataset used: O(m·n)."""
+
+    algorithms: tuple[str, ...] = describe("columns")
+    datasets: tuple[str, ...] = describe("rows")
+    ranks: tuple[tuple[float, ...], ...] = describe(
+        "ranks[d][a]: rank of algorithms[a] on datasets[d] (1 = best, ties averaged; for a "
+        "top-K file, unlisted algorithms share the mean of the remaining positions)",
+        units="rank",
+    )
+
+
+@dataclass(frozen=True)
+class TukeyTable:
+    """Repeated-measures Tukey HSD on one dataset's folds, with the per-fold Wilcoxon
+    test beside it; every array is in pair order (:func:`pair_index`), a_i before a_j."""
+
+    diff: tuple[float | None, ...] = describe(
+        "mean fold score of a_i minus a_j, oriented so positive means a_i is better",
+        units="metric units",
+    )
+    cohens_d: tuple[float | None, ...] = describe(
+        "paired Cohen's d of the difference", null="the folds' differences do not vary"
+    )
+    pvalue: tuple[float | None, ...] = describe("Tukey p-value", units="probability")
+    significant: tuple[bool, ...] = describe("whether pvalue < alpha")
+    wilcoxon_pvalue: tuple[float | None, ...] = describe(
+        "per-fold Wilcoxon p-value after the correction",
+        units="probability",
+        null="no paired differences",
+    )
+    rank_biserial: tuple[float | None, ...] = describe(
+        "per-fold Wilcoxon rank-biserial effect size", units="-1..1"
+    )
+
+
+@dataclass(frozen=True)
+class DatasetTests:
+    """The within-dataset results of one dataset."""
+
+    dataset: str = describe("its name")
+    n_folds: int = describe("folds on which every algorithm has a score")
+    significance_rank: tuple[float | None, ...] = describe(
+        "significance-aware rank per algorithm on this dataset", units="rank"
+    )
+    tukey: TukeyTable | NotApplicable | None = describe(
+        "the pairwise table; not applicable when the folds cannot support it",
+        null="not stored with the snapshot (too many pairs: see the section's note); a "
+        "page computes it on demand",
+    )
+
+
+@dataclass(frozen=True)
+class WithinDatasetSection:
+    """Tests on folds within each dataset: O(n·m²) when the tables are stored."""
+
+    algorithms: tuple[str, ...] = describe("the algorithms, in order")
+    datasets: tuple[DatasetTests, ...] = describe("one entry per dataset used")
+    note: str | None = describe("why the pairwise tables are not stored", null="they are stored")
+
+    def entry(self, dataset: str) -> DatasetTests | None:
+        return next((d for d in self.datasets if d.dataset == dataset), None)
+
+
+SECTION_TYPES: dict[str, Any] = {
+    "board": Board,
+    "wins": WinsSection,
+    "nemenyi": NemenyiSection | NotApplicable,
+    "wilcoxon": WilcoxonSection | NotApplicable,
+    "rank_matrix": RankMatrixSection | NotApplicable,
+    "within_dataset": WithinDatasetSection | NotApplicable,
+}
+SECTION_NAMES: tuple[str, ...] = tuple(SECTION_TYPES)
+
+
+@dataclass(frozen=True)
+class SnapshotPayload:
+    """A whole analysis: every section (what ``analyze --json`` prints)."""
+
+    schema_version: int = describe("version of this contract")
+    engine_version: str = describe("version of the engine")
+    board: Board = describe("the leaderboard's O(m) section")
+    wins: WinsSection = describe("pairwise wins, O(m²)")
+    nemenyi: NemenyiSection | NotApplicable = describe(
+        "Nemenyi's pairwise p-values; not applicable for top-K rankings or at a size "
+        "where the matrix is not stored"
+    )
+    wilcoxon: WilcoxonSection | NotApplicable = describe(
+        "pairwise Wilcoxon tests; not applicable for rankings or a single dataset"
+    )
+    rank_matrix: RankMatrixSection | NotApplicable = describe(
+        "ranks per dataset; not applicable above the stored size"
+    )
+    within_dataset: WithinDatasetSection | NotApplicable = describe(
+        "tests on folds; not applicable without folds"
+    )
+
+    def sections(self) -> dict[str, Any]:
+        """{name: typed section} in :data:`SECTION_NAMES` order."""
+        return {name: getattr(self, name) for name in SECTION_NAMES}
+
+    def to_json(self) -> dict[str, Any]:
+        return to_json(self)
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> SnapshotPayload:
+        return from_json(cls, data)
+
+
+def section_to_json(name: str, section: Any) -> dict[str, Any]:
+    if name not in SECTION_TYPES:
+        raise ValueError(f"section must be one of {list(SECTION_NAMES)}, got {name!r}")
+    return to_json(section)
+
+
+def section_from_json(name: str, data: Any) -> Any:
+    if name not in SECTION_TYPES:
+        raise ValueError(f"section must be one of {list(SECTION_NAMES)}, got {name!r}")
+    return from_json(SECTION_TYPES[name], data)
+
+
+# --- JSON <-> dataclasses -------------------------------------------------------------------
+
+_PRIMITIVES = (str, int, float, bool)
+
+
+@cache
+def _hints(cls: type) -> dict[str, Any]:
+    return typing.get_type_hints(cls, vars(sys.modules[cls.__module__]))
+
+
+def _is_dataclass_type(tp: Any) -> TypeGuard[type]:
+    return isinstance(tp, type) and is_dataclass(tp)
+
+
+def _is_union(tp: Any) -> bool:
+    return typing.get_origin(tp) in (typing.Union, types.UnionType)
+
+
+def to_json(value: Any) -> Any:
+    """Plain JSON (dicts, lists, str, numbers, bools, None) of a contract object."""
+    if isinstance(value, NotApplicable):
+        return {"not_applicable": value.reason}
+    if is_dataclass(value) and not isinstance(value, type):
+        return {f.name: to_json(getattr(value, f.name)) for f in fields(value)}
+    if isinstance(value, (tuple, list)):
+        if not value or isinstance(value[0], (*_PRIMITIVES, type(None))):
+            if all(v is None or isinstance(v, _PRIMITIVES) for v in value):
+                return list(value)
+        return [to_json(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): to_json(v) for k, v in value.items()}
+    return value
+
+
+def _is_flat_sequence(tp: Any) -> bool:
+    """tuple[<primitive or primitive | None>, ...]: converted with one tuple() call."""
+    if typing.get_origin(tp) is not tuple:
+        return False
+    args = typing.get_args(tp)
+    if len(args) != 2 or args[1] is not Ellipsis:
+        return False
+    item = args[0]
+    if item in _PRIMITIVES:
+        return True
+    return _is_union(item) and all(a in (*_PRIMITIVES, type(None)) for a in typing.get_args(item))
+
+
+def from_json(tp: Any, data: Any) -> Any:
+    """The contract object of type ``tp`` from its JSON; a ``ValueError`` says where the
+    data do not fit."""
+    return _from_json(tp, data, "$")
+
+
+def _from_json(tp: Any, data: Any, path: str) -> Any:
+    if tp is Any:
+        return data
+    if _is_union(tp):
+        args = typing.get_args(tp)
+        if data is None:
+            if type(None) in args:
+                return None
+            raise ValueError(f"{path}: null is not allowed here")
+        if isinstance(data, dict) and "not_applicable" in data and NotApplicable in args:
+            return NotApplicable(str(data["not_applicable"]))
+        others = [a for a in args if a not in (type(None), NotApplicable)]
+        if len(others) == 1:
+            return _from_json(others[0], data, path)
+        if all(a in _PRIMITIVES for a in others):
+            return data
+        raise TypeError(f"{path}: ambiguous union {tp}")
+    origin = typing.get_origin(tp)
+    if origin is Literal:
+        if data not in typing.get_args(tp):
+            raise ValueError(f"{path}: {data!r} is not one of {list(typing.get_args(tp))}")
+        return data
+    if origin is tuple:
+        if not isinstance(data, list):
+            raise ValueError(f"{path}: expected a list")
+        if _is_flat_sequence(tp):
+            if _float_items(tp):
+                return tuple(float(v) if type(v) is int else v for v in data)
+            return tuple(data)
+        args = typing.get_args(tp)
+        if len(args) == 2 and args[1] is Ellipsis:
+            return tuple(_from_json(args[0], v, f"{path}[{k}]") for k, v in enumerate(data))
+        return tuple(
+            _from_json(a, v, f"{path}[{k}]")
+            for k, (a, v) in enumerate(zip(args, data, strict=True))
+        )
+    if origin is dict:
+        if not isinstance(data, dict):
+            raise ValueError(f"{path}: expected an object")
+        value_type = typing.get_args(tp)[1]
+        return {k: _from_json(value_type, v, f"{path}.{k}") for k, v in data.items()}
+    if _is_dataclass_type(tp):
+        if not isinstance(data, dict):
+            raise ValueError(f"{path}: expected an object for {tp.__name__}")
+        hints = _hints(tp)
+        kwargs = {}
+        for f in fields(tp):
+            if f.name in data:
+                kwargs[f.name] = _from_json(hints[f.name], data[f.name], f"{path}.{f.name}")
+            elif f.default is MISSING:
+                raise ValueError(f"{path}: {tp.__name__} needs {f.name!r}")
+        return tp(**kwargs)
+    if tp is float:
+        if not isinstance(data, (int, float)) or isinstance(data, bool):
+            raise ValueError(f"{path}: expected a number")
+        return float(data)
+    if tp in (str, int, bool):
+        if not isinstance(data, tp) or (tp is int and isinstance(data, bool)):
+            raise ValueError(f"{path}: expected {tp.__name__}")
+        return data
+    raise TypeError(f"{path}: unsupported type {tp!r}")
+
+
+@cache
+def _float_items(tp: Any) -> bool:
+    item = typing.get_args(tp)[0]
+    return item is float or (_is_union(item) and float in typing.get_args(item))
+
+
+# --- JSON Schema and the field reference ---------------------------------------------------
+
+SCHEMA_ID = "https://podium.invalid/schemas/snapshot.schema.json"
+
+
+def _schema_of(tp: Any, defs: dict[str, Any]) -> dict[str, Any]:
+    if tp is NotApplicable:
+        _define(NotApplicable, defs)
+        return {"$ref": "#/$defs/NotApplicable"}
+    if _is_union(tp):
+        args = typing.get_args(tp)
+        primitives = [a for a in args if a in (*_PRIMITIVES, type(None))]
+        if len(primitives) == len(args):
+            return {"type": [_JSON_TYPES[a] for a in args]}
+        return {"anyOf": [_schema_of(a, defs) for a in args]}
+    origin = typing.get_origin(tp)
+    if origin is Literal:
+        return {"enum": list(typing.get_args(tp))}
+    if origin is tuple:
+        args = typing.get_args(tp)
+        if len(args) == 2 and args[1] is Ellipsis:
+            return {"type": "array", "items": _schema_of(args[0], defs)}
+        return {
+            "type": "array",
+            "prefixItems": [_schema_of(a, defs) for a in args],
+            "minItems": len(args),
+            "maxItems": len(args),
+        }
+    if origin is dict:
+        return {"type": "object", "additionalProperties": _schema_of(typing.get_args(tp)[1], defs)}
+    if _is_dataclass_type(tp):
+        _define(tp, defs)
+        return {"$ref": f"#/$defs/{tp.__name__}"}
+    if tp in _JSON_TYPES:
+        return {"type": _JSON_TYPES[tp]}
+    raise TypeError(f"no JSON Schema for {tp!r}")
+
+
+_JSON_TYPES = {str: "string", int: "integer", float: "number", bool: "boolean", type(None): "null"}
+
+
+def _summary(cls: type) -> str:
+    return " ".join((cls.__doc__ or "").strip().split("\n\n")[0].split())
+
+
+def _field_text(f: Any) -> str:
+    text = f.metadata.get("meaning", "")
+    if f.metadata.get("units"):
+        text += f" [{f.metadata['units']}]"
+    if f.metadata.get("null"):
+        text += f". Null when: {f.metadata['null']}"
+    return text
+
+
+def _define(cls: type, defs: dict[str, Any]) -> None:
+    if cls.__name__ in defs:
+        return
+    defs[cls.__name__] = {}  # placeholder against recursion
+    if cls is NotApplicable:
+        defs[cls.__name__] = {
+            "description": _summary(cls),
+            "type": "object",
+            "properties": {"not_applicable": {"type": "string", "minLength": 1}},
+            "required": ["not_applicable"],
+            "additionalProperties": False,
+        }
+        return
+    hints = _hints(cls)
+    properties = {}
+    for f in fields(cls):
+        schema = _schema_of(hints[f.name], defs)
+        properties[f.name] = {**schema, "description": _field_text(f)}
+    defs[cls.__name__] = {
+        "description": _summary(cls),
+        "type": "object",
+        "properties": properties,
+        "required": [f.name for f in fields(cls)],
+        "additionalProperties": False,
+    }
+
+
+def json_schema() -> dict[str, Any]:
+    """The JSON Schema (2020-12) of a whole payload; each section is a ``$defs`` entry and
+    ``#/$defs/sections/<name>`` validates one section alone."""
+    defs: dict[str, Any] = {}
+    root = _schema_of(SnapshotPayload, defs)
+    sections = {name: _schema_of(tp, defs) for name, tp in SECTION_TYPES.items()}
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$id": SCHEMA_ID,
+        "title": f"Podium snapshot payload, schema version {SCHEMA_VERSION}",
+        "description": _summary(SnapshotPayload),
+        **root,
+        "$defs": {**dict(sorted(defs.items())), "sections": sections},
+    }
+
+
+def section_schema(name: str) -> dict[str, Any]:
+    """A schema that validates one section alone (refers into :func:`json_schema`)."""
+    whole = json_schema()
+    return {
+        "$schema": whole["$schema"],
+        "title": f"Podium snapshot section {name!r}, schema version {SCHEMA_VERSION}",
+        **whole["$defs"]["sections"][name],
+        "$defs": whole["$defs"],
+    }
+
+
+def _type_text(tp: Any) -> str:
+    if tp is type(None):
+        return "null"
+    if _is_union(tp):
+        return " or ".join(_type_text(a) for a in typing.get_args(tp))
+    origin = typing.get_origin(tp)
+    if origin is Literal:
+        return " | ".join(f"`{v}`" for v in typing.get_args(tp))
+    if origin is tuple:
+        args = typing.get_args(tp)
+        if len(args) == 2 and args[1] is Ellipsis:
+            return f"array of {_type_text(args[0])}"
+        return f"[{', '.join(_type_text(a) for a in args)}]"
+    if origin is dict:
+        return f"object of {_type_text(typing.get_args(tp)[1])}"
+    if _is_dataclass_type(tp):
+        return f"[{tp.__name__}](#{tp.__name__.lower()})"
+    return {str: "string", int: "integer", float: "number", bool: "boolean"}.get(tp, str(tp))
+
+
+def contract_markdown() -> str:
+    """The field reference (``docs/snapshot-contract.md``), generated from the metadata."""
+    defs: dict[str, Any] = {}
+    _schema_of(SnapshotPayload, defs)
+    order = [SnapshotPayload, *(t for t in _dataclasses_in_order() if t is not SnapshotPayload)]
+    lines = [
+        "# The snapshot contract",
+        "",
+        "<!-- Generated by `python -m estimation.core.contract`; edit the field metadata in",
+        "estimation/core/contract.py, not this file. -->",
+        "",
+        f"Schema version **{SCHEMA_VERSION}**. JSON Schema: `docs/snapshot.schema.json` "
+        "(served at `/api/v1/schema/snapshot.json`).",
+        "",
+        *(line.rstrip() for line in (sys.modules[__name__].__doc__ or "").strip().splitlines()),
+        "",
+        "Every number is a JSON number or null; NaN and infinities never appear. A view "
+        'that does not apply is `{"not_applicable": "<reason>"}` (type NotApplicable).',
+        "",
+    ]
+    for cls in order:
+        lines += [f"## {cls.__name__}", "", _summary(cls), ""]
+        if cls is NotApplicable:
+            lines += [
+                "| field | type | meaning |",
+                "|---|---|---|",
+                "| `not_applicable` | string | why the view does not apply, in words |",
+                "",
+            ]
+            continue
+        lines += ["| field | type | units | meaning | null when |", "|---|---|---|---|---|"]
+        hints = _hints(cls)
+        for f in fields(cls):
+            meta = f.metadata
+            lines.append(
+                f"| `{f.name}` | {_type_text(hints[f.name])} | {meta.get('units', '')} | "
+                f"{meta.get('meaning', '')} | {meta.get('null', '')} |"
+            )
+        lines.append("")
+    return "\n".join(lines)
+
+
+def _dataclasses_in_order() -> list[type]:
+    seen: list[type] = []
+
+    def visit(tp: Any) -> None:
+        if _is_union(tp) or typing.get_origin(tp) in (tuple, dict):
+            for arg in typing.get_args(tp):
+                if arg is not Ellipsis:
+                    visit(arg)
+            return
+        if _is_dataclass_type(tp) and tp not in seen:
+            seen.append(tp)
+            for hint in _hints(tp).values():
+                visit(hint)
+
+    visit(SnapshotPayload)
+    return seen
+
+
+def main() -> None:
+    """Regenerate docs/snapshot.schema.json and docs/snapshot-contract.md."""
+    from pathlib import Path
+
+    docs = Path(sys.argv[1] if len(sys.argv) > 1 else "docs")
+    docs.mkdir(exist_ok=True)
+    (docs / "snapshot.schema.json").write_text(json.dumps(json_schema(), indent=2) + "\n")
+    (docs / "snapshot-contract.md").write_text(contract_markdown())
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,142 @@
+"""The snapshot contract: typed sections, their JSON, the schema and the registry."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import jsonschema
+import numpy as np
+import pytest
+
+from estimation.core import contract
+from estimation.core.analysis import analyze
+from estimation.core.contract import (
+    SECTION_NAMES,
+    AnalysisSettings,
+    NotApplicable,
+    PairwiseMatrix,
+    SnapshotPayload,
+    pair_index,
+)
+from estimation.core.registry import ESTIMATOR_KEYS, ESTIMATORS, estimator_get
+from estimation.core.table import ResultTable
+from tests.core.demo_tables import SETTINGS, demo_analysis, demsar_table, simulated_table
+
+DOCS = Path(__file__).resolve().parents[2] / "docs"
+
+
+def validate(payload: dict) -> None:
+    """Raise when ``payload`` does not fit the committed JSON Schema."""
+    schema = json.loads((DOCS / "snapshot.schema.json").read_text())
+    jsonschema.Draft202012Validator(schema).validate(payload)
+
+
+def test_the_committed_schema_and_reference_are_generated_from_the_dataclasses():
+    committed = json.loads((DOCS / "snapshot.schema.json").read_text())
+    assert committed == contract.json_schema(), "run: python -m estimation.core.contract"
+    assert (DOCS / "snapshot-contract.md").read_text() == contract.contract_markdown()
+    jsonschema.Draft202012Validator.check_schema(committed)
+
+
+def test_every_field_is_documented():
+    for cls in contract._dataclasses_in_order():
+        if cls is NotApplicable:
+            continue
+        for field in contract.fields(cls):
+            assert field.metadata.get("meaning"), f"{cls.__name__}.{field.name} has no meaning"
+
+
+@pytest.mark.parametrize("demo", ["demsar", "simulated"])
+def test_demo_payloads_validate_and_round_trip(demo):
+    analysis = demo_analysis(demo)
+    text = json.dumps(analysis.to_json(), allow_nan=False)
+    data = json.loads(text)
+    validate(data)
+    assert SnapshotPayload.from_json(data) == analysis.payload
+    for name in SECTION_NAMES:
+        section = contract.section_to_json(name, getattr(analysis.payload, name))
+        jsonschema.Draft202012Validator(contract.section_schema(name)).validate(section)
+        assert contract.section_from_json(name, section) == getattr(analysis.payload, name)
+
+
+def test_a_top_k_ranking_file_says_what_does_not_apply():
+    nan = np.nan
+    ranks = np.array([[1, 2, 3, nan, nan], [2, 1, nan, 3, nan], [1, 3, 2, nan, nan]])
+    table = ResultTable(
+        datasets=("d1", "d2", "d3"), algorithms=tuple("abcde"), values=ranks, kind="rank"
+    )
+    analysis = analyze(table, AnalysisSettings(bootstrap=20))
+    data = analysis.to_json()
+    validate(data)
+    board = analysis.payload.board
+    for view in (board.mean_rank, board.friedman, board.nemenyi, board.wilcoxon):
+        assert isinstance(view, NotApplicable) and view.reason
+    assert isinstance(analysis.payload.within_dataset, NotApplicable)
+    assert data["board"]["friedman"] == {"not_applicable": board.friedman.reason}
+
+
+def test_no_bootstrap_and_a_single_dataset_are_not_applicable_with_reasons():
+    data = analyze(demsar_table(), AnalysisSettings(bootstrap=0)).to_json()
+    validate(data)
+    assert all(
+        e["bootstrap"] == {"not_applicable": "the bootstrap is switched off (0 replicates)"}
+        for e in data["board"]["estimators"]
+    )
+
+
+def test_two_runs_on_the_same_input_give_identical_payloads():
+    first = analyze(simulated_table(), SETTINGS)
+    second = analyze(simulated_table(), SETTINGS)
+    assert json.dumps(first.to_json()) == json.dumps(second.to_json())
+    assert first.timings and "timings" not in first.to_json()
+
+
+def test_pairwise_matrix_stores_a_triangle_and_reads_every_cell():
+    rng = np.random.default_rng(0)
+    symmetric = rng.random((5, 5))
+    symmetric = symmetric + symmetric.T
+    stored = PairwiseMatrix.from_square(symmetric)
+    assert stored.lower is None and len(stored.upper) == 10
+    skew = rng.random((5, 5))
+    skew_stored = PairwiseMatrix.from_square(skew)
+    assert skew_stored.lower is not None
+    for i in range(5):
+        for j in range(5):
+            if i != j:
+                assert stored.get(i, j, 5) == symmetric[i, j]
+                assert skew_stored.get(i, j, 5) == skew[i, j]
+    keep = [3, 0, 4]
+    assert np.array_equal(
+        skew_stored.restricted(keep, 5).square(3),
+        skew_stored.square(5)[np.ix_(keep, keep)],
+        equal_nan=True,
+    )
+    i, j = np.triu_indices(7, 1)
+    assert [pair_index(a, b, 7) for a, b in zip(i, j, strict=True)] == list(range(21))
+
+
+def test_nan_becomes_null():
+    stored = PairwiseMatrix.from_square(np.array([[np.nan, np.inf], [1.0, np.nan]]))
+    assert stored.upper == (None,) and stored.lower == (1.0,)
+
+
+def test_from_json_names_where_the_data_do_not_fit():
+    data = demo_analysis("demsar").to_json()
+    data["board"]["k_used"] = "three"
+    with pytest.raises(ValueError, match=r"\$\.board\.k_used: expected int"):
+        SnapshotPayload.from_json(data)
+    with pytest.raises(jsonschema.ValidationError):
+        validate(data)
+
+
+def test_the_registry_is_the_one_list_of_estimators():
+    assert ESTIMATOR_KEYS == tuple(e.key for e in ESTIMATORS)
+    assert len(set(ESTIMATOR_KEYS)) == len(ESTIMATOR_KEYS)
+    board = demo_analysis("demsar").payload.board
+    assert board.estimator_keys == ESTIMATOR_KEYS
+    assert all(e.label and e.short_label and e.meaning.endswith(".") for e in ESTIMATORS)
+    with pytest.raises(ValueError, match="estimator must be one of"):
+        estimator_get("nope")
+    with pytest.raises(ValueError, match="default_estimator must be one of"):
+        AnalysisSettings(default_estimator="nope")

@@ -1,0 +1,68 @@
+"""The engine version cannot drift: the payloads of two demos are pinned to it.
+
+Any change to a number or to the payload's shape changes a digest below. Then bump
+``ENGINE_VERSION`` (estimation/core/analysis.py) and record the new digests under the new
+version; a deployment recomputes every snapshot of an older engine (README).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+
+import pytest
+
+from estimation.core.analysis import ENGINE_VERSION
+from estimation.core.contract import SCHEMA_VERSION
+from tests.core.demo_tables import demo_analysis
+
+# version -> digest of each demo's canonical payload. Keep old entries: a new version
+# must come with new digests, never reuse an old version's.
+GOLDEN: dict[str, dict[str, str]] = {
+    "0.4.0": {
+        "demsar": "fbcd77c861e534e973cc1c2eedec5d33cbcd9ff7ceed58874bd97d4bf8de3b0a",
+        "simulated": "3bd8e72c6ecfc4556cbdd573c3e13e5ece7320d1adb33fc02fe9eb3646725c62",
+    },
+}
+SIGNIFICANT_DIGITS = 10  # below this, BLAS rounding may differ between machines
+
+
+def _rounded(value):
+    if isinstance(value, float):
+        return float(f"{value:.{SIGNIFICANT_DIGITS}g}")
+    if isinstance(value, list):
+        return [_rounded(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _rounded(v) for k, v in value.items()}
+    return value
+
+
+def canonical_digest(payload: dict) -> str:
+    text = json.dumps(_rounded(payload), sort_keys=True, separators=(",", ":"), allow_nan=False)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+@pytest.mark.parametrize("demo", ["demsar", "simulated"])
+def test_payload_is_pinned_to_the_engine_version(demo):
+    payload = demo_analysis(demo).to_json()
+    assert payload["engine_version"] == ENGINE_VERSION
+    assert payload["schema_version"] == SCHEMA_VERSION
+    pinned = GOLDEN.get(ENGINE_VERSION, {}).get(demo)
+    digest = canonical_digest(payload)
+    assert digest == pinned, (
+        f"numbers or shape changed: bump ENGINE_VERSION and update the golden hash "
+        f"({demo}: {digest} under engine {ENGINE_VERSION!r} in tests/core/test_golden.py)"
+    )
+
+
+def test_a_version_is_never_reused_with_other_digests():
+    versions = list(GOLDEN)
+    assert versions[-1] == ENGINE_VERSION, "record the current ENGINE_VERSION last in GOLDEN"
+    seen = [tuple(sorted(d.values())) for d in GOLDEN.values()]
+    assert len(set(seen)) == len(seen), "two engine versions share the same digests"
+
+
+def test_the_digest_ignores_rounding_noise_but_not_a_changed_number():
+    payload = {"p": [0.1 + 0.2, 0.5]}
+    assert canonical_digest(payload) == canonical_digest({"p": [0.3, 0.5]})
+    assert canonical_digest(payload) != canonical_digest({"p": [0.3000001, 0.5]})
