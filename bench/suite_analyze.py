@@ -62,7 +62,7 @@ def run(options: Options) -> str:
                 ["size", "runs", "time", "baseline RSS", "peak RSS", "payload JSON", "target"],
                 rows,
             ),
-            "Stages (payload['timings'] of the timed run):",
+            "Stages (Analysis.timings of the timed run):",
             markdown_table(["size", *STAGES], stage_rows),
         ]
     )

@@ -120,7 +120,7 @@ def run(options: Options, scratch) -> str:
                     "load": load,
                     "analyse": analyse,
                     "save": seen - snapshot.finished_at.timestamp(),
-                    **{s: snapshot.payload["timings"].get(s, 0.0) for s in STAGES},
+                    **{s: snapshot.timings["stages"].get(s, 0.0) for s in STAGES},
                 }
             )
     finally:
@@ -147,6 +147,6 @@ def run(options: Options, scratch) -> str:
             "concurrency 1)",
             markdown_table(["step", "median", "min", "max"], table),
             "Steps do not add up exactly: each column is its own median; the ↳ rows are "
-            "the analysis stages (payload['timings']).",
+            "the analysis stages (the snapshot's timings['stages']).",
         ]
     )

@@ -20,12 +20,14 @@ class ResultSnapshot(models.Model):
     version = models.PositiveIntegerField()
     fingerprint = models.CharField(max_length=64, help_text="sha256 of the input and settings")
     engine_version = models.CharField(max_length=20)
+    schema_version = models.PositiveSmallIntegerField(
+        default=0, help_text="contract version of its sections (0: before the typed contract)"
+    )
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.COMPUTING)
     stage = models.CharField(max_length=40, blank=True)
     progress = models.FloatField(default=0.0)
     error = models.TextField(blank=True)
-    payload = models.JSONField(null=True, blank=True)
-    timings = models.JSONField(default=dict, blank=True)
+    timings = models.JSONField(default=dict, blank=True, help_text="seconds per stage")
     created_at = models.DateTimeField(auto_now_add=True)
     finished_at = models.DateTimeField(null=True, blank=True)
 
@@ -40,6 +42,27 @@ class ResultSnapshot(models.Model):
 
     def __str__(self) -> str:
         return f"{self.benchmark} v{self.version} ({self.status})"
+
+
+class SnapshotSection(models.Model):
+    """One section of a ready snapshot (estimation/core/contract.py), serialised once.
+
+    ``body`` is the section's compact JSON text, written when the snapshot becomes ready
+    and never changed, so it is served as stored (``etag`` is its sha256).
+    """
+
+    snapshot = models.ForeignKey(ResultSnapshot, on_delete=models.CASCADE, related_name="sections")
+    name = models.CharField(max_length=20)
+    body = models.TextField()
+    etag = models.CharField(max_length=64, help_text="sha256 of body")
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["snapshot", "name"], name="snapshot_section_unique")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.snapshot} {self.name}"
 
 
 class RecomputeState(models.Model):

@@ -1,11 +1,21 @@
-"""A readable terminal report of an analysis payload (what ``manage.py analyze`` prints)."""
+"""A readable terminal report of an analysis (what ``manage.py analyze`` prints)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import Any
 
-SCHEME_ORDER = ("loo_kl", "loo_tv", "minimax", "mle", "borda", "plackett_luce")
+from estimation.core.contract import (
+    BootstrapSummary,
+    NemenyiSection,
+    NemenyiSummary,
+    NotApplicable,
+    SnapshotPayload,
+    WilcoxonSection,
+    WilcoxonSummary,
+)
+from estimation.core.registry import estimator_get
+
 MAX_MATRIX_ALGORITHMS = 12
 
 
@@ -35,42 +45,49 @@ def _table(headers: Sequence[str], rows: Sequence[Sequence[str]], align: str) ->
     return [line(headers), line(["-" * w for w in widths]), *(line(row) for row in rows)]
 
 
-def render_report(payload: dict[str, Any], *, source: str = "") -> str:
-    facts = payload["input"]
-    algorithms = facts["algorithms"]
-    estimators = payload["estimators"]
-    recommended = payload["recommended"]
-    head = estimators[recommended]
+def render_report(payload: SnapshotPayload, *, source: str = "") -> str:
+    board = payload.board
+    facts = board.input
+    algorithms = board.algorithms
+    head = board.estimator(board.recommended)
     lines = [f"Podium analysis{f' of {source}' if source else ''}", ""]
     direction = {"higher": "higher is better", "lower": "lower is better", "rank": "rankings"}
     lines.append(
-        f"{facts['n_datasets_used']} of {facts['n_datasets']} datasets used, "
-        f"{len(algorithms)} algorithms, {direction[facts['direction']]}, "
-        f"{'with' if facts['has_folds'] else 'no'} folds."
+        f"{facts.n_datasets_used} of {facts.n_datasets} datasets used, "
+        f"{len(algorithms)} algorithms, {direction[facts.direction]}, "
+        f"{'with' if facts.has_folds else 'no'} folds."
     )
-    lines.extend(f"Note: {note}" for note in payload["notes"])
+    lines.extend(f"Note: {note}" for note in board.notes)
     lines.append("")
 
-    weights = head.get("weights")
+    weights = head.weights
     weight_text = f", weights {' '.join(f'{w:.3f}' for w in weights)}" if weights else ""
-    lines.append(f"Probability of winning a new dataset: {head['label']}{weight_text}")
-    letters = (payload["nemenyi"] if "letters" in payload["nemenyi"] else payload["wilcoxon"]).get(
-        "letters", {}
+    lines.append(
+        f"Probability of winning a new dataset: {estimator_get(head.key).label}{weight_text}"
     )
-    order = sorted(algorithms, key=lambda a: -(head["p"][a] or 0.0))
+    _, letters = board.letters()
+    p = board.column(head.p)
+    boot = head.bootstrap if isinstance(head.bootstrap, BootstrapSummary) else None
+    lower, upper = (
+        board.column(boot.lower if boot else ()),
+        board.column(boot.upper if boot else ()),
+    )
+    p_best = board.column(boot.p_best) if boot else {}
+    win_rate, mean_rank = board.column(board.win_rate), board.column(board.mean_rank)
+    significance_rank = board.column(board.significance_rank)
+    order = sorted(algorithms, key=lambda a: -(p[a] or 0.0))
     rows = []
     for position, name in enumerate(order, start=1):
-        ci = (head.get("ci") or {}).get(name)
         rows.append(
             [
                 str(position),
                 name,
-                _number(head["p"][name]),
-                f"[{_number(ci[0])}, {_number(ci[1])}]" if ci else "n/a",
-                _number((head.get("p_best") or {}).get(name)),
-                _number(payload["win_rate"][name]),
-                _number((payload["mean_rank"] or {}).get(name), 2),
-                _number((payload["significance_rank"] or {}).get(name), 2),
+                _number(p[name]),
+                f"[{_number(lower[name])}, {_number(upper[name])}]" if boot else "n/a",
+                _number(p_best.get(name)),
+                _number(win_rate[name]),
+                _number(mean_rank.get(name), 2),
+                _number(significance_rank.get(name), 2),
                 letters.get(name, ""),
             ]
         )
@@ -92,60 +109,80 @@ def render_report(payload: dict[str, Any], *, source: str = "") -> str:
     lines.append("")
 
     lines.append("All estimators (probability of winning)")
-    schemes = [s for s in SCHEME_ORDER if s in estimators]
-    rows = [[name, *(_number(estimators[s]["p"][name]) for s in schemes)] for name in order]
-    lines += _table(["algorithm", *schemes], rows, "<" + ">" * len(schemes))
-    minimax = estimators.get("minimax", {})
-    if minimax.get("bound") is not None:
-        lines.append(f"Minimax worst-case TV bound: {_number(minimax['bound'])}")
+    columns = {result.key: board.column(result.p) for result in board.estimators}
+    rows = [[name, *(_number(columns[s][name]) for s in columns)] for name in order]
+    lines += _table(["algorithm", *columns], rows, "<" + ">" * len(columns))
+    minimax = board.estimator("minimax")
+    if minimax.bound is not None:
+        lines.append(f"Minimax worst-case TV bound: {_number(minimax.bound)}")
     lines.append("")
 
-    lines += _tests_section(payload, algorithms)
+    lines += _tests_section(payload)
     lines += _evaluation_section(payload)
     return "\n".join(lines).rstrip() + "\n"
 
 
-def _tests_section(payload: dict[str, Any], algorithms: Sequence[str]) -> list[str]:
+def _tests_section(payload: SnapshotPayload) -> list[str]:
+    board = payload.board
+    algorithms = board.algorithms
     lines = ["Tests across datasets"]
-    friedman = payload["friedman"]
-    if "not_applicable" in friedman:
-        lines.append(f"  Friedman: not applicable ({friedman['not_applicable']})")
+    friedman = board.friedman
+    if isinstance(friedman, NotApplicable):
+        lines.append(f"  Friedman: not applicable ({friedman.reason})")
     else:
         lines.append(
-            f"  Friedman chi2 = {_number(friedman['statistic'])} (uncorrected "
-            f"{_number(friedman['statistic_uncorrected'])}), p = {_pvalue(friedman['pvalue'])}; "
-            f"Iman-Davenport F = {_number(friedman['iman_davenport'])}, "
-            f"p = {_pvalue(friedman['iman_davenport_pvalue'])}"
+            f"  Friedman chi2 = {_number(friedman.statistic)} (uncorrected "
+            f"{_number(friedman.statistic_uncorrected)}), p = {_pvalue(friedman.pvalue)}; "
+            f"Iman-Davenport F = {_number(friedman.iman_davenport)}, "
+            f"p = {_pvalue(friedman.iman_davenport_pvalue)}"
         )
-    nemenyi = payload["nemenyi"]
-    if "not_applicable" in nemenyi:
-        lines.append(f"  Nemenyi: not applicable ({nemenyi['not_applicable']})")
-    else:
-        groups = "; ".join(", ".join(g) for g in nemenyi["groups"] if len(g) > 1) or "none"
+    nemenyi, nemenyi_pairs = board.nemenyi, payload.nemenyi
+    if isinstance(nemenyi, NotApplicable):
+        lines.append(f"  Nemenyi: not applicable ({nemenyi.reason})")
+    elif isinstance(nemenyi, NemenyiSummary) and isinstance(nemenyi_pairs, NemenyiSection):
+        groups = (
+            "; ".join(
+                ", ".join(algorithms[i] for i in group)
+                for group in nemenyi_pairs.groups
+                if len(group) > 1
+            )
+            or "none"
+        )
         lines.append(
-            f"  Nemenyi critical difference {_number(nemenyi['critical_difference'])} "
-            f"(alpha {nemenyi['alpha']}); indistinguishable groups: {groups}"
+            f"  Nemenyi critical difference {_number(nemenyi.critical_difference)} "
+            f"(alpha {nemenyi.alpha}); indistinguishable groups: {groups}"
         )
-    wilcoxon = payload["wilcoxon"]
-    if "not_applicable" in wilcoxon:
-        lines.append(f"  Wilcoxon: not applicable ({wilcoxon['not_applicable']})")
-    elif len(algorithms) <= MAX_MATRIX_ALGORITHMS:
-        lines.append(f"  Wilcoxon signed-rank, {wilcoxon['correction']}-corrected p-values:")
+    wilcoxon, wilcoxon_pairs = board.wilcoxon, payload.wilcoxon
+    if isinstance(wilcoxon, NotApplicable):
+        lines.append(f"  Wilcoxon: not applicable ({wilcoxon.reason})")
+    elif (
+        isinstance(wilcoxon, WilcoxonSummary)
+        and isinstance(wilcoxon_pairs, WilcoxonSection)
+        and len(algorithms) <= MAX_MATRIX_ALGORITHMS
+    ):
+        m = len(algorithms)
+        lines.append(f"  Wilcoxon signed-rank, {wilcoxon.correction}-corrected p-values:")
         rows = [
-            [a, *("-" if a == b else _pvalue(wilcoxon["pvalues"][a][b]) for b in algorithms)]
-            for a in algorithms
+            [
+                a,
+                *(
+                    "-" if i == j else _pvalue(wilcoxon_pairs.pvalues.get(i, j, m))
+                    for j in range(m)
+                ),
+            ]
+            for i, a in enumerate(algorithms)
         ]
         lines += [
             "    " + row for row in _table(["", *algorithms], rows, "<" + ">" * len(algorithms))
         ]
-    else:
+    elif isinstance(wilcoxon, WilcoxonSummary):
         lines.append(
-            f"  Wilcoxon signed-rank ({wilcoxon['correction']}): {len(algorithms)} algorithms; "
+            f"  Wilcoxon signed-rank ({wilcoxon.correction}): {len(algorithms)} algorithms; "
             "see --json for the pairwise p-values."
         )
-    within = payload["within_dataset"]
-    if "not_applicable" in within:
-        lines.append(f"  Within datasets: not applicable ({within['not_applicable']})")
+    within = payload.within_dataset
+    if isinstance(within, NotApplicable):
+        lines.append(f"  Within datasets: not applicable ({within.reason})")
     else:
         lines.append(
             "  Within datasets (repeated-measures Tukey on folds): significance-aware mean "
@@ -155,25 +192,30 @@ def _tests_section(payload: dict[str, Any], algorithms: Sequence[str]) -> list[s
     return lines
 
 
-def _evaluation_section(payload: dict[str, Any]) -> list[str]:
-    evaluation = payload["evaluation"]
-    if "not_applicable" in evaluation:
-        return [f"Which estimator predicts best: not applicable ({evaluation['not_applicable']})"]
+def _evaluation_section(payload: SnapshotPayload) -> list[str]:
+    evaluation = payload.board.evaluation
+    if isinstance(evaluation, NotApplicable):
+        return [f"Which estimator predicts best: not applicable ({evaluation.reason})"]
     folds = (
         "leave-one-out"
-        if evaluation["leave_one_out"]
-        else f"{evaluation['n_folds']}-fold x {evaluation['n_repeats']}"
+        if evaluation.leave_one_out
+        else f"{evaluation.n_folds}-fold x {evaluation.n_repeats}"
     )
     lines = [f"Which estimator predicts best here ({folds} over datasets; lower is better)"]
-    schemes = sorted(evaluation["log_loss"], key=lambda s: evaluation["log_loss"][s])
+    log_loss = evaluation.log_loss
+    schemes = sorted(log_loss, key=lambda s: _sort_key(log_loss[s]))
     rows = [
         [
             s,
-            _number(evaluation["log_loss"][s]),
-            _pvalue(evaluation["pvalue_vs_best"].get(s)) if s != evaluation["best"] else "best",
-            _number(evaluation["tv"][s]),
+            _number(log_loss[s]),
+            _pvalue(evaluation.pvalue_vs_best.get(s)) if s != evaluation.best else "best",
+            _number(evaluation.tv[s]),
         ]
         for s in schemes
     ]
     lines += _table(["scheme", "log loss", "p vs best", "TV loss"], rows, "<>>>")
     return lines
+
+
+def _sort_key(value: Any) -> float:
+    return float("inf") if value is None else value

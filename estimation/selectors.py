@@ -1,11 +1,40 @@
-"""Reads of result snapshots."""
+"""Reads of result snapshots and of their sections (estimation/core/contract.py)."""
 
 from __future__ import annotations
 
-from django.db.models import QuerySet
+import json
+import threading
+from collections import OrderedDict
+from collections.abc import Iterator, Mapping
+from typing import Any
 
-from estimation.models import ResultSnapshot
+from django.db.models import OuterRef, QuerySet, Subquery
+
+from estimation.core.contract import (
+    SCHEMA_VERSION,
+    SECTION_NAMES,
+    Board,
+    section_from_json,
+)
+from estimation.models import ResultSnapshot, SnapshotSection
 from leaderboard.models import Benchmark, Metric
+
+# Parsed sections by etag (a section never changes once written): a page or an API call
+# parses a board once per process, not once per request.
+PARSED_CACHE_SIZE = 64
+_parsed: OrderedDict[tuple[str, str], Any] = OrderedDict()
+_parsed_lock = threading.Lock()
+
+
+def clear_parsed_sections() -> None:
+    """Forget the parsed sections (tests that count queries start cold)."""
+    with _parsed_lock:
+        _parsed.clear()
+
+
+def _servable(snapshots: QuerySet[ResultSnapshot]) -> QuerySet[ResultSnapshot]:
+    """Ready snapshots whose sections this code can read (older ones await a recompute)."""
+    return snapshots.filter(status=ResultSnapshot.Status.READY, schema_version=SCHEMA_VERSION)
 
 
 def snapshot_latest(*, benchmark, metric=None, ready_only: bool = True) -> ResultSnapshot | None:
@@ -13,16 +42,15 @@ def snapshot_latest(*, benchmark, metric=None, ready_only: bool = True) -> Resul
     if metric is not None:
         snapshots = snapshots.filter(metric=metric)
     if ready_only:
-        snapshots = snapshots.filter(status=ResultSnapshot.Status.READY)
-    return snapshots.order_by("-version", "-id").first()
+        snapshots = _servable(snapshots)
+    return snapshots.select_related("benchmark", "metric").order_by("-version", "-id").first()
 
 
 def snapshot_history(*, benchmark: Benchmark, metric: Metric) -> QuerySet[ResultSnapshot]:
-    """Every snapshot of a benchmark's metric, newest first, without the payload."""
+    """Every snapshot of a benchmark's metric, newest first (sections are stored apart)."""
     return (
         ResultSnapshot.objects.filter(benchmark=benchmark, metric=metric)
         .select_related("benchmark", "metric")
-        .defer("payload")
         .order_by("-version", "-id")
     )
 
@@ -40,7 +68,92 @@ def snapshot_computing(*, benchmark: Benchmark, metric: Metric) -> ResultSnapsho
         ResultSnapshot.objects.filter(
             benchmark=benchmark, metric=metric, status=ResultSnapshot.Status.COMPUTING
         )
-        .defer("payload")
         .order_by("-version", "-id")
         .first()
     )
+
+
+def snapshot_is_servable(snapshot: ResultSnapshot) -> bool:
+    return (
+        snapshot.status == ResultSnapshot.Status.READY and snapshot.schema_version == SCHEMA_VERSION
+    )
+
+
+def snapshot_section_stored(*, snapshot_id: int, name: str) -> SnapshotSection | None:
+    """A section's stored JSON text and etag, as written (None: not stored)."""
+    if name not in SECTION_NAMES:
+        raise ValueError(f"section must be one of {list(SECTION_NAMES)}, got {name!r}")
+    return SnapshotSection.objects.filter(snapshot_id=snapshot_id, name=name).first()
+
+
+def section_etag(name: str) -> Subquery:
+    """The etag of a snapshot's section ``name``, to annotate a snapshot query with."""
+    return Subquery(
+        SnapshotSection.objects.filter(snapshot=OuterRef("pk"), name=name).values("etag")[:1]
+    )
+
+
+def snapshot_section(*, snapshot_id: int, name: str, etag: str | None = None) -> Any:
+    """The typed section (a contract dataclass or NotApplicable); None when not stored.
+
+    Give ``etag`` when the query that found the snapshot read it (:func:`section_etag`):
+    a section parsed before is then returned without touching the database.
+    """
+    if etag is None:
+        etag = (
+            SnapshotSection.objects.filter(snapshot_id=snapshot_id, name=name)
+            .values_list("etag", flat=True)
+            .first()
+        )
+    if etag is None:
+        return None
+    key = (name, etag)
+    with _parsed_lock:
+        if key in _parsed:
+            _parsed.move_to_end(key)
+            return _parsed[key]
+    stored = snapshot_section_stored(snapshot_id=snapshot_id, name=name)
+    if stored is None:
+        return None
+    section = section_from_json(name, json.loads(stored.body))
+    with _parsed_lock:
+        _parsed[key] = section
+        while len(_parsed) > PARSED_CACHE_SIZE:
+            _parsed.popitem(last=False)
+    return section
+
+
+def snapshot_board(*, snapshot: ResultSnapshot) -> Board | None:
+    """The board of a servable snapshot; None for one not ready or of an older contract."""
+    if not snapshot_is_servable(snapshot):
+        return None
+    return snapshot_section(snapshot_id=snapshot.pk, name="board")
+
+
+class SnapshotSections(Mapping):
+    """A snapshot's typed sections by name, each read when first asked for (a cached page
+    fragment that never asks reads nothing). A section not stored reads as None."""
+
+    def __init__(self, snapshot: ResultSnapshot | None):
+        self._snapshot = (
+            snapshot if snapshot is not None and snapshot_is_servable(snapshot) else None
+        )
+        self._read: dict[str, Any] = {}
+
+    def __getitem__(self, name: str) -> Any:
+        if name not in SECTION_NAMES:
+            raise KeyError(name)
+        if self._snapshot is None:
+            return None
+        if name not in self._read:
+            self._read[name] = snapshot_section(snapshot_id=self._snapshot.pk, name=name)
+        return self._read[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(SECTION_NAMES)
+
+    def __len__(self) -> int:
+        return len(SECTION_NAMES)
+
+    def __bool__(self) -> bool:
+        return self._snapshot is not None

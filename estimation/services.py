@@ -22,8 +22,9 @@ from django.db.models import F, Max, Q
 from django.utils import timezone
 
 from estimation.core.analysis import ENGINE_VERSION, AnalysisSettings, analyze
+from estimation.core.contract import SCHEMA_VERSION, SnapshotPayload, to_json
 from estimation.core.table import ResultTable
-from estimation.models import RecomputeState, ResultSnapshot
+from estimation.models import RecomputeState, ResultSnapshot, SnapshotSection
 from leaderboard.models import Benchmark, Metric
 from leaderboard.selectors import accepted_score_rows
 
@@ -85,6 +86,7 @@ def fingerprint(table: ResultTable, settings: AnalysisSettings) -> str:
     digest = hashlib.sha256()
     header = {
         "engine": ENGINE_VERSION,
+        "schema": SCHEMA_VERSION,
         "settings": settings.to_dict(),
         "datasets": table.datasets,
         "algorithms": table.algorithms,
@@ -109,11 +111,7 @@ def recompute_request(*, benchmark_id: int) -> None:
     """
     from estimation.tasks import recompute_benchmark
 
-    with transaction.atomic():
-        RecomputeState.objects.get_or_create(benchmark_id=benchmark_id)
-        RecomputeState.objects.filter(pk=benchmark_id).update(
-            requested_revision=F("requested_revision") + 1, requested_at=timezone.now()
-        )
+    _revision_bump(benchmark_id=benchmark_id)
 
     def enqueue() -> None:
         try:
@@ -128,10 +126,21 @@ def recompute_request(*, benchmark_id: int) -> None:
     transaction.on_commit(enqueue)
 
 
+def _revision_bump(*, benchmark_id: int) -> None:
+    with transaction.atomic():
+        RecomputeState.objects.get_or_create(benchmark_id=benchmark_id)
+        RecomputeState.objects.filter(pk=benchmark_id).update(
+            requested_revision=F("requested_revision") + 1, requested_at=timezone.now()
+        )
+
+
 def recompute_stale_enqueue() -> list[int]:
-    """Enqueue a recompute for every benchmark whose input changed since its last run."""
+    """Enqueue a recompute for every benchmark whose input changed since its last run, or
+    whose results an older engine computed (so a deployment of a new engine recomputes
+    every benchmark without being asked)."""
     from estimation.tasks import recompute_benchmark
 
+    recompute_outdated_request(enqueue=False)
     now = timezone.now()
     stale = list(
         RecomputeState.objects.filter(computed_revision__lt=F("requested_revision"))
@@ -267,9 +276,8 @@ def _snapshot_compute(
             _lease_renew(benchmark_id=benchmark.pk, owner=owner)
 
     try:
-        payload = analyze(table, settings, progress=report).to_dict()
-        # Plain JSON or nothing: a NaN must fail here, loudly, not in the database.
-        json.dumps(payload, allow_nan=False)
+        analysis = analyze(table, settings, progress=report)
+        sections = section_bodies(analysis.payload)
     except Exception as exc:
         logger.exception("analysis of %s / %s failed", benchmark.slug, metric.name)
         snapshot.status = ResultSnapshot.Status.FAILED
@@ -279,13 +287,116 @@ def _snapshot_compute(
         snapshot.save(update_fields=["status", "error", "stage", "finished_at"])
         return snapshot
     finished = time.perf_counter()
-    snapshot.payload = payload
+    timings = {
+        "load_s": loaded - started,
+        "analyse_s": finished - loaded,
+        "stages": analysis.timings,
+    }
+    return _snapshot_ready(
+        snapshot=snapshot, bodies=sections, payload=analysis.payload, timings=timings
+    )
+
+
+def _sections_write(*, snapshot: ResultSnapshot, bodies: dict[str, tuple[str, str]]) -> None:
+    SnapshotSection.objects.bulk_create(
+        SnapshotSection(snapshot=snapshot, name=name, body=body, etag=etag)
+        for name, (body, etag) in bodies.items()
+    )
+
+
+def snapshot_ready_store(
+    *, snapshot: ResultSnapshot, payload: SnapshotPayload, timings: dict | None = None
+) -> ResultSnapshot:
+    """Store ``payload``'s sections on ``snapshot`` and mark it ready (what a run does
+    after the analysis; tests store prepared payloads with it)."""
+    return _snapshot_ready(
+        snapshot=snapshot, bodies=section_bodies(payload), payload=payload, timings=timings or {}
+    )
+
+
+def _snapshot_ready(
+    *,
+    snapshot: ResultSnapshot,
+    bodies: dict[str, tuple[str, str]],
+    payload: SnapshotPayload,
+    timings: dict,
+) -> ResultSnapshot:
+    """The sections and the ready status in one transaction: a reader sees both or neither."""
     snapshot.status = ResultSnapshot.Status.READY
     snapshot.stage = ""
     snapshot.progress = 1.0
     snapshot.finished_at = timezone.now()
-    snapshot.timings = {"load_s": loaded - started, "analyse_s": finished - loaded}
-    snapshot.save(
-        update_fields=["payload", "status", "stage", "progress", "finished_at", "timings"]
-    )
+    snapshot.schema_version = payload.schema_version
+    snapshot.engine_version = payload.engine_version
+    snapshot.timings = timings
+    with transaction.atomic():
+        _sections_write(snapshot=snapshot, bodies=bodies)
+        snapshot.save(
+            update_fields=[
+                "status",
+                "stage",
+                "progress",
+                "finished_at",
+                "timings",
+                "schema_version",
+                "engine_version",
+            ]
+        )
     return snapshot
+
+
+def section_bodies(payload: SnapshotPayload) -> dict[str, tuple[str, str]]:
+    """{section name: (compact JSON text, sha256)}: each section serialised once.
+
+    Plain JSON or nothing: a NaN fails here, loudly, not in the database or a reader.
+    """
+    bodies = {}
+    for name, section in payload.sections().items():
+        body = json.dumps(to_json(section), separators=(",", ":"), allow_nan=False)
+        bodies[name] = (body, hashlib.sha256(body.encode()).hexdigest())
+    return bodies
+
+
+def snapshot_outdated_benchmark_ids() -> list[int]:
+    """Benchmarks with a metric served by an older engine or contract: its newest ready
+    snapshot has another ``engine_version`` or ``schema_version`` than this code's."""
+    ready = ResultSnapshot.objects.filter(status=ResultSnapshot.Status.READY)
+    current = set(
+        ready.filter(engine_version=ENGINE_VERSION, schema_version=SCHEMA_VERSION).values_list(
+            "benchmark_id", "metric_id"
+        )
+    )
+    older = set(
+        ready.exclude(engine_version=ENGINE_VERSION, schema_version=SCHEMA_VERSION).values_list(
+            "benchmark_id", "metric_id"
+        )
+    )
+    return sorted({benchmark for benchmark, metric in older - current})
+
+
+def recompute_outdated_request(*, enqueue: bool = True) -> list[int]:
+    """Ask for a recompute of every benchmark served by an older engine or contract (the
+    fingerprint includes both versions, so the run computes new snapshots). A benchmark
+    whose input fails under the new engine is asked for once: its failed snapshot has the
+    current versions' fingerprint, and a run does not retry a deterministic failure."""
+    outdated = snapshot_outdated_benchmark_ids()
+    for benchmark_id in outdated:
+        if _outdated_already_requested(benchmark_id):
+            continue
+        if enqueue:
+            recompute_request(benchmark_id=benchmark_id)
+        else:
+            _revision_bump(benchmark_id=benchmark_id)
+    return outdated
+
+
+def _outdated_already_requested(benchmark_id: int) -> bool:
+    """A pending request or a run of the current engine that failed: nothing to add."""
+    state = RecomputeState.objects.filter(pk=benchmark_id).first()
+    if state is not None and state.is_stale:
+        return True
+    return ResultSnapshot.objects.filter(
+        benchmark_id=benchmark_id,
+        engine_version=ENGINE_VERSION,
+        status=ResultSnapshot.Status.FAILED,
+    ).exists()

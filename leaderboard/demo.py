@@ -83,7 +83,6 @@ def _load_tabzilla_top3() -> Benchmark:
         metrics=[("rank", "lower")],
         ranking_only=True,
         top_k=3,
-        default_estimator=Benchmark.Estimator.LOO_KL,
     )
     rows = _read_csv("tabzilla_top3", "tabzilla_table4_top3.csv")
     positions = {"first": 1.0, "second": 2.0, "third": 3.0}

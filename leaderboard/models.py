@@ -7,6 +7,9 @@ from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import Q
 
+from estimation.core.contract import AnalysisSettings
+from estimation.core.registry import ESTIMATORS
+
 
 class Benchmark(models.Model):
     class Visibility(models.TextChoices):
@@ -27,13 +30,8 @@ class Benchmark(models.Model):
         HOLM = "holm", "Holm"
         BONFERRONI = "bonferroni", "Bonferroni"
 
-    class Estimator(models.TextChoices):
-        LOO_KL = "loo_kl", "leave-one-out (log loss)"
-        LOO_TV = "loo_tv", "leave-one-out (total variation)"
-        MINIMAX = "minimax", "minimax"
-        MLE = "mle", "win rate"
-        BORDA = "borda", "Borda"
-        PLACKETT_LUCE = "plackett_luce", "Plackett–Luce"
+    # The estimators are listed once, in estimation/core/registry.py.
+    ESTIMATOR_CHOICES = [(e.key, e.label) for e in ESTIMATORS]
 
     slug = models.SlugField(max_length=80, unique=True)
     title = models.CharField(max_length=200)
@@ -73,7 +71,7 @@ class Benchmark(models.Model):
         max_length=10, choices=Correction.choices, default=Correction.HOLM
     )
     default_estimator = models.CharField(
-        max_length=14, choices=Estimator.choices, default=Estimator.LOO_KL
+        max_length=14, choices=ESTIMATOR_CHOICES, default=AnalysisSettings().default_estimator
     )
     bootstrap_size = models.PositiveIntegerField(
         default=1000, validators=[MinValueValidator(0), MaxValueValidator(100_000)]

@@ -80,3 +80,19 @@ def celery_worker(redis_url, transactional_db):
 
     with start_worker(app, pool="solo", perform_ping_check=False, shutdown_timeout=30) as worker:
         yield worker
+
+
+@pytest.fixture(autouse=True)
+def stored_sections_follow_the_contract(monkeypatch):
+    """Every snapshot section a test writes is validated against docs/snapshot.schema.json."""
+    from estimation import services
+    from tests.contract_validation import validate_sections
+
+    write = services.section_bodies
+
+    def checked(payload):
+        bodies = write(payload)
+        validate_sections(bodies)
+        return bodies
+
+    monkeypatch.setattr(services, "section_bodies", checked)

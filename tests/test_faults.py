@@ -13,6 +13,7 @@ import pytest
 from django.conf import settings
 
 from estimation.models import RecomputeState, ResultSnapshot
+from estimation.selectors import snapshot_board
 from estimation.services import recompute_stale_enqueue
 from leaderboard.models import Benchmark, Submission
 from tests.factories import make_benchmark
@@ -91,7 +92,7 @@ def test_redis_down_at_submission_time_loses_nothing(celery_worker):
     snapshot = wait_until(
         lambda: ResultSnapshot.objects.filter(benchmark=benchmark, status="ready").first()
     )
-    assert snapshot.payload["input"]["algorithms"] == ["a", "b"]
+    assert snapshot_board(snapshot=snapshot).algorithms == ("a", "b")
     wait_until(lambda: not RecomputeState.objects.get(pk=benchmark.pk).is_stale)
 
 
@@ -159,7 +160,7 @@ def test_a_worker_killed_mid_run_leaves_nothing_half_written(transactional_db, s
         if worker.poll() is None:
             worker.kill()
     orphan.refresh_from_db()
-    assert orphan.status == ResultSnapshot.Status.COMPUTING and orphan.payload is None
+    assert orphan.status == ResultSnapshot.Status.COMPUTING and not orphan.sections.exists()
     assert snapshot_latest(benchmark=benchmark) is None  # nothing half-written is served
 
     # The dead worker's lease runs out; the sweep hands the work to a live worker.
@@ -167,7 +168,7 @@ def test_a_worker_killed_mid_run_leaves_nothing_half_written(transactional_db, s
     with start_worker(app, pool="solo", perform_ping_check=False, shutdown_timeout=60):
         ready = wait_until(lambda: snapshot_latest(benchmark=benchmark), timeout=120, interval=0.2)
     assert ready.version == orphan.version + 1
-    assert len(ready.payload["input"]["algorithms"]) == 60
+    assert len(snapshot_board(snapshot=ready).algorithms) == 60
     orphan.refresh_from_db()
     assert orphan.status == ResultSnapshot.Status.FAILED and orphan.error.startswith("abandoned")
     assert not RecomputeState.objects.get(pk=benchmark.pk).is_stale

@@ -6,7 +6,9 @@ import time
 import pytest
 from django.db import connection, transaction
 
+from estimation.core.contract import to_json
 from estimation.models import ResultSnapshot
+from estimation.selectors import snapshot_board
 from leaderboard.services import submission_accept
 from tests.factories import make_benchmark, make_submission
 
@@ -37,15 +39,16 @@ def test_accepted_scores_reach_the_worker_and_the_pages(celery_worker, client):
     snapshot = wait_for_snapshot(benchmark, version=1)
     assert snapshot.status == ResultSnapshot.Status.READY, snapshot.error
     third = 1 / 3
-    assert snapshot.payload["win_rate"] == pytest.approx(
+    board = snapshot_board(snapshot=snapshot)
+    assert board.column(board.win_rate) == pytest.approx(
         {"alpha": third, "beta": third, "gamma": third}
     )
-    assert snapshot.payload["mean_rank"] == pytest.approx(
+    assert board.column(board.mean_rank) == pytest.approx(
         {"alpha": 2.0, "beta": 5 / 3, "gamma": 7 / 3}
     )
 
     api = client.get("/api/benchmarks/pipeline/snapshots/latest/").json()
-    assert api["version"] == 1 and api["payload"] == snapshot.payload
+    assert api["version"] == 1 and api["board"] == to_json(board)
 
     page = client.get("/b/pipeline/").content.decode()
     assert (
@@ -60,6 +63,7 @@ def test_accepted_scores_reach_the_worker_and_the_pages(celery_worker, client):
         submission=make_submission(benchmark, "delta", {"d1": 1.0, "d2": 1.0, "d3": 1.0})
     )
     snapshot = wait_for_snapshot(benchmark, version=2)
-    assert snapshot.payload["win_rate"]["delta"] == 1.0
+    board = snapshot_board(snapshot=snapshot)
+    assert board.column(board.win_rate)["delta"] == 1.0
     page = client.get("/b/pipeline/").content.decode()
     assert 'data-testid="snapshot-version">2<' in page

@@ -75,12 +75,6 @@ class Analysis:
     def to_json(self) -> dict[str, Any]:
         return self.payload.to_json()
 
-    def to_dict(self) -> dict[str, Any]:
-        """The pre-contract payload shape, for readers not yet on the typed sections."""
-        from estimation.core.legacy import legacy_payload
-
-        return legacy_payload(self.payload, self.timings)
-
 
 def _plain(value: Any) -> float | None:
     if value is None:

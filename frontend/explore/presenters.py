@@ -1,12 +1,18 @@
-"""Turn a snapshot payload and a few score rows into what the explore pages show."""
+"""Turn a snapshot's typed sections and a few score rows into what the explore pages show."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 
+from estimation.core.contract import (
+    Board,
+    NotApplicable,
+    RankMatrixSection,
+    WithinDatasetSection,
+)
+from estimation.core.contract import TukeyTable as StoredTukey
 from estimation.core.win_probability import minimax_weights
 from estimation.core.within_dataset import repeated_measures_tukey
 
@@ -27,22 +33,21 @@ class AlgorithmScores:
 def dataset_score_summaries(
     *,
     cells: dict[str, dict[int | None, float]],
-    payload: dict[str, Any] | None,
+    rank_matrix: RankMatrixSection | NotApplicable | None,
+    within: WithinDatasetSection | NotApplicable | None,
     dataset: str,
     higher_is_better: bool,
 ) -> list[AlgorithmScores]:
     """Best first; ranks from the snapshot when the dataset was part of the analysis."""
     ranks: dict[str, float] = {}
-    aware: dict[str, float] = {}
-    if payload:
-        matrix = payload.get("rank_matrix")
-        if matrix and dataset in matrix["datasets"]:
-            row = matrix["ranks"][matrix["datasets"].index(dataset)]
-            ranks = dict(zip(matrix["algorithms"], row, strict=True))
-        within = payload.get("within_dataset") or {}
-        entry = within.get(dataset) if isinstance(within, dict) else None
-        if isinstance(entry, dict):
-            aware = entry.get("significance_rank") or {}
+    aware: dict[str, float | None] = {}
+    if isinstance(rank_matrix, RankMatrixSection) and dataset in rank_matrix.datasets:
+        row = rank_matrix.ranks[rank_matrix.datasets.index(dataset)]
+        ranks = dict(zip(rank_matrix.algorithms, row, strict=True))
+    if isinstance(within, WithinDatasetSection):
+        entry = within.entry(dataset)
+        if entry is not None:
+            aware = dict(zip(within.algorithms, entry.significance_rank, strict=True))
     summaries = []
     for algorithm, by_fold in cells.items():
         values = [by_fold[fold] for fold in sorted(by_fold, key=lambda f: (f is None, f or 0))]
@@ -83,9 +88,28 @@ class TukeyTable:
     not_applicable: str | None = None
 
 
+def _stored_rows(table: StoredTukey, names: tuple[str, ...]) -> list[TukeyRow]:
+    """The stored arrays (pair order, a_i before a_j) as one row per pair."""
+    pairs = [(a, b) for i, a in enumerate(names) for b in names[i + 1 :]]
+    return [
+        TukeyRow(
+            a=a,
+            b=b,
+            diff=table.diff[k],
+            cohens_d=table.cohens_d[k],
+            pvalue=table.pvalue[k],
+            significant=table.significant[k],
+            wilcoxon_pvalue=table.wilcoxon_pvalue[k],
+            rank_biserial=table.rank_biserial[k],
+        )
+        for k, (a, b) in enumerate(pairs)
+    ]
+
+
 def dataset_tukey_table(
     *,
-    payload: dict[str, Any] | None,
+    board: Board | None,
+    within: WithinDatasetSection | NotApplicable | None,
     dataset: str,
     cells: dict[str, dict[int | None, float]],
     higher_is_better: bool,
@@ -96,19 +120,18 @@ def dataset_tukey_table(
     runs here on this one dataset's complete folds (the algorithms of the analysis only),
     oriented so that a positive difference means the first algorithm is better.
     """
-    if not payload:
+    if board is None or within is None:
         return None
-    within = payload.get("within_dataset") or {}
-    if "not_applicable" in within and not isinstance(within.get("not_applicable"), dict):
-        return TukeyTable([], "snapshot", within["not_applicable"])
-    entry = within.get(dataset)
+    if isinstance(within, NotApplicable):
+        return TukeyTable([], "snapshot", within.reason)
+    entry = within.entry(dataset)
     if entry is None:
         return TukeyTable([], "snapshot", "this dataset was not part of the analysis")
-    if "not_applicable" in entry:
-        return TukeyTable([], "snapshot", entry["not_applicable"])
-    if "tukey" in entry:
-        return TukeyTable([TukeyRow(**row) for row in entry["tukey"]], "snapshot")
-    names = [a for a in payload["input"]["algorithms"] if a in cells]
+    if isinstance(entry.tukey, NotApplicable):
+        return TukeyTable([], "snapshot", entry.tukey.reason)
+    if entry.tukey is not None:
+        return TukeyTable(_stored_rows(entry.tukey, within.algorithms), "snapshot")
+    names = [a for a in board.algorithms if a in cells]
     folds = sorted({f for a in names for f in cells[a] if f is not None})
     matrix = np.array(
         [[cells[a].get(f, np.nan) for a in names] for f in folds], dtype=float
@@ -116,7 +139,7 @@ def dataset_tukey_table(
     matrix = matrix[np.isfinite(matrix).all(axis=1)]
     if not higher_is_better:
         matrix = -matrix
-    alpha = payload["params"]["alpha"]
+    alpha = board.settings.alpha
     result = repeated_measures_tukey(matrix, alpha=alpha)
     if result.not_applicable:
         return TukeyTable([], "computed", result.not_applicable)
@@ -170,16 +193,19 @@ class DatasetRank:
     listed: bool  # False: not in a top-K list (its rank there is unknown)
 
 
-def worst_datasets(payload: dict[str, Any], algorithm: str, limit: int = 10) -> list[DatasetRank]:
-    matrix = payload.get("rank_matrix")
-    if not matrix or algorithm not in matrix["algorithms"]:
+def worst_datasets(
+    board: Board,
+    matrix: RankMatrixSection | NotApplicable | None,
+    algorithm: str,
+    limit: int = 10,
+) -> list[DatasetRank]:
+    if not isinstance(matrix, RankMatrixSection) or algorithm not in matrix.algorithms:
         return []
-    column = matrix["algorithms"].index(algorithm)
-    facts = payload["input"]
-    known = facts["known_positions"] if facts.get("kind") == "rank" else None
+    column = matrix.algorithms.index(algorithm)
+    known = board.input.known_positions if board.input.kind == "rank" else None
     rows = [
         DatasetRank(dataset, row[column], known is None or row[column] <= known)
-        for dataset, row in zip(matrix["datasets"], matrix["ranks"], strict=True)
+        for dataset, row in zip(matrix.datasets, matrix.ranks, strict=True)
     ]
     return sorted(rows, key=lambda row: (-row.rank, row.dataset))[:limit]
 

@@ -1,8 +1,9 @@
 """Pages that explore one benchmark in depth, and the methods page.
 
-Views read through selectors and hand the stored snapshot payload to the presenters
-and chart functions; nothing is recomputed here, except the within-dataset Tukey table
-of one dataset when the snapshot left the tables out (too many pairs to store).
+Views read a snapshot's typed sections through selectors (only the sections a page
+draws) and hand them to the presenters and chart functions; nothing is recomputed here,
+except the within-dataset Tukey table of one dataset when the snapshot left the tables
+out (too many pairs to store).
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from __future__ import annotations
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 
-from estimation.selectors import snapshot_latest
+from estimation.selectors import SnapshotSections, snapshot_latest
 from frontend.explore import charts, presenters, selectors
 from leaderboard.models import Algorithm, Benchmark, Dataset
 from leaderboard.selectors import benchmark_get_visible, benchmark_metric_get
@@ -23,23 +24,23 @@ def _visible_benchmark(request: HttpRequest, slug: str) -> Benchmark:
         raise Http404("No such benchmark") from None
 
 
-def _metric_and_payload(request: HttpRequest, benchmark: Benchmark):
+def _metric_and_sections(request: HttpRequest, benchmark: Benchmark):
     metric = benchmark_metric_get(benchmark=benchmark, name=request.GET.get("metric"))
     if metric is None:
         raise Http404("No such metric")
     snapshot = snapshot_latest(benchmark=benchmark, metric=metric)
-    return metric, snapshot, (snapshot.payload if snapshot else None)
+    return metric, snapshot, SnapshotSections(snapshot)
 
 
 def benchmark_charts_page(request: HttpRequest, slug: str) -> HttpResponse:
     """Every benchmark-level chart of the latest snapshot (cached per snapshot in the template)."""
     benchmark = _visible_benchmark(request, slug)
-    metric, snapshot, payload = _metric_and_payload(request, benchmark)
+    metric, snapshot, sections = _metric_and_sections(request, benchmark)
     context = {
         "benchmark": benchmark,
         "metric": metric,
         "snapshot": snapshot,
-        "payload": payload,
+        "sections": sections,
         "estimator": request.GET.get("estimator", ""),
     }
     return render(request, "frontend/explore/charts_page.html", context)
@@ -51,12 +52,17 @@ def dataset_detail(request: HttpRequest, slug: str, dataset: str) -> HttpRespons
         dataset_row = selectors.dataset_get(benchmark=benchmark, name=dataset)
     except Dataset.DoesNotExist:
         raise Http404("No such dataset") from None
-    metric, snapshot, payload = _metric_and_payload(request, benchmark)
+    metric, snapshot, sections = _metric_and_sections(request, benchmark)
+    board = sections["board"]
     cells = selectors.dataset_fold_scores(benchmark=benchmark, metric=metric, dataset=dataset_row)
     summaries = presenters.dataset_score_summaries(
-        cells=cells, payload=payload, dataset=dataset, higher_is_better=metric.higher_is_better
+        cells=cells,
+        rank_matrix=sections["rank_matrix"],
+        within=sections["within_dataset"],
+        dataset=dataset,
+        higher_is_better=metric.higher_is_better,
     )
-    used = bool(payload) and dataset in payload["input"]["datasets"]
+    used = board is not None and dataset in board.input.datasets
     context = {
         "benchmark": benchmark,
         "metric": metric,
@@ -67,8 +73,13 @@ def dataset_detail(request: HttpRequest, slug: str, dataset: str) -> HttpRespons
         "has_folds": any(row.folds for row in summaries),
         "has_significance_rank": any(row.significance_rank is not None for row in summaries),
         "scores_chart": charts.dataset_scores_chart(summaries, dataset, metric.name),
+        "board": board,
         "tukey": presenters.dataset_tukey_table(
-            payload=payload, dataset=dataset, cells=cells, higher_is_better=metric.higher_is_better
+            board=board,
+            within=sections["within_dataset"],
+            dataset=dataset,
+            cells=cells,
+            higher_is_better=metric.higher_is_better,
         ),
     }
     return render(request, "frontend/explore/dataset.html", context)
@@ -80,12 +91,14 @@ def algorithm_detail(request: HttpRequest, slug: str, algorithm: str) -> HttpRes
         algorithm_row = selectors.algorithm_get(benchmark=benchmark, name=algorithm)
     except Algorithm.DoesNotExist:
         raise Http404("No such algorithm") from None
-    metric, snapshot, payload = _metric_and_payload(request, benchmark)
-    ranked = bool(payload) and algorithm in payload["input"]["algorithms"]
+    metric, snapshot, sections = _metric_and_sections(request, benchmark)
+    board = sections["board"]
+    ranked = board is not None and algorithm in board.algorithms
     context = {
         "benchmark": benchmark,
         "metric": metric,
         "snapshot": snapshot,
+        "board": board,
         "algorithm": algorithm_row,
         "ranked": ranked,
     }
@@ -96,13 +109,14 @@ def algorithm_detail(request: HttpRequest, slug: str, algorithm: str) -> HttpRes
             margins = presenters.algorithm_margins(
                 scores=scores, algorithm=algorithm, higher_is_better=metric.higher_is_better
             )
+        matrix = sections["rank_matrix"]
         context.update(
-            mean_rank=(payload.get("mean_rank") or {}).get(algorithm),
-            win_rate=payload["win_rate"].get(algorithm),
-            significance_rank=(payload.get("significance_rank") or {}).get(algorithm),
-            estimates_chart=charts.algorithm_estimates_chart(payload, algorithm),
-            histogram_chart=charts.rank_histogram_chart(payload, algorithm),
-            worst=presenters.worst_datasets(payload, algorithm),
+            mean_rank=board.column(board.mean_rank).get(algorithm),
+            win_rate=board.column(board.win_rate).get(algorithm),
+            significance_rank=board.column(board.significance_rank).get(algorithm),
+            estimates_chart=charts.algorithm_estimates_chart(board, algorithm),
+            histogram_chart=charts.rank_histogram_chart(board, matrix, algorithm),
+            worst=presenters.worst_datasets(board, matrix, algorithm),
             margin_chart=(
                 charts.margin_chart(margins, algorithm, metric.name) if margins else None
             ),

@@ -14,6 +14,8 @@ from typing import Any
 
 from django.core.serializers.json import DjangoJSONEncoder
 
+from estimation.core.contract import Board
+from estimation.core.registry import estimator_get
 from frontend.readers.presenters import leaderboard_board, leaderboard_rows
 from leaderboard.api.export import rows_as_csv, snapshot_rows
 
@@ -48,9 +50,9 @@ def citation_prefix(citation: str) -> str:
     return f"{own} " if own[-1] in ".!?" else f"{own}; "
 
 
-def export_csv(payload: dict[str, Any], source: ExportSource) -> str:
+def export_csv(board: Board, source: ExportSource) -> str:
     """The API's CSV with two ``#`` comment lines on top (``pandas.read_csv(comment='#')``)."""
-    columns, rows = snapshot_rows(payload)
+    columns, rows = snapshot_rows(board)
     header = (
         f"# {_one_line(source.benchmark_title)}, metric {_one_line(source.metric)}, "
         f"Podium snapshot v{source.version}\n# Cite: {source.citation_line}\n"
@@ -58,8 +60,8 @@ def export_csv(payload: dict[str, Any], source: ExportSource) -> str:
     return header + rows_as_csv(columns, rows)
 
 
-def export_json(payload: dict[str, Any], source: ExportSource) -> str:
-    columns, rows = snapshot_rows(payload)
+def export_json(board: Board, source: ExportSource) -> str:
+    columns, rows = snapshot_rows(board)
     body = {
         "benchmark": source.benchmark_title,
         "metric": source.metric,
@@ -67,7 +69,7 @@ def export_json(payload: dict[str, Any], source: ExportSource) -> str:
         "finished_at": source.finished_at,
         "permalink": source.permalink,
         "citation": source.citation_line,
-        "recommended_estimator": payload.get("recommended"),
+        "recommended_estimator": board.recommended,
         "columns": columns,
         "rows": rows,
     }
@@ -104,19 +106,19 @@ def _number(value: float | None, digits: int = 3) -> str:
     return "--" if value is None else f"{value:.{digits}f}"
 
 
-def export_latex(payload: dict[str, Any], source: ExportSource, estimator: str) -> str:
+def export_latex(board: Board, source: ExportSource, estimator: str) -> str:
     """A booktabs table (needs ``\\usepackage{booktabs}`` and ``\\usepackage{url}``)."""
-    board = leaderboard_board(payload)
-    chosen = next(e for e in board["estimators"] if e["key"] == estimator)
-    rows, _ = leaderboard_rows(board, estimator)
+    label = estimator_get(estimator).label
+    table = leaderboard_board(board)
+    rows, _ = leaderboard_rows(table, estimator)
     columns = ["Algorithm", "$P(\\mathrm{win})$", "95\\,\\% interval", "$P(\\mathrm{best})$"]
     columns += ["Win rate"]
-    if board["has_mean_rank"]:
+    if table["has_mean_rank"]:
         columns.append("Mean rank")
-    if board["has_significance_rank"]:
+    if table["has_significance_rank"]:
         columns.append("Signif.\\ rank")
     columns += ["Borda", "Plackett--Luce"]
-    if board["group_test"]:
+    if table["group_test"]:
         columns.append("Group")
     lines = [
         f"% {latex_escape(source.benchmark_title)}: Podium snapshot v{source.version}",
@@ -138,12 +140,12 @@ def export_latex(payload: dict[str, Any], source: ExportSource, estimator: str) 
             _number(row.p_best, 2),
             _number(row.win_rate),
         ]
-        if board["has_mean_rank"]:
+        if table["has_mean_rank"]:
             cells.append(_number(row.mean_rank, 2))
-        if board["has_significance_rank"]:
+        if table["has_significance_rank"]:
             cells.append(_number(row.significance_rank, 2))
         cells += [_number(row.borda), _number(row.plackett_luce)]
-        if board["group_test"]:
+        if table["group_test"]:
             cells.append(latex_escape(row.group) or "--")
         lines.append(" & ".join(cells) + " \\\\")
     permalink = source.permalink.replace("%", "\\%").replace("#", "\\#")
@@ -152,11 +154,11 @@ def export_latex(payload: dict[str, Any], source: ExportSource, estimator: str) 
     caption = (
         f"{latex_escape(source.benchmark_title)}, metric {latex_escape(source.metric)}: "
         f"probability that each algorithm wins a new dataset, "
-        f"{latex_escape(chosen['label'])}, with 95\\,\\% bootstrap intervals"
+        f"{latex_escape(label)}, with 95\\,\\% bootstrap intervals"
     )
-    if board["group_test"]:
+    if table["group_test"]:
         caption += (
-            f"; algorithms sharing a letter are not significantly different ({board['group_test']})"
+            f"; algorithms sharing a letter are not significantly different ({table['group_test']})"
         )
     caption += f". Source: {cite}Podium snapshot v{source.version}, \\url{{{permalink}}}."
     lines += [

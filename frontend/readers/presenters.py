@@ -1,9 +1,11 @@
-"""Turn a snapshot payload into what a page shows: rows in reading order, plain sentences.
+"""Turn a snapshot's board into what a page shows: rows in reading order, plain sentences.
 
-``leaderboard_board`` is the one description of a leaderboard: the template
-``readers/_leaderboard.html`` renders it on the server, for the page and for the fragment
-that ``static/frontend/readers/leaderboard.js`` swaps in when a new version lands or the
-reader picks another estimator (the script itself knows no columns and no estimators).
+``leaderboard_board`` is the one description of a leaderboard, read from the typed board
+section (estimation/core/contract.py; estimator names and meanings come from the registry,
+estimation/core/registry.py): the template ``readers/_leaderboard.html`` renders it on the
+server, for the page and for the fragment that ``static/frontend/readers/leaderboard.js``
+swaps in when a new version lands or the reader picks another estimator (the script
+itself knows no columns and no estimators).
 """
 
 from __future__ import annotations
@@ -12,71 +14,55 @@ from dataclasses import dataclass
 from itertools import pairwise
 from typing import Any
 
-ESTIMATOR_ORDER = ("loo_kl", "loo_tv", "minimax", "mle", "borda", "plackett_luce")
-
-ESTIMATOR_DESCRIPTIONS = {
-    "loo_kl": "Weights the top-K positions so as to predict held-out winners best "
-    "(log loss, leave-one-out over datasets).",
-    "loo_tv": "Weights the top-K positions so as to predict held-out winners best, "
-    "judged by total-variation distance (leave-one-out over datasets).",
-    "minimax": "Data-independent weights on the top-K positions, chosen to bound the "
-    "worst-case error whatever the data look like.",
-    "mle": "The share of datasets each algorithm won (a shared win counts 1/t): "
-    "the plain win rate.",
-    "borda": "Points for every position (m − rank) as a share of all points: rewards "
-    "being near the top everywhere, not only winning.",
-    "plackett_luce": "Fits a worth for each algorithm from whole rankings; its "
-    "probability is its share of the total worth.",
-}
-
-GROUP_TESTS = {"nemenyi": "Nemenyi", "wilcoxon": "Wilcoxon"}
+from estimation.core.contract import Board, BootstrapSummary, NotApplicable
+from estimation.core.registry import estimator_get
 
 
-def estimator_order(payload: dict[str, Any]) -> list[str]:
-    estimators = payload.get("estimators") or {}
-    return [key for key in ESTIMATOR_ORDER if key in estimators]
+def estimator_order(board: Board) -> list[str]:
+    return list(board.estimator_keys)
 
 
-def selected_estimator(payload: dict[str, Any], requested: str | None) -> str:
-    """``requested`` when the payload has it, else the benchmark's recommended one."""
-    available = estimator_order(payload)
+def selected_estimator(board: Board, requested: str | None) -> str:
+    """``requested`` when the board has it, else the benchmark's recommended one."""
+    available = estimator_order(board)
     if requested in available:
         return requested
-    recommended = payload.get("recommended")
-    return recommended if recommended in available else available[0]
+    return board.recommended if board.recommended in available else available[0]
 
 
-def _group_letters(payload: dict[str, Any]) -> tuple[str | None, dict[str, str]]:
-    for test in ("nemenyi", "wilcoxon"):
-        letters = (payload.get(test) or {}).get("letters")
-        if letters:
-            return GROUP_TESTS[test], letters
-    return None, {}
-
-
-def leaderboard_board(payload: dict[str, Any]) -> dict[str, Any]:
+def leaderboard_board(board: Board) -> dict[str, Any]:
     """Every estimator's numbers and the per-algorithm columns, JSON-ready."""
-    estimators = payload.get("estimators") or {}
-    group_test, letters = _group_letters(payload)
-    borda = (estimators.get("borda") or {}).get("p") or {}
-    plackett_luce = (estimators.get("plackett_luce") or {}).get("p") or {}
-    win_rate = payload.get("win_rate") or {}
-    mean_rank = payload.get("mean_rank") or {}
-    significance_rank = payload.get("significance_rank") or {}
-    return {
-        "recommended": payload.get("recommended"),
-        "best_predictor": (payload.get("evaluation") or {}).get("best"),
-        "estimators": [
+    group_test, letters = board.letters()
+    column = board.column
+    evaluation = board.evaluation
+    estimators = []
+    for result in board.estimators:
+        entry = estimator_get(result.key)
+        boot = result.bootstrap
+        estimators.append(
             {
-                "key": key,
-                "label": estimators[key].get("label") or key,
-                "description": ESTIMATOR_DESCRIPTIONS.get(key, ""),
-                "p": estimators[key].get("p") or {},
-                "ci": estimators[key].get("ci"),
-                "p_best": estimators[key].get("p_best"),
+                "key": result.key,
+                "label": entry.label,
+                "description": entry.meaning,
+                "p": column(result.p),
+                "ci": {
+                    a: [lo, hi]
+                    for a, lo, hi in zip(board.algorithms, boot.lower, boot.upper, strict=True)
+                }
+                if isinstance(boot, BootstrapSummary)
+                else None,
+                "p_best": column(boot.p_best) if isinstance(boot, BootstrapSummary) else None,
             }
-            for key in estimator_order(payload)
-        ],
+        )
+    win_rate = column(board.win_rate)
+    mean_rank = column(board.mean_rank)
+    significance_rank = column(board.significance_rank)
+    borda = column(board.estimator("borda").p)
+    plackett_luce = column(board.estimator("plackett_luce").p)
+    return {
+        "recommended": board.recommended,
+        "best_predictor": None if isinstance(evaluation, NotApplicable) else evaluation.best,
+        "estimators": estimators,
         "algorithms": [
             {
                 "name": name,
@@ -87,12 +73,12 @@ def leaderboard_board(payload: dict[str, Any]) -> dict[str, Any]:
                 "plackett_luce": plackett_luce.get(name),
                 "group": letters.get(name, ""),
             }
-            for name in (payload.get("input") or {}).get("algorithms") or []
+            for name in board.algorithms
         ],
-        "has_mean_rank": bool(payload.get("mean_rank")),
-        "has_significance_rank": bool(payload.get("significance_rank")),
+        "has_mean_rank": bool(mean_rank),
+        "has_significance_rank": bool(significance_rank),
         "group_test": group_test,
-        "notes": reader_notes(payload),
+        "notes": reader_notes(board),
     }
 
 
@@ -187,30 +173,27 @@ def leaderboard_rows(board: dict[str, Any], estimator: str) -> tuple[list[Leader
     return rows, scale
 
 
-def reader_notes(payload: dict[str, Any]) -> list[str]:
+def reader_notes(board: Board) -> list[str]:
     """The engine's coverage notes, plus what does not apply, in plain words."""
-    notes = list(payload.get("notes") or [])
-    reason = (payload.get("nemenyi") or {}).get("not_applicable")
-    if reason:
-        notes.append(f"Groups of algorithms that cannot be told apart are not shown: {reason}.")
-    if payload.get("mean_rank") is None and payload.get("estimators"):
+    notes = list(board.notes)
+    if isinstance(board.nemenyi, NotApplicable):
+        notes.append(
+            f"Groups of algorithms that cannot be told apart are not shown: {board.nemenyi.reason}."
+        )
+    if isinstance(board.mean_rank, NotApplicable):
         notes.append("Mean ranks need complete rankings, so they are not shown.")
     return notes
 
 
-def friedman_summary(payload: dict[str, Any]) -> str:
-    friedman = payload.get("friedman") or {}
-    if not friedman:
-        return ""
-    if "not_applicable" in friedman:
-        return f"Friedman test: not applicable ({friedman['not_applicable']})."
-    verdict = (
-        "differ" if friedman["pvalue"] < payload["params"]["alpha"] else "do not clearly differ"
-    )
-    iman_davenport = friedman.get("iman_davenport")
+def friedman_summary(board: Board) -> str:
+    friedman = board.friedman
+    if isinstance(friedman, NotApplicable):
+        return f"Friedman test: not applicable ({friedman.reason})."
+    verdict = "differ" if friedman.pvalue < board.settings.alpha else "do not clearly differ"
+    iman_davenport = friedman.iman_davenport
     return (
         f"Friedman test: the algorithms {verdict} "
-        f"(χ² = {friedman['statistic']:.2f}, p = {friedman['pvalue']:.3g}; "
+        f"(χ² = {friedman.statistic:.2f}, p = {friedman.pvalue:.3g}; "
         f"Iman–Davenport F = {iman_davenport if iman_davenport is not None else float('inf'):.2f})."
     )
 

@@ -1,78 +1,29 @@
-"""Reads for the reader pages: only the parts of a snapshot's payload that a page shows.
+"""Reads for the reader pages: a snapshot's identity and its typed board section.
 
-A payload at m = 100 algorithms weighs over a megabyte (pairwise p-values, the rank
-matrix, within-dataset tables); a leaderboard needs a few kilobytes of it. The database
-extracts those keys (``payload -> 'estimators'`` and so on), so a page never ships or
-parses the rest, on PostgreSQL and SQLite alike; a ready snapshot never changes, so the
-extract is cached by snapshot.
+A snapshot's sections are stored apart (estimation/core/contract.py); a leaderboard reads
+the O(m) board only, never the pairwise, rank-matrix or within-dataset sections, and a
+board is parsed once per process (``estimation.selectors.snapshot_section``).
 """
 
 from __future__ import annotations
 
-import logging
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
 
-from django.core.cache import cache
 from django.db.models import Max, OuterRef, QuerySet, Subquery
-from django.db.models.fields.json import KeyTransform
 
+from estimation.core.contract import SCHEMA_VERSION, Board
 from estimation.models import ResultSnapshot
+from estimation.selectors import section_etag, snapshot_section
 from leaderboard.models import Benchmark, Metric
 from leaderboard.selectors import benchmark_list_visible
 
-# The payload keys a leaderboard reads (see estimation/core/analysis.py), as paths.
-BOARD_KEYS: dict[str, tuple[str, ...]] = {
-    "input": ("input",),
-    "params": ("params",),
-    "recommended": ("recommended",),
-    "estimators": ("estimators",),
-    "win_rate": ("win_rate",),
-    "mean_rank": ("mean_rank",),
-    "significance_rank": ("significance_rank",),
-    "friedman": ("friedman",),
-    "nemenyi_letters": ("nemenyi", "letters"),
-    "nemenyi_not_applicable": ("nemenyi", "not_applicable"),
-    "wilcoxon_letters": ("wilcoxon", "letters"),
-    "evaluation_best": ("evaluation", "best"),
-    "notes": ("notes",),
-}
-
 HISTORY_LIMIT = 200
-BOARD_CACHE_SECONDS = 7 * 24 * 3600
-
-logger = logging.getLogger(__name__)
-
-
-def _key(*path: str) -> KeyTransform:
-    expression: Any = "payload"
-    for key in path:
-        expression = KeyTransform(key, expression)
-    return expression
-
-
-def _board_payload(values: dict[str, Any]) -> dict[str, Any]:
-    """The extracted keys, re-nested as the payload has them (a partial payload)."""
-    found = {key: values.get(f"board_{key}") for key in BOARD_KEYS}
-    nemenyi: dict[str, Any] = {}
-    if found["nemenyi_letters"]:
-        nemenyi["letters"] = found["nemenyi_letters"]
-    if found["nemenyi_not_applicable"]:
-        nemenyi["not_applicable"] = found["nemenyi_not_applicable"]
-    nested = ("nemenyi_letters", "nemenyi_not_applicable", "wilcoxon_letters", "evaluation_best")
-    payload = {key: value for key, value in found.items() if key not in nested}
-    payload["nemenyi"] = nemenyi
-    payload["wilcoxon"] = (
-        {"letters": found["wilcoxon_letters"]} if found["wilcoxon_letters"] else {}
-    )
-    payload["evaluation"] = {"best": found["evaluation_best"]}
-    return payload
 
 
 @dataclass(frozen=True)
 class SnapshotView:
-    """A snapshot's identity and status, with the partial payload a reader page needs."""
+    """A snapshot's identity and status, with its board when it is ready."""
 
     version: int
     status: str
@@ -83,7 +34,7 @@ class SnapshotView:
     created_at: datetime
     engine_version: str
     fingerprint: str
-    payload: dict[str, Any] | None
+    board: Board | None
 
     @property
     def is_ready(self) -> bool:
@@ -103,61 +54,29 @@ _IDENTITY = (
 )
 
 
-def _cache_key(row: dict[str, Any]) -> str:
-    finished = row["finished_at"].timestamp() if row["finished_at"] else 0
-    return f"readers:board:{row['pk']}:{row['fingerprint']}:{finished}"
-
-
-def _cached(key: str) -> dict[str, Any] | None:
-    try:
-        return cache.get(key)
-    except Exception:  # the cache is an optimisation: a broken one must not break pages
-        logger.warning("reader cache unavailable", exc_info=True)
+def _board_of(row: dict) -> Board | None:
+    if row["status"] != ResultSnapshot.Status.READY or row["schema_version"] != SCHEMA_VERSION:
         return None
-
-
-def _remember(key: str, payload: dict[str, Any]) -> None:
-    try:
-        cache.set(key, payload, timeout=BOARD_CACHE_SECONDS)
-    except Exception:
-        logger.warning("reader cache unavailable", exc_info=True)
-
-
-def _board_payload_of(row: dict[str, Any]) -> dict[str, Any]:
-    """The partial payload of a ready snapshot, from the cache (it never changes once ready)
-    or from the database: one ``payload -> key`` per key, each of which detoasts the whole
-    payload in PostgreSQL (a few ms at m = 100), hence the cache."""
-    key = _cache_key(row)
-    payload = _cached(key)
-    if payload is None:
-        values = (
-            ResultSnapshot.objects.filter(pk=row["pk"])
-            .annotate(**{f"board_{name}": _key(*path) for name, path in BOARD_KEYS.items()})
-            .values(*(f"board_{name}" for name in BOARD_KEYS))
-            .get()
-        )
-        payload = _board_payload(values)
-        _remember(key, payload)
-    return payload
+    return snapshot_section(snapshot_id=row["pk"], name="board", etag=row["board_etag"])
 
 
 def _snapshot_views(snapshots: QuerySet[ResultSnapshot]) -> list[SnapshotView]:
-    rows = snapshots.values("pk", *_IDENTITY)
+    rows = snapshots.annotate(board_etag=section_etag("board")).values(
+        "pk", "schema_version", "board_etag", *_IDENTITY
+    )
     return [
-        SnapshotView(
-            **{field: row[field] for field in _IDENTITY},
-            payload=_board_payload_of(row)
-            if row["status"] == ResultSnapshot.Status.READY
-            else None,
-        )
+        SnapshotView(**{field: row[field] for field in _IDENTITY}, board=_board_of(row))
         for row in rows
     ]
 
 
 def snapshot_board_latest(*, benchmark: Benchmark, metric: Metric) -> SnapshotView | None:
-    """The newest ready snapshot of a metric, with the leaderboard's part of its payload."""
+    """The newest ready snapshot of a metric (of the current contract), with its board."""
     ready = ResultSnapshot.objects.filter(
-        benchmark=benchmark, metric=metric, status=ResultSnapshot.Status.READY
+        benchmark=benchmark,
+        metric=metric,
+        status=ResultSnapshot.Status.READY,
+        schema_version=SCHEMA_VERSION,
     ).order_by("-version", "-id")[:1]
     found = _snapshot_views(ready)
     return found[0] if found else None
@@ -187,15 +106,16 @@ class HistoryEntry:
 
 
 def snapshot_history_rankings(*, benchmark: Benchmark, metric: Metric) -> list[HistoryEntry]:
-    """Versions newest first (at most ``HISTORY_LIMIT``), with each ready one's headline
-    probabilities (its recommended estimator's ``p``): one query for the list, one per
-    distinct recommended estimator (nearly always one)."""
-    snapshots = ResultSnapshot.objects.filter(benchmark=benchmark, metric=metric).order_by(
-        "-version", "-id"
-    )[:HISTORY_LIMIT]
+    """Versions newest first (at most ``HISTORY_LIMIT``), with each readable ready one's
+    headline probabilities (its recommended estimator's ``p``) from its board."""
     rows = list(
-        snapshots.annotate(estimator=_key("recommended")).values(
+        ResultSnapshot.objects.filter(benchmark=benchmark, metric=metric)
+        .order_by("-version", "-id")
+        .annotate(board_etag=section_etag("board"))[:HISTORY_LIMIT]
+        .values(
             "pk",
+            "board_etag",
+            "schema_version",
             "version",
             "status",
             "stage",
@@ -203,40 +123,38 @@ def snapshot_history_rankings(*, benchmark: Benchmark, metric: Metric) -> list[H
             "error",
             "created_at",
             "finished_at",
-            "estimator",
         )
     )
-    ready_by_estimator: dict[str, list[int]] = {}
+    entries = []
     for row in rows:
-        if row["status"] == ResultSnapshot.Status.READY and row["estimator"]:
-            ready_by_estimator.setdefault(row["estimator"], []).append(row["pk"])
-    probabilities: dict[int, dict] = {}
-    for estimator, ids in ready_by_estimator.items():
-        probabilities.update(
-            ResultSnapshot.objects.filter(pk__in=ids)
-            .annotate(p=_key("estimators", estimator, "p"))
-            .values_list("pk", "p")
+        board = _board_of(row)
+        estimator = board.recommended if board is not None else None
+        entries.append(
+            HistoryEntry(
+                version=row["version"],
+                status=row["status"],
+                stage=row["stage"],
+                progress=row["progress"],
+                error=row["error"],
+                created_at=row["created_at"],
+                finished_at=row["finished_at"],
+                estimator=estimator,
+                probabilities=board.column(board.estimator(board.recommended).p)
+                if board is not None
+                else None,
+            )
         )
-    return [
-        HistoryEntry(
-            version=row["version"],
-            status=row["status"],
-            stage=row["stage"],
-            progress=row["progress"],
-            error=row["error"],
-            created_at=row["created_at"],
-            finished_at=row["finished_at"],
-            estimator=row["estimator"],
-            probabilities=probabilities.get(row["pk"]),
-        )
-        for row in rows
-    ]
+    return entries
 
 
 def benchmark_list_for_readers(*, user, query: str = "") -> QuerySet[Benchmark]:
     """Listed benchmarks with their counts and ``last_update``: the newest ready snapshot."""
     newest = (
-        ResultSnapshot.objects.filter(benchmark=OuterRef("pk"), status=ResultSnapshot.Status.READY)
+        ResultSnapshot.objects.filter(
+            benchmark=OuterRef("pk"),
+            status=ResultSnapshot.Status.READY,
+            schema_version=SCHEMA_VERSION,
+        )
         .order_by()
         .values("benchmark")
         .annotate(newest=Max("finished_at"))

@@ -189,10 +189,10 @@ def _leaderboard_context(
             computing = None
     context["computing"] = computing
     board = None
-    if snapshot is not None and snapshot.payload is not None:
-        payload = snapshot.payload
-        board = leaderboard_board(payload)
-        estimator = selected_estimator(payload, request.GET.get("estimator"))
+    if snapshot is not None and snapshot.board is not None:
+        typed_board = snapshot.board
+        board = leaderboard_board(typed_board)
+        estimator = selected_estimator(typed_board, request.GET.get("estimator"))
         rows, scale = leaderboard_rows(board, estimator)
         chosen = next(e for e in board["estimators"] if e["key"] == estimator)
         show_all = request.GET.get("all") == "1"
@@ -216,8 +216,8 @@ def _leaderboard_context(
             board_pages=board_pages,
             refresh_url=_url(board_fragment, {**metric_query, **shown_query}, **page_kwargs),
             bar_scale=scale,
-            friedman=friedman_summary(payload),
-            input=payload.get("input") or {},
+            friedman=friedman_summary(typed_board),
+            input=typed_board.input,
             estimator_choices=[
                 {
                     **{k: e[k] for k in ("key", "label", "description")},
@@ -358,7 +358,8 @@ def benchmark_export(request: HttpRequest, slug: str, version: int, fmt: str) ->
         raise Http404(f"No export format {fmt!r}")
     benchmark, metric, metrics = _readable(request, slug)
     snapshot = _version_or_404(benchmark, metric, version)
-    if snapshot.payload is None:
+    board = snapshot.board
+    if board is None:
         raise Http404(f"Version {version} has no results ({snapshot.status})")
     permalink = request.build_absolute_uri(
         _url(
@@ -377,12 +378,12 @@ def benchmark_export(request: HttpRequest, slug: str, version: int, fmt: str) ->
         permalink=permalink,
     )
     if fmt == "csv":
-        body = export_csv(snapshot.payload, source)
+        body = export_csv(board, source)
     elif fmt == "json":
-        body = export_json(snapshot.payload, source)
+        body = export_json(board, source)
     else:
-        estimator = selected_estimator(snapshot.payload, request.GET.get("estimator"))
-        body = export_latex(snapshot.payload, source, estimator)
+        estimator = selected_estimator(board, request.GET.get("estimator"))
+        body = export_latex(board, source, estimator)
     response = HttpResponse(body, content_type=FORMATS[fmt])
     metric_part = "" if metric == metrics[0] else f"-{_safe_name(metric.name)}"
     filename = f"{benchmark.slug}{metric_part}-v{version}.{fmt}"

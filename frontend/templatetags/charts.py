@@ -1,15 +1,17 @@
 """``{% load charts %}``: the benchmark charts as inline SVG with their tables.
 
-``{% benchmark_charts payload benchmark %}`` renders every benchmark-level chart in a
-``<section id="charts">``; the other tags render one chart each.
+``{% benchmark_charts sections benchmark %}`` renders every benchmark-level chart in a
+``<section id="charts">`` from a snapshot's typed sections (a mapping such as
+:class:`estimation.selectors.SnapshotSections`, read only when the tag runs);
+``{% chart_figure chart %}`` renders one chart built in a view.
 """
 
 from __future__ import annotations
 
-from typing import Any
-
 from django import template
 
+from estimation.core.contract import Board
+from estimation.core.registry import estimator_get
 from frontend.explore import charts
 
 register = template.Library()
@@ -17,18 +19,16 @@ register = template.Library()
 FIGURE = "frontend/charts/figure.html"
 
 
-def _chosen_estimator(context: template.Context, payload: dict[str, Any]) -> str:
+def _chosen_estimator(context: template.Context, board: Board) -> str:
     request = context.get("request")
     chosen = request.GET.get("estimator") if request is not None else None
-    return chosen if chosen in payload["estimators"] else payload["recommended"]
+    return chosen if chosen in board.estimator_keys else board.recommended
 
 
-def _estimator_links(context: template.Context, payload: dict[str, Any], chosen: str) -> list:
+def _estimator_links(context: template.Context, board: Board, chosen: str) -> list:
     request = context.get("request")
     links = []
-    for key in charts.ESTIMATOR_ORDER:
-        if key not in payload["estimators"]:
-            continue
+    for key in board.estimator_keys:
         query = request.GET.copy() if request is not None else None
         if query is not None:
             query["estimator"] = key
@@ -38,7 +38,7 @@ def _estimator_links(context: template.Context, payload: dict[str, Any], chosen:
         links.append(
             {
                 "key": key,
-                "label": payload["estimators"][key]["label"],
+                "label": estimator_get(key).label,
                 "href": href,
                 "current": key == chosen,
             }
@@ -47,56 +47,16 @@ def _estimator_links(context: template.Context, payload: dict[str, Any], chosen:
 
 
 @register.inclusion_tag("frontend/charts/benchmark_charts.html", takes_context=True)
-def benchmark_charts(context, payload, benchmark):
-    if not payload:
+def benchmark_charts(context, sections, benchmark):
+    board = sections.get("board") if sections else None
+    if board is None:
         return {"charts": [], "benchmark": benchmark}
-    chosen = _chosen_estimator(context, payload)
+    chosen = _chosen_estimator(context, board)
     return {
-        "charts": charts.benchmark_charts(payload, chosen),
+        "charts": charts.benchmark_charts(sections, chosen),
         "benchmark": benchmark,
-        "estimator_links": _estimator_links(context, payload, chosen),
+        "estimator_links": _estimator_links(context, board, chosen),
     }
-
-
-@register.inclusion_tag(FIGURE, takes_context=True)
-def win_probability(context, payload, estimator=None):
-    chosen = (
-        estimator if estimator in payload["estimators"] else _chosen_estimator(context, payload)
-    )
-    return {
-        "chart": charts.win_probability_chart(payload, chosen),
-        "estimator_links": _estimator_links(context, payload, chosen),
-    }
-
-
-@register.inclusion_tag(FIGURE)
-def cd_diagram(payload, test="nemenyi"):
-    return {"chart": charts.critical_difference_chart(payload, test)}
-
-
-@register.inclusion_tag(FIGURE)
-def rank_heatmap(payload):
-    return {"chart": charts.rank_heatmap_chart(payload)}
-
-
-@register.inclusion_tag(FIGURE)
-def rank_distribution(payload):
-    return {"chart": charts.rank_distribution_chart(payload)}
-
-
-@register.inclusion_tag(FIGURE)
-def pvalue_matrix(payload, test="wilcoxon"):
-    return {"chart": charts.pvalue_matrix_chart(payload, test)}
-
-
-@register.inclusion_tag(FIGURE)
-def estimator_evaluation(payload):
-    return {"chart": charts.estimator_evaluation_chart(payload)}
-
-
-@register.inclusion_tag(FIGURE)
-def estimator_weights(payload):
-    return {"chart": charts.estimator_weights_chart(payload)}
 
 
 @register.inclusion_tag(FIGURE)

@@ -35,7 +35,9 @@ text-align:left;vertical-align:top}nav a{margin-right:1rem}
 <h1>{{ info.title }} <small>{{ info.version }}</small></h1>
 <p>{{ info.description }}</p>
 <nav><a href="{{ schema_url }}">OpenAPI schema (YAML)</a>
-<a href="{{ schema_url }}?format=json">(JSON)</a></nav>
+<a href="{{ schema_url }}?format=json">(JSON)</a>
+<a href="/api/contract/">Snapshot contract (every field: meaning, units, when null)</a>
+<a href="/api/contract/snapshot.schema.json">Snapshot JSON Schema</a></nav>
 <p>Authentication: the web session, or <code>Authorization: Token &lt;token&gt;</code>.
 Errors are <code>{"detail": ..., "problems": [{"line", "field", "message"}]}</code>.</p>
 {% for op in operations %}<div class="op" id="{{ op.id }}">

@@ -1,4 +1,4 @@
-"""A snapshot's payload as one row per algorithm: the leaderboard table, for spreadsheets.
+"""A snapshot's board as one row per algorithm: the leaderboard table, for spreadsheets.
 
 Pairwise tables (p-values, effect sizes, win matrix) stay in the JSON export; the CSV
 keeps what a reader sorts and plots: the headline columns, then every estimator's
@@ -11,40 +11,40 @@ import csv
 import io
 from typing import Any
 
-ESTIMATORS = ("loo_kl", "loo_tv", "minimax", "mle", "borda", "plackett_luce")
+from estimation.core.contract import Board, BootstrapSummary, NemenyiSummary, WilcoxonSummary
 
 
-def _per_algorithm(payload: dict) -> list[tuple[str, dict[str, Any]]]:
-    """(column, {algorithm: value}) in column order, for whatever the payload holds."""
-    columns: list[tuple[str, dict[str, Any]]] = []
-    for key in ("win_rate", "mean_rank", "significance_rank"):
-        if isinstance(payload.get(key), dict):
-            columns.append((key, payload[key]))
-    estimators = payload.get("estimators") or {}
-    for name in ESTIMATORS:
-        estimate = estimators.get(name)
-        if not estimate:
-            continue
-        columns.append((name, estimate.get("p") or {}))
-        intervals = estimate.get("ci") or {}
-        columns.append((f"{name}_ci_low", {a: ci[0] for a, ci in intervals.items() if ci}))
-        columns.append((f"{name}_ci_high", {a: ci[1] for a, ci in intervals.items() if ci}))
-        columns.append((f"{name}_p_best", estimate.get("p_best") or {}))
-    for test in ("nemenyi", "wilcoxon"):
-        letters = (payload.get(test) or {}).get("letters")
-        if letters:
-            columns.append((f"{test}_group", letters))
+def _per_algorithm(board: Board) -> list[tuple[str, dict[str, Any]]]:
+    """(column, {algorithm: value}) in column order, for whatever the board holds."""
+    column = board.column
+    columns: list[tuple[str, dict[str, Any]]] = [("win_rate", column(board.win_rate))]
+    for key in ("mean_rank", "significance_rank"):
+        values = column(getattr(board, key))
+        if values:
+            columns.append((key, values))
+    for result in board.estimators:
+        boot = result.bootstrap
+        columns.append((result.key, column(result.p)))
+        if isinstance(boot, BootstrapSummary):
+            columns += [
+                (f"{result.key}_ci_low", column(boot.lower)),
+                (f"{result.key}_ci_high", column(boot.upper)),
+                (f"{result.key}_p_best", column(boot.p_best)),
+            ]
+        else:
+            columns += [(f"{result.key}_{end}", {}) for end in ("ci_low", "ci_high", "p_best")]
+    for test, summary in (("nemenyi", board.nemenyi), ("wilcoxon", board.wilcoxon)):
+        if isinstance(summary, (NemenyiSummary, WilcoxonSummary)):
+            columns.append((f"{test}_group", column(summary.letters)))
     return columns
 
 
-def snapshot_rows(payload: dict | None) -> tuple[list[str], list[dict[str, Any]]]:
+def snapshot_rows(board: Board) -> tuple[list[str], list[dict[str, Any]]]:
     """``(columns, rows)``: each row maps ``algorithm`` and every column to a value."""
-    payload = payload or {}
-    algorithms = list((payload.get("input") or {}).get("algorithms") or [])
-    columns = _per_algorithm(payload)
+    columns = _per_algorithm(board)
     rows = [
         {"algorithm": algorithm, **{name: values.get(algorithm) for name, values in columns}}
-        for algorithm in algorithms
+        for algorithm in board.algorithms
     ]
     return ["algorithm", *(name for name, _ in columns)], rows
 

@@ -1,18 +1,45 @@
-"""Computed results: the latest snapshot, a version, the history, and exports."""
+"""Computed results: the latest snapshot's board, a version, its sections, the history,
+exports, and the JSON Schema of the snapshot contract (docs/snapshot-contract.md)."""
 
 from __future__ import annotations
 
+import json
+
 from django.http import HttpResponse
+from django.urls import reverse
 from django.utils.text import slugify
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_field
+from drf_spectacular.utils import (
+    OpenApiParameter,
+    OpenApiResponse,
+    extend_schema,
+    extend_schema_field,
+)
 from rest_framework import serializers
+from rest_framework.permissions import AllowAny
 from rest_framework.renderers import JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from estimation.core.contract import (
+    SECTION_NAMES,
+    choose_algorithms,
+    contract_markdown,
+    json_schema,
+    restrict,
+    section_to_json,
+)
 from estimation.models import ResultSnapshot
-from estimation.selectors import snapshot_computing, snapshot_get, snapshot_history, snapshot_latest
+from estimation.selectors import (
+    snapshot_board,
+    snapshot_computing,
+    snapshot_get,
+    snapshot_history,
+    snapshot_is_servable,
+    snapshot_latest,
+    snapshot_section,
+    snapshot_section_stored,
+)
 from leaderboard.api.common import (
     ApiView,
     benchmark_or_404,
@@ -23,6 +50,9 @@ from leaderboard.api.common import (
 from leaderboard.api.errors import ErrorSerializer
 from leaderboard.api.export import rows_as_csv, snapshot_rows
 from leaderboard.api.pagination import LimitOffsetPagination, paginated_response
+from leaderboard.services import Problem, ValidationFailed
+
+MAX_TOP = 100_000
 
 
 class SnapshotSummarySerializer(serializers.ModelSerializer):
@@ -36,14 +66,29 @@ class SnapshotSummarySerializer(serializers.ModelSerializer):
             "error",
             "fingerprint",
             "engine_version",
+            "schema_version",
             "created_at",
             "finished_at",
         ]
 
 
+@extend_schema_field(
+    {"type": "object", "description": "the board section (docs/snapshot-contract.md#board)"}
+)
+class BoardField(serializers.Field):
+    def to_representation(self, value):
+        return value
+
+
 class SnapshotSerializer(serializers.ModelSerializer):
     benchmark = serializers.CharField(source="benchmark.slug")
     metric = serializers.CharField(source="metric.name")
+    board = serializers.SerializerMethodField(
+        help_text="the O(m) board section; null unless the snapshot is ready"
+    )
+    sections = serializers.SerializerMethodField(
+        help_text="URL of each section of a ready snapshot, by name (null otherwise)"
+    )
 
     class Meta:
         model = ResultSnapshot
@@ -52,8 +97,30 @@ class SnapshotSerializer(serializers.ModelSerializer):
             "metric",
             *SnapshotSummarySerializer.Meta.fields,
             "timings",
-            "payload",
+            "board",
+            "sections",
         ]
+
+    @extend_schema_field(BoardField(allow_null=True))
+    def get_board(self, snapshot) -> dict | None:
+        board = snapshot_board(snapshot=snapshot)
+        return None if board is None else section_to_json("board", board)
+
+    @extend_schema_field(serializers.DictField(child=serializers.URLField(), allow_null=True))
+    def get_sections(self, snapshot) -> dict | None:
+        if not snapshot_is_servable(snapshot):
+            return None
+        request = self.context.get("request")
+        query = f"?metric={snapshot.metric.name}"
+        urls = {}
+        for name in SECTION_NAMES:
+            path = reverse(
+                "api-snapshot-section",
+                kwargs={"slug": snapshot.benchmark.slug, "version": snapshot.version, "name": name},
+            )
+            url = path + query
+            urls[name] = request.build_absolute_uri(url) if request is not None else url
+        return urls
 
 
 def _snapshot(request: Request, slug: str, version: int | None) -> ResultSnapshot:
@@ -76,7 +143,7 @@ class SnapshotHistoryApi(ApiView):
 
     @extend_schema(
         summary="Every version of a benchmark's results",
-        description="Newest first, without payloads; a computing version shows its stage "
+        description="Newest first, without sections; a computing version shows its stage "
         "and progress (0..1).",
         parameters=[metric_parameter],
         responses={200: SnapshotSummarySerializer(many=True), 404: ErrorSerializer},
@@ -109,26 +176,167 @@ class SnapshotLatestApi(ApiView):
             return SnapshotSummarySerializer(newer).data
 
     @extend_schema(
-        summary="The results being served",
-        description="The latest ready snapshot of a metric; `computing` tells whether a "
-        "newer one is on its way.",
+        summary="The results being served: the board",
+        description="The latest ready snapshot of a metric with its board (everything the "
+        "leaderboard shows) and links to its other sections; `computing` tells whether a "
+        "newer one is on its way. Fields: docs/snapshot-contract.md, schema: "
+        "/api/contract/snapshot.schema.json.",
         parameters=[metric_parameter],
         responses={200: OutputSerializer, 404: ErrorSerializer},
     )
     def get(self, request: Request, slug: str) -> Response:
-        return Response(self.OutputSerializer(_snapshot(request, slug, None)).data)
+        snapshot = _snapshot(request, slug, None)
+        return Response(self.OutputSerializer(snapshot, context={"request": request}).data)
 
 
 class SnapshotVersionApi(ApiView):
     @extend_schema(
         summary="One version of the results",
-        description="Any status: a computing one has no payload yet but a stage and "
+        description="Any status: a computing one has no board yet but a stage and "
         "progress; a failed one has an error.",
         parameters=[metric_parameter],
         responses={200: SnapshotSerializer, 404: ErrorSerializer},
     )
     def get(self, request: Request, slug: str, version: int) -> Response:
-        return Response(SnapshotSerializer(_snapshot(request, slug, version)).data)
+        snapshot = _snapshot(request, slug, version)
+        return Response(SnapshotSerializer(snapshot, context={"request": request}).data)
+
+
+class SectionQuerySerializer(serializers.Serializer):
+    algorithms = serializers.CharField(
+        required=False,
+        max_length=100_000,
+        help_text="comma-separated algorithm names: the section for these only",
+    )
+    top = serializers.IntegerField(
+        required=False,
+        min_value=1,
+        max_value=MAX_TOP,
+        help_text="the section for the N most probable winners (recommended estimator)",
+    )
+
+    def validate(self, data):
+        if "algorithms" in data and "top" in data:
+            raise serializers.ValidationError("give algorithms or top, not both")
+        return data
+
+
+SECTION_PARAMETERS = [
+    metric_parameter,
+    SectionQuerySerializer,
+    OpenApiParameter("name", str, OpenApiParameter.PATH, enum=list(SECTION_NAMES)),
+]
+SECTION_RESPONSES = {
+    200: OpenApiResponse(OpenApiTypes.OBJECT),
+    304: OpenApiResponse(description="unchanged (If-None-Match)"),
+    400: ErrorSerializer,
+    404: ErrorSerializer,
+}
+
+
+class SnapshotSectionApi(ApiView):
+    renderer_classes = [JSONRenderer]
+
+    @extend_schema(
+        operation_id="snapshot_section",
+        summary="One section of a version of the results",
+        description="A section of the snapshot contract (docs/snapshot-contract.md): "
+        f"one of {', '.join(SECTION_NAMES)}. Whole, it is served as stored, with an "
+        "ETag; `?algorithms=a,b,c` or `?top=N` give it for those algorithms only. "
+        'A section that does not apply is `{"not_applicable": reason}`.',
+        parameters=SECTION_PARAMETERS,
+        responses=SECTION_RESPONSES,
+    )
+    def get(self, request: Request, slug: str, name: str, version: int | None = None):
+        snapshot = _snapshot(request, slug, version)
+        if name not in SECTION_NAMES:
+            raise ValidationFailed(
+                [Problem(f"one of {', '.join(SECTION_NAMES)}; got {name[:50]!r}", "name")]
+            )
+        query = SectionQuerySerializer(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        if not snapshot_is_servable(snapshot):
+            raise snapshot_not_found(snapshot.metric, snapshot.version)
+        chosen = query.validated_data
+        if not chosen:
+            return _stored_section(request, snapshot, name)
+        board = snapshot_board(snapshot=snapshot)
+        section = snapshot_section(snapshot_id=snapshot.pk, name=name)
+        if board is None or section is None:
+            raise snapshot_not_found(snapshot.metric, snapshot.version)
+        try:
+            keep = choose_algorithms(
+                board.algorithms,
+                names=_names(chosen["algorithms"]) if "algorithms" in chosen else None,
+                top=board.top(chosen["top"]) if "top" in chosen else None,
+            )
+        except ValueError as exc:
+            field, _, message = str(exc).partition(": ")
+            raise ValidationFailed([Problem(message, field)]) from None
+        if name == "board":
+            body = section_to_json(name, section)  # the board is O(m): served whole
+        else:
+            body = section_to_json(name, restrict(section, keep))
+        return HttpResponse(
+            json.dumps(body, separators=(",", ":"), allow_nan=False),
+            content_type="application/json",
+        )
+
+
+class SnapshotLatestSectionApi(SnapshotSectionApi):
+    """The same, of the latest ready version."""
+
+    @extend_schema(
+        operation_id="snapshot_latest_section",
+        summary="One section of the results being served",
+        description="As for one version's section, of the latest ready snapshot.",
+        parameters=SECTION_PARAMETERS,
+        responses=SECTION_RESPONSES,
+    )
+    def get(self, request: Request, slug: str, name: str, version: int | None = None):
+        return super().get(request, slug, name, None)
+
+
+def _names(text: str) -> list[str]:
+    return [name.strip() for name in text.split(",") if name.strip()]
+
+
+def _stored_section(request: Request, snapshot: ResultSnapshot, name: str) -> HttpResponse:
+    stored = snapshot_section_stored(snapshot_id=snapshot.pk, name=name)
+    if stored is None:
+        raise snapshot_not_found(snapshot.metric, snapshot.version)
+    etag = f'"{stored.etag}"'
+    if etag in request.headers.get("If-None-Match", ""):
+        response = HttpResponse(status=304)
+    else:
+        response = HttpResponse(stored.body, content_type="application/json")
+    response["ETag"] = etag
+    response["Cache-Control"] = "no-cache"
+    return response
+
+
+class SnapshotSchemaApi(ApiView):
+    permission_classes = [AllowAny]
+    renderer_classes = [JSONRenderer]
+
+    @extend_schema(
+        summary="JSON Schema of the snapshot contract",
+        description="The JSON Schema (2020-12) of a whole payload (`analyze --json`); each "
+        "section is `#/$defs/sections/<name>`. Field meanings, units and when a field is "
+        "null: docs/snapshot-contract.md.",
+        responses={200: OpenApiResponse(OpenApiTypes.OBJECT)},
+    )
+    def get(self, request: Request) -> HttpResponse:
+        return HttpResponse(
+            json.dumps(json_schema(), indent=2), content_type="application/schema+json"
+        )
+
+
+def _ready_board(snapshot: ResultSnapshot, version: int | None):
+    board = snapshot_board(snapshot=snapshot)
+    if board is None:
+        raise snapshot_not_found(snapshot.metric, version)
+    return board
 
 
 def _filename(snapshot: ResultSnapshot, extension: str) -> str:
@@ -139,8 +347,8 @@ def _filename(snapshot: ResultSnapshot, extension: str) -> str:
 class SnapshotExportCsvApi(ApiView):
     @extend_schema(
         summary="Results as CSV",
-        description="One row per algorithm, one column per per-algorithm value in the "
-        "payload (e.g. `win_rate`, `mean_rank`). Without a version: the latest ready one.",
+        description="One row per algorithm, one column per per-algorithm value of the "
+        "board (e.g. `win_rate`, `mean_rank`). Without a version: the latest ready one.",
         parameters=[metric_parameter],
         responses={
             (200, "text/csv"): OpenApiResponse(OpenApiTypes.STR),
@@ -149,9 +357,7 @@ class SnapshotExportCsvApi(ApiView):
     )
     def get(self, request: Request, slug: str, version: int | None = None) -> HttpResponse:
         snapshot = _snapshot(request, slug, version)
-        if snapshot.status != ResultSnapshot.Status.READY:
-            raise snapshot_not_found(snapshot.metric, version)
-        columns, rows = snapshot_rows(snapshot.payload)
+        columns, rows = snapshot_rows(_ready_board(snapshot, version))
         response = HttpResponse(rows_as_csv(columns, rows), content_type="text/csv; charset=utf-8")
         response["Content-Disposition"] = f'attachment; filename="{_filename(snapshot, "csv")}"'
         return response
@@ -169,20 +375,19 @@ class SnapshotExportJsonApi(ApiView):
         finished_at = serializers.DateTimeField()
         columns = serializers.ListField(child=serializers.CharField())
         rows = serializers.ListField(child=serializers.DictField())
-        payload = serializers.JSONField()
+        board = BoardField()
 
     @extend_schema(
         summary="Results as JSON",
         description="The same rows as the CSV export, with the snapshot's identity and "
-        "its full payload.",
+        "its board section (the other sections: the version's `sections` links).",
         parameters=[metric_parameter],
         responses={200: OutputSerializer, 404: ErrorSerializer},
     )
     def get(self, request: Request, slug: str, version: int | None = None) -> Response:
         snapshot = _snapshot(request, slug, version)
-        if snapshot.status != ResultSnapshot.Status.READY:
-            raise snapshot_not_found(snapshot.metric, version)
-        columns, rows = snapshot_rows(snapshot.payload)
+        board = _ready_board(snapshot, version)
+        columns, rows = snapshot_rows(board)
         body = {
             "benchmark": snapshot.benchmark.slug,
             "metric": snapshot.metric.name,
@@ -192,8 +397,21 @@ class SnapshotExportJsonApi(ApiView):
             "finished_at": snapshot.finished_at,
             "columns": columns,
             "rows": rows,
-            "payload": snapshot.payload,
+            "board": section_to_json("board", board),
         }
         response = Response(self.OutputSerializer(body).data)
         response["Content-Disposition"] = f'attachment; filename="{_filename(snapshot, "json")}"'
         return response
+
+
+class SnapshotContractApi(ApiView):
+    permission_classes = [AllowAny]
+
+    @extend_schema(
+        summary="The snapshot contract, field by field",
+        description="What each field of each section means, its units, and when it is "
+        "null (Markdown; generated from the contract's dataclasses, as the JSON Schema).",
+        responses={(200, "text/markdown"): OpenApiResponse(OpenApiTypes.STR)},
+    )
+    def get(self, request: Request) -> HttpResponse:
+        return HttpResponse(contract_markdown(), content_type="text/markdown; charset=utf-8")

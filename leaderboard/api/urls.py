@@ -12,10 +12,14 @@ from leaderboard.api.benchmarks import (
     MetricListApi,
 )
 from leaderboard.api.snapshots import (
+    SnapshotContractApi,
     SnapshotExportCsvApi,
     SnapshotExportJsonApi,
     SnapshotHistoryApi,
     SnapshotLatestApi,
+    SnapshotLatestSectionApi,
+    SnapshotSchemaApi,
+    SnapshotSectionApi,
     SnapshotVersionApi,
 )
 from leaderboard.api.submissions import (
@@ -68,7 +72,17 @@ urlpatterns = [
         SnapshotExportJsonApi.as_view(),
         name="api-snapshot-latest-json",
     ),
+    path(
+        f"{snapshots}latest/sections/<str:name>/",
+        SnapshotLatestSectionApi.as_view(),
+        name="api-snapshot-latest-section",
+    ),
     path(f"{snapshots}<int:version>/", SnapshotVersionApi.as_view(), name="api-snapshot-version"),
+    path(
+        f"{snapshots}<int:version>/sections/<str:name>/",
+        SnapshotSectionApi.as_view(),
+        name="api-snapshot-section",
+    ),
     path(
         f"{snapshots}<int:version>/export.csv",
         SnapshotExportCsvApi.as_view(),
@@ -78,6 +92,12 @@ urlpatterns = [
         f"{snapshots}<int:version>/export.json",
         SnapshotExportJsonApi.as_view(),
         name="api-snapshot-version-json",
+    ),
+    path("contract/", SnapshotContractApi.as_view(), name="api-snapshot-contract"),
+    path(
+        "contract/snapshot.schema.json",
+        SnapshotSchemaApi.as_view(),
+        name="api-snapshot-schema",
     ),
     path("tokens/", ApiTokenListApi.as_view(), name="api-token-list"),
     path("tokens/create/", ApiTokenCreateApi.as_view(), name="api-token-create"),

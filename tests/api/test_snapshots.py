@@ -1,8 +1,19 @@
+import json
+
 import pytest
 
+from estimation.core.contract import (
+    SECTION_NAMES,
+    json_schema,
+    pair_index,
+    section_from_json,
+    to_json,
+)
 from estimation.models import ResultSnapshot
+from estimation.selectors import snapshot_board, snapshot_section
 from estimation.services import snapshot_refresh
 from leaderboard.services import submission_accept
+from tests.contract_validation import validate_section
 from tests.factories import make_submission
 
 pytestmark = pytest.mark.django_db
@@ -56,7 +67,13 @@ def test_latest_serves_the_ready_snapshot_and_tells_what_is_computing(client, co
         1,
         "ready",
     )
-    assert body["payload"] == snapshot.payload
+    assert body["board"] == to_json(snapshot_board(snapshot=snapshot))
+    validate_section("board", body["board"])
+    assert set(body["sections"]) == set(SECTION_NAMES)
+    assert body["sections"]["wins"].endswith(
+        "/api/benchmarks/toy/snapshots/1/sections/wins/?metric=score"
+    )
+    assert "payload" not in body and "timings" in body
     assert body["computing"]["version"] == 2
     assert (body["computing"]["stage"], body["computing"]["progress"]) == ("bootstrap", 0.5)
 
@@ -65,10 +82,11 @@ def test_by_version_and_unknown_metric(client, computing):
     response = client.get(f"{BASE}2/?metric=score")
     assert response.status_code == 200
     body = response.json()
-    assert (body["status"], body["stage"], body["progress"], body["payload"]) == (
+    assert (body["status"], body["stage"], body["progress"], body["board"], body["sections"]) == (
         "computing",
         "bootstrap",
         0.5,
+        None,
         None,
     )
     response = client.get(f"{BASE}3/")
@@ -88,7 +106,7 @@ def test_history_lists_versions_newest_first(client, computing):
         (1, "ready", "", 1.0),
     ]
     assert rows[0]["finished_at"] is None and rows[1]["finished_at"] is not None
-    assert "payload" not in rows[0]
+    assert "board" not in rows[0]
 
 
 def test_csv_export_has_one_row_per_algorithm(client, computed):
@@ -96,22 +114,19 @@ def test_csv_export_has_one_row_per_algorithm(client, computed):
     assert response.status_code == 200
     assert response["Content-Type"] == "text/csv; charset=utf-8"
     assert response["Content-Disposition"] == 'attachment; filename="toy-score-v1.csv"'
-    payload = ResultSnapshot.objects.get(pk=computed.pk).payload
+    board = snapshot_board(snapshot=computed)
     lines = response.content.decode().splitlines()
     header = lines[0].split(",")
     assert header[:3] == ["algorithm", "win_rate", "mean_rank"]
     assert ["loo_kl", "loo_kl_ci_low", "loo_kl_ci_high", "loo_kl_p_best"] == header[3:7]
-    assert [line.split(",")[0] for line in lines[1:]] == payload["input"]["algorithms"]
-    alpha = dict(
-        zip(
-            header, lines[1 + payload["input"]["algorithms"].index("alpha")].split(","), strict=True
-        )
-    )
-    assert float(alpha["mean_rank"]) == pytest.approx(payload["mean_rank"]["alpha"])
-    assert float(alpha["win_rate"]) == pytest.approx(payload["win_rate"]["alpha"])
-    loo = payload["estimators"]["loo_kl"]
-    assert float(alpha["loo_kl"]) == pytest.approx(loo["p"]["alpha"])
-    assert float(alpha["loo_kl_ci_high"]) == pytest.approx(loo["ci"]["alpha"][1])
+    assert tuple(line.split(",")[0] for line in lines[1:]) == board.algorithms
+    index = board.algorithms.index("alpha")
+    alpha = dict(zip(header, lines[1 + index].split(","), strict=True))
+    assert float(alpha["mean_rank"]) == pytest.approx(board.mean_rank[index])
+    assert float(alpha["win_rate"]) == pytest.approx(board.win_rate[index])
+    loo = board.estimator("loo_kl")
+    assert float(alpha["loo_kl"]) == pytest.approx(loo.p[index])
+    assert float(alpha["loo_kl_ci_high"]) == pytest.approx(loo.bootstrap.upper[index])
 
 
 def test_json_export(client, computed):
@@ -120,9 +135,10 @@ def test_json_export(client, computed):
     assert response["Content-Disposition"] == 'attachment; filename="toy-score-v1.json"'
     body = response.json()
     assert (body["benchmark"], body["metric"], body["version"]) == ("toy", "score", 1)
-    assert body["payload"] == computed.payload
+    board = snapshot_board(snapshot=computed)
+    assert body["board"] == to_json(board)
     assert [row["algorithm"] for row in body["rows"]] == ["alpha", "beta", "gamma"]
-    assert body["rows"][1]["win_rate"] == pytest.approx(computed.payload["win_rate"]["beta"])
+    assert body["rows"][1]["win_rate"] == pytest.approx(board.win_rate[1])
     assert body["columns"][0] == "algorithm"
     assert client.get(f"{BASE}1/export.json").json()["rows"] == body["rows"]
 
@@ -131,20 +147,82 @@ def test_a_computing_version_has_nothing_to_export(client, computing):
     assert client.get(f"{BASE}2/export.csv").status_code == 404
 
 
-def test_export_columns_follow_the_payload():
-    from leaderboard.api.export import rows_as_csv, snapshot_rows
+def test_export_columns_follow_the_board(computed):
+    """The CSV's columns come from the board: every estimator of the registry in order,
+    then the group letters of the tests that apply."""
+    from estimation.core.registry import ESTIMATOR_KEYS
+    from leaderboard.api.export import snapshot_rows
 
-    payload = {
-        "input": {"algorithms": ["a", "b"], "n_datasets": 3},
-        "params": {"alpha": 0.05},
-        "win_rate": {"a": 0.75, "b": 0.25},
-        "estimators": {"loo_kl": {"p": {"a": 0.6, "b": 0.4}, "ci": {"a": [0.5, 0.9], "b": None}}},
-        "nemenyi": {"not_applicable": "one dataset"},
-        "wilcoxon": {"letters": {"a": "a", "b": "ab"}},
-    }
-    columns, rows = snapshot_rows(payload)
-    assert rows_as_csv(columns, rows).splitlines() == [
-        "algorithm,win_rate,loo_kl,loo_kl_ci_low,loo_kl_ci_high,loo_kl_p_best,wilcoxon_group",
-        "a,0.75,0.6,0.5,0.9,,a",
-        "b,0.25,0.4,,,,ab",
-    ]
+    board = snapshot_board(snapshot=computed)
+    columns, rows = snapshot_rows(board)
+    estimator_columns = [c for c in columns if c in ESTIMATOR_KEYS]
+    assert estimator_columns == list(ESTIMATOR_KEYS)
+    assert columns[-1] == "nemenyi_group" or columns[-1] == "wilcoxon_group"
+    assert [row["algorithm"] for row in rows] == list(board.algorithms)
+
+
+# --- sections -------------------------------------------------------------------------
+
+
+def test_every_section_is_served_as_stored_with_an_etag(client, computed):
+    for name in SECTION_NAMES:
+        response = client.get(f"{BASE}1/sections/{name}/")
+        assert response.status_code == 200, name
+        assert response["Content-Type"] == "application/json"
+        data = json.loads(response.content)
+        validate_section(name, data)
+        assert section_from_json(name, data) == snapshot_section(snapshot_id=computed.pk, name=name)
+        etag = response["ETag"]
+        again = client.get(f"{BASE}1/sections/{name}/", HTTP_IF_NONE_MATCH=etag)
+        assert again.status_code == 304 and not again.content
+    latest = client.get(f"{BASE}latest/sections/wins/")
+    assert latest.status_code == 200 and latest["ETag"]
+
+
+def test_a_section_for_chosen_algorithms_keeps_their_stored_values(client, computed):
+    whole = client.get(f"{BASE}1/sections/wins/").json()
+    names = whole["algorithms"]
+    chosen = client.get(f"{BASE}1/sections/wins/?algorithms=gamma,alpha").json()
+    validate_section("wins", chosen)
+    assert chosen["algorithms"] == ["alpha", "gamma"]  # the section's order, not the query's
+    i, j = names.index("alpha"), names.index("gamma")
+    m = len(names)
+    upper = whole["wins"]["upper"][pair_index(i, j, m)]
+    assert chosen["wins"]["upper"] == [upper]
+    top = client.get(f"{BASE}1/sections/rank_matrix/?top=2").json()
+    board = snapshot_board(snapshot=computed)
+    assert set(top["algorithms"]) == set(board.top(2))
+
+
+@pytest.mark.parametrize(
+    ("query", "field"),
+    [
+        ("?algorithms=alpha,nobody", "algorithms"),
+        ("?algorithms=,,", "algorithms"),
+        ("?top=0", "top"),
+        ("?top=many", "top"),
+        ("?top=2&algorithms=alpha", "non_field_errors"),
+    ],
+)
+def test_bad_choices_are_refused_with_the_field_named(client, computed, query, field):
+    response = client.get(f"{BASE}1/sections/wins/{query}")
+    assert response.status_code == 400
+    body = response.json()
+    assert any(p["field"] in (field, None) for p in body.get("problems", [])), body
+
+
+def test_an_unknown_section_is_refused_and_a_computing_version_has_none(client, computing):
+    response = client.get(f"{BASE}1/sections/payload/")
+    assert response.status_code == 400
+    assert "one of board" in json.dumps(response.json())
+    assert client.get(f"{BASE}2/sections/board/").status_code == 404
+
+
+def test_the_contract_and_its_schema_are_published_and_linked_from_the_docs(client):
+    schema = client.get("/api/contract/snapshot.schema.json")
+    assert schema.status_code == 200
+    assert json.loads(schema.content) == json_schema()
+    reference = client.get("/api/contract/")
+    assert reference.status_code == 200 and b"null when" in reference.content
+    docs = client.get("/api/docs/").content.decode()
+    assert 'href="/api/contract/"' in docs and 'href="/api/contract/snapshot.schema.json"' in docs

@@ -49,16 +49,16 @@ def css_string(text: str) -> str:
 # --- data the pages should show ---------------------------------------------------------
 
 
-def latest_payload(slug: str) -> dict[str, Any]:
-    """The payload of the ready snapshot a benchmark's page shows."""
-    from estimation.selectors import snapshot_latest
+def latest_board(slug: str):
+    """The board section of the ready snapshot a benchmark's page shows."""
+    from estimation.selectors import snapshot_board, snapshot_latest
     from leaderboard.models import Benchmark
     from leaderboard.selectors import primary_metric
 
     benchmark = Benchmark.objects.get(slug=slug)
     snapshot = snapshot_latest(benchmark=benchmark, metric=primary_metric(benchmark=benchmark))
     assert snapshot is not None, f"{slug} has no ready snapshot"
-    return snapshot.payload
+    return snapshot_board(snapshot=snapshot)
 
 
 # --- checks -----------------------------------------------------------------------------

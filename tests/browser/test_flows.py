@@ -427,8 +427,8 @@ def test_web_form_stores_a_correct_grid_on_a_single_metric_benchmark(demo_site, 
 def test_switching_estimators_resorts_in_place_and_works_without_javascript(
     demo_site, page, no_js_page, screenshot
 ):
-    payload = helpers.latest_payload(SLUG)
-    default = payload["recommended"]
+    board = helpers.latest_board(SLUG)
+    default = board.recommended
     url = demo_site.url("benchmark-leaderboard", SLUG)
 
     # Without JavaScript, each estimator is a link that the server renders.
@@ -436,7 +436,7 @@ def test_switching_estimators_resorts_in_place_and_works_without_javascript(
     expect(helpers.leaderboard_table(no_js_page)).to_have_attribute("data-estimator", default)
     default_order = row_order(no_js_page)
     server = {}
-    for key in payload["estimators"]:
+    for key in board.estimator_keys:
         link = no_js_page.locator(f"#estimator-links a[data-estimator='{key}']")
         if link.count() == 0:
             continue
@@ -536,7 +536,7 @@ def test_exports_download_with_their_version_and_citation(demo_site, page, scree
     # LaTeX follows the estimator on screen.
     other = next(
         key
-        for key in helpers.latest_payload(SLUG)["estimators"]
+        for key in helpers.latest_board(SLUG).estimator_keys
         if key != helpers.leaderboard_table(page).get_attribute("data-estimator")
         and page.get_by_test_id(f"estimator-option-{key}").count()
     )
@@ -589,9 +589,9 @@ def check_charts(page) -> int:
 def test_charts_and_methods_pages_render_on_desktop_and_phone(
     demo_site, page, phone_page, screenshot
 ):
-    payload = helpers.latest_payload(SLUG)
-    algorithm = payload["input"]["algorithms"][0]
-    dataset = payload["input"]["datasets"][0]
+    board = helpers.latest_board(SLUG)
+    algorithm = board.algorithms[0]
+    dataset = board.input.datasets[0]
     pages = {
         "charts": demo_site.url("explore-charts", SLUG),
         "dataset": demo_site.url("explore-dataset", SLUG, dataset),
@@ -610,7 +610,7 @@ def test_charts_and_methods_pages_render_on_desktop_and_phone(
     data = page.get_by_test_id("chart-win-probability-data")
     data.locator("summary").click()
     expect(data.locator("table")).to_be_visible()
-    for name in payload["input"]["algorithms"]:
+    for name in board.algorithms:
         expect(data.locator("table")).to_contain_text(name)
     screenshot(page, "charts-desktop")
 
@@ -619,7 +619,7 @@ def test_charts_and_methods_pages_render_on_desktop_and_phone(
     check_charts(page)
     # (The chart's own table has the same data-testid: take the page's.)
     scores_table = page.locator("table.explore-table[data-testid=dataset-scores-table]")
-    expect(scores_table.locator("tbody tr")).to_have_count(len(payload["input"]["algorithms"]))
+    expect(scores_table.locator("tbody tr")).to_have_count(len(board.algorithms))
     screenshot(page, "dataset-desktop")
 
     page.goto(pages["algorithm"])

@@ -16,7 +16,7 @@ M, N = 250, 6
 
 
 @functools.cache
-def payload() -> dict:
+def payload():
     """A real analysis of M x N generated scores (short bootstrap: the page is under test)."""
     from estimation.core.analysis import AnalysisSettings, analyze
     from estimation.core.table import ResultTable
@@ -28,7 +28,7 @@ def payload() -> dict:
         algorithms=tuple(f"model-{j:03d}" for j in range(M)),
         values=values,
     )
-    return analyze(table, AnalysisSettings(bootstrap=20, evaluation_repeats=1)).to_dict()
+    return analyze(table, AnalysisSettings(bootstrap=20, evaluation_repeats=1)).payload
 
 
 @pytest.fixture

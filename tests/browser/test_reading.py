@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
+from estimation.core.contract import NotApplicable
 from tests.browser import helpers
 from tests.browser.helpers import DEMO_SLUGS
 
@@ -47,8 +48,8 @@ def test_index_lists_the_demo_benchmarks_with_its_stylesheet(demo_site, page, sc
 
 @pytest.mark.parametrize("slug", DEMO_SLUGS)
 def test_leaderboard_shows_the_ranking_intervals_and_notes(demo_site, page, screenshot, slug):
-    payload = helpers.latest_payload(slug)
-    algorithms = payload["input"]["algorithms"]
+    board = helpers.latest_board(slug)
+    algorithms = board.algorithms
     page.goto(url_of(demo_site, slug))
 
     expect(page.locator("h1")).to_be_visible()
@@ -59,14 +60,14 @@ def test_leaderboard_shows_the_ranking_intervals_and_notes(demo_site, page, scre
 
     # Most probable first, under the estimator the table says it shows.
     table = helpers.leaderboard_table(page)
-    estimator = table.get_attribute("data-estimator") or payload["recommended"]
-    probability = payload["estimators"][estimator]["p"]
+    estimator = table.get_attribute("data-estimator") or board.recommended
+    probability = board.column(board.estimator(estimator).p)
     expect(rows.first).to_have_attribute("data-algorithm", max(probability, key=probability.get))
 
     # One interval bar per algorithm with an interval, drawn inside its cell.
-    intervals = payload["estimators"][estimator].get("ci") or {}
+    intervals = board.estimator(estimator).bootstrap
     bars = helpers.interval_bars(page)
-    expect(bars).to_have_count(sum(1 for ci in intervals.values() if ci))
+    expect(bars).to_have_count(0 if isinstance(intervals, NotApplicable) else len(algorithms))
     boxes = [bars.nth(i).bounding_box() for i in range(bars.count())]
     assert any(box["width"] > 1 for box in boxes), "every interval bar is empty"
     cell = page.locator("[data-testid=cell-interval]").first.bounding_box()
@@ -75,7 +76,7 @@ def test_leaderboard_shows_the_ranking_intervals_and_notes(demo_site, page, scre
     )
 
     notes = helpers.leaderboard_notes(page)
-    for note in payload["notes"]:
+    for note in board.notes:
         expect(notes).to_contain_text(note)
     screenshot(page, "desktop")
 
@@ -158,12 +159,12 @@ def test_main_content_is_readable_without_javascript(demo_site, no_js_page):
     page.goto(url_of(demo_site, "index"))
     expect(helpers.benchmark_cards(page)).to_have_count(len(DEMO_SLUGS))
     for slug in DEMO_SLUGS:
-        payload = helpers.latest_payload(slug)
+        board = helpers.latest_board(slug)
         page.goto(url_of(demo_site, slug))
         expect(helpers.leaderboard_table(page)).to_be_visible()
-        expect(helpers.leaderboard_rows(page)).to_have_count(len(payload["input"]["algorithms"]))
-        for algorithm in payload["input"]["algorithms"]:
+        expect(helpers.leaderboard_rows(page)).to_have_count(len(board.algorithms))
+        for algorithm in board.algorithms:
             expect(helpers.leaderboard_row(page, algorithm)).to_be_visible()
-        for note in payload["notes"]:
+        for note in board.notes:
             expect(helpers.leaderboard_notes(page)).to_contain_text(note)
         expect(helpers.snapshot_version(page).first).to_be_visible()

@@ -21,15 +21,10 @@ from estimation.core.contract import (
 )
 from estimation.core.registry import ESTIMATOR_KEYS, ESTIMATORS, estimator_get
 from estimation.core.table import ResultTable
+from tests.contract_validation import validate, validate_section
 from tests.core.demo_tables import SETTINGS, demo_analysis, demsar_table, simulated_table
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
-
-
-def validate(payload: dict) -> None:
-    """Raise when ``payload`` does not fit the committed JSON Schema."""
-    schema = json.loads((DOCS / "snapshot.schema.json").read_text())
-    jsonschema.Draft202012Validator(schema).validate(payload)
 
 
 def test_the_committed_schema_and_reference_are_generated_from_the_dataclasses():
@@ -56,6 +51,7 @@ def test_demo_payloads_validate_and_round_trip(demo):
     assert SnapshotPayload.from_json(data) == analysis.payload
     for name in SECTION_NAMES:
         section = contract.section_to_json(name, getattr(analysis.payload, name))
+        validate_section(name, section)
         jsonschema.Draft202012Validator(contract.section_schema(name)).validate(section)
         assert contract.section_from_json(name, section) == getattr(analysis.payload, name)
 
@@ -140,3 +136,46 @@ def test_the_registry_is_the_one_list_of_estimators():
         estimator_get("nope")
     with pytest.raises(ValueError, match="default_estimator must be one of"):
         AnalysisSettings(default_estimator="nope")
+
+
+@pytest.mark.parametrize("name", [n for n in SECTION_NAMES if n != "board"])
+def test_a_section_for_chosen_algorithms_keeps_every_stored_value(name):
+    payload = demo_analysis("simulated").payload
+    section = getattr(payload, name)
+    names = section.algorithms
+    keep = [3, 1]
+    chosen = contract.restrict(section, keep)
+    assert chosen.algorithms == (names[1], names[3])  # the section's order
+    validate_section(name, contract.to_json(chosen))
+    m, old = len(names), {1: 0, 3: 1}
+    if name in ("wins", "nemenyi", "wilcoxon"):
+        matrix_fields = {"wins": ["wins"], "nemenyi": ["pvalues"]}.get(
+            name, ["pvalues", "pvalues_raw", "rank_biserial"]
+        )
+        for field in matrix_fields:
+            for a in (1, 3):
+                for b in (1, 3):
+                    if a != b:
+                        assert getattr(chosen, field).get(old[a], old[b], 2) == getattr(
+                            section, field
+                        ).get(a, b, m)
+    if name == "rank_matrix":
+        assert [row[0] for row in chosen.ranks] == [row[1] for row in section.ranks]
+    if name == "within_dataset":
+        for before, after in zip(section.datasets, chosen.datasets, strict=True):
+            assert after.significance_rank == (
+                before.significance_rank[1],
+                before.significance_rank[3],
+            )
+            k = pair_index(1, 3, m)
+            assert after.tukey.diff == (before.tukey.diff[k],)
+            assert after.tukey.significant == (before.tukey.significant[k],)
+
+
+def test_choosing_algorithms_names_the_unknown_ones():
+    names = ("a", "b", "c")
+    assert contract.choose_algorithms(names, names=["c", "a"]) == [0, 2]
+    with pytest.raises(ValueError, match="algorithms: not in this snapshot: 'x'"):
+        contract.choose_algorithms(names, names=["a", "x"])
+    with pytest.raises(ValueError, match="give one or the other"):
+        contract.choose_algorithms(names, names=["a"], top=["b"])

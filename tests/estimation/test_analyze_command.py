@@ -10,16 +10,21 @@ from pathlib import Path
 import pytest
 from django.core.management import CommandError, call_command
 
+from estimation.core.contract import NotApplicable, SnapshotPayload, pair_index
+from tests.contract_validation import validate
 from tests.reference_data import PUBLISHED_DATA
 
 ROOT = Path(__file__).resolve().parents[2]
 DEMSAR = PUBLISHED_DATA / "demsar2006"
 
 
-def analyze_json(path, *args: str) -> dict:
+def analyze_json(path, *args: str) -> SnapshotPayload:
+    """The command's --json output, validated against the committed JSON Schema."""
     out = io.StringIO()
     call_command("analyze", str(path), "--json", *args, stdout=out)
-    return json.loads(out.getvalue())
+    data = json.loads(out.getvalue())
+    validate(data)
+    return SnapshotPayload.from_json(data)
 
 
 def write_rows(path: Path, header: list[str], rows: list[list]) -> Path:
@@ -43,41 +48,40 @@ def demsar_printed_ranks_as_ranking_file(tmp_path: Path) -> Path:
 
 
 def test_demsar_auc_values_reproduce_the_published_figures():
-    payload = analyze_json(DEMSAR / "demsar2006_table6_auc.csv", "--bootstrap", "200")
-    assert payload["input"]["n_datasets"] == 14 and payload["input"]["direction"] == "higher"
+    board = analyze_json(DEMSAR / "demsar2006_table6_auc.csv", "--bootstrap", "200").board
+    assert board.input.n_datasets == 14 and board.input.direction == "higher"
     # PROVENANCE.md: ranking the printed AUCs gives 9.857 / 3.987; scipy's tie-corrected 10.95.
-    friedman = payload["friedman"]
-    assert friedman["statistic_uncorrected"] == pytest.approx(9.857, abs=5e-4)
-    assert friedman["iman_davenport_uncorrected"] == pytest.approx(3.987, abs=5e-4)
-    assert friedman["statistic"] == pytest.approx(10.95, abs=5e-3)
-    assert payload["nemenyi"]["critical_difference"] == pytest.approx(1.25, abs=5e-3)
-    assert payload["mean_rank"] == pytest.approx(
+    friedman = board.friedman
+    assert friedman.statistic_uncorrected == pytest.approx(9.857, abs=5e-4)
+    assert friedman.iman_davenport_uncorrected == pytest.approx(3.987, abs=5e-4)
+    assert friedman.statistic == pytest.approx(10.95, abs=5e-3)
+    assert board.nemenyi.critical_difference == pytest.approx(1.25, abs=5e-3)
+    assert board.column(board.mean_rank) == pytest.approx(
         {"C4.5": 3.143, "C4.5+m": 2.000, "C4.5+cf": 2.929, "C4.5+m+cf": 1.929}, abs=5e-4
     )
-    assert payload["win_rate"] == pytest.approx(
+    assert board.column(board.win_rate) == pytest.approx(
         {"C4.5+m+cf": 0.4464, "C4.5+m": 0.3036, "C4.5": 0.1607, "C4.5+cf": 0.0893}, abs=5e-5
     )
-    for scheme in ("mle", "loo_kl", "loo_tv", "minimax", "borda", "plackett_luce"):
-        estimate = payload["estimators"][scheme]
-        assert sum(estimate["p"].values()) == pytest.approx(1.0, abs=1e-9)
-        assert sum(estimate["p_best"].values()) == pytest.approx(1.0, abs=1e-9)
-        for algorithm, (low, high) in estimate["ci"].items():
-            assert 0.0 <= low <= high <= 1.0, (scheme, algorithm)
-    assert payload["wilcoxon"]["correction"] == "holm"
-    assert set(payload["evaluation"]["log_loss"]) == set(payload["estimators"])
+    for estimate in board.estimators:
+        assert sum(estimate.p) == pytest.approx(1.0, abs=1e-9)
+        assert sum(estimate.bootstrap.p_best) == pytest.approx(1.0, abs=1e-9)
+        for low, high in zip(estimate.bootstrap.lower, estimate.bootstrap.upper, strict=True):
+            assert 0.0 <= low <= high <= 1.0, estimate.key
+    assert board.wilcoxon.correction == "holm"
+    assert set(board.evaluation.log_loss) == set(board.estimator_keys)
 
 
 def test_demsar_printed_ranks_as_a_ranking_file_give_the_papers_statistics(tmp_path):
-    payload = analyze_json(demsar_printed_ranks_as_ranking_file(tmp_path), "--bootstrap", "100")
-    assert payload["input"]["kind"] == "rank"
+    board = analyze_json(demsar_printed_ranks_as_ranking_file(tmp_path), "--bootstrap", "100").board
+    assert board.input.kind == "rank"
     # Demšar (2006), Table 6 and section 3.2.2: chi2_F = 9.28, F_F = 3.69, CD = 1.25.
-    assert payload["friedman"]["statistic_uncorrected"] == pytest.approx(9.28, abs=5e-3)
-    assert payload["friedman"]["iman_davenport_uncorrected"] == pytest.approx(3.69, abs=5e-3)
-    assert payload["nemenyi"]["critical_difference"] == pytest.approx(1.25, abs=5e-3)
-    assert payload["mean_rank"] == pytest.approx(
+    assert board.friedman.statistic_uncorrected == pytest.approx(9.28, abs=5e-3)
+    assert board.friedman.iman_davenport_uncorrected == pytest.approx(3.69, abs=5e-3)
+    assert board.nemenyi.critical_difference == pytest.approx(1.25, abs=5e-3)
+    assert board.column(board.mean_rank) == pytest.approx(
         {"C4.5": 3.143, "C4.5+m": 2.000, "C4.5+cf": 2.893, "C4.5+m+cf": 1.964}, abs=5e-4
     )
-    assert "not_applicable" in payload["wilcoxon"]  # rankings carry no scores
+    assert isinstance(board.wilcoxon, NotApplicable)  # rankings carry no scores
 
 
 def test_tabzilla_top3_ranking_file_uses_only_the_known_positions(tmp_path):
@@ -88,14 +92,15 @@ def test_tabzilla_top3_ranking_file_uses_only_the_known_positions(tmp_path):
             for position, column in enumerate(("first", "second", "third"), start=1)
         ]
     path = write_rows(tmp_path / "top3.csv", ["dataset", "algorithm", "rank"], rows)
-    payload = analyze_json(path, "--bootstrap", "100")
-    assert payload["input"]["known_positions"] == 3
-    assert len(payload["input"]["algorithms"]) == 18 and payload["input"]["n_datasets"] == 36
-    assert "not_applicable" in payload["friedman"] and "not_applicable" in payload["nemenyi"]
-    weights = payload["estimators"]["loo_kl"]["weights"]
+    board = analyze_json(path, "--bootstrap", "100").board
+    assert board.input.known_positions == 3
+    assert len(board.algorithms) == 18 and board.input.n_datasets == 36
+    assert isinstance(board.friedman, NotApplicable) and isinstance(board.nemenyi, NotApplicable)
+    loo_kl = board.estimator("loo_kl")
+    weights = loo_kl.weights
     assert len(weights) == 3 and weights[0] >= weights[1] >= weights[2] >= 0
-    assert payload["estimators"]["loo_kl"]["loss"] <= payload["estimators"]["loo_kl"]["loss_mle"]
-    assert payload["mean_rank"] is None  # unknown below the top 3
+    assert loo_kl.loss <= loo_kl.loss_mle
+    assert isinstance(board.mean_rank, NotApplicable)  # unknown below the top 3
 
 
 def test_tabzilla_full_log_loss_lower_is_better(tmp_path):
@@ -107,10 +112,11 @@ def test_tabzilla_full_log_loss_lower_is_better(tmp_path):
             value = low + float(row["normalized_Log Loss__test_mean"]) * (high - low)
             rows.append([row["dataset_name"], row["alg_name"], repr(value)])
     path = write_rows(tmp_path / "logloss.csv", ["dataset", "algorithm", "score"], rows)
-    payload = analyze_json(path, "--lower-is-better", "--bootstrap", "100")
-    assert payload["input"]["n_datasets_used"] == 104 and payload["input"]["direction"] == "lower"
+    board = analyze_json(path, "--lower-is-better", "--bootstrap", "100").board
+    assert board.input.n_datasets_used == 104 and board.input.direction == "lower"
     # The repository's Log_Loss_rank.csv: CatBoost has the best mean rank (4.48, min ranks).
-    best = min(payload["mean_rank"], key=payload["mean_rank"].get)
+    mean_rank = board.column(board.mean_rank)
+    best = min(mean_rank, key=mean_rank.get)
     assert best == "CatBoost"
 
 
@@ -118,14 +124,14 @@ def test_tabzilla_full_log_loss_lower_is_better(tmp_path):
 @pytest.mark.parametrize("missing", ["complete", "worst"])
 def test_fernandez_delgado_with_missing_cells_and_ties(missing, external_data):
     path = external_data / "fd2014_accuracy_179classifiers.csv"
-    payload = analyze_json(path, "--missing", missing, "--bootstrap", "20")
-    facts = payload["input"]
-    assert facts["n_datasets"] == 121
-    assert facts["n_tied_first"] > 0
+    board = analyze_json(path, "--missing", missing, "--bootstrap", "20").board
+    facts = board.input
+    assert facts.n_datasets == 121
+    assert facts.n_tied_first > 0
     if missing == "complete":
-        assert facts["dropped_datasets"] and any("left out" in note for note in payload["notes"])
+        assert facts.dropped_datasets and any("left out" in note for note in board.notes)
     else:
-        assert facts["n_datasets_used"] == 121 - len(facts["dropped_datasets"])
+        assert facts.n_datasets_used == 121 - len(facts.dropped_datasets)
 
 
 def test_same_seed_same_output_and_the_seed_matters():
@@ -133,10 +139,8 @@ def test_same_seed_same_output_and_the_seed_matters():
     first = analyze_json(path, "--bootstrap", "200", "--seed", "7")
     second = analyze_json(path, "--bootstrap", "200", "--seed", "7")
     other = analyze_json(path, "--bootstrap", "200", "--seed", "8")
-    for payload in (first, second, other):
-        payload.pop("timings")
-    assert first == second
-    assert first["estimators"]["mle"]["ci"] != other["estimators"]["mle"]["ci"]
+    assert first == second  # no timings in the payload: the same input, the same output
+    assert first.board.estimator("mle").bootstrap != other.board.estimator("mle").bootstrap
 
 
 def test_readable_report_leads_with_the_recommended_estimator():
@@ -184,10 +188,10 @@ def test_bad_input_gets_one_clear_message(tmp_path, content, message):
 def test_a_single_dataset_is_reported_as_not_applicable_never_nan(tmp_path):
     path = tmp_path / "one.csv"
     path.write_text("dataset,a,b,c\nonly,0.9,0.5,0.1\n")
-    payload = analyze_json(path)
-    assert payload["friedman"]["not_applicable"]
-    assert payload["evaluation"]["not_applicable"]
-    assert payload["estimators"]["loo_kl"]["p"] == {"a": 1.0, "b": 0.0, "c": 0.0}
+    board = analyze_json(path).board
+    assert isinstance(board.friedman, NotApplicable) and board.friedman.reason
+    assert isinstance(board.evaluation, NotApplicable) and board.evaluation.reason
+    assert board.column(board.estimator("loo_kl").p) == {"a": 1.0, "b": 0.0, "c": 0.0}
 
 
 def test_errors_exit_non_zero_without_a_traceback(tmp_path):
@@ -220,17 +224,18 @@ def test_folds_give_significance_aware_ranks_and_within_dataset_tests(tmp_path):
     ]
     path = write_rows(tmp_path / "folds.csv", ["dataset", "algorithm", "fold", "score"], rows)
     payload = analyze_json(path, "--bootstrap", "100")
-    assert payload["input"]["has_folds"]
-    assert payload["win_rate"]["new"] == pytest.approx(0.8)
-    assert payload["significance_rank"]["new"] == pytest.approx(1.6)
-    assert payload["significance_rank"]["old"] == pytest.approx(1.1)
-    pair = next(
-        row
-        for row in payload["within_dataset"]["task-01"]["tukey"]
-        if {row["a"], row["b"]} == {"new", "old"}
-    )
-    assert pair["significant"] and pair["cohens_d"] is not None
+    board = payload.board
+    assert board.input.has_folds
+    assert board.column(board.win_rate)["new"] == pytest.approx(0.8)
+    assert board.column(board.significance_rank)["new"] == pytest.approx(1.6)
+    assert board.column(board.significance_rank)["old"] == pytest.approx(1.1)
+    within = payload.within_dataset
+    names = within.algorithms
+    i, j = sorted((names.index("new"), names.index("old")))
+    table = within.entry("task-01").tukey
+    k = pair_index(i, j, len(names))
+    assert table.significant[k] and table.cohens_d[k] is not None
     # Holm over the 6 pairs of task-01 makes this pair's p at least its raw p.
     raw = wilcoxon(scores["new"][0], scores["old"][0]).pvalue
-    assert pair["wilcoxon_pvalue"] >= raw - 1e-15
-    assert pair["wilcoxon_pvalue"] <= min(1.0, 6 * raw) + 1e-15
+    assert table.wilcoxon_pvalue[k] >= raw - 1e-15
+    assert table.wilcoxon_pvalue[k] <= min(1.0, 6 * raw) + 1e-15

@@ -12,6 +12,7 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from estimation.console_progress import ConsoleProgress
+from tests.contract_validation import validate
 from tests.reference_data import PUBLISHED_DATA, REPO_ROOT
 
 DEMSAR_AUC = PUBLISHED_DATA / "demsar2006" / "demsar2006_table6_auc.csv"
@@ -98,7 +99,9 @@ def stages_seen(stderr: str) -> list[str]:
 
 def test_json_stays_clean_on_stdout_while_every_stage_goes_to_stderr():
     stdout, stderr = run_analyze("--json", "--progress-after", "0")
-    assert json.loads(stdout)["input"]["n_datasets"] == 14  # nothing but the payload
+    payload = json.loads(stdout)  # nothing but the payload
+    validate(payload)
+    assert payload["board"]["input"]["n_datasets"] == 14
     assert stages_seen(stderr) == ["loading", *STAGES]
 
 
@@ -111,7 +114,7 @@ def test_the_report_too_keeps_progress_off_stdout():
 def test_quiet_and_verbosity_zero_turn_progress_off():
     for flag in ("--quiet", "--verbosity=0"):
         stdout, stderr = run_analyze("--json", "--progress-after", "0", flag)
-        assert stderr == "" and json.loads(stdout)["input"]["n_datasets"] == 14
+        assert stderr == "" and json.loads(stdout)["board"]["input"]["n_datasets"] == 14
 
 
 def test_a_short_run_shows_nothing_with_the_default_delay():
@@ -135,7 +138,7 @@ def test_a_real_process_keeps_stdout_clean_json_and_reports_on_stderr():
         timeout=300,
     )
     assert shown.returncode == 0, shown.stderr
-    assert json.loads(shown.stdout)["input"]["n_datasets"] == 14
+    assert json.loads(shown.stdout)["board"]["input"]["n_datasets"] == 14
     assert stages_seen(shown.stderr) == ["loading", *STAGES]  # a pipe: one line per stage
     quiet = subprocess.run(
         [*command, "--json", "--progress-after", "0", "--quiet"],
@@ -146,6 +149,4 @@ def test_a_real_process_keeps_stdout_clean_json_and_reports_on_stderr():
     )
     assert quiet.returncode == 0 and quiet.stderr == ""
     payloads = [json.loads(result.stdout) for result in (shown, quiet)]
-    for payload in payloads:
-        payload.pop("timings")
-    assert payloads[0] == payloads[1]
+    assert payloads[0] == payloads[1]  # no timings in the payload: identical runs

@@ -1,4 +1,6 @@
-"""The three demo benchmarks with computed snapshots, shared by the explore tests of a module."""
+"""The three demo benchmarks with computed snapshots, shared by the explore tests of a module.
+
+``demo_benchmarks[slug]`` is the snapshot's typed sections by name."""
 
 from __future__ import annotations
 
@@ -8,6 +10,7 @@ import pytest
 from django.core.management import call_command
 
 from estimation.models import ResultSnapshot
+from estimation.selectors import SnapshotSections
 from leaderboard.demo import DEMOS, demo_load
 from leaderboard.models import Benchmark, Score, Submission
 
@@ -27,12 +30,12 @@ def demo_benchmarks(django_db_setup, django_db_blocker):
         demo_load()
         for slug in DEMOS:
             call_command("recompute", slug, stdout=io.StringIO())
-        payloads = {
-            snapshot.benchmark.slug: snapshot.payload
-            for snapshot in ResultSnapshot.objects.filter(status="ready").select_related(
-                "benchmark"
-            )
+        sections = {
+            snapshot.benchmark.slug: dict(SnapshotSections(snapshot))
+            for snapshot in ResultSnapshot.objects.filter(
+                status="ready", benchmark__slug__in=DEMOS
+            ).select_related("benchmark")
         }
-    yield payloads
+    yield sections
     with django_db_blocker.unblock():
         _delete_demos()

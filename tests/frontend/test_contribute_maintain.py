@@ -186,7 +186,6 @@ def test_snapshot_history_for_maintainers(client, maintainer):
         engine_version="1.0",
         status=ResultSnapshot.Status.READY,
         timings={"load_s": 0.0123, "analyse_s": 1.5},
-        payload={},
         finished_at=now,
     )
     client.force_login(make_user("reader"))

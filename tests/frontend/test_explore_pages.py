@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import dataclasses
+import hashlib
+import json
 import xml.etree.ElementTree as ET
 
 import pytest
 from django.template import Context, Template
 from django.test import RequestFactory
 
-from estimation.models import ResultSnapshot
+from estimation.core.contract import to_json
+from estimation.models import ResultSnapshot, SnapshotSection
 from leaderboard.models import Benchmark
 from tests.factories import make_benchmark, make_user
 from tests.frontend.explore_fixtures import demo_benchmarks  # noqa: F401
@@ -38,24 +42,33 @@ def test_dataset_page_with_tukey_table(client, demo_benchmarks):  # noqa: F811
     assert 'data-testid="dataset-scores-table"' in html
     assert 'data-testid="chart-dataset-scores"' in html
     assert 'data-testid="tukey-table"' in html and "tukey-computed" not in html
-    entry = demo_benchmarks["simulated-new-vs-old"]["within_dataset"]["task-01"]
-    for row in entry["tukey"]:
-        assert f"{row['cohens_d']:.2f}" in html
-        assert f"{row['diff']:.4f}" in html
+    table = demo_benchmarks["simulated-new-vs-old"]["within_dataset"].entry("task-01").tukey
+    for d, diff in zip(table.cohens_d, table.diff, strict=True):
+        assert f"{d:.2f}" in html
+        assert f"{diff:.4f}" in html
     scores = html.split('data-testid="dataset-scores-table"')[1].split("</table>")[0]
     assert scores.count(">25</td>") == 4  # 25 folds for each of the four algorithms
 
 
 def test_dataset_page_computes_tukey_when_the_snapshot_left_it_out(client, demo_benchmarks):  # noqa: F811
     snapshot = ResultSnapshot.objects.get(benchmark__slug="simulated-new-vs-old", status="ready")
-    stored = snapshot.payload["within_dataset"]["task-02"]["tukey"]
-    payload = snapshot.payload
-    del payload["within_dataset"]["task-02"]["tukey"]
-    ResultSnapshot.objects.filter(pk=snapshot.pk).update(payload=payload)
+    within = demo_benchmarks["simulated-new-vs-old"]["within_dataset"]
+    stored = within.entry("task-02").tukey
+    left_out = dataclasses.replace(
+        within,
+        datasets=tuple(
+            dataclasses.replace(d, tukey=None) if d.dataset == "task-02" else d
+            for d in within.datasets
+        ),
+    )
+    body = json.dumps(to_json(left_out))
+    SnapshotSection.objects.filter(snapshot=snapshot, name="within_dataset").update(
+        body=body, etag=hashlib.sha256(body.encode()).hexdigest()
+    )
     html = client.get("/b/simulated-new-vs-old/datasets/task-02/").content.decode()
     assert 'data-testid="tukey-computed"' in html
-    for row in stored:
-        assert f"{row['cohens_d']:.2f}" in html and f"{row['diff']:.4f}" in html
+    for d, diff in zip(stored.cohens_d, stored.diff, strict=True):
+        assert f"{d:.2f}" in html and f"{diff:.4f}" in html
 
 
 def test_dataset_page_without_folds_says_why(client, demo_benchmarks):  # noqa: F811
@@ -75,9 +88,9 @@ def test_algorithm_pages(client, demo_benchmarks):  # noqa: F811
         "chart-margin-to-winner",
     ):
         assert f'data-testid="{testid}"' in html
-    payload = demo_benchmarks["simulated-new-vs-old"]
-    for entry in payload["estimators"].values():
-        assert f"{entry['p']['new']:.3f}" in html
+    board = demo_benchmarks["simulated-new-vs-old"]["board"]
+    for entry in board.estimators:
+        assert f"{board.column(entry.p)['new']:.3f}" in html
     # "new" loses task-01 and task-02 by about eight points: the largest margins.
     margins = html.split('data-testid="chart-margin-to-winner-table"')[1]
     assert margins.index("task-01") < margins.index("task-05")
@@ -111,12 +124,12 @@ def test_unknown_names_and_hidden_benchmarks_are_404(client, demo_benchmarks):  
 
 
 def test_benchmark_charts_tag_renders_every_chart(demo_benchmarks):  # noqa: F811
-    template = Template("{% load charts %}{% benchmark_charts payload benchmark %}")
+    template = Template("{% load charts %}{% benchmark_charts sections benchmark %}")
     benchmark = Benchmark.objects.get(slug="demsar-2006")
     request = RequestFactory().get("/b/demsar-2006/", {"estimator": "borda"})
     html = template.render(
         Context(
-            {"payload": demo_benchmarks["demsar-2006"], "benchmark": benchmark, "request": request}
+            {"sections": demo_benchmarks["demsar-2006"], "benchmark": benchmark, "request": request}
         )
     )
     assert '<section id="charts"' in html
@@ -138,20 +151,8 @@ def test_benchmark_charts_tag_renders_every_chart(demo_benchmarks):  # noqa: F81
         ET.fromstring("<svg" + svg.split("</svg>")[0] + "</svg>")
 
     top3 = template.render(
-        Context({"payload": demo_benchmarks["tabzilla-hard-top3"], "benchmark": benchmark})
+        Context({"sections": demo_benchmarks["tabzilla-hard-top3"], "benchmark": benchmark})
     )
     assert 'data-testid="chart-cd-nemenyi-not-applicable"' in top3
     assert "Not applicable: only the top 3 of 18 positions are known" in top3
     assert not Template("{% load charts %}{% benchmark_charts None b %}").render(Context()).strip()
-
-
-def test_single_chart_tags(demo_benchmarks):  # noqa: F811
-    payload = demo_benchmarks["simulated-new-vs-old"]
-    html = Template(
-        "{% load charts %}{% cd_diagram payload 'wilcoxon' %}{% rank_heatmap payload %}"
-        "{% rank_distribution payload %}{% win_probability payload 'minimax' %}"
-        "{% pvalue_matrix payload 'nemenyi' %}{% estimator_evaluation payload %}"
-        "{% estimator_weights payload %}"
-    ).render(Context({"payload": payload}))
-    assert html.count('<figure class="chart"') == 7
-    assert "Minimax weights" in html

@@ -9,9 +9,10 @@ from django.contrib.auth import get_user_model
 from django.utils import timezone
 
 from estimation.core.analysis import AnalysisSettings, analyze
+from estimation.core.contract import SnapshotPayload
 from estimation.core.table import ResultTable
 from estimation.models import ResultSnapshot
-from estimation.services import snapshot_refresh
+from estimation.services import snapshot_ready_store, snapshot_refresh
 from leaderboard.models import Benchmark, Submission
 from leaderboard.services import (
     ScoreInput,
@@ -64,7 +65,7 @@ def refresh(benchmark: Benchmark) -> list[ResultSnapshot]:
 
 
 @functools.cache
-def large_payload(m: int, n: int = 30, folds: int = 5) -> dict:
+def large_payload(m: int, n: int = 30, folds: int = 5) -> SnapshotPayload:
     """An engine payload for ``m`` algorithms on ``n`` datasets with folds (built once)."""
     rng = np.random.default_rng(7)
     skill = rng.normal(size=m)
@@ -75,21 +76,21 @@ def large_payload(m: int, n: int = 30, folds: int = 5) -> dict:
         values=fold_values.mean(axis=1),
         fold_values=fold_values,
     )
-    return analyze(table, AnalysisSettings(bootstrap=100, evaluation_repeats=1)).to_dict()
+    return analyze(table, AnalysisSettings(bootstrap=100, evaluation_repeats=1)).payload
 
 
-def store_snapshot(benchmark: Benchmark, payload: dict, version: int = 1) -> ResultSnapshot:
-    return ResultSnapshot.objects.create(
+def store_snapshot(
+    benchmark: Benchmark, payload: SnapshotPayload, version: int = 1
+) -> ResultSnapshot:
+    snapshot = ResultSnapshot.objects.create(
         benchmark=benchmark,
         metric=benchmark.metrics.get(is_primary=True),
         version=version,
         fingerprint=f"{version:064d}",
-        engine_version=payload["engine_version"],
-        status=ResultSnapshot.Status.READY,
-        progress=1.0,
-        payload=payload,
+        engine_version=payload.engine_version,
         finished_at=timezone.now(),
     )
+    return snapshot_ready_store(snapshot=snapshot, payload=payload)
 
 
 def computing_snapshot(benchmark: Benchmark, version: int, stage="bootstrap", progress=0.4):

@@ -6,7 +6,8 @@ import math
 from django.core.management.base import BaseCommand, CommandError
 
 from estimation.console_progress import ConsoleProgress
-from estimation.core.analysis import AnalysisSettings, analyze
+from estimation.core.analysis import Analysis, AnalysisSettings, analyze
+from estimation.core.registry import ESTIMATOR_KEYS
 from estimation.report import render_report
 from estimation.results_csv import FORMATS, ResultsCsvError, parse_results_csv
 
@@ -45,11 +46,15 @@ class Command(BaseCommand):
         parser.add_argument("--metric", help="metric to analyse in a multi-metric long file")
         parser.add_argument(
             "--estimator",
-            default="loo_kl",
-            choices=["loo_kl", "loo_tv", "minimax", "mle", "borda", "plackett_luce"],
+            default=AnalysisSettings().default_estimator,
+            choices=ESTIMATOR_KEYS,
             help="headline estimator of the report",
         )
-        parser.add_argument("--json", action="store_true", help="print the snapshot payload")
+        parser.add_argument(
+            "--json",
+            action="store_true",
+            help="print the snapshot payload (docs/snapshot-contract.md)",
+        )
         parser.add_argument("--quiet", action="store_true", help="no progress on standard error")
         parser.add_argument(
             "--progress-after",
@@ -63,11 +68,11 @@ class Command(BaseCommand):
     def handle(self, *args, **options) -> None:
         quiet = options["quiet"] or options["verbosity"] == 0
         with self._progress(quiet=quiet, delay=options["progress_after"]) as progress:
-            payload = self._analyze(options, progress)
+            analysis = self._analyze(options, progress)
         if options["json"]:
-            self.stdout.write(json.dumps(payload, indent=2, allow_nan=False))
+            self.stdout.write(json.dumps(analysis.to_json(), indent=2, allow_nan=False))
         else:
-            self.stdout.write(render_report(payload, source=options["path"]), ending="")
+            self.stdout.write(render_report(analysis.payload, source=options["path"]), ending="")
 
     def _progress(
         self, *, quiet: bool, delay: float
@@ -82,7 +87,7 @@ class Command(BaseCommand):
 
         return ConsoleProgress(write, terminal=self.stderr.isatty(), delay=delay)
 
-    def _analyze(self, options: dict, progress: ConsoleProgress | None) -> dict:
+    def _analyze(self, options: dict, progress: ConsoleProgress | None) -> Analysis:
         path = options["path"]
         try:
             parsed = parse_results_csv(path, format=options["format"])
@@ -107,6 +112,6 @@ class Command(BaseCommand):
                 seed=options["seed"],
                 default_estimator=options["estimator"],
             )
-            return analyze(table, settings, progress=progress).to_dict()
+            return analyze(table, settings, progress=progress)
         except ValueError as exc:
             raise CommandError(f"{path}: {exc}") from None

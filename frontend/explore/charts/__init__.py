@@ -10,6 +10,7 @@ escaping, scales, axes and legends. No JavaScript, no chart library, no database
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from frontend.explore.charts.algorithm import (
@@ -34,6 +35,7 @@ from frontend.explore.charts.win_probability import (
 )
 
 __all__ = [
+    "CHART_SECTIONS",
     "ESTIMATOR_ORDER",
     "SHORT_LABELS",
     "TEST_LABELS",
@@ -54,16 +56,24 @@ __all__ = [
 ]
 
 
-def benchmark_charts(payload: dict[str, Any], estimator: str | None = None) -> list[Chart]:
-    """Every benchmark-level chart, in reading order."""
+# The sections the benchmark-level charts draw from (estimation/core/contract.py).
+CHART_SECTIONS = ("board", "nemenyi", "wilcoxon", "rank_matrix")
+
+
+def benchmark_charts(sections: Mapping[str, Any], estimator: str | None = None) -> list[Chart]:
+    """Every benchmark-level chart, in reading order, from the typed sections named in
+    :data:`CHART_SECTIONS` (a missing one: None)."""
+    board = sections["board"]
+    nemenyi, wilcoxon = sections.get("nemenyi"), sections.get("wilcoxon")
+    matrix = sections.get("rank_matrix")
     return [
-        win_probability_chart(payload, estimator),
-        critical_difference_chart(payload, "nemenyi"),
-        critical_difference_chart(payload, "wilcoxon"),
-        rank_distribution_chart(payload),
-        rank_heatmap_chart(payload),
-        pvalue_matrix_chart(payload, "wilcoxon"),
-        pvalue_matrix_chart(payload, "nemenyi"),
-        estimator_evaluation_chart(payload),
-        estimator_weights_chart(payload),
+        win_probability_chart(board, estimator),
+        critical_difference_chart(board, nemenyi, "nemenyi"),
+        critical_difference_chart(board, wilcoxon, "wilcoxon"),
+        rank_distribution_chart(board, matrix),
+        rank_heatmap_chart(board, matrix),
+        pvalue_matrix_chart(board, wilcoxon, "wilcoxon"),
+        pvalue_matrix_chart(board, nemenyi, "nemenyi"),
+        estimator_evaluation_chart(board),
+        estimator_weights_chart(board),
     ]

@@ -6,10 +6,11 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Protocol
 
 import numpy as np
 
+from estimation.core.contract import Board, NotApplicable, RankMatrixSection
 from frontend.explore.charts import layout
 from frontend.explore.charts.layout import (
     BLUE,
@@ -36,27 +37,34 @@ class Margin(Protocol):
     margin: float
 
 
+# The rank-matrix section, or why it is not there (None: not loaded).
+RankMatrix = RankMatrixSection | NotApplicable | None
+
+
 @dataclass(frozen=True)
 class PositionBar:
     label: str  # "1", "2", … or "below K" for the unknown positions of top-K input
     datasets: float  # a tie of t counts 1/t at each position it spans
 
 
-def algorithm_positions(payload: dict[str, Any], algorithm: str) -> list[tuple[str, float]]:
+def algorithm_positions(
+    board: Board, matrix: RankMatrix, algorithm: str
+) -> list[tuple[str, float]]:
     """How many datasets ``algorithm`` finished in each position (a tie of t counts 1/t each).
 
     With top-K input the positions after K are unknown: they are counted together.
     """
-    return [(bar.label, bar.datasets) for bar in rank_histogram_data(payload, algorithm)]
+    return [(bar.label, bar.datasets) for bar in rank_histogram_data(board, matrix, algorithm)]
 
 
-def rank_histogram_data(payload: dict[str, Any], algorithm: str) -> tuple[PositionBar, ...]:
-    matrix = payload.get("rank_matrix")
-    if matrix is None or algorithm not in matrix["algorithms"]:
+def rank_histogram_data(
+    board: Board, matrix: RankMatrix, algorithm: str
+) -> tuple[PositionBar, ...]:
+    if not isinstance(matrix, RankMatrixSection) or algorithm not in matrix.algorithms:
         return ()
-    ranks = np.asarray(matrix["ranks"], dtype=float)
-    column = matrix["algorithms"].index(algorithm)
-    floor = unknown_rank_floor(payload)
+    ranks = np.asarray(matrix.ranks, dtype=float)
+    column = matrix.algorithms.index(algorithm)
+    floor = unknown_rank_floor(board)
     known = int(floor) if floor is not None else ranks.shape[1]
     counts = positional_counts(ranks, known)[:, column]
     bars = [
@@ -136,8 +144,8 @@ def draw_rank_histogram(bars: Sequence[PositionBar], algorithm: str) -> Chart:
     return layout.figure(key, title, description, width, height, "".join(parts), table, note)
 
 
-def rank_histogram_chart(payload: dict[str, Any], algorithm: str) -> Chart:
-    return draw_rank_histogram(rank_histogram_data(payload, algorithm), algorithm)
+def rank_histogram_chart(board: Board, matrix: RankMatrix, algorithm: str) -> Chart:
+    return draw_rank_histogram(rank_histogram_data(board, matrix, algorithm), algorithm)
 
 
 def margin_chart(margins: Sequence[Margin], algorithm: str, metric_name: str) -> Chart:

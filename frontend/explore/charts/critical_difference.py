@@ -5,8 +5,14 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any
 
+from estimation.core.contract import (
+    Board,
+    NemenyiSection,
+    NemenyiSummary,
+    NotApplicable,
+    WilcoxonSection,
+)
 from frontend.explore.charts import layout
 from frontend.explore.charts.layout import BLACK, BLUE, MUTED, Chart, escape, line, text
 from frontend.explore.charts.ordering import check_test
@@ -26,29 +32,39 @@ class CriticalDifferenceData:
     not_applicable: str | None = None
 
 
-def critical_difference_data(payload: dict[str, Any], test: str) -> CriticalDifferenceData:
+def critical_difference_data(
+    board: Board, section: NemenyiSection | WilcoxonSection | NotApplicable | None, test: str
+) -> CriticalDifferenceData:
+    """``section`` is the test's pairwise section (for its groups); None when not stored."""
     label = check_test(test)
     key = f"cd-{test}"
     title = f"Critical-difference diagram ({label})"
-    result = payload.get(test) or {}
-    mean_rank = payload.get("mean_rank")
-    if "not_applicable" in result:
-        return CriticalDifferenceData(key, label, title, not_applicable=result["not_applicable"])
-    if not mean_rank:
+    summary = board.nemenyi if test == "nemenyi" else board.wilcoxon
+    if isinstance(summary, NotApplicable):
+        return CriticalDifferenceData(key, label, title, not_applicable=summary.reason)
+    if isinstance(section, NotApplicable):
+        return CriticalDifferenceData(key, label, title, not_applicable=section.reason)
+    if isinstance(board.mean_rank, NotApplicable):
         return CriticalDifferenceData(
             key, label, title, not_applicable="mean ranks need complete rankings"
         )
+    mean_rank = board.column(board.mean_rank)
     names = sorted(mean_rank, key=lambda a: (mean_rank[a], a))
-    letters = result.get("letters") or {}
+    letters = board.column(summary.letters)
+    groups = () if section is None else section.groups
     return CriticalDifferenceData(
         key,
         label,
         title,
         names=tuple(names),
         mean_rank=tuple(mean_rank[a] for a in names),
-        groups=tuple(tuple(group) for group in result.get("groups", []) if len(group) > 1),
-        critical_difference=result.get("critical_difference"),
-        alpha=result.get("alpha", payload["params"]["alpha"]),
+        groups=tuple(
+            tuple(board.algorithms[i] for i in group) for group in groups if len(group) > 1
+        ),
+        critical_difference=summary.critical_difference
+        if isinstance(summary, NemenyiSummary)
+        else None,
+        alpha=summary.alpha,
         letters=tuple(letters.get(a, "") for a in names),
     )
 
@@ -145,7 +161,11 @@ def draw_critical_difference(data: CriticalDifferenceData) -> Chart:
     return layout.figure(key, title, description, width, height, "".join(parts), table, note)
 
 
-def critical_difference_chart(payload: dict[str, Any], test: str = "nemenyi") -> Chart:
+def critical_difference_chart(
+    board: Board,
+    section: NemenyiSection | WilcoxonSection | NotApplicable | None,
+    test: str = "nemenyi",
+) -> Chart:
     """``test`` is ``"nemenyi"`` (with the critical-difference bar) or ``"wilcoxon"``
     (Holm- or Bonferroni-corrected pairwise groups; no single CD exists)."""
-    return draw_critical_difference(critical_difference_data(payload, test))
+    return draw_critical_difference(critical_difference_data(board, section, test))

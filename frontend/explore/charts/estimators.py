@@ -4,8 +4,9 @@ weighted ones give to each position."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
+from estimation.core.contract import Board, NotApplicable
+from estimation.core.registry import estimator_get
 from frontend.explore.charts import layout
 from frontend.explore.charts.layout import (
     BLUE,
@@ -20,8 +21,6 @@ from frontend.explore.charts.layout import (
     text,
 )
 from frontend.explore.charts.ordering import ESTIMATOR_ORDER, SHORT_LABELS
-
-WEIGHTED_ESTIMATORS = ("loo_kl", "loo_tv", "minimax")
 
 
 @dataclass(frozen=True)
@@ -49,48 +48,57 @@ class EstimatorWeights:
     fit: tuple[str, ...]  # e.g. "LOO loss 0.512 (win rate 0.530)"
 
 
-def estimator_evaluation_data(payload: dict[str, Any]) -> EstimatorEvaluationData:
-    evaluation = payload.get("evaluation") or {}
-    if "not_applicable" in evaluation:
-        return EstimatorEvaluationData(not_applicable=evaluation["not_applicable"])
-    schemes = [s for s in ESTIMATOR_ORDER if s in evaluation["log_loss"]]
+def estimator_evaluation_data(board: Board) -> EstimatorEvaluationData:
+    evaluation = board.evaluation
+    if isinstance(evaluation, NotApplicable):
+        return EstimatorEvaluationData(not_applicable=evaluation.reason)
+    schemes = [s for s in ESTIMATOR_ORDER if s in evaluation.log_loss]
     panels = tuple(
         HeldOutLoss(
             axis_label,
-            tuple(evaluation[loss_key].get(s) for s in schemes),
-            schemes.index(evaluation[best_key]),
-            tuple(evaluation[p_key].get(s) for s in schemes),
+            tuple(losses.get(s) for s in schemes),
+            schemes.index(best),
+            tuple(pvalues.get(s) for s in schemes),
         )
-        for loss_key, best_key, p_key, axis_label in (
-            ("log_loss", "best", "pvalue_vs_best", "mean log loss (lower is better)"),
-            ("tv", "best_tv", "pvalue_vs_best_tv", "mean TV loss (lower is better)"),
+        for losses, best, pvalues, axis_label in (
+            (
+                evaluation.log_loss,
+                evaluation.best,
+                evaluation.pvalue_vs_best,
+                "mean log loss (lower is better)",
+            ),
+            (
+                evaluation.tv,
+                evaluation.best_tv,
+                evaluation.pvalue_vs_best_tv,
+                "mean TV loss (lower is better)",
+            ),
         )
     )
     folds = (
         "leave-one-out over datasets"
-        if evaluation.get("leave_one_out")
-        else f"{evaluation['n_folds']}-fold cross-validation over datasets, "
-        f"repeated {evaluation['n_repeats']} times"
+        if evaluation.leave_one_out
+        else f"{evaluation.n_folds}-fold cross-validation over datasets, "
+        f"repeated {evaluation.n_repeats} times"
     )
     return EstimatorEvaluationData(
-        labels=tuple(SHORT_LABELS.get(s, payload["estimators"][s]["label"]) for s in schemes),
-        panels=panels,
-        folds=folds,
+        labels=tuple(SHORT_LABELS[s] for s in schemes), panels=panels, folds=folds
     )
 
 
-def estimator_weights_data(payload: dict[str, Any]) -> tuple[EstimatorWeights, ...]:
+def estimator_weights_data(board: Board) -> tuple[EstimatorWeights, ...]:
     rows = []
-    for scheme in WEIGHTED_ESTIMATORS:
-        if scheme not in payload["estimators"]:
+    for result in board.estimators:
+        if not estimator_get(result.key).uses_top_k:
             continue
-        entry = payload["estimators"][scheme]
         fit = []
-        if "loss" in entry:
-            fit.append(f"LOO loss {fmt(entry['loss'])} (win rate {fmt(entry.get('loss_mle'))})")
-        if "bound" in entry:
-            fit.append(f"bound {fmt(entry['bound'])} (win rate {fmt(entry.get('bound_mle'))})")
-        rows.append(EstimatorWeights(entry["label"], tuple(entry.get("weights") or []), tuple(fit)))
+        if result.loss is not None or result.loss_mle is not None:
+            fit.append(f"LOO loss {fmt(result.loss)} (win rate {fmt(result.loss_mle)})")
+        if result.bound is not None:
+            fit.append(f"bound {fmt(result.bound)} (win rate {fmt(result.bound_mle)})")
+        rows.append(
+            EstimatorWeights(estimator_get(result.key).label, tuple(result.weights), tuple(fit))
+        )
     return tuple(rows)
 
 
@@ -241,11 +249,11 @@ def draw_estimator_weights(rows: tuple[EstimatorWeights, ...]) -> Chart:
     return layout.figure(key, title, description, width, height, "".join(parts), table, note)
 
 
-def estimator_evaluation_chart(payload: dict[str, Any]) -> Chart:
+def estimator_evaluation_chart(board: Board) -> Chart:
     """Held-out log loss and TV loss of each estimator, best bar in green, p vs the best."""
-    return draw_estimator_evaluation(estimator_evaluation_data(payload))
+    return draw_estimator_evaluation(estimator_evaluation_data(board))
 
 
-def estimator_weights_chart(payload: dict[str, Any]) -> Chart:
+def estimator_weights_chart(board: Board) -> Chart:
     """The fitted weights w[1..K] of the LOO (KL, TV) and minimax estimators."""
-    return draw_estimator_weights(estimator_weights_data(payload))
+    return draw_estimator_weights(estimator_weights_data(board))

@@ -3,8 +3,14 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
+from estimation.core.contract import (
+    Board,
+    NemenyiSection,
+    NotApplicable,
+    WilcoxonSection,
+    WilcoxonSummary,
+)
 from frontend.explore.charts import layout
 from frontend.explore.charts.layout import (
     BLUE,
@@ -43,31 +49,44 @@ class PValueMatrixData:
 
 
 def pvalue_matrix_data(
-    payload: dict[str, Any], test: str, max_algorithms: int = PVALUE_MAX_ALGORITHMS
+    board: Board,
+    section: NemenyiSection | WilcoxonSection | NotApplicable | None,
+    test: str,
+    max_algorithms: int = PVALUE_MAX_ALGORITHMS,
 ) -> PValueMatrixData:
+    """``section`` is the test's pairwise section; None when not stored."""
     label = check_test(test)
     key = f"pvalues-{test}"
-    result = payload.get(test) or {}
-    correction = result.get("correction")
+    summary = board.nemenyi if test == "nemenyi" else board.wilcoxon
+    correction = summary.correction if isinstance(summary, WilcoxonSummary) else None
     title = f"Pairwise p-values ({label}" + (
         f", {correction.title()}-corrected)" if correction else ")"
     )
-    if "not_applicable" in result:
-        return PValueMatrixData(key, title, label, not_applicable=result["not_applicable"])
-    pvalues = result["pvalues"]
-    ranked = [a for a in by_mean_rank(payload) if a in pvalues]
+    if isinstance(summary, NotApplicable):
+        return PValueMatrixData(key, title, label, not_applicable=summary.reason)
+    if isinstance(section, NotApplicable):
+        return PValueMatrixData(key, title, label, not_applicable=section.reason)
+    if section is None:
+        return PValueMatrixData(key, title, label, not_applicable="not stored with the snapshot")
+    index = {name: i for i, name in enumerate(section.algorithms)}
+    m = len(section.algorithms)
+    ranked = [a for a in by_mean_rank(board) if a in index]
     names = ranked[:max_algorithms]
+    untested = section.not_applicable_pairs if isinstance(section, WilcoxonSection) else ()
     return PValueMatrixData(
         key,
         title,
         label,
         names=tuple(names),
-        pvalues=tuple(tuple(None if a == b else pvalues[a].get(b) for b in names) for a in names),
-        alpha=result.get("alpha", payload["params"]["alpha"]),
+        pvalues=tuple(
+            tuple(None if a == b else section.pvalues.get(index[a], index[b], m) for b in names)
+            for a in names
+        ),
+        alpha=summary.alpha,
         total=len(ranked),
         untested=tuple(
-            UntestedPair(pair["a"], pair["b"], pair["reason"])
-            for pair in result.get("not_applicable_pairs") or []
+            UntestedPair(section.algorithms[pair.a], section.algorithms[pair.b], pair.reason)
+            for pair in untested
         ),
     )
 
@@ -164,6 +183,9 @@ def draw_pvalue_matrix(data: PValueMatrixData) -> Chart:
 
 
 def pvalue_matrix_chart(
-    payload: dict[str, Any], test: str = "wilcoxon", max_algorithms: int = PVALUE_MAX_ALGORITHMS
+    board: Board,
+    section: NemenyiSection | WilcoxonSection | NotApplicable | None,
+    test: str = "wilcoxon",
+    max_algorithms: int = PVALUE_MAX_ALGORITHMS,
 ) -> Chart:
-    return draw_pvalue_matrix(pvalue_matrix_data(payload, test, max_algorithms))
+    return draw_pvalue_matrix(pvalue_matrix_data(board, section, test, max_algorithms))

@@ -4,10 +4,10 @@ number of datasets on which it took each known position."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 
+from estimation.core.contract import Board, NotApplicable, RankMatrixSection
 from frontend.explore.charts import layout
 from frontend.explore.charts.layout import (
     BLACK,
@@ -30,9 +30,13 @@ KEY = "rank-distribution"
 POSITION_COLOURS = (BLUE, SKY, GREEN, layout.PINK, layout.ORANGE, VERMILION, layout.YELLOW)
 
 
+# The rank-matrix section, or why it is not there (None: not loaded).
+RankMatrix = RankMatrixSection | NotApplicable | None
+
+
 @dataclass(frozen=True)
 class RankSpread:
-    """One algorithm's ranks over the datasets (in the payload's dataset order)."""
+    """One algorithm's ranks over the datasets (in the section's dataset order)."""
 
     name: str
     ranks: tuple[float, ...]
@@ -69,17 +73,18 @@ def positional_counts(ranks: np.ndarray, positions: int) -> np.ndarray:
     return (inside / tied[None]).sum(axis=1)
 
 
-def rank_distribution_data(payload: dict[str, Any]) -> RankDistributionData:
-    matrix = payload.get("rank_matrix")
-    if matrix is None:
+def rank_distribution_data(board: Board, matrix: RankMatrix) -> RankDistributionData:
+    if not isinstance(matrix, RankMatrixSection):
         return RankDistributionData(
-            not_applicable="the rank matrix is not stored for a benchmark this large"
+            not_applicable=matrix.reason
+            if isinstance(matrix, NotApplicable)
+            else "the rank matrix is not stored for a benchmark this large"
         )
-    names = [a for a in by_mean_rank(payload) if a in matrix["algorithms"]]
-    ranks = np.asarray(matrix["ranks"], dtype=float)
-    column = {a: j for j, a in enumerate(matrix["algorithms"])}
+    names = [a for a in by_mean_rank(board) if a in matrix.algorithms]
+    ranks = np.asarray(matrix.ranks, dtype=float)
+    column = {a: j for j, a in enumerate(matrix.algorithms)}
     n = ranks.shape[0]
-    floor = unknown_rank_floor(payload)
+    floor = unknown_rank_floor(board)
     if floor is not None:
         known = int(floor)
         counts = positional_counts(ranks, known)
@@ -102,7 +107,7 @@ def rank_distribution_data(payload: dict[str, Any]) -> RankDistributionData:
                 tuple(values.tolist()),
                 (q0, q1, q2, q3, q4),
                 float(values.mean()),
-                tuple(matrix["datasets"][i] for i in np.flatnonzero(values == q4)),
+                tuple(matrix.datasets[i] for i in np.flatnonzero(values == q4)),
             )
         )
     return RankDistributionData(n, spreads=tuple(spreads))
@@ -278,6 +283,6 @@ def _draw_top_k(data: RankDistributionData) -> Chart:
     return layout.figure(key, title, description, width, height, "".join(parts), table, note)
 
 
-def rank_distribution_chart(payload: dict[str, Any]) -> Chart:
+def rank_distribution_chart(board: Board, matrix: RankMatrix) -> Chart:
     """Box plot of each algorithm's ranks over datasets, with every dataset as a dot."""
-    return draw_rank_distribution(rank_distribution_data(payload))
+    return draw_rank_distribution(rank_distribution_data(board, matrix))

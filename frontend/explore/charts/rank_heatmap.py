@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
+from estimation.core.contract import Board, NotApplicable, RankMatrixSection
 from frontend.explore.charts import layout
 from frontend.explore.charts.layout import BLUE, EMPTY, GRID, MUTED, Chart, escape, rect, text
 from frontend.explore.charts.ordering import by_mean_rank, unknown_rank_floor
@@ -12,6 +12,10 @@ from frontend.explore.charts.ordering import by_mean_rank, unknown_rank_floor
 HEATMAP_MAX_DATASETS = 60
 KEY = "rank-heatmap"
 TITLE = "Ranks on every dataset"
+
+
+# The rank-matrix section, or why it is not there (None: not loaded).
+RankMatrix = RankMatrixSection | NotApplicable | None
 
 
 @dataclass(frozen=True)
@@ -25,25 +29,24 @@ class RankHeatmapData:
 
 
 def rank_heatmap_data(
-    payload: dict[str, Any], max_datasets: int = HEATMAP_MAX_DATASETS
+    board: Board, matrix: RankMatrix, max_datasets: int = HEATMAP_MAX_DATASETS
 ) -> RankHeatmapData:
-    matrix = payload.get("rank_matrix")
-    if matrix is None:
+    if not isinstance(matrix, RankMatrixSection):
         return RankHeatmapData(
-            not_applicable=(
-                "this benchmark is too large for the rank matrix to be stored with its results"
-            )
+            not_applicable=matrix.reason
+            if isinstance(matrix, NotApplicable)
+            else "this benchmark is too large for the rank matrix to be stored with its results"
         )
-    column = {a: j for j, a in enumerate(matrix["algorithms"])}
-    names = [a for a in by_mean_rank(payload) if a in column]
-    order = sorted(range(len(matrix["datasets"])), key=lambda i: matrix["datasets"][i])
+    column = {a: j for j, a in enumerate(matrix.algorithms)}
+    names = [a for a in by_mean_rank(board) if a in column]
+    order = sorted(range(len(matrix.datasets)), key=lambda i: matrix.datasets[i])
     shown = order[:max_datasets]
     return RankHeatmapData(
         names=tuple(names),
-        datasets=tuple(matrix["datasets"][i] for i in shown),
-        ranks=tuple(tuple(matrix["ranks"][i][column[a]] for a in names) for i in shown),
-        total_datasets=len(matrix["datasets"]),
-        unknown_above=unknown_rank_floor(payload),
+        datasets=tuple(matrix.datasets[i] for i in shown),
+        ranks=tuple(tuple(matrix.ranks[i][column[a]] for a in names) for i in shown),
+        total_datasets=len(matrix.datasets),
+        unknown_above=unknown_rank_floor(board),
     )
 
 
@@ -155,5 +158,7 @@ def draw_rank_heatmap(data: RankHeatmapData) -> Chart:
     return layout.figure(key, title, description, width, height, "".join(parts), table, note)
 
 
-def rank_heatmap_chart(payload: dict[str, Any], max_datasets: int = HEATMAP_MAX_DATASETS) -> Chart:
-    return draw_rank_heatmap(rank_heatmap_data(payload, max_datasets))
+def rank_heatmap_chart(
+    board: Board, matrix: RankMatrix, max_datasets: int = HEATMAP_MAX_DATASETS
+) -> Chart:
+    return draw_rank_heatmap(rank_heatmap_data(board, matrix, max_datasets))

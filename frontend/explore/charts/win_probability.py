@@ -5,11 +5,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
+from estimation.core.contract import Board, EstimatorResult, NotApplicable
+from estimation.core.registry import estimator_get
 from frontend.explore.charts import layout
 from frontend.explore.charts.layout import BLACK, BLUE, GREEN, MUTED, Chart, fmt, line, rect, text
-from frontend.explore.charts.ordering import ESTIMATOR_ORDER, SHORT_LABELS
+from frontend.explore.charts.ordering import SHORT_LABELS
 
 Interval = tuple[float | None, float | None]
 
@@ -40,49 +41,54 @@ class AlgorithmEstimatesData:
     recommended: str  # short label of the headline estimator
 
 
-def _interval(entry: dict[str, Any], algorithm: str) -> Interval:
-    low, high = (entry.get("ci") or {}).get(algorithm) or (None, None)
-    return low, high
+def _interval(result: EstimatorResult, index: int) -> Interval:
+    boot = result.bootstrap
+    if isinstance(boot, NotApplicable):
+        return None, None
+    return boot.lower[index], boot.upper[index]
 
 
-def win_probability_data(
-    payload: dict[str, Any], estimator: str | None = None
-) -> WinProbabilityData:
-    estimator = estimator or payload["recommended"]
-    if estimator not in payload["estimators"]:
+def _p_best(result: EstimatorResult, index: int) -> float | None:
+    boot = result.bootstrap
+    return None if isinstance(boot, NotApplicable) else boot.p_best[index]
+
+
+def win_probability_data(board: Board, estimator: str | None = None) -> WinProbabilityData:
+    estimator = estimator or board.recommended
+    if estimator not in board.estimator_keys:
         raise ValueError(
-            f"estimator must be one of {list(payload['estimators'])}, got {estimator!r}"
+            f"estimator must be one of {list(board.estimator_keys)}, got {estimator!r}"
         )
-    entry = payload["estimators"][estimator]
-    probabilities = entry["p"]
-    p_best = entry.get("p_best") or {}
-    names = sorted(probabilities, key=lambda a: (-(probabilities[a] or 0.0), a))
+    result = board.estimator(estimator)
+    p = result.p
+    order = sorted(range(len(p)), key=lambda i: (-(p[i] or 0.0), board.algorithms[i]))
+    boot = result.bootstrap
     return WinProbabilityData(
-        estimator_label=entry["label"],
+        estimator_label=estimator_get(estimator).label,
         bars=tuple(
-            IntervalBar(a, probabilities[a], _interval(entry, a), p_best.get(a)) for a in names
+            IntervalBar(board.algorithms[i], p[i], _interval(result, i), _p_best(result, i))
+            for i in order
         ),
-        has_intervals=bool(entry.get("ci")),
-        interval_note=entry.get("ci_note") or "",
+        has_intervals=not isinstance(boot, NotApplicable),
+        interval_note=boot.reason if isinstance(boot, NotApplicable) else "",
     )
 
 
-def algorithm_estimates_data(payload: dict[str, Any], algorithm: str) -> AlgorithmEstimatesData:
-    estimators = payload["estimators"]
-    schemes = [s for s in ESTIMATOR_ORDER if s in estimators]
+def algorithm_estimates_data(board: Board, algorithm: str) -> AlgorithmEstimatesData:
+    index = board.algorithms.index(algorithm)
     return AlgorithmEstimatesData(
         algorithm=algorithm,
         bars=tuple(
             IntervalBar(
-                SHORT_LABELS.get(s, estimators[s]["label"]),
-                estimators[s]["p"].get(algorithm),
-                _interval(estimators[s], algorithm),
-                (estimators[s].get("p_best") or {}).get(algorithm),
+                SHORT_LABELS[result.key],
+                result.p[index],
+                _interval(result, index),
+                _p_best(result, index),
             )
-            for s in schemes
+            for result in board.estimators
         ),
-        full_labels=tuple(estimators[s]["label"] for s in schemes),
-        recommended=SHORT_LABELS.get(payload["recommended"], payload["recommended"]),
+        full_labels=tuple(estimator_get(result.key).label for result in board.estimators),
+        recommended=SHORT_LABELS[board.recommended],
     )
 
 
@@ -205,11 +211,11 @@ def draw_algorithm_estimates(data: AlgorithmEstimatesData) -> Chart:
     return Chart(key, title, description, markup, table, note)
 
 
-def win_probability_chart(payload: dict[str, Any], estimator: str | None = None) -> Chart:
+def win_probability_chart(board: Board, estimator: str | None = None) -> Chart:
     """P(win a new dataset) per algorithm under one estimator, with its bootstrap interval."""
-    return draw_win_probability(win_probability_data(payload, estimator))
+    return draw_win_probability(win_probability_data(board, estimator))
 
 
-def algorithm_estimates_chart(payload: dict[str, Any], algorithm: str) -> Chart:
+def algorithm_estimates_chart(board: Board, algorithm: str) -> Chart:
     """One algorithm's win probability under each of the estimators."""
-    return draw_algorithm_estimates(algorithm_estimates_data(payload, algorithm))
+    return draw_algorithm_estimates(algorithm_estimates_data(board, algorithm))
