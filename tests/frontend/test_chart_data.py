@@ -236,3 +236,53 @@ def test_estimator_evaluation_and_weights_data():
     (weights,) = estimator_weights_data(board())
     assert weights.weights == (0.7, 0.3)
     assert weights.fit == ("LOO loss 0.900 (win rate 1.100)",)
+
+
+def wide(m: int) -> tuple[Board, RankMatrixSection]:
+    """``m`` algorithms on three datasets: algorithm j is ranked j + 1 everywhere."""
+    names = tuple(f"alg-{j:04d}" for j in range(m))
+    facts = dataclasses.replace(
+        board().input, algorithms=names, known_positions=m, datasets=("x", "y", "z")
+    )
+    p = tuple((m - j) / (m * (m + 1) / 2) for j in range(m))
+    wide_board = board(
+        input=facts,
+        estimators=(
+            EstimatorResult(
+                key="mle", p=p, bootstrap=NA("the bootstrap is switched off"), K=1, weights=(1.0,)
+            ),
+        ),
+        mean_rank=tuple(float(j + 1) for j in range(m)),
+        nemenyi=NemenyiSummary(
+            alpha=0.05, q_alpha=3.0, critical_difference=3.0, letters=("a",) * m
+        ),
+    )
+    ranks = tuple(tuple(float(j + 1) for j in range(m)) for _ in range(3))
+    return wide_board, RankMatrixSection(algorithms=names, datasets=("x", "y", "z"), ranks=ranks)
+
+
+def test_charts_of_thousands_of_algorithms_say_why_or_draw_the_best():
+    from frontend.explore import charts
+
+    big, matrix = wide(2000)
+    cd = charts.critical_difference_chart(big, None, "nemenyi")
+    assert cd.not_applicable.startswith("not shown at this size")
+    assert "2000 algorithms" in cd.not_applicable and cd.svg == ""
+    win = win_probability_data(big)
+    assert win.total == 2000 and len(win.bars) == 60 and win.bars[0].label == "alg-0000"
+    assert "Showing the most probable 60 of 2000" in charts.win_probability_chart(big).note
+    heatmap = rank_heatmap_data(big, matrix)
+    assert heatmap.total_algorithms == 2000 and len(heatmap.names) == 60
+    assert all(len(row) == 60 for row in heatmap.ranks)
+    spread = rank_distribution_data(big, matrix)
+    assert spread.total == 2000 and [s.name for s in spread.spreads][-1] == "alg-0059"
+    for chart in (
+        charts.rank_heatmap_chart(big, matrix),
+        charts.rank_distribution_chart(big, matrix),
+    ):
+        assert "of 2000 algorithms" in chart.note and chart.svg.count("alg-0060") == 0
+        assert len(chart.svg) + len(chart.table) < 200_000
+    # at the limit everything is drawn, with no note about it
+    limit, _ = wide(60)
+    assert charts.critical_difference_chart(limit, None, "nemenyi").not_applicable is None
+    assert "Showing" not in charts.win_probability_chart(limit).note

@@ -17,6 +17,9 @@ from frontend.explore.charts import layout
 from frontend.explore.charts.layout import BLACK, BLUE, MUTED, Chart, escape, line, text
 from frontend.explore.charts.ordering import check_test
 
+# Beyond this many algorithms the diagram's labels and bars cannot be read.
+CD_MAX_ALGORITHMS = 100
+
 
 @dataclass(frozen=True)
 class CriticalDifferenceData:
@@ -47,6 +50,17 @@ def critical_difference_data(
     if isinstance(board.mean_rank, NotApplicable):
         return CriticalDifferenceData(
             key, label, title, not_applicable="mean ranks need complete rankings"
+        )
+    if len(board.algorithms) > CD_MAX_ALGORITHMS:
+        return CriticalDifferenceData(
+            key,
+            label,
+            title,
+            not_applicable=(
+                f"not shown at this size: a diagram of {len(board.algorithms)} algorithms would not "
+                f"be readable (it is drawn for up to {CD_MAX_ALGORITHMS}); the leaderboard "
+                "table has every mean rank and group letter"
+            ),
         )
     mean_rank = board.column(board.mean_rank)
     names = sorted(mean_rank, key=lambda a: (mean_rank[a], a))

@@ -45,6 +45,21 @@ class Chart:
     not_applicable: str | None = None
 
 
+# Charts with a row or a column per algorithm draw at most this many (the best ones);
+# the leaderboard table lists every algorithm.
+MAX_DRAWN_ALGORITHMS = 60
+
+
+def capped_note(shown: int, total: int, order: str) -> str:
+    """The sentence a chart adds when it draws only the first ``shown`` of ``total``."""
+    if total <= shown:
+        return ""
+    return (
+        f" Showing the {order} {shown} of {total} algorithms; the leaderboard table lists "
+        "every one."
+    )
+
+
 def not_applicable(key: str, title: str, reason: str) -> Chart:
     return Chart(
         key=key, title=title, description=f"Not applicable: {reason}", not_applicable=reason

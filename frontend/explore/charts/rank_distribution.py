@@ -56,6 +56,7 @@ class PositionCounts:
 
 @dataclass(frozen=True)
 class RankDistributionData:
+    total: int = 0  # algorithms ranked; the rows below are the best MAX_DRAWN_ALGORITHMS
     n_datasets: int = 0
     spreads: tuple[RankSpread, ...] = ()  # complete rankings, best mean rank first
     known_positions: int | None = None  # set for top-K input
@@ -73,14 +74,17 @@ def positional_counts(ranks: np.ndarray, positions: int) -> np.ndarray:
     return (inside / tied[None]).sum(axis=1)
 
 
-def rank_distribution_data(board: Board, matrix: RankMatrix) -> RankDistributionData:
+def rank_distribution_data(
+    board: Board, matrix: RankMatrix, max_rows: int = layout.MAX_DRAWN_ALGORITHMS
+) -> RankDistributionData:
     if not isinstance(matrix, RankMatrixSection):
         return RankDistributionData(
             not_applicable=matrix.reason
             if isinstance(matrix, NotApplicable)
             else "the rank matrix is not stored for a benchmark this large"
         )
-    names = [a for a in by_mean_rank(board) if a in matrix.algorithms]
+    ranked = [a for a in by_mean_rank(board) if a in matrix.algorithms]
+    names = ranked[:max_rows]
     ranks = np.asarray(matrix.ranks, dtype=float)
     column = {a: j for j, a in enumerate(matrix.algorithms)}
     n = ranks.shape[0]
@@ -95,7 +99,7 @@ def rank_distribution_data(board: Board, matrix: RankMatrix) -> RankDistribution
             for share in shares:
                 placed += share
             rows.append(PositionCounts(name, shares, n - placed))
-        return RankDistributionData(n, known_positions=known, positions=tuple(rows))
+        return RankDistributionData(len(ranked), n, known_positions=known, positions=tuple(rows))
     quartiles = np.percentile(ranks, [0, 25, 50, 75, 100], axis=0)
     spreads = []
     for name in names:
@@ -110,7 +114,7 @@ def rank_distribution_data(board: Board, matrix: RankMatrix) -> RankDistribution
                 tuple(matrix.datasets[i] for i in np.flatnonzero(values == q4)),
             )
         )
-    return RankDistributionData(n, spreads=tuple(spreads))
+    return RankDistributionData(len(ranked), n, spreads=tuple(spreads))
 
 
 def draw_rank_distribution(data: RankDistributionData) -> Chart:
@@ -195,7 +199,7 @@ def draw_rank_distribution(data: RankDistributionData) -> Chart:
         if draw_points
         else "Box: middle half of the ranks; black line: median; orange diamond: mean; "
         "whiskers: best and worst rank."
-    )
+    ) + layout.capped_note(m, data.total, "best (by mean rank)")
     description = (
         f"Box plots of the ranks of {m} algorithms over {n} datasets, best mean rank first."
     )
@@ -279,7 +283,7 @@ def _draw_top_k(data: RankDistributionData) -> Chart:
     note = (
         f"Only the top {known} positions are known on each dataset, so the spread of the "
         "other ranks cannot be shown. A tie of t counts 1/t at each position it spans."
-    )
+    ) + layout.capped_note(len(rows), data.total, "best")
     return layout.figure(key, title, description, width, height, "".join(parts), table, note)
 
 

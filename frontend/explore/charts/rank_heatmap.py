@@ -20,7 +20,8 @@ RankMatrix = RankMatrixSection | NotApplicable | None
 
 @dataclass(frozen=True)
 class RankHeatmapData:
-    names: tuple[str, ...] = ()  # columns, best mean rank first
+    names: tuple[str, ...] = ()  # columns, best mean rank first, at most max_algorithms
+    total_algorithms: int = 0
     datasets: tuple[str, ...] = ()  # rows shown, by name
     ranks: tuple[tuple[float, ...], ...] = ()  # ranks[row][column]
     total_datasets: int = 0
@@ -29,7 +30,10 @@ class RankHeatmapData:
 
 
 def rank_heatmap_data(
-    board: Board, matrix: RankMatrix, max_datasets: int = HEATMAP_MAX_DATASETS
+    board: Board,
+    matrix: RankMatrix,
+    max_datasets: int = HEATMAP_MAX_DATASETS,
+    max_algorithms: int = layout.MAX_DRAWN_ALGORITHMS,
 ) -> RankHeatmapData:
     if not isinstance(matrix, RankMatrixSection):
         return RankHeatmapData(
@@ -38,11 +42,13 @@ def rank_heatmap_data(
             else "this benchmark is too large for the rank matrix to be stored with its results"
         )
     column = {a: j for j, a in enumerate(matrix.algorithms)}
-    names = [a for a in by_mean_rank(board) if a in column]
+    ranked = [a for a in by_mean_rank(board) if a in column]
+    names = ranked[:max_algorithms]
     order = sorted(range(len(matrix.datasets)), key=lambda i: matrix.datasets[i])
     shown = order[:max_datasets]
     return RankHeatmapData(
         names=tuple(names),
+        total_algorithms=len(ranked),
         datasets=tuple(matrix.datasets[i] for i in shown),
         ranks=tuple(tuple(matrix.ranks[i][column[a]] for a in names) for i in shown),
         total_datasets=len(matrix.datasets),
@@ -145,6 +151,7 @@ def draw_rank_heatmap(data: RankHeatmapData) -> Chart:
         note += (
             f" Showing the first {n_shown} of {total} datasets (by name); the table lists the same."
         )
+    note += layout.capped_note(m, data.total_algorithms, "best (by mean rank)")
     description = (
         f"Heatmap of the rank (1 = best, {m} = worst) of {m} algorithms on {n_shown} datasets; "
         "dark blue is best, orange worst."

@@ -28,9 +28,10 @@ class IntervalBar:
 @dataclass(frozen=True)
 class WinProbabilityData:
     estimator_label: str
-    bars: tuple[IntervalBar, ...]  # highest probability first
+    bars: tuple[IntervalBar, ...]  # highest probability first, at most MAX_DRAWN_ALGORITHMS
     has_intervals: bool
     interval_note: str
+    total: int  # algorithms estimated, drawn or not
 
 
 @dataclass(frozen=True)
@@ -53,7 +54,9 @@ def _p_best(result: EstimatorResult, index: int) -> float | None:
     return None if isinstance(boot, NotApplicable) else boot.p_best[index]
 
 
-def win_probability_data(board: Board, estimator: str | None = None) -> WinProbabilityData:
+def win_probability_data(
+    board: Board, estimator: str | None = None, max_bars: int = layout.MAX_DRAWN_ALGORITHMS
+) -> WinProbabilityData:
     estimator = estimator or board.recommended
     if estimator not in board.estimator_keys:
         raise ValueError(
@@ -67,10 +70,11 @@ def win_probability_data(board: Board, estimator: str | None = None) -> WinProba
         estimator_label=estimator_get(estimator).label,
         bars=tuple(
             IntervalBar(board.algorithms[i], p[i], _interval(result, i), _p_best(result, i))
-            for i in order
+            for i in order[:max_bars]
         ),
         has_intervals=not isinstance(boot, NotApplicable),
         interval_note=boot.reason if isinstance(boot, NotApplicable) else "",
+        total=len(order),
     )
 
 
@@ -179,7 +183,8 @@ def draw_win_probability(data: WinProbabilityData) -> Chart:
     note = data.interval_note or (
         "" if data.has_intervals else "No bootstrap intervals were computed for this snapshot."
     )
-    return Chart(key, title, description, markup, table, note)
+    capped = layout.capped_note(len(data.bars), data.total, "most probable")
+    return Chart(key, title, description, markup, table, (note + capped).strip())
 
 
 def draw_algorithm_estimates(data: AlgorithmEstimatesData) -> Chart:
