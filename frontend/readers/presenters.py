@@ -31,55 +31,44 @@ def selected_estimator(board: Board, requested: str | None) -> str:
 
 
 def leaderboard_board(board: Board) -> dict[str, Any]:
-    """Every estimator's numbers and the per-algorithm columns, JSON-ready."""
-    group_test, letters = board.letters()
-    column = board.column
+    """What a leaderboard shows besides its rows: the estimators (label and meaning from
+    the registry), which columns apply, the notes; and the typed board the rows are read
+    from. Nothing here is built per algorithm: a page of a board of thousands costs what a
+    small board does (see :func:`leaderboard_rows`)."""
+    group_test, _ = _group_letters(board)
     evaluation = board.evaluation
-    estimators = []
-    for result in board.estimators:
-        entry = estimator_get(result.key)
-        boot = result.bootstrap
-        estimators.append(
-            {
-                "key": result.key,
-                "label": entry.label,
-                "description": entry.meaning,
-                "p": column(result.p),
-                "ci": {
-                    a: [lo, hi]
-                    for a, lo, hi in zip(board.algorithms, boot.lower, boot.upper, strict=True)
-                }
-                if isinstance(boot, BootstrapSummary)
-                else None,
-                "p_best": column(boot.p_best) if isinstance(boot, BootstrapSummary) else None,
-            }
-        )
-    win_rate = column(board.win_rate)
-    mean_rank = column(board.mean_rank)
-    significance_rank = column(board.significance_rank)
-    borda = column(board.estimator("borda").p)
-    plackett_luce = column(board.estimator("plackett_luce").p)
     return {
+        "typed": board,
         "recommended": board.recommended,
         "best_predictor": None if isinstance(evaluation, NotApplicable) else evaluation.best,
-        "estimators": estimators,
-        "algorithms": [
+        "estimators": [
             {
-                "name": name,
-                "win_rate": win_rate.get(name),
-                "mean_rank": mean_rank.get(name),
-                "significance_rank": significance_rank.get(name),
-                "borda": borda.get(name),
-                "plackett_luce": plackett_luce.get(name),
-                "group": letters.get(name, ""),
+                "key": result.key,
+                "label": estimator_get(result.key).label,
+                "description": estimator_get(result.key).meaning,
             }
-            for name in board.algorithms
+            for result in board.estimators
         ],
-        "has_mean_rank": bool(mean_rank),
-        "has_significance_rank": bool(significance_rank),
+        "n_algorithms": len(board.algorithms),
+        "has_mean_rank": _has_values(board.mean_rank),
+        "has_significance_rank": _has_values(board.significance_rank),
         "group_test": group_test,
         "notes": reader_notes(board),
     }
+
+
+def _has_values(values: tuple[float | None, ...] | NotApplicable) -> bool:
+    return not isinstance(values, NotApplicable) and len(values) > 0
+
+
+def _group_letters(board: Board) -> tuple[str | None, tuple[str, ...] | None]:
+    """The letters the table shows (Nemenyi's, else Wilcoxon's, aligned with the board's
+    algorithms) and the test's name: :meth:`Board.letters` without the per-name dict."""
+    for test, summary in (("Nemenyi", board.nemenyi), ("Wilcoxon", board.wilcoxon)):
+        letters = getattr(summary, "letters", None)
+        if not isinstance(summary, NotApplicable) and isinstance(letters, tuple):
+            return test, letters
+    return None, None
 
 
 @dataclass(frozen=True)
@@ -129,44 +118,61 @@ def _ordered(probabilities: dict[str, float | None], names: list[str]) -> list[s
     return sorted(names, key=lambda name: (-(probabilities.get(name) or 0.0), name))
 
 
-def leaderboard_rows(board: dict[str, Any], estimator: str) -> tuple[list[LeaderboardRow], float]:
-    """Rows for one estimator, most probable winner first, and the bars' scale."""
-    chosen = next(e for e in board["estimators"] if e["key"] == estimator)
-    p, intervals, p_best = chosen["p"], chosen["ci"] or {}, chosen["p_best"] or {}
-    by_name = {row["name"]: row for row in board["algorithms"]}
+def leaderboard_rows(
+    board: dict[str, Any], estimator: str, shown: slice | None = None
+) -> tuple[list[LeaderboardRow], float]:
+    """Rows for one estimator, most probable winner first, and the bars' scale.
+
+    ``board`` is :func:`leaderboard_board`'s. ``shown`` selects the rows of one page
+    (positions stay those of the whole board, the scale that of every row); only those
+    rows are built.
+    """
+    typed: Board = board["typed"]
+    names = typed.algorithms
+    result = typed.estimator(estimator)
+    p = result.p
+    boot = result.bootstrap
+    bounds = boot if isinstance(boot, BootstrapSummary) else None
     highest = max(
-        [
-            max((intervals.get(name) or [None, None])[1] or 0.0, p.get(name) or 0.0)
-            for name in by_name
-        ]
+        [max((bounds.upper[i] if bounds else None) or 0.0, p[i] or 0.0) for i in range(len(names))]
         or [0.0]
     )
     scale = bar_scale(highest)
+
+    def values(column: tuple[float | None, ...] | NotApplicable) -> tuple[float | None, ...]:
+        return (None,) * len(names) if isinstance(column, NotApplicable) else column
+
+    win_rate, mean_rank = values(typed.win_rate), values(typed.mean_rank)
+    significance_rank = values(typed.significance_rank)
+    borda, plackett_luce = typed.estimator("borda").p, typed.estimator("plackett_luce").p
+    _, letters = _group_letters(typed)
+    order = sorted(range(len(names)), key=lambda i: (-(p[i] or 0.0), names[i]))
+    shown = shown if shown is not None else slice(None)
+    first = shown.indices(len(order))[0] + 1
     rows = []
-    for position, name in enumerate(_ordered(p, list(by_name)), start=1):
-        low, high = intervals.get(name) or (None, None)
+    for position, i in enumerate(order[shown], start=first):
+        low, high = (bounds.lower[i], bounds.upper[i]) if bounds else (None, None)
         bar = None
         if low is not None and high is not None:
             bar = {
                 "left": f"{low / scale * 100:.1f}",
                 "width": f"{max(high - low, 0.0) / scale * 100:.1f}",
-                "point": f"{min((p.get(name) or 0.0) / scale, 1.0) * 100:.1f}",
+                "point": f"{min((p[i] or 0.0) / scale, 1.0) * 100:.1f}",
             }
-        algorithm = by_name[name]
         rows.append(
             LeaderboardRow(
                 position=position,
-                algorithm=name,
-                probability=p.get(name),
+                algorithm=names[i],
+                probability=p[i],
                 low=low,
                 high=high,
-                p_best=p_best.get(name),
-                win_rate=algorithm["win_rate"],
-                mean_rank=algorithm["mean_rank"],
-                significance_rank=algorithm["significance_rank"],
-                borda=algorithm["borda"],
-                plackett_luce=algorithm["plackett_luce"],
-                group=algorithm["group"],
+                p_best=bounds.p_best[i] if bounds else None,
+                win_rate=win_rate[i],
+                mean_rank=mean_rank[i],
+                significance_rank=significance_rank[i],
+                borda=borda[i],
+                plackett_luce=plackett_luce[i],
+                group=letters[i] if letters else "",
                 bar=bar,
             )
         )

@@ -5,11 +5,12 @@ nothing recomputed) and hand presenters' output to a template."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from urllib.parse import urlencode
+from urllib.parse import quote, urlencode
 
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.urls import reverse
+from django.utils.http import RFC3986_SUBDELIMS
 
 from estimation.models import ResultSnapshot
 from estimation.selectors import snapshot_computing
@@ -147,6 +148,16 @@ def _board_pages(
     return pages, shown
 
 
+def algorithm_url_maker(slug: str):
+    """``name -> reverse("explore-algorithm", slug, name)`` without a ``reverse`` per row
+    (a hundredth of a millisecond instead of a fifth): the same quoting as Django's."""
+    marker = "-"
+    path = reverse("explore-algorithm", kwargs={"slug": slug, "algorithm": marker})
+    prefix, suffix = path[: path.rindex(marker)], path[path.rindex(marker) + 1 :]
+    safe = RFC3986_SUBDELIMS + "/~:@"
+    return lambda name: f"{prefix}{quote(name, safe=safe)}{suffix}"
+
+
 def _leaderboard_context(
     request: HttpRequest,
     *,
@@ -193,16 +204,17 @@ def _leaderboard_context(
         typed_board = snapshot.board
         board = leaderboard_board(typed_board)
         estimator = selected_estimator(typed_board, request.GET.get("estimator"))
-        rows, scale = leaderboard_rows(board, estimator)
         chosen = next(e for e in board["estimators"] if e["key"] == estimator)
         show_all = request.GET.get("all") == "1"
         estimator_query = {"estimator": estimator} if "estimator" in request.GET else {}
         board_pages, shown = _board_pages(
-            len(rows),
+            board["n_algorithms"],
             number=_page_number(request),
             show_all=show_all,
             link=lambda **query: link(**estimator_query, **query),
         )
+        rows, scale = leaderboard_rows(board, estimator, shown)
+        algorithm_url = algorithm_url_maker(slug)
         shown_query = {
             **estimator_query,
             **({"all": "1"} if show_all else {}),
@@ -212,7 +224,7 @@ def _leaderboard_context(
         context.update(
             board=board,
             estimator=chosen,
-            rows=rows[shown],
+            rows=[(row, algorithm_url(row.algorithm)) for row in rows],
             board_pages=board_pages,
             refresh_url=_url(board_fragment, {**metric_query, **shown_query}, **page_kwargs),
             bar_scale=scale,
