@@ -286,3 +286,23 @@ def test_charts_of_thousands_of_algorithms_say_why_or_draw_the_best():
     limit, _ = wide(60)
     assert charts.critical_difference_chart(limit, None, "nemenyi").not_applicable is None
     assert "Showing" not in charts.win_probability_chart(limit).note
+
+
+def test_one_dataset_and_one_algorithm_charts_draw_the_first_60_rows():
+    from collections import namedtuple
+
+    from frontend.explore import charts
+
+    scores = namedtuple("scores", "algorithm mean minimum maximum folds")
+    rows = [scores(f"a{j:03d}", 1 - j / 1000, 0.5, 1.0, [0.5, 1.0]) for j in range(200)]
+    chart = charts.dataset_scores_chart(rows, "d", "accuracy")
+    assert chart.svg.count("data-algorithm=") == 60 and "a060" not in chart.svg
+    assert "Showing the best 60 of 200 algorithms" in chart.note
+    assert "Showing" not in charts.dataset_scores_chart(rows[:60], "d", "accuracy").note
+
+    margin = namedtuple("margin", "dataset margin winner score best")
+    gaps = [margin(f"d{i:03d}", i / 1000, "w", 0.5, 0.5 + i / 1000) for i in range(150)]
+    chart = charts.margin_chart(gaps, "x", "accuracy")
+    assert "d149" in chart.svg and "d089" not in chart.svg  # the largest gaps first
+    assert chart.note.startswith("Showing the largest gaps on 60 of 150 datasets")
+    assert charts.margin_chart(gaps[:60], "x", "accuracy").note == ""

@@ -148,7 +148,12 @@ def rank_histogram_chart(board: Board, matrix: RankMatrix, algorithm: str) -> Ch
     return draw_rank_histogram(rank_histogram_data(board, matrix, algorithm), algorithm)
 
 
-def margin_chart(margins: Sequence[Margin], algorithm: str, metric_name: str) -> Chart:
+def margin_chart(
+    margins: Sequence[Margin],
+    algorithm: str,
+    metric_name: str,
+    max_rows: int = layout.MAX_DRAWN_ALGORITHMS,
+) -> Chart:
     """How far ``algorithm`` is behind each dataset's winner (0 where it wins).
 
     The rows come from the database (``frontend.explore.selectors``), not the snapshot, so
@@ -159,6 +164,8 @@ def margin_chart(margins: Sequence[Margin], algorithm: str, metric_name: str) ->
     if not margins:
         return layout.not_applicable(key, title, "no dataset-level scores to compare")
     rows = sorted(margins, key=lambda row: (-row.margin, row.dataset))
+    total = len(rows)
+    rows = rows[:max_rows]
     width = 640.0
     labels = [row.dataset for row in rows]
     left = layout.label_width(labels, cap=170) + 8
@@ -211,4 +218,7 @@ def margin_chart(margins: Sequence[Margin], algorithm: str, metric_name: str) ->
         ],
         key=key,
     )
-    return layout.figure(key, title, description, width, height, "".join(parts), table)
+    note = layout.capped_note(
+        len(rows), total, "largest gaps on", "datasets", "each dataset's page has every score"
+    ).strip()
+    return layout.figure(key, title, description, width, height, "".join(parts), table, note)

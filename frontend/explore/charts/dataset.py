@@ -20,16 +20,22 @@ class ScoreSummary(Protocol):
 
 
 def dataset_scores_chart(
-    summaries: Sequence[ScoreSummary], dataset: str, metric_name: str
+    summaries: Sequence[ScoreSummary],
+    dataset: str,
+    metric_name: str,
+    max_rows: int = layout.MAX_DRAWN_ALGORITHMS,
 ) -> Chart:
     """Each algorithm's score on one dataset: fold range, mean, and every fold as a dot.
 
-    The rows come from the database, not the snapshot, so they are the chart's data already.
+    The rows come from the database, not the snapshot, so they are the chart's data already;
+    they arrive best first, and the first ``max_rows`` are drawn.
     """
     key = "dataset-scores"
     title = f"Scores on {dataset}"
     if not summaries:
         return layout.not_applicable(key, title, "no accepted scores on this dataset")
+    total = len(summaries)
+    summaries = summaries[:max_rows]
     width = 640.0
     labels = [row.algorithm for row in summaries]
     left = layout.label_width(labels, cap=170) + 8
@@ -87,5 +93,5 @@ def dataset_scores_chart(
         "Orange diamond: mean over folds; grey line: lowest to highest fold; blue dots: folds."
         if has_folds
         else "Orange diamond: the algorithm's score on this dataset (no folds were submitted)."
-    )
+    ) + layout.capped_note(len(summaries), total, "best", where="the table below lists every one")
     return layout.figure(key, title, description, width, height, "".join(parts), table, note)

@@ -50,14 +50,17 @@ class Chart:
 MAX_DRAWN_ALGORITHMS = 60
 
 
-def capped_note(shown: int, total: int, order: str) -> str:
+def capped_note(
+    shown: int,
+    total: int,
+    order: str,
+    things: str = "algorithms",
+    where: str = "the leaderboard table lists every one",
+) -> str:
     """The sentence a chart adds when it draws only the first ``shown`` of ``total``."""
     if total <= shown:
         return ""
-    return (
-        f" Showing the {order} {shown} of {total} algorithms; the leaderboard table lists "
-        "every one."
-    )
+    return f" Showing the {order} {shown} of {total} {things}; {where}."
 
 
 def not_applicable(key: str, title: str, reason: str) -> Chart:
