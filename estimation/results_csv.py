@@ -29,7 +29,12 @@ Rules
 * Line numbers are those a text editor shows (header = line 1).
 * All-or-nothing: every row is checked and all problems are raised together as one
   :class:`ResultsCsvError` (at most ``max_errors`` kept, with the total count). Reading
-  stops at the first row beyond ``max_rows`` and at malformed CSV.
+  stops at the first row or result beyond ``max_rows`` (a wide row holds one result per
+  algorithm, so the cap counts scores, not lines) and at malformed CSV.
+* Memory and time grow linearly with the file's size, whatever its content: the
+  cross-row checks number only the labels and groups that occur.
+* Names (datasets, algorithms, metrics) may not hold control characters (NUL, tab,
+  newline, ...): each is reported with its line and column.
 * Quoting is strict: a quote opened must be closed, and nothing (not even a space) may
   follow a closing quote; whitespace elsewhere around fields is ignored.
 * Scores must be finite numbers; ``nan``, ``inf``, ``Infinity`` are rejected.
@@ -55,6 +60,7 @@ import csv
 import io
 import math
 import os
+import re
 import sys
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -72,6 +78,7 @@ __all__ = [
     "ResultsCsvError",
     "RowError",
     "ScoreRecord",
+    "control_character_problem",
     "parse_results_csv",
     "parse_results_csv_text",
 ]
@@ -85,6 +92,8 @@ _WIDE_LAYOUT = "dataset,<algorithm 1>,<algorithm 2>,..."
 _EXPECTED = f"expected {_LONG_LAYOUT} (long), {_RANKING_LAYOUT} (ranking) or {_WIDE_LAYOUT} (wide)"
 _RANK_TOL = 1e-9
 _BOM = b"\xef\xbb\xbf"
+# C0 controls and DEL: never part of a name, and PostgreSQL text cannot hold NUL.
+_CONTROL = re.compile("[\x00-\x1f\x7f]")
 
 
 @dataclass(frozen=True)
@@ -264,8 +273,9 @@ def parse_results_csv(
     binary (e.g. an uploaded file); CSV *content* held in a string goes through
     :func:`parse_results_csv_text`. ``format`` is ``"long"``, ``"wide"``,
     ``"ranking"`` or ``None`` (detect from the header). ``max_rows`` caps the number of
-    data rows. Raises :class:`ResultsCsvError` (a ``ValueError``) listing every
-    problem; ``OSError`` if the path cannot be read.
+    data rows and of results (a wide row holds several). Raises
+    :class:`ResultsCsvError` (a ``ValueError``) listing every problem; ``OSError`` if the
+    path cannot be read.
     """
     if isinstance(source, (str, os.PathLike)):
         content: str | bytes = Path(source).read_bytes()
@@ -375,6 +385,17 @@ def _csv_problem(exc: csv.Error) -> str:
     elif "end of data" in str(exc):
         message += " (a quote opened here is never closed)"
     return message
+
+
+def control_character_problem(name: str) -> str | None:
+    """Why ``name`` cannot be stored (a control character), or None."""
+    found = _CONTROL.search(name)
+    if found is None:
+        return None
+    return (
+        f"contains the control character U+{ord(found.group()):04X} at position "
+        f"{found.start() + 1}: names may not hold control characters"
+    )
 
 
 def _number_problem(raw: str, what: str) -> str:
@@ -560,9 +581,15 @@ class _Parser:
             if not dataset:
                 errors.add(line, c_dataset, "empty dataset name")
                 ok = False
+            elif problem := control_character_problem(dataset):
+                errors.add(line, c_dataset, f"dataset name {problem}")
+                ok = False
             algorithm = row[i_algorithm].strip()
             if not algorithm:
                 errors.add(line, c_algorithm, "empty algorithm name")
+                ok = False
+            elif problem := control_character_problem(algorithm):
+                errors.add(line, c_algorithm, f"algorithm name {problem}")
                 ok = False
             raw = row[i_value].strip()
             try:
@@ -599,7 +626,10 @@ class _Parser:
             metric = -1
             if i_metric is not None:
                 name = row[i_metric].strip()
-                if name:
+                if name and (problem := control_character_problem(name)):
+                    errors.add(line, c_metric, f"metric name {problem}")
+                    ok = False
+                elif name:
                     metric = metrics.setdefault(name, len(metrics))
                     with_metric = with_metric or line
                 else:
@@ -682,8 +712,11 @@ class _Parser:
         """Within a dataset (and metric) every algorithm must have the same folds."""
         datasets, algorithms, metrics = labels
         n_d, n_a = len(datasets), len(algorithms)
-        group = (k + 1) * n_d + d
-        n_groups = (len(metrics) + 1) * n_d
+        # Number only the (metric, dataset) groups that occur: counters sized by the
+        # product of the label counts would grow with the square of the rows.
+        group_keys, group = np.unique((k + 1) * n_d + d, return_inverse=True)
+        group = group.reshape(-1)
+        n_groups = len(group_keys)
         fold_codes = np.unique(folds, return_inverse=True)[1].reshape(-1)
         n_f = int(fold_codes.max()) + 1
         rows_per_group = np.bincount(group, minlength=n_groups)
@@ -706,7 +739,7 @@ class _Parser:
             per_group.setdefault(g, {}).setdefault(alg, (line, set()))[1].add(fold)
         for g, by_algorithm in per_group.items():
             every = set().union(*(seen for _, seen in by_algorithm.values()))
-            metric_code, dataset_code = divmod(g, n_d)
+            metric_code, dataset_code = divmod(int(group_keys[g]), n_d)
             where = f'dataset "{datasets[dataset_code]}"'
             if metric_code:
                 where += f' (metric "{metrics[metric_code - 1]}")'
@@ -779,6 +812,10 @@ class _Parser:
                         line, None, f"column {index + 1} has no name (an algorithm is expected)"
                     )
                 )
+            elif problem := control_character_problem(name):
+                problems.append(
+                    RowError(line, f"#{index + 1}", f"algorithm name (header) {problem}")
+                )
             elif name in seen:
                 problems.append(
                     RowError(
@@ -805,11 +842,15 @@ class _Parser:
         cols = _Columns.empty()
         coded = list(enumerate(algorithm_columns))
         isfinite = math.isfinite
+        # The cap counts results: a wide row holds one per algorithm column.
+        limit = self.max_rows if self.max_rows is not None else sys.maxsize
         for line, row in self._rows(reader, len(names), i_dataset):
             dataset = row[i_dataset].strip()
             code = -1
             if not dataset:
                 errors.add(line, c_dataset, "empty dataset name")
+            elif problem := control_character_problem(dataset):
+                errors.add(line, c_dataset, f"dataset name {problem}")
             elif dataset in dataset_lines:
                 errors.add(
                     line,
@@ -833,6 +874,9 @@ class _Parser:
                 elif not isfinite(value):
                     errors.add(line, name, f"{raw!r} is not a finite number")
                 elif code >= 0:
+                    if len(cols.lines) >= limit:
+                        errors.add(line, name, f"too many results: at most {limit} scores allowed")
+                        raise _TooManyRows
                     cols.lines.append(line)
                     cols.datasets.append(code)
                     cols.algorithms.append(alg)

@@ -18,6 +18,7 @@ from django.db import IntegrityError, connection, transaction
 from django.db.models import Q
 from django.utils import timezone
 
+from estimation.results_csv import control_character_problem
 from estimation.services import recompute_request
 from leaderboard.models import (
     Algorithm,
@@ -535,6 +536,15 @@ def _entry_problems(benchmark, entries, metrics, primary, datasets, algorithms) 
             problems.append(
                 Problem(f"algorithm name is longer than {MAX_NAME_LENGTH} characters", "algorithm")
             )
+        for field_name, text in (
+            ("algorithm", name),
+            ("algorithm_url", entry.algorithm_url),
+            ("algorithm_version", entry.algorithm_version),
+        ):
+            if problem := control_character_problem(text):
+                problems.append(Problem(f"{field_name} {problem}", field_name))
+        if "\x00" in entry.note:
+            problems.append(Problem("the note contains a NUL character", "note"))
         if name and name not in algorithms and not benchmark.allow_new_algorithms:
             problems.append(
                 Problem(
@@ -558,6 +568,8 @@ def _entry_problems(benchmark, entries, metrics, primary, datasets, algorithms) 
                         **where,
                     )
                 )
+            elif problem := control_character_problem(score.dataset):
+                problems.append(Problem(f"{label}dataset name {problem}", "dataset", **where))
             elif score.dataset not in datasets and not benchmark.allow_new_datasets:
                 problems.append(
                     Problem(
