@@ -18,6 +18,7 @@ from estimation.core.contract import Board
 from estimation.core.registry import estimator_get
 from frontend.readers.presenters import leaderboard_board, leaderboard_rows
 from leaderboard.api.export import rows_as_csv, snapshot_rows
+from leaderboard.spreadsheet import spreadsheet_comment
 
 FORMATS = {
     "csv": "text/csv; charset=utf-8",
@@ -53,10 +54,11 @@ def citation_prefix(citation: str) -> str:
 def export_csv(board: Board, source: ExportSource) -> str:
     """The API's CSV with two ``#`` comment lines on top (``pandas.read_csv(comment='#')``)."""
     columns, rows = snapshot_rows(board)
-    header = (
+    header = spreadsheet_comment(
         f"# {_one_line(source.benchmark_title)}, metric {_one_line(source.metric)}, "
-        f"Podium snapshot v{source.version}\n# Cite: {source.citation_line}\n"
+        f"Podium snapshot v{source.version}"
     )
+    header += "\n" + spreadsheet_comment(f"# Cite: {source.citation_line}") + "\n"
     return header + rows_as_csv(columns, rows)
 
 

@@ -7,11 +7,10 @@ probability with its bootstrap interval and P(best), then the group letters.
 
 from __future__ import annotations
 
-import csv
-import io
 from typing import Any
 
 from estimation.core.contract import Board, BootstrapSummary, NemenyiSummary, WilcoxonSummary
+from leaderboard.spreadsheet import csv_text
 
 
 def _per_algorithm(board: Board) -> list[tuple[str, dict[str, Any]]]:
@@ -50,9 +49,5 @@ def snapshot_rows(board: Board) -> tuple[list[str], list[dict[str, Any]]]:
 
 
 def rows_as_csv(columns: list[str], rows: list[dict[str, Any]]) -> str:
-    out = io.StringIO()
-    writer = csv.DictWriter(out, fieldnames=columns, lineterminator="\n")
-    writer.writeheader()
-    for row in rows:
-        writer.writerow({k: ("" if v is None else v) for k, v in row.items()})
-    return out.getvalue()
+    """The rows as CSV; names that a spreadsheet would run as formulas are defused."""
+    return csv_text(columns, rows)
