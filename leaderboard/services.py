@@ -242,9 +242,8 @@ def benchmark_datasets_add(*, benchmark: Benchmark, user, names: Sequence[str]) 
     if problems:
         raise ValidationFailed(problems)
     known = set(benchmark.datasets.filter(name__in=wanted).values_list("name", flat=True))
-    return Dataset.objects.bulk_create(
-        [Dataset(benchmark=benchmark, name=name) for name in wanted if name not in known]
-    )
+    added = _names_ensure(Dataset, benchmark=benchmark, names=set(wanted) - known)
+    return [added[name] for name in wanted if name in added]
 
 
 @transaction.atomic
@@ -439,27 +438,21 @@ def _submissions_write(
     if problems:
         raise ValidationFailed(problems)
 
-    new_datasets = sorted({s.dataset for e in entries for s in e.scores} - set(datasets))
-    created = Dataset.objects.bulk_create(
-        [Dataset(benchmark=benchmark, name=name) for name in new_datasets]
-    )
-    if created and created[0].pk is None:  # backends without RETURNING
-        created = list(Dataset.objects.filter(benchmark=benchmark, name__in=new_datasets))
-    datasets.update({d.name: d for d in created})
+    new_datasets = {s.dataset for e in entries for s in e.scores} - set(datasets)
+    datasets.update(_names_ensure(Dataset, benchmark=benchmark, names=new_datasets))
+    new_algorithms = {e.algorithm for e in entries} - set(algorithms)
+    algorithms.update(_names_ensure(Algorithm, benchmark=benchmark, names=new_algorithms))
+    for entry in entries:
+        if entry.algorithm in new_algorithms and (entry.algorithm_url or entry.algorithm_version):
+            Algorithm.objects.filter(pk=algorithms[entry.algorithm].pk, url="", version="").update(
+                url=entry.algorithm_url, version=entry.algorithm_version
+            )
 
     now = timezone.now()
     submissions = []
     score_rows = []
     for index, entry in enumerate(entries):
-        algorithm = algorithms.get(entry.algorithm)
-        if algorithm is None:
-            algorithm = Algorithm.objects.create(
-                benchmark=benchmark,
-                name=entry.algorithm,
-                url=entry.algorithm_url,
-                version=entry.algorithm_version,
-            )
-            algorithms[algorithm.name] = algorithm
+        algorithm = algorithms[entry.algorithm]
         key = (
             idempotency_key
             if len(entries) == 1 or not idempotency_key
@@ -490,6 +483,24 @@ def _submissions_write(
         )
     _scores_insert(score_rows)
     return submissions
+
+
+def _names_ensure(model, *, benchmark: Benchmark, names: Iterable[str]) -> dict:
+    """The benchmark's datasets or algorithms of these names, creating the missing ones.
+
+    Safe under concurrency: ``INSERT ... ON CONFLICT DO NOTHING`` then a re-read, so
+    submitters racing to name the same new dataset all get the one row (on PostgreSQL
+    the insert waits for a concurrent inserter's commit, and the re-read, a new
+    statement under READ COMMITTED, sees its row). Names go in sorted order, so two
+    transactions never wait on each other's rows in opposite orders (no deadlock).
+    """
+    names = sorted(names)
+    if not names:
+        return {}
+    model.objects.bulk_create(
+        [model(benchmark=benchmark, name=name) for name in names], ignore_conflicts=True
+    )
+    return {row.name: row for row in model.objects.filter(benchmark=benchmark, name__in=names)}
 
 
 def _scores_insert(rows: list[tuple[int, int, int, int | None, float]]) -> None:
