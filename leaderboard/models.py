@@ -130,6 +130,12 @@ class Metric(models.Model):
 
 
 class Algorithm(models.Model):
+    """An algorithm named by a submission; public once one of its submissions is accepted.
+
+    ``url`` and ``version`` are those of its newest accepted submission that gives one
+    (set by the services), so a pending or rejected submitter never sets them.
+    """
+
     benchmark = models.ForeignKey(Benchmark, on_delete=models.CASCADE, related_name="algorithms")
     name = models.CharField(max_length=200)
     description = models.TextField(blank=True)
@@ -147,9 +153,14 @@ class Algorithm(models.Model):
 
 
 class Dataset(models.Model):
+    """A dataset; public when a maintainer declared it or an accepted score uses it."""
+
     benchmark = models.ForeignKey(Benchmark, on_delete=models.CASCADE, related_name="datasets")
     name = models.CharField(max_length=200)
     description = models.TextField(blank=True)
+    declared = models.BooleanField(
+        default=False, help_text="Listed by a maintainer, before or without any accepted result."
+    )
 
     class Meta:
         ordering = ["name"]
@@ -186,6 +197,9 @@ class Submission(models.Model):
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
     source = models.CharField(max_length=6, choices=Source.choices, default=Source.API)
     note = models.TextField(blank=True, help_text="The submitter's description")
+    # What the submitter says about the algorithm; public only once accepted.
+    algorithm_url = models.URLField(blank=True, help_text="Paper or code")
+    algorithm_version = models.CharField(max_length=50, blank=True)
     decision_note = models.TextField(blank=True)
     decided_by = models.ForeignKey(
         settings.AUTH_USER_MODEL,

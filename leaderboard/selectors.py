@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 
-from django.db.models import Count, IntegerField, OuterRef, Q, QuerySet, Subquery
+from django.db.models import Count, Exists, IntegerField, OuterRef, Q, QuerySet, Subquery
 from django.db.models.functions import Coalesce
 
 from leaderboard.models import (
@@ -46,6 +46,41 @@ def accepted_score_rows(
     )
 
 
+# --- public names ----------------------------------------------------------------------
+# A name that only pending, rejected or withdrawn submissions brought is not public
+# anywhere: lists, counts, pages, forms and exports read through these.
+
+
+def datasets_public(datasets: QuerySet[Dataset]) -> QuerySet[Dataset]:
+    """Datasets a maintainer declared or an accepted score uses."""
+    accepted = Score.objects.filter(
+        dataset=OuterRef("pk"), submission__status=Submission.Status.ACCEPTED
+    )
+    return datasets.filter(Q(declared=True) | Exists(accepted))
+
+
+def algorithms_public(algorithms: QuerySet[Algorithm]) -> QuerySet[Algorithm]:
+    """Algorithms with at least one accepted submission."""
+    accepted = Submission.objects.filter(
+        algorithm=OuterRef("pk"), status=Submission.Status.ACCEPTED
+    )
+    return algorithms.filter(Exists(accepted))
+
+
+def dataset_names_public(*, benchmark: Benchmark) -> list[str]:
+    return list(
+        datasets_public(benchmark.datasets.all()).order_by("name").values_list("name", flat=True)
+    )
+
+
+def algorithm_names_public(*, benchmark: Benchmark) -> list[str]:
+    return list(
+        algorithms_public(benchmark.algorithms.all())
+        .order_by("name")
+        .values_list("name", flat=True)
+    )
+
+
 # --- visibility (REST API) ------------------------------------------------------------
 
 
@@ -81,22 +116,19 @@ def benchmark_get_visible(*, slug: str, user) -> Benchmark:
     return _with_counts(Benchmark.objects.filter(readable | _maintains(user))).get(slug=slug)
 
 
-def _count_of(model, **filters) -> Coalesce:
+def _count_of(model, public=None, **filters) -> Coalesce:
     """A correlated COUNT subquery (joins would multiply algorithms by datasets)."""
-    rows = (
-        model.objects.filter(benchmark=OuterRef("pk"), **filters)
-        .order_by()
-        .values("benchmark")
-        .annotate(n=Count("pk"))
-        .values("n")
-    )
+    rows = model.objects.filter(benchmark=OuterRef("pk"), **filters)
+    if public is not None:
+        rows = public(rows)
+    rows = rows.order_by().values("benchmark").annotate(n=Count("pk")).values("n")
     return Coalesce(Subquery(rows, output_field=IntegerField()), 0)
 
 
 def _with_counts(benchmarks: QuerySet[Benchmark]) -> QuerySet[Benchmark]:
     return benchmarks.annotate(
-        n_algorithms=_count_of(Algorithm),
-        n_datasets=_count_of(Dataset),
+        n_algorithms=_count_of(Algorithm, public=algorithms_public),
+        n_datasets=_count_of(Dataset, public=datasets_public),
         n_metrics=_count_of(Metric),
         n_accepted=_count_of(Submission, status=Submission.Status.ACCEPTED),
         n_pending=_count_of(Submission, status=Submission.Status.PENDING),
@@ -160,22 +192,30 @@ def benchmark_metric_get(*, benchmark: Benchmark, name: str | None) -> Metric | 
 
 
 def benchmark_dataset_list(*, benchmark: Benchmark) -> QuerySet[Dataset]:
-    return benchmark.datasets.annotate(
-        n_scores=Count(
-            "scores",
-            filter=Q(scores__submission__status=Submission.Status.ACCEPTED),
+    return (
+        datasets_public(benchmark.datasets.all())
+        .annotate(
+            n_scores=Count(
+                "scores",
+                filter=Q(scores__submission__status=Submission.Status.ACCEPTED),
+            )
         )
-    ).order_by("name")
+        .order_by("name")
+    )
 
 
 def benchmark_algorithm_list(*, benchmark: Benchmark) -> QuerySet[Algorithm]:
-    return benchmark.algorithms.annotate(
-        n_accepted=Count(
-            "submissions",
-            filter=Q(submissions__status=Submission.Status.ACCEPTED),
-            distinct=True,
+    return (
+        algorithms_public(benchmark.algorithms.all())
+        .annotate(
+            n_accepted=Count(
+                "submissions",
+                filter=Q(submissions__status=Submission.Status.ACCEPTED),
+                distinct=True,
+            )
         )
-    ).order_by("name")
+        .order_by("name")
+    )
 
 
 # --- snapshots (REST API) -------------------------------------------------------------

@@ -29,7 +29,11 @@ from leaderboard.models import (
     Score,
     Submission,
 )
-from leaderboard.selectors import api_token_digest
+from leaderboard.selectors import (
+    algorithm_names_public,
+    api_token_digest,
+    dataset_names_public,
+)
 
 # Benchmark fields whose change alters the analysis and so needs a recompute.
 ANALYSIS_FIELDS = (
@@ -241,8 +245,11 @@ def benchmark_datasets_add(*, benchmark: Benchmark, user, names: Sequence[str]) 
         problems.append(Problem("give at least one dataset name", "names"))
     if problems:
         raise ValidationFailed(problems)
-    known = set(benchmark.datasets.filter(name__in=wanted).values_list("name", flat=True))
-    added = _names_ensure(Dataset, benchmark=benchmark, names=set(wanted) - known)
+    listed = set(
+        benchmark.datasets.filter(name__in=wanted, declared=True).values_list("name", flat=True)
+    )
+    added = _names_ensure(Dataset, benchmark=benchmark, names=set(wanted) - listed)
+    Dataset.objects.filter(pk__in=[d.pk for d in added.values()]).update(declared=True)
     return [added[name] for name in wanted if name in added]
 
 
@@ -256,6 +263,95 @@ def metric_add(*, benchmark: Benchmark, user, name: str, direction: str) -> Metr
     if problems:
         raise ValidationFailed(problems)
     return Metric.objects.create(benchmark=benchmark, name=name, direction=direction)
+
+
+# --- renaming and deleting datasets and algorithms -------------------------------------
+# Published results name their datasets and algorithms, so only names that no accepted
+# result uses may change: a typo in a pending submission, or a name a rejected one left.
+
+_CATALOGUE = {"dataset": Dataset, "algorithm": Algorithm}
+
+
+def _catalogue_entry_for_change(*, benchmark: Benchmark, user, kind: str, name: str):
+    _require_maintainer(user=user, benchmark=benchmark)
+    model = _CATALOGUE[kind]
+    entry = model.objects.select_for_update().filter(benchmark=benchmark, name=name).first()
+    if entry is None:
+        raise ValidationFailed([Problem(f"no {kind} named {name!r} in this benchmark", "name")])
+    if kind == "dataset":
+        accepted = Score.objects.filter(
+            dataset=entry, submission__status=Submission.Status.ACCEPTED
+        ).exists()
+    else:
+        accepted = entry.submissions.filter(status=Submission.Status.ACCEPTED).exists()
+    if accepted:
+        raise ValidationFailed(
+            [
+                Problem(
+                    f"{kind} {name!r} is used by accepted results, which are public: "
+                    "reject or withdraw them first",
+                    "name",
+                )
+            ]
+        )
+    return entry
+
+
+def _name_problems(kind: str, name: str) -> list[Problem]:
+    if not name:
+        return [Problem(f"the {kind} needs a name", "new_name")]
+    if len(name) > MAX_NAME_LENGTH:
+        return [Problem(f"{kind} name is longer than {MAX_NAME_LENGTH} characters", "new_name")]
+    if problem := control_character_problem(name):
+        return [Problem(f"{kind} name {problem}", "new_name")]
+    return []
+
+
+@transaction.atomic
+def catalogue_entry_rename(
+    *, benchmark: Benchmark, user, kind: str, name: str, new_name: str
+) -> Dataset | Algorithm:
+    """Rename a dataset or algorithm (``kind``) that no accepted result uses (maintainers)."""
+    entry = _catalogue_entry_for_change(benchmark=benchmark, user=user, kind=kind, name=name)
+    new_name = new_name.strip()
+    problems = _name_problems(kind, new_name)
+    if not problems and type(entry).objects.filter(benchmark=benchmark, name=new_name).exists():
+        problems.append(Problem(f"a {kind} named {new_name!r} already exists", "new_name"))
+    if problems:
+        raise ValidationFailed(problems)
+    entry.name = new_name
+    entry.save(update_fields=["name"])
+    return entry
+
+
+@transaction.atomic
+def catalogue_entry_delete(*, benchmark: Benchmark, user, kind: str, name: str) -> None:
+    """Delete a dataset or algorithm that no accepted or pending result uses (maintainers).
+
+    What rejected or withdrawn submissions stored for it goes with it.
+    """
+    entry = _catalogue_entry_for_change(benchmark=benchmark, user=user, kind=kind, name=name)
+    if kind == "dataset":
+        scores = Score.objects.filter(dataset=entry)
+        pending = scores.filter(submission__status=Submission.Status.PENDING)
+    else:
+        pending = entry.submissions.filter(status=Submission.Status.PENDING)
+    n_pending = pending.values("submission_id" if kind == "dataset" else "pk").distinct().count()
+    if n_pending:
+        raise ValidationFailed(
+            [
+                Problem(
+                    f"{n_pending} pending submission{'s' if n_pending > 1 else ''} use "
+                    f"{kind} {name!r}: accept or reject {'them' if n_pending > 1 else 'it'} first",
+                    "name",
+                )
+            ]
+        )
+    if kind == "dataset":
+        scores.delete()
+    else:
+        entry.submissions.all().delete()  # rejected or withdrawn only, checked above
+    entry.delete()
 
 
 # --- submissions ----------------------------------------------------------------------
@@ -434,7 +530,13 @@ def _submissions_write(
     primary = next((m for m in metrics.values() if m.is_primary), None)
     datasets = {d.name: d for d in benchmark.datasets.all()}
     algorithms = {a.name: a for a in benchmark.algorithms.all()}
-    problems = _entry_problems(benchmark, entries, metrics, primary, datasets, algorithms)
+    # "Listed" is what the public sees: names only unaccepted submissions brought stay
+    # unknown to a benchmark that takes listed datasets or algorithms only.
+    listed_datasets = set(dataset_names_public(benchmark=benchmark))
+    listed_algorithms = set(algorithm_names_public(benchmark=benchmark))
+    problems = _entry_problems(
+        benchmark, entries, metrics, primary, listed_datasets, listed_algorithms
+    )
     if problems:
         raise ValidationFailed(problems)
 
@@ -442,11 +544,6 @@ def _submissions_write(
     datasets.update(_names_ensure(Dataset, benchmark=benchmark, names=new_datasets))
     new_algorithms = {e.algorithm for e in entries} - set(algorithms)
     algorithms.update(_names_ensure(Algorithm, benchmark=benchmark, names=new_algorithms))
-    for entry in entries:
-        if entry.algorithm in new_algorithms and (entry.algorithm_url or entry.algorithm_version):
-            Algorithm.objects.filter(pk=algorithms[entry.algorithm].pk, url="", version="").update(
-                url=entry.algorithm_url, version=entry.algorithm_version
-            )
 
     now = timezone.now()
     submissions = []
@@ -464,6 +561,8 @@ def _submissions_write(
             submitter=submitter,
             source=source,
             note=entry.note,
+            algorithm_url=entry.algorithm_url,
+            algorithm_version=entry.algorithm_version,
             idempotency_key=key,
             content_hash=content_hash,
             status=Submission.Status.ACCEPTED if accept else Submission.Status.PENDING,
@@ -482,7 +581,25 @@ def _submissions_write(
             for score in entry.scores
         )
     _scores_insert(score_rows)
+    if accept:
+        _algorithm_links_refresh(algorithm_ids={s.algorithm_id for s in submissions})
     return submissions
+
+
+def _algorithm_links_refresh(*, algorithm_ids: Iterable[int]) -> None:
+    """Set each algorithm's public URL and version from its accepted submissions only:
+    the newest accepted one that gives a value (blank when none does)."""
+    for algorithm_id in sorted(algorithm_ids):
+        accepted = Submission.objects.filter(
+            algorithm_id=algorithm_id, status=Submission.Status.ACCEPTED
+        ).order_by("-created_at", "-id")
+        url = accepted.exclude(algorithm_url="").values_list("algorithm_url", flat=True).first()
+        version = (
+            accepted.exclude(algorithm_version="")
+            .values_list("algorithm_version", flat=True)
+            .first()
+        )
+        Algorithm.objects.filter(pk=algorithm_id).update(url=url or "", version=version or "")
 
 
 def _names_ensure(model, *, benchmark: Benchmark, names: Iterable[str]) -> dict:
@@ -661,6 +778,7 @@ def submission_accept(*, submission: Submission, user=None, note: str = "") -> S
             [Problem(f"a {submission.status} submission cannot be accepted", "status")]
         )
     _decide(submission=submission, user=user, status=Submission.Status.ACCEPTED, note=note)
+    _algorithm_links_refresh(algorithm_ids=[submission.algorithm_id])
     recompute_request(benchmark_id=submission.benchmark_id)
     return submission
 
@@ -674,6 +792,7 @@ def submission_reject(*, submission: Submission, user, note: str = "") -> Submis
         raise ValidationFailed([Problem("a withdrawn submission cannot be rejected", "status")])
     _decide(submission=submission, user=user, status=Submission.Status.REJECTED, note=note)
     if was_accepted:
+        _algorithm_links_refresh(algorithm_ids=[submission.algorithm_id])
         recompute_request(benchmark_id=submission.benchmark_id)
     return submission
 
@@ -691,6 +810,7 @@ def submission_withdraw(*, submission: Submission, user) -> Submission:
     submission.status = Submission.Status.WITHDRAWN
     submission.save(update_fields=["status"])
     if was_accepted:
+        _algorithm_links_refresh(algorithm_ids=[submission.algorithm_id])
         recompute_request(benchmark_id=submission.benchmark_id)
     return submission
 

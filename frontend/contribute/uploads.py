@@ -21,6 +21,7 @@ from django.db import transaction
 
 from estimation.results_csv import ParsedResults, RowError, parse_results_csv
 from leaderboard.models import Benchmark, Submission
+from leaderboard.selectors import algorithm_names_public, dataset_names_public
 from leaderboard.services import (
     Problem,
     SubmissionInput,
@@ -179,8 +180,8 @@ class UploadPreview:
 
 
 def upload_preview(*, benchmark: Benchmark, parsed: ParsedResults) -> UploadPreview:
-    known_datasets = set(benchmark.datasets.values_list("name", flat=True))
-    known_algorithms = set(benchmark.algorithms.values_list("name", flat=True))
+    known_datasets = set(dataset_names_public(benchmark=benchmark))
+    known_algorithms = set(algorithm_names_public(benchmark=benchmark))
     n = min(PREVIEW_ROWS, parsed.n_records)
     first_rows = tuple(
         PreviewRow(

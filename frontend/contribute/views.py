@@ -55,7 +55,11 @@ from frontend.contribute.uploads import (
     upload_trial_problems,
 )
 from leaderboard.models import Benchmark, Submission
-from leaderboard.selectors import benchmark_metric_list
+from leaderboard.selectors import (
+    algorithm_names_public,
+    benchmark_metric_list,
+    dataset_names_public,
+)
 from leaderboard.services import (
     PermissionDenied,
     SubmissionInput,
@@ -139,7 +143,7 @@ def submit_form(request: HttpRequest, slug: str) -> HttpResponse:
     if _closed_to(benchmark, request.user):
         return _closed_page(request, benchmark)
     metrics = list(benchmark_metric_list(benchmark=benchmark))
-    datasets = list(benchmark.datasets.order_by("name").values_list("name", flat=True))
+    datasets = dataset_names_public(benchmark=benchmark)
     value_label = "rank" if benchmark.ranking_only else "score"
     details = {"metrics": metrics, "allow_new_algorithms": benchmark.allow_new_algorithms}
     page_errors: list[SummaryError] = []
@@ -197,7 +201,7 @@ def submit_form(request: HttpRequest, slug: str) -> HttpResponse:
         "form": form,
         "grid": grid,
         "errors": page_errors,
-        "known_algorithms": benchmark.algorithms.order_by("name").values_list("name", flat=True),
+        "known_algorithms": algorithm_names_public(benchmark=benchmark),
         "policy_note": _policy_note(benchmark, request.user),
         "too_large": not grid.fits(),
     }

@@ -5,17 +5,17 @@ from __future__ import annotations
 from collections import defaultdict
 
 from leaderboard.models import Algorithm, Benchmark, Dataset, Metric, Score, Submission
-from leaderboard.selectors import accepted_score_rows
+from leaderboard.selectors import accepted_score_rows, algorithms_public, datasets_public
 
 
 def dataset_get(*, benchmark: Benchmark, name: str) -> Dataset:
-    """Raises ``Dataset.DoesNotExist``."""
-    return Dataset.objects.get(benchmark=benchmark, name=name)
+    """A public dataset; raises ``Dataset.DoesNotExist`` (also for unaccepted names)."""
+    return datasets_public(Dataset.objects.filter(benchmark=benchmark)).get(name=name)
 
 
 def algorithm_get(*, benchmark: Benchmark, name: str) -> Algorithm:
-    """Raises ``Algorithm.DoesNotExist``."""
-    return Algorithm.objects.get(benchmark=benchmark, name=name)
+    """A public algorithm; raises ``Algorithm.DoesNotExist`` (also for unaccepted names)."""
+    return algorithms_public(Algorithm.objects.filter(benchmark=benchmark)).get(name=name)
 
 
 def dataset_fold_scores(

@@ -24,6 +24,8 @@ from leaderboard.services import (
     EDITABLE_FIELDS,
     benchmark_create,
     benchmark_update,
+    catalogue_entry_delete,
+    catalogue_entry_rename,
     user_is_maintainer,
 )
 
@@ -257,3 +259,88 @@ class AlgorithmListApi(ApiView):
             request=request,
             view=self,
         )
+
+
+class _CatalogueEntryApi(ApiView):
+    """Maintainers rename or delete a dataset or algorithm that no accepted result uses."""
+
+    permission_classes = [IsAuthenticated]
+    kind = ""
+
+
+class _RenameInputSerializer(serializers.Serializer):
+    name = serializers.CharField(trim_whitespace=False)
+    new_name = serializers.CharField()
+
+
+class _DeleteInputSerializer(serializers.Serializer):
+    name = serializers.CharField(trim_whitespace=False)
+
+
+class _CatalogueOutputSerializer(serializers.Serializer):
+    name = serializers.CharField()
+
+
+def _catalogue_schema(action: str, kind: str, request):
+    return extend_schema(
+        summary=f"{action.capitalize()} a {kind}",
+        description=f"Maintainers only; refused (400) while accepted results use the {kind}"
+        + (" or pending submissions do" if action == "delete" else "")
+        + ". Rejected or withdrawn results go with a deleted name.",
+        request=request,
+        responses={200: _CatalogueOutputSerializer, 400: ErrorSerializer, 403: ErrorSerializer},
+    )
+
+
+class _CatalogueRenameApi(_CatalogueEntryApi):
+    def post(self, request: Request, slug: str) -> Response:
+        benchmark = benchmark_or_404(slug=slug, user=request.user)
+        serializer = _RenameInputSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        entry = catalogue_entry_rename(
+            benchmark=benchmark, user=request.user, kind=self.kind, **serializer.validated_data
+        )
+        return Response(_CatalogueOutputSerializer(entry).data)
+
+
+class _CatalogueDeleteApi(_CatalogueEntryApi):
+    def post(self, request: Request, slug: str) -> Response:
+        benchmark = benchmark_or_404(slug=slug, user=request.user)
+        serializer = _DeleteInputSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        catalogue_entry_delete(
+            benchmark=benchmark, user=request.user, kind=self.kind, **serializer.validated_data
+        )
+        return Response(serializer.validated_data)
+
+
+class DatasetRenameApi(_CatalogueRenameApi):
+    kind = "dataset"
+
+    @_catalogue_schema("rename", "dataset", _RenameInputSerializer)
+    def post(self, request: Request, slug: str) -> Response:
+        return super().post(request, slug)
+
+
+class DatasetDeleteApi(_CatalogueDeleteApi):
+    kind = "dataset"
+
+    @_catalogue_schema("delete", "dataset", _DeleteInputSerializer)
+    def post(self, request: Request, slug: str) -> Response:
+        return super().post(request, slug)
+
+
+class AlgorithmRenameApi(_CatalogueRenameApi):
+    kind = "algorithm"
+
+    @_catalogue_schema("rename", "algorithm", _RenameInputSerializer)
+    def post(self, request: Request, slug: str) -> Response:
+        return super().post(request, slug)
+
+
+class AlgorithmDeleteApi(_CatalogueDeleteApi):
+    kind = "algorithm"
+
+    @_catalogue_schema("delete", "algorithm", _DeleteInputSerializer)
+    def post(self, request: Request, slug: str) -> Response:
+        return super().post(request, slug)

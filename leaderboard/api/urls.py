@@ -3,12 +3,16 @@
 from django.urls import path
 
 from leaderboard.api.benchmarks import (
+    AlgorithmDeleteApi,
     AlgorithmListApi,
+    AlgorithmRenameApi,
     BenchmarkCreateApi,
     BenchmarkDetailApi,
     BenchmarkListApi,
     BenchmarkUpdateApi,
+    DatasetDeleteApi,
     DatasetListApi,
+    DatasetRenameApi,
     MetricListApi,
 )
 from leaderboard.api.snapshots import (
@@ -45,6 +49,14 @@ urlpatterns = [
     path(f"{benchmark}metrics/", MetricListApi.as_view(), name="api-metric-list"),
     path(f"{benchmark}datasets/", DatasetListApi.as_view(), name="api-dataset-list"),
     path(f"{benchmark}algorithms/", AlgorithmListApi.as_view(), name="api-algorithm-list"),
+    path(f"{benchmark}datasets/rename/", DatasetRenameApi.as_view(), name="api-dataset-rename"),
+    path(f"{benchmark}datasets/delete/", DatasetDeleteApi.as_view(), name="api-dataset-delete"),
+    path(
+        f"{benchmark}algorithms/rename/", AlgorithmRenameApi.as_view(), name="api-algorithm-rename"
+    ),
+    path(
+        f"{benchmark}algorithms/delete/", AlgorithmDeleteApi.as_view(), name="api-algorithm-delete"
+    ),
     path(f"{benchmark}submissions/", SubmissionListApi.as_view(), name="api-submission-list"),
     path(
         f"{benchmark}submissions/create/",

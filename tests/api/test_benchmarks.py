@@ -14,6 +14,9 @@ def test_list_shows_public_benchmarks_with_counts_to_anyone(client, benchmark):
     make_benchmark("hidden-link", visibility=Benchmark.Visibility.UNLISTED)
     make_benchmark("secret", visibility=Benchmark.Visibility.PRIVATE)
     make_submission(benchmark, "alg-a", {"d1": 0.5, "d2": 0.7})
+    make_submission(benchmark, "pending-alg", {"d3": 0.5}).__class__.objects.filter(
+        algorithm__name="alg-a"
+    ).update(status="accepted")
 
     response = client.get("/api/benchmarks/")
 
@@ -30,10 +33,11 @@ def test_list_shows_public_benchmarks_with_counts_to_anyone(client, benchmark):
                 "visibility": "public",
                 "submission_policy": "moderated",
                 "ranking_only": False,
+                # names only a pending submission brought are not counted
                 "n_algorithms": 1,
                 "n_datasets": 2,
                 "n_metrics": 1,
-                "n_accepted": 0,
+                "n_accepted": 1,
                 "updated_at": ANY,
             }
         ],
@@ -263,5 +267,4 @@ def test_metrics_datasets_and_algorithms(client, benchmark):
     algorithms = client.get("/api/benchmarks/toy/algorithms/").json()["results"]
     assert algorithms == [
         {"name": "alg-a", "description": "", "url": "", "version": "", "n_accepted": 1},
-        {"name": "alg-b", "description": "", "url": "", "version": "", "n_accepted": 0},
-    ]
+    ]  # alg-b is only pending: not public

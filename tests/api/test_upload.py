@@ -126,7 +126,7 @@ d1,alg-a,0.1
 
 def test_problems_the_services_find_name_the_line(researcher):
     benchmark = make_benchmark("toy", allow_new_datasets=False)
-    benchmark.datasets.create(name="d1")
+    benchmark.datasets.create(name="d1", declared=True)
     content = b"dataset,algorithm,score,metric\nd1,a,0.5,score\nd9,a,0.5,score\nd1,b,0.5,auc\n"
     response = upload(client_for(researcher), content)
     assert response.status_code == 400

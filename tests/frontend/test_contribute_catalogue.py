@@ -17,7 +17,7 @@ def maintainer(client):
 
 
 def test_maintainers_declare_datasets_and_skip_known_names(client, maintainer):
-    maintainer.datasets.create(name="iris")
+    maintainer.datasets.create(name="iris", declared=True)
     response = client.post(URL, {"action": "datasets", "names": "iris\n wine \n\nadult\nwine"})
     assert response.status_code == 302
     assert sorted(maintainer.datasets.values_list("name", flat=True)) == ["adult", "iris", "wine"]

@@ -80,7 +80,8 @@ def test_web_form_happy_path(client, benchmark, researcher):
     submission = Submission.objects.get(submitter=researcher)
     assert submission.source == Submission.Source.FORM
     assert submission.status == Submission.Status.PENDING
-    assert submission.algorithm.name == "forest" and submission.algorithm.version == "1.2"
+    assert submission.algorithm.name == "forest" and submission.algorithm_version == "1.2"
+    assert submission.algorithm.version == ""  # public once accepted
     assert submission.note == "default settings"
     assert sorted(submission.scores.values_list("dataset__name", "value", "fold")) == [
         ("d1", 0.71, None),

@@ -14,7 +14,8 @@ from django.test import RequestFactory
 from estimation.core.contract import to_json
 from estimation.models import ResultSnapshot, SnapshotSection
 from leaderboard.models import Benchmark
-from tests.factories import make_benchmark, make_user
+from leaderboard.services import submission_accept
+from tests.factories import make_benchmark, make_submission, make_user
 from tests.frontend.explore_fixtures import demo_benchmarks  # noqa: F401
 
 pytestmark = pytest.mark.django_db
@@ -109,8 +110,7 @@ def test_unknown_names_and_hidden_benchmarks_are_404(client, demo_benchmarks):  
     private = make_benchmark("secret", visibility=Benchmark.Visibility.PRIVATE)
     unlisted = make_benchmark("link-only", visibility=Benchmark.Visibility.UNLISTED)
     for benchmark in (private, unlisted):
-        benchmark.datasets.create(name="d1")
-        benchmark.algorithms.create(name="a1")
+        submission_accept(submission=make_submission(benchmark, "a1", {"d1": 0.5}))
     assert client.get("/b/secret/datasets/d1/").status_code == 404
     assert client.get("/b/secret/algorithms/a1/").status_code == 404
     assert client.get("/b/link-only/datasets/d1/").status_code == 200

@@ -54,7 +54,7 @@ def test_non_finite_or_non_numeric_scores_are_refused_and_nothing_is_written(bad
 
 def test_every_problem_is_reported_with_its_line():
     benchmark = make_benchmark(allow_new_datasets=False)
-    benchmark.datasets.create(name="known")
+    benchmark.datasets.create(name="known", declared=True)
     scores = [
         ScoreInput(dataset="known", value=0.1, line=2),
         ScoreInput(dataset="unknown", value=0.2, line=3),
