@@ -11,12 +11,19 @@ outage of the cache should not take the API down with it.
 from __future__ import annotations
 
 import logging
+from types import SimpleNamespace
 
 from redis.exceptions import RedisError
 from rest_framework.settings import api_settings
-from rest_framework.throttling import SimpleRateThrottle
+from rest_framework.throttling import BaseThrottle, SimpleRateThrottle
 
 logger = logging.getLogger(__name__)
+
+
+def client_address(request) -> str:
+    """The client's address, trusting ``PODIUM_NUM_PROXIES`` proxies' X-Forwarded-For
+    (DRF's rule), for throttles and login lockouts alike."""
+    return BaseThrottle().get_ident(request)
 
 
 class _SettingsRateThrottle(SimpleRateThrottle):
@@ -74,3 +81,23 @@ class BenchmarkSubmitThrottle(_SettingsRateThrottle):
 
     def get_cache_key(self, request, view) -> str | None:
         return self.key(view.kwargs["slug"])
+
+
+# One policy for every submission path: the API's submission views use these classes,
+# and the web forms count through ``submission_throttle_wait``, so both share counters.
+SUBMISSION_THROTTLES = (SubmitThrottle, BenchmarkSubmitThrottle)
+
+
+def submission_throttle_wait(request, *, slug: str) -> float | None:
+    """Count one submission attempt by ``request.user`` to benchmark ``slug``.
+
+    Returns None when it is allowed, or the seconds to wait (as DRF's throttles, whose
+    counters these are). ``request`` is a Django or DRF request.
+    """
+    view = SimpleNamespace(kwargs={"slug": slug})
+    waits = []
+    for throttle_class in SUBMISSION_THROTTLES:
+        throttle = throttle_class()
+        if not throttle.allow_request(request, view):
+            waits.append(throttle.wait() or 1.0)
+    return max(waits) if waits else None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
 from pathlib import Path
 
 from config.env import database_from_url, env_bool, env_int, env_list, env_str
@@ -21,6 +22,7 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "rest_framework",
     "drf_spectacular",
+    "axes",
     "leaderboard",
     "estimation",
     "frontend",
@@ -35,6 +37,8 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # Last: turns a lockout noted during authentication into the lockout page (429).
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -182,6 +186,25 @@ LOGGING = {
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
     "root": {"handlers": ["console"], "level": env_str("PODIUM_LOG_LEVEL", "INFO")},
 }
+
+# Brute-force protection on every password login (/account/login/, /api-auth/login/,
+# /admin/): django-axes counts failures in the database and refuses further attempts for
+# PODIUM_LOGIN_COOLOFF_MINUTES once PODIUM_LOGIN_FAILURE_LIMIT is reached, per account
+# and per client address. Reset: `manage.py axes_reset_username NAME`, `axes_reset_ip IP`
+# or `axes_reset` (README).
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_FAILURE_LIMIT = env_int("PODIUM_LOGIN_FAILURE_LIMIT", 10)
+AXES_COOLOFF_TIME = timedelta(minutes=env_int("PODIUM_LOGIN_COOLOFF_MINUTES", 15))
+AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_TEMPLATE = "frontend/accounts/locked_out.html"
+AXES_HTTP_RESPONSE_CODE = 429
+# The client address as the API throttles see it (PODIUM_NUM_PROXIES).
+AXES_CLIENT_IP_CALLABLE = "leaderboard.throttling.client_address"
+AXES_VERBOSE = False
 
 # The site's own account pages (frontend/accounts).
 LOGIN_URL = "account-login"

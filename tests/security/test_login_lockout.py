@@ -1,0 +1,84 @@
+"""Password guessing: after PODIUM_LOGIN_FAILURE_LIMIT wrong passwords every login path
+refuses even the right one, says why, and a documented command lifts the lock.
+
+The review sent 60 wrong passwords, then the right one logged in, on each of
+/account/login/, /api-auth/login/ and /admin/.
+"""
+
+from __future__ import annotations
+
+import pytest
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.core.management import call_command
+from django.test import Client
+
+pytestmark = pytest.mark.django_db
+
+PASSWORD = "correct horse battery staple"
+PATHS = ["/account/login/", "/api-auth/login/", "/admin/login/"]
+
+
+@pytest.fixture
+def victim():
+    return get_user_model().objects.create_user(username="victim", password=PASSWORD, is_staff=True)
+
+
+def _login(client: Client, path: str, password: str, username: str = "victim"):
+    return client.post(path, {"username": username, "password": password})
+
+
+def _logged_in(client: Client) -> bool:
+    return "_auth_user_id" in client.session
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_wrong_passwords_lock_the_account_and_the_message_says_so(path, victim):
+    attacker = Client()
+    for _ in range(settings.AXES_FAILURE_LIMIT):
+        response = _login(attacker, path, "wrong-guess")
+        assert response.status_code in (200, 429)
+        assert not _logged_in(attacker)
+    response = _login(attacker, path, PASSWORD)
+    assert response.status_code == 429
+    assert not _logged_in(attacker)
+    page = response.content.decode()
+    assert "Too many failed log-ins" in page and "wrong passwords" in page
+
+    # The lock holds for the account from another address too ...
+    elsewhere = Client(REMOTE_ADDR="203.0.113.9")
+    assert _login(elsewhere, path, PASSWORD).status_code == 429
+    assert not _logged_in(elsewhere)
+    # ... and for the attacker's address whatever account it tries next.
+    get_user_model().objects.create_user(username="other", password=PASSWORD)
+    assert _login(attacker, path, PASSWORD, username="other").status_code == 429
+
+    # The documented reset lifts it.
+    call_command("axes_reset_username", "victim")
+    call_command("axes_reset_ip", "127.0.0.1")
+    owner = Client()
+    response = _login(owner, path, PASSWORD)
+    assert response.status_code == 302, response.content[:500]
+    assert _logged_in(owner)
+
+
+def test_one_lock_covers_every_path(victim):
+    """Failures count across paths: an attacker cannot spread guesses over them."""
+    attacker = Client()
+    per_path = settings.AXES_FAILURE_LIMIT // len(PATHS) + 1
+    for path in PATHS:
+        for _ in range(per_path):
+            _login(attacker, path, "wrong-guess")
+    for path in PATHS:
+        assert _login(Client(), path, PASSWORD).status_code == 429, path
+
+
+def test_a_success_before_the_limit_resets_the_count(victim):
+    client = Client()
+    for _ in range(settings.AXES_FAILURE_LIMIT - 1):
+        _login(client, "/account/login/", "typo")
+    assert _login(client, "/account/login/", PASSWORD).status_code == 302
+    client.logout()
+    for _ in range(settings.AXES_FAILURE_LIMIT - 1):
+        _login(client, "/account/login/", "typo")
+    assert _login(client, "/account/login/", PASSWORD).status_code == 302
