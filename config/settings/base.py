@@ -36,6 +36,8 @@ MIDDLEWARE = [
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
+    # Before any view (and the CSRF check) reads a body: 413 from the Content-Length.
+    "frontend.middleware.WebBodyLimitMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     # Last: turns a lockout noted during authentication into the lockout page (429).
     "axes.middleware.AxesMiddleware",

@@ -8,6 +8,7 @@ PermissionDenied becomes a 403 page that says why.
 from __future__ import annotations
 
 import dataclasses
+import math
 import uuid
 
 from django.contrib import messages
@@ -74,6 +75,7 @@ from leaderboard.services import (
     submissions_create,
     user_is_maintainer,
 )
+from leaderboard.throttling import submission_throttle_wait
 
 SNAPSHOTS_PER_PAGE = 50
 IDEMPOTENCY_PREFIX = "web-form-"
@@ -109,6 +111,17 @@ def _stored_message(request: HttpRequest, submissions: list[Submission]) -> None
 
 
 # --- submit by web form -------------------------------------------------------------------
+
+
+def _throttled(request: HttpRequest, benchmark: Benchmark) -> HttpResponse | None:
+    """Count a submission attempt against the limits the API shares; a 429 page when over."""
+    wait = submission_throttle_wait(request, slug=benchmark.slug)
+    if wait is None:
+        return None
+    context = {"benchmark": benchmark, "wait_minutes": max(1, math.ceil(wait / 60))}
+    response = render(request, "frontend/accounts/too_many.html", context, status=429)
+    response["Retry-After"] = str(math.ceil(wait))
+    return response
 
 
 def _fresh_key() -> str:
@@ -186,6 +199,8 @@ def submit_form(request: HttpRequest, slug: str) -> HttpResponse:
                     SummaryError("The grid is full: upload a CSV file instead.", "#score-grid")
                 )
         if action == "submit" and not page_errors:
+            if (throttled := _throttled(request, benchmark)) is not None:
+                return throttled
             form = SubmissionDetailsForm(request.POST, **details)
             response = _submit_grid(request, benchmark, form, grid)
             if response is not None:
@@ -302,6 +317,8 @@ def submit_upload(request: HttpRequest, slug: str) -> HttpResponse:
     benchmark = benchmark_or_404(slug=slug, user=request.user)
     if _closed_to(benchmark, request.user):
         return _closed_page(request, benchmark)
+    if request.method == "POST" and (throttled := _throttled(request, benchmark)) is not None:
+        return throttled
     form = UploadForm(request.POST or None, request.FILES or None, max_bytes=upload_limit_bytes())
     if request.method == "GET" or not form.is_valid():
         return _upload_page(request, benchmark, form)
@@ -353,6 +370,8 @@ def submit_upload_confirm(request: HttpRequest, slug: str) -> HttpResponse:
     if upload.stored_ids:
         messages.info(request, "This file was already stored; here are your submissions.")
         return redirect("account-submissions")
+    if (throttled := _throttled(request, benchmark)) is not None:
+        return throttled
     try:
         parsed = upload_parse(upload.content, fmt=upload.format)
         submissions = submissions_create(
