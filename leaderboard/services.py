@@ -13,6 +13,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import timedelta
 
+from django.conf import settings
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import IntegrityError, connection, transaction
 from django.db.models import Q
@@ -147,7 +148,7 @@ def benchmark_create(
             [Problem(f"unknown field {name!r}", name) for name in sorted(unknown)]
         )
     metrics = list(metrics)
-    problems = _metric_problems(metrics)
+    problems = _metric_problems(metrics) + _analysis_cost_problems(fields)
     if Benchmark.objects.filter(slug=slug).exists():
         problems.append(Problem(f"a benchmark with slug {slug!r} already exists", "slug"))
     if problems:
@@ -162,6 +163,22 @@ def benchmark_create(
             benchmark=benchmark, name=name, direction=direction, is_primary=index == 0
         )
     return benchmark
+
+
+def _analysis_cost_problems(fields: dict) -> list[Problem]:
+    """Settings that cost server time on every recompute stay within the site's limits
+    (PODIUM_MAX_BOOTSTRAP); only whoever runs the site can raise them."""
+    limit = settings.PODIUM_MAX_BOOTSTRAP
+    value = fields.get("bootstrap_size")
+    if isinstance(value, int) and value > limit:
+        return [
+            Problem(
+                f"at most {limit} bootstrap replicates on this site, got {value} "
+                "(the site's administrators set PODIUM_MAX_BOOTSTRAP)",
+                "bootstrap_size",
+            )
+        ]
+    return []
 
 
 def _full_clean(instance) -> None:
@@ -210,6 +227,8 @@ def benchmark_update(*, benchmark: Benchmark, user, **changes) -> Benchmark:
         raise ValidationFailed(
             [Problem("this field cannot be changed", name) for name in sorted(unknown)]
         )
+    if problems := _analysis_cost_problems(changes):
+        raise ValidationFailed(problems)
     analysis_changed = any(
         name in ANALYSIS_FIELDS and getattr(benchmark, name) != value
         for name, value in changes.items()

@@ -120,6 +120,7 @@ def test_a_worker_killed_mid_run_leaves_nothing_half_written(transactional_db, s
     from leaderboard.services import submissions_create
 
     settings.RECOMPUTE_LEASE_SECONDS = 2
+    settings.PODIUM_MAX_BOOTSTRAP = 5000  # a long run to kill; above the default limit
     benchmark = make_benchmark(slug="killed", bootstrap_size=5000)
     submissions_create(
         benchmark=benchmark,

@@ -151,6 +151,11 @@ PODIUM_API_MAX_PROBLEMS = env_int("PODIUM_API_MAX_PROBLEMS", 100)
 DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("PODIUM_MAX_BODY_BYTES", 20 * 1024 * 1024)
 FILE_UPLOAD_MAX_MEMORY_SIZE = 2_621_440  # Django's default, stated: larger files go to disk
 
+# Analysis settings that cost server time on every recompute: a maintainer may not set
+# more bootstrap replicates than this (the model's own ceiling is 100,000). Evaluation
+# folds and repeats are fixed by the engine (10 x 5), not set per benchmark.
+PODIUM_MAX_BOOTSTRAP = env_int("PODIUM_MAX_BOOTSTRAP", 2000)
+
 # Celery. With no broker configured, tasks run in-process (the embedded default);
 # with REDIS_URL / CELERY_BROKER_URL set, they go to Redis and any number of workers.
 REDIS_URL = env_str("REDIS_URL", "")

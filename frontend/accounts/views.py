@@ -6,6 +6,7 @@ who may do what (their PermissionDenied becomes a 403).
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth import views as auth_views
@@ -83,7 +84,12 @@ def account_home(request: HttpRequest) -> HttpResponse:
     return render(request, "frontend/accounts/home.html", {"section": "home"})
 
 
-NEW_TOKEN_SESSION_KEY = "podium-new-api-token"
+# The raw value of a new token rides to the next page view in a short-lived, signed,
+# HttpOnly cookie scoped to the tokens page: never in the session row (the database),
+# where it would stay if the redirect were not followed.
+NEW_TOKEN_COOKIE = "podium-new-api-token"
+NEW_TOKEN_COOKIE_SALT = "frontend.accounts.new-api-token"
+NEW_TOKEN_COOKIE_SECONDS = 120
 
 
 @never_cache
@@ -98,16 +104,34 @@ def api_tokens(request: HttpRequest) -> HttpResponse:
         except ValidationFailed as exc:
             add_problems(form, exc.problems)
         else:
-            # Post/redirect/get: the raw value rides in the session to the next page view
-            # only, so a reload neither shows it again nor creates another token.
-            request.session[NEW_TOKEN_SESSION_KEY] = {"id": token.pk, "raw": raw}
-            return redirect("account-tokens", permanent=False)
+            # Post/redirect/get: a reload neither shows the value again nor creates
+            # another token.
+            response = redirect("account-tokens", permanent=False)
+            response.set_signed_cookie(
+                NEW_TOKEN_COOKIE,
+                f"{token.pk}:{raw}",
+                salt=NEW_TOKEN_COOKIE_SALT,
+                max_age=NEW_TOKEN_COOKIE_SECONDS,
+                path=reverse("account-tokens"),
+                secure=request.is_secure() or settings.SESSION_COOKIE_SECURE,
+                httponly=True,
+                samesite="Strict",
+            )
+            return response
     created = None
-    shown = request.session.pop(NEW_TOKEN_SESSION_KEY, None) if request.method == "GET" else None
-    if shown is not None:
-        token = api_token_list(user=request.user).filter(pk=shown["id"]).first()
+    shown = None
+    if request.method == "GET":
+        shown = request.get_signed_cookie(
+            NEW_TOKEN_COOKIE,
+            default=None,
+            salt=NEW_TOKEN_COOKIE_SALT,
+            max_age=NEW_TOKEN_COOKIE_SECONDS,
+        )
+    if shown:
+        token_id, _, raw = shown.partition(":")
+        token = api_token_list(user=request.user).filter(pk=int(token_id)).first()
         if token is not None:
-            created = {"token": token, "raw": shown["raw"]}
+            created = {"token": token, "raw": raw}
     context = {
         "section": "tokens",
         "form": form,
@@ -115,7 +139,10 @@ def api_tokens(request: HttpRequest) -> HttpResponse:
         "created": created,
         "tokens": api_token_list(user=request.user),
     }
-    return render(request, "frontend/accounts/tokens.html", context)
+    response = render(request, "frontend/accounts/tokens.html", context)
+    if NEW_TOKEN_COOKIE in request.COOKIES:
+        response.delete_cookie(NEW_TOKEN_COOKIE, path=reverse("account-tokens"), samesite="Strict")
+    return response
 
 
 @login_required
