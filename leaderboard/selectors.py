@@ -81,6 +81,29 @@ def algorithm_names_public(*, benchmark: Benchmark) -> list[str]:
     )
 
 
+def catalogue_names_unused(*, benchmark: Benchmark) -> dict[str, list[str]]:
+    """{"dataset": [...], "algorithm": [...]}: names no accepted result uses, which a
+    maintainer may rename or delete."""
+    accepted_score = Score.objects.filter(
+        dataset=OuterRef("pk"), submission__status=Submission.Status.ACCEPTED
+    )
+    accepted_submission = Submission.objects.filter(
+        algorithm=OuterRef("pk"), status=Submission.Status.ACCEPTED
+    )
+    return {
+        "dataset": list(
+            benchmark.datasets.exclude(Exists(accepted_score))
+            .order_by("name")
+            .values_list("name", flat=True)
+        ),
+        "algorithm": list(
+            benchmark.algorithms.exclude(Exists(accepted_submission))
+            .order_by("name")
+            .values_list("name", flat=True)
+        ),
+    }
+
+
 # --- visibility (REST API) ------------------------------------------------------------
 
 

@@ -59,6 +59,7 @@ from leaderboard.models import Benchmark, Submission
 from leaderboard.selectors import (
     algorithm_names_public,
     benchmark_metric_list,
+    catalogue_names_unused,
     dataset_names_public,
 )
 from leaderboard.services import (
@@ -68,6 +69,8 @@ from leaderboard.services import (
     benchmark_create,
     benchmark_datasets_add,
     benchmark_update,
+    catalogue_entry_delete,
+    catalogue_entry_rename,
     metric_add,
     submission_accept,
     submission_create,
@@ -547,6 +550,8 @@ def benchmark_catalogue(request: HttpRequest, slug: str) -> HttpResponse:
             metric = metric_add(benchmark=benchmark, user=request.user, **metric_form.cleaned_data)
             messages.success(request, f"Added the metric {metric.name}.")
             return redirect("contribute-benchmark-catalogue", slug=benchmark.slug)
+        if action in ("rename", "delete"):
+            return _catalogue_name_change(request, benchmark, action)
     except PermissionDenied as exc:
         return forbidden(request, str(exc))
     except ValidationFailed as exc:
@@ -557,9 +562,35 @@ def benchmark_catalogue(request: HttpRequest, slug: str) -> HttpResponse:
         "metrics": benchmark_metric_list(benchmark=benchmark),
         "datasets_form": datasets_form,
         "metric_form": metric_form,
+        "unused": catalogue_names_unused(benchmark=benchmark),
         "errors": [*form_summary(datasets_form), *form_summary(metric_form)],
     }
     return render(request, "frontend/contribute/catalogue.html", context)
+
+
+def _catalogue_name_change(request: HttpRequest, benchmark: Benchmark, action: str) -> HttpResponse:
+    """Rename or delete a dataset or algorithm no accepted result uses (the services decide)."""
+    kind = request.POST.get("kind", "")
+    name = request.POST.get("name", "")
+    if kind not in ("dataset", "algorithm"):
+        messages.error(request, "Choose a dataset or an algorithm.")
+        return redirect("contribute-benchmark-catalogue", slug=benchmark.slug)
+    try:
+        if action == "rename":
+            entry = catalogue_entry_rename(
+                benchmark=benchmark,
+                user=request.user,
+                kind=kind,
+                name=name,
+                new_name=request.POST.get("new_name", ""),
+            )
+            messages.success(request, f"The {kind} {name} is now {entry.name}.")
+        else:
+            catalogue_entry_delete(benchmark=benchmark, user=request.user, kind=kind, name=name)
+            messages.success(request, f"The {kind} {name} is deleted.")
+    except ValidationFailed as exc:
+        messages.error(request, "; ".join(problem.message for problem in exc.problems))
+    return redirect("contribute-benchmark-catalogue", slug=benchmark.slug)
 
 
 @login_required

@@ -199,3 +199,31 @@ def test_maintainer_renames_and_deletes_names_no_accepted_result_uses():
     stranger.force_login(make_user("stranger"))
     response = stranger.post(f"{base}/algorithms/rename/", {"name": "fixed-alg", "new_name": "x"})
     assert response.status_code == 403
+
+
+def test_maintainer_renames_and_deletes_unused_names_on_the_catalogue_page():
+    benchmark = computed_benchmark("study")
+    maintainer = make_user("maintainer")
+    benchmark.maintainers.add(maintainer)
+    submission_reject(submission=_evil_submission(benchmark), user=maintainer)
+    web = Client()
+    web.force_login(maintainer)
+    url = "/b/study/maintain/catalogue/"
+    page = web.get(url).content.decode()
+    assert SECRET_DATASET in page and SECRET_ALGORITHM in page
+    response = web.post(
+        url, {"action": "rename", "kind": "dataset", "name": SECRET_DATASET, "new_name": "ok-ds"}
+    )
+    assert response.status_code == 302
+    assert Dataset.objects.filter(benchmark=benchmark, name="ok-ds").exists()
+    web.post(url, {"action": "delete", "kind": "algorithm", "name": SECRET_ALGORITHM})
+    assert not Algorithm.objects.filter(name=SECRET_ALGORITHM).exists()
+    refused = web.post(url, {"action": "delete", "kind": "algorithm", "name": "alpha"}, follow=True)
+    assert "accepted results" in refused.content.decode()
+    assert Algorithm.objects.filter(name="alpha").exists()
+    stranger = Client()
+    stranger.force_login(make_user("stranger"))
+    assert (
+        stranger.post(url, {"action": "delete", "kind": "dataset", "name": "ok-ds"}).status_code
+        == 403
+    )
