@@ -51,20 +51,28 @@ def accepted_score_rows(
 # anywhere: lists, counts, pages, forms and exports read through these.
 
 
+def _used_by_accepted_score() -> Exists:
+    """On a Dataset queryset: an accepted score uses this dataset."""
+    return Exists(
+        Score.objects.filter(dataset=OuterRef("pk"), submission__status=Submission.Status.ACCEPTED)
+    )
+
+
+def _used_by_accepted_submission() -> Exists:
+    """On an Algorithm queryset: one of its submissions is accepted."""
+    return Exists(
+        Submission.objects.filter(algorithm=OuterRef("pk"), status=Submission.Status.ACCEPTED)
+    )
+
+
 def datasets_public(datasets: QuerySet[Dataset]) -> QuerySet[Dataset]:
     """Datasets a maintainer declared or an accepted score uses."""
-    accepted = Score.objects.filter(
-        dataset=OuterRef("pk"), submission__status=Submission.Status.ACCEPTED
-    )
-    return datasets.filter(Q(declared=True) | Exists(accepted))
+    return datasets.filter(Q(declared=True) | _used_by_accepted_score())
 
 
 def algorithms_public(algorithms: QuerySet[Algorithm]) -> QuerySet[Algorithm]:
     """Algorithms with at least one accepted submission."""
-    accepted = Submission.objects.filter(
-        algorithm=OuterRef("pk"), status=Submission.Status.ACCEPTED
-    )
-    return algorithms.filter(Exists(accepted))
+    return algorithms.filter(_used_by_accepted_submission())
 
 
 def dataset_names_public(*, benchmark: Benchmark) -> list[str]:
@@ -84,23 +92,13 @@ def algorithm_names_public(*, benchmark: Benchmark) -> list[str]:
 def catalogue_names_unused(*, benchmark: Benchmark) -> dict[str, list[str]]:
     """{"dataset": [...], "algorithm": [...]}: names no accepted result uses, which a
     maintainer may rename or delete."""
-    accepted_score = Score.objects.filter(
-        dataset=OuterRef("pk"), submission__status=Submission.Status.ACCEPTED
-    )
-    accepted_submission = Submission.objects.filter(
-        algorithm=OuterRef("pk"), status=Submission.Status.ACCEPTED
-    )
+    unused = {
+        "dataset": benchmark.datasets.exclude(_used_by_accepted_score()),
+        "algorithm": benchmark.algorithms.exclude(_used_by_accepted_submission()),
+    }
     return {
-        "dataset": list(
-            benchmark.datasets.exclude(Exists(accepted_score))
-            .order_by("name")
-            .values_list("name", flat=True)
-        ),
-        "algorithm": list(
-            benchmark.algorithms.exclude(Exists(accepted_submission))
-            .order_by("name")
-            .values_list("name", flat=True)
-        ),
+        kind: list(rows.order_by("name").values_list("name", flat=True))
+        for kind, rows in unused.items()
     }
 
 

@@ -600,8 +600,12 @@ def _submissions_write(
             for score in entry.scores
         )
     _scores_insert(score_rows)
-    if accept:
-        _algorithm_links_refresh(algorithm_ids={s.algorithm_id for s in submissions})
+    if accept:  # only a submission that gives a link or version can change them
+        _algorithm_links_refresh(
+            algorithm_ids={
+                s.algorithm_id for s in submissions if s.algorithm_url or s.algorithm_version
+            }
+        )
     return submissions
 
 
