@@ -231,7 +231,10 @@ AUTHENTICATION_BACKENDS = [
 AXES_FAILURE_LIMIT = env_int("PODIUM_LOGIN_FAILURE_LIMIT", 10)
 AXES_COOLOFF_TIME = timedelta(minutes=env_int("PODIUM_LOGIN_COOLOFF_MINUTES", 15))
 AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
-AXES_RESET_ON_SUCCESS = True
+# A success does not wipe earlier failures: axes would also wipe those of the same
+# address, so an attacker could reset the count by logging into an account of their own
+# between guesses. Failures expire PODIUM_LOGIN_COOLOFF_MINUTES after the last one.
+AXES_RESET_ON_SUCCESS = False
 AXES_LOCKOUT_TEMPLATE = "frontend/accounts/locked_out.html"
 AXES_HTTP_RESPONSE_CODE = 429
 # The client address as the API throttles see it (PODIUM_NUM_PROXIES).

@@ -73,12 +73,14 @@ def test_one_lock_covers_every_path(victim):
         assert _login(Client(), path, PASSWORD).status_code == 429, path
 
 
-def test_a_success_before_the_limit_resets_the_count(victim):
-    client = Client()
-    for _ in range(settings.AXES_FAILURE_LIMIT - 1):
-        _login(client, "/account/login/", "typo")
-    assert _login(client, "/account/login/", PASSWORD).status_code == 302
-    client.logout()
-    for _ in range(settings.AXES_FAILURE_LIMIT - 1):
-        _login(client, "/account/login/", "typo")
-    assert _login(client, "/account/login/", PASSWORD).status_code == 302
+def test_logging_into_an_own_account_between_guesses_does_not_reset_the_count(victim):
+    """Axes resets on success by every lockout parameter, the address included; with that
+    on, an attacker could log into an account of their own between guesses forever."""
+    get_user_model().objects.create_user(username="attacker", password=PASSWORD)
+    attacker = Client()
+    for _ in range(4):  # 4 x (limit // 3) guesses: over the limit
+        for _ in range(settings.AXES_FAILURE_LIMIT // 3):
+            _login(attacker, "/account/login/", "wrong-guess")
+        _login(attacker, "/account/login/", PASSWORD, username="attacker")
+        attacker.logout()
+    assert _login(Client(), "/account/login/", PASSWORD).status_code == 429
