@@ -565,40 +565,45 @@ def _submissions_write(
     algorithms.update(_names_ensure(Algorithm, benchmark=benchmark, names=new_algorithms))
 
     now = timezone.now()
-    submissions = []
-    score_rows = []
-    for index, entry in enumerate(entries):
-        algorithm = algorithms[entry.algorithm]
-        key = (
-            idempotency_key
-            if len(entries) == 1 or not idempotency_key
-            else f"{idempotency_key}#{index}"
-        )
-        submission = Submission.objects.create(
+    submissions = [
+        Submission(
             benchmark=benchmark,
-            algorithm=algorithm,
+            algorithm=algorithms[entry.algorithm],
             submitter=submitter,
             source=source,
             note=entry.note,
             algorithm_url=entry.algorithm_url,
             algorithm_version=entry.algorithm_version,
-            idempotency_key=key,
+            idempotency_key=(
+                idempotency_key
+                if len(entries) == 1 or not idempotency_key
+                else f"{idempotency_key}#{index}"
+            ),
             content_hash=content_hash,
             status=Submission.Status.ACCEPTED if accept else Submission.Status.PENDING,
             decided_at=now if accept else None,
             decided_by=submitter if accept else None,
         )
-        submissions.append(submission)
-        score_rows.extend(
-            (
-                submission.pk,
-                datasets[score.dataset].pk,
-                (metrics[score.metric] if score.metric else primary).pk,
-                score.fold,
-                float(score.value),
-            )
-            for score in entry.scores
+        for index, entry in enumerate(entries)
+    ]
+    # One INSERT for a file's thousands of algorithms (a wide file) where the database
+    # hands back the new ids; one per submission elsewhere.
+    if connection.features.can_return_rows_from_bulk_insert:
+        Submission.objects.bulk_create(submissions, batch_size=1000)
+    else:
+        for submission in submissions:
+            submission.save(force_insert=True)
+    score_rows = [
+        (
+            submission.pk,
+            datasets[score.dataset].pk,
+            (metrics[score.metric] if score.metric else primary).pk,
+            score.fold,
+            float(score.value),
         )
+        for submission, entry in zip(submissions, entries, strict=True)
+        for score in entry.scores
+    ]
     _scores_insert(score_rows)
     if accept:  # only a submission that gives a link or version can change them
         _algorithm_links_refresh(
