@@ -7,11 +7,12 @@ import contextlib
 import importlib
 import signal
 import sys
+import time
 
 from bench.common import Options, machine_line
 from bench.scratch import Scratch
 
-SUITES = ("tests", "plackett_luce", "loo", "analyze", "ingest", "latency", "api", "pages")
+SUITES = ("tests", "plackett_luce", "loo", "analyze", "scale", "ingest", "latency", "api", "pages")
 DATABASE_SUITES = ("ingest", "latency", "api", "pages")
 
 
@@ -30,7 +31,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--repeats must be at least 1")
     suites = []
     for name in args.suite:
-        expanded = SUITES if name == "all" else SUITES[:4] if name == "core" else (name,)
+        expanded = SUITES if name == "all" else SUITES[:5] if name == "core" else (name,)
         suites += [s for s in expanded if s not in suites]
     # A plain `kill` must also stop the worker/server and drop the scratch database.
     signal.signal(signal.SIGTERM, _interrupted)
@@ -40,11 +41,13 @@ def main(argv: list[str] | None = None) -> int:
     needs_database = any(s in DATABASE_SUITES for s in suites)
     with Scratch() if needs_database else contextlib.nullcontext() as scratch:
         for suite in suites:
+            started = time.perf_counter()
             module = importlib.import_module(f"bench.suite_{suite}")
             report = (
                 module.run(options, scratch) if suite in DATABASE_SUITES else module.run(options)
             )
             print(report, end="\n\n", flush=True)
+            print(f"bench {suite}: {time.perf_counter() - started:.1f} s", file=sys.stderr)
     return 0
 
 

@@ -1,46 +1,92 @@
 """One ``analyze`` measurement in a fresh interpreter, so that its peak memory is its own.
 
-``python -m bench.analyze_child M N FOLDS REPEATS SEED`` prints one JSON line.
+``python -m bench.analyze_child M N FOLDS REPEATS SEED [--bootstrap B] [--payload PATH]``
+prints one JSON line: the best time, the stage timings, the peak RSS (of the analysis,
+and after serialising its payload to JSON), the payload's
+size (and the board section's, when the payload has sections). With ``--payload`` the
+payload is also written there as JSON (to compare two engines' numbers). An analysis
+that raises is reported as ``{"refused": "<message>"}`` (exit status 0): the suites
+show it as a result, it is what a user would have seen.
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 import time
+from typing import Any
+
+
+def _payload_json(result: Any) -> tuple[dict, int | None]:
+    """The payload as plain JSON, and the board section's size if there is one.
+
+    The sectioned contract has ``Analysis.to_json()``; the engine before it (the
+    "today" of the scale suite) has ``to_dict()``.
+    """
+    payload = result.to_json() if hasattr(result, "to_json") else result.to_dict()
+    board = payload.get("board") if isinstance(payload, dict) else None
+    board_bytes = None if board is None else len(json.dumps(board, allow_nan=False))
+    return payload, board_bytes
 
 
 def main(argv: list[str]) -> None:
-    m, n, folds, repeats, seed = (int(a) for a in argv)
+    parser = argparse.ArgumentParser(prog="python -m bench.analyze_child")
+    for name in ("m", "n", "folds", "repeats", "seed"):
+        parser.add_argument(name, type=int)
+    parser.add_argument("--bootstrap", type=int, default=1000)
+    parser.add_argument("--payload", default=None, help="also write the payload here")
+    args = parser.parse_args(argv)
+    m, n, folds, repeats = args.m, args.n, args.folds, args.repeats
     from bench.common import max_rss_mib, result_table
     from estimation.core.analysis import AnalysisSettings, analyze
 
-    table = result_table(m, n, folds=folds, seed=seed)
+    table = result_table(m, n, folds=folds, seed=args.seed)
     begun = time.perf_counter()
 
     def progress(stage: str, fraction: float) -> None:
         print(f"[{time.perf_counter() - begun:8.1f} s] m={m} n={n}: {stage}", file=sys.stderr)
 
-    settings = AnalysisSettings(bootstrap=1000, evaluation_folds=10, evaluation_repeats=5)
+    settings = AnalysisSettings(bootstrap=args.bootstrap, evaluation_folds=10, evaluation_repeats=5)
     baseline = max_rss_mib()
-    if repeats > 1:
-        analyze(table, settings)  # warm-up
-    best, stages, payload = float("inf"), {}, None
-    for _ in range(repeats):
-        started = time.perf_counter()
-        result = analyze(table, settings, progress=progress)
-        elapsed = time.perf_counter() - started
-        if elapsed < best:
-            best, stages, payload = elapsed, dict(result.timings), result.to_json()
-    size = len(json.dumps(payload, allow_nan=False))
+    best, stages, result = float("inf"), {}, None
+    try:
+        if repeats > 1:
+            analyze(table, settings)  # warm-up
+        for _ in range(repeats):
+            started = time.perf_counter()
+            outcome = analyze(table, settings, progress=progress)
+            elapsed = time.perf_counter() - started
+            if elapsed < best:
+                best, stages, result = elapsed, dict(outcome.timings), outcome
+        analysis_peak = max_rss_mib()
+    except (ValueError, MemoryError) as error:
+        print(
+            json.dumps(
+                {
+                    "refused": f"{type(error).__name__}: {error}",
+                    "seconds": time.perf_counter() - begun,
+                    "baseline_rss_mib": baseline,
+                    "peak_rss_mib": max_rss_mib(),
+                }
+            )
+        )
+        return
+    payload, board_bytes = _payload_json(result)
+    text = json.dumps(payload, allow_nan=False)
+    if args.payload:
+        with open(args.payload, "w", encoding="utf-8") as handle:
+            handle.write(text)
     print(
         json.dumps(
             {
                 "seconds": best,
                 "stages": stages,
                 "baseline_rss_mib": baseline,
-                "peak_rss_mib": max_rss_mib(),
-                "payload_bytes": size,
+                "peak_rss_mib": analysis_peak,
+                "peak_rss_with_json_mib": max_rss_mib(),
+                "payload_bytes": len(text),
+                "board_bytes": board_bytes,
             }
         )
     )

@@ -9,6 +9,7 @@ import os
 import resource
 import subprocess
 import sys
+import tarfile
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -131,14 +132,26 @@ def max_rss_mib() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-def run_child(module: str, *args: str, timeout: float, verbose: bool = False) -> dict:
+def run_child(
+    module: str,
+    *args: str,
+    timeout: float,
+    verbose: bool = False,
+    source: Path | None = None,
+) -> dict:
     """Run ``python -m <module> <args>`` in a fresh interpreter; it prints one JSON line.
 
-    With ``verbose`` the child's stderr (its progress) goes to ours.
+    With ``verbose`` the child's stderr (its progress) goes to ours. With ``source`` (a
+    directory holding another version of ``estimation``, see :func:`engine_at`) the
+    child imports the engine from there and everything else from this tree.
     """
+    env = None
+    if source is not None:
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(source), str(ROOT)])}
     completed = subprocess.run(
         [sys.executable, "-m", module, *args],
-        cwd=ROOT,
+        cwd=source or ROOT,
+        env=env,
         stdout=subprocess.PIPE,
         stderr=None if verbose else subprocess.PIPE,
         text=True,
@@ -148,3 +161,31 @@ def run_child(module: str, *args: str, timeout: float, verbose: bool = False) ->
     if completed.returncode != 0:
         raise RuntimeError(f"{module} {' '.join(args)} failed:\n{(completed.stderr or '')[-3000:]}")
     return json.loads(completed.stdout.strip().splitlines()[-1])
+
+
+def engine_at(revision: str, directory: Path) -> Path | None:
+    """The analysis engine (``estimation/core``) of a git revision, extracted to ``directory``.
+
+    Returns ``None`` when this checkout has no such revision (a shallow clone, or not a
+    git checkout at all), so that a suite can say so instead of failing.
+    """
+    archive = subprocess.run(
+        [
+            "git",
+            "-C",
+            str(ROOT),
+            "archive",
+            "--format=tar",
+            revision,
+            "estimation/__init__.py",
+            "estimation/core",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        check=False,
+    )
+    if archive.returncode != 0:
+        return None
+    with tarfile.open(fileobj=io.BytesIO(archive.stdout)) as tar:
+        tar.extractall(directory, filter="data")
+    return directory

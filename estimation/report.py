@@ -140,14 +140,17 @@ def _tests_section(payload: SnapshotPayload) -> list[str]:
     if isinstance(nemenyi, NotApplicable):
         lines.append(f"  Nemenyi: not applicable ({nemenyi.reason})")
     elif isinstance(nemenyi, NemenyiSummary) and isinstance(nemenyi_pairs, NemenyiSection):
-        groups = (
-            "; ".join(
-                ", ".join(algorithms[i] for i in group)
-                for group in nemenyi_pairs.groups
-                if len(group) > 1
+        if isinstance(nemenyi_pairs.groups, NotApplicable):
+            groups = f"not shown ({nemenyi_pairs.groups.reason})"
+        else:
+            groups = (
+                "; ".join(
+                    ", ".join(algorithms[i] for i in group)
+                    for group in nemenyi_pairs.groups
+                    if len(group) > 1
+                )
+                or "none"
             )
-            or "none"
-        )
         lines.append(
             f"  Nemenyi critical difference {_number(nemenyi.critical_difference)} "
             f"(alpha {nemenyi.alpha}); indistinguishable groups: {groups}"

@@ -32,6 +32,12 @@ __all__ = [
 # MM iteration, and measured faster than both smaller chunks (per-call overhead) and
 # larger ones (memory bandwidth), by up to three times.
 _PL_CHUNK_ELEMENTS = 1_000_000
+# Below this many elements in one (datasets x replicates) slab, the MM denominators
+# run along rows instead of slab by slab (measured crossover: 100 to 200).
+_SLAB_MIN_ELEMENTS = 128
+# Elements of the (datasets x algorithms x algorithms) comparison of one block of
+# datasets in pairwise_win_matrix (8 MB of booleans).
+_WIN_BLOCK_ELEMENTS = 8_000_000
 
 
 # --------------------------------------------------------------------------------------
@@ -157,16 +163,18 @@ def pairwise_win_matrix(ranks: np.ndarray) -> np.ndarray:
         shares none; the diagonal is ``0.5``.
     """
     ranks = _check_ranks(ranks, allow_nan=True)
+    n, m = ranks.shape
     present = np.isfinite(ranks).astype(float)
-    filled = np.where(present > 0, ranks, 0.0)
-    # (n, m, m) would be large for many algorithms; the sums are matrix products instead.
-    wins = np.zeros((ranks.shape[1],) * 2)
-    ties = np.zeros_like(wins)
-    for a in range(ranks.shape[1]):
-        both = present[:, [a]] * present
-        wins[a] = ((filled[:, [a]] < filled) * both).sum(axis=0)
-        ties[a] = ((filled[:, [a]] == filled) * both).sum(axis=0)
+    # Counts of "a ranked above b" (a comparison with NaN is False, so a missing result
+    # counts for neither), over blocks of datasets whose (block, m, m) comparison fits
+    # in _WIN_BLOCK_ELEMENTS; the ties are what is left of the common datasets.
+    wins = np.zeros((m, m))
+    block = max(1, _WIN_BLOCK_ELEMENTS // (m * m))
+    for first in range(0, n, block):
+        part = ranks[first : first + block]
+        wins += np.count_nonzero(part[:, :, None] < part[:, None, :], axis=0)
     common = present.T @ present
+    ties = common - wins - wins.T
     with np.errstate(invalid="ignore", divide="ignore"):
         matrix = (wins + 0.5 * ties) / common
     matrix[common == 0] = np.nan
@@ -319,6 +327,8 @@ def _denominators(
     m, n = design.order_t.shape
     rows = gamma.shape[0]
     used = design.n_used
+    if n * rows < _SLAB_MIN_ELEMENTS:
+        return _denominators_by_row(gamma, weights, design)
     if buffer is None or buffer.size < m * n * rows:
         buffer = np.empty(m * n * rows)
     work = buffer[: m * n * rows].reshape(m, n, rows)
@@ -340,11 +350,63 @@ def _denominators(
     return np.asarray(design.scatter @ stage_terms.reshape(used * n, rows)).T
 
 
+def _denominators_by_row(
+    gamma: np.ndarray, weights: np.ndarray, design: _StageDesign
+) -> np.ndarray:
+    """:func:`_denominators` with the positions as the last axis, for small batches.
+
+    When the ``(n, B)`` slabs are small (a few slow replicates left, or few datasets)
+    the ``m`` slab operations cost more in calls than in arithmetic; here each
+    cumulative sum is one call along contiguous rows. The additions happen in the same
+    order (``a + b == b + a`` in floating point), so the result is the same to the bit.
+    """
+    m, n = design.order_t.shape
+    used = design.n_used
+    work = np.take(gamma, design.order_t.T, axis=1, mode="clip")  # (B, n, m)
+    highest = min(used, m - 1) - 1
+    if m - used > 1:
+        # The tail's total, summed from position used - 1 down the list as in the slabs.
+        work[..., used - 1] = np.cumsum(work[..., used - 1 :], axis=-1)[..., -1]
+        highest = used - 2
+    totals = work[..., : highest + 2][..., ::-1]
+    np.cumsum(totals, axis=-1, out=totals)
+    stage_terms = work[..., :used]
+    np.divide(weights[:, :, None], stage_terms, out=stage_terms)
+    if not design.unit_stages:
+        stage_terms *= design.stage_size_t[:used].T[None, :, :]
+    np.cumsum(stage_terms, axis=-1, out=stage_terms)
+    cells = np.ascontiguousarray(stage_terms.transpose(2, 1, 0)).reshape(used * n, -1)
+    return np.asarray(design.scatter @ cells).T
+
+
 def _log_likelihood(gamma: np.ndarray, weights: np.ndarray, design: _StageDesign) -> np.ndarray:
     totals = _choice_set_totals(gamma, design)
     stage_terms = (design.stage_size_t[:, :, None] * np.log(totals)).sum(axis=0)  # (n, B)
     chosen_terms = design.chosen @ np.log(gamma).T  # (n, B)
     return ((chosen_terms - stage_terms) * weights.T).sum(axis=0)
+
+
+def _present_datasets(design: _StageDesign, weights: np.ndarray) -> _StageDesign:
+    """The design restricted to the datasets of non-zero weight (a bootstrap replicate
+    leaves out about a third of them).
+
+    A left-out dataset only adds ``0.0`` to each denominator, so the restricted fit is
+    the same to the last bit: the remaining cells keep their order, and ``n_used``
+    (hence the folding of the tail) is that of the full design.
+    """
+    kept = np.flatnonzero(weights)
+    n = design.order_t.shape[1]
+    if kept.size == n:
+        return design
+    cells = (np.arange(design.n_used)[:, None] * n + kept[None, :]).ravel()
+    return _StageDesign(
+        order_t=np.ascontiguousarray(design.order_t[:, kept]),
+        stage_size_t=np.ascontiguousarray(design.stage_size_t[:, kept]),
+        chosen=design.chosen[kept],
+        n_used=design.n_used,
+        scatter=design.scatter[:, cells],
+        unit_stages=design.unit_stages,
+    )
 
 
 def _mm_fit(
@@ -354,36 +416,59 @@ def _mm_fit(
     prior_strength: float,
     tol: float,
     max_iter: int,
+    capacity: int | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Hunter's MM iterations for a batch of weight vectors (one chunk).
+    """Hunter's MM iterations for a batch of weight vectors.
 
     Returns the unnormalised worths, iterations per row and a converged flag per row.
-    Rows that have converged are dropped from the working set.
+    At most ``capacity`` rows (default: all) are iterated at once; a row that has
+    converged leaves the working set and the next waiting row takes its place, so the
+    working set stays full while slow rows finish (every row's arithmetic is its own,
+    so the results do not depend on which rows share a pass). One row at a time is fitted
+    on the datasets of non-zero weight only (:func:`_present_datasets`).
     """
-    wins = weights @ design.chosen + prior_strength  # (B, m), fixed during the fit
-    gamma = start.copy()
-    iterations = np.zeros(len(gamma), dtype=int)
-    converged = np.zeros(len(gamma), dtype=bool)
-    active = np.arange(len(gamma))
-    buffer = np.empty(design.order_t.size * len(gamma))
-    for _ in range(max_iter):
-        if active.size == 0:
-            break
-        current = gamma[active]
-        denominators = _denominators(current, weights[active], design, buffer)
+    n_rows, m = len(weights), design.order_t.shape[0]
+    capacity = n_rows if capacity is None else max(1, min(capacity, n_rows))
+    # (B, m), fixed during the fit; computed per block of `capacity` rows as before.
+    wins = np.concatenate(
+        [weights[first : first + capacity] @ design.chosen for first in range(0, n_rows, capacity)]
+    )
+    wins += prior_strength
+    gamma = np.repeat(start, n_rows, axis=0) if len(start) == 1 else start.copy()
+    iterations = np.zeros(n_rows, dtype=int)
+    converged = np.zeros(n_rows, dtype=bool)
+    active = np.arange(capacity)
+    waiting = capacity
+    buffer = np.empty(design.order_t.size * capacity)
+    row_design, row_weights, row = design, weights, -1
+    while active.size:
+        if capacity == 1:
+            if active[0] != row:
+                row = int(active[0])
+                row_design = _present_datasets(design, weights[row])
+                row_weights = weights[[row]][:, np.flatnonzero(weights[row])]
+            current = gamma[active]
+            denominators = _denominators(current, row_weights, row_design, buffer)
+        else:
+            current = gamma[active]
+            denominators = _denominators(current, weights[active], design, buffer)
         denominators += prior_strength
         updated = wins[active] / denominators
         # The likelihood ignores the scale of the worths and the prior's optimal scale
         # given their ratios is sum = m: rescaling is an exact maximisation step, so
         # the iteration stays monotone, and it removes the slow drift of the scale that
         # plain MM shows under a weak prior.
-        updated *= gamma.shape[1] / updated.sum(axis=1, keepdims=True)
+        updated *= m / updated.sum(axis=1, keepdims=True)
         change = np.abs(np.log(updated) - np.log(current)).max(axis=1)
         gamma[active] = updated
         iterations[active] += 1
         done = change < tol
         converged[active[done]] = True
-        active = active[~done]
+        active = active[~done & (iterations[active] < max_iter)]
+        if active.size < capacity and waiting < n_rows:
+            joining = np.arange(waiting, min(n_rows, waiting + capacity - active.size))
+            active = np.concatenate([active, joining])
+            waiting += joining.size
     return gamma, iterations, converged
 
 
@@ -405,9 +490,6 @@ def _fit_batch(
     weights, batched = _check_weights(dataset_weights, n)
     design = _stage_design(ranks, known)
     n_rows = weights.shape[0]
-    gamma = np.ones((n_rows, m))
-    iterations = np.zeros(n_rows, dtype=int)
-    converged = np.zeros(n_rows, dtype=bool)
     chunk = max(1, _PL_CHUNK_ELEMENTS // (n * m))
     start = np.ones((1, m))
     if n_rows > 1:
@@ -415,13 +497,9 @@ def _fit_batch(
         # is close to each of them and cuts the MM iterations several-fold.
         mean_weights = weights.mean(axis=0, keepdims=True)
         start, _, _ = _mm_fit(design, mean_weights, start, prior_strength, tol, max_iter)
-    for first in range(0, n_rows, chunk):
-        rows = slice(first, first + chunk)
-        block = weights[rows]
-        fitted, its, conv = _mm_fit(
-            design, block, np.repeat(start, len(block), axis=0), prior_strength, tol, max_iter
-        )
-        gamma[rows], iterations[rows], converged[rows] = fitted, its, conv
+    gamma, iterations, converged = _mm_fit(
+        design, weights, start, prior_strength, tol, max_iter, capacity=chunk
+    )
     return gamma, iterations, converged, weights, design, batched
 
 

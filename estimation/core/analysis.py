@@ -53,7 +53,7 @@ __all__ = ["ENGINE_VERSION", "Analysis", "AnalysisSettings", "analyze"]
 
 # Any change to a number or to the payload's shape bumps this version; the golden test
 # (tests/core/test_golden.py) pins the payload of two demos to it.
-ENGINE_VERSION = "0.4.0"
+ENGINE_VERSION = "0.4.1"
 
 # Within-dataset Tukey tables are stored with a snapshot up to this many pairs in all
 # (they grow as datasets x algorithms^2); beyond, the dataset page computes one table
@@ -303,12 +303,12 @@ def _tests_across_datasets(
             alpha=settings.alpha,
             q_alpha=float(nemenyi_test.q_alpha or 0.0),
             critical_difference=float(nemenyi_test.critical_difference or 0.0),
-            letters=tuple(groups.letters),
+            letters=_letters(groups),
         )
         nemenyi = NemenyiSection(
             algorithms=names,
             pvalues=PairwiseMatrix.from_square(nemenyi_test.pvalues),
-            groups=tuple(tuple(int(i) for i in bar) for bar in groups.bars),
+            groups=_bars(groups),
         )
     wilcoxon_summary: WilcoxonSummary | NotApplicable
     wilcoxon: WilcoxonSection | NotApplicable
@@ -325,23 +325,36 @@ def _tests_across_datasets(
         mean_ranks = prepared.ranks.mean(axis=0)
         groups = significance.indistinguishable_groups(signed_rank.significant, mean_ranks)
         wilcoxon_summary = WilcoxonSummary(
-            alpha=settings.alpha, correction=settings.correction, letters=tuple(groups.letters)
+            alpha=settings.alpha, correction=settings.correction, letters=_letters(groups)
         )
-        m = len(names)
         wilcoxon = WilcoxonSection(
             algorithms=names,
             pvalues=PairwiseMatrix.from_square(signed_rank.pvalues_corrected),
             pvalues_raw=PairwiseMatrix.from_square(signed_rank.pvalues),
             rank_biserial=PairwiseMatrix.from_square(signed_rank.effect_size),
-            groups=tuple(tuple(int(i) for i in bar) for bar in groups.bars),
+            groups=_bars(groups),
             not_applicable_pairs=tuple(
-                PairNote(a=i, b=j, reason=str(signed_rank.not_applicable[i][j]))
-                for i in range(m)
-                for j in range(i + 1, m)
-                if signed_rank.not_applicable[i][j]
+                PairNote(a=a, b=b, reason=reason)
+                for a, b, reason in signed_rank.not_applicable_pairs()
             ),
         )
     return _AcrossDatasets(friedman, nemenyi_summary, nemenyi, wilcoxon_summary, wilcoxon)
+
+
+def _letters(groups: significance.IndistinguishableGroups) -> tuple[str, ...] | NotApplicable:
+    """Compact letters, or why they would not be readable at this size."""
+    if groups.letters is None:
+        return NotApplicable(str(groups.letters_not_applicable))
+    return tuple(groups.letters)
+
+
+def _bars(
+    groups: significance.IndistinguishableGroups,
+) -> tuple[tuple[int, ...], ...] | NotApplicable:
+    """CD bars (indices), or why a diagram would not be readable at this size."""
+    if groups.bars is None:
+        return NotApplicable(str(groups.bars_not_applicable))
+    return tuple(tuple(int(i) for i in bar) for bar in groups.bars)
 
 
 def _tests_within_datasets(

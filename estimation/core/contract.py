@@ -59,7 +59,7 @@ __all__ = [
     "to_json",
 ]
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 T = TypeVar("T")
 
@@ -353,9 +353,11 @@ class NemenyiSummary:
     critical_difference: float = describe(
         "mean ranks further apart than this differ significantly", units="mean rank"
     )
-    letters: tuple[str, ...] = describe(
+    letters: tuple[str, ...] | NotApplicable = describe(
         "compact letter display per algorithm: algorithms sharing a letter are not "
-        "significantly different"
+        "significantly different",
+        null="not applicable when an algorithm would carry more than 26 letters or there "
+        "are more than 10000 groups (not readable)",
     )
 
 
@@ -365,8 +367,10 @@ class WilcoxonSummary:
 
     alpha: float = describe("significance level after correction")
     correction: Literal["holm", "bonferroni"] = describe("multiple-comparison correction")
-    letters: tuple[str, ...] = describe(
-        "compact letter display per algorithm from the corrected tests"
+    letters: tuple[str, ...] | NotApplicable = describe(
+        "compact letter display per algorithm from the corrected tests",
+        null="not applicable when an algorithm would carry more than 26 letters or there "
+        "are more than 10000 groups (not readable)",
     )
 
 
@@ -454,7 +458,9 @@ class Board:
     def letters(self) -> tuple[str | None, dict[str, str]]:
         """The group letters a table shows: Nemenyi's, else Wilcoxon's, with the test."""
         for test, summary in (("Nemenyi", self.nemenyi), ("Wilcoxon", self.wilcoxon)):
-            if isinstance(summary, (NemenyiSummary, WilcoxonSummary)):
+            if isinstance(summary, (NemenyiSummary, WilcoxonSummary)) and not isinstance(
+                summary.letters, NotApplicable
+            ):
                 return test, self.column(summary.letters)
         return None, {}
 
@@ -487,9 +493,10 @@ class NemenyiSection:
     pvalues: PairwiseMatrix = describe(
         "Nemenyi p-value of every pair (family-wise)", units="probability"
     )
-    groups: tuple[tuple[int, ...], ...] = describe(
+    groups: tuple[tuple[int, ...], ...] | NotApplicable = describe(
         "maximal groups of algorithms (indices into algorithms) whose mean ranks are "
-        "within the critical difference: the bars of a critical-difference diagram"
+        "within the critical difference: the bars of a critical-difference diagram",
+        null="not applicable above 200 algorithms (a diagram would not be readable)",
     )
 
 
@@ -514,8 +521,9 @@ class WilcoxonSection:
     rank_biserial: PairwiseMatrix = describe(
         "rank-biserial effect size (positive: a_i better than a_j)", units="-1..1"
     )
-    groups: tuple[tuple[int, ...], ...] = describe(
-        "maximal groups of algorithms (indices) no pair of which differs significantly"
+    groups: tuple[tuple[int, ...], ...] | NotApplicable = describe(
+        "maximal groups of algorithms (indices) no pair of which differs significantly",
+        null="not applicable above 200 algorithms (a diagram would not be readable)",
     )
     not_applicable_pairs: tuple[PairNote, ...] = describe("pairs without a test, and why")
 
@@ -598,8 +606,10 @@ def _pair_positions(keep: Sequence[int], m: int) -> list[int]:
 
 
 def _groups(
-    groups: tuple[tuple[int, ...], ...], keep: Sequence[int]
-) -> tuple[tuple[int, ...], ...]:
+    groups: tuple[tuple[int, ...], ...] | NotApplicable, keep: Sequence[int]
+) -> tuple[tuple[int, ...], ...] | NotApplicable:
+    if isinstance(groups, NotApplicable):  # not computed at full size: still not shown
+        return groups
     new = {old: k for k, old in enumerate(keep)}
     out: list[tuple[int, ...]] = []
     for group in groups:

@@ -531,7 +531,8 @@ class PairwiseSignedRank:
     ``n_common``/``n_nonzero`` symmetric, ``effect_size`` antisymmetric (positive when
     the row algorithm tends to score higher). Entries of pairs that are not applicable
     (and the diagonal of the p-values) are ``NaN`` in the arrays, ``None`` in
-    ``to_dict()``, and ``not_applicable[a][b]`` gives the reason.
+    ``to_dict()``, and ``not_applicable[a, b]`` gives the reason. ``method`` and
+    ``not_applicable`` are ``(m, m)`` object arrays of ``str`` or ``None``.
     """
 
     alpha: float
@@ -543,8 +544,16 @@ class PairwiseSignedRank:
     effect_size: np.ndarray
     n_common: np.ndarray
     n_nonzero: np.ndarray
-    method: tuple[tuple[str | None, ...], ...]
-    not_applicable: tuple[tuple[str | None, ...], ...]
+    method: np.ndarray
+    not_applicable: np.ndarray
+
+    def not_applicable_pairs(self) -> list[tuple[int, int, str]]:
+        """``(a, b, reason)`` for every pair ``a < b`` that could not be tested."""
+        first, second = np.nonzero(np.triu(self.not_applicable != None, 1))  # noqa: E711
+        return [
+            (a, b, str(self.not_applicable[a, b]))
+            for a, b in zip(first.tolist(), second.tolist(), strict=True)
+        ]
 
     def to_dict(self) -> dict:
         return {
@@ -557,8 +566,8 @@ class PairwiseSignedRank:
             "effect_size": _matrix_to_list(self.effect_size),
             "n_common": self.n_common.astype(int).tolist(),
             "n_nonzero": self.n_nonzero.astype(int).tolist(),
-            "method": [list(row) for row in self.method],
-            "not_applicable": [list(row) for row in self.not_applicable],
+            "method": self.method.tolist(),
+            "not_applicable": self.not_applicable.tolist(),
         }
 
 
@@ -604,17 +613,20 @@ def _paired_signed_rank(
         matrix[second, first] = sign * values
         return matrix
 
-    reasons: list[list[str | None]] = [[None] * m for _ in range(m)]
-    method_matrix: list[list[str | None]] = [[None] * m for _ in range(m)]
-    for index, (a, b) in enumerate(zip(first, second, strict=True)):
-        reason = None
-        if n_common[index] == 0:
-            reason = f"no {unit} with results for both algorithms"
-        elif n_nonzero[index] == 0:
-            reason = f"all {int(n_common[index])} paired differences are zero"
-        reasons[a][b] = reasons[b][a] = reason
-        if reason is None:
-            method_matrix[a][b] = method_matrix[b][a] = str(methods[index])
+    reasons = np.full((m, m), None, dtype=object)
+    method_matrix = np.full((m, m), None, dtype=object)
+    no_common = n_common == 0
+    all_zero = ~no_common & (n_nonzero == 0)
+    reasons[first[no_common], second[no_common]] = f"no {unit} with results for both algorithms"
+    for count in np.unique(n_common[all_zero]).tolist():
+        pairs = all_zero & (n_common == count)
+        reasons[first[pairs], second[pairs]] = f"all {int(count)} paired differences are zero"
+    applicable = ~(no_common | all_zero)
+    method_matrix[first[applicable], second[applicable]] = [
+        str(name) for name in methods[applicable].tolist()
+    ]
+    for matrix in (reasons, method_matrix):
+        matrix[second, first] = matrix[first, second]
     corrected_matrix = symmetric(corrected, np.nan)
     significant = np.nan_to_num(corrected_matrix, nan=1.0) < alpha
     return PairwiseSignedRank(
@@ -627,8 +639,8 @@ def _paired_signed_rank(
         effect_size=symmetric(effect, 0.0, sign=-1.0),
         n_common=symmetric(n_common.astype(float), float(length)),
         n_nonzero=symmetric(n_nonzero.astype(float), 0.0),
-        method=tuple(tuple(row) for row in method_matrix),
-        not_applicable=tuple(tuple(row) for row in reasons),
+        method=method_matrix,
+        not_applicable=reasons,
     )
 
 
@@ -692,6 +704,38 @@ def _check_groups_input(
     return significant | significant.T, mean_ranks
 
 
+def _in_rank_order(
+    significant: np.ndarray, mean_ranks: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """The order of the algorithms by mean rank (best first) and the matrix in that order."""
+    order = np.argsort(mean_ranks, kind="stable")
+    return order, significant[np.ix_(order, order)]
+
+
+def _run_ends(inside: np.ndarray) -> np.ndarray:
+    """``end[s]``: the last position of the run that starts at ``s`` (see :func:`cd_groups`).
+
+    A run from ``s`` can take position ``c`` while no member so far differs from it,
+    that is while ``last_conflict[c] < s``, where ``last_conflict[c]`` is the latest
+    earlier position that differs from ``c`` (-1 if none). The end of the run is one
+    before the first ``c > s`` with ``last_conflict[c] >= s``.
+    """
+    m = inside.shape[0]
+    earlier = np.tril(inside, -1)  # earlier[c, i]: i < c and they differ
+    has_conflict = earlier.any(axis=1)
+    last_conflict = np.where(has_conflict, m - 1 - np.argmax(earlier[:, ::-1], axis=1), -1)
+    # first_blocked[s] = min{c > s : last_conflict[c] >= s}; conflicts are monotone in s,
+    # so a running pointer finds every end in O(m) steps after the O(m^2) scan above.
+    ends = np.empty(m, dtype=np.int64)
+    end = 0
+    for start in range(m):
+        end = max(end, start)
+        while end + 1 < m and last_conflict[end + 1] < start:
+            end += 1
+        ends[start] = end
+    return ends
+
+
 def cd_groups(significant: np.ndarray, mean_ranks: np.ndarray) -> list[tuple[int, ...]]:
     """Bars of a critical-difference diagram.
 
@@ -706,48 +750,81 @@ def cd_groups(significant: np.ndarray, mean_ranks: np.ndarray) -> list[tuple[int
     none of the members so far; runs contained in an earlier one are dropped. When the
     significance pattern is not monotone in the mean ranks (possible with Wilcoxon
     tests) a set of mutually indistinguishable algorithms that is not contiguous does
-    not form a bar; :func:`compact_letter_display` captures such sets.
+    not form a bar; :func:`compact_letter_display` captures such sets. The runs come
+    from one pass over the matrix (``O(m^2)`` element operations, ``O(m)`` Python
+    steps).
     """
     significant, mean_ranks = _check_groups_input(significant, mean_ranks)
-    order = np.argsort(mean_ranks, kind="stable")
-    inside = significant[np.ix_(order, order)]
-    m = order.size
+    order, inside = _in_rank_order(significant, mean_ranks)
+    ends = _run_ends(inside)
     runs: list[tuple[int, ...]] = []
     furthest = -1
-    for start in range(m):
-        end = start
-        while end + 1 < m and not inside[start : end + 1, end + 1].any():
-            end += 1
+    for start, end in enumerate(ends.tolist()):
         if end > furthest:
-            runs.append(tuple(int(x) for x in order[start : end + 1]))
+            runs.append(tuple(order[start : end + 1].tolist()))
             furthest = end
     return runs
 
 
-def _maximal_cliques(adjacent: np.ndarray) -> list[frozenset[int]]:
-    """Bron-Kerbosch with pivoting on the 'not significantly different' graph."""
+def _monotone(inside: np.ndarray) -> bool:
+    """Whether, in mean-rank order, a significant pair stays significant when either
+    member moves further out (as for Nemenyi, whose p-value falls with the distance).
+    Then the maximal cliques of "not significantly different" are exactly the CD bars.
+    """
+    upper = np.triu(inside, 1)
+    right = (upper[:, :-1] <= upper[:, 1:]).all()  # moving the later member later
+    up = (upper[1:, :] <= upper[:-1, :]).all()  # moving the earlier member earlier
+    return bool(right and up)
+
+
+def _maximal_cliques(
+    adjacent: np.ndarray, *, max_groups: int, max_per_vertex: int | None = None
+) -> tuple[list[frozenset[int]], str | None]:
+    """Bron-Kerbosch with pivoting on the 'not significantly different' graph.
+
+    Returns the maximal cliques, or the cliques found so far and the reason the
+    enumeration stopped: more than ``max_groups`` cliques, or a vertex in more than
+    ``max_per_vertex`` of them. The pivot's count of candidate neighbours uses the
+    neighbourhoods as bit sets (one AND and one popcount); the enumeration order, and
+    so the order of the letters, is the same as with plain sets.
+    """
+    m = len(adjacent)
     neighbours = [frozenset(np.flatnonzero(row).tolist()) for row in adjacent]
+    bits = [
+        int.from_bytes(np.packbits(row, bitorder="little").tobytes(), "little") for row in adjacent
+    ]
+    per_vertex = [0] * m
     cliques: list[frozenset[int]] = []
     empty: frozenset[int] = frozenset()
-    stack = [(empty, frozenset(range(len(neighbours))), empty)]
+    stack = [(empty, frozenset(range(m)), empty, (1 << m) - 1)]
     while stack:
-        clique, candidates, excluded = stack.pop()
+        clique, candidates, excluded, candidate_bits = stack.pop()
         if not candidates and not excluded:
             cliques.append(clique)
-            if len(cliques) > _MAX_LETTER_GROUPS:
-                raise ValueError(
-                    f"the significance pattern has more than {_MAX_LETTER_GROUPS} groups; "
-                    "a compact letter display would not be readable"
-                )
+            if len(cliques) > max_groups:
+                return cliques, f"the significance pattern has more than {max_groups} groups"
+            if max_per_vertex is not None:
+                for vertex in clique:
+                    per_vertex[vertex] += 1
+                    if per_vertex[vertex] > max_per_vertex:
+                        return cliques, (
+                            f"an algorithm belongs to more than {max_per_vertex} groups"
+                        )
             continue
-        pivot = max(candidates | excluded, key=lambda v: len(neighbours[v] & candidates))
+        pivot = max(candidates | excluded, key=lambda v: (bits[v] & candidate_bits).bit_count())
         for vertex in sorted(candidates - neighbours[pivot]):
             stack.append(
-                (clique | {vertex}, candidates & neighbours[vertex], excluded & neighbours[vertex])
+                (
+                    clique | {vertex},
+                    candidates & neighbours[vertex],
+                    excluded & neighbours[vertex],
+                    candidate_bits & bits[vertex],
+                )
             )
             candidates = candidates - {vertex}
+            candidate_bits &= ~(1 << vertex)
             excluded = excluded | {vertex}
-    return cliques
+    return cliques, None
 
 
 def _letter(index: int) -> str:
@@ -757,6 +834,45 @@ def _letter(index: int) -> str:
     if index < 52:
         return chr(ord("A") + index - 26)
     return f"[{index + 1}]"
+
+
+def _letters(
+    significant: np.ndarray, mean_ranks: np.ndarray, *, max_per_vertex: int | None
+) -> tuple[tuple[str, ...], str | None]:
+    """Compact letters on checked input, or ``((), reason)`` when they are not shown."""
+    m = mean_ranks.size
+    if m == 0:
+        return (), None
+    order, inside = _in_rank_order(significant, mean_ranks)
+    position = np.empty(m, dtype=int)
+    position[order] = np.arange(m)
+    if _monotone(inside):
+        # The maximal cliques are the CD bars, already sorted by (first, last) position.
+        ends = _run_ends(inside)
+        starts = np.flatnonzero(ends > np.maximum.accumulate(np.r_[-1, ends[:-1]]))
+        if max_per_vertex is not None:
+            covering = np.zeros(m + 1, dtype=np.int64)
+            np.add.at(covering, starts, 1)
+            np.add.at(covering, ends[starts] + 1, -1)
+            if np.cumsum(covering)[:m].max() > max_per_vertex:
+                return (), f"an algorithm belongs to more than {max_per_vertex} groups"
+        if starts.size > _MAX_LETTER_GROUPS:
+            return (), f"the significance pattern has more than {_MAX_LETTER_GROUPS} groups"
+        cliques = [frozenset(order[s : ends[s] + 1].tolist()) for s in starts.tolist()]
+    else:
+        adjacent = ~significant
+        np.fill_diagonal(adjacent, False)
+        cliques, reason = _maximal_cliques(
+            adjacent, max_groups=_MAX_LETTER_GROUPS, max_per_vertex=max_per_vertex
+        )
+        if reason is not None:
+            return (), reason
+        cliques.sort(key=lambda c: (min(position[v] for v in c), max(position[v] for v in c)))
+    labels = [""] * m
+    for index, clique in enumerate(cliques):
+        for vertex in sorted(clique):
+            labels[vertex] += _letter(index)
+    return tuple(labels), None
 
 
 def compact_letter_display(significant: np.ndarray, mean_ranks: np.ndarray) -> tuple[str, ...]:
@@ -769,8 +885,11 @@ def compact_letter_display(significant: np.ndarray, mean_ranks: np.ndarray) -> t
     equivalent to "no significant difference" (Piepho 2004 reaches the same letters by
     insert-and-absorb). Letters are assigned in the order of each group's best mean
     rank (ties by its worst), so "a" marks the group of the best algorithm; after
-    "z" come "A".."Z", then bracketed numbers such as "[53]". A pattern
-    with more than 10 000 groups is rejected as unreadable.
+    "z" come "A".."Z", then bracketed numbers such as "[53]". When the pattern is
+    monotone in the mean ranks (Nemenyi) the cliques are the CD bars and need no
+    search. A pattern with more than 10 000 groups is rejected as unreadable
+    (``ValueError``); :func:`indistinguishable_groups` reports it, and labels longer
+    than the alphabet, as not applicable instead.
 
     References
     ----------
@@ -778,38 +897,69 @@ def compact_letter_display(significant: np.ndarray, mean_ranks: np.ndarray) -> t
        all-pairwise comparisons", J. Comput. Graph. Stat. 13(2), 456-466, 2004.
     """
     significant, mean_ranks = _check_groups_input(significant, mean_ranks)
-    m = mean_ranks.size
-    if m == 0:
-        return ()
-    position = np.empty(m, dtype=int)
-    position[np.argsort(mean_ranks, kind="stable")] = np.arange(m)
-    adjacent = ~significant
-    np.fill_diagonal(adjacent, False)
-    cliques = _maximal_cliques(adjacent)
-    cliques.sort(key=lambda c: (min(position[v] for v in c), max(position[v] for v in c)))
-    labels = [""] * m
-    for index, clique in enumerate(cliques):
-        for vertex in sorted(clique):
-            labels[vertex] += _letter(index)
-    return tuple(labels)
+    letters, reason = _letters(significant, mean_ranks, max_per_vertex=None)
+    if reason is not None:
+        raise ValueError(f"{reason}; a compact letter display would not be readable")
+    return letters
+
+
+MAX_CD_ALGORITHMS = 200
+"""A critical-difference diagram is drawn for at most this many algorithms."""
+
+MAX_LETTERS_PER_ALGORITHM = 26
+"""Compact letters are shown when no algorithm needs more letters than the alphabet has."""
 
 
 @dataclass(frozen=True)
 class IndistinguishableGroups:
-    """CD-diagram bars and compact letters for one significance matrix."""
+    """CD-diagram bars and compact letters for one significance matrix.
 
-    bars: tuple[tuple[int, ...], ...]
-    letters: tuple[str, ...]
+    Either may be ``None`` with a reason in plain words in ``bars_not_applicable`` /
+    ``letters_not_applicable``: a view that would not be readable at this size.
+    """
+
+    bars: tuple[tuple[int, ...], ...] | None
+    letters: tuple[str, ...] | None
+    bars_not_applicable: str | None = None
+    letters_not_applicable: str | None = None
 
     def to_dict(self) -> dict:
-        return {"bars": [list(bar) for bar in self.bars], "letters": list(self.letters)}
+        return {
+            "bars": None if self.bars is None else [list(bar) for bar in self.bars],
+            "letters": None if self.letters is None else list(self.letters),
+            "bars_not_applicable": self.bars_not_applicable,
+            "letters_not_applicable": self.letters_not_applicable,
+        }
 
 
 def indistinguishable_groups(
     significant: np.ndarray, mean_ranks: np.ndarray
 ) -> IndistinguishableGroups:
-    """Both groupings of :func:`cd_groups` and :func:`compact_letter_display`."""
+    """Both groupings of :func:`cd_groups` and :func:`compact_letter_display`, each
+    reported as not applicable where it would not be readable.
+
+    Bars are drawn for at most :data:`MAX_CD_ALGORITHMS` algorithms; letters are shown
+    when no algorithm belongs to more than :data:`MAX_LETTERS_PER_ALGORITHM` groups and
+    there are at most 10 000 groups in all. Never raises for a valid matrix.
+    """
+    significant, mean_ranks = _check_groups_input(significant, mean_ranks)
+    m = mean_ranks.size
+    bars: tuple[tuple[int, ...], ...] | None = None
+    bars_reason = None
+    if m > MAX_CD_ALGORITHMS:
+        bars_reason = (
+            f"a critical-difference diagram of {m} algorithms would not be readable "
+            f"(it is drawn for at most {MAX_CD_ALGORITHMS})"
+        )
+    else:
+        bars = tuple(cd_groups(significant, mean_ranks))
+    letters, reason = _letters(significant, mean_ranks, max_per_vertex=MAX_LETTERS_PER_ALGORITHM)
+    letters_reason = None
+    if reason is not None:
+        letters_reason = f"{reason}: a compact letter display would not be readable"
     return IndistinguishableGroups(
-        bars=tuple(cd_groups(significant, mean_ranks)),
-        letters=compact_letter_display(significant, mean_ranks),
+        bars=bars,
+        letters=None if letters_reason else letters,
+        bars_not_applicable=bars_reason,
+        letters_not_applicable=letters_reason,
     )

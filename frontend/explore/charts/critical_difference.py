@@ -47,6 +47,9 @@ def critical_difference_data(
         return CriticalDifferenceData(key, label, title, not_applicable=summary.reason)
     if isinstance(section, NotApplicable):
         return CriticalDifferenceData(key, label, title, not_applicable=section.reason)
+    if section is not None and isinstance(section.groups, NotApplicable):
+        # too many algorithms for a readable diagram
+        return CriticalDifferenceData(key, label, title, not_applicable=section.groups.reason)
     if isinstance(board.mean_rank, NotApplicable):
         return CriticalDifferenceData(
             key, label, title, not_applicable="mean ranks need complete rankings"

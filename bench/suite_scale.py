@@ -1,0 +1,235 @@
+"""Suite ``scale``: the full analysis on leaderboard shapes, today's engine against this one.
+
+Each shape runs ``analysis.analyze`` (every estimator and test, the bootstrap, the
+10 x 5 evaluation) in a child interpreter whose peak RSS is its own, once with the
+engine of this checkout ("after") and once with the engine of :data:`BASELINE`
+("today", extracted from git into a temporary directory; the data generator and the
+child are this checkout's, so both engines see the same table). The ratio today/after
+comes from the same run. Where both engines finish on a shape with at most 200
+algorithms, their payloads are compared number by number (every path the two
+payloads share, timings left out): the scale work must not change a number there.
+
+Targets (issue 8): m=300, n=56 under 10 s and 1 GB; m=2000, n=6 under 30 s and 1.5 GB
+(board section under 1 MB); m=500, n=5000 under 30 s; m=100, n=1000 with 10 folds no
+slower than today.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import subprocess
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from bench.common import Options, engine_at, fmt_seconds, markdown_table, run_child
+
+BASELINE = "0bf631f780195e04b1c3f74a1e2e51967aef783b"
+"""Main before the scale work of issue 8 (2026-11-30): the engine called "today"."""
+
+TIMEOUT = 1200.0
+"""Seconds a child may take; today's engine needs minutes on the largest shapes."""
+
+COMPARE_MAX_ALGORITHMS = 200
+STAGES = ("ranking", "estimators", "tests", "within_dataset", "bootstrap", "evaluation")
+
+
+@dataclass(frozen=True)
+class Shape:
+    label: str
+    m: int
+    n: int
+    folds: int
+    bootstrap: int
+    seconds: float | None  # target; None: no slower than today
+    memory_mib: float | None
+    repeats: int  # 1: timed once, no warm-up
+
+
+SHAPES = [
+    Shape("embedding benchmark", 300, 56, 0, 1000, 10.0, 1024, 1),
+    Shape("LLM leaderboard", 2000, 6, 0, 1000, 30.0, 1536, 1),
+    Shape("many datasets", 500, 5000, 0, 1000, 30.0, None, 1),
+    Shape("folds", 100, 1000, 10, 1000, None, None, 3),
+]
+# The same kinds of shape, small enough for a smoke run (a few seconds each), with
+# more algorithms than COMPARE_MAX_ALGORITHMS in one of them so that the limits of
+# the readable views are exercised too.
+# Today's engine runs on the first of them only (it is slow on the others).
+QUICK_SHAPES = [
+    Shape("embedding benchmark", 40, 14, 0, 50, None, None, 1),
+    Shape("LLM leaderboard", 220, 5, 0, 50, None, None, 1),
+    Shape("many datasets", 20, 300, 0, 50, None, None, 1),
+    Shape("folds", 12, 40, 5, 50, None, None, 1),
+]
+
+
+def _measure(shape: Shape, options: Options, source: Path | None, payload: Path | None) -> dict:
+    args = [str(v) for v in (shape.m, shape.n, shape.folds, shape.repeats, options.seed)]
+    args += ["--bootstrap", str(shape.bootstrap)]
+    if payload is not None:
+        args += ["--payload", str(payload)]
+    try:
+        return run_child(
+            "bench.analyze_child",
+            *args,
+            timeout=TIMEOUT,
+            verbose=shape.repeats == 1 and not options.quick,
+            source=source,
+        )
+    except subprocess.TimeoutExpired:
+        return {"refused": f"did not finish in {TIMEOUT:.0f} s"}
+    except RuntimeError as error:  # the child died (out of memory, a crash)
+        return {"refused": str(error).splitlines()[-1][:200]}
+
+
+def _numbers(value: Any, path: str, out: dict[str, float]) -> None:
+    """Every number of a JSON value by its path (dict keys and list positions)."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if path == "" and key == "timings":
+                continue
+            _numbers(item, f"{path}/{key}", out)
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            _numbers(item, f"{path}/{index}", out)
+    elif isinstance(value, bool) or value is None:
+        out[path] = float(bool(value)) if value is not None else math.nan
+    elif isinstance(value, int | float):
+        out[path] = float(value)
+
+
+def compare_payloads(today: Path, after: Path) -> str:
+    """How many numbers the two payloads share and how many of them differ."""
+    numbers_today: dict[str, float] = {}
+    numbers_after: dict[str, float] = {}
+    _numbers(json.loads(today.read_text()), "", numbers_today)
+    _numbers(json.loads(after.read_text()), "", numbers_after)
+    common = numbers_today.keys() & numbers_after.keys()
+    differ = [
+        p
+        for p in common
+        if not (
+            numbers_today[p] == numbers_after[p]
+            or (math.isnan(numbers_today[p]) and math.isnan(numbers_after[p]))
+        )
+    ]
+    if not common:
+        return "no common paths (payload shape changed)"
+    if not differ:
+        return f"all {len(common):,} shared numbers equal"
+    worst = max(differ, key=lambda p: abs(numbers_today[p] - numbers_after[p]))
+    return (
+        f"{len(differ):,} of {len(common):,} differ (largest at {worst}: "
+        f"{numbers_today[worst]!r} -> {numbers_after[worst]!r})"
+    )
+
+
+def _cell_time(result: dict) -> str:
+    if "seconds" not in result:
+        return "–"
+    if "refused" in result:
+        return f"refused after {fmt_seconds(result['seconds'])}"
+    return fmt_seconds(result["seconds"])
+
+
+def _cell_rss(result: dict) -> str:
+    return f"{result['peak_rss_mib']:.0f} MiB" if "peak_rss_mib" in result else "–"
+
+
+def _verdict(shape: Shape, today: dict, after: dict) -> str:
+    if "refused" in after:
+        return "no: " + after["refused"]
+    parts = []
+    if shape.seconds is not None:
+        ok = after["seconds"] < shape.seconds
+        parts.append(f"< {shape.seconds:g} s: {'yes' if ok else 'no'}")
+    elif not {"refused"} & today.keys() and "seconds" in today:
+        ok = after["seconds"] <= today["seconds"]
+        parts.append(f"no slower: {'yes' if ok else 'no'}")
+    if shape.memory_mib is not None:
+        ok = after["peak_rss_mib"] < shape.memory_mib
+        parts.append(f"< {shape.memory_mib / 1024:g} GB: {'yes' if ok else 'no'}")
+    return "; ".join(parts)
+
+
+def run(options: Options) -> str:
+    shapes = QUICK_SHAPES if options.quick else SHAPES
+    rows, stage_rows, notes = [], [], []
+    with tempfile.TemporaryDirectory(prefix="podium-bench-scale-") as scratch:
+        work = Path(scratch)
+        (work / "today").mkdir()
+        source = engine_at(BASELINE, work / "today")
+        if source is None:
+            notes.append(f"Today's engine ({BASELINE[:10]}) is not in this checkout: no ratios.")
+        for index, shape in enumerate(shapes):
+            compare = shape.m <= COMPARE_MAX_ALGORITHMS
+            paths = (work / f"today-{index}.json", work / f"after-{index}.json")
+            with_today = source is not None and (index == 0 or not options.quick)
+            today = (
+                _measure(shape, options, source, paths[0] if compare else None)
+                if with_today
+                else {}
+            )
+            after = _measure(shape, options, None, paths[1] if compare else None)
+            label = f"m={shape.m}, n={shape.n}, " + (
+                f"{shape.folds} folds" if shape.folds else "no folds"
+            )
+            ratio = "–"
+            if "seconds" in today and "seconds" in after and "refused" not in today:
+                ratio = f"{today['seconds'] / after['seconds']:.1f}x"
+            board = after.get("board_bytes")
+            same = "–"
+            if compare and "seconds" in today and "refused" not in today and "refused" not in after:
+                same = compare_payloads(*paths)
+            rows.append(
+                [
+                    f"{shape.label}: {label}, B={shape.bootstrap}",
+                    "min of 3" if shape.repeats > 1 else "once",
+                    _cell_time(today),
+                    _cell_rss(today),
+                    f"**{_cell_time(after)}**",
+                    _cell_rss(after),
+                    ratio,
+                    f"{after['payload_bytes'] / 1e6:.2f} MB" if "payload_bytes" in after else "–",
+                    "–" if board is None else f"{board / 1e6:.3f} MB",
+                    _verdict(shape, today, after),
+                    same,
+                ]
+            )
+            for name, result in (("today", today), ("after", after)):
+                if "refused" in result and "seconds" in result:
+                    notes.append(f"{label}, {name}: {result['refused']}")
+                stages = result.get("stages")
+                if not stages:
+                    continue
+                stage_rows.append([label, name, *(fmt_seconds(stages.get(s)) for s in STAGES)])
+    header = (
+        "### scale (full analysis per shape, each in a child interpreter; timed once unless noted)"
+    )
+    parts = [
+        header,
+        markdown_table(
+            [
+                "shape",
+                "runs",
+                "today",
+                "today peak RSS",
+                "after",
+                "after peak RSS",
+                "today/after",
+                "payload JSON",
+                "board",
+                "target",
+                "numbers (m ≤ 200) vs today",
+            ],
+            rows,
+        ),
+        "Stages (the analysis' own timings of the timed run):",
+        markdown_table(["shape", "engine", *STAGES], stage_rows),
+    ]
+    if notes:
+        parts.append("\n".join(f"- {note}" for note in notes))
+    return "\n\n".join(parts)

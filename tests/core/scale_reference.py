@@ -1,0 +1,169 @@
+"""What the engine computed before the scale work of issue 8, to show that it did not change.
+
+:func:`reference_results` runs the pairwise tests, the groups, the win matrix,
+Plackett-Luce and the resampling on seeded tables with ties, zero differences and
+missing values (up to 200 algorithms). ``tests/core/data/scale_reference.json`` holds
+its output from the engine of commit 0bf631f (main before the scale work), written by
+
+    python -m tests.core.scale_reference > tests/core/data/scale_reference.json
+
+run in a directory holding that commit's ``estimation`` (``git archive 0bf631f
+estimation/__init__.py estimation/core | tar -x``) with this checkout on PYTHONPATH.
+The results of the tests, the groups and the win matrix are exact (sorting and
+element-wise arithmetic), so they are stored as SHA-256 digests of their bytes; the
+fits that go through BLAS are stored as values.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import sys
+from typing import Any
+
+import numpy as np
+
+
+def _digest(value: Any) -> str:
+    if isinstance(value, np.ndarray) and value.dtype != object:
+        data = np.ascontiguousarray(value, dtype=float).tobytes()
+    else:
+        data = json.dumps(np.asarray(value, dtype=object).tolist()).encode()
+    return hashlib.sha256(data).hexdigest()
+
+
+def letter_count(label: str) -> int:
+    """Letters in one compact-letter label ('a'..'z', 'A'..'Z', then '[53]', ...)."""
+    return len(re.findall(r"\[\d+\]|[a-zA-Z]", label))
+
+
+def score_tables() -> dict[str, np.ndarray]:
+    """Dataset-level scores (n, m), larger is better, NaN for a missing result."""
+    rng = np.random.default_rng(20261130)
+
+    def skilled(n: int, m: int) -> np.ndarray:
+        return np.linspace(0, 1, m) + rng.normal(size=(n, 1)) + rng.normal(0, 0.6, (n, m))
+
+    tables = {
+        # ties and zero differences from rounding, 10 % missing: every regime mixed
+        "rounded_gaps": np.round(skilled(30, 12), 1),
+        # few integer values: the permutation regime (<= 13 observations with ties)
+        "integers": np.round(skilled(12, 40) * 2),
+        # continuous, more than 50 datasets: the normal approximation
+        "asymptotic_200": skilled(60, 200),
+        # continuous, few datasets: the exact distribution
+        "exact_150": skilled(8, 150),
+        "rounded_many": np.round(skilled(200, 25), 2),
+    }
+    gaps = rng.random(tables["rounded_gaps"].shape) < 0.1
+    tables["rounded_gaps"][gaps] = np.nan
+    gaps = rng.random(tables["rounded_many"].shape) < 0.05
+    tables["rounded_many"][gaps] = np.nan
+    # two identical algorithms: a pair whose differences are all zero
+    tables["integers"][:, 5] = tables["integers"][:, 4]
+    return tables
+
+
+def _complete_ranks(scores: np.ndarray) -> np.ndarray:
+    from estimation.core.rankings import rank_scores
+
+    complete = scores[np.isfinite(scores).all(axis=1)]
+    return np.asarray(rank_scores(complete))
+
+
+def reference_results() -> dict[str, Any]:
+    from estimation.core import aggregates, resampling, significance, within_dataset
+
+    out: dict[str, Any] = {}
+    for name, scores in score_tables().items():
+        result = significance.wilcoxon_pairwise(scores, correction="holm", alpha=0.05)
+        for field in (
+            "pvalues",
+            "pvalues_corrected",
+            "significant",
+            "statistic",
+            "effect_size",
+            "n_common",
+            "n_nonzero",
+        ):
+            out[f"{name}/wilcoxon/{field}"] = _digest(getattr(result, field))
+        out[f"{name}/wilcoxon/method"] = _digest(result.method)
+        out[f"{name}/wilcoxon/not_applicable"] = _digest(result.not_applicable)
+        bonferroni = significance.wilcoxon_pairwise(scores, correction="bonferroni")
+        out[f"{name}/wilcoxon_bonferroni"] = _digest(bonferroni.pvalues_corrected)
+        ranks = _complete_ranks(scores)
+        mean_ranks = ranks.mean(axis=0)
+        nemenyi = significance.nemenyi(ranks, alpha=0.05)
+        out[f"{name}/nemenyi/pvalues"] = _digest(nemenyi.pvalues)
+        for test, significant in (
+            ("nemenyi", nemenyi.significant),
+            ("wilcoxon", result.significant),
+        ):
+            groups = significance.indistinguishable_groups(significant, mean_ranks)
+            out[f"{name}/{test}/bars"] = _digest(
+                None if groups.bars is None else [list(bar) for bar in groups.bars]
+            )
+            out[f"{name}/{test}/letters"] = _digest(
+                None if groups.letters is None else list(groups.letters)
+            )
+            out[f"{name}/{test}/most_letters"] = (
+                None if groups.letters is None else max(map(letter_count, groups.letters))
+            )
+        gapped_ranks = _gapped_ranks(scores)
+        out[f"{name}/wins"] = _digest(aggregates.pairwise_win_matrix(ranks))
+        out[f"{name}/wins_gaps"] = _digest(aggregates.pairwise_win_matrix(gapped_ranks))
+
+    rng = np.random.default_rng(7)
+    folds = np.round(rng.normal(size=(10, 30)) + np.linspace(0, 1, 30), 1)
+    fold_test = within_dataset.fold_wilcoxon_pairwise(folds, correction="holm", alpha=0.05)
+    out["folds/pvalues_corrected"] = _digest(fold_test.pvalues_corrected)
+    out["folds/effect_size"] = _digest(fold_test.effect_size)
+    out["folds/not_applicable"] = _digest(fold_test.not_applicable)
+
+    tables = score_tables()
+    ranks = _complete_ranks(tables["rounded_gaps"])  # 12 algorithms with ties
+    wide = _complete_ranks(tables["exact_150"])  # 150 algorithms, 8 datasets
+    n = ranks.shape[0]
+    counts = np.random.default_rng(3).multinomial(n, np.full(n, 1 / n), size=40).astype(float)
+    values: dict[str, Any] = {
+        "pl_batch": aggregates.plackett_luce_probabilities(
+            ranks, dataset_weights=counts, tol=1e-5
+        ).tolist(),
+        "pl_top3": aggregates.plackett_luce_probabilities(ranks, known_positions=3).tolist(),
+        "pl_wide_batch": aggregates.plackett_luce_probabilities(
+            wide,
+            dataset_weights=np.random.default_rng(4).multinomial(8, np.full(8, 1 / 8), size=30),
+            tol=1e-5,
+        ).tolist(),
+    }
+    boot = resampling.bootstrap(ranks, rng=11, n_boot=200, K=3)
+    for scheme, summary in boot.schemes.items():
+        values[f"bootstrap/{scheme}"] = [
+            summary.lower.tolist(),
+            summary.upper.tolist(),
+            summary.p_best.tolist(),
+        ]
+    wide_boot = resampling.bootstrap(wide, rng=12, n_boot=100, K=3)
+    for scheme, summary in wide_boot.schemes.items():
+        values[f"bootstrap_wide/{scheme}"] = [summary.lower.tolist(), summary.upper.tolist()]
+    evaluation = resampling.evaluate_schemes(ranks, rng=13, K=3)
+    values["evaluation"] = evaluation.to_dict()
+    values["evaluation_losses"] = [evaluation.log_loss.tolist(), evaluation.tv_loss.tolist()]
+    return {"digests": out, "values": values}
+
+
+def _gapped_ranks(scores: np.ndarray) -> np.ndarray:
+    """Ranks of the present scores of each dataset, NaN where a score is missing."""
+    from scipy.stats import rankdata
+
+    ranks = np.full(scores.shape, np.nan)
+    for i, row in enumerate(scores):
+        present = np.isfinite(row)
+        ranks[i, present] = rankdata(-row[present])
+    return ranks
+
+
+if __name__ == "__main__":
+    json.dump(reference_results(), sys.stdout, indent=1, sort_keys=True)
+    sys.stdout.write("\n")
