@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: dev test lint format services browser bench clean
+.PHONY: dev test lint format services browser bench bench-quick clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -37,6 +37,7 @@ test: $(VENV)/.dev services browser
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 	$(BIN)/pytest
+	$(MAKE) bench-quick
 
 lint: $(VENV)/.dev
 	$(BIN)/ruff check .
@@ -50,6 +51,11 @@ format: $(VENV)/.dev
 # Performance against peer libraries and targets (see bench/README.md); not a test.
 bench: $(VENV)/.dev services
 	$(BIN)/python -m bench all
+
+# Every bench suite at tiny sizes (about a minute; part of `make test`), so that none
+# of them rots: a suite that fails stops the target. The tables are not kept.
+bench-quick: $(VENV)/.dev services
+	$(BIN)/python -m bench all --quick > /dev/null
 
 clean:
 	rm -rf $(VENV) var staticfiles .pytest_cache .ruff_cache

@@ -386,29 +386,6 @@ def _log_likelihood(gamma: np.ndarray, weights: np.ndarray, design: _StageDesign
     return ((chosen_terms - stage_terms) * weights.T).sum(axis=0)
 
 
-def _present_datasets(design: _StageDesign, weights: np.ndarray) -> _StageDesign:
-    """The design restricted to the datasets of non-zero weight (a bootstrap replicate
-    leaves out about a third of them).
-
-    A left-out dataset only adds ``0.0`` to each denominator, so the restricted fit is
-    the same to the last bit: the remaining cells keep their order, and ``n_used``
-    (hence the folding of the tail) is that of the full design.
-    """
-    kept = np.flatnonzero(weights)
-    n = design.order_t.shape[1]
-    if kept.size == n:
-        return design
-    cells = (np.arange(design.n_used)[:, None] * n + kept[None, :]).ravel()
-    return _StageDesign(
-        order_t=np.ascontiguousarray(design.order_t[:, kept]),
-        stage_size_t=np.ascontiguousarray(design.stage_size_t[:, kept]),
-        chosen=design.chosen[kept],
-        n_used=design.n_used,
-        scatter=design.scatter[:, cells],
-        unit_stages=design.unit_stages,
-    )
-
-
 def _mm_fit(
     design: _StageDesign,
     weights: np.ndarray,
@@ -424,8 +401,7 @@ def _mm_fit(
     At most ``capacity`` rows (default: all) are iterated at once; a row that has
     converged leaves the working set and the next waiting row takes its place, so the
     working set stays full while slow rows finish (every row's arithmetic is its own,
-    so the results do not depend on which rows share a pass). One row at a time is fitted
-    on the datasets of non-zero weight only (:func:`_present_datasets`).
+    so the results do not depend on which rows share a pass).
     """
     n_rows, m = len(weights), design.order_t.shape[0]
     capacity = n_rows if capacity is None else max(1, min(capacity, n_rows))
@@ -440,18 +416,9 @@ def _mm_fit(
     active = np.arange(capacity)
     waiting = capacity
     buffer = np.empty(design.order_t.size * capacity)
-    row_design, row_weights, row = design, weights, -1
     while active.size:
-        if capacity == 1:
-            if active[0] != row:
-                row = int(active[0])
-                row_design = _present_datasets(design, weights[row])
-                row_weights = weights[[row]][:, np.flatnonzero(weights[row])]
-            current = gamma[active]
-            denominators = _denominators(current, row_weights, row_design, buffer)
-        else:
-            current = gamma[active]
-            denominators = _denominators(current, weights[active], design, buffer)
+        current = gamma[active]
+        denominators = _denominators(current, weights[active], design, buffer)
         denominators += prior_strength
         updated = wins[active] / denominators
         # The likelihood ignores the scale of the worths and the prior's optimal scale

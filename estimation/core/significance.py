@@ -421,6 +421,10 @@ def _permutation_pvalues(
     return np.clip(2 * np.minimum(at_most / total, (total - below) / total), 0, 1)
 
 
+_METHODS = np.array(["exact", "permutation", "asymptotic", None], dtype=object)
+"""Names of the regimes by their code in ``_SignedRankBatch.method``; code 3: not tested."""
+
+
 @dataclass(frozen=True)
 class _SignedRankBatch:
     r_plus: np.ndarray
@@ -463,17 +467,22 @@ def _signed_rank_batch(differences: np.ndarray) -> _SignedRankBatch:
     tied_with_previous = np.zeros((rows, width), dtype=bool)
     tied_with_previous[:, 1:] = (keys[:, 1:] == keys[:, :-1]) & real[:, 1:]
     has_ties = tied_with_previous.any(axis=1)
-    # Without ties the rank of the k-th smallest magnitude is k + 1.
-    ranks = np.broadcast_to((position + 1.0)[None, :], (rows, width)).copy()
+    # Without ties the rank of the k-th smallest magnitude is k + 1, so R+ is a dot
+    # product; rows with ties get mid-ranks. Every R+ is a sum of integers and halves
+    # far below 2**53, hence exact in any order of summation.
+    r_plus = positive @ (position + 1.0)
     tie_term = np.zeros(rows)
-    if has_ties.any():
-        tied_rows = np.flatnonzero(has_ties)
+    tied_rows = np.flatnonzero(has_ties)
+    tied_ranks = np.zeros((0, width))
+    if tied_rows.size:
         starts = ~tied_with_previous[tied_rows]
         flat_starts = np.flatnonzero(starts.ravel())
         sizes = np.diff(np.append(flat_starts, starts.size))
         group_of_cell = np.cumsum(starts.ravel()) - 1
         midranks = flat_starts % width + (sizes + 1) / 2
-        ranks[tied_rows] = midranks[group_of_cell].reshape(starts.shape)
+        tied_ranks = midranks[group_of_cell].reshape(starts.shape)
+        tied_ranks[~real[tied_rows]] = 0.0
+        r_plus[tied_rows] = (tied_ranks * positive[tied_rows]).sum(axis=1)
         group_row = flat_starts // width
         real_group = flat_starts % width < count[tied_rows][group_row]
         tie_term[tied_rows] = np.bincount(
@@ -481,13 +490,8 @@ def _signed_rank_batch(differences: np.ndarray) -> _SignedRankBatch:
             weights=np.where(real_group, sizes.astype(float) ** 3 - sizes, 0.0),
             minlength=tied_rows.size,
         )
-    ranks[~real] = 0.0
-    r_plus = (ranks * positive).sum(axis=1)
     # Mid-ranks of the real observations sum to count (count + 1) / 2, exactly.
     r_minus = count * (count + 1.0) / 2 - r_plus
-    # For the permutation test: zeros are valid observations of rank 0 (sorted after
-    # the non-zero ones, before the absent ones).
-    valid = position[None, :] < n_observations[:, None]
 
     exact = (n_observations <= _EXACT_MAX) & ~has_ties & (count == n_observations)
     permutation = ~exact & (n_observations <= _PERMUTATION_MAX)
@@ -499,8 +503,18 @@ def _signed_rank_batch(differences: np.ndarray) -> _SignedRankBatch:
         pvalue[chosen] = _exact_pvalues(r_plus[chosen], count[chosen])
     if (permutation & usable).any():
         chosen = permutation & usable
-        doubled = np.rint(2 * ranks[chosen]).astype(int)
-        pvalue[chosen] = _permutation_pvalues(doubled, valid[chosen], r_plus[chosen])
+        # Ranks of the chosen rows (0 for zeros and absent observations); the zeros are
+        # valid observations of rank 0 (sorted after the non-zero ones, before the
+        # absent ones).
+        ranks = np.where(real[chosen], position + 1.0, 0.0)
+        tied_chosen = has_ties[chosen]
+        if tied_chosen.any():
+            ranks[tied_chosen] = tied_ranks[
+                np.searchsorted(tied_rows, np.flatnonzero(chosen & has_ties))
+            ]
+        valid = position[None, :] < n_observations[chosen][:, None]
+        doubled = np.rint(2 * ranks).astype(int)
+        pvalue[chosen] = _permutation_pvalues(doubled, valid, r_plus[chosen])
     if (asymptotic & usable).any():
         chosen = asymptotic & usable
         n_used = count[chosen].astype(float)
@@ -511,7 +525,7 @@ def _signed_rank_batch(differences: np.ndarray) -> _SignedRankBatch:
         se = np.sqrt(variance / 24)
         z = (r_plus[chosen] - mean) / se
         pvalue[chosen] = 2 * special.ndtr(-np.abs(z))
-    method = np.where(exact, "exact", np.where(permutation, "permutation", "asymptotic"))
+    method = np.where(exact, 0, np.where(permutation, 1, 2)).astype(np.int8)
     return _SignedRankBatch(
         r_plus=r_plus,
         r_minus=r_minus,
@@ -588,21 +602,34 @@ def _paired_signed_rank(
     length, m = samples.shape
     first, second = np.triu_indices(m, 1)
     n_pairs = first.size
-    batch_parts = []
+    # Pairs in batches whose (pairs x blocks) arrays hold _PAIR_CHUNK_ELEMENTS, written
+    # into per-pair arrays: memory is O(chunk + m^2), never O(m^2 x blocks).
     chunk = max(1, _PAIR_CHUNK_ELEMENTS // max(length, 1))
     columns = np.ascontiguousarray(samples.T)
+    per_pair = {
+        name: np.zeros(n_pairs, dtype=dtype)
+        for name, dtype in (
+            ("pvalue", float),
+            ("n_observations", np.int64),
+            ("n_nonzero", np.int64),
+            ("r_plus", float),
+            ("r_minus", float),
+            ("statistic", float),
+            ("method", np.int8),
+        )
+    }
     for start in range(0, n_pairs, chunk):
         a, b = first[start : start + chunk], second[start : start + chunk]
-        batch_parts.append(_signed_rank_batch(columns[a] - columns[b]))
-
-    def gather(field: str) -> np.ndarray:
-        if not batch_parts:
-            return np.zeros(0)
-        return np.concatenate([getattr(part, field) for part in batch_parts])
-
-    pvalue, n_common, n_nonzero = gather("pvalue"), gather("n_observations"), gather("n_nonzero")
-    r_plus, r_minus, statistic = gather("r_plus"), gather("r_minus"), gather("statistic")
-    methods = gather("method")
+        batch = _signed_rank_batch(columns[a] - columns[b])
+        for name, values in per_pair.items():
+            values[start : start + chunk] = getattr(batch, name)
+    pvalue, n_common, n_nonzero = (
+        per_pair["pvalue"],
+        per_pair["n_observations"],
+        per_pair["n_nonzero"],
+    )
+    r_plus, r_minus, statistic = per_pair["r_plus"], per_pair["r_minus"], per_pair["statistic"]
+    methods = per_pair["method"]
     corrected = adjust_pvalues(pvalue, correction=correction)
     with np.errstate(invalid="ignore", divide="ignore"):
         effect = np.where(n_nonzero > 0, (r_plus - r_minus) / (r_plus + r_minus), np.nan)
@@ -614,19 +641,18 @@ def _paired_signed_rank(
         return matrix
 
     reasons = np.full((m, m), None, dtype=object)
-    method_matrix = np.full((m, m), None, dtype=object)
     no_common = n_common == 0
     all_zero = ~no_common & (n_nonzero == 0)
     reasons[first[no_common], second[no_common]] = f"no {unit} with results for both algorithms"
     for count in np.unique(n_common[all_zero]).tolist():
         pairs = all_zero & (n_common == count)
         reasons[first[pairs], second[pairs]] = f"all {int(count)} paired differences are zero"
-    applicable = ~(no_common | all_zero)
-    method_matrix[first[applicable], second[applicable]] = [
-        str(name) for name in methods[applicable].tolist()
-    ]
-    for matrix in (reasons, method_matrix):
-        matrix[second, first] = matrix[first, second]
+    reasons[second, first] = reasons[first, second]
+    # One shared string object per regime, not one per pair.
+    codes = np.full((m, m), 3, dtype=np.int8)
+    codes[first, second] = np.where(no_common | all_zero, 3, methods)
+    codes[second, first] = codes[first, second]
+    method_matrix = _METHODS[codes]
     corrected_matrix = symmetric(corrected, np.nan)
     significant = np.nan_to_num(corrected_matrix, nan=1.0) < alpha
     return PairwiseSignedRank(
