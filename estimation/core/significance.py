@@ -466,7 +466,7 @@ def _signed_rank_batch(differences: np.ndarray) -> _SignedRankBatch:
     real = position[None, :] < count[:, None]
     tied_with_previous = np.zeros((rows, width), dtype=bool)
     tied_with_previous[:, 1:] = (keys[:, 1:] == keys[:, :-1]) & real[:, 1:]
-    has_ties = tied_with_previous.any(axis=1)
+    has_ties = np.asarray(tied_with_previous.any(axis=1))
     # Without ties the rank of the k-th smallest magnitude is k + 1, so R+ is a dot
     # product; rows with ties get mid-ranks. Every R+ is a sum of integers and halves
     # far below 2**53, hence exact in any order of summation.
