@@ -138,13 +138,22 @@ def run_child(
     timeout: float,
     verbose: bool = False,
     source: Path | None = None,
+    max_memory_gib: float | None = None,
 ) -> dict:
     """Run ``python -m <module> <args>`` in a fresh interpreter; it prints one JSON line.
 
     With ``verbose`` the child's stderr (its progress) goes to ours. With ``source`` (a
     directory holding another version of ``estimation``, see :func:`engine_at`) the
-    child imports the engine from there and everything else from this tree.
+    child imports the engine from there and everything else from this tree. With
+    ``max_memory_gib`` the child's address space is capped (a runaway engine then gets
+    a MemoryError instead of taking the machine's memory).
     """
+
+    def cap_memory() -> None:
+        if max_memory_gib is not None:
+            limit = int(max_memory_gib * 2**30)
+            resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+
     env = None
     if source is not None:
         env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(source), str(ROOT)])}
@@ -152,6 +161,7 @@ def run_child(
         [sys.executable, "-m", module, *args],
         cwd=source or ROOT,
         env=env,
+        preexec_fn=cap_memory if max_memory_gib is not None else None,
         stdout=subprocess.PIPE,
         stderr=None if verbose else subprocess.PIPE,
         text=True,

@@ -32,6 +32,9 @@ BASELINE = "0bf631f780195e04b1c3f74a1e2e51967aef783b"
 TIMEOUT = 1200.0
 """Seconds a child may take; today's engine needs minutes on the largest shapes."""
 
+MAX_MEMORY_GIB = 8.0
+"""Address-space cap of a child: today's engine needs gigabytes at m = 2000."""
+
 COMPARE_MAX_ALGORITHMS = 200
 STAGES = ("ranking", "estimators", "tests", "within_dataset", "bootstrap", "evaluation")
 
@@ -78,6 +81,7 @@ def _measure(shape: Shape, options: Options, source: Path | None, payload: Path 
             timeout=TIMEOUT,
             verbose=shape.repeats == 1 and not options.quick,
             source=source,
+            max_memory_gib=MAX_MEMORY_GIB,
         )
     except subprocess.TimeoutExpired:
         return {"refused": f"did not finish in {TIMEOUT:.0f} s"}
