@@ -146,6 +146,8 @@ def test_critical_difference_data_passes_reasons_on():
     )
     with pytest.raises(ValueError, match="test must be one of"):
         critical_difference_data(board(), nemenyi(), "t-test")
+    crowded = dataclasses.replace(nemenyi(), groups=NA("a diagram of 300 algorithms ..."))
+    assert "300 algorithms" in critical_difference_data(board(), crowded, "nemenyi").not_applicable
 
 
 def test_rank_heatmap_data_columns_by_mean_rank_rows_by_name_capped():
