@@ -139,6 +139,10 @@ def _cell_time(result: dict) -> str:
     return fmt_seconds(result["seconds"])
 
 
+def _cell_cpu(result: dict) -> str:
+    return fmt_seconds(result["cpu_seconds"]) if "cpu_seconds" in result else "–"
+
+
 def _cell_rss(result: dict) -> str:
     return f"{result['peak_rss_mib']:.0f} MiB" if "peak_rss_mib" in result else "–"
 
@@ -181,9 +185,11 @@ def run(options: Options) -> str:
             label = f"m={shape.m}, n={shape.n}, " + (
                 f"{shape.folds} folds" if shape.folds else "no folds"
             )
-            ratio = "–"
+            ratio = cpu_ratio = "–"
             if "seconds" in today and "seconds" in after and "refused" not in today:
                 ratio = f"{today['seconds'] / after['seconds']:.1f}x"
+                if "cpu_seconds" in today and "cpu_seconds" in after:
+                    cpu_ratio = f"{today['cpu_seconds'] / after['cpu_seconds']:.1f}x"
             board = after.get("board_bytes")
             same = "–"
             if compare and "seconds" in today and "refused" not in today and "refused" not in after:
@@ -193,10 +199,13 @@ def run(options: Options) -> str:
                     f"{shape.label}: {label}, B={shape.bootstrap}",
                     "min of 3" if shape.repeats > 1 else "once",
                     _cell_time(today),
+                    _cell_cpu(today),
                     _cell_rss(today),
                     f"**{_cell_time(after)}**",
+                    _cell_cpu(after),
                     _cell_rss(after),
                     ratio,
+                    cpu_ratio,
                     f"{after['payload_bytes'] / 1e6:.2f} MB" if "payload_bytes" in after else "–",
                     "–" if board is None else f"{board / 1e6:.3f} MB",
                     _verdict(shape, today, after),
@@ -220,10 +229,13 @@ def run(options: Options) -> str:
                 "shape",
                 "runs",
                 "today",
+                "today CPU",
                 "today peak RSS",
                 "after",
+                "after CPU",
                 "after peak RSS",
                 "today/after",
+                "today/after CPU",
                 "payload JSON",
                 "board",
                 "target",
