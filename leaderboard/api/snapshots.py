@@ -4,6 +4,7 @@ exports, and the JSON Schema of the snapshot contract (docs/snapshot-contract.md
 from __future__ import annotations
 
 import json
+from urllib.parse import urlencode
 
 from django.http import HttpResponse
 from django.urls import reverse
@@ -111,7 +112,7 @@ class SnapshotSerializer(serializers.ModelSerializer):
         if not snapshot_is_servable(snapshot):
             return None
         request = self.context.get("request")
-        query = f"?metric={snapshot.metric.name}"
+        query = "?" + urlencode({"metric": snapshot.metric.name})
         urls = {}
         for name in SECTION_NAMES:
             path = reverse(
@@ -242,7 +243,8 @@ class SnapshotSectionApi(ApiView):
         summary="One section of a version of the results",
         description="A section of the snapshot contract (docs/snapshot-contract.md): "
         f"one of {', '.join(SECTION_NAMES)}. Whole, it is served as stored, with an "
-        "ETag; `?algorithms=a,b,c` or `?top=N` give it for those algorithms only. "
+        "ETag; `?algorithms=a,b,c` or `?top=N` give it for those algorithms only (the board, "
+        "O(m), always comes whole). "
         'A section that does not apply is `{"not_applicable": reason}`.',
         parameters=SECTION_PARAMETERS,
         responses=SECTION_RESPONSES,

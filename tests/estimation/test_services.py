@@ -164,3 +164,52 @@ def test_progress_is_visible_while_computing(monkeypatch):
     monkeypatch.setattr(services, "analyze", analyze_and_look)
     snapshot_refresh(benchmark_id=benchmark.pk)
     assert seen == [("computing", "bootstrap", 0.5)]
+
+
+def test_results_of_an_older_engine_are_not_served_and_get_recomputed():
+    """A deployment of a new engine: `recompute --stale` (or the beat sweep) recomputes."""
+    import io
+
+    from django.core.management import call_command
+    from django.db.models import F
+
+    from estimation.core.analysis import ENGINE_VERSION
+    from estimation.selectors import snapshot_latest
+    from estimation.services import recompute_outdated_request, snapshot_outdated_benchmark_ids
+
+    benchmark = make_benchmark()
+    accepted(benchmark, "a", {"d1": 0.9, "d2": 0.1})
+    accepted(benchmark, "b", {"d1": 0.5, "d2": 0.5})
+    (snapshot,) = snapshot_refresh(benchmark_id=benchmark.pk)
+    current = make_benchmark("current")
+    accepted(current, "a", {"d1": 0.9, "d2": 0.1})
+    accepted(current, "b", {"d1": 0.5, "d2": 0.5})
+    snapshot_refresh(benchmark_id=current.pk)
+    RecomputeState.objects.update(computed_revision=F("requested_revision"))  # all done
+    assert snapshot_outdated_benchmark_ids() == []
+
+    # As if an older engine (and contract) had computed it: its fingerprint included the
+    # older version, so the current one differs.
+    ResultSnapshot.objects.filter(pk=snapshot.pk).update(
+        engine_version="0.3.0", schema_version=0, fingerprint="0" * 64
+    )
+    assert snapshot_latest(benchmark=benchmark) is None  # its sections are not readable
+    assert snapshot_outdated_benchmark_ids() == [benchmark.pk]
+
+    # The beat sweep asks once (a pending request is not asked again).
+    assert recompute_outdated_request(enqueue=False) == [benchmark.pk]
+    state = RecomputeState.objects.get(benchmark=benchmark)
+    assert state.is_stale
+    recompute_outdated_request(enqueue=False)
+    assert RecomputeState.objects.get(benchmark=benchmark).requested_revision == (
+        state.requested_revision
+    )
+
+    out = io.StringIO()
+    call_command("recompute", "--stale", stdout=out)
+    assert out.getvalue().startswith(f"{benchmark.slug}: score v2 ready")
+    fresh = snapshot_latest(benchmark=benchmark)
+    assert fresh.version == 2 and fresh.engine_version == ENGINE_VERSION
+    assert snapshot_outdated_benchmark_ids() == []
+    call_command("recompute", "--stale", stdout=out)
+    assert out.getvalue().endswith("every benchmark is served by the current engine\n")
