@@ -39,6 +39,9 @@ class Scratch:
             DJANGO_SETTINGS_MODULE="config.settings.production",
             DJANGO_SECRET_KEY=secrets.token_urlsafe(50),
             DJANGO_ALLOWED_HOSTS="127.0.0.1,localhost",
+            # The bench talks plain http on loopback; production's https redirect would
+            # answer every request with a 301.
+            DJANGO_SECURE_SSL_REDIRECT="false",
             DATABASE_URL=f"{POSTGRES}/{self.database}",
             REDIS_URL=REDIS_URL,
             CELERY_QUEUE=self.queue,
