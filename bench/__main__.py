@@ -12,8 +12,19 @@ import time
 from bench.common import Options, machine_line
 from bench.scratch import Scratch
 
-SUITES = ("tests", "plackett_luce", "loo", "analyze", "scale", "ingest", "latency", "api", "pages")
-DATABASE_SUITES = ("ingest", "latency", "api", "pages")
+SUITES = (
+    "tests",
+    "plackett_luce",
+    "loo",
+    "analyze",
+    "scale",
+    "ingest",
+    "ingest_options",
+    "latency",
+    "api",
+    "pages",
+)
+DATABASE_SUITES = ("ingest", "ingest_options", "latency", "api", "pages")
 
 
 def _interrupted(signum: int, frame) -> None:

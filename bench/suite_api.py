@@ -1,4 +1,7 @@
-"""Suite ``api``: GET /api/benchmarks/<slug>/snapshots/latest/ under 32 concurrent clients.
+"""Suite ``api``: GET snapshots/latest/ and snapshots/status/ under 32 concurrent clients.
+
+Rows: the latest snapshot (200, then gzip-ed, then a conditional GET answered 304) and
+the polling status endpoint (200 and 304); ratios against the plain 200 of this run.
 
 The server is gunicorn (``config.wsgi``, production settings, sync workers) on a
 loopback port against the scratch database, with throttling switched off. The snapshot
@@ -13,7 +16,6 @@ from __future__ import annotations
 
 import http.client
 import multiprocessing
-import statistics
 import threading
 import time
 from urllib.parse import urlsplit
@@ -29,7 +31,7 @@ WORKERS = 4
 
 
 def _client_process(args: tuple) -> dict:
-    base, path, threads, quota, time_limit = args
+    base, path, threads, quota, time_limit, headers = args
     host = urlsplit(base)
     lock = threading.Lock()
     issued = [0]
@@ -41,7 +43,7 @@ def _client_process(args: tuple) -> dict:
     def one() -> tuple[int, int]:
         conn = http.client.HTTPConnection(host.hostname, host.port, timeout=30)
         try:
-            conn.request("GET", path, headers={"Accept": "application/json"})
+            conn.request("GET", path, headers={"Accept": "application/json", **headers})
             response = conn.getresponse()
             body = response.read()
             return response.status, len(body)
@@ -79,12 +81,19 @@ def _client_process(args: tuple) -> dict:
     }
 
 
-def load(base: str, path: str, *, requests: int, time_limit: float) -> dict:
+def load(
+    base: str, path: str, *, requests: int, time_limit: float, headers: dict | None = None
+) -> dict:
     per_process = CLIENTS // PROCESSES
-    jobs = [(base, path, per_process, requests // PROCESSES, time_limit) for _ in range(PROCESSES)]
+    headers = headers or {}
+    jobs = [
+        (base, path, per_process, requests // PROCESSES, time_limit, headers)
+        for _ in range(PROCESSES)
+    ]
     context = multiprocessing.get_context("spawn")
     with context.Pool(PROCESSES) as pool:
-        pool.map(_client_process, [(base, path, per_process, 2 * per_process, 30.0)] * PROCESSES)
+        warm = (base, path, per_process, 2 * per_process, 30.0, headers)
+        pool.map(_client_process, [warm] * PROCESSES)
         started = time.perf_counter()
         results = pool.map(_client_process, jobs)
         elapsed = time.perf_counter() - started
@@ -104,7 +113,7 @@ def load(base: str, path: str, *, requests: int, time_limit: float) -> dict:
 
 def _sequential(base: str, path: str, count: int) -> list[float]:
     """Latency with one client: the server's own time per request, without queueing."""
-    one = _client_process((base, path, 1, count, 60.0))
+    one = _client_process((base, path, 1, count, 60.0, {}))
     return sorted(one["latencies"])
 
 
@@ -141,46 +150,83 @@ def run(options: Options, scratch) -> str:
     connections.close_all()
     base, server = scratch.start_gunicorn(workers=WORKERS)
     path = f"/api/benchmarks/{benchmark.slug}/snapshots/latest/"
+    status_path = f"/api/benchmarks/{benchmark.slug}/snapshots/status/"
     try:
-        result = load(base, path, requests=requests, time_limit=time_limit)
+        first = _get(base, path, {})
+        status_first = _get(base, status_path, {})
+        scenarios = [
+            ("latest, 200", path, {}),
+            ("latest, 200 gzip", path, {"Accept-Encoding": "gzip"}),
+            ("latest, If-None-Match -> 304", path, {"If-None-Match": first["etag"]}),
+            ("status, 200", status_path, {}),
+            (
+                "status, If-None-Match -> 304",
+                status_path,
+                {"If-None-Match": status_first["etag"]},
+            ),
+        ]
+        results = [
+            (label, load(base, p, requests=requests, time_limit=time_limit, headers=h))
+            for label, p, h in scenarios
+        ]
         sequential = _sequential(base, path, 20 if quick else 200)
     finally:
         scratch.stop(server)
-    latencies = result["latencies"]
-    ok = result["statuses"].get(200, 0)
-    row = [
-        f"{result['count']:,}",
-        f"{result['elapsed']:.1f} s",
-        f"**{result['count'] / result['elapsed']:.0f} req/s**",
-        f"{_percentile(latencies, 0.5) * 1e3:.1f} ms",
-        f"{_percentile(latencies, 0.99) * 1e3:.1f} ms",
-        f"{statistics.fmean(latencies) * 1e3:.1f} ms",
-        f"{max(latencies) * 1e3:.1f} ms",
-        f"{ok:,} / {result['count']:,}",
-        f"{result['bytes'] / 1e3:.0f} kB",
-    ]
+    base_rate = results[0][1]["count"] / results[0][1]["elapsed"]
+    rows = []
+    for label, result in results:
+        latencies = result["latencies"]
+        rate = result["count"] / result["elapsed"]
+        expected = 304 if "304" in label else 200
+        rows.append(
+            [
+                label,
+                f"{result['count']:,}",
+                f"{result['elapsed']:.1f} s",
+                f"**{rate:.0f} req/s**",
+                f"{rate / base_rate:.1f}x",
+                f"{_percentile(latencies, 0.5) * 1e3:.1f} ms",
+                f"{_percentile(latencies, 0.99) * 1e3:.1f} ms",
+                f"{max(latencies) * 1e3:.1f} ms",
+                f"{result['statuses'].get(expected, 0):,} / {result['count']:,} ({expected})",
+                f"{result['bytes'] / 1e3:.1f} kB",
+            ]
+        )
     return "\n\n".join(
         [
-            f"### api (GET snapshots/latest/ of m={m}, n={n}, {folds} folds; {CLIENTS} "
-            f"clients; gunicorn {WORKERS} sync workers; at most {requests:,} requests or "
-            f"{time_limit:g} s)",
+            f"### api (snapshots/latest/ and snapshots/status/ of m={m}, n={n}, {folds} "
+            f"folds; {CLIENTS} clients; gunicorn {WORKERS} sync workers; at most "
+            f"{requests:,} requests or {time_limit:g} s per row)",
             markdown_table(
                 [
+                    "request",
                     "requests",
                     "elapsed",
                     "throughput",
+                    "vs latest 200",
                     "p50",
                     "p99",
-                    "mean",
                     "max",
-                    "200 OK",
+                    "expected status",
                     "response",
                 ],
-                [row],
+                rows,
             ),
-            f"One client, {len(sequential)} requests in sequence: p50 "
+            f"One client, {len(sequential)} requests of latest/ in sequence: p50 "
             f"{_percentile(sequential, 0.5) * 1e3:.1f} ms, p99 "
             f"{_percentile(sequential, 0.99) * 1e3:.1f} ms (the server's time per request "
             "without queueing).",
         ]
     )
+
+
+def _get(base: str, path: str, headers: dict) -> dict:
+    host = urlsplit(base)
+    conn = http.client.HTTPConnection(host.hostname, host.port, timeout=30)
+    try:
+        conn.request("GET", path, headers={"Accept": "application/json", **headers})
+        response = conn.getresponse()
+        response.read()
+        return {"status": response.status, "etag": response.getheader("ETag")}
+    finally:
+        conn.close()

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import threading
 from collections import OrderedDict
 from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from django.db.models import OuterRef, QuerySet, Subquery
@@ -86,6 +88,15 @@ def snapshot_section_stored(*, snapshot_id: int, name: str) -> SnapshotSection |
     return SnapshotSection.objects.filter(snapshot_id=snapshot_id, name=name).first()
 
 
+def snapshot_section_etag(*, snapshot_id: int, name: str) -> str | None:
+    """A stored section's etag alone (a conditional GET needs nothing else)."""
+    return (
+        SnapshotSection.objects.filter(snapshot_id=snapshot_id, name=name)
+        .values_list("etag", flat=True)
+        .first()
+    )
+
+
 def section_etag(name: str) -> Subquery:
     """The etag of a snapshot's section ``name``, to annotate a snapshot query with."""
     return Subquery(
@@ -157,3 +168,71 @@ class SnapshotSections(Mapping):
 
     def __bool__(self) -> bool:
         return self._snapshot is not None
+
+
+@dataclass(frozen=True)
+class SnapshotStatus:
+    """What a poller needs: the version being served and the newest one's progress.
+
+    Read without any section; ``etag`` changes exactly when either changes, so a
+    conditional GET of the status or of the latest snapshot is answered from it.
+    """
+
+    ready: ResultSnapshot | None  # the latest servable one
+    newest: ResultSnapshot | None  # whatever its status; may be the ready one
+
+    @property
+    def etag(self) -> str:
+        return snapshots_etag(self.ready, self.newest)
+
+
+def snapshots_etag(*snapshots: ResultSnapshot | None) -> str:
+    """A strong ETag of what a response says about these snapshots (None = absent).
+
+    Made of the identity, fingerprint, engine and schema versions, status, stage and
+    progress: a ready snapshot's sections never change, so this never reads them.
+    """
+    parts: list[object] = []
+    for snapshot in snapshots:
+        if snapshot is None:
+            parts.append("-")
+            continue
+        parts += [
+            snapshot.pk,
+            snapshot.version,
+            snapshot.status,
+            snapshot.fingerprint,
+            snapshot.engine_version,
+            snapshot.schema_version,
+            snapshot.stage,
+            round(snapshot.progress, 3),
+        ]
+    digest = hashlib.sha256("\x1f".join(map(str, parts)).encode()).hexdigest()
+    return f'"{digest[:32]}"'
+
+
+_STATUS_FIELDS = (
+    "id",
+    "version",
+    "status",
+    "stage",
+    "progress",
+    "error",
+    "fingerprint",
+    "engine_version",
+    "schema_version",
+    "created_at",
+    "finished_at",
+)
+
+
+def snapshot_status(*, benchmark: Benchmark, metric: Metric) -> SnapshotStatus:
+    """At most two indexed single-row reads; no section is read."""
+    snapshots = ResultSnapshot.objects.filter(benchmark=benchmark, metric=metric).only(
+        *_STATUS_FIELDS
+    )
+    newest = snapshots.order_by("-version", "-id").first()
+    if newest is not None and snapshot_is_servable(newest):
+        return SnapshotStatus(ready=newest, newest=newest)
+    ready = _servable(snapshots).order_by("-version", "-id").first()
+    return SnapshotStatus(ready=ready, newest=newest)

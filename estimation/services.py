@@ -26,33 +26,45 @@ from estimation.core.contract import SCHEMA_VERSION, SnapshotPayload, to_json
 from estimation.core.table import ResultTable
 from estimation.models import RecomputeState, ResultSnapshot, SnapshotSection
 from leaderboard.models import Benchmark, Metric
-from leaderboard.selectors import accepted_score_rows
+from leaderboard.selectors import accepted_score_columns
 
 logger = logging.getLogger(__name__)
 
 ABANDONED = "abandoned"
 
 
-def result_table_build(*, benchmark: Benchmark, metric: Metric) -> ResultTable:
-    """Accepted scores of one metric as a ResultTable (fold means when folds exist)."""
-    cells: dict[tuple[str, str, int | None], float] = {}
-    for dataset, algorithm, fold, value in accepted_score_rows(benchmark=benchmark, metric=metric):
-        cells.setdefault((dataset, algorithm, fold), value)  # newest submission wins
-    datasets = tuple(sorted({d for d, _, _ in cells}))
-    algorithms = tuple(sorted({a for _, a, _ in cells}))
-    folds = sorted({f for _, _, f in cells if f is not None})
-    row = {name: i for i, name in enumerate(datasets)}
-    col = {name: j for j, name in enumerate(algorithms)}
-    fold_index = {fold: k for k, fold in enumerate(folds)}
+def result_table_build(
+    *, benchmark: Benchmark, metric: Metric, bulk: bool | None = None
+) -> ResultTable:
+    """Accepted scores of one metric as a ResultTable (fold means when folds exist).
+
+    A newer accepted submission of an algorithm supersedes an older one cell by cell
+    (dataset, fold). Scores are read as columns (packed bytes on PostgreSQL, see
+    :func:`leaderboard.selectors.accepted_score_columns`) and placed with numpy in
+    O(rows): only the rows of algorithms with several accepted submissions are sorted.
+    """
+    columns = accepted_score_columns(benchmark=benchmark, metric=metric, bulk=bulk)
+    keep = _newest_cells(columns)
+    dataset, algorithm = columns.dataset[keep], columns.algorithm[keep]
+    fold, value = columns.fold[keep], columns.value[keep]
+    # Codes follow name order already: keep the labels that have a cell, renumbered.
+    rows, dataset = _present(dataset, len(columns.dataset_names))
+    cols, algorithm = _present(algorithm, len(columns.algorithm_names))
+    datasets = tuple(columns.dataset_names[i] for i in rows.tolist())
+    algorithms = tuple(columns.algorithm_names[j] for j in cols.tolist())
     n, m = len(datasets), len(algorithms)
+    folded = fold >= 0
     values = np.full((n, m), np.nan)
-    fold_values = np.full((n, len(folds), m), np.nan) if folds else None
-    for (dataset, algorithm, fold), value in cells.items():
-        if fold is None:
-            values[row[dataset], col[algorithm]] = value
+    values[dataset[~folded], algorithm[~folded]] = value[~folded]
+    fold_values = None
+    if folded.any():
+        fold_labels = fold[folded]
+        if fold_labels.max() < 1_000_000:  # fold numbers are small: no sort needed
+            folds, fold_index = _present(fold_labels, int(fold_labels.max()) + 1)
         else:
-            fold_values[row[dataset], fold_index[fold], col[algorithm]] = value
-    if fold_values is not None:
+            folds, fold_index = np.unique(fold_labels, return_inverse=True)
+        fold_values = np.full((n, len(folds), m), np.nan)
+        fold_values[dataset[folded], fold_index, algorithm[folded]] = value[folded]
         has_folds = ~np.isnan(fold_values).all(axis=1)
         with np.errstate(invalid="ignore"):
             fold_means = np.nanmean(np.where(has_folds[:, None, :], fold_values, 0.0), axis=1)
@@ -65,6 +77,35 @@ def result_table_build(*, benchmark: Benchmark, metric: Metric) -> ResultTable:
         higher_is_better=metric.higher_is_better,
         fold_values=fold_values,
     )
+
+
+def _present(codes: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
+    """The codes in ``range(size)`` that occur (ascending) and each entry's new code."""
+    labels = np.flatnonzero(np.bincount(codes, minlength=size))
+    renumber = np.zeros(size, dtype=np.int64)
+    renumber[labels] = np.arange(len(labels))
+    return labels, renumber[codes]
+
+
+def _newest_cells(columns) -> np.ndarray:
+    """Indices of the rows that count: per (dataset, algorithm, fold), the newest one.
+
+    One submission holds a cell at most once (a unique constraint), so only algorithms
+    with several accepted submissions can repeat a cell; only their rows are sorted.
+    """
+    everything = np.arange(len(columns.value))
+    if not len(columns.contested):
+        return everything
+    contested = np.isin(columns.algorithm, columns.contested)
+    rows = everything[contested]
+    fold = columns.fold[rows]
+    fold_labels, fold_code = np.unique(fold, return_inverse=True)
+    cell = (columns.dataset[rows] * len(columns.algorithm_names) + columns.algorithm[rows]) * len(
+        fold_labels
+    ) + fold_code
+    newest_first = np.argsort(columns.priority[rows], kind="stable")
+    _, first = np.unique(cell[newest_first], return_index=True)  # the first is the newest
+    return np.concatenate([everything[~contested], rows[newest_first[first]]])
 
 
 def analysis_settings_for(*, benchmark: Benchmark) -> AnalysisSettings:

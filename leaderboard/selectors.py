@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+from dataclasses import dataclass
 
+import numpy as np
+import psycopg
+from django.db import connection
 from django.db.models import Count, Exists, IntegerField, OuterRef, Q, QuerySet, Subquery
 from django.db.models.functions import Coalesce
 
@@ -16,6 +20,7 @@ from leaderboard.models import (
     Metric,
     Score,
     Submission,
+    UploadJob,
 )
 
 
@@ -100,6 +105,142 @@ def catalogue_names_unused(*, benchmark: Benchmark) -> dict[str, list[str]]:
         kind: list(rows.order_by("name").values_list("name", flat=True))
         for kind, rows in unused.items()
     }
+
+
+@dataclass(frozen=True)
+class ScoreColumns:
+    """Accepted scores of one metric as columns, one entry per stored score.
+
+    ``dataset`` and ``algorithm`` index ``dataset_names`` / ``algorithm_names`` (both in
+    name order, so codes sort like names); ``fold`` is -1 where the score has no fold;
+    ``priority`` orders submissions, 0 = newest (a newer accepted submission supersedes
+    an older one cell by cell); ``contested`` lists the algorithm codes with more than one
+    accepted submission, the only ones whose cells can repeat.
+    """
+
+    dataset_names: tuple[str, ...]
+    algorithm_names: tuple[str, ...]
+    dataset: np.ndarray
+    algorithm: np.ndarray
+    fold: np.ndarray
+    value: np.ndarray
+    priority: np.ndarray
+    contested: np.ndarray
+
+
+# Each score as 28 fixed-width big-endian bytes, aggregated by PostgreSQL into one bytea
+# per chunk of submissions (one value to fetch instead of a million rows; a COPY TO
+# would hand them to Python one row at a time).
+_SCORE_ROW = np.dtype(
+    [("submission", ">i8"), ("dataset", ">i8"), ("fold", ">i4"), ("value", ">f8")]
+)
+_SCORE_BYTES = (
+    "SELECT string_agg(int8send(submission_id) || int8send(dataset_id) "
+    "|| int4send(coalesce(fold, -1)) || float8send(value), ''::bytea) "
+    "FROM {table} WHERE metric_id = %s AND submission_id = ANY(%s::bigint[])"
+)
+# Submissions per query: one submission holds at most PODIUM_MAX_UPLOAD_ROWS scores, so
+# one aggregated value stays far below PostgreSQL's 1 GB limit.
+_SUBMISSIONS_PER_QUERY = 10
+
+
+def _score_columns_bulk(metric: Metric, submission_ids: list[int]) -> tuple[np.ndarray, ...]:
+    """PostgreSQL: the scores as packed bytes, parsed by numpy (no Python object per row)."""
+    query = _SCORE_BYTES.format(table=Score._meta.db_table)
+    chunks = []
+    connection.ensure_connection()
+    # A cursor of our own on Django's connection (same transaction): Django's cursors
+    # bind client-side, which cannot fetch binary results; hex text would double the bytes.
+    with connection.wrap_database_errors, psycopg.Cursor(connection.connection) as cursor:
+        for start in range(0, len(submission_ids), _SUBMISSIONS_PER_QUERY):
+            ids = submission_ids[start : start + _SUBMISSIONS_PER_QUERY]
+            cursor.execute(query, [metric.pk, ids], binary=True)
+            row = cursor.fetchone()
+            if row and row[0]:
+                chunks.append(np.frombuffer(row[0], dtype=_SCORE_ROW))
+    rows = np.concatenate(chunks) if chunks else np.empty(0, dtype=_SCORE_ROW)
+    return (
+        rows["submission"].astype(np.int64),
+        rows["dataset"].astype(np.int64),
+        rows["fold"].astype(np.int64),
+        rows["value"].astype(np.float64),
+    )
+
+
+def _score_columns_orm(metric: Metric, submission_ids: list[int]) -> tuple[np.ndarray, ...]:
+    """Other databases (SQLite, the embedded mode): the same columns through the ORM."""
+    rows = list(
+        Score.objects.filter(metric=metric, submission_id__in=submission_ids).values_list(
+            "submission_id", "dataset_id", "fold", "value"
+        )
+    )
+    submission, dataset, fold, value = zip(*rows, strict=True) if rows else ((), (), (), ())
+    return (
+        np.array(submission, dtype=np.int64),
+        np.array(dataset, dtype=np.int64),
+        np.array([-1 if f is None else f for f in fold], dtype=np.int64),
+        np.array(value, dtype=np.float64),
+    )
+
+
+def accepted_score_columns(
+    *, benchmark: Benchmark, metric: Metric, bulk: bool | None = None
+) -> ScoreColumns:
+    """Accepted scores of ``metric`` as columns (see :class:`ScoreColumns`).
+
+    PostgreSQL packs them into bytes that numpy reads directly; other databases (and
+    ``bulk=False``) go through the ORM. Both give the same columns.
+    """
+    submissions = list(
+        Submission.objects.filter(benchmark=benchmark, status=Submission.Status.ACCEPTED)
+        .order_by("-created_at", "-id")
+        .values_list("id", "algorithm_id")
+    )
+    if bulk is None:
+        bulk = connection.vendor == "postgresql"
+    ids = [pk for pk, _ in submissions]
+    read = _score_columns_bulk if bulk and ids else _score_columns_orm
+    submission, dataset_id, fold, value = read(metric, ids)
+    datasets = _codes(Dataset.objects.filter(benchmark=benchmark))
+    algorithms = _codes(Algorithm.objects.filter(benchmark=benchmark))
+    submission_ids = np.array(ids, dtype=np.int64)
+    by_id = np.argsort(submission_ids)
+    position = by_id[np.searchsorted(submission_ids, submission, sorter=by_id)]
+    submission_algorithm = algorithms.code(np.array([a for _, a in submissions], dtype=np.int64))
+    counts = np.bincount(submission_algorithm, minlength=len(algorithms.names))
+    return ScoreColumns(
+        dataset_names=datasets.names,
+        algorithm_names=algorithms.names,
+        dataset=datasets.code(dataset_id),
+        algorithm=submission_algorithm[position],
+        fold=fold,
+        value=value,
+        priority=position,
+        contested=np.flatnonzero(counts > 1),
+    )
+
+
+@dataclass(frozen=True)
+class _Codes:
+    """Names in name order, and their primary keys -> position in that order."""
+
+    names: tuple[str, ...]
+    ids: np.ndarray  # sorted primary keys
+    positions: np.ndarray  # name-order position of each sorted key
+
+    def code(self, keys: np.ndarray) -> np.ndarray:
+        return self.positions[np.searchsorted(self.ids, keys)]
+
+
+def _codes(queryset) -> _Codes:
+    pairs = sorted(queryset.values_list("name", "id"))
+    keys = np.array([pk for _, pk in pairs], dtype=np.int64)
+    order = np.argsort(keys)
+    return _Codes(
+        names=tuple(name for name, _ in pairs),
+        ids=keys[order],
+        positions=order.astype(np.int64),
+    )
 
 
 # --- visibility (REST API) ------------------------------------------------------------
@@ -275,3 +416,10 @@ def submission_list_by_ids(*, ids: list[int]) -> QuerySet[Submission]:
         .annotate(n_scores=Count("scores"))
         .order_by("id")
     )
+
+
+def upload_job_get_visible(*, benchmark: Benchmark, user, job_id: int) -> UploadJob:
+    """An upload job, to its uploader only (raises ``UploadJob.DoesNotExist``)."""
+    if user is None or not user.is_authenticated:
+        raise UploadJob.DoesNotExist
+    return UploadJob.objects.defer("content").get(pk=job_id, benchmark=benchmark, submitter=user)

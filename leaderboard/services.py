@@ -13,6 +13,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import timedelta
 
+import numpy as np
 from django.conf import settings
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import IntegrityError, connection, transaction
@@ -593,18 +594,27 @@ def _submissions_write(
     else:
         for submission in submissions:
             submission.save(force_insert=True)
-    score_rows = [
-        (
-            submission.pk,
-            datasets[score.dataset].pk,
-            (metrics[score.metric] if score.metric else primary).pk,
-            score.fold,
-            float(score.value),
+    primary_pk = primary.pk if primary else -1
+    dataset_pk, metric_pk, fold, value = [], [], [], []
+    for entry in entries:
+        dataset_pk.extend(datasets[score.dataset].pk for score in entry.scores)
+        metric_pk.extend(
+            metrics[score.metric].pk if score.metric else primary_pk for score in entry.scores
         )
-        for submission, entry in zip(submissions, entries, strict=True)
-        for score in entry.scores
-    ]
-    _scores_insert(score_rows)
+        fold.extend(-1 if score.fold is None else score.fold for score in entry.scores)
+        value.extend(score.value for score in entry.scores)
+    _scores_insert(
+        ScoreColumns(
+            submission=np.repeat(
+                np.array([s.pk for s in submissions], dtype=np.int64),
+                [len(entry.scores) for entry in entries],
+            ),
+            dataset=np.array(dataset_pk, dtype=np.int64),
+            metric=np.array(metric_pk, dtype=np.int64),
+            fold=np.array(fold, dtype=np.int64),
+            value=np.array(value, dtype=np.float64),
+        )
+    )
     if accept:  # only a submission that gives a link or version can change them
         _algorithm_links_refresh(
             algorithm_ids={
@@ -648,26 +658,104 @@ def _names_ensure(model, *, benchmark: Benchmark, names: Iterable[str]) -> dict:
     return {row.name: row for row in model.objects.filter(benchmark=benchmark, name__in=names)}
 
 
-def _scores_insert(rows: list[tuple[int, int, int, int | None, float]]) -> None:
-    """Insert (submission, dataset, metric, fold, value) rows: COPY on PostgreSQL.
+@dataclass(frozen=True)
+class ScoreColumns:
+    """Score rows to store, as columns of primary keys (fold -1 = no fold)."""
 
-    COPY takes a million rows in seconds; it runs inside the caller's transaction and
-    the table's constraints still apply. Other databases get batched INSERTs.
+    submission: np.ndarray
+    dataset: np.ndarray
+    metric: np.ndarray
+    fold: np.ndarray
+    value: np.ndarray
+
+
+def _scores_insert(columns: ScoreColumns) -> None:
+    """Store score rows: one binary COPY on PostgreSQL, batched INSERTs elsewhere.
+
+    COPY runs inside the caller's transaction; the table's checks still apply, and its
+    references are checked once per statement (see ``Score``). The dataset and metric
+    keys come from the benchmark's own rows, read in this transaction.
     """
+    if not len(columns.value):
+        return
     if connection.vendor != "postgresql":
-        fields = ("submission_id", "dataset_id", "metric_id", "fold", "value")
         Score.objects.bulk_create(
-            (Score(**dict(zip(fields, row, strict=True))) for row in rows), batch_size=5000
+            (
+                Score(
+                    submission_id=s, dataset_id=d, metric_id=m, fold=None if f < 0 else f, value=v
+                )
+                for s, d, m, f, v in zip(
+                    columns.submission.tolist(),
+                    columns.dataset.tolist(),
+                    columns.metric.tolist(),
+                    columns.fold.tolist(),
+                    columns.value.tolist(),
+                    strict=True,
+                )
+            ),
+            batch_size=5000,
         )
         return
-    columns = "submission_id, dataset_id, metric_id, fold, value"
-    with connection.cursor() as cursor:
-        with cursor.cursor.copy(f"COPY {Score._meta.db_table} ({columns}) FROM STDIN") as copy:
-            for row in rows:
-                copy.write_row(row)
+    buffer = score_copy_buffer(
+        columns.submission, columns.dataset, columns.metric, columns.fold, columns.value
+    )
+    with connection.cursor() as cursor, connection.wrap_database_errors:
+        with cursor.cursor.copy(
+            f"COPY {Score._meta.db_table} (submission_id, dataset_id, metric_id, fold, value) "
+            "FROM STDIN (FORMAT BINARY)"
+        ) as copy:
+            copy.write(buffer)
+
+
+_COPY_HEADER = b"PGCOPY\n\xff\r\n\x00" + (0).to_bytes(4, "big") + (0).to_bytes(4, "big")
+_COPY_TRAILER = (-1).to_bytes(2, "big", signed=True)
+
+
+def _copy_dtype(with_fold: bool) -> np.dtype:
+    """One score tuple of PostgreSQL's binary COPY format (big-endian, length-prefixed)."""
+    fields = [("count", ">i2")]
+    for name, kind in (("submission", ">i8"), ("dataset", ">i8"), ("metric", ">i8")):
+        fields += [(f"{name}_length", ">i4"), (name, kind)]
+    fields += [("fold_length", ">i4")] + ([("fold", ">i4")] if with_fold else [])
+    fields += [("value_length", ">i4"), ("value", ">f8")]
+    return np.dtype(fields)
+
+
+def score_copy_buffer(submission, dataset, metric, fold, value) -> bytes:
+    """Score columns (numpy arrays; fold -1 = no fold) as one binary COPY stream.
+
+    Column order: submission_id, dataset_id, metric_id, fold, value. Built by numpy in
+    one pass: no Python object per row.
+    """
+    parts = [_COPY_HEADER]
+    fold = np.asarray(fold)
+    for with_fold, keep in ((True, fold >= 0), (False, fold < 0)):
+        count = int(keep.sum())
+        if not count:
+            continue
+        dtype = _copy_dtype(with_fold)
+        tuples = np.empty(count, dtype=dtype)
+        tuples["count"] = 5
+        for name, column in (
+            ("submission", submission),
+            ("dataset", dataset),
+            ("metric", metric),
+            ("value", value),
+        ):
+            tuples[f"{name}_length"] = 8
+            tuples[name] = np.asarray(column)[keep]
+        if with_fold:
+            tuples["fold_length"] = 4
+            tuples["fold"] = fold[keep]
+        else:
+            tuples["fold_length"] = -1
+        parts.append(tuples.tobytes())
+    parts.append(_COPY_TRAILER)
+    return b"".join(parts)
 
 
 MAX_PROBLEMS = 100
+MAX_FOLD = 2**31 - 1  # Score.fold is a 32-bit integer column
 MAX_NAME_LENGTH = 200  # Dataset.name and Algorithm.name
 
 
@@ -754,9 +842,13 @@ def _entry_problems(benchmark, entries, metrics, primary, datasets, algorithms) 
                 )
             if score.metric is None and primary is None:
                 problems.append(Problem("the benchmark has no metric", "metric", **where))
-            if score.fold is not None and (not isinstance(score.fold, int) or score.fold < 0):
+            if score.fold is not None and (
+                not isinstance(score.fold, int)
+                or isinstance(score.fold, bool)
+                or not 0 <= score.fold <= MAX_FOLD
+            ):
                 problems.append(
-                    Problem(f"{label}fold must be a non-negative integer", "fold", **where)
+                    Problem(f"{label}fold must be an integer from 0 to {MAX_FOLD}", "fold", **where)
                 )
             if benchmark.ranking_only and _is_number(score.value) and score.value < 1:
                 problems.append(

@@ -35,6 +35,11 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "csp.middleware.CSPMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    # gzip for every response over 200 bytes whose client accepts it (WhiteNoise serves
+    # static files precompressed itself). BREACH: Django's GZipMiddleware pads each
+    # compressed body with random bytes (Heal The Breach), and CSRF tokens are masked
+    # per response, so pages with a form are compressed too.
+    "django.middleware.gzip.GZipMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -151,6 +156,11 @@ SPECTACULAR_SETTINGS = {
 # Uploaded files over FILE_UPLOAD_MAX_MEMORY_SIZE are spooled to disk while parsing.
 PODIUM_MAX_UPLOAD_BYTES = env_int("PODIUM_MAX_UPLOAD_BYTES", 100 * 1024 * 1024)
 PODIUM_MAX_UPLOAD_ROWS = env_int("PODIUM_MAX_UPLOAD_ROWS", 1_000_000)
+# A results file over PODIUM_BACKGROUND_UPLOAD_BYTES is stored and processed by a worker
+# (202 + a job to poll), so no request runs near a server timeout; 0 sends every file
+# there. PODIUM_UPLOAD_TIME_LIMIT bounds one job, in seconds.
+PODIUM_BACKGROUND_UPLOAD_BYTES = env_int("PODIUM_BACKGROUND_UPLOAD_BYTES", 4 * 1024 * 1024)
+PODIUM_UPLOAD_TIME_LIMIT = env_int("PODIUM_UPLOAD_TIME_LIMIT", 900)
 PODIUM_API_MAX_PROBLEMS = env_int("PODIUM_API_MAX_PROBLEMS", 100)
 DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("PODIUM_MAX_BODY_BYTES", 20 * 1024 * 1024)
 FILE_UPLOAD_MAX_MEMORY_SIZE = 2_621_440  # Django's default, stated: larger files go to disk

@@ -3,11 +3,18 @@ exports, and the JSON Schema of the snapshot contract (docs/snapshot-contract.md
 
 from __future__ import annotations
 
+import gzip
 import json
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
 from urllib.parse import urlencode
 
+from django.core.cache import cache
 from django.http import HttpResponse
 from django.urls import reverse
+from django.utils.cache import get_conditional_response, patch_cache_control, patch_vary_headers
+from django.utils.http import http_date
 from django.utils.text import slugify
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import (
@@ -39,7 +46,10 @@ from estimation.selectors import (
     snapshot_is_servable,
     snapshot_latest,
     snapshot_section,
+    snapshot_section_etag,
     snapshot_section_stored,
+    snapshot_status,
+    snapshots_etag,
 )
 from leaderboard.api.common import (
     ApiView,
@@ -54,6 +64,8 @@ from leaderboard.api.pagination import LimitOffsetPagination, paginated_response
 from leaderboard.services import Problem, ValidationFailed
 
 MAX_TOP = 100_000
+logger = logging.getLogger(__name__)
+BODY_CACHE_SECONDS = 3600  # bodies are keyed by their ETag: this only bounds the memory
 
 
 class SnapshotSummarySerializer(serializers.ModelSerializer):
@@ -185,9 +197,126 @@ class SnapshotLatestApi(ApiView):
         parameters=[metric_parameter],
         responses={200: OutputSerializer, 404: ErrorSerializer},
     )
-    def get(self, request: Request, slug: str) -> Response:
-        snapshot = _snapshot(request, slug, None)
-        return Response(self.OutputSerializer(snapshot, context={"request": request}).data)
+    def get(self, request: Request, slug: str) -> HttpResponse:
+        benchmark = benchmark_or_404(slug=slug, user=request.user)
+        metric = metric_or_404(benchmark=benchmark, name=request.query_params.get("metric"))
+        status = snapshot_status(benchmark=benchmark, metric=metric)
+        if status.ready is None:
+            raise snapshot_not_found(metric)
+        computing = snapshot_computing(benchmark=benchmark, metric=metric)
+        if computing is not None and computing.version < status.ready.version:
+            computing = None
+        etag = snapshots_etag(status.ready, computing)
+        last_modified = status.ready.finished_at or status.ready.created_at
+        not_modified = _not_modified(request, etag, last_modified)
+        if not_modified is not None:
+            return not_modified  # no section is read
+
+        def data():
+            snapshot = _snapshot(request, slug, None)
+            return self.OutputSerializer(snapshot, context={"request": request}).data
+
+        # Bodies are cached while no newer version is computing (the steady state);
+        # during a computation its progress is part of the body, so it is built anew.
+        if computing is not None or getattr(request.accepted_renderer, "format", None) != "json":
+            return _validators(Response(data()), etag, last_modified)
+        host = request.get_host()  # the body holds absolute URLs of the sections
+        body = _json_bytes(f"api-latest:{host}:{benchmark.pk}:{metric.pk}:{etag}", data)
+        return _validators(_encoded(request, body), etag, last_modified)
+
+
+class SnapshotStatusApi(ApiView):
+    class OutputSerializer(serializers.Serializer):
+        version = serializers.IntegerField(
+            allow_null=True, help_text="the version being served (latest ready), or null"
+        )
+        finished_at = serializers.DateTimeField(allow_null=True)
+        newest = SnapshotSummarySerializer(
+            allow_null=True,
+            help_text="the newest version, whatever its status: computing (stage and "
+            "progress 0..1), failed (error) or the ready one",
+        )
+
+    @extend_schema(
+        summary="Is there anything new? (for polling)",
+        description="A few hundred bytes: the version being served and the newest "
+        "version's status and progress. Poll it with `If-None-Match` (the `ETag` of the "
+        "previous answer): 304 while nothing changed; fetch the results when `version` "
+        "moves.",
+        parameters=[metric_parameter],
+        responses={200: OutputSerializer, 304: None, 404: ErrorSerializer},
+    )
+    def get(self, request: Request, slug: str) -> HttpResponse:
+        benchmark = benchmark_or_404(slug=slug, user=request.user)
+        metric = metric_or_404(benchmark=benchmark, name=request.query_params.get("metric"))
+        status = snapshot_status(benchmark=benchmark, metric=metric)
+        not_modified = _not_modified(request, status.etag, None)
+        if not_modified is not None:
+            return not_modified
+        body = {
+            "version": status.ready.version if status.ready else None,
+            "finished_at": status.ready.finished_at if status.ready else None,
+            "newest": status.newest,
+        }
+        return _validators(Response(self.OutputSerializer(body).data), status.etag, None)
+
+
+@dataclass(frozen=True)
+class _Body:
+    raw: bytes
+    gzip: bytes
+
+
+def _json_bytes(key: str, data: Callable[[], object]) -> _Body:
+    """A response body serialised and compressed once, then served from the cache.
+
+    The key carries the ETag, so a cached body is never stale; a cache outage only
+    costs the serialisation. (A JSON API answer carries no secret, so compressing it
+    once is BREACH-safe.)
+    """
+    try:
+        cached = cache.get(key)
+    except Exception:  # the cache is an optimisation: a broken one must not break the API
+        logger.warning("API body cache unavailable", exc_info=True)
+        cached = None
+    if cached is not None:
+        return cached
+    value = data()
+    raw = value if isinstance(value, bytes) else JSONRenderer().render(value)
+    body = _Body(raw=raw, gzip=gzip.compress(raw, compresslevel=6, mtime=0))
+    try:
+        cache.set(key, body, timeout=BODY_CACHE_SECONDS)
+    except Exception:
+        logger.warning("API body cache unavailable", exc_info=True)
+    return body
+
+
+def _encoded(request: Request, body: _Body) -> HttpResponse:
+    """The gzip-ed bytes when the client takes them, else the plain ones."""
+    gzipped = "gzip" in request.META.get("HTTP_ACCEPT_ENCODING", "")
+    response = HttpResponse(body.gzip if gzipped else body.raw, content_type="application/json")
+    if gzipped:
+        response["Content-Encoding"] = "gzip"
+    patch_vary_headers(response, ("Accept", "Accept-Encoding"))
+    return response
+
+
+def _not_modified(request: Request, etag: str, last_modified) -> HttpResponse | None:
+    """304 when the client's validators still match (If-None-Match wins, weakly compared)."""
+    timestamp = int(last_modified.timestamp()) if last_modified else None
+    response = get_conditional_response(request, etag=etag, last_modified=timestamp)
+    if response is not None:
+        _validators(response, etag, last_modified)
+    return response
+
+
+def _validators(response: HttpResponse, etag: str, last_modified) -> HttpResponse:
+    response["ETag"] = etag
+    if last_modified:
+        response["Last-Modified"] = http_date(last_modified.timestamp())
+    # Always revalidate; private because what a user may see depends on who asks.
+    patch_cache_control(response, private=True, no_cache=True)
+    return response
 
 
 class SnapshotVersionApi(ApiView):
@@ -304,17 +433,24 @@ def _names(text: str) -> list[str]:
 
 
 def _stored_section(request: Request, snapshot: ResultSnapshot, name: str) -> HttpResponse:
-    stored = snapshot_section_stored(snapshot_id=snapshot.pk, name=name)
-    if stored is None:
+    """The section as stored; 304 from its etag alone; gzip-ed once (cached by etag)."""
+    digest = snapshot_section_etag(snapshot_id=snapshot.pk, name=name)
+    if digest is None:
         raise snapshot_not_found(snapshot.metric, snapshot.version)
-    etag = f'"{stored.etag}"'
-    if etag in request.headers.get("If-None-Match", ""):
-        response = HttpResponse(status=304)
-    else:
-        response = HttpResponse(stored.body, content_type="application/json")
-    response["ETag"] = etag
-    response["Cache-Control"] = "no-cache"
-    return response
+    etag = f'"{digest}"'
+    last_modified = snapshot.finished_at or snapshot.created_at
+    not_modified = _not_modified(request, etag, last_modified)
+    if not_modified is not None:
+        return not_modified
+
+    def stored_body() -> bytes:
+        stored = snapshot_section_stored(snapshot_id=snapshot.pk, name=name)
+        if stored is None:  # deleted in between
+            raise snapshot_not_found(snapshot.metric, snapshot.version)
+        return stored.body.encode()
+
+    body = _json_bytes(f"api-section:{digest}", stored_body)
+    return _validators(_encoded(request, body), etag, last_modified)
 
 
 class SnapshotSchemaApi(ApiView):

@@ -6,10 +6,12 @@ from django.conf import settings
 from django.utils import timezone
 from drf_spectacular.utils import extend_schema, extend_schema_field
 from rest_framework import serializers, status
+from rest_framework.exceptions import NotFound
 from rest_framework.parsers import MultiPartParser
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
+from rest_framework.reverse import reverse
 
 from estimation.results_csv import FORMATS, parse_results_csv
 from leaderboard.api.common import (
@@ -24,11 +26,12 @@ from leaderboard.api.common import (
 )
 from leaderboard.api.errors import ErrorSerializer, PayloadTooLarge, max_problems
 from leaderboard.api.pagination import LimitOffsetPagination, paginated_response
-from leaderboard.models import Submission
+from leaderboard.models import Submission, UploadJob
 from leaderboard.selectors import (
     submission_list_by_ids,
     submission_list_visible,
     submission_score_rows,
+    upload_job_get_visible,
 )
 from leaderboard.services import (
     ScoreInput,
@@ -47,6 +50,7 @@ from leaderboard.throttling import (
     SubmitThrottle,
     UserThrottle,
 )
+from leaderboard.uploads import upload_in_background, upload_job_create
 
 ERRORS = {400: ErrorSerializer, 401: ErrorSerializer, 403: ErrorSerializer, 404: ErrorSerializer}
 SUBMIT_THROTTLES = [AnonThrottle, UserThrottle, SubmitThrottle, BenchmarkSubmitThrottle]
@@ -97,7 +101,11 @@ class SubmissionDetailOutputSerializer(SubmissionOutputSerializer):
 
 def _stored(submissions: list[Submission]) -> list[Submission]:
     """The submissions again, with their score counts."""
-    return list(submission_list_by_ids(ids=[s.pk for s in submissions]))
+    return _stored_by_ids([s.pk for s in submissions])
+
+
+def _stored_by_ids(ids: list[int]) -> list[Submission]:
+    return list(submission_list_by_ids(ids=ids))
 
 
 def _replayed(submissions: list[Submission], key: str, started) -> bool:
@@ -257,6 +265,16 @@ class SubmissionUploadApi(ApiView):
         upload = data["file"]
         if upload.size > self.max_body_bytes():
             raise PayloadTooLarge(too_large_message(upload.size, self.max_body_bytes()))
+        if upload_in_background(upload.size):
+            job = upload_job_create(
+                benchmark=benchmark,
+                submitter=request.user,
+                content=upload.read(),
+                format=data["format"],
+                note=data["note"],
+                idempotency_key=key,
+            )
+            return _upload_job_response(request, slug, job, status.HTTP_202_ACCEPTED)
         parsed = parse_results_csv(
             upload,
             format=data["format"],
@@ -365,3 +383,59 @@ class SubmissionRejectApi(ApiView):
         )
         (stored,) = _stored([submission])
         return Response(SubmissionOutputSerializer(stored).data)
+
+
+class UploadJobOutputSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    status = serializers.ChoiceField(choices=UploadJob.Status.choices)
+    stage = serializers.CharField(help_text="reading, validating or storing while running")
+    progress = serializers.FloatField(help_text="0..1")
+    size = serializers.IntegerField(help_text="bytes of the file")
+    created_at = serializers.DateTimeField()
+    started_at = serializers.DateTimeField(allow_null=True)
+    finished_at = serializers.DateTimeField(allow_null=True)
+    http_status = serializers.IntegerField(
+        allow_null=True,
+        help_text="once finished: the status the upload would have answered directly "
+        "(201 stored, 400 refused, 403 not allowed)",
+    )
+    result = serializers.SerializerMethodField(
+        help_text="once finished: the body the upload would have answered directly (the "
+        "stored submissions, or the refusal with every bad row); null before"
+    )
+
+    @extend_schema_field(serializers.JSONField(allow_null=True))
+    def get_result(self, job: UploadJob) -> dict | None:
+        if job.status != UploadJob.Status.DONE or job.result is None:
+            return job.result
+        stored = _stored_by_ids(job.result["submissions"])
+        return SubmissionUploadApi.OutputSerializer(
+            {"submissions": stored, "n_scores": job.result["n_scores"]}
+        ).data
+
+
+def _upload_job_response(request: Request, slug: str, job: UploadJob, code: int) -> Response:
+    response = Response(UploadJobOutputSerializer(job).data, status=code)
+    response["Location"] = reverse(
+        "api-upload-job-detail", kwargs={"slug": slug, "job_id": job.pk}, request=request
+    )
+    return response
+
+
+class UploadJobDetailApi(ApiView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(
+        summary="A results file being processed in the background",
+        description="Large files (over PODIUM_BACKGROUND_UPLOAD_BYTES) are answered 202 "
+        "with this job: poll it until `status` is `done` or `failed`; `result` is then "
+        "what a direct upload would have answered. Only the uploader sees it.",
+        responses={200: UploadJobOutputSerializer, 404: ErrorSerializer},
+    )
+    def get(self, request: Request, slug: str, job_id: int) -> Response:
+        benchmark = benchmark_or_404(slug=slug, user=request.user)
+        try:
+            job = upload_job_get_visible(benchmark=benchmark, user=request.user, job_id=job_id)
+        except UploadJob.DoesNotExist:
+            raise NotFound(f"No upload {job_id}.") from None
+        return _upload_job_response(request, slug, job, status.HTTP_200_OK)

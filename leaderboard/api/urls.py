@@ -24,6 +24,7 @@ from leaderboard.api.snapshots import (
     SnapshotLatestSectionApi,
     SnapshotSchemaApi,
     SnapshotSectionApi,
+    SnapshotStatusApi,
     SnapshotVersionApi,
 )
 from leaderboard.api.submissions import (
@@ -34,6 +35,7 @@ from leaderboard.api.submissions import (
     SubmissionRejectApi,
     SubmissionUploadApi,
     SubmissionWithdrawApi,
+    UploadJobDetailApi,
 )
 from leaderboard.api.tokens import ApiTokenCreateApi, ApiTokenListApi, ApiTokenRevokeApi
 
@@ -69,11 +71,17 @@ urlpatterns = [
         name="api-submission-upload",
     ),
     path(submission, SubmissionDetailApi.as_view(), name="api-submission-detail"),
+    path(
+        f"{benchmark}uploads/<int:job_id>/",
+        UploadJobDetailApi.as_view(),
+        name="api-upload-job-detail",
+    ),
     path(f"{submission}withdraw/", SubmissionWithdrawApi.as_view(), name="api-submission-withdraw"),
     path(f"{submission}accept/", SubmissionAcceptApi.as_view(), name="api-submission-accept"),
     path(f"{submission}reject/", SubmissionRejectApi.as_view(), name="api-submission-reject"),
     path(snapshots, SnapshotHistoryApi.as_view(), name="api-snapshot-history"),
     path(f"{snapshots}latest/", SnapshotLatestApi.as_view(), name="api-snapshot-latest"),
+    path(f"{snapshots}status/", SnapshotStatusApi.as_view(), name="api-snapshot-status"),
     path(
         f"{snapshots}latest/export.csv",
         SnapshotExportCsvApi.as_view(),

@@ -1,0 +1,19 @@
+"""Thin Celery tasks: ids in, a service call, nothing else."""
+
+from __future__ import annotations
+
+from celery import shared_task
+from django.conf import settings
+
+from leaderboard.uploads import upload_job_run
+
+
+@shared_task(
+    name="leaderboard.process_upload",
+    acks_late=True,
+    reject_on_worker_lost=True,
+    time_limit=settings.PODIUM_UPLOAD_TIME_LIMIT,
+)
+def process_upload(job_id: int) -> int | None:
+    job = upload_job_run(job_id=job_id)
+    return job.pk if job else None

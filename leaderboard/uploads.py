@@ -1,0 +1,153 @@
+"""Large results files, stored first and processed in the background.
+
+A file over ``PODIUM_BACKGROUND_UPLOAD_BYTES`` is not parsed within the request: it is
+stored as an :class:`UploadJob` and a worker (``leaderboard.process_upload``; a thread
+of the server process in the embedded mode) runs the same parse -> validate -> store
+path as the synchronous upload, all or nothing, recording its stage and progress. The
+job's ``result`` holds what the synchronous upload would have answered.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from datetime import timedelta
+
+from django.conf import settings
+from django.db import close_old_connections, connections, transaction
+from django.db.models import Q
+from django.utils import timezone
+
+from leaderboard.models import Benchmark, Submission, UploadJob
+
+logger = logging.getLogger(__name__)
+
+
+def upload_in_background(size: int) -> bool:
+    """Whether a file of ``size`` bytes is processed in the background."""
+    threshold = settings.PODIUM_BACKGROUND_UPLOAD_BYTES
+    return threshold is not None and size > threshold
+
+
+def upload_job_create(
+    *,
+    benchmark: Benchmark,
+    submitter,
+    content: bytes,
+    format: str | None,
+    note: str,
+    idempotency_key: str,
+) -> UploadJob:
+    """Store the file and hand it to a worker once the row is committed."""
+    with transaction.atomic():
+        job = UploadJob.objects.create(
+            benchmark=benchmark,
+            submitter=submitter,
+            content=content,
+            size=len(content),
+            format=format or "",
+            note=note,
+            idempotency_key=idempotency_key,
+        )
+        transaction.on_commit(lambda: _dispatch(job.pk))
+    return job
+
+
+def _dispatch(job_id: int) -> None:
+    from leaderboard.tasks import process_upload
+
+    if settings.CELERY_TASK_ALWAYS_EAGER:  # embedded mode: a thread of this process
+        threading.Thread(target=_run_in_thread, args=(job_id,), daemon=True).start()
+        return
+    try:
+        process_upload.delay(job_id)
+    except Exception:  # the broker is down: say so rather than leave the job waiting
+        logger.exception("upload %s could not be queued", job_id)
+        _finish(
+            job_id,
+            UploadJob.Status.FAILED,
+            {"detail": "The upload could not be queued for processing; send it again."},
+            503,
+        )
+
+
+def _run_in_thread(job_id: int) -> None:
+    try:
+        upload_job_run(job_id=job_id)
+    finally:
+        connections.close_all()
+
+
+def upload_job_run(*, job_id: int) -> UploadJob | None:
+    """Process a queued job (a duplicate delivery finds it taken and does nothing)."""
+    from estimation.results_csv import ResultsCsvError, parse_results_csv_text
+    from leaderboard.api.errors import exception_handler, max_problems
+    from leaderboard.services import (
+        PermissionDenied,
+        ValidationFailed,
+        submission_entries_from_csv,
+        submissions_create,
+    )
+
+    close_old_connections()
+    now = timezone.now()
+    # Queued, or left running by a worker that died (redelivered after the time limit).
+    abandoned = Q(
+        status=UploadJob.Status.RUNNING,
+        started_at__lt=now - timedelta(seconds=settings.PODIUM_UPLOAD_TIME_LIMIT),
+    )
+    claimed = (
+        UploadJob.objects.filter(pk=job_id)
+        .filter(Q(status=UploadJob.Status.QUEUED) | abandoned)
+        .update(status=UploadJob.Status.RUNNING, started_at=now, stage="reading", progress=0.0)
+    )
+    if not claimed:
+        return None
+    job = UploadJob.objects.select_related("benchmark", "submitter").get(pk=job_id)
+    try:
+        parsed = parse_results_csv_text(
+            bytes(job.content),
+            format=job.format or None,
+            max_rows=settings.PODIUM_MAX_UPLOAD_ROWS,
+            max_errors=max_problems(),
+        )
+        _stage(job_id, "validating", 0.4)
+        entries = submission_entries_from_csv(benchmark=job.benchmark, parsed=parsed, note=job.note)
+        del parsed
+        _stage(job_id, "storing", 0.6)
+        submissions = submissions_create(
+            benchmark=job.benchmark,
+            submitter=job.submitter,
+            entries=entries,
+            source=Submission.Source.CSV,
+            idempotency_key=job.idempotency_key,
+        )
+    except (ValidationFailed, ResultsCsvError, PermissionDenied) as exc:
+        response = exception_handler(exc, {})
+        return _finish(job_id, UploadJob.Status.FAILED, response.data, response.status_code)
+    except Exception:
+        logger.exception("upload %s failed", job_id)
+        body = {"detail": "The upload could not be processed; nothing was written."}
+        return _finish(job_id, UploadJob.Status.FAILED, body, 500)
+    body = {
+        "submissions": [s.pk for s in submissions],
+        "n_scores": sum(len(e.scores) for e in entries),
+    }
+    return _finish(job_id, UploadJob.Status.DONE, body, 201)
+
+
+def _stage(job_id: int, stage: str, progress: float) -> None:
+    UploadJob.objects.filter(pk=job_id).update(stage=stage, progress=progress)
+
+
+def _finish(job_id: int, status: str, result: dict, http_status: int) -> UploadJob:
+    UploadJob.objects.filter(pk=job_id).update(
+        status=status,
+        stage="",
+        progress=1.0,
+        result=result,
+        http_status=http_status,
+        content=b"",  # the file is not kept once processed
+        finished_at=timezone.now(),
+    )
+    return UploadJob.objects.get(pk=job_id)

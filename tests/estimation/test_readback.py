@@ -1,0 +1,146 @@
+"""The bulk read-back (binary COPY into numpy) gives the ResultTable of the ORM rows.
+
+The reference below is the row-by-row construction the service used before the bulk
+path: accepted rows newest submission first, the first row of each (dataset,
+algorithm, fold) kept, fold means where folds exist.
+"""
+
+from datetime import timedelta
+
+import numpy as np
+import pytest
+from django.db import connection
+from django.utils import timezone
+
+from estimation.core.table import ResultTable
+from estimation.services import result_table_build
+from leaderboard.models import Algorithm, Dataset, Metric, Score, Submission
+from leaderboard.selectors import accepted_score_rows
+from tests.factories import make_benchmark
+
+pytestmark = pytest.mark.django_db
+
+
+def reference_table(benchmark, metric) -> ResultTable:
+    cells: dict = {}
+    for dataset, algorithm, fold, value in accepted_score_rows(benchmark=benchmark, metric=metric):
+        cells.setdefault((dataset, algorithm, fold), value)
+    datasets = tuple(sorted({d for d, _, _ in cells}))
+    algorithms = tuple(sorted({a for _, a, _ in cells}))
+    folds = sorted({f for _, _, f in cells if f is not None})
+    row = {name: i for i, name in enumerate(datasets)}
+    col = {name: j for j, name in enumerate(algorithms)}
+    fold_index = {fold: k for k, fold in enumerate(folds)}
+    values = np.full((len(datasets), len(algorithms)), np.nan)
+    fold_values = np.full((len(datasets), len(folds), len(algorithms)), np.nan) if folds else None
+    for (dataset, algorithm, fold), value in cells.items():
+        if fold is None:
+            values[row[dataset], col[algorithm]] = value
+        else:
+            fold_values[row[dataset], fold_index[fold], col[algorithm]] = value
+    if fold_values is not None:
+        has_folds = ~np.isnan(fold_values).all(axis=1)
+        with np.errstate(invalid="ignore"):
+            means = np.nanmean(np.where(has_folds[:, None, :], fold_values, 0.0), axis=1)
+        values = np.where(has_folds, means, values)
+    return ResultTable(
+        datasets=datasets,
+        algorithms=algorithms,
+        values=values,
+        kind="rank" if benchmark.ranking_only else "score",
+        higher_is_better=metric.higher_is_better,
+        fold_values=fold_values,
+    )
+
+
+def assert_same(table: ResultTable, expected: ResultTable) -> None:
+    assert table.datasets == expected.datasets
+    assert table.algorithms == expected.algorithms
+    assert table.kind == expected.kind and table.higher_is_better == expected.higher_is_better
+    np.testing.assert_array_equal(table.values, expected.values)  # NaN == NaN here
+    if expected.fold_values is None:
+        assert table.fold_values is None
+    else:
+        np.testing.assert_array_equal(table.fold_values, expected.fold_values)
+
+
+def random_benchmark(seed: int):
+    """Several metrics, folds on some datasets, missing cells, pending and superseded
+    submissions; submission times deliberately out of id order."""
+    rng = np.random.default_rng(seed)
+    benchmark = make_benchmark(slug=f"random-{seed}")
+    Metric.objects.create(benchmark=benchmark, name="time", direction="lower")
+    metrics = list(benchmark.metrics.all())
+    # Names out of id order, so that the name sort is really exercised.
+    datasets = Dataset.objects.bulk_create(
+        [Dataset(benchmark=benchmark, name=f"d{rng.integers(10**6)}-{i}") for i in range(12)]
+    )
+    algorithms = Algorithm.objects.bulk_create(
+        [Algorithm(benchmark=benchmark, name=f"a{rng.integers(10**6)}-{j}") for j in range(6)]
+    )
+    now = timezone.now()
+    scores = []
+    for _ in range(20):
+        algorithm = algorithms[int(rng.integers(len(algorithms)))]
+        status = Submission.Status.ACCEPTED if rng.random() < 0.8 else Submission.Status.PENDING
+        submission = Submission.objects.create(
+            benchmark=benchmark, algorithm=algorithm, status=status
+        )
+        created = now - timedelta(minutes=int(rng.integers(1000)))
+        Submission.objects.filter(pk=submission.pk).update(created_at=created)
+        for dataset in datasets:
+            if rng.random() < 0.3:
+                continue  # a missing cell
+            for metric in metrics:
+                if rng.random() < 0.5:
+                    folds = [None]
+                else:
+                    folds = sorted(rng.choice(8, size=int(rng.integers(1, 6)), replace=False))
+                for fold in folds:
+                    scores.append(
+                        Score(
+                            submission=submission,
+                            dataset=dataset,
+                            metric=metric,
+                            fold=None if fold is None else int(fold),
+                            value=float(rng.normal()),
+                        )
+                    )
+    Score.objects.bulk_create(scores)
+    return benchmark, metrics
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_bulk_and_orm_read_back_match_the_row_by_row_table(seed):
+    benchmark, metrics = random_benchmark(seed)
+    assert connection.vendor == "postgresql"  # the bulk path is the one under test
+    for metric in metrics:
+        expected = reference_table(benchmark, metric)
+        assert expected.fold_values is not None and np.isnan(expected.values).any()
+        assert_same(result_table_build(benchmark=benchmark, metric=metric), expected)
+        assert_same(result_table_build(benchmark=benchmark, metric=metric, bulk=False), expected)
+
+
+def test_newer_submission_overrides_by_time_not_by_id():
+    benchmark = make_benchmark(slug="override")
+    metric = benchmark.metrics.get()
+    dataset = Dataset.objects.create(benchmark=benchmark, name="d")
+    algorithm = Algorithm.objects.create(benchmark=benchmark, name="a")
+    accepted = Submission.Status.ACCEPTED
+    newer = Submission.objects.create(benchmark=benchmark, algorithm=algorithm, status=accepted)
+    older = Submission.objects.create(benchmark=benchmark, algorithm=algorithm, status=accepted)
+    Submission.objects.filter(pk=older.pk).update(created_at=timezone.now() - timedelta(days=1))
+    Score.objects.create(submission=newer, dataset=dataset, metric=metric, fold=0, value=1.0)
+    Score.objects.create(submission=older, dataset=dataset, metric=metric, fold=0, value=9.0)
+    Score.objects.create(submission=older, dataset=dataset, metric=metric, fold=1, value=3.0)
+    for bulk in (True, False):
+        table = result_table_build(benchmark=benchmark, metric=metric, bulk=bulk)
+        np.testing.assert_array_equal(table.fold_values[0, :, 0], [1.0, 3.0])
+        assert table.values[0, 0] == 2.0
+
+
+def test_empty_benchmark_reads_back_an_empty_table():
+    benchmark = make_benchmark(slug="empty")
+    for bulk in (True, False):
+        table = result_table_build(benchmark=benchmark, metric=benchmark.metrics.get(), bulk=bulk)
+        assert table.datasets == () and table.algorithms == () and table.fold_values is None
