@@ -154,6 +154,9 @@ def run(options: Options, scratch) -> str:
     try:
         first = _get(base, path, {})
         status_first = _get(base, status_path, {})
+        for answer in (first, status_first):
+            if answer["status"] != 200 or not answer["etag"]:
+                raise RuntimeError(f"the server answered {answer}, not a 200 with an ETag")
         scenarios = [
             ("latest, 200", path, {}),
             ("latest, 200 gzip", path, {"Accept-Encoding": "gzip"}),
