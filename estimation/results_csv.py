@@ -62,7 +62,7 @@ import math
 import os
 import re
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -266,6 +266,7 @@ def parse_results_csv(
     format: Format | None = None,
     max_rows: int | None = None,
     max_errors: int = 50,
+    metric_check: Callable[[str], str | None] | None = None,
 ) -> ParsedResults:
     """Read and validate a results CSV.
 
@@ -273,9 +274,11 @@ def parse_results_csv(
     binary (e.g. an uploaded file); CSV *content* held in a string goes through
     :func:`parse_results_csv_text`. ``format`` is ``"long"``, ``"wide"``,
     ``"ranking"`` or ``None`` (detect from the header). ``max_rows`` caps the number of
-    data rows and of results (a wide row holds several). Raises
-    :class:`ResultsCsvError` (a ``ValueError``) listing every problem; ``OSError`` if the
-    path cannot be read.
+    data rows and of results (a wide row holds several). ``metric_check(name)`` returns
+    why a metric name is refused (e.g. a benchmark does not have it), or None: each such
+    row is an error at its own line, and the fold checks, which would misread those rows
+    as missing folds, wait until the file has none. Raises :class:`ResultsCsvError` (a
+    ``ValueError``) listing every problem; ``OSError`` if the path cannot be read.
     """
     if isinstance(source, (str, os.PathLike)):
         content: str | bytes = Path(source).read_bytes()
@@ -286,7 +289,13 @@ def parse_results_csv(
             f"source must be a path or a file object, got {type(source).__name__}; "
             "use parse_results_csv_text for CSV content"
         )
-    return parse_results_csv_text(content, format=format, max_rows=max_rows, max_errors=max_errors)
+    return parse_results_csv_text(
+        content,
+        format=format,
+        max_rows=max_rows,
+        max_errors=max_errors,
+        metric_check=metric_check,
+    )
 
 
 def parse_results_csv_text(
@@ -295,6 +304,7 @@ def parse_results_csv_text(
     format: Format | None = None,
     max_rows: int | None = None,
     max_errors: int = 50,
+    metric_check: Callable[[str], str | None] | None = None,
 ) -> ParsedResults:
     """Like :func:`parse_results_csv`, for CSV content (``bytes`` are decoded as UTF-8)."""
     if format is not None and format not in FORMATS:
@@ -304,7 +314,9 @@ def parse_results_csv_text(
     if isinstance(max_errors, bool) or max_errors < 1:
         raise ValueError(f"max_errors must be a positive integer, got {max_errors!r}")
     text = _decode(content) if isinstance(content, bytes) else content.removeprefix("\ufeff")
-    return _Parser(format=format, max_rows=max_rows, max_errors=max_errors).parse(text)
+    return _Parser(
+        format=format, max_rows=max_rows, max_errors=max_errors, metric_check=metric_check
+    ).parse(text)
 
 
 # --- implementation -----------------------------------------------------------------
@@ -405,8 +417,16 @@ def _number_problem(raw: str, what: str) -> str:
 
 
 class _Parser:
-    def __init__(self, *, format: Format | None, max_rows: int | None, max_errors: int) -> None:
+    def __init__(
+        self,
+        *,
+        format: Format | None,
+        max_rows: int | None,
+        max_errors: int,
+        metric_check: Callable[[str], str | None] | None = None,
+    ) -> None:
         self.format = format
+        self.metric_check = metric_check
         self.max_rows = max_rows
         self.errors = _Errors(max_errors)
         self.header_line = 1
@@ -626,8 +646,13 @@ class _Parser:
             metric = -1
             if i_metric is not None:
                 name = row[i_metric].strip()
+                refused = None
                 if name and (problem := control_character_problem(name)):
-                    errors.add(line, c_metric, f"metric name {problem}")
+                    refused = f"metric name {problem}"
+                elif name and self.metric_check:
+                    refused = self.metric_check(name)
+                if refused:
+                    errors.add(line, c_metric, refused)
                     ok = False
                 elif name:
                     metric = metrics.setdefault(name, len(metrics))

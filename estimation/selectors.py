@@ -48,18 +48,29 @@ def snapshot_latest(*, benchmark, metric=None, ready_only: bool = True) -> Resul
     return snapshots.select_related("benchmark", "metric").order_by("-version", "-id").first()
 
 
-def snapshot_history(*, benchmark: Benchmark, metric: Metric) -> QuerySet[ResultSnapshot]:
+def _failed_hidden(snapshots: QuerySet[ResultSnapshot], include_failed: bool):
+    """Failed versions are for maintainers (with their error); readers never see them."""
+    return snapshots if include_failed else snapshots.exclude(status=ResultSnapshot.Status.FAILED)
+
+
+def snapshot_history(
+    *, benchmark: Benchmark, metric: Metric, include_failed: bool = True
+) -> QuerySet[ResultSnapshot]:
     """Every snapshot of a benchmark's metric, newest first (sections are stored apart)."""
+    snapshots = ResultSnapshot.objects.filter(benchmark=benchmark, metric=metric)
     return (
-        ResultSnapshot.objects.filter(benchmark=benchmark, metric=metric)
+        _failed_hidden(snapshots, include_failed)
         .select_related("benchmark", "metric")
         .order_by("-version", "-id")
     )
 
 
-def snapshot_get(*, benchmark: Benchmark, metric: Metric, version: int) -> ResultSnapshot:
-    """Raises ``ResultSnapshot.DoesNotExist``."""
-    return ResultSnapshot.objects.select_related("benchmark", "metric").get(
+def snapshot_get(
+    *, benchmark: Benchmark, metric: Metric, version: int, include_failed: bool = True
+) -> ResultSnapshot:
+    """Raises ``ResultSnapshot.DoesNotExist`` (also for a failed one, unless included)."""
+    snapshots = _failed_hidden(ResultSnapshot.objects.all(), include_failed)
+    return snapshots.select_related("benchmark", "metric").get(
         benchmark=benchmark, metric=metric, version=version
     )
 

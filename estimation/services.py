@@ -21,6 +21,7 @@ from django.db import transaction
 from django.db.models import F, Max, Q
 from django.utils import timezone
 
+from estimation.background import recompute_dispatch
 from estimation.core.analysis import ENGINE_VERSION, AnalysisSettings, analyze
 from estimation.core.contract import SCHEMA_VERSION, SnapshotPayload, to_json
 from estimation.core.table import ResultTable
@@ -150,13 +151,11 @@ def recompute_request(*, benchmark_id: int) -> None:
     If the broker is down the change is still recorded (the caller's transaction commits
     normally); :func:`recompute_stale_enqueue` picks it up once the broker is back.
     """
-    from estimation.tasks import recompute_benchmark
-
     _revision_bump(benchmark_id=benchmark_id)
 
     def enqueue() -> None:
         try:
-            recompute_benchmark.delay(benchmark_id)
+            recompute_dispatch(benchmark_id)
         except Exception:  # the broker client raises many unrelated types
             logger.warning(
                 "could not enqueue the recompute of benchmark %s; the stale sweep will retry",
@@ -179,8 +178,6 @@ def recompute_stale_enqueue() -> list[int]:
     """Enqueue a recompute for every benchmark whose input changed since its last run, or
     whose results an older engine computed (so a deployment of a new engine recomputes
     every benchmark without being asked)."""
-    from estimation.tasks import recompute_benchmark
-
     recompute_outdated_request(enqueue=False)
     now = timezone.now()
     stale = list(
@@ -189,7 +186,7 @@ def recompute_stale_enqueue() -> list[int]:
         .values_list("benchmark_id", flat=True)
     )
     for benchmark_id in stale:
-        recompute_benchmark.delay(benchmark_id)
+        recompute_dispatch(benchmark_id)
     return stale
 
 
@@ -247,9 +244,7 @@ def recompute_run(*, benchmark_id: int, owner: str) -> list[ResultSnapshot]:
     # A request that arrived between our last check and the release had its own task
     # turned away by our lease: make sure someone runs it.
     if RecomputeState.objects.get(pk=benchmark_id).is_stale:
-        from estimation.tasks import recompute_benchmark
-
-        recompute_benchmark.delay(benchmark_id)
+        recompute_dispatch(benchmark_id)
     return created
 
 

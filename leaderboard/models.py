@@ -330,6 +330,9 @@ class UploadJob(models.Model):
     format = models.CharField(max_length=10, blank=True)
     note = models.TextField(blank=True)
     idempotency_key = models.CharField(max_length=100, blank=True)
+    new_datasets_confirmed = models.BooleanField(
+        default=False, help_text="the uploader confirmed new datasets (typo guard)"
+    )
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
     stage = models.CharField(max_length=40, blank=True)
     progress = models.FloatField(default=0.0)

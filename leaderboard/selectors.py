@@ -243,6 +243,24 @@ def _codes(queryset) -> _Codes:
     )
 
 
+def benchmark_folds_by_dataset(*, benchmark: Benchmark) -> dict[str, list[int]]:
+    """The folds each dataset's accepted scores use (datasets without folds are absent)."""
+    rows = (
+        Score.objects.filter(
+            submission__benchmark=benchmark,
+            submission__status=Submission.Status.ACCEPTED,
+            fold__isnull=False,
+        )
+        .values_list("dataset__name", "fold")
+        .distinct()
+        .order_by("dataset__name", "fold")
+    )
+    folds: dict[str, list[int]] = {}
+    for dataset, fold in rows:
+        folds.setdefault(dataset, []).append(fold)
+    return folds
+
+
 # --- visibility (REST API) ------------------------------------------------------------
 
 
@@ -288,6 +306,8 @@ def _count_of(model, public=None, **filters) -> Coalesce:
 
 
 def _with_counts(benchmarks: QuerySet[Benchmark]) -> QuerySet[Benchmark]:
+    """Algorithms and datasets are counted when public (an accepted result uses them, or a
+    maintainer declared the dataset): a pending or rejected submission's names are not."""
     return benchmarks.annotate(
         n_algorithms=_count_of(Algorithm, public=algorithms_public),
         n_datasets=_count_of(Dataset, public=datasets_public),

@@ -9,7 +9,7 @@ from __future__ import annotations
 import hashlib
 import math
 import secrets
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import timedelta
 
@@ -31,11 +31,13 @@ from leaderboard.models import (
     Score,
     Submission,
 )
+from leaderboard.notifications import submission_decision_notify
 from leaderboard.selectors import (
     algorithm_names_public,
     api_token_digest,
     dataset_names_public,
 )
+from leaderboard.typo_guard import NameIndex, did_you_mean
 
 # Benchmark fields whose change alters the analysis and so needs a recompute.
 ANALYSIS_FIELDS = (
@@ -384,11 +386,14 @@ def submission_create(
     entry: SubmissionInput,
     source: str = Submission.Source.API,
     idempotency_key: str = "",
+    new_datasets_confirmed: bool = False,
 ) -> Submission:
     """Store one algorithm's scores, all or nothing.
 
     Open benchmarks accept on arrival; moderated ones wait for a maintainer (a
     maintainer's own submission is accepted at once); closed ones take maintainers only.
+    A dataset the benchmark does not have yet is added only with
+    ``new_datasets_confirmed`` (see :func:`_typo_problems`).
     """
     return submissions_create(
         benchmark=benchmark,
@@ -396,6 +401,7 @@ def submission_create(
         entries=[entry],
         source=source,
         idempotency_key=idempotency_key,
+        new_datasets_confirmed=new_datasets_confirmed,
     )[0]
 
 
@@ -406,6 +412,7 @@ def submissions_create(
     entries: Sequence[SubmissionInput],
     source: str = Submission.Source.API,
     idempotency_key: str = "",
+    new_datasets_confirmed: bool = False,
 ) -> list[Submission]:
     """Several algorithms at once (a CSV file), all or nothing; see submission_create."""
     is_maintainer = user_is_maintainer(user=submitter, benchmark=benchmark)
@@ -435,6 +442,7 @@ def submissions_create(
                 idempotency_key=idempotency_key,
                 content_hash=content_hash,
                 accept=auto_accept,
+                new_datasets_confirmed=new_datasets_confirmed or system_import,
             )
             if auto_accept:
                 recompute_request(benchmark_id=benchmark.pk)
@@ -446,6 +454,25 @@ def submissions_create(
                 return _replay(earlier, content_hash, idempotency_key)
         raise
     return submissions
+
+
+def benchmark_metric_check(*, benchmark: Benchmark) -> Callable[[str], str | None]:
+    """For the CSV parser: why a metric name is not one of ``benchmark``'s, or None.
+
+    The parser then reports each such row at its own line (with a "did you mean"),
+    instead of the rows' absence confusing its fold checks.
+    """
+    names = list(benchmark.metrics.values_list("name", flat=True))
+    index = NameIndex.of(names)
+
+    def check(name: str) -> str | None:
+        if name in index:
+            return None
+        return f"unknown metric {name!r}; this benchmark has {sorted(names)}" + did_you_mean(
+            name, index
+        )
+
+    return check
 
 
 def submission_entries_from_csv(
@@ -545,6 +572,7 @@ def _submissions_write(
     idempotency_key: str,
     content_hash: str,
     accept: bool,
+    new_datasets_confirmed: bool = False,
 ) -> list[Submission]:
     metrics = {m.name: m for m in benchmark.metrics.all()}
     primary = next((m for m in metrics.values() if m.is_primary), None)
@@ -556,6 +584,9 @@ def _submissions_write(
     listed_algorithms = set(algorithm_names_public(benchmark=benchmark))
     problems = _entry_problems(
         benchmark, entries, metrics, primary, listed_datasets, listed_algorithms
+    )
+    problems += _typo_problems(
+        benchmark, entries, listed_datasets, listed_algorithms, confirmed=new_datasets_confirmed
     )
     if problems:
         raise ValidationFailed(problems)
@@ -835,7 +866,8 @@ def _entry_problems(benchmark, entries, metrics, primary, datasets, algorithms) 
                 problems.append(
                     Problem(
                         f"{label}unknown metric {score.metric!r}; "
-                        f"this benchmark has {sorted(metrics)}",
+                        f"this benchmark has {sorted(metrics)}"
+                        + did_you_mean(score.metric, NameIndex.of(metrics)),
                         "metric",
                         **where,
                     )
@@ -876,12 +908,92 @@ def _entry_problems(benchmark, entries, metrics, primary, datasets, algorithms) 
     return problems
 
 
+def _typo_problems(
+    benchmark: Benchmark,
+    entries: Sequence[SubmissionInput],
+    listed_datasets: Iterable[str],
+    listed_algorithms: Iterable[str],
+    *,
+    confirmed: bool,
+) -> list[Problem]:
+    """Names that are probably typos, and new datasets nobody confirmed (typo_guard).
+
+    A dataset the benchmark lacks, but that is close to one it has (case, punctuation,
+    one edit), or an algorithm equal to one it has up to case and punctuation, is refused
+    with a "did you mean". Any other new dataset
+    needs ``confirmed``, unless the benchmark has none yet (nothing to mistype). Only
+    public names count as the benchmark's: datasets that a maintainer declared or that
+    have an accepted score, algorithms with an accepted submission; so a suggestion never
+    reveals what waits in the moderation queue. Each name is reported once, at its first
+    line (or its first ``scores[i]``).
+    """
+    known_datasets = NameIndex.of(listed_datasets)
+    known_algorithms = NameIndex.of(listed_algorithms)
+    problems: list[Problem] = []
+    first_seen: dict[str, tuple[int, Problem | None]] = {}
+    for entry in entries:
+        name = entry.algorithm.strip()
+        suggestion = known_algorithms.suggest(name, edits=False) if name else None
+        if suggestion is not None:
+            line = next((s.line for s in entry.scores if s.line is not None), None)
+            problems.append(
+                Problem(
+                    f"algorithm {name!r} is not in this benchmark; did you mean "
+                    f"{suggestion!r}? Use its exact name, or a clearly different one",
+                    "algorithm",
+                    line=line,
+                )
+            )
+        for position, score in enumerate(entry.scores, start=1):
+            dataset = score.dataset
+            if not isinstance(dataset, str) or not dataset.strip() or dataset in known_datasets:
+                continue
+            if not benchmark.allow_new_datasets:
+                break  # _entry_problems refuses every unlisted dataset already
+            if dataset in first_seen:
+                count, problem = first_seen[dataset]
+                first_seen[dataset] = (count + 1, problem)
+                continue
+            label = "" if score.line is not None else f"scores[{position}]: "
+            where = {"line": score.line} if score.line is not None else {}
+            suggestion = known_datasets.suggest(dataset)
+            problem = None
+            if suggestion is not None:
+                problem = Problem(
+                    f"{label}dataset {dataset!r} is not in this benchmark; did you mean "
+                    f"{suggestion!r}?",
+                    "dataset",
+                    **where,
+                )
+            elif not confirmed and known_datasets.names:
+                problem = Problem(
+                    f"{label}dataset {dataset!r} is new to this benchmark: confirm that "
+                    'it is a new dataset to add it (API: "allow_new_datasets": true; '
+                    "file upload: tick the new datasets in the preview)",
+                    "dataset",
+                    **where,
+                )
+            first_seen[dataset] = (1, problem)
+    for count, problem in first_seen.values():
+        if problem is None:
+            continue
+        if count > 1:
+            problem = Problem(
+                f"{problem.message} ({count} scores name it)", problem.field, problem.line
+            )
+        problems.append(problem)
+        if len(problems) >= MAX_PROBLEMS:
+            break
+    return problems
+
+
 def _decide(*, submission: Submission, user, status: str, note: str) -> Submission:
     submission.status = status
     submission.decision_note = note
     submission.decided_by = user
     submission.decided_at = timezone.now()
     submission.save(update_fields=["status", "decision_note", "decided_by", "decided_at"])
+    submission_decision_notify(submission=submission)
     return submission
 
 
@@ -901,6 +1013,54 @@ def submission_accept(*, submission: Submission, user=None, note: str = "") -> S
     _algorithm_links_refresh(algorithm_ids=[submission.algorithm_id])
     recompute_request(benchmark_id=submission.benchmark_id)
     return submission
+
+
+MAX_BULK_DECISIONS = 500
+
+
+@transaction.atomic
+def submissions_decide(
+    *, benchmark: Benchmark, user, ids: Sequence[int], accept: bool, note: str = ""
+) -> list[Submission]:
+    """Accept or reject several pending submissions of ``benchmark`` at once (maintainers).
+
+    All or nothing; one recompute for the lot. A submission that is no longer pending
+    (someone decided it meanwhile, or it was withdrawn) is refused by name.
+    """
+    _require_maintainer(user=user, benchmark=benchmark)
+    wanted = list(dict.fromkeys(ids))
+    if not wanted:
+        raise ValidationFailed([Problem("choose at least one submission", "submissions")])
+    if len(wanted) > MAX_BULK_DECISIONS:
+        raise ValidationFailed(
+            [Problem(f"at most {MAX_BULK_DECISIONS} submissions at once", "submissions")]
+        )
+    found = {
+        s.pk: s
+        for s in Submission.objects.select_for_update()
+        .filter(benchmark=benchmark, pk__in=wanted)
+        .select_related("algorithm")
+    }
+    problems = [
+        Problem(f"submission {pk} is not one of this benchmark's", "submissions")
+        for pk in wanted
+        if pk not in found
+    ]
+    problems += [
+        Problem(
+            f"{found[pk].algorithm.name} (#{pk}) is {found[pk].status}, not pending",
+            "submissions",
+        )
+        for pk in wanted
+        if pk in found and found[pk].status != Submission.Status.PENDING
+    ]
+    if problems:
+        raise ValidationFailed(problems)
+    status = Submission.Status.ACCEPTED if accept else Submission.Status.REJECTED
+    decided = [_decide(submission=found[pk], user=user, status=status, note=note) for pk in wanted]
+    if accept:
+        recompute_request(benchmark_id=benchmark.pk)
+    return decided
 
 
 @transaction.atomic

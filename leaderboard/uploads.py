@@ -37,6 +37,7 @@ def upload_job_create(
     format: str | None,
     note: str,
     idempotency_key: str,
+    new_datasets_confirmed: bool = False,
 ) -> UploadJob:
     """Store the file and hand it to a worker once the row is committed."""
     with transaction.atomic():
@@ -48,6 +49,7 @@ def upload_job_create(
             format=format or "",
             note=note,
             idempotency_key=idempotency_key,
+            new_datasets_confirmed=new_datasets_confirmed,
         )
         transaction.on_commit(lambda: _dispatch(job.pk))
     return job
@@ -85,6 +87,7 @@ def upload_job_run(*, job_id: int) -> UploadJob | None:
     from leaderboard.services import (
         PermissionDenied,
         ValidationFailed,
+        benchmark_metric_check,
         submission_entries_from_csv,
         submissions_create,
     )
@@ -110,6 +113,7 @@ def upload_job_run(*, job_id: int) -> UploadJob | None:
             format=job.format or None,
             max_rows=settings.PODIUM_MAX_UPLOAD_ROWS,
             max_errors=max_problems(),
+            metric_check=benchmark_metric_check(benchmark=job.benchmark),
         )
         _stage(job_id, "validating", 0.4)
         entries = submission_entries_from_csv(benchmark=job.benchmark, parsed=parsed, note=job.note)
@@ -121,6 +125,7 @@ def upload_job_run(*, job_id: int) -> UploadJob | None:
             entries=entries,
             source=Submission.Source.CSV,
             idempotency_key=job.idempotency_key,
+            new_datasets_confirmed=job.new_datasets_confirmed,
         )
     except (ValidationFailed, ResultsCsvError, PermissionDenied) as exc:
         response = exception_handler(exc, {})

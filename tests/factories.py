@@ -42,4 +42,5 @@ def make_submission(
         submitter=submitter,
         entry=entry(algorithm, values, folds),
         source=Submission.Source.API,
+        new_datasets_confirmed=True,
     )

@@ -144,6 +144,10 @@ SPECTACULAR_SETTINGS = {
     "SERVE_INCLUDE_SCHEMA": False,
     "SCHEMA_PATH_PREFIX": "/api/",
     "COMPONENT_SPLIT_REQUEST": True,
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "leaderboard.api.examples.examples_fill",
+    ],
     "ENUM_NAME_OVERRIDES": {
         "SubmissionStatusEnum": "leaderboard.models.Submission.Status",
         "SnapshotStatusEnum": "estimation.models.ResultSnapshot.Status",
@@ -189,6 +193,9 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 # Fail fast when Redis is down at submission time; the score is already saved and the
 # periodic sweep (or the next change) recomputes once the broker is back.
 CELERY_BROKER_TRANSPORT_OPTIONS = {"max_retries": 1, "interval_start": 0, "interval_step": 0.2}
+# Without a broker, a recompute runs in a background thread of the server process
+# (estimation/background.py) rather than inside the request that asked for it.
+RECOMPUTE_IN_THREAD = env_bool("PODIUM_RECOMPUTE_IN_THREAD", CELERY_TASK_ALWAYS_EAGER)
 RECOMPUTE_TIME_LIMIT = env_int("PODIUM_RECOMPUTE_TIME_LIMIT", 600)
 # A run holds a per-benchmark lease, renewed as it progresses; a dead worker's lease
 # expires after this long and the next run takes over.
@@ -250,6 +257,25 @@ AXES_HTTP_RESPONSE_CODE = 429
 # The client address as the API throttles see it (PODIUM_NUM_PROXIES).
 AXES_CLIENT_IP_CALLABLE = "leaderboard.throttling.client_address"
 AXES_VERBOSE = False
+
+# Mail to submitters (their submission was accepted or rejected). The embedded default
+# prints it on the console; with a broker configured (a real deployment), SMTP.
+EMAIL_BACKEND = env_str(
+    "DJANGO_EMAIL_BACKEND",
+    "django.core.mail.backends.console.EmailBackend"
+    if CELERY_TASK_ALWAYS_EAGER
+    else "django.core.mail.backends.smtp.EmailBackend",
+)
+EMAIL_HOST = env_str("DJANGO_EMAIL_HOST", "localhost")
+EMAIL_PORT = env_int("DJANGO_EMAIL_PORT", 25)
+EMAIL_HOST_USER = env_str("DJANGO_EMAIL_HOST_USER", "")
+EMAIL_HOST_PASSWORD = env_str("DJANGO_EMAIL_HOST_PASSWORD", "")
+EMAIL_USE_TLS = env_bool("DJANGO_EMAIL_USE_TLS", False)
+EMAIL_TIMEOUT = 10
+DEFAULT_FROM_EMAIL = env_str("DJANGO_DEFAULT_FROM_EMAIL", "podium@localhost")
+
+# A demo maintainer account made by load_demo: local settings only (config.settings.local).
+PODIUM_DEMO_MAINTAINER: dict[str, str] | None = None
 
 # The site's own account pages (frontend/accounts).
 LOGIN_URL = "account-login"

@@ -13,3 +13,17 @@ SECRET_KEY = env_str("DJANGO_SECRET_KEY", "podium-local-development-only-not-sec
 STATIC_ROOT = BASE_DIR / "var" / "static"
 STATIC_ROOT.mkdir(exist_ok=True)
 WHITENOISE_USE_FINDERS = True
+# `make dev` makes this account, which maintains the demo benchmarks (README says so).
+PODIUM_DEMO_MAINTAINER = {"username": "demo-maintainer", "password": "podium-demo"}
+
+# The embedded mode writes from request threads and the background recompute thread at
+# once: SQLite in WAL mode (readers never wait), transactions that take the write lock at
+# their start (no deadlock between two upgrading readers), and a patient lock wait.
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":  # noqa: F405
+    DATABASES["default"].setdefault("OPTIONS", {}).update(  # noqa: F405
+        {
+            "timeout": 30,
+            "transaction_mode": "IMMEDIATE",
+            "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+        }
+    )

@@ -12,6 +12,7 @@ SECRET_KEY = "podium-test-only"
 DEBUG = False
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 CELERY_TASK_ALWAYS_EAGER = False
+RECOMPUTE_IN_THREAD = False  # the real worker; tests of the thread mode override this
 # A queue of its own so that a worker of another checkout on this machine never takes our tasks.
 CELERY_TASK_DEFAULT_QUEUE = env_str("CELERY_QUEUE", f"podium-test-{os.getpid()}")
 # Close connections after each request and task, so a test worker thread leaves none

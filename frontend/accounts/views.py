@@ -6,6 +6,8 @@ who may do what (their PermissionDenied becomes a 403).
 
 from __future__ import annotations
 
+from datetime import datetime, timedelta
+
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import login
@@ -15,12 +17,17 @@ from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils import timezone
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods
 
 from frontend.accounts.forms import LoginForm, SignupForm, TokenCreateForm
-from frontend.accounts.selectors import submission_list_of_user, submission_of_user
+from frontend.accounts.selectors import (
+    submission_decisions_since,
+    submission_list_of_user,
+    submission_of_user,
+)
 from frontend.accounts.services import user_signup
 from frontend.contribute.access import forbidden
 from frontend.contribute.form_errors import add_problems, form_summary
@@ -35,6 +42,10 @@ from leaderboard.services import (
 )
 
 SUBMISSIONS_PER_PAGE = 50
+# "My submissions" shows maintainers' decisions made since the page was last seen in this
+# session; a first visit looks back this far.
+DECISIONS_SEEN_KEY = "podium-decisions-seen-at"
+DECISIONS_LOOKBACK = timedelta(days=30)
 
 
 def _safe_next(request: HttpRequest, default: str) -> str:
@@ -170,10 +181,22 @@ def my_submissions(request: HttpRequest) -> HttpResponse:
     page = Paginator(submission_list_of_user(user=request.user), SUBMISSIONS_PER_PAGE).get_page(
         request.GET.get("page")
     )
+    now = timezone.now()
+    try:
+        seen_at = datetime.fromisoformat(request.session.get(DECISIONS_SEEN_KEY, ""))
+    except (TypeError, ValueError):
+        seen_at = now - DECISIONS_LOOKBACK
+    decisions = list(submission_decisions_since(user=request.user, since=seen_at))
+    request.session[DECISIONS_SEEN_KEY] = now.isoformat()
     return render(
         request,
         "frontend/accounts/submissions.html",
-        {"section": "submissions", "page": page, "Status": Submission.Status},
+        {
+            "section": "submissions",
+            "page": page,
+            "Status": Submission.Status,
+            "decisions": decisions,
+        },
     )
 
 

@@ -112,7 +112,6 @@ class SubmissionDetailsForm(AccessibleErrorsMixin, forms.Form):
         widget=forms.Textarea(attrs={"rows": 3}),
         help_text="How the results were obtained (settings, hardware, seeds).",
     )
-    metric = forms.ChoiceField(label="Metric")
     folds = forms.IntegerField(
         min_value=1,
         max_value=MAX_FOLDS,
@@ -124,11 +123,8 @@ class SubmissionDetailsForm(AccessibleErrorsMixin, forms.Form):
 
     def __init__(self, *args, metrics, allow_new_algorithms: bool = True, **kwargs):
         super().__init__(*args, **kwargs)
-        self.fields["metric"].choices = [(m.name, str(m)) for m in metrics]
-        if metrics:
-            self.fields["metric"].initial = metrics[0].name
-        # With one metric the page shows it as text, not as a choice: nothing to require.
-        self.fields["metric"].required = len(metrics) > 1
+        # Every metric has its own columns in the grid (frontend/contribute/grid.py).
+        self.metrics = list(metrics)
         if not allow_new_algorithms:
             self.fields["algorithm"].help_text = "This benchmark takes only the listed algorithms."
 

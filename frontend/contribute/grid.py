@@ -1,4 +1,7 @@
-"""The web form's grid of scores: datasets down, folds across, as typed.
+"""The web form's grid of scores: datasets down, (metric, fold) columns across, as typed.
+
+A benchmark with several metrics gets one group of fold columns per metric, so one
+submission carries all of them; a metric whose columns are left empty is not submitted.
 
 The grid keeps every cell as the text the researcher typed, so a page re-rendered
 after an error (or after adding a row or changing the number of folds) loses nothing.
@@ -36,10 +39,12 @@ class GridCell:
     value: str
     label: str
     errors: list[str] = field(default_factory=list)
+    metric: int = 0  # index into ScoreGrid.metrics
+    column: int = 0  # metric * folds + fold: the position in the row, and the input's name
 
     @property
     def name(self) -> str:
-        return f"grid-{self.row}-{self.fold}"
+        return f"grid-{self.row}-{self.column}"
 
     @property
     def error_id(self) -> str:
@@ -82,14 +87,30 @@ class ScoreGrid:
     rows: list[GridRow]
     value_label: str = "score"
     errors: list[str] = field(default_factory=list)
+    # The benchmark's metric names; with more than one, each gets its fold columns.
+    metrics: list[str] = field(default_factory=list)
+
+    @property
+    def n_metrics(self) -> int:
+        return max(len(self.metrics), 1)
+
+    @property
+    def n_columns(self) -> int:
+        return self.n_metrics * self.folds
 
     # --- building ---------------------------------------------------------------------
 
     @classmethod
     def initial(
-        cls, *, datasets: Iterable[str], folds: int, allow_new: bool, value_label: str
+        cls,
+        *,
+        datasets: Iterable[str],
+        folds: int,
+        allow_new: bool,
+        value_label: str,
+        metrics: list[str] | None = None,
     ) -> ScoreGrid:
-        grid = cls(folds=folds, rows=[], value_label=value_label)
+        grid = cls(folds=folds, rows=[], value_label=value_label, metrics=list(metrics or []))
         for name in datasets:
             grid._append(name, is_new=False, values=[])
         if not grid.rows and allow_new:
@@ -98,33 +119,59 @@ class ScoreGrid:
         return grid
 
     @classmethod
-    def from_post(cls, data: Mapping[str, str], *, known: set[str], value_label: str) -> ScoreGrid:
+    def from_post(
+        cls,
+        data: Mapping[str, str],
+        *,
+        known: set[str],
+        value_label: str,
+        metrics: list[str] | None = None,
+    ) -> ScoreGrid:
         """The grid as it was on the page that was posted (its own row and fold counts)."""
         folds = _bounded_int(data.get(FOLDS_FIELD), default=1, low=1, high=1000)
         n_rows = _bounded_int(data.get(ROWS_FIELD), default=0, low=0, high=10_000)
-        grid = cls(folds=folds, rows=[], value_label=value_label)
+        grid = cls(folds=folds, rows=[], value_label=value_label, metrics=list(metrics or []))
+        limit = max_form_fields()
+        if limit is not None:  # the counts are posted too: never read more cells than fit
+            n_rows = min(n_rows, limit // (grid.n_columns + 2))
         for index in range(n_rows):
             name = data.get(f"grid-{index}-dataset", "").strip()
             is_new = f"grid-{index}-new" in data or name not in known
-            values = [data.get(f"grid-{index}-{fold}", "").strip() for fold in range(folds)]
+            values = [
+                data.get(f"grid-{index}-{column}", "").strip() for column in range(grid.n_columns)
+            ]
             grid._append(name, is_new=is_new, values=values)
         return grid
 
     def _append(self, dataset: str, *, is_new: bool, values: list[str]) -> None:
         index = len(self.rows)
         row = GridRow(index=index, dataset=dataset, is_new=is_new, cells=[])
-        row.cells = [
-            GridCell(index, fold, values[fold] if fold < len(values) else "", "")
-            for fold in range(self.folds)
-        ]
+        row.cells = self._cells(
+            index, lambda column: values[column] if column < len(values) else ""
+        )
         self.rows.append(row)
         self._label(row)
+
+    def _cells(self, row: int, value_at) -> list[GridCell]:
+        return [
+            GridCell(
+                row,
+                fold,
+                value_at(metric * self.folds + fold),
+                "",
+                metric=metric,
+                column=metric * self.folds + fold,
+            )
+            for metric in range(self.n_metrics)
+            for fold in range(self.folds)
+        ]
 
     def _label(self, row: GridRow) -> None:
         who = row.dataset or f"new dataset row {row.index + 1}"
         for cell in row.cells:
             where = f", fold {cell.fold}" if self.folds > 1 else ""
-            cell.label = f"{self.value_label} of {who}{where}"
+            what = self.metrics[cell.metric] if len(self.metrics) > 1 else self.value_label
+            cell.label = f"{what} of {who}{where}"
 
     def add_row(self) -> None:
         self._append("", is_new=True, values=[])
@@ -133,17 +180,22 @@ class ScoreGrid:
         """Change the number of fold columns, keeping what was typed in the columns kept."""
         self.folds = folds
         for row in self.rows:
-            kept = [cell.value for cell in row.cells[:folds]]
-            row.cells = [
-                GridCell(row.index, fold, kept[fold] if fold < len(kept) else "", "")
-                for fold in range(folds)
-            ]
+            kept = {(cell.metric, cell.fold): cell.value for cell in row.cells}
+            row.cells = self._cells(
+                row.index, lambda column, kept=kept: kept.get(divmod(column, folds), "")
+            )
             self._label(row)
 
     # --- reading ----------------------------------------------------------------------
 
     @property
     def columns(self) -> list[str]:
+        if len(self.metrics) > 1:
+            return [
+                name if self.folds == 1 else f"{name}, fold {fold}"
+                for name in self.metrics
+                for fold in range(self.folds)
+            ]
         if self.folds == 1:
             return [self.value_label]
         return [f"fold {fold}" for fold in range(self.folds)]
@@ -154,7 +206,7 @@ class ScoreGrid:
             return True
         folds = self.folds if folds is None else folds
         rows = len(self.rows) + extra_rows
-        return rows * (folds + 2) + OTHER_FIELDS <= limit
+        return rows * (folds * self.n_metrics + 2) + OTHER_FIELDS <= limit
 
     def scores(self) -> tuple[list[ScoreInput], dict[int, GridCell]]:
         """The typed values as score inputs, and the cell behind each input's ``line``.
@@ -178,10 +230,13 @@ class ScoreGrid:
                 )
             else:
                 seen[row.dataset] = row.index
-            if self.folds > 1 and len(filled) < self.folds:
-                row.errors.append(
-                    f"Give all {self.folds} folds of this dataset, or none ({len(filled)} given)."
-                )
+            for metric in range(self.n_metrics):
+                given = sum(1 for cell in filled if cell.metric == metric)
+                if self.folds > 1 and 0 < given < self.folds:
+                    of = f" for {self.metrics[metric]}" if len(self.metrics) > 1 else ""
+                    row.errors.append(
+                        f"Give all {self.folds} folds of this dataset{of}, or none ({given} given)."
+                    )
             for cell in filled:
                 value = _number(cell.value)
                 if value is None:
@@ -194,6 +249,7 @@ class ScoreGrid:
                         dataset=row.dataset,
                         value=value,
                         fold=cell.fold if self.folds > 1 else None,
+                        metric=self.metrics[cell.metric] if len(self.metrics) > 1 else None,
                         line=line,
                     )
                 )

@@ -26,6 +26,7 @@ from leaderboard.services import (
     Problem,
     SubmissionInput,
     ValidationFailed,
+    benchmark_metric_check,
     submission_entries_from_csv,
     submissions_create,
 )
@@ -102,13 +103,14 @@ def pending_upload_mark_stored(session, *, upload: PendingUpload, ids: list[int]
     }
 
 
-def upload_parse(content: bytes, *, fmt: str | None) -> ParsedResults:
+def upload_parse(content: bytes, *, fmt: str | None, benchmark: Benchmark) -> ParsedResults:
     """Raises ResultsCsvError listing the file's problems by line and column."""
     return parse_results_csv(
         io.BytesIO(content),
         format=fmt or None,
         max_rows=settings.PODIUM_MAX_UPLOAD_ROWS,
         max_errors=MAX_ERRORS,
+        metric_check=benchmark_metric_check(benchmark=benchmark),
     )
 
 
@@ -130,7 +132,8 @@ def upload_trial_problems(
 
     The services are the one place that knows a benchmark's rules (listed datasets
     only, metrics, ranks), so the preview asks them rather than repeating the rules.
-    Raises the services' PermissionDenied.
+    New datasets count as confirmed here: the preview lists them and asks for the
+    confirmation itself. Raises the services' PermissionDenied.
     """
     try:
         with transaction.atomic():
@@ -139,6 +142,7 @@ def upload_trial_problems(
                 submitter=user,
                 entries=entries,
                 source=Submission.Source.CSV,
+                new_datasets_confirmed=True,
             )
             raise _TrialOnly
     except _TrialOnly:
@@ -175,6 +179,8 @@ class UploadPreview:
     metrics: tuple[str, ...]
     has_folds: bool
     new_datasets: tuple[str, ...]
+    # The services add new datasets only when confirmed, unless the benchmark has none.
+    new_datasets_need_confirmation: bool
     first_rows: tuple[PreviewRow, ...]
     algorithms: tuple[AlgorithmSummary, ...]
 
@@ -205,6 +211,11 @@ def upload_preview(*, benchmark: Benchmark, parsed: ParsedResults) -> UploadPrev
         pairs // max(len(parsed.datasets), 1), minlength=n_algorithms
     )
     used_datasets = np.unique(parsed.dataset_codes)
+    new_datasets = tuple(
+        name
+        for name in (parsed.datasets[int(code)] for code in used_datasets)
+        if name not in known_datasets
+    )
     return UploadPreview(
         format=parsed.format,
         kind=parsed.kind,
@@ -213,11 +224,8 @@ def upload_preview(*, benchmark: Benchmark, parsed: ParsedResults) -> UploadPrev
         n_algorithms=int(np.count_nonzero(rows_per_algorithm)),
         metrics=parsed.metrics,
         has_folds=parsed.has_folds,
-        new_datasets=tuple(
-            name
-            for name in (parsed.datasets[int(code)] for code in used_datasets)
-            if name not in known_datasets
-        ),
+        new_datasets=new_datasets,
+        new_datasets_need_confirmation=bool(new_datasets and known_datasets),
         first_rows=first_rows,
         algorithms=tuple(
             AlgorithmSummary(

@@ -6,6 +6,11 @@ urlpatterns = [
     path("b/<slug:slug>/submit/", views.submit_form, name="contribute-submit"),
     path("b/<slug:slug>/submit/csv/", views.submit_upload, name="contribute-upload"),
     path(
+        "b/<slug:slug>/submit/template.csv",
+        views.submit_csv_template,
+        name="contribute-csv-template",
+    ),
+    path(
         "b/<slug:slug>/submit/csv/confirm/",
         views.submit_upload_confirm,
         name="contribute-upload-confirm",
@@ -18,6 +23,11 @@ urlpatterns = [
         "b/<slug:slug>/maintain/catalogue/",
         views.benchmark_catalogue,
         name="contribute-benchmark-catalogue",
+    ),
+    path(
+        "b/<slug:slug>/maintain/moderation/bulk/",
+        views.moderation_bulk,
+        name="contribute-moderation-bulk",
     ),
     path(
         "b/<slug:slug>/maintain/moderation/<int:submission_id>/",

@@ -7,7 +7,6 @@ PermissionDenied becomes a 403 page that says why.
 
 from __future__ import annotations
 
-import dataclasses
 import math
 import uuid
 
@@ -42,6 +41,7 @@ from frontend.contribute.forms import (
 from frontend.contribute.grid import ScoreGrid
 from frontend.contribute.selectors import (
     benchmark_list_maintained,
+    moderation_evidence,
     moderation_queue,
     moderation_recent_decisions,
 )
@@ -55,9 +55,11 @@ from frontend.contribute.uploads import (
     upload_preview,
     upload_trial_problems,
 )
+from leaderboard.csv_template import csv_template
 from leaderboard.models import Benchmark, Submission
 from leaderboard.selectors import (
     algorithm_names_public,
+    benchmark_folds_by_dataset,
     benchmark_metric_list,
     catalogue_names_unused,
     dataset_names_public,
@@ -76,11 +78,14 @@ from leaderboard.services import (
     submission_create,
     submission_reject,
     submissions_create,
+    submissions_decide,
     user_is_maintainer,
 )
 from leaderboard.throttling import submission_throttle_wait
 
 SNAPSHOTS_PER_PAGE = 50
+# Cards with their evidence; a longer queue is worked through from the oldest.
+MODERATION_QUEUE_SHOWN = 50
 IDEMPOTENCY_PREFIX = "web-form-"
 
 
@@ -170,9 +175,15 @@ def submit_form(request: HttpRequest, slug: str) -> HttpResponse:
             folds=1,
             allow_new=benchmark.allow_new_datasets,
             value_label=value_label,
+            metrics=[m.name for m in metrics],
         )
     else:
-        grid = ScoreGrid.from_post(request.POST, known=set(datasets), value_label=value_label)
+        grid = ScoreGrid.from_post(
+            request.POST,
+            known=set(datasets),
+            value_label=value_label,
+            metrics=[m.name for m in metrics],
+        )
         action = request.POST.get("action", "submit")
         folds = _requested_folds(request.POST)
         if folds is not None and folds != grid.folds:
@@ -235,8 +246,6 @@ def _submit_grid(
     if not form_ok or grid.has_errors:
         return None
     data = form.cleaned_data
-    if len(form.fields["metric"].choices) > 1:
-        scores = [dataclasses.replace(score, metric=data["metric"]) for score in scores]
     key = _usable_key(data["idempotency_key"])
     try:
         submission = submission_create(
@@ -251,6 +260,8 @@ def _submit_grid(
             ),
             source=Submission.Source.FORM,
             idempotency_key=key,
+            # The grid's only new datasets are rows the researcher added and named.
+            new_datasets_confirmed=True,
         )
     except PermissionDenied as exc:
         return forbidden(request, str(exc))
@@ -271,6 +282,19 @@ def _submit_grid(
 
 
 # --- submit a CSV file: upload, preview, confirm -----------------------------------------
+
+
+def submit_csv_template(request: HttpRequest, slug: str) -> HttpResponse:
+    """A results file to fill in: the benchmark's public datasets, metrics and folds."""
+    benchmark = benchmark_or_404(slug=slug, user=request.user)
+    content = csv_template(
+        datasets=sorted(dataset_names_public(benchmark=benchmark)),
+        metrics=[m.name for m in benchmark_metric_list(benchmark=benchmark)],
+        folds=benchmark_folds_by_dataset(benchmark=benchmark),
+    )
+    response = HttpResponse(content, content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="{benchmark.slug}-template.csv"'
+    return response
 
 
 def _upload_page(request, benchmark, form, *, file_errors=(), n_more=0) -> HttpResponse:
@@ -328,7 +352,7 @@ def submit_upload(request: HttpRequest, slug: str) -> HttpResponse:
     content = form.cleaned_data["file"].read()
     fmt = form.cleaned_data["format"]
     try:
-        parsed = upload_parse(content, fmt=fmt)
+        parsed = upload_parse(content, fmt=fmt, benchmark=benchmark)
     except ResultsCsvError as exc:
         plural = "" if exc.total == 1 else "s"
         form.add_error(
@@ -376,13 +400,14 @@ def submit_upload_confirm(request: HttpRequest, slug: str) -> HttpResponse:
     if (throttled := _throttled(request, benchmark)) is not None:
         return throttled
     try:
-        parsed = upload_parse(upload.content, fmt=upload.format)
+        parsed = upload_parse(upload.content, fmt=upload.format, benchmark=benchmark)
         submissions = submissions_create(
             benchmark=benchmark,
             submitter=request.user,
             entries=upload_entries(benchmark=benchmark, parsed=parsed, note=upload.note),
             source=Submission.Source.CSV,
             idempotency_key=upload.idempotency_key,
+            new_datasets_confirmed=request.POST.get("confirm_new_datasets") == "1",
         )
     except ResultsCsvError:  # the same bytes parsed at the preview: not expected
         messages.error(request, "The file could not be read again: upload it again.")
@@ -599,13 +624,47 @@ def moderation(request: HttpRequest, slug: str) -> HttpResponse:
         benchmark = maintained_benchmark(slug=slug, user=request.user)
     except NotMaintainer as exc:
         return forbidden(request, str(exc))
+    queue = list(moderation_queue(benchmark=benchmark)[:MODERATION_QUEUE_SHOWN])
+    evidence = moderation_evidence(benchmark=benchmark, submissions=queue)
     context = {
         "benchmark": benchmark,
-        "queue": moderation_queue(benchmark=benchmark),
+        "queue": [(submission, evidence.get(submission.pk, [])) for submission in queue],
+        "n_pending": moderation_queue(benchmark=benchmark).count(),
         "recent": moderation_recent_decisions(benchmark=benchmark),
         "n_datasets": benchmark.datasets.count(),
     }
     return render(request, "frontend/contribute/moderation.html", context)
+
+
+@login_required
+@require_POST
+def moderation_bulk(request: HttpRequest, slug: str) -> HttpResponse:
+    """Accept or reject the ticked submissions, with one note for all of them."""
+    benchmark = benchmark_or_404(slug=slug, user=request.user)
+    form = DecisionForm(request.POST)
+    ids = [int(pk) for pk in request.POST.getlist("submission") if pk.isdigit()]
+    if not form.is_valid():
+        messages.error(request, "Choose accept or reject.")
+        return redirect("contribute-moderation", slug=benchmark.slug)
+    accept = form.cleaned_data["decision"] == "accept"
+    try:
+        decided = submissions_decide(
+            benchmark=benchmark,
+            user=request.user,
+            ids=ids,
+            accept=accept,
+            note=form.cleaned_data["note"],
+        )
+    except PermissionDenied as exc:
+        return forbidden(request, str(exc))
+    except ValidationFailed as exc:
+        messages.error(request, "; ".join(problem.message for problem in exc.problems))
+    else:
+        names = ", ".join(s.algorithm.name for s in decided)
+        messages.success(
+            request, f"{'Accepted' if accept else 'Rejected'} {len(decided)}: {names}."
+        )
+    return redirect("contribute-moderation", slug=benchmark.slug)
 
 
 @login_required

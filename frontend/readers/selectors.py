@@ -82,11 +82,14 @@ def snapshot_board_latest(*, benchmark: Benchmark, metric: Metric) -> SnapshotVi
     return found[0] if found else None
 
 
-def snapshot_board_version(*, benchmark: Benchmark, metric: Metric, version: int) -> SnapshotView:
-    """One version, whatever its status. Raises ``ResultSnapshot.DoesNotExist``."""
-    found = _snapshot_views(
-        ResultSnapshot.objects.filter(benchmark=benchmark, metric=metric, version=version)
-    )
+def snapshot_board_version(
+    *, benchmark: Benchmark, metric: Metric, version: int, include_failed: bool = True
+) -> SnapshotView:
+    """One version (a failed one only if included). Raises ``ResultSnapshot.DoesNotExist``."""
+    snapshots = ResultSnapshot.objects.filter(benchmark=benchmark, metric=metric, version=version)
+    if not include_failed:
+        snapshots = snapshots.exclude(status=ResultSnapshot.Status.FAILED)
+    found = _snapshot_views(snapshots)
     if not found:
         raise ResultSnapshot.DoesNotExist(f"no version {version}")
     return found[0]
@@ -105,12 +108,17 @@ class HistoryEntry:
     probabilities: dict[str, float | None] | None
 
 
-def snapshot_history_rankings(*, benchmark: Benchmark, metric: Metric) -> list[HistoryEntry]:
+def snapshot_history_rankings(
+    *, benchmark: Benchmark, metric: Metric, include_failed: bool = True
+) -> list[HistoryEntry]:
     """Versions newest first (at most ``HISTORY_LIMIT``), with each readable ready one's
-    headline probabilities (its recommended estimator's ``p``) from its board."""
+    headline probabilities (its recommended estimator's ``p``) from its board. Failed
+    versions only with ``include_failed`` (maintainers; their page shows the error)."""
+    snapshots = ResultSnapshot.objects.filter(benchmark=benchmark, metric=metric)
+    if not include_failed:
+        snapshots = snapshots.exclude(status=ResultSnapshot.Status.FAILED)
     rows = list(
-        ResultSnapshot.objects.filter(benchmark=benchmark, metric=metric)
-        .order_by("-version", "-id")
+        snapshots.order_by("-version", "-id")
         .annotate(board_etag=section_etag("board"))[:HISTORY_LIMIT]
         .values(
             "pk",

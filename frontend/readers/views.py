@@ -298,7 +298,7 @@ def benchmark_board_fragment(request: HttpRequest, slug: str) -> HttpResponse:
 def benchmark_version_board_fragment(request: HttpRequest, slug: str, version: int) -> HttpResponse:
     """One version's leaderboard section alone (the estimator switcher of a permalink)."""
     benchmark, metric, metrics = _readable(request, slug)
-    snapshot = _version_or_404(benchmark, metric, version)
+    snapshot = _version_or_404(request, benchmark, metric, version)
     context = _leaderboard_context(
         request,
         benchmark=benchmark,
@@ -317,11 +317,18 @@ def _fragment(request: HttpRequest, context: dict) -> HttpResponse:
     return response
 
 
-def _version_or_404(benchmark: Benchmark, metric: Metric | None, version: int) -> SnapshotView:
+def _version_or_404(
+    request: HttpRequest, benchmark: Benchmark, metric: Metric | None, version: int
+) -> SnapshotView:
     if metric is None:
         raise Http404("This benchmark has no metric")
     try:
-        return snapshot_board_version(benchmark=benchmark, metric=metric, version=version)
+        return snapshot_board_version(
+            benchmark=benchmark,
+            metric=metric,
+            version=version,
+            include_failed=user_is_maintainer(user=request.user, benchmark=benchmark),
+        )
     except ResultSnapshot.DoesNotExist:
         raise Http404(f"No version {version} of these results") from None
 
@@ -329,7 +336,7 @@ def _version_or_404(benchmark: Benchmark, metric: Metric | None, version: int) -
 def benchmark_version(request: HttpRequest, slug: str, version: int) -> HttpResponse:
     """A permalink: one version's leaderboard, as it was; it never updates itself."""
     benchmark, metric, metrics = _readable(request, slug)
-    snapshot = _version_or_404(benchmark, metric, version)
+    snapshot = _version_or_404(request, benchmark, metric, version)
     context = _leaderboard_context(
         request, benchmark=benchmark, metric=metric, metrics=metrics, snapshot=snapshot, live=False
     )
@@ -339,7 +346,13 @@ def benchmark_version(request: HttpRequest, slug: str, version: int) -> HttpResp
 def benchmark_history(request: HttpRequest, slug: str) -> HttpResponse:
     benchmark, metric, metrics = _readable(request, slug)
     entries = (
-        snapshot_history_rankings(benchmark=benchmark, metric=metric) if metric is not None else []
+        snapshot_history_rankings(
+            benchmark=benchmark,
+            metric=metric,
+            include_failed=user_is_maintainer(user=request.user, benchmark=benchmark),
+        )
+        if metric is not None
+        else []
     )
     metric_query = _metric_query(metric, metrics)
     rows = [
@@ -369,7 +382,7 @@ def benchmark_export(request: HttpRequest, slug: str, version: int, fmt: str) ->
     if fmt not in FORMATS:
         raise Http404(f"No export format {fmt!r}")
     benchmark, metric, metrics = _readable(request, slug)
-    snapshot = _version_or_404(benchmark, metric, version)
+    snapshot = _version_or_404(request, benchmark, metric, version)
     board = snapshot.board
     if board is None:
         raise Http404(f"Version {version} has no results ({snapshot.status})")

@@ -44,8 +44,10 @@ class BenchmarkDetailOutputSerializer(serializers.ModelSerializer):
     metrics = MetricOutputSerializer(many=True, read_only=True)
     maintainers = serializers.SerializerMethodField()
     is_maintainer = serializers.SerializerMethodField()
-    n_algorithms = serializers.IntegerField()
-    n_datasets = serializers.IntegerField()
+    n_algorithms = serializers.IntegerField(help_text="algorithms with an accepted submission")
+    n_datasets = serializers.IntegerField(
+        help_text="datasets with an accepted score or declared by a maintainer"
+    )
     n_accepted = serializers.IntegerField(help_text="accepted submissions")
     n_pending = serializers.IntegerField(help_text="submissions awaiting moderation")
 
@@ -87,8 +89,10 @@ class BenchmarkListApi(ApiView):
         )
 
     class OutputSerializer(serializers.ModelSerializer):
-        n_algorithms = serializers.IntegerField()
-        n_datasets = serializers.IntegerField()
+        n_algorithms = serializers.IntegerField(help_text="algorithms with an accepted submission")
+        n_datasets = serializers.IntegerField(
+            help_text="datasets with an accepted score or declared by a maintainer"
+        )
         n_metrics = serializers.IntegerField()
         n_accepted = serializers.IntegerField(help_text="accepted submissions")
 

@@ -8,6 +8,8 @@ tried in DRF's browsable API by opening its URL in a browser.
 
 from __future__ import annotations
 
+import json
+
 from django.http import HttpResponse
 from django.template import Context, Engine
 from drf_spectacular.generators import SchemaGenerator
@@ -17,6 +19,7 @@ from rest_framework.renderers import StaticHTMLRenderer
 from rest_framework.request import Request
 
 from leaderboard.api.common import ApiView
+from leaderboard.api.quickstart import quickstart
 
 METHODS = ("get", "post", "put", "patch", "delete")
 
@@ -25,7 +28,8 @@ TEMPLATE = """<!doctype html>
 <title>{{ info.title }} reference</title>
 <style>
 body{font:15px/1.5 system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem;color:#222}
-code,pre{font-family:ui-monospace,monospace;font-size:13px}
+code,pre{background:#f6f6f6;padding:.5rem;overflow-x:auto}details.example{margin:.2rem 0}
+pre{font-family:ui-monospace,monospace;font-size:13px}
 .op{border:1px solid #ddd;border-radius:6px;margin:1rem 0;padding:.5rem 1rem}
 .m{display:inline-block;min-width:4.5rem;font-weight:bold;text-transform:uppercase}
 .get{color:#0a6}.post{color:#06c}.patch,.put{color:#a60}.delete{color:#c00}
@@ -34,10 +38,19 @@ text-align:left;vertical-align:top}nav a{margin-right:1rem}
 </style></head><body>
 <h1>{{ info.title }} <small>{{ info.version }}</small></h1>
 <p>{{ info.description }}</p>
-<nav><a href="{{ schema_url }}">OpenAPI schema (YAML)</a>
+<nav><a href="#quick-start">Quick start</a> <a href="#reference">Reference</a>
+<a href="{{ schema_url }}">OpenAPI schema (YAML)</a>
 <a href="{{ schema_url }}?format=json">(JSON)</a>
 <a href="/api/contract/">Snapshot contract (every field: meaning, units, when null)</a>
 <a href="/api/contract/snapshot.schema.json">Snapshot JSON Schema</a></nav>
+<section id="quick-start" data-testid="quick-start">
+<h2>Quick start</h2>
+{% for step in quickstart %}<h3>{{ step.title }}</h3>
+<p>{{ step.text }}</p>
+{% for snippet in step.snippets %}<pre data-example="{{ snippet.key }}" data-language="{{ snippet.language }}"><code>{{ snippet.code }}</code></pre>
+{% endfor %}{% endfor %}
+</section>
+<h2 id="reference">Reference</h2>
 <p>Authentication: the web session, or <code>Authorization: Token &lt;token&gt;</code>.
 Errors are <code>{"detail": ..., "problems": [{"line", "field", "message"}]}</code>.</p>
 {% for op in operations %}<div class="op" id="{{ op.id }}">
@@ -48,6 +61,8 @@ Errors are <code>{"detail": ..., "problems": [{"line", "field", "message"}]}</co
 {% for p in op.parameters %}<tr><td><code>{{ p.name }}</code>{% if p.required %} *{% endif %}</td>
 <td>{{ p.in }}</td><td>{{ p.description }}</td></tr>{% endfor %}</table>{% endif %}
 {% if op.request %}<div>Request: {% for r in op.request %}<code>{{ r }}</code> {% endfor %}</div>{% endif %}
+{% for example in op.examples %}<details class="example"><summary>{{ example.kind }} example: {{ example.summary }}</summary>
+<pre>{{ example.value }}</pre></details>{% endfor %}
 <div>Responses: {% for code, what in op.responses %}<code>{{ code }}</code> {{ what }}{% if not forloop.last %}; {% endif %}{% endfor %}</div>
 </div>{% endfor %}
 <h2>Schemas</h2>
@@ -72,6 +87,11 @@ def _ref_name(schema: dict) -> str:
     return kind + (f" {schema['format']}" if "format" in schema else "")
 
 
+def _shown(example: dict) -> str:
+    value = example.get("value")
+    return value if isinstance(value, str) else json.dumps(value, indent=2, ensure_ascii=False)
+
+
 def _context(schema: dict, schema_url: str) -> dict:
     operations = []
     for path, item in schema.get("paths", {}).items():
@@ -88,8 +108,28 @@ def _context(schema: dict, schema_url: str) -> dict:
                 content = response.get("content", {})
                 what = ", ".join(_ref_name(c.get("schema", {})) for c in content.values())
                 responses.append((code, what or response.get("description", "")))
+            examples = [
+                {
+                    "kind": "Request",
+                    "summary": example.get("summary", name),
+                    "value": _shown(example),
+                }
+                for body in op.get("requestBody", {}).get("content", {}).values()
+                for name, example in body.get("examples", {}).items()
+            ]
+            examples += [
+                {
+                    "kind": f"Response {code}",
+                    "summary": example.get("summary", name),
+                    "value": _shown(example),
+                }
+                for code, response in op.get("responses", {}).items()
+                for content in response.get("content", {}).values()
+                for name, example in content.get("examples", {}).items()
+            ]
             operations.append(
                 {
+                    "examples": examples,
                     "id": op.get("operationId", ""),
                     "method": method,
                     "path": path,
@@ -114,6 +154,7 @@ def _context(schema: dict, schema_url: str) -> dict:
         ]
         components.append((name, fields))
     return {
+        "quickstart": [],
         "info": schema.get("info", {}),
         "schema_url": schema_url,
         "operations": operations,
@@ -128,5 +169,7 @@ class ApiDocsView(ApiView):
     @extend_schema(exclude=True)
     def get(self, request: Request) -> HttpResponse:
         schema = SchemaGenerator().get_schema(request=request, public=True)
-        html = Engine().from_string(TEMPLATE).render(Context(_context(schema, "/api/schema/")))
+        context = _context(schema, "/api/schema/")
+        context["quickstart"] = quickstart(request.build_absolute_uri("/").rstrip("/"))
+        html = Engine().from_string(TEMPLATE).render(Context(context))
         return HttpResponse(html, content_type="text/html; charset=utf-8")

@@ -9,6 +9,21 @@ from drf_spectacular.openapi import AutoSchema as SpectacularAutoSchema
 
 
 class AutoSchema(SpectacularAutoSchema):
+    def get_description(self) -> str:  # type: ignore[override]
+        """Only what ``extend_schema(description=...)`` says.
+
+        drf-spectacular falls back to the view's docstring, and docstrings are notes for
+        developers (a base class's "Refuses a body over max_body_bytes()..." appeared on
+        every GET), not documentation for the API's users.
+        """
+        return ""
+
+    def get_examples(self) -> list:
+        """A request and a response example per operation (leaderboard.api.examples)."""
+        from leaderboard.api.examples import EXAMPLES
+
+        return [*super().get_examples(), *EXAMPLES.get(self.get_operation_id(), [])]
+
     def get_serializer_name(self, serializer, direction) -> str:
         """``SubmissionCreateApi.InputSerializer`` -> ``SubmissionCreateInput``.
 

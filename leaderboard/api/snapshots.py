@@ -61,7 +61,7 @@ from leaderboard.api.common import (
 from leaderboard.api.errors import ErrorSerializer
 from leaderboard.api.export import rows_as_csv, snapshot_rows
 from leaderboard.api.pagination import LimitOffsetPagination, paginated_response
-from leaderboard.services import Problem, ValidationFailed
+from leaderboard.services import Problem, ValidationFailed, user_is_maintainer
 
 MAX_TOP = 100_000
 logger = logging.getLogger(__name__)
@@ -146,7 +146,12 @@ def _snapshot(request: Request, slug: str, version: int | None) -> ResultSnapsho
             raise snapshot_not_found(metric)
         return snapshot
     try:
-        return snapshot_get(benchmark=benchmark, metric=metric, version=version)
+        return snapshot_get(
+            benchmark=benchmark,
+            metric=metric,
+            version=version,
+            include_failed=user_is_maintainer(user=request.user, benchmark=benchmark),
+        )
     except ResultSnapshot.DoesNotExist:
         raise snapshot_not_found(metric, version) from None
 
@@ -157,7 +162,8 @@ class SnapshotHistoryApi(ApiView):
     @extend_schema(
         summary="Every version of a benchmark's results",
         description="Newest first, without sections; a computing version shows its stage "
-        "and progress (0..1).",
+        "and progress (0..1). Failed versions (with their error) are listed to the "
+        "benchmark's maintainers only.",
         parameters=[metric_parameter],
         responses={200: SnapshotSummarySerializer(many=True), 404: ErrorSerializer},
     )
@@ -165,7 +171,11 @@ class SnapshotHistoryApi(ApiView):
         benchmark = benchmark_or_404(slug=slug, user=request.user)
         metric = metric_or_404(benchmark=benchmark, name=request.query_params.get("metric"))
         return paginated_response(
-            queryset=snapshot_history(benchmark=benchmark, metric=metric),
+            queryset=snapshot_history(
+                benchmark=benchmark,
+                metric=metric,
+                include_failed=user_is_maintainer(user=request.user, benchmark=benchmark),
+            ),
             serializer_class=SnapshotSummarySerializer,
             request=request,
             view=self,
@@ -322,8 +332,8 @@ def _validators(response: HttpResponse, etag: str, last_modified) -> HttpRespons
 class SnapshotVersionApi(ApiView):
     @extend_schema(
         summary="One version of the results",
-        description="Any status: a computing one has no board yet but a stage and "
-        "progress; a failed one has an error.",
+        description="A computing one has no board yet but a stage and progress; a failed "
+        "one (maintainers only: 404 for others) has an error.",
         parameters=[metric_parameter],
         responses={200: SnapshotSerializer, 404: ErrorSerializer},
     )

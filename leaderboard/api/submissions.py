@@ -36,6 +36,7 @@ from leaderboard.selectors import (
 from leaderboard.services import (
     ScoreInput,
     SubmissionInput,
+    benchmark_metric_check,
     submission_accept,
     submission_create,
     submission_entries_from_csv,
@@ -166,6 +167,13 @@ class SubmissionCreateApi(ApiView):
         )
         note = serializers.CharField(required=False, allow_blank=True, default="")
         scores = ScoreSerializer(many=True, allow_empty=True)
+        allow_new_datasets = serializers.BooleanField(
+            required=False,
+            default=False,
+            help_text="true to add datasets the benchmark does not have yet (a benchmark "
+            "with no datasets takes new ones without it). Without it, an unknown dataset "
+            "is refused, with a 'did you mean' when it is close to a known one.",
+        )
 
         def validate_scores(self, scores):
             limit = settings.PODIUM_MAX_UPLOAD_ROWS
@@ -209,6 +217,7 @@ class SubmissionCreateApi(ApiView):
             entry=entry,
             source=Submission.Source.API,
             idempotency_key=key,
+            new_datasets_confirmed=data["allow_new_datasets"],
         )
         code = status.HTTP_200_OK if _replayed([submission], key, started) else 201
         (stored,) = _stored([submission])
@@ -232,6 +241,13 @@ class SubmissionUploadApi(ApiView):
             "header when omitted.",
         )
         note = serializers.CharField(required=False, allow_blank=True, default="")
+        allow_new_datasets = serializers.BooleanField(
+            required=False,
+            default=False,
+            help_text="true to add datasets the benchmark does not have yet (a benchmark "
+            "with no datasets takes new ones without it). Without it, an unknown dataset "
+            "is refused, with a 'did you mean' when it is close to a known one.",
+        )
 
     class OutputSerializer(serializers.Serializer):
         submissions = SubmissionOutputSerializer(many=True)
@@ -273,6 +289,7 @@ class SubmissionUploadApi(ApiView):
                 format=data["format"],
                 note=data["note"],
                 idempotency_key=key,
+                new_datasets_confirmed=data["allow_new_datasets"],
             )
             return _upload_job_response(request, slug, job, status.HTTP_202_ACCEPTED)
         parsed = parse_results_csv(
@@ -280,6 +297,7 @@ class SubmissionUploadApi(ApiView):
             format=data["format"],
             max_rows=settings.PODIUM_MAX_UPLOAD_ROWS,
             max_errors=max_problems(),
+            metric_check=benchmark_metric_check(benchmark=benchmark),
         )
         entries = submission_entries_from_csv(benchmark=benchmark, parsed=parsed, note=data["note"])
         started = timezone.now()
@@ -289,6 +307,7 @@ class SubmissionUploadApi(ApiView):
             entries=entries,
             source=Submission.Source.CSV,
             idempotency_key=key,
+            new_datasets_confirmed=data["allow_new_datasets"],
         )
         code = status.HTTP_200_OK if _replayed(submissions, key, started) else 201
         stored = _stored(submissions)

@@ -10,6 +10,7 @@ import time
 import pytest
 
 from leaderboard.models import Score, Submission, UploadJob
+from leaderboard.services import benchmark_datasets_add
 from tests.api.conftest import client_for
 from tests.api.test_upload import GOOD_LONG, UPLOAD, upload
 
@@ -99,3 +100,24 @@ def test_embedded_mode_processes_the_file_in_a_thread(
     assert response.status_code == 202
     body = finished(api, response["Location"])
     assert body["status"] == "done" and body["result"]["n_scores"] == 4
+
+
+def test_a_large_file_carries_the_new_dataset_confirmation_to_the_worker(
+    celery_worker, small_threshold, researcher, maintainer, benchmark
+):
+    """The typo guard applies in the background too: d2 is new to a benchmark that has
+    d1, so it needs the uploader's confirmation, which the job keeps for the worker."""
+    benchmark_datasets_add(benchmark=benchmark, user=maintainer, names=["d1"])
+    api = client_for(researcher)
+
+    refused = finished(api, upload(api, GOOD_LONG)["Location"])
+    assert refused["status"] == "failed" and refused["http_status"] == 400
+    (problem,) = refused["result"]["problems"]
+    assert problem["line"] == 3 and "'d2' is new to this benchmark" in problem["message"]
+    assert Score.objects.count() == 0
+
+    response = upload(api, GOOD_LONG, allow_new_datasets="true")
+    assert response.status_code == 202, response.json()
+    stored = finished(api, response["Location"])
+    assert stored["status"] == "done" and stored["http_status"] == 201
+    assert Score.objects.count() == 4

@@ -4,6 +4,7 @@ import pytest
 
 from estimation.models import RecomputeState
 from leaderboard.models import Benchmark, Metric
+from leaderboard.services import submission_accept, submission_reject
 from tests.api.conftest import client_for
 from tests.factories import make_benchmark, make_submission
 
@@ -11,12 +12,14 @@ pytestmark = pytest.mark.django_db
 
 
 def test_list_shows_public_benchmarks_with_counts_to_anyone(client, benchmark):
+    """Counts are of accepted results: a pending or rejected algorithm is not counted."""
     make_benchmark("hidden-link", visibility=Benchmark.Visibility.UNLISTED)
     make_benchmark("secret", visibility=Benchmark.Visibility.PRIVATE)
-    make_submission(benchmark, "alg-a", {"d1": 0.5, "d2": 0.7})
-    make_submission(benchmark, "pending-alg", {"d3": 0.5}).__class__.objects.filter(
-        algorithm__name="alg-a"
-    ).update(status="accepted")
+    accepted = make_submission(benchmark, "alg-a", {"d1": 0.5, "d2": 0.7})
+    submission_accept(submission=accepted)
+    make_submission(benchmark, "alg-pending", {"d1": 0.5, "d3": 0.7})
+    rejected = make_submission(benchmark, "alg-rejected", {"d4": 0.5})
+    submission_reject(submission=rejected, user=benchmark.maintainers.get())
 
     response = client.get("/api/benchmarks/")
 

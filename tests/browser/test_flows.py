@@ -26,6 +26,16 @@ UPDATE_TIMEOUT_MS = 30_000
 # --- data -------------------------------------------------------------------------------
 
 
+@pytest.fixture
+def moderated(demo_site) -> None:
+    """Demšar's demo is open (it counts on arrival); these flows need it moderated."""
+    from leaderboard.models import Benchmark
+
+    Benchmark.objects.filter(slug=SLUG).update(
+        submission_policy=Benchmark.SubmissionPolicy.MODERATED
+    )
+
+
 def demsar_datasets() -> list[str]:
     from leaderboard.models import Dataset
 
@@ -198,7 +208,7 @@ def upload(page, name: str, content: bytes) -> None:
 
 
 def test_csv_upload_shows_line_errors_then_previews_and_stores_a_pending_submission(
-    demo_site, page, log_in, screenshot
+    demo_site, moderated, page, log_in, screenshot
 ):
     from leaderboard.models import Algorithm, Submission
 
@@ -275,7 +285,7 @@ def test_csv_upload_shows_line_errors_then_previews_and_stores_a_pending_submiss
 
 @pytest.mark.integration
 def test_maintainer_accepts_with_a_note_and_the_open_leaderboard_updates(
-    demo_site, page, page_log, log_in, celery_worker, screenshot
+    demo_site, moderated, page, page_log, log_in, celery_worker, screenshot
 ):
     from leaderboard.models import Benchmark
     from tests.factories import make_submission
@@ -407,7 +417,9 @@ def test_web_form_grid_error_keeps_every_typed_value_next_to_the_cell(
     expect(bad).to_be_focused()
 
 
-def test_web_form_stores_a_correct_grid_on_a_single_metric_benchmark(demo_site, page, log_in):
+def test_web_form_stores_a_correct_grid_on_a_single_metric_benchmark(
+    demo_site, moderated, page, log_in
+):
     scores = winning_scores()
     log_in(page, researcher())
     fill_grid(demo_site, page, {d: str(scores[d]) for d in demsar_datasets()})

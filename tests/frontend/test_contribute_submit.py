@@ -252,3 +252,111 @@ def test_csv_confirm_with_an_unknown_token_stores_nothing(client, benchmark, res
     response = client.post("/b/study/submit/csv/confirm/", {"token": "nope"})
     assert response.status_code == 302 and response.url == "/b/study/submit/csv/"
     assert Submission.objects.filter(submitter=researcher).count() == 0
+
+
+def test_csv_preview_asks_to_confirm_new_datasets_and_the_confirm_needs_the_tick(
+    client, benchmark, researcher
+):
+    preview = _upload(client, b"dataset,algorithm,score\nd1,alpha,0.9\nd3,alpha,0.8\n")
+    body = preview.content.decode()
+    assert 'data-testid="new-datasets"' in body
+    assert 'data-testid="new-dataset-names">d3<' in body
+    token = re.search(r'name="token" value="([0-9a-f]+)"', body).group(1)
+
+    unticked = client.post("/b/study/submit/csv/confirm/", {"token": token})
+    assert unticked.status_code == 200
+    assert "dataset &#x27;d3&#x27; is new to this benchmark" in unticked.content.decode()
+    assert not Submission.objects.filter(submitter=researcher).exists()
+
+    ticked = client.post(
+        "/b/study/submit/csv/confirm/", {"token": token, "confirm_new_datasets": "1"}
+    )
+    assert ticked.status_code == 302
+    assert Submission.objects.get(submitter=researcher).scores.count() == 2
+
+
+def test_csv_preview_shows_did_you_mean_at_the_line_of_the_typo(client, benchmark, researcher):
+    preview = _upload(client, b"dataset,algorithm,score\nd1,alpha,0.9\nD-2,alpha,0.8\n")
+    body = preview.content.decode()
+    assert 'data-testid="upload-problems"' in body
+    assert "did you mean &#x27;d2&#x27;?" in body
+    assert 'data-testid="upload-confirm"' not in body
+
+
+def test_web_form_takes_every_metric_of_a_benchmark_in_one_submission(client, researcher):
+    from leaderboard.services import benchmark_create
+
+    benchmark_create(
+        slug="two", title="Two metrics", metrics=[("auc", "higher"), ("time", "lower")]
+    )
+    page = client.get("/b/two/submit/").content.decode()
+    assert 'data-metrics="auc&#10;time"' in page
+    data = {
+        "idempotency_key": "",
+        "algorithm": "forest",
+        "folds": "2",
+        "grid-rows": "1",
+        "grid-folds": "2",
+        "grid-0-dataset": "d1",
+        "grid-0-new": "1",
+        # auc folds 0, 1 then time folds 0, 1
+        "grid-0-0": "0.9",
+        "grid-0-1": "0.8",
+        "grid-0-2": "12",
+        "grid-0-3": "14",
+        "action": "submit",
+    }
+    response = client.post("/b/two/submit/", data)
+    assert response.status_code == 302, response.content.decode()[:3000]
+    stored = Score.objects.filter(submission__algorithm__name="forest")
+    assert sorted(stored.values_list("metric__name", "fold", "value")) == [
+        ("auc", 0, 0.9),
+        ("auc", 1, 0.8),
+        ("time", 0, 12.0),
+        ("time", 1, 14.0),
+    ]
+
+
+def test_csv_template_lists_datasets_metrics_folds_and_neutralises_formulas(client, researcher):
+    from leaderboard.services import benchmark_create
+
+    benchmark = benchmark_create(
+        slug="tpl", title="Template", metrics=[("auc", "higher"), ("=cost", "lower")]
+    )
+    submission_create(
+        benchmark=benchmark,
+        submitter=None,
+        entry=SubmissionInput(
+            algorithm="base",
+            scores=[
+                ScoreInput(dataset=name, value=0.5, fold=fold, metric="auc")
+                for name in ("iris", "=HYPERLINK(1)")
+                for fold in (0, 1)
+            ],
+        ),
+        source=Submission.Source.IMPORT,
+    )
+    response = client.get("/b/tpl/submit/template.csv")
+    assert response["Content-Disposition"] == 'attachment; filename="tpl-template.csv"'
+    lines = response.content.decode().splitlines()
+    assert lines[0] == "dataset,algorithm,metric,fold,score"
+    assert "'=HYPERLINK(1),your-algorithm,auc,0," in lines
+    assert "iris,your-algorithm,'=cost,1," in lines
+    assert len(lines) == 1 + 2 * 2 * 2
+    assert not any(line.startswith("=") for line in lines)
+
+
+def test_a_posted_grid_size_beyond_the_field_limit_reads_no_more_cells(researcher):
+    """grid-rows=10000 and grid-folds=1000 from a hostile POST: bounded by the field cap."""
+    from django.conf import settings
+
+    from frontend.contribute.grid import ScoreGrid
+
+    grid = ScoreGrid.from_post(
+        {"grid-rows": "10000", "grid-folds": "1000"},
+        known=set(),
+        value_label="score",
+        metrics=["a", "b", "c"],
+    )
+    cells = sum(len(row.cells) for row in grid.rows)
+    assert cells <= settings.DATA_UPLOAD_MAX_NUMBER_FIELDS

@@ -65,7 +65,9 @@ def _world() -> World:
         entry = SubmissionInput(
             algorithm=algorithm, scores=[ScoreInput(dataset=d, value=0.5) for d in datasets]
         )
-        return submission_create(benchmark=benchmark, submitter=user, entry=entry)
+        return submission_create(
+            benchmark=benchmark, submitter=user, entry=entry, new_datasets_confirmed=True
+        )
 
     accepted = submit(users["maintainer"], "alpha", ["d1", "d2"])
     submission_accept(submission=accepted, user=users["maintainer"])

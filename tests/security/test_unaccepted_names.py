@@ -47,6 +47,7 @@ def _evil_submission(benchmark, *, url: str = PHISH, algorithm: str = SECRET_ALG
                 ScoreInput(dataset="d1", value=0.99),
             ],
         ),
+        new_datasets_confirmed=True,
     )
 
 

@@ -1,0 +1,96 @@
+"""Where a recompute runs: a Celery worker, or a background thread of this process.
+
+With a broker configured, :func:`recompute_dispatch` sends ``recompute_benchmark`` to the
+workers. In the embedded mode (no broker, ``PODIUM_RECOMPUTE_IN_THREAD`` on by default),
+it starts a thread of the server process instead, so that accepting or submitting
+returns at once and the page shows the run's progress as it would with workers.
+
+A run in a thread is the same ``recompute_run`` a worker makes, with the same lease, so
+at most one run per benchmark computes at a time, across threads and processes alike.
+Within this process there is also at most one thread per benchmark: a request that
+arrives while it runs marks the benchmark "again", and the thread loops once more
+(``recompute_run`` itself already loops while new revisions arrive; the mark covers a
+request between its last check and its lease release).
+
+Limits, compared with workers: a thread cannot be killed, so the hard time limit
+(``PODIUM_RECOMPUTE_TIME_LIMIT``) does not apply; a server that stops mid-run leaves a
+lease that expires (``PODIUM_RECOMPUTE_LEASE_SECONDS``) and a snapshot that the next run
+marks abandoned, exactly as after a dead worker.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import uuid
+
+from django.conf import settings
+from django.db import connection
+
+logger = logging.getLogger(__name__)
+
+_lock = threading.Lock()
+_running: dict[int, threading.Thread] = {}
+_again: set[int] = set()
+
+
+def recompute_dispatch(benchmark_id: int) -> None:
+    """Start a recompute of ``benchmark_id``: on the workers, or in a background thread."""
+    if getattr(settings, "RECOMPUTE_IN_THREAD", False):
+        _thread_start(benchmark_id)
+        return
+    from estimation.tasks import recompute_benchmark
+
+    recompute_benchmark.delay(benchmark_id)
+
+
+def _thread_start(benchmark_id: int) -> None:
+    with _lock:
+        if benchmark_id in _running:
+            _again.add(benchmark_id)
+            return
+        thread = threading.Thread(
+            target=_thread_run,
+            args=(benchmark_id,),
+            name=f"podium-recompute-{benchmark_id}",
+            daemon=True,
+        )
+        _running[benchmark_id] = thread
+    thread.start()
+
+
+def _thread_run(benchmark_id: int) -> None:
+    from estimation.services import recompute_run
+
+    owner = f"thread-{uuid.uuid4().hex}"
+    try:
+        while True:
+            with _lock:
+                _again.discard(benchmark_id)
+            try:
+                recompute_run(benchmark_id=benchmark_id, owner=owner)
+            except Exception:
+                # A failing analysis is recorded on its snapshot; anything else (the
+                # database went away) is logged, and the next request tries again.
+                logger.exception("background recompute of benchmark %s failed", benchmark_id)
+            with _lock:
+                if benchmark_id not in _again:
+                    return
+    finally:
+        with _lock:
+            if _running.get(benchmark_id) is threading.current_thread():
+                del _running[benchmark_id]
+        connection.close()
+
+
+def recompute_threads_join(timeout: float | None = None) -> None:
+    """Wait for this process's background recomputes (a command that exits, a test)."""
+    while True:
+        with _lock:
+            threads = list(_running.values())
+        if not threads:
+            return
+        for thread in threads:
+            thread.join(timeout)
+            if thread.is_alive():
+                return

@@ -1,0 +1,66 @@
+"""Telling a submitter that a maintainer decided on their submission.
+
+Mail goes through Django's email backend (the console in the embedded mode, SMTP when
+configured), after the decision commits; a mail server that is down is logged and never
+undoes a decision. The "my submissions" page shows the same news as a notice.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+
+from django.conf import settings
+from django.core.mail import send_mail
+from django.db import transaction
+
+from leaderboard.models import Submission
+
+logger = logging.getLogger(__name__)
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]+")
+
+
+def _one_line(text: str, limit: int = 80) -> str:
+    """A name fit for a mail header: no line breaks or control characters, bounded."""
+    flat = _CONTROL.sub(" ", text).strip()
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def decision_message(submission: Submission) -> tuple[str, str]:
+    """The subject and plain-text body of the mail about ``submission``'s decision."""
+    algorithm = submission.algorithm.name
+    benchmark = submission.benchmark
+    verb = "accepted" if submission.status == Submission.Status.ACCEPTED else "rejected"
+    subject = f"Podium: {_one_line(algorithm)} was {verb} on {_one_line(benchmark.title)}"
+    lines = [
+        f"Your submission of {algorithm} to {benchmark.title} was {verb}.",
+        "",
+    ]
+    if submission.decision_note:
+        lines += ["The maintainer's note:", "", submission.decision_note, ""]
+    if verb == "accepted":
+        lines.append(
+            "Its scores now count; the leaderboard updates once the recompute finishes: "
+            f"/b/{benchmark.slug}/"
+        )
+    else:
+        lines.append("Its scores do not count. Your submissions: /account/submissions/")
+    return subject, "\n".join(lines) + "\n"
+
+
+def submission_decision_notify(*, submission: Submission) -> None:
+    """Mail the submitter about a decision, once the caller's transaction commits."""
+    submitter = submission.submitter
+    if submitter is None or not submitter.email or submission.decided_by_id == submitter.pk:
+        return
+    subject, body = decision_message(submission)
+    recipient = submitter.email
+
+    def send() -> None:
+        try:
+            send_mail(subject, body, settings.DEFAULT_FROM_EMAIL, [recipient])
+        except Exception:  # SMTP raises many types; a decision never depends on mail
+            logger.warning("could not mail %s about submission %s", recipient, submission.pk)
+
+    transaction.on_commit(send)

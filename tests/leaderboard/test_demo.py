@@ -1,0 +1,69 @@
+"""The demo data of `make dev`: an open benchmark and a demo maintainer (local only)."""
+
+from __future__ import annotations
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.core.management import call_command
+
+from leaderboard.demo import DEMOS, OPEN_DEMO
+from leaderboard.models import Benchmark, Submission
+from leaderboard.selectors import benchmark_list_visible
+from leaderboard.services import submission_create, user_is_maintainer
+from tests.factories import entry, make_user
+
+pytestmark = pytest.mark.django_db
+
+ACCOUNT = {"username": "demo-maintainer", "password": "podium-demo"}
+
+
+def test_load_demo_makes_the_maintainer_once_and_prints_it_once(settings, capsys):
+    settings.DEBUG = True
+    settings.PODIUM_DEMO_MAINTAINER = ACCOUNT
+    call_command("load_demo")
+    first = capsys.readouterr().out
+    call_command("load_demo")
+    second = capsys.readouterr().out
+
+    assert "username 'demo-maintainer', password 'podium-demo'" in first
+    assert "podium-demo" not in second
+    user = get_user_model().objects.get(username="demo-maintainer")
+    assert user.check_password("podium-demo")
+    for benchmark in Benchmark.objects.filter(slug__in=list(DEMOS)):
+        assert user_is_maintainer(user=user, benchmark=benchmark)
+    policies = dict(Benchmark.objects.values_list("slug", "submission_policy"))
+    assert policies[OPEN_DEMO] == Benchmark.SubmissionPolicy.OPEN
+    assert sorted(p for slug, p in policies.items() if slug != OPEN_DEMO) == ["moderated"] * 2
+
+
+@pytest.mark.parametrize("debug", [False, True])
+def test_no_demo_account_outside_local_settings(settings, capsys, debug):
+    """Production settings have no PODIUM_DEMO_MAINTAINER; and DEBUG off refuses it too."""
+    settings.DEBUG = debug
+    settings.PODIUM_DEMO_MAINTAINER = ACCOUNT if not debug else None
+    call_command("load_demo")
+    assert not get_user_model().objects.filter(username="demo-maintainer").exists()
+    assert "password" not in capsys.readouterr().out
+
+
+def test_production_settings_define_no_demo_account():
+    from config.settings import base
+
+    assert base.PODIUM_DEMO_MAINTAINER is None
+
+
+def test_a_newcomers_submission_to_the_open_demo_counts_at_once():
+    call_command("load_demo")
+    benchmark = Benchmark.objects.get(slug=OPEN_DEMO)
+    counts = benchmark_list_visible(user=None).get(pk=benchmark.pk)
+    datasets = list(benchmark.datasets.values_list("name", flat=True))
+    submission = submission_create(
+        benchmark=benchmark,
+        submitter=make_user("newcomer"),
+        entry=entry("my-classifier", {name: 0.9 for name in datasets}),
+        source=Submission.Source.FORM,
+    )
+    assert submission.status == Submission.Status.ACCEPTED
+    after = benchmark_list_visible(user=None).get(pk=benchmark.pk)
+    assert after.n_algorithms == counts.n_algorithms + 1
+    assert after.n_accepted == counts.n_accepted + 1
