@@ -13,6 +13,16 @@ class ResultSnapshot(models.Model):
         READY = "ready"
         FAILED = "failed"
 
+    class FailedDuring(models.TextChoices):
+        """Where a failed version failed: reading the input or storing the results
+        (retried with back-off), the analysis (deterministic: waits for the next
+        change), or its worker stopped (the next run redoes it)."""
+
+        LOAD = "load"
+        ANALYSIS = "analysis"
+        STORE = "store"
+        ABANDONED = "abandoned"
+
     benchmark = models.ForeignKey(
         "leaderboard.Benchmark", on_delete=models.CASCADE, related_name="snapshots"
     )
@@ -28,6 +38,18 @@ class ResultSnapshot(models.Model):
     progress = models.FloatField(default=0.0)
     error = models.TextField(blank=True)
     timings = models.JSONField(default=dict, blank=True, help_text="seconds per stage")
+    failed_during = models.CharField(max_length=10, choices=FailedDuring.choices, blank=True)
+    submissions = models.JSONField(
+        null=True,
+        blank=True,
+        help_text="ids of the accepted submissions its input was read from (null: unknown)",
+    )
+    cited_at = models.DateTimeField(
+        null=True,
+        blank=True,
+        help_text="first time its permalink, an export or its version URL was requested: "
+        "a cited version is never pruned",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     finished_at = models.DateTimeField(null=True, blank=True)
 
@@ -84,6 +106,10 @@ class RecomputeState(models.Model):
     requested_at = models.DateTimeField(null=True, blank=True)
     lease_owner = models.CharField(max_length=64, blank=True)
     lease_expires_at = models.DateTimeField(null=True, blank=True)
+    # Consecutive runs that could not load or store a metric: the sweep retries the
+    # benchmark no sooner than ``retry_at`` (exponential back-off, capped).
+    failures = models.PositiveIntegerField(default=0)
+    retry_at = models.DateTimeField(null=True, blank=True)
 
     def __str__(self) -> str:
         return f"{self.benchmark_id}: {self.computed_revision}/{self.requested_revision}"

@@ -9,16 +9,18 @@ arrived meanwhile. Duplicate tasks find nothing to do; a dead worker's lease exp
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import logging
+import threading
 import time
 from datetime import timedelta
 
 import numpy as np
 from django.conf import settings as django_settings
-from django.db import transaction
-from django.db.models import F, Max, Q
+from django.db import connection, transaction
+from django.db.models import F, Q
 from django.utils import timezone
 
 from estimation.background import recompute_dispatch
@@ -26,12 +28,14 @@ from estimation.core.analysis import ENGINE_VERSION, AnalysisSettings, analyze
 from estimation.core.contract import SCHEMA_VERSION, SnapshotPayload, to_json
 from estimation.core.table import ResultTable
 from estimation.models import RecomputeState, ResultSnapshot, SnapshotSection
-from leaderboard.models import Benchmark, Metric
+from leaderboard.models import Benchmark, Metric, Submission
 from leaderboard.selectors import accepted_score_columns
 
 logger = logging.getLogger(__name__)
 
 ABANDONED = "abandoned"
+# Failures that say nothing about the input (reading or storing): retried with back-off.
+RETRIED = (ResultSnapshot.FailedDuring.LOAD, ResultSnapshot.FailedDuring.STORE)
 
 
 def result_table_build(
@@ -177,12 +181,14 @@ def _revision_bump(*, benchmark_id: int) -> None:
 def recompute_stale_enqueue() -> list[int]:
     """Enqueue a recompute for every benchmark whose input changed since its last run, or
     whose results an older engine computed (so a deployment of a new engine recomputes
-    every benchmark without being asked)."""
+    every benchmark without being asked). Not while a live run holds its lease, nor
+    before the back-off of its last failure (``retry_at``) has passed."""
     recompute_outdated_request(enqueue=False)
     now = timezone.now()
     stale = list(
         RecomputeState.objects.filter(computed_revision__lt=F("requested_revision"))
         .filter(Q(lease_owner="") | Q(lease_expires_at__lt=now))
+        .filter(Q(retry_at__isnull=True) | Q(retry_at__lte=now))
         .values_list("benchmark_id", flat=True)
     )
     for benchmark_id in stale:
@@ -193,8 +199,13 @@ def recompute_stale_enqueue() -> list[int]:
 # --- runs -----------------------------------------------------------------------------
 
 
+class LeaseLost(Exception):
+    """This run no longer owns its benchmark (its lease expired and another run took it,
+    or that run abandoned this one's snapshot): it stops and saves nothing more."""
+
+
 def _lease_seconds() -> int:
-    return getattr(django_settings, "RECOMPUTE_LEASE_SECONDS", 120)
+    return getattr(django_settings, "RECOMPUTE_LEASE_SECONDS", 15)
 
 
 def _lease_acquire(*, benchmark_id: int, owner: str) -> bool:
@@ -209,10 +220,12 @@ def _lease_acquire(*, benchmark_id: int, owner: str) -> bool:
     return taken == 1
 
 
-def _lease_renew(*, benchmark_id: int, owner: str) -> None:
-    RecomputeState.objects.filter(pk=benchmark_id, lease_owner=owner).update(
+def _lease_renew(*, benchmark_id: int, owner: str) -> bool:
+    """Push the expiry on; False when ``owner`` no longer holds the lease."""
+    renewed = RecomputeState.objects.filter(pk=benchmark_id, lease_owner=owner).update(
         lease_expires_at=timezone.now() + timedelta(seconds=_lease_seconds())
     )
+    return renewed == 1
 
 
 def _lease_release(*, benchmark_id: int, owner: str) -> None:
@@ -221,31 +234,112 @@ def _lease_release(*, benchmark_id: int, owner: str) -> None:
     )
 
 
+class LeaseHeartbeat:
+    """Renews a run's lease every third of its length from a thread of its own, whatever
+    the analysis is doing (one long stage renews nothing), so the lease can be short
+    and a dead worker's benchmark is taken over soon. ``lost`` is set when the renewal
+    finds another owner; the run checks it at its next progress report.
+    """
+
+    def __init__(self, *, benchmark_id: int, owner: str) -> None:
+        self.benchmark_id = benchmark_id
+        self.owner = owner
+        self.interval = max(_lease_seconds() / 3, 0.2)
+        self.lost = threading.Event()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(
+            target=self._beat, name=f"podium-lease-{benchmark_id}", daemon=True
+        )
+
+    def __enter__(self) -> LeaseHeartbeat:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        self._stop.set()
+        self._thread.join(timeout=self.interval + 10)
+
+    def _beat(self) -> None:
+        try:
+            while not self._stop.wait(self.interval):
+                try:
+                    if not _lease_renew(benchmark_id=self.benchmark_id, owner=self.owner):
+                        self.lost.set()
+                        return
+                except Exception:  # the database blinked: the next beat tries again
+                    logger.warning("lease heartbeat of %s failed", self.owner, exc_info=True)
+        finally:
+            connection.close()
+
+
+def _heartbeat(*, benchmark_id: int, owner: str) -> LeaseHeartbeat | None:
+    """A heartbeat, unless the run sits inside its caller's transaction: its lease row is
+    then invisible to other connections (no other worker can take it either)."""
+    if connection.in_atomic_block:
+        return None
+    return LeaseHeartbeat(benchmark_id=benchmark_id, owner=owner)
+
+
 def recompute_run(*, benchmark_id: int, owner: str) -> list[ResultSnapshot]:
-    """Bring a benchmark's snapshots up to date; see the module docstring."""
+    """Bring a benchmark's snapshots up to date; see the module docstring.
+
+    A metric whose input cannot be read (or whose result cannot be stored) is recorded
+    as a failed version; the revision then stays uncomputed and the sweep retries it
+    with exponential back-off (:func:`_failure_back_off`). An input the engine cannot
+    analyse is recorded as failed and computed: it fails the same way until it changes.
+    """
     state = RecomputeState.objects.filter(pk=benchmark_id).first()
     if state is not None and not state.is_stale:
         return []  # a duplicate task: an earlier run already computed this revision
     if not _lease_acquire(benchmark_id=benchmark_id, owner=owner):
         return []  # another worker is running and will pick up the new revision
     created: list[ResultSnapshot] = []
+    heartbeat = _heartbeat(benchmark_id=benchmark_id, owner=owner)
+    target = 0
+    backing_off = False
     try:
-        _abandon_orphaned_snapshots(benchmark_id=benchmark_id)
-        while True:
-            target = RecomputeState.objects.get(pk=benchmark_id).requested_revision
-            created += snapshot_refresh(benchmark_id=benchmark_id, owner=owner)
-            RecomputeState.objects.filter(pk=benchmark_id, computed_revision__lt=target).update(
-                computed_revision=target
-            )
-            if RecomputeState.objects.get(pk=benchmark_id).requested_revision == target:
-                break
+        with heartbeat or contextlib.nullcontext():
+            _abandon_orphaned_snapshots(benchmark_id=benchmark_id)
+            while True:
+                target = RecomputeState.objects.get(pk=benchmark_id).requested_revision
+                done = snapshot_refresh(benchmark_id=benchmark_id, owner=owner, lease=heartbeat)
+                created += done
+                if any(s.failed_during in RETRIED for s in done):
+                    _failure_back_off(benchmark_id=benchmark_id)
+                    backing_off = True
+                    break
+                RecomputeState.objects.filter(pk=benchmark_id, computed_revision__lt=target).update(
+                    computed_revision=target, failures=0, retry_at=None
+                )
+                if RecomputeState.objects.get(pk=benchmark_id).requested_revision == target:
+                    break
+    except LeaseLost:
+        logger.warning("recompute of benchmark %s by %s was taken over", benchmark_id, owner)
+        return created  # the new owner finishes the job
     finally:
         _lease_release(benchmark_id=benchmark_id, owner=owner)
     # A request that arrived between our last check and the release had its own task
-    # turned away by our lease: make sure someone runs it.
-    if RecomputeState.objects.get(pk=benchmark_id).is_stale:
+    # turned away by our lease: make sure someone runs it. A run that failed and backs
+    # off is retried by the sweep (or at once by a newer request than the one it failed).
+    state = RecomputeState.objects.get(pk=benchmark_id)
+    if state.is_stale and (not backing_off or state.requested_revision > target):
         recompute_dispatch(benchmark_id)
     return created
+
+
+def _retry_delay(failures: int) -> float:
+    base = getattr(django_settings, "RECOMPUTE_RETRY_BASE_SECONDS", 30)
+    cap = getattr(django_settings, "RECOMPUTE_RETRY_MAX_SECONDS", 3600)
+    return float(min(cap, base * 2 ** min(failures - 1, 30)))
+
+
+def _failure_back_off(*, benchmark_id: int) -> None:
+    """One more consecutive failure: the sweep waits twice as long as last time."""
+    RecomputeState.objects.filter(pk=benchmark_id).update(failures=F("failures") + 1)
+    failures = RecomputeState.objects.get(pk=benchmark_id).failures
+    RecomputeState.objects.filter(pk=benchmark_id).update(
+        retry_at=timezone.now() + timedelta(seconds=_retry_delay(failures))
+    )
 
 
 def _abandon_orphaned_snapshots(*, benchmark_id: int) -> None:
@@ -254,48 +348,120 @@ def _abandon_orphaned_snapshots(*, benchmark_id: int) -> None:
         benchmark_id=benchmark_id, status=ResultSnapshot.Status.COMPUTING
     ).update(
         status=ResultSnapshot.Status.FAILED,
+        failed_during=ResultSnapshot.FailedDuring.ABANDONED,
         error=f"{ABANDONED}: the worker computing it stopped before finishing",
+        stage="",
         finished_at=timezone.now(),
     )
 
 
-def snapshot_refresh(*, benchmark_id: int, owner: str = "") -> list[ResultSnapshot]:
-    """Recompute every metric of a benchmark whose input changed; return new snapshots."""
+def snapshot_refresh(
+    *, benchmark_id: int, owner: str = "", lease: LeaseHeartbeat | None = None
+) -> list[ResultSnapshot]:
+    """Recompute every metric of a benchmark whose input changed; return the versions
+    written (ready or failed; a load failure repeated returns its recorded version)."""
     benchmark = Benchmark.objects.get(pk=benchmark_id)
     settings = analysis_settings_for(benchmark=benchmark)
     created = []
     for metric in benchmark.metrics.all():
         snapshot = _snapshot_compute(
-            benchmark=benchmark, metric=metric, settings=settings, owner=owner
+            benchmark=benchmark, metric=metric, settings=settings, owner=owner, lease=lease
         )
         if snapshot is not None:
             created.append(snapshot)
     return created
 
 
+def _input_read(*, benchmark: Benchmark, metric: Metric) -> tuple[list[int], ResultTable]:
+    """The accepted submissions' ids and the table, read from one database snapshot
+    (REPEATABLE READ on PostgreSQL, unless the caller's transaction is already open)."""
+    outer = connection.in_atomic_block
+    with transaction.atomic():
+        if connection.vendor == "postgresql" and not outer:
+            with connection.cursor() as cursor:
+                cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
+        ids = sorted(
+            Submission.objects.filter(
+                benchmark=benchmark, status=Submission.Status.ACCEPTED
+            ).values_list("id", flat=True)
+        )
+        table = result_table_build(benchmark=benchmark, metric=metric)
+    return ids, table
+
+
+NO_SCORES = "ValueError: no accepted scores of this metric"
+
+
+def _error_text(exc: BaseException) -> str:
+    return f"{type(exc).__name__}: {exc}"
+
+
 def _snapshot_compute(
-    *, benchmark: Benchmark, metric: Metric, settings: AnalysisSettings, owner: str
+    *,
+    benchmark: Benchmark,
+    metric: Metric,
+    settings: AnalysisSettings,
+    owner: str,
+    lease: LeaseHeartbeat | None = None,
 ) -> ResultSnapshot | None:
+    """Everything from reading to storing happens inside the failure path: whatever
+    raises is recorded on a version (see :class:`ResultSnapshot.FailedDuring`)."""
     started = time.perf_counter()
-    table = result_table_build(benchmark=benchmark, metric=metric)
-    if table.n_datasets == 0 or table.n_algorithms == 0:
-        return None
-    key = fingerprint(table, settings)
+    try:
+        submissions, table = _input_read(benchmark=benchmark, metric=metric)
+        key = fingerprint(table, settings)
+    except Exception as exc:
+        logger.exception("reading %s / %s failed", benchmark.slug, metric.name)
+        return _load_failure_record(benchmark=benchmark, metric=metric, error=_error_text(exc))
+    empty = table.n_datasets == 0 or table.n_algorithms == 0
     with transaction.atomic():
         # The row lock serialises version numbers between concurrent writers.
         Benchmark.objects.select_for_update().get(pk=benchmark.pk)
         existing = ResultSnapshot.objects.filter(benchmark=benchmark, metric=metric)
+        newest = existing.order_by("-version").first()
+        if empty and newest is None:
+            return None  # nothing submitted yet, nothing served: nothing to say
         latest_ready = existing.filter(status=ResultSnapshot.Status.READY).first()
         if latest_ready is not None and latest_ready.fingerprint == key:
-            return None  # same input as the snapshot being served: nothing to do
-        failed_before = (
-            existing.filter(status=ResultSnapshot.Status.FAILED, fingerprint=key)
-            .exclude(error__startswith=ABANDONED)
-            .exists()
+            if newest is None or newest.pk == latest_ready.pk:
+                return None  # same input as the snapshot being served: nothing to do
+            # Newer versions failed since, and the input is back to the one served:
+            # a new version with its results says that the newest input is fine.
+            return _snapshot_repeat(
+                source=latest_ready, version=newest.version + 1, submissions=submissions
+            )
+        if (
+            newest is not None
+            and newest.status == ResultSnapshot.Status.FAILED
+            and newest.failed_during == ResultSnapshot.FailedDuring.ANALYSIS
+            and newest.fingerprint == key
+        ):
+            return None  # this input's failure is already the newest version
+        known = (
+            existing.filter(
+                status=ResultSnapshot.Status.FAILED,
+                fingerprint=key,
+                failed_during=ResultSnapshot.FailedDuring.ANALYSIS,
+            )
+            .values_list("error", flat=True)
+            .first()
         )
-        if failed_before:
-            return None  # the analysis is deterministic: this input fails again
-        version = (existing.aggregate(v=Max("version"))["v"] or 0) + 1
+        version = (newest.version if newest is not None else 0) + 1
+        if empty or known is not None:
+            # The analysis is deterministic: this input fails again. Recorded as the
+            # newest version (readers are told), without running it.
+            return ResultSnapshot.objects.create(
+                benchmark=benchmark,
+                metric=metric,
+                version=version,
+                fingerprint=key,
+                engine_version=ENGINE_VERSION,
+                status=ResultSnapshot.Status.FAILED,
+                failed_during=ResultSnapshot.FailedDuring.ANALYSIS,
+                error=NO_SCORES if empty else known,
+                submissions=submissions,
+                finished_at=timezone.now(),
+            )
         snapshot = ResultSnapshot.objects.create(
             benchmark=benchmark,
             metric=metric,
@@ -303,34 +469,130 @@ def _snapshot_compute(
             fingerprint=key,
             engine_version=ENGINE_VERSION,
             stage="loading",
+            submissions=submissions,
         )
     loaded = time.perf_counter()
 
     def report(stage: str, fraction: float) -> None:
-        ResultSnapshot.objects.filter(pk=snapshot.pk).update(stage=stage, progress=fraction)
-        if owner:
+        if lease is not None and lease.lost.is_set():
+            raise LeaseLost(owner)
+        still_ours = ResultSnapshot.objects.filter(
+            pk=snapshot.pk, status=ResultSnapshot.Status.COMPUTING
+        ).update(stage=stage, progress=fraction)
+        if not still_ours:
+            raise LeaseLost(owner)
+        if owner and lease is None:
             _lease_renew(benchmark_id=benchmark.pk, owner=owner)
 
     try:
         analysis = analyze(table, settings, progress=report)
         sections = section_bodies(analysis.payload)
+    except LeaseLost:
+        raise
     except Exception as exc:
         logger.exception("analysis of %s / %s failed", benchmark.slug, metric.name)
-        snapshot.status = ResultSnapshot.Status.FAILED
-        snapshot.error = f"{type(exc).__name__}: {exc}"
-        snapshot.stage = ""
-        snapshot.finished_at = timezone.now()
-        snapshot.save(update_fields=["status", "error", "stage", "finished_at"])
-        return snapshot
+        return _snapshot_fail(
+            snapshot=snapshot, during=ResultSnapshot.FailedDuring.ANALYSIS, error=_error_text(exc)
+        )
     finished = time.perf_counter()
     timings = {
         "load_s": loaded - started,
         "analyse_s": finished - loaded,
         "stages": analysis.timings,
     }
-    return _snapshot_ready(
-        snapshot=snapshot, bodies=sections, payload=analysis.payload, timings=timings
+    try:
+        return _snapshot_ready(
+            snapshot=snapshot,
+            bodies=sections,
+            payload=analysis.payload,
+            timings=timings,
+            owner=owner,
+        )
+    except LeaseLost:
+        raise
+    except Exception as exc:
+        logger.exception("storing %s / %s failed", benchmark.slug, metric.name)
+        return _snapshot_fail(
+            snapshot=snapshot, during=ResultSnapshot.FailedDuring.STORE, error=_error_text(exc)
+        )
+
+
+def _snapshot_fail(*, snapshot: ResultSnapshot, during: str, error: str) -> ResultSnapshot:
+    """Mark a computing version failed, unless another run abandoned it meanwhile."""
+    snapshot.status = ResultSnapshot.Status.FAILED
+    snapshot.failed_during = during
+    snapshot.error = error
+    snapshot.stage = ""
+    snapshot.finished_at = timezone.now()
+    updated = ResultSnapshot.objects.filter(
+        pk=snapshot.pk, status=ResultSnapshot.Status.COMPUTING
+    ).update(
+        status=snapshot.status,
+        failed_during=during,
+        error=error,
+        stage="",
+        finished_at=snapshot.finished_at,
     )
+    if not updated:
+        raise LeaseLost(snapshot.pk)
+    return snapshot
+
+
+def _load_failure_record(*, benchmark: Benchmark, metric: Metric, error: str) -> ResultSnapshot:
+    """A version saying the input could not be read; the same failure again (a retry)
+    updates that version rather than adding one per attempt."""
+    with transaction.atomic():
+        Benchmark.objects.select_for_update().get(pk=benchmark.pk)
+        existing = ResultSnapshot.objects.filter(benchmark=benchmark, metric=metric)
+        newest = existing.order_by("-version").first()
+        now = timezone.now()
+        if (
+            newest is not None
+            and newest.status == ResultSnapshot.Status.FAILED
+            and newest.failed_during == ResultSnapshot.FailedDuring.LOAD
+            and newest.error == error
+        ):
+            newest.finished_at = now
+            newest.save(update_fields=["finished_at"])
+            return newest
+        return ResultSnapshot.objects.create(
+            benchmark=benchmark,
+            metric=metric,
+            version=(newest.version if newest is not None else 0) + 1,
+            fingerprint="",
+            engine_version=ENGINE_VERSION,
+            status=ResultSnapshot.Status.FAILED,
+            failed_during=ResultSnapshot.FailedDuring.LOAD,
+            error=error,
+            finished_at=now,
+        )
+
+
+def _snapshot_repeat(
+    *, source: ResultSnapshot, version: int, submissions: list[int]
+) -> ResultSnapshot:
+    """A new ready version with ``source``'s results (copied in the database)."""
+    snapshot = ResultSnapshot.objects.create(
+        benchmark_id=source.benchmark_id,
+        metric_id=source.metric_id,
+        version=version,
+        fingerprint=source.fingerprint,
+        engine_version=source.engine_version,
+        schema_version=source.schema_version,
+        status=ResultSnapshot.Status.READY,
+        progress=1.0,
+        timings={"copied_from_version": source.version},
+        submissions=submissions,
+        finished_at=timezone.now(),
+    )
+    table = SnapshotSection._meta.db_table
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"INSERT INTO {table} (snapshot_id, name, body, etag) "  # our table name, no input
+            f"SELECT %s, name, body, etag FROM {table} WHERE snapshot_id = %s",
+            [snapshot.pk, source.pk],
+        )
+    return snapshot
 
 
 def _sections_write(*, snapshot: ResultSnapshot, bodies: dict[str, tuple[str, str]]) -> None:
@@ -356,28 +618,45 @@ def _snapshot_ready(
     bodies: dict[str, tuple[str, str]],
     payload: SnapshotPayload,
     timings: dict,
+    owner: str = "",
 ) -> ResultSnapshot:
-    """The sections and the ready status in one transaction: a reader sees both or neither."""
+    """The sections and the ready status in one transaction: a reader sees both or neither.
+
+    Saved only by the run that still owns the version: its lease (locked, so no other
+    run can take it until this commits) and a status still 'computing' (a run that took
+    over marks it abandoned). Otherwise :class:`LeaseLost`, and nothing is written.
+    """
+    finished_at = timezone.now()
+    with transaction.atomic():
+        if owner:
+            held = (
+                RecomputeState.objects.select_for_update()
+                .filter(pk=snapshot.benchmark_id, lease_owner=owner)
+                .exists()
+            )
+            if not held:
+                raise LeaseLost(owner)
+        updated = ResultSnapshot.objects.filter(
+            pk=snapshot.pk, status=ResultSnapshot.Status.COMPUTING
+        ).update(
+            status=ResultSnapshot.Status.READY,
+            stage="",
+            progress=1.0,
+            finished_at=finished_at,
+            timings=timings,
+            schema_version=payload.schema_version,
+            engine_version=payload.engine_version,
+        )
+        if updated != 1:
+            raise LeaseLost(owner or snapshot.pk)
+        _sections_write(snapshot=snapshot, bodies=bodies)
     snapshot.status = ResultSnapshot.Status.READY
     snapshot.stage = ""
     snapshot.progress = 1.0
-    snapshot.finished_at = timezone.now()
+    snapshot.finished_at = finished_at
     snapshot.schema_version = payload.schema_version
     snapshot.engine_version = payload.engine_version
     snapshot.timings = timings
-    with transaction.atomic():
-        _sections_write(snapshot=snapshot, bodies=bodies)
-        snapshot.save(
-            update_fields=[
-                "status",
-                "stage",
-                "progress",
-                "finished_at",
-                "timings",
-                "schema_version",
-                "engine_version",
-            ]
-        )
     return snapshot
 
 

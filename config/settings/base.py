@@ -197,14 +197,29 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {"max_retries": 1, "interval_start": 0, "inter
 # (estimation/background.py) rather than inside the request that asked for it.
 RECOMPUTE_IN_THREAD = env_bool("PODIUM_RECOMPUTE_IN_THREAD", CELERY_TASK_ALWAYS_EAGER)
 RECOMPUTE_TIME_LIMIT = env_int("PODIUM_RECOMPUTE_TIME_LIMIT", 600)
-# A run holds a per-benchmark lease, renewed as it progresses; a dead worker's lease
-# expires after this long and the next run takes over.
-RECOMPUTE_LEASE_SECONDS = env_int("PODIUM_RECOMPUTE_LEASE_SECONDS", 120)
+# A run holds a per-benchmark lease that a heartbeat thread renews every third of it,
+# whatever the analysis is doing; a dead worker's lease expires after this long and the
+# beat sweep (every RECOMPUTE_SWEEP_SECONDS) hands the benchmark to a live worker.
+RECOMPUTE_LEASE_SECONDS = env_int("PODIUM_RECOMPUTE_LEASE_SECONDS", 15)
+RECOMPUTE_SWEEP_SECONDS = env_int("PODIUM_RECOMPUTE_SWEEP_SECONDS", 10)
+# A run that cannot read or store a metric is retried after RETRY_BASE seconds, doubled
+# after each further failure up to RETRY_MAX (a new change retries at once).
+RECOMPUTE_RETRY_BASE_SECONDS = env_int("PODIUM_RECOMPUTE_RETRY_BASE_SECONDS", 30)
+RECOMPUTE_RETRY_MAX_SECONDS = env_int("PODIUM_RECOMPUTE_RETRY_MAX_SECONDS", 3600)
+# Retention (estimation/retention.py, README "Retention"): a superseded version that
+# was served for less than this and never cited is pruned; failed versions that are no
+# longer the newest are pruned after SNAPSHOT_FAILED_KEEP_DAYS.
+SNAPSHOT_COALESCE_SECONDS = env_int("PODIUM_SNAPSHOT_COALESCE_SECONDS", 600)
+SNAPSHOT_FAILED_KEEP_DAYS = env_int("PODIUM_SNAPSHOT_FAILED_KEEP_DAYS", 7)
 # Unacknowledged tasks (a worker died) are redelivered after this many seconds.
 CELERY_BROKER_TRANSPORT_OPTIONS["visibility_timeout"] = RECOMPUTE_TIME_LIMIT + 60
 # Changes whose enqueue failed (broker down) are swept up by the beat scheduler.
 CELERY_BEAT_SCHEDULE = {
-    "recompute-stale": {"task": "estimation.recompute_stale", "schedule": 30.0},
+    "recompute-stale": {
+        "task": "estimation.recompute_stale",
+        "schedule": float(RECOMPUTE_SWEEP_SECONDS),
+    },
+    "prune-snapshots": {"task": "estimation.prune_snapshots", "schedule": 3600.0},
 }
 
 LOGGING = {
