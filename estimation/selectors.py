@@ -8,6 +8,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from django.db.models import OuterRef, QuerySet, Subquery
@@ -18,8 +19,8 @@ from estimation.core.contract import (
     Board,
     section_from_json,
 )
-from estimation.models import ResultSnapshot, SnapshotSection
-from leaderboard.models import Benchmark, Metric
+from estimation.models import RecomputeState, ResultSnapshot, SnapshotSection
+from leaderboard.models import Benchmark, Metric, Submission
 
 # Parsed sections by etag (a section never changes once written): a page or an API call
 # parses a board once per process, not once per request.
@@ -217,6 +218,7 @@ def snapshots_etag(*snapshots: ResultSnapshot | None) -> str:
             snapshot.schema_version,
             snapshot.stage,
             round(snapshot.progress, 3),
+            snapshot.finished_at,  # a retried load failure keeps its version, not its time
         ]
     digest = hashlib.sha256("\x1f".join(map(str, parts)).encode()).hexdigest()
     return f'"{digest[:32]}"'
@@ -234,6 +236,7 @@ _STATUS_FIELDS = (
     "schema_version",
     "created_at",
     "finished_at",
+    "failed_during",
 )
 
 
@@ -247,3 +250,107 @@ def snapshot_status(*, benchmark: Benchmark, metric: Metric) -> SnapshotStatus:
         return SnapshotStatus(ready=newest, newest=newest)
     ready = _servable(snapshots).order_by("-version", "-id").first()
     return SnapshotStatus(ready=ready, newest=newest)
+
+
+# --- failures readers are told about --------------------------------------------------
+
+FAILURE_LIST_LIMIT = 100
+
+
+@dataclass(frozen=True)
+class SubmissionChange:
+    """A submission by which the results served differ from the newest input."""
+
+    submission: int
+    algorithm: str
+    status: str  # its status now
+
+
+@dataclass(frozen=True)
+class RecomputeFailure:
+    """The newest input of a metric failed: why, and how the results served differ.
+
+    ``still_includes``: submissions the results served were computed from that are no
+    longer accepted; ``lacks``: accepted submissions they do not include (each list at
+    most FAILURE_LIST_LIMIT long; the ``n_`` counts are whole). Both are empty when the
+    served version predates the recording of its submissions.
+    """
+
+    version: int
+    failed_during: str
+    reason: str
+    failed_at: datetime | None
+    retry_at: datetime | None
+    served_version: int | None
+    still_includes: tuple[SubmissionChange, ...]
+    lacks: tuple[SubmissionChange, ...]
+    n_still_includes: int
+    n_lacks: int
+
+
+def failure_reason(snapshot: ResultSnapshot) -> str:
+    """Plain words for readers (the raw error of a load or store failure, which may name
+    internals, is for maintainers only)."""
+    kind = ResultSnapshot.FailedDuring
+    if snapshot.failed_during == kind.ANALYSIS:
+        message = snapshot.error.partition(": ")[2] or snapshot.error
+        return f"The newest accepted results cannot be analysed: {message}."
+    what = "storing the results" if snapshot.failed_during == kind.STORE else "reading the scores"
+    return (
+        f"An internal error stopped the recompute while {what}; it is retried "
+        "automatically, and the maintainers can see the error."
+    )
+
+
+def snapshot_failure(*, benchmark: Benchmark, status: SnapshotStatus) -> RecomputeFailure | None:
+    """What went wrong when the newest version of a metric failed (None otherwise). An
+    abandoned version is not a failure of the input: the next run redoes it."""
+    newest = status.newest
+    if (
+        newest is None
+        or newest.status != ResultSnapshot.Status.FAILED
+        or newest.failed_during == ResultSnapshot.FailedDuring.ABANDONED
+    ):
+        return None
+    retry_at = None
+    if newest.failed_during != ResultSnapshot.FailedDuring.ANALYSIS:
+        retry_at = (
+            RecomputeState.objects.filter(pk=benchmark.pk)
+            .values_list("retry_at", flat=True)
+            .first()
+        )
+    still: list[int] = []
+    new: list[int] = []
+    if status.ready is not None:
+        served = (
+            ResultSnapshot.objects.filter(pk=status.ready.pk)
+            .values_list("submissions", flat=True)
+            .first()
+        )
+        if served is not None:
+            accepted = set(
+                Submission.objects.filter(
+                    benchmark=benchmark, status=Submission.Status.ACCEPTED
+                ).values_list("id", flat=True)
+            )
+            still = sorted(set(served) - accepted)
+            new = sorted(accepted - set(served))
+    shown = still[:FAILURE_LIST_LIMIT] + new[:FAILURE_LIST_LIMIT]
+    described = {
+        pk: SubmissionChange(submission=pk, algorithm=name, status=state)
+        for pk, name, state in Submission.objects.filter(pk__in=shown).values_list(
+            "id", "algorithm__name", "status"
+        )
+    }
+    return RecomputeFailure(
+        version=newest.version,
+        failed_during=newest.failed_during,
+        reason=failure_reason(newest),
+        failed_at=newest.finished_at,
+        retry_at=retry_at,
+        served_version=status.ready.version if status.ready is not None else None,
+        still_includes=tuple(described[pk] for pk in still[:FAILURE_LIST_LIMIT] if pk in described),
+        lacks=tuple(described[pk] for pk in new[:FAILURE_LIST_LIMIT] if pk in described),
+        n_still_includes=len(still),
+        n_lacks=len(new),
+    )

@@ -222,7 +222,7 @@ EXAMPLES: dict[str, list[OpenApiExample]] = {
     ],
     "submission_withdraw": [_request({}), _response({**SUBMISSION, "status": "withdrawn"})],
     "snapshot_history": [_response(_page(SNAPSHOT_SUMMARY))],
-    "snapshot_latest": [_response({**SNAPSHOT, "computing": None})],
+    "snapshot_latest": [_response({**SNAPSHOT, "computing": None, "failure": None})],
     "snapshot_version": [_response(SNAPSHOT)],
     "snapshot_export_json": [
         _response(
@@ -281,7 +281,7 @@ EXAMPLES["snapshot_schema"] = [
     _response({"$schema": "https://json-schema.org/draft/2020-12/schema", "title": "Snapshot"})
 ]
 EXAMPLES["snapshot_status"] = [
-    _response({"version": 7, "finished_at": TIME, "newest": SNAPSHOT_SUMMARY}),
+    _response({"version": 7, "finished_at": TIME, "newest": SNAPSHOT_SUMMARY, "failure": None}),
     _response(
         {
             "version": 7,
@@ -293,8 +293,35 @@ EXAMPLES["snapshot_status"] = [
                 "stage": "bootstrap",
                 "progress": 0.4,
             },
+            "failure": None,
         },
         name="A new version computing",
+    ),
+    _response(
+        {
+            "version": 7,
+            "finished_at": TIME,
+            "newest": {
+                **SNAPSHOT_SUMMARY,
+                "version": 8,
+                "status": "failed",
+                "error": "ValueError: at least 2 algorithms are needed",
+            },
+            "failure": {
+                "version": 8,
+                "failed_during": "analysis",
+                "reason": "The newest accepted results cannot be analysed: at least 2 "
+                "algorithms are needed.",
+                "failed_at": TIME,
+                "retry_at": None,
+                "served_version": 7,
+                "still_includes": [{"submission": 41, "algorithm": "C4.5", "status": "rejected"}],
+                "lacks": [],
+                "n_still_includes": 1,
+                "n_lacks": 0,
+            },
+        },
+        name="The newest input failed",
     ),
 ]
 EXAMPLES["upload_job_detail"] = [

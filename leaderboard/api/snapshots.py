@@ -41,6 +41,7 @@ from estimation.models import ResultSnapshot
 from estimation.selectors import (
     snapshot_board,
     snapshot_computing,
+    snapshot_failure,
     snapshot_get,
     snapshot_history,
     snapshot_is_servable,
@@ -83,6 +84,50 @@ class SnapshotSummarySerializer(serializers.ModelSerializer):
             "created_at",
             "finished_at",
         ]
+
+
+class SubmissionChangeSerializer(serializers.Serializer):
+    submission = serializers.IntegerField(help_text="the submission's id")
+    algorithm = serializers.CharField()
+    status = serializers.CharField(help_text="its status now")
+
+
+class RecomputeFailureSerializer(serializers.Serializer):
+    """Set when the newest input of this metric failed: the results served are older."""
+
+    version = serializers.IntegerField(help_text="the failed version (the newest one)")
+    failed_during = serializers.ChoiceField(
+        choices=["load", "analysis", "store"],
+        help_text="analysis: the input cannot be analysed (it stays failed until the "
+        "accepted submissions change); load or store: an internal error, retried "
+        "automatically with back-off",
+    )
+    reason = serializers.CharField(help_text="why, in plain words")
+    failed_at = serializers.DateTimeField(allow_null=True)
+    retry_at = serializers.DateTimeField(
+        allow_null=True, help_text="the next automatic try (load or store failures), or null"
+    )
+    served_version = serializers.IntegerField(
+        allow_null=True, help_text="the older version being served instead, or null"
+    )
+    still_includes = SubmissionChangeSerializer(
+        many=True,
+        help_text="submissions the results served include that are no longer accepted "
+        "(at most 100; n_still_includes counts them all)",
+    )
+    lacks = SubmissionChangeSerializer(
+        many=True,
+        help_text="accepted submissions the results served do not include (at most 100; "
+        "n_lacks counts them all)",
+    )
+    n_still_includes = serializers.IntegerField()
+    n_lacks = serializers.IntegerField()
+
+
+FAILURE_HELP = (
+    "null, unless the newest input of this metric failed: why, and how the results "
+    "served (an older version) differ from the accepted submissions"
+)
 
 
 @extend_schema_field(
@@ -187,9 +232,15 @@ class SnapshotLatestApi(ApiView):
         computing = serializers.SerializerMethodField(
             help_text="a newer version being computed, or null"
         )
+        failure = serializers.SerializerMethodField(help_text=FAILURE_HELP)
 
         class Meta(SnapshotSerializer.Meta):
-            fields = [*SnapshotSerializer.Meta.fields, "computing"]
+            fields = [*SnapshotSerializer.Meta.fields, "computing", "failure"]
+
+        @extend_schema_field(RecomputeFailureSerializer(allow_null=True))
+        def get_failure(self, snapshot) -> dict | None:
+            failure = self.context.get("failure")
+            return None if failure is None else RecomputeFailureSerializer(failure).data
 
         @extend_schema_field(SnapshotSummarySerializer(allow_null=True))
         def get_computing(self, snapshot) -> dict | None:
@@ -202,7 +253,9 @@ class SnapshotLatestApi(ApiView):
         summary="The results being served: the board",
         description="The latest ready snapshot of a metric with its board (everything the "
         "leaderboard shows) and links to its other sections; `computing` tells whether a "
-        "newer one is on its way. Fields: docs/snapshot-contract.md, schema: "
+        "newer one is on its way, `failure` whether the newest input failed (then these "
+        "results are older, and it says which submissions they still include that are no "
+        "longer accepted and which they lack). Fields: docs/snapshot-contract.md, schema: "
         "/api/contract/snapshot.schema.json.",
         parameters=[metric_parameter],
         responses={200: OutputSerializer, 404: ErrorSerializer},
@@ -216,7 +269,8 @@ class SnapshotLatestApi(ApiView):
         computing = snapshot_computing(benchmark=benchmark, metric=metric)
         if computing is not None and computing.version < status.ready.version:
             computing = None
-        etag = snapshots_etag(status.ready, computing)
+        failure = snapshot_failure(benchmark=benchmark, status=status)
+        etag = snapshots_etag(status.ready, computing, status.newest if failure else None)
         last_modified = status.ready.finished_at or status.ready.created_at
         not_modified = _not_modified(request, etag, last_modified)
         if not_modified is not None:
@@ -224,7 +278,8 @@ class SnapshotLatestApi(ApiView):
 
         def data():
             snapshot = _snapshot(request, slug, None)
-            return self.OutputSerializer(snapshot, context={"request": request}).data
+            context = {"request": request, "failure": failure}
+            return self.OutputSerializer(snapshot, context=context).data
 
         # Bodies are cached while no newer version is computing (the steady state);
         # during a computation its progress is part of the body, so it is built anew.
@@ -246,11 +301,12 @@ class SnapshotStatusApi(ApiView):
             help_text="the newest version, whatever its status: computing (stage and "
             "progress 0..1), failed (error) or the ready one",
         )
+        failure = RecomputeFailureSerializer(allow_null=True, help_text=FAILURE_HELP)
 
     @extend_schema(
         summary="Is there anything new? (for polling)",
         description="A few hundred bytes: the version being served and the newest "
-        "version's status and progress. Poll it with `If-None-Match` (the `ETag` of the "
+        "version's status and progress (and `failure`, as in the latest snapshot). Poll it with `If-None-Match` (the `ETag` of the "
         "previous answer): 304 while nothing changed; fetch the results when `version` "
         "moves.",
         parameters=[metric_parameter],
@@ -267,6 +323,7 @@ class SnapshotStatusApi(ApiView):
             "version": status.ready.version if status.ready else None,
             "finished_at": status.ready.finished_at if status.ready else None,
             "newest": status.newest,
+            "failure": snapshot_failure(benchmark=benchmark, status=status),
         }
         return _validators(Response(self.OutputSerializer(body).data), status.etag, None)
 

@@ -105,7 +105,12 @@ def test_status_is_small_and_conditional(client, computing):
 def test_status_before_any_result_and_of_a_hidden_benchmark(client, benchmark):
     response = client.get(f"{BASE}status/")
     assert response.status_code == 200
-    assert response.json() == {"version": None, "finished_at": None, "newest": None}
+    assert response.json() == {
+        "version": None,
+        "finished_at": None,
+        "newest": None,
+        "failure": None,
+    }
     assert client.get("/api/benchmarks/nope/snapshots/status/").status_code == 404
 
 
