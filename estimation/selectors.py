@@ -302,9 +302,25 @@ def failure_reason(snapshot: ResultSnapshot) -> str:
     )
 
 
-def snapshot_failure(*, benchmark: Benchmark, status: SnapshotStatus) -> RecomputeFailure | None:
+def snapshot_failure(
+    *, benchmark: Benchmark, metric: Metric | None = None, status: SnapshotStatus | None = None
+) -> RecomputeFailure | None:
     """What went wrong when the newest version of a metric failed (None otherwise). An
-    abandoned version is not a failure of the input: the next run redoes it."""
+    abandoned version is not a failure of the input: the next run redoes it.
+
+    Give the ``status`` read already, or the ``metric``: then one query when nothing
+    failed (the usual case).
+    """
+    if status is None:
+        newest_status = (
+            ResultSnapshot.objects.filter(benchmark=benchmark, metric=metric)
+            .order_by("-version", "-id")
+            .values_list("status", flat=True)
+            .first()
+        )
+        if newest_status != ResultSnapshot.Status.FAILED:
+            return None
+        status = snapshot_status(benchmark=benchmark, metric=metric)
     newest = status.newest
     if (
         newest is None
@@ -354,3 +370,13 @@ def snapshot_failure(*, benchmark: Benchmark, status: SnapshotStatus) -> Recompu
         n_still_includes=len(still),
         n_lacks=len(new),
     )
+
+
+def benchmark_recompute_failures(*, benchmark: Benchmark) -> list[tuple[Metric, RecomputeFailure]]:
+    """Each metric of ``benchmark`` whose newest input failed, with what went wrong."""
+    failures = []
+    for metric in Metric.objects.filter(benchmark=benchmark):
+        failure = snapshot_failure(benchmark=benchmark, metric=metric)
+        if failure is not None:
+            failures.append((metric, failure))
+    return failures

@@ -19,7 +19,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST
 
 from estimation.results_csv import ResultsCsvError
-from estimation.selectors import snapshot_history
+from estimation.selectors import benchmark_recompute_failures, snapshot_history
 from frontend.contribute.access import (
     NotMaintainer,
     benchmark_or_404,
@@ -429,7 +429,13 @@ def maintained(request: HttpRequest) -> HttpResponse:
     return render(
         request,
         "frontend/contribute/maintained.html",
-        {"section": "maintained", "benchmarks": benchmark_list_maintained(user=request.user)},
+        {
+            "section": "maintained",
+            "benchmarks": [
+                (benchmark, benchmark_recompute_failures(benchmark=benchmark))
+                for benchmark in benchmark_list_maintained(user=request.user)
+            ],
+        },
     )
 
 
@@ -707,5 +713,11 @@ def snapshots(request: HttpRequest, slug: str) -> HttpResponse:
         page = Paginator(
             snapshot_history(benchmark=benchmark, metric=metric), SNAPSHOTS_PER_PAGE
         ).get_page(request.GET.get("page"))
-    context = {"benchmark": benchmark, "metrics": metrics, "metric": metric, "page": page}
+    context = {
+        "benchmark": benchmark,
+        "metrics": metrics,
+        "metric": metric,
+        "page": page,
+        "failures": benchmark_recompute_failures(benchmark=benchmark),
+    }
     return render(request, "frontend/contribute/snapshots.html", context)

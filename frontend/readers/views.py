@@ -13,7 +13,7 @@ from django.urls import reverse
 from django.utils.http import RFC3986_SUBDELIMS
 
 from estimation.models import ResultSnapshot
-from estimation.selectors import snapshot_computing
+from estimation.selectors import snapshot_computing, snapshot_failure
 from frontend.readers.exports import (
     FORMATS,
     ExportSource,
@@ -274,6 +274,9 @@ def benchmark_leaderboard(request: HttpRequest, slug: str) -> HttpResponse:
         request, benchmark=benchmark, metric=metric, metrics=metrics, snapshot=snapshot, live=True
     )
     context["is_maintainer"] = user_is_maintainer(user=request.user, benchmark=benchmark)
+    context["failure"] = (
+        snapshot_failure(benchmark=benchmark, metric=metric) if metric is not None else None
+    )
     return render(request, "frontend/benchmark_leaderboard.html", context)
 
 
