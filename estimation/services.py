@@ -660,6 +660,19 @@ def _snapshot_ready(
     return snapshot
 
 
+def snapshot_cite(*, benchmark_id: int, metric_id: int, version: int) -> None:
+    """A reader asked for this ready version's permalink, an export or its version URL:
+    it may be cited from now on, so retention keeps it (estimation/retention.py).
+    One UPDATE that matches nothing once the version is marked."""
+    ResultSnapshot.objects.filter(
+        benchmark_id=benchmark_id,
+        metric_id=metric_id,
+        version=version,
+        status=ResultSnapshot.Status.READY,
+        cited_at__isnull=True,
+    ).update(cited_at=timezone.now())
+
+
 def section_bodies(payload: SnapshotPayload) -> dict[str, tuple[str, str]]:
     """{section name: (compact JSON text, sha256)}: each section serialised once.
 

@@ -35,6 +35,7 @@ class SnapshotView:
     engine_version: str
     fingerprint: str
     board: Board | None
+    cited_at: datetime | None = None
 
     @property
     def is_ready(self) -> bool:
@@ -51,6 +52,7 @@ _IDENTITY = (
     "created_at",
     "engine_version",
     "fingerprint",
+    "cited_at",
 )
 
 

@@ -14,6 +14,7 @@ from django.utils.http import RFC3986_SUBDELIMS
 
 from estimation.models import ResultSnapshot
 from estimation.selectors import snapshot_computing, snapshot_failure
+from estimation.services import snapshot_cite
 from frontend.readers.exports import (
     FORMATS,
     ExportSource,
@@ -336,10 +337,17 @@ def _version_or_404(
         raise Http404(f"No version {version} of these results") from None
 
 
+def _cited(benchmark: Benchmark, metric: Metric | None, snapshot: SnapshotView) -> None:
+    """Retention keeps a version whose permalink or export anyone has asked for."""
+    if metric is not None and snapshot.is_ready and snapshot.cited_at is None:
+        snapshot_cite(benchmark_id=benchmark.pk, metric_id=metric.pk, version=snapshot.version)
+
+
 def benchmark_version(request: HttpRequest, slug: str, version: int) -> HttpResponse:
     """A permalink: one version's leaderboard, as it was; it never updates itself."""
     benchmark, metric, metrics = _readable(request, slug)
     snapshot = _version_or_404(request, benchmark, metric, version)
+    _cited(benchmark, metric, snapshot)
     context = _leaderboard_context(
         request, benchmark=benchmark, metric=metric, metrics=metrics, snapshot=snapshot, live=False
     )
@@ -389,6 +397,7 @@ def benchmark_export(request: HttpRequest, slug: str, version: int, fmt: str) ->
     board = snapshot.board
     if board is None:
         raise Http404(f"Version {version} has no results ({snapshot.status})")
+    _cited(benchmark, metric, snapshot)
     permalink = request.build_absolute_uri(
         _url(
             "benchmark-version",

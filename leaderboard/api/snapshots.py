@@ -38,6 +38,7 @@ from estimation.core.contract import (
     section_to_json,
 )
 from estimation.models import ResultSnapshot
+from estimation.services import snapshot_cite
 from estimation.selectors import (
     snapshot_board,
     snapshot_computing,
@@ -179,6 +180,15 @@ class SnapshotSerializer(serializers.ModelSerializer):
             url = path + query
             urls[name] = request.build_absolute_uri(url) if request is not None else url
         return urls
+
+
+def _cited(snapshot: ResultSnapshot) -> ResultSnapshot:
+    """Retention keeps a version whose export or version URL anyone has asked for."""
+    if snapshot.cited_at is None and snapshot.status == ResultSnapshot.Status.READY:
+        snapshot_cite(
+            benchmark_id=snapshot.benchmark_id, metric_id=snapshot.metric_id, version=snapshot.version
+        )
+    return snapshot
 
 
 def _snapshot(request: Request, slug: str, version: int | None) -> ResultSnapshot:
@@ -395,7 +405,7 @@ class SnapshotVersionApi(ApiView):
         responses={200: SnapshotSerializer, 404: ErrorSerializer},
     )
     def get(self, request: Request, slug: str, version: int) -> Response:
-        snapshot = _snapshot(request, slug, version)
+        snapshot = _cited(_snapshot(request, slug, version))
         return Response(SnapshotSerializer(snapshot, context={"request": request}).data)
 
 
@@ -561,7 +571,7 @@ class SnapshotExportCsvApi(ApiView):
         },
     )
     def get(self, request: Request, slug: str, version: int | None = None) -> HttpResponse:
-        snapshot = _snapshot(request, slug, version)
+        snapshot = _cited(_snapshot(request, slug, version))
         columns, rows = snapshot_rows(_ready_board(snapshot, version))
         response = HttpResponse(rows_as_csv(columns, rows), content_type="text/csv; charset=utf-8")
         response["Content-Disposition"] = f'attachment; filename="{_filename(snapshot, "csv")}"'
@@ -590,7 +600,7 @@ class SnapshotExportJsonApi(ApiView):
         responses={200: OutputSerializer, 404: ErrorSerializer},
     )
     def get(self, request: Request, slug: str, version: int | None = None) -> Response:
-        snapshot = _snapshot(request, slug, version)
+        snapshot = _cited(_snapshot(request, slug, version))
         board = _ready_board(snapshot, version)
         columns, rows = snapshot_rows(board)
         body = {

@@ -1,0 +1,117 @@
+"""Retention of result versions: keep what a reader can cite, prune the rest.
+
+Every recompute writes a version, so a busy benchmark writes many (206 in two minutes
+of load). A version is **kept** when any of these holds:
+
+1. it is computing, or it is the newest version of its metric (whatever its status:
+   a failed newest version is what the pages report), or the latest ready one (served);
+2. it was cited: its permalink page, an export of it (site or API) or its version URL in
+   the API (``snapshots/<version>/``) was requested (``cited_at``, set on first request);
+3. it is ready and was served for at least ``SNAPSHOT_COALESCE_SECONDS`` (600 s): from
+   its finish until the next ready version's, the live page showed its permalink, so a
+   reader may have copied it.
+
+Everything else is **pruned** (the row and its sections):
+
+- a ready version superseded within the coalescing window that nobody cited (a burst
+  of changes leaves the last version of the burst, not every step of it);
+- a failed version that is no longer the newest, once it is older than
+  ``SNAPSHOT_FAILED_KEEP_DAYS`` (7 days; until then maintainers see it in the history).
+
+A pruned version's number is not reused; its URLs answer 404. ``python manage.py
+prune_snapshots [--dry-run]`` applies the policy, and so does the beat task
+``estimation.prune_snapshots`` every hour.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from django.conf import settings
+from django.db.models import Sum
+from django.db.models.functions import Length
+from django.utils import timezone
+
+from estimation.models import ResultSnapshot, SnapshotSection
+
+
+@dataclass(frozen=True)
+class PruneResult:
+    """What a prune removed (or, in a dry run, would remove)."""
+
+    snapshot_ids: tuple[int, ...]
+    superseded: int  # ready versions superseded within the window, never cited
+    failed: int  # failed versions no longer the newest, past their keep time
+    section_bytes: int  # size of their stored sections
+    dry_run: bool
+
+
+def _coalesce_window() -> timedelta:
+    return timedelta(seconds=getattr(settings, "SNAPSHOT_COALESCE_SECONDS", 600))
+
+
+def _failed_keep() -> timedelta:
+    return timedelta(days=getattr(settings, "SNAPSHOT_FAILED_KEEP_DAYS", 7))
+
+
+def _prunable(rows: list[dict], *, now: datetime) -> tuple[list[int], list[int]]:
+    """One metric's versions (oldest first) -> (superseded ready ids, old failed ids)."""
+    if not rows:
+        return [], []
+    newest = rows[-1]["pk"]
+    ready = [row for row in rows if row["status"] == ResultSnapshot.Status.READY]
+    served = ready[-1]["pk"] if ready else None
+    superseded, failed = [], []
+    for row, successor in zip(ready, ready[1:], strict=False):
+        if row["pk"] in (newest, served) or row["cited_at"] is not None:
+            continue
+        start, end = row["finished_at"], successor["finished_at"]
+        if start is not None and end is not None and end - start < _coalesce_window():
+            superseded.append(row["pk"])
+    for row in rows:
+        if row["status"] != ResultSnapshot.Status.FAILED or row["pk"] == newest:
+            continue
+        finished = row["finished_at"] or row["created_at"]
+        if now - finished >= _failed_keep():
+            failed.append(row["pk"])
+    return superseded, failed
+
+
+def snapshots_prune(*, dry_run: bool = False, now: datetime | None = None) -> PruneResult:
+    """Apply the retention policy of this module to every benchmark's versions."""
+    now = now or timezone.now()
+    rows = ResultSnapshot.objects.order_by("benchmark_id", "metric_id", "version").values(
+        "pk", "benchmark_id", "metric_id", "status", "finished_at", "created_at", "cited_at"
+    )
+    superseded: list[int] = []
+    failed: list[int] = []
+    group: list[dict] = []
+    key = None
+    for row in rows.iterator(chunk_size=5000):
+        if (row["benchmark_id"], row["metric_id"]) != key:
+            more = _prunable(group, now=now)
+            superseded += more[0]
+            failed += more[1]
+            group, key = [], (row["benchmark_id"], row["metric_id"])
+        group.append(row)
+    more = _prunable(group, now=now)
+    superseded += more[0]
+    failed += more[1]
+    ids = tuple(sorted(superseded + failed))
+    size = (
+        SnapshotSection.objects.filter(snapshot_id__in=ids).aggregate(n=Sum(Length("body")))["n"]
+        or 0
+    )
+    if not dry_run and ids:
+        # Checked again at deletion: a version cited meanwhile stays.
+        ResultSnapshot.objects.filter(pk__in=ids, cited_at__isnull=True).exclude(
+            status=ResultSnapshot.Status.COMPUTING
+        ).delete()
+    return PruneResult(
+        snapshot_ids=ids,
+        superseded=len(superseded),
+        failed=len(failed),
+        section_bytes=size,
+        dry_run=dry_run,
+    )
