@@ -25,6 +25,7 @@ prune_snapshots [--dry-run]`` applies the policy, and so does the beat task
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -63,7 +64,7 @@ def _prunable(rows: list[dict], *, now: datetime) -> tuple[list[int], list[int]]
     ready = [row for row in rows if row["status"] == ResultSnapshot.Status.READY]
     served = ready[-1]["pk"] if ready else None
     superseded, failed = [], []
-    for row, successor in zip(ready, ready[1:], strict=False):
+    for row, successor in itertools.pairwise(ready):
         if row["pk"] in (newest, served) or row["cited_at"] is not None:
             continue
         start, end = row["finished_at"], successor["finished_at"]

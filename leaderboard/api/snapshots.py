@@ -38,7 +38,6 @@ from estimation.core.contract import (
     section_to_json,
 )
 from estimation.models import ResultSnapshot
-from estimation.services import snapshot_cite
 from estimation.selectors import (
     snapshot_board,
     snapshot_computing,
@@ -53,6 +52,7 @@ from estimation.selectors import (
     snapshot_status,
     snapshots_etag,
 )
+from estimation.services import snapshot_cite
 from leaderboard.api.common import (
     ApiView,
     benchmark_or_404,
@@ -186,7 +186,9 @@ def _cited(snapshot: ResultSnapshot) -> ResultSnapshot:
     """Retention keeps a version whose export or version URL anyone has asked for."""
     if snapshot.cited_at is None and snapshot.status == ResultSnapshot.Status.READY:
         snapshot_cite(
-            benchmark_id=snapshot.benchmark_id, metric_id=snapshot.metric_id, version=snapshot.version
+            benchmark_id=snapshot.benchmark_id,
+            metric_id=snapshot.metric_id,
+            version=snapshot.version,
         )
     return snapshot
 
