@@ -16,4 +16,4 @@ RUN DJANGO_SECRET_KEY=build-only DATABASE_URL=sqlite:////tmp/build.sqlite3 \
 RUN useradd --system --uid 10001 podium
 USER podium
 EXPOSE 8000
-CMD ["gunicorn", "config.wsgi:application", "--bind", "0.0.0.0:8000", "--workers", "3", "--timeout", "60"]
+CMD ["gunicorn", "-c", "config/gunicorn.py", "config.wsgi:application"]

@@ -40,7 +40,7 @@ def test_web_and_worker_wait_for_healthy_dependencies_and_use_production_setting
         assert env["DATABASE_URL"].startswith("postgres://") and "@db:5432/" in env["DATABASE_URL"]
         assert env["REDIS_URL"].startswith("redis://redis:6379")
         assert "?" in env["DJANGO_SECRET_KEY"], "the secret must be required, not defaulted"
-    assert "gunicorn config.wsgi:application" in services["web"]["command"]
+    assert "gunicorn -c config/gunicorn.py config.wsgi:application" in services["web"]["command"]
     assert services["worker"]["command"][:4] == ["celery", "-A", "config", "worker"]
     # The worker listens on the queue the settings send tasks to.
     assert "--queues=podium" in services["worker"]["command"]
@@ -52,6 +52,35 @@ def test_dockerfile_installs_pinned_requirements_and_runs_gunicorn():
     assert "pip install --no-cache-dir -r requirements.txt" in dockerfile
     assert "collectstatic" in dockerfile
     assert "USER podium" in dockerfile
+    assert 'CMD ["gunicorn", "-c", "config/gunicorn.py", "config.wsgi:application"]' in dockerfile
     for line in (ROOT / "requirements.txt").read_text().splitlines():
         if line and not line.startswith("#"):
             assert "==" in line, f"unpinned requirement: {line}"
+
+
+def test_gunicorn_config_outlasts_the_largest_upload_and_recycles_workers(monkeypatch):
+    """The timeout covers reading PODIUM_MAX_UPLOAD_BYTES at 1 MB/s plus storing it."""
+    import runpy
+
+    for name in ("PODIUM_MAX_UPLOAD_BYTES", "GUNICORN_TIMEOUT", "GUNICORN_MAX_REQUESTS"):
+        monkeypatch.delenv(name, raising=False)
+    config = runpy.run_path(str(ROOT / "config" / "gunicorn.py"))
+    assert config["timeout"] >= 100 * 1024 * 1024 / 1_000_000 + 30
+    assert config["max_requests"] > 0 and 0 < config["max_requests_jitter"] < config["max_requests"]
+    monkeypatch.setenv("PODIUM_MAX_UPLOAD_BYTES", str(300 * 1024 * 1024))
+    larger = runpy.run_path(str(ROOT / "config" / "gunicorn.py"))
+    assert larger["timeout"] > config["timeout"]
+    from gunicorn.config import Config
+
+    checked = Config()
+    for name in (
+        "bind",
+        "workers",
+        "timeout",
+        "graceful_timeout",
+        "max_requests",
+        "max_requests_jitter",
+        "worker_tmp_dir",
+        "accesslog",
+    ):
+        checked.set(name, config[name])  # gunicorn's own validation of each value

@@ -1,0 +1,41 @@
+"""Gunicorn settings: ``gunicorn -c config/gunicorn.py config.wsgi:application`` (the
+Dockerfile and docker-compose run it). Every value can be overridden from the
+environment (``GUNICORN_<NAME>``).
+
+The timeout is sized for the largest request the limits allow: an API upload of
+``PODIUM_MAX_UPLOAD_BYTES`` (100 MB). A sync worker reads the whole body itself; a file
+over ``PODIUM_BACKGROUND_UPLOAD_BYTES`` (4 MiB) is then only stored and handed to a
+Celery worker (202), a smaller one is parsed and stored in the request (a few seconds).
+At a client rate of at least ``GUNICORN_MIN_CLIENT_BYTES_PER_SECOND`` (1 MB/s) that is
+100 s of reading plus 60 s of slack for storing it; behind a proxy that buffers request
+bodies (nginx does by default) the worker reads it at once. Workers are recycled after
+``max_requests`` (with jitter, so they do not restart together), which gives back the
+memory a large upload left in the worker's heap.
+"""
+
+import os
+
+
+def _int(name: str, default: int) -> int:
+    raw = os.environ.get(name, "").strip()
+    return int(raw) if raw else default
+
+
+MAX_UPLOAD_BYTES = _int("PODIUM_MAX_UPLOAD_BYTES", 100 * 1024 * 1024)
+MIN_CLIENT_BYTES_PER_SECOND = _int("GUNICORN_MIN_CLIENT_BYTES_PER_SECOND", 1_000_000)
+STORE_SLACK_SECONDS = 60
+
+bind = os.environ.get("GUNICORN_BIND", "0.0.0.0:8000")
+workers = _int("GUNICORN_WORKERS", 3)
+timeout = _int(
+    "GUNICORN_TIMEOUT", MAX_UPLOAD_BYTES // MIN_CLIENT_BYTES_PER_SECOND + STORE_SLACK_SECONDS
+)
+graceful_timeout = _int("GUNICORN_GRACEFUL_TIMEOUT", timeout)
+max_requests = _int("GUNICORN_MAX_REQUESTS", 500)
+max_requests_jitter = _int("GUNICORN_MAX_REQUESTS_JITTER", 100)
+# Heartbeat files in memory: a slow disk (or a container's overlay) must not look like
+# a hung worker.
+worker_tmp_dir = os.environ.get(
+    "GUNICORN_WORKER_TMP_DIR", "/dev/shm" if os.path.isdir("/dev/shm") else None
+)
+accesslog = os.environ.get("GUNICORN_ACCESSLOG", "-")
