@@ -1,0 +1,153 @@
+"""The lease heartbeat (issue 10, item 6): a live run keeps its benchmark through a long
+stage, and a killed worker's benchmark is taken over soon, by real worker processes."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import threading
+import time
+
+import pytest
+from django.db import connection
+
+from estimation import services
+from estimation.models import RecomputeState, ResultSnapshot
+from estimation.selectors import snapshot_board, snapshot_latest
+from estimation.services import _lease_acquire, recompute_run, recompute_stale_enqueue
+from leaderboard.models import Submission
+from leaderboard.services import submission_accept, submissions_create
+from tests.factories import make_benchmark, make_submission
+from tests.test_faults import ROOT, big_entries, subprocess_env, wait_until
+
+pytestmark = pytest.mark.integration
+
+
+def two_algorithms(slug: str):
+    benchmark = make_benchmark(slug=slug)
+    for name, values in {"a": {"d1": 0.9, "d2": 0.1}, "b": {"d1": 0.5, "d2": 0.5}}.items():
+        submission_accept(submission=make_submission(benchmark, name, values))
+    return benchmark
+
+
+def slow_stage(monkeypatch, benchmark, seconds: float, intruders: list[bool]):
+    """An analysis with one long stage (no progress reported) during which another
+    worker tries to take the benchmark."""
+    real = services.analyze
+
+    def analyze(table, settings, progress):
+        time.sleep(seconds)
+        intruders.append(_lease_acquire(benchmark_id=benchmark.pk, owner="intruder"))
+        return real(table, settings, progress=progress)
+
+    monkeypatch.setattr(services, "analyze", analyze)
+
+
+def test_the_heartbeat_keeps_a_live_run_through_a_stage_longer_than_the_lease(
+    transactional_db, settings, monkeypatch
+):
+    settings.RECOMPUTE_LEASE_SECONDS = 1
+    benchmark = two_algorithms("heartbeat")
+    intruders: list[bool] = []
+    slow_stage(monkeypatch, benchmark, 3.0, intruders)
+    (snapshot,) = recompute_run(benchmark_id=benchmark.pk, owner="live-worker")
+    assert intruders == [False]  # three lease lengths later, still ours
+    assert snapshot.status == "ready"
+    assert RecomputeState.objects.get(pk=benchmark.pk).lease_owner == ""
+
+
+def test_without_the_heartbeat_the_run_loses_and_saves_nothing(
+    transactional_db, settings, monkeypatch
+):
+    settings.RECOMPUTE_LEASE_SECONDS = 1
+    benchmark = two_algorithms("no-heartbeat")
+    monkeypatch.setattr(services, "_heartbeat", lambda **kwargs: None)
+    intruders: list[bool] = []
+    slow_stage(monkeypatch, benchmark, 2.0, intruders)
+    assert recompute_run(benchmark_id=benchmark.pk, owner="slow-worker") == []
+    assert intruders == [True]  # the expired lease was taken over
+    snapshot = ResultSnapshot.objects.get(benchmark=benchmark)
+    assert snapshot.status == "computing"  # left for the intruder to abandon and redo
+    assert not snapshot.sections.exists()
+    assert RecomputeState.objects.get(pk=benchmark.pk).lease_owner == "intruder"
+
+
+def test_a_killed_worker_is_replaced_and_a_new_snapshot_lands_within_a_minute(
+    transactional_db, settings, redis_url
+):
+    from celery.contrib.testing.worker import start_worker
+
+    from config.celery import app
+
+    lease = 3
+    settings.RECOMPUTE_LEASE_SECONDS = lease
+    benchmark = make_benchmark(slug="killed-9", bootstrap_size=2000)  # seconds: killable
+    submissions_create(
+        benchmark=benchmark,
+        submitter=None,
+        entries=big_entries(m=30, n=200),
+        source=Submission.Source.IMPORT,
+    )  # committed: the recompute task waits in Redis
+    worker = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "celery",
+            "-A",
+            "config",
+            "worker",
+            "--pool=solo",
+            f"--queues={settings.CELERY_TASK_DEFAULT_QUEUE}",
+            "--without-gossip",
+            "--without-mingle",
+            "--without-heartbeat",
+            "--loglevel=WARNING",
+        ],
+        cwd=ROOT,
+        env=subprocess_env(PODIUM_RECOMPUTE_LEASE_SECONDS=str(lease)),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        orphan = wait_until(
+            lambda: ResultSnapshot.objects.filter(benchmark=benchmark, stage="bootstrap").first(),
+            timeout=90,
+            interval=0.02,
+        )
+        worker.kill()  # SIGKILL mid-bootstrap
+        worker.wait(timeout=30)
+        killed = time.monotonic()
+    finally:
+        if worker.poll() is None:
+            worker.kill()
+
+    # The beat sweep (every second here) and a second worker take over.
+    stop = threading.Event()
+    taken_over: list[float] = []
+
+    def beat() -> None:
+        try:
+            while not stop.wait(1.0):
+                if recompute_stale_enqueue() and not taken_over:
+                    taken_over.append(time.monotonic())
+        finally:
+            connection.close()
+
+    sweeper = threading.Thread(target=beat, daemon=True)
+    sweeper.start()
+    try:
+        with start_worker(app, pool="solo", perform_ping_check=False, shutdown_timeout=60):
+            ready = wait_until(
+                lambda: snapshot_latest(benchmark=benchmark), timeout=60, interval=0.2
+            )
+            replaced_in = time.monotonic() - killed
+    finally:
+        stop.set()
+        sweeper.join(timeout=30)
+    assert replaced_in < 60, replaced_in
+    assert taken_over and taken_over[0] - killed <= lease + 2  # the lease, plus one sweep
+    assert ready.version == orphan.version + 1
+    assert len(snapshot_board(snapshot=ready).algorithms) == 30
+    orphan.refresh_from_db()
+    assert orphan.status == "failed" and orphan.failed_during == "abandoned"
+    print(f"killed worker replaced: new ready snapshot {replaced_in:.1f} s after the kill")
