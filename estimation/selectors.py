@@ -293,7 +293,7 @@ def failure_reason(snapshot: ResultSnapshot) -> str:
     internals, is for maintainers only)."""
     kind = ResultSnapshot.FailedDuring
     if snapshot.failed_during == kind.ANALYSIS:
-        message = snapshot.error.partition(": ")[2] or snapshot.error
+        message = (snapshot.error.partition(": ")[2] or snapshot.error).rstrip(".")
         return f"The newest accepted results cannot be analysed: {message}."
     what = "storing the results" if snapshot.failed_during == kind.STORE else "reading the scores"
     return (

@@ -262,6 +262,7 @@ def _leaderboard_context(
         "pollSeconds": POLL_SECONDS,
         "historyUrl": _url("api-snapshot-history", {**metric_query, "limit": "5"}, slug=slug),
         "fragmentUrl": _url(board_fragment, metric_query, **page_kwargs),
+        "statusUrl": _url("api-snapshot-status", metric_query, slug=slug) if live else None,
     }
     return context
 
@@ -277,6 +278,9 @@ def benchmark_leaderboard(request: HttpRequest, slug: str) -> HttpResponse:
     context["is_maintainer"] = user_is_maintainer(user=request.user, benchmark=benchmark)
     context["failure"] = (
         snapshot_failure(benchmark=benchmark, metric=metric) if metric is not None else None
+    )
+    context["client_config"]["failureVersion"] = (
+        context["failure"].version if context["failure"] else None
     )
     return render(request, "frontend/benchmark_leaderboard.html", context)
 

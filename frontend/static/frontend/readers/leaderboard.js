@@ -30,6 +30,7 @@
 
   var state = {
     version: config.version,
+    failureVersion: config.failureVersion || null,
     timer: null,
     delay: config.pollSeconds || 5,
     request: 0
@@ -188,6 +189,26 @@
     });
   }
 
+  /* The notice that the newest input failed: the status answer (304 while unchanged)
+     says whether it changed; the notice itself comes rendered by the server. */
+  function refreshFailure() {
+    if (!config.statusUrl) return null;
+    return getJson(config.statusUrl).then(function (status) {
+      var failed = status.failure ? status.failure.version : null;
+      if (failed === state.failureVersion) return null;
+      return fetch(window.location.href, { headers: { Accept: "text/html" }, credentials: "same-origin" })
+        .then(function (response) { return response.ok ? response.text() : null; })
+        .then(function (html) {
+          var slot = byId("recompute-failure-slot");
+          if (!html || !slot) return;
+          var fresh = new DOMParser().parseFromString(html, "text/html").getElementById("recompute-failure-slot");
+          if (!fresh) return;
+          slot.innerHTML = fresh.innerHTML;
+          state.failureVersion = failed;
+        });
+    });
+  }
+
   function poll() {
     state.timer = null;
     getJson(config.historyUrl).then(function (page) {
@@ -207,7 +228,7 @@
         });
       }
       return null;
-    }).then(function () {
+    }).then(refreshFailure).then(function () {
       state.delay = config.pollSeconds || 5;
     }, function (error) {
       state.delay = Math.min(Math.max(state.delay * 2, error.retryAfter || 0), 120);
