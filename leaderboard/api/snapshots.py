@@ -39,6 +39,7 @@ from estimation.core.contract import (
 )
 from estimation.models import ResultSnapshot
 from estimation.selectors import (
+    failure_reason,
     snapshot_board,
     snapshot_computing,
     snapshot_failure,
@@ -311,7 +312,8 @@ class SnapshotStatusApi(ApiView):
         newest = SnapshotSummarySerializer(
             allow_null=True,
             help_text="the newest version, whatever its status: computing (stage and "
-            "progress 0..1), failed (error) or the ready one",
+            "progress 0..1), failed (error: the raw error for the benchmark's maintainers, "
+            "the plain reason for others) or the ready one",
         )
         failure = RecomputeFailureSerializer(allow_null=True, help_text=FAILURE_HELP)
 
@@ -337,7 +339,17 @@ class SnapshotStatusApi(ApiView):
             "newest": status.newest,
             "failure": snapshot_failure(benchmark=benchmark, status=status),
         }
-        return _validators(Response(self.OutputSerializer(body).data), status.etag, None)
+        data = self.OutputSerializer(body).data
+        newest = data["newest"]
+        if (
+            newest is not None
+            and newest["status"] == ResultSnapshot.Status.FAILED
+            and not user_is_maintainer(user=request.user, benchmark=benchmark)
+        ):
+            # A failed version's error is for maintainers (it may name internals);
+            # others get the plain reason.
+            newest["error"] = failure_reason(status.newest)
+        return _validators(Response(data), status.etag, None)
 
 
 @dataclass(frozen=True)

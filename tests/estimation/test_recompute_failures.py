@@ -151,7 +151,14 @@ def test_a_load_failure_is_recorded_and_retried_with_back_off(monkeypatch, setti
     latest = client.get("/api/benchmarks/toy/snapshots/latest/").json()
     assert latest["version"] == 1 and latest["failure"]["failed_during"] == "load"
     assert latest["failure"]["retry_at"] is not None
-    assert "scores table unreadable" not in str(latest)  # internals: maintainers only
+    status = client.get("/api/benchmarks/toy/snapshots/status/").json()
+    for body in (latest, status):  # internals are for maintainers only
+        assert "scores table unreadable" not in str(body)
+    assert "retried automatically" in status["newest"]["error"]
+    maintainer = make_user("maintainer")
+    benchmark.maintainers.add(maintainer)
+    seen = client_for(maintainer).get("/api/benchmarks/toy/snapshots/status/").json()
+    assert seen["newest"]["error"] == "RuntimeError: scores table unreadable"
     assert latest["failure"]["lacks"][0]["algorithm"] == "c"
 
     # The back-off doubles and is capped; a repeated failure keeps its version.
