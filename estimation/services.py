@@ -481,8 +481,8 @@ def _snapshot_compute(
         ).update(stage=stage, progress=fraction)
         if not still_ours:
             raise LeaseLost(owner)
-        if owner and lease is None:
-            _lease_renew(benchmark_id=benchmark.pk, owner=owner)
+        if owner and lease is None and not _lease_renew(benchmark_id=benchmark.pk, owner=owner):
+            raise LeaseLost(owner)
 
     try:
         analysis = analyze(table, settings, progress=report)
