@@ -147,7 +147,8 @@ def pareto_front(values: np.ndarray, higher_is_better: Sequence[bool]) -> np.nda
     if not np.isfinite(array).all():
         raise ValueError("values must be finite (leave out algorithms without a value)")
     oriented = np.where(directions, array, -array)
-    at_least = (oriented[None, :, :] >= oriented[:, None, :]).all(axis=2)  # [i, j]: j >= i
-    better = (oriented[None, :, :] > oriented[:, None, :]).any(axis=2)  # [i, j]: j > i once
-    dominated = (at_least & better).any(axis=1)
-    return ~dominated
+    others, own = oriented[None, :, :], oriented[:, None, :]
+    at_least = np.all(others >= own, axis=2)  # [i, j]: j at least as good as i everywhere
+    better = np.any(others > own, axis=2)  # [i, j]: j better than i somewhere
+    dominated = np.any(at_least & better, axis=1)
+    return np.logical_not(dominated)

@@ -48,8 +48,15 @@ def difference_chart(pair: HeadToHead, metric_name: str) -> Chart:
     bottom = top + len(drawn) * row_h
     parts = [
         text(left, 12, f"◀ {pair.b} better", font_size=11, fill=ORANGE, font_weight="600"),
-        text(right, 12, f"{pair.a} better ▶", font_size=11, fill=BLUE, text_anchor="end",
-             font_weight="600"),
+        text(
+            right,
+            12,
+            f"{pair.a} better ▶",
+            font_size=11,
+            fill=BLUE,
+            text_anchor="end",
+            font_weight="600",
+        ),
         layout.x_axis(ticks, x, bottom + 4, label=unit, grid_top=top),
     ]
     for index, (row, value) in enumerate(drawn):
@@ -74,14 +81,11 @@ def difference_chart(pair: HeadToHead, metric_name: str) -> Chart:
         f"For each of {total} datasets, a bar from zero: to the right when {pair.a} is ahead "
         f"of {pair.b}, to the left when it is behind; measured as {unit}."
     )
-    note = (
-        f"Blue: {pair.a} ahead; orange: {pair.b} ahead; grey: a tie."
-        + (
-            f" Showing the {len(drawn)} datasets with the largest differences either way, of "
-            f"{total}; the table lists every one."
-            if total > len(drawn)
-            else ""
-        )
+    note = f"Blue: {pair.a} ahead; orange: {pair.b} ahead; grey: a tie." + (
+        f" Showing the {len(drawn)} datasets with the largest differences either way, of "
+        f"{total}; the table lists every one."
+        if total > len(drawn)
+        else ""
     )
     table = layout.html_table(
         f"{pair.a} against {pair.b} on each dataset",
@@ -154,8 +158,14 @@ def pareto_chart(view: ParetoView) -> Chart:
     for tick in y_ticks:
         parts.append(line(left, y(tick), right, y(tick), stroke=GRID))
         parts.append(
-            text(left - 6, y(tick) + 4, layout.tick_label(tick, y_ticks), text_anchor="end",
-                 font_size=11, fill=MUTED)
+            text(
+                left - 6,
+                y(tick) + 4,
+                layout.tick_label(tick, y_ticks),
+                text_anchor="end",
+                font_size=11,
+                fill=MUTED,
+            )
         )
     parts.append(
         f'<text x="14" y="{layout.num((top + bottom) / 2)}" font-size="12" text-anchor="middle" '
@@ -168,8 +178,10 @@ def pareto_chart(view: ParetoView) -> Chart:
             f"{'M' if i == 0 else 'L'}{layout.num(x(p.values[0]))} {layout.num(y(p.values[1]))}"
             for i, p in enumerate(front)
         )
-        parts.append(f'<path d="{path}" fill="none" stroke="{BLUE}" stroke-width="2" '
-                     'stroke-dasharray="5 3"/>')
+        parts.append(
+            f'<path d="{path}" fill="none" stroke="{BLUE}" stroke-width="2" '
+            'stroke-dasharray="5 3"/>'
+        )
     labelled = 0
     for point in sorted(points, key=lambda p: p.on_front):
         cx, cy = x(point.values[0]), y(point.values[1])
@@ -177,16 +189,21 @@ def pareto_chart(view: ParetoView) -> Chart:
         radius = 6 if point.on_front else 4
         shown = (
             f"{point.algorithm}: {x_metric.name} {point.values[0]:.4g}, "
-            f"{y_metric.name} {point.values[1]:.4g}"
-            + (" (on the front)" if point.on_front else "")
+            f"{y_metric.name} {point.values[1]:.4g}" + (" (on the front)" if point.on_front else "")
         )
         label = ""
         if point.on_front and labelled < 20:
             labelled += 1
             anchor = "end" if cx > (left + right) / 2 else "start"
             dx = -9 if anchor == "end" else 9
-            label = text(cx + dx, cy - 6, layout.truncate(point.algorithm, 150), font_size=11,
-                         text_anchor=anchor, fill=BLUE)
+            label = text(
+                cx + dx,
+                cy - 6,
+                layout.truncate(point.algorithm, 150),
+                font_size=11,
+                text_anchor=anchor,
+                fill=BLUE,
+            )
         parts.append(
             f'<g data-algorithm="{layout.escape(point.algorithm)}"'
             f' data-front="{"yes" if point.on_front else "no"}">{layout.tooltip(shown)}'

@@ -180,7 +180,9 @@ def _differences(
     rank_of: dict[str, tuple[float, float]] = {}
     if isinstance(ranks, RankMatrixSection):
         ia, ib = ranks.algorithms.index(a), ranks.algorithms.index(b)
-        rank_of = {d: (row[ia], row[ib]) for d, row in zip(ranks.datasets, ranks.ranks, strict=True)}
+        rank_of = {
+            d: (row[ia], row[ib]) for d, row in zip(ranks.datasets, ranks.ranks, strict=True)
+        }
     lower_better = board.input.kind == "rank" or not higher_is_better
     sign = -1.0 if lower_better else 1.0
     tolerance = board.settings.tie_tol if board.input.kind == "score" else 0.0
@@ -201,7 +203,9 @@ def _differences(
         outcome: Outcome = (
             "none" if gap is None else "win" if gap > 0 else "loss" if gap < 0 else "tie"
         )
-        rows.append(DatasetDifference(dataset, value_a, value_b, advantage, rank_a, rank_b, outcome))
+        rows.append(
+            DatasetDifference(dataset, value_a, value_b, advantage, rank_a, rank_b, outcome)
+        )
     return tuple(rows), ("ranks" if rank_of else "scores")
 
 

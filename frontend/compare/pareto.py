@@ -90,7 +90,9 @@ def pareto_view(
             ).any(axis=1)
             dominator = algorithms[front_index[np.argmax(beats)]]
         points.append(
-            ParetoPoint(name, (float(means[i, 0]), float(means[i, 1])), bool(on_front[i]), dominator)
+            ParetoPoint(
+                name, (float(means[i, 0]), float(means[i, 1])), bool(on_front[i]), dominator
+            )
         )
     points.sort(key=lambda p: (not p.on_front, -_oriented(p, directions[0]), p.algorithm))
     return ParetoView(metrics, tuple(points), (counts[0], counts[1]), left_out)

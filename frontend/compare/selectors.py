@@ -28,9 +28,9 @@ def dataset_values(
         cells.setdefault((algorithm, dataset, fold), value)
     sums: dict[tuple[str, str], list[float]] = defaultdict(lambda: [0.0, 0.0])
     for (algorithm, dataset, _fold), value in cells.items():
-        total = sums[(algorithm, dataset)]
-        total[0] += value
-        total[1] += 1
+        running = sums[(algorithm, dataset)]
+        running[0] += value
+        running[1] += 1
     values: dict[str, dict[str, float]] = defaultdict(dict)
     for (algorithm, dataset), (total, count) in sums.items():
         values[algorithm][dataset] = total / count

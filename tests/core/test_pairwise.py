@@ -16,9 +16,7 @@ from estimation.core.pairwise import pair_record, pareto_front, wilson_interval
 )
 def test_wilson_interval_matches_statsmodels(successes, n, confidence):
     proportion = pytest.importorskip("statsmodels.stats.proportion")
-    expected = proportion.proportion_confint(
-        successes, n, alpha=1 - confidence, method="wilson"
-    )
+    expected = proportion.proportion_confint(successes, n, alpha=1 - confidence, method="wilson")
     assert wilson_interval(successes, n, confidence) == pytest.approx(expected, abs=1e-12)
 
 

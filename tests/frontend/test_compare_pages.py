@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import xml.etree.ElementTree as ET
 from urllib.parse import quote
 
@@ -121,7 +122,7 @@ def test_converter_round_trips_hostile_names():
         # reverse() quotes the "%"; the server decodes that layer before routing.
         assert converter.to_python(encoded) == name
     make = pair_url_maker("s", "train time")
-    for a, b in zip(HOSTILE, HOSTILE[1:], strict=False):
+    for a, b in itertools.pairwise(HOSTILE):
         assert make(a, b) == _pair("s", a, b) + "?metric=train+time"
 
 
@@ -131,7 +132,7 @@ def test_hostile_names_reach_their_pages_escaped(client):
         for k, name in enumerate(HOSTILE)
     }
     computed_benchmark("hostile", scores=scores)
-    for a, b in zip(HOSTILE, HOSTILE[1:], strict=False):
+    for a, b in itertools.pairwise(HOSTILE):
         url = _pair("hostile", a, b)
         response = client.get(url)
         assert response.status_code == 200, (a, b, url)
@@ -145,7 +146,7 @@ def test_hostile_names_reach_their_pages_escaped(client):
     assert quote(HOSTILE[0], safe="") not in picked["Location"]  # a double-escaped slash
 
 
-def _two_metric_benchmark():
+def two_metric_benchmark():
     # computed_benchmark's default scores give alpha, beta and gamma accuracy only.
     benchmark = computed_benchmark(
         "tradeoff",
@@ -178,7 +179,7 @@ def _two_metric_benchmark():
 
 
 def test_pareto_view_marks_the_front(client):
-    _two_metric_benchmark()
+    two_metric_benchmark()
     response = client.get("/b/tradeoff/pareto/")
     assert response.status_code == 200
     view = response.context["view"]
