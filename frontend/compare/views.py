@@ -72,7 +72,7 @@ def compare_picker(request: HttpRequest, slug: str) -> HttpResponse:
         "chosen_b": b if b in choices else (choices[1] if len(choices) > 1 else ""),
         "problem": problem,
     }
-    return render(request, "frontend/compare/picker.html", context, status=400 if problem else 200)
+    return render(request, "frontend/compare/picker.html", context)
 
 
 def compare_pair(request: HttpRequest, slug: str, a: str, b: str) -> HttpResponse:

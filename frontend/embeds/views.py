@@ -44,7 +44,11 @@ def algorithm_badge(request: HttpRequest, slug: str, algorithm: str) -> HttpResp
     )
     body = badge_svg(facts).encode()
     etag = '"' + hashlib.sha256(body).hexdigest()[:32] + '"'
-    if etag in [tag.strip() for tag in request.headers.get("If-None-Match", "").split(",")]:
+    # Weak comparison (RFC 9110 13.1.2): gzip makes the ETag sent weak ("W/...").
+    asked = [
+        t.strip().removeprefix("W/") for t in request.headers.get("If-None-Match", "").split(",")
+    ]
+    if etag in asked:
         response: HttpResponse = HttpResponseNotModified()
     else:
         response = HttpResponse(body, content_type="image/svg+xml; charset=utf-8")
