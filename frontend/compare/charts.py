@@ -131,7 +131,8 @@ def pareto_chart(view: ParetoView) -> Chart:
     def ticks_for(values: list[float]) -> list[float]:
         low, high = min(values), max(values)
         pad = (high - low) * 0.06 or abs(high) * 0.05 or 0.05
-        return layout.nice_ticks(low - pad, high + pad, 5)
+        # A metric that is never negative (a time, an accuracy) gets no negative ticks.
+        return layout.nice_ticks(low - pad if low < 0 else max(low - pad, 0.0), high + pad, 5)
 
     x_ticks, y_ticks = ticks_for(xs), ticks_for(ys)
     # Better is right and up: a lower-is-better axis runs from high to low.

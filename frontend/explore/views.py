@@ -13,7 +13,7 @@ from django.shortcuts import render
 from django.urls import reverse
 
 from estimation.selectors import SnapshotSections, snapshot_latest
-from frontend.embeds.badges import badge_markdown
+from frontend.embeds.badges import badge_facts, badge_markdown, badge_svg
 from frontend.explore import charts, presenters, selectors
 from leaderboard.models import Algorithm, Benchmark, Dataset
 from leaderboard.selectors import (
@@ -109,6 +109,18 @@ def algorithm_detail(request: HttpRequest, slug: str, algorithm: str) -> HttpRes
         "algorithm": algorithm_row,
         "ranked": ranked,
         "badge": algorithm_badge_snippet(request, benchmark, algorithm_row),
+        # The badge speaks of the primary metric; its preview is drawn here, inline.
+        "badge_svg": badge_svg(
+            badge_facts(
+                board=board,
+                algorithm=algorithm_row.name,
+                algorithm_version=algorithm_row.version,
+                benchmark=benchmark.title,
+                results_version=snapshot.version if board is not None else None,
+            )
+        )
+        if metric.is_primary
+        else None,
     }
     if ranked:
         margins = []

@@ -48,6 +48,7 @@ def test_picker_leads_to_the_head_to_head_page(demo_site, page, phone, screensho
     board = helpers.latest_board("demsar-2006")
     a, b = board.top(2)
     page.goto(demo_site.url("compare-picker", "demsar-2006"))
+    screenshot(page, "picker")
     page.get_by_label("Algorithm A").select_option(b)
     page.get_by_label("Algorithm B").select_option(a)
     page.get_by_test_id("pair-submit").click()
@@ -135,11 +136,21 @@ def test_badge_is_valid_svg_with_the_name_escaped(demo_site, page, screenshot):
     page.goto(demo_site.base_url + f"/b/badge-test/algorithms/{quote(HOSTILE, safe='')}/")
     image = page.get_by_test_id("badge-preview")
     expect(image).to_be_visible()
-    assert page.evaluate("el => el.naturalWidth", image.element_handle()) > 50
+    assert image.locator("svg").get_attribute("aria-label").startswith(HOSTILE)
     markdown = page.get_by_test_id("badge-markdown").input_value()
     assert markdown.startswith("[![") and "/b/badge-test/badge/" in markdown
     assert page.locator("img[src=x]").count() == 0
     screenshot(page, "algorithm-page")
+
+
+def test_algorithm_page_on_a_phone(demo_site, phone, screenshot):
+    name = helpers.latest_board("simulated-new-vs-old").top(1)[0]
+    phone.goto(demo_site.url("explore-algorithm", "simulated-new-vs-old", name))
+    expect(phone.get_by_test_id("badge-preview")).to_be_visible()
+    expect(phone.get_by_test_id("compare-with")).to_be_visible()
+    _no_page_scroll(phone)
+    _charts_fit_or_scroll_inside(phone)
+    screenshot(phone, "phone")
 
 
 @contextlib.contextmanager
@@ -215,7 +226,7 @@ def test_pareto_page(demo_site, page, phone, screenshot):
     screenshot(phone, "phone")
 
 
-def test_charts_metric_switcher(demo_site, page):
+def test_charts_metric_switcher(demo_site, page, phone, screenshot):
     from tests.frontend.test_compare_pages import two_metric_benchmark
 
     two_metric_benchmark()
@@ -223,3 +234,10 @@ def test_charts_metric_switcher(demo_site, page):
     page.get_by_test_id("metric-select").select_option("train seconds")
     page.get_by_test_id("metric-selector").get_by_role("button").click()
     expect(page.locator("main")).to_contain_text("train seconds, lower is better")
+    expect(page).to_have_url(demo_site.url("explore-charts", "tradeoff", metric="train seconds"))
+    screenshot(page, "desktop")
+    phone.goto(demo_site.url("explore-charts", "tradeoff", metric="train seconds"))
+    expect(phone.get_by_test_id("metric-selector")).to_be_visible()
+    _no_page_scroll(phone)
+    _charts_fit_or_scroll_inside(phone)
+    screenshot(phone, "phone")
