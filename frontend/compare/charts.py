@@ -28,6 +28,8 @@ def difference_chart(pair: HeadToHead, metric_name: str) -> Chart:
     key = "pair-differences"
     title = f"{pair.a} against {pair.b}, dataset by dataset"
     kind = pair.kind
+    if all(row.advantage is None for row in pair.differences):
+        kind = "rank"  # no values to subtract (e.g. a ranking file): the stored ranks
     unit = "rank of B minus rank of A" if kind == "rank" else f"{metric_name}: A minus B"
     rows = [(row, _shown_difference(row, kind)) for row in pair.differences]
     drawn = [(row, value) for row, value in rows if value is not None]

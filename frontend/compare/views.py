@@ -9,10 +9,12 @@ from urllib.parse import urlencode
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.safestring import SafeString
 
 from estimation.selectors import SnapshotSections, snapshot_latest
 from frontend.compare import charts
 from frontend.compare.head_to_head import head_to_head
+from frontend.compare.links import select_options
 from frontend.compare.pareto import MetricAxis, ParetoView, pareto_view
 from frontend.compare.selectors import dataset_values
 from leaderboard.models import Benchmark, Metric
@@ -46,6 +48,10 @@ def pair_url(slug: str, a: str, b: str, metric: Metric | None = None) -> str:
     return url + (_metric_query(metric) if metric is not None else "")
 
 
+def _pair_form(choices: list[str], a: str, b: str) -> dict[str, SafeString]:
+    return {"a_options": select_options(choices, a), "b_options": select_options(choices, b)}
+
+
 def compare_picker(request: HttpRequest, slug: str) -> HttpResponse:
     """Two selects (a GET form, so it works without JavaScript): a valid pair redirects to
     its page; anything else shows the form again, saying what was wrong."""
@@ -68,9 +74,12 @@ def compare_picker(request: HttpRequest, slug: str) -> HttpResponse:
         "metric": metric,
         "snapshot": snapshot,
         "choices": choices,
-        "chosen_a": a if a in choices else (choices[0] if choices else ""),
-        "chosen_b": b if b in choices else (choices[1] if len(choices) > 1 else ""),
         "problem": problem,
+        **_pair_form(
+            choices,
+            a if a in choices else (choices[0] if choices else ""),
+            b if b in choices else (choices[1] if len(choices) > 1 else ""),
+        ),
     }
     return render(request, "frontend/compare/picker.html", context)
 
@@ -95,9 +104,7 @@ def compare_pair(request: HttpRequest, slug: str, a: str, b: str) -> HttpRespons
         "pair": pair,
         "chart": charts.difference_chart(pair, metric.name),
         "swap_url": pair_url(slug, b, a, metric),
-        "choices": board.top(len(board.algorithms)),
-        "chosen_a": a,
-        "chosen_b": b,
+        **_pair_form(board.top(len(board.algorithms)), a, b),
         "metric_query": _metric_query(metric),
     }
     return render(request, "frontend/compare/head_to_head.html", context)

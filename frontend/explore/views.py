@@ -13,6 +13,7 @@ from django.shortcuts import render
 from django.urls import reverse
 
 from estimation.selectors import SnapshotSections, snapshot_latest
+from frontend.compare.links import select_options
 from frontend.embeds.badges import badge_facts, badge_markdown, badge_svg
 from frontend.explore import charts, presenters, selectors
 from leaderboard.models import Algorithm, Benchmark, Dataset
@@ -137,7 +138,9 @@ def algorithm_detail(request: HttpRequest, slug: str, algorithm: str) -> HttpRes
             estimates_chart=charts.algorithm_estimates_chart(board, algorithm),
             histogram_chart=charts.rank_histogram_chart(board, matrix, algorithm),
             worst=presenters.worst_datasets(board, matrix, algorithm),
-            opponents=[name for name in board.top(len(board.algorithms)) if name != algorithm],
+            opponent_options=select_options(
+                [name for name in board.top(len(board.algorithms)) if name != algorithm]
+            ),
             margin_chart=(
                 charts.margin_chart(margins, algorithm, metric.name) if margins else None
             ),
