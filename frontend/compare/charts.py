@@ -30,7 +30,12 @@ def difference_chart(pair: HeadToHead, metric_name: str) -> Chart:
     kind = pair.kind
     if all(row.advantage is None for row in pair.differences):
         kind = "rank"  # no values to subtract (e.g. a ranking file): the stored ranks
-    unit = "rank of B minus rank of A" if kind == "rank" else f"{metric_name}: A minus B"
+    if kind == "rank":
+        unit = "rank of B minus rank of A"
+    elif pair.higher_is_better:
+        unit = f"{metric_name}: A minus B"
+    else:
+        unit = f"{metric_name}: B minus A (lower is better)"
     rows = [(row, _shown_difference(row, kind)) for row in pair.differences]
     drawn = [(row, value) for row, value in rows if value is not None]
     if not drawn:

@@ -72,6 +72,7 @@ class HeadToHead:
     a: str
     b: str
     kind: Literal["score", "rank"]
+    higher_is_better: bool  # the metric's direction (scores); advantages are oriented by it
     alpha: float
     record: PairRecord
     stored_share: float | None  # the wins section's value for the pair (ties split)
@@ -243,6 +244,7 @@ def head_to_head(
         a=a,
         b=b,
         kind=board.input.kind,
+        higher_is_better=higher_is_better,
         alpha=board.settings.alpha,
         record=pair_record(advantage),
         stored_share=_pair_value(wins, "wins", a, b) if wins is not None else None,

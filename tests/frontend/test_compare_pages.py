@@ -203,3 +203,20 @@ def test_pareto_view_marks_the_front(client):
 def test_pareto_view_of_a_one_metric_benchmark_says_so(client, demo_benchmarks):  # noqa: F811
     html = client.get("/b/demsar-2006/pareto/").content.decode()
     assert 'data-testid="pareto-one-metric"' in html
+
+
+def test_lower_is_better_turns_the_differences_around(client):
+    computed_benchmark(
+        "errors",
+        scores={
+            "low": {"d1": 0.1, "d2": 0.2, "d3": 0.5},
+            "high": {"d1": 0.3, "d2": 0.4, "d3": 0.2},
+        },
+        metrics=(("error", "lower"),),
+    )
+    response = client.get(_pair("errors", "low", "high"))
+    pair = response.context["pair"]
+    assert (pair.record.wins, pair.record.losses) == (2, 1)
+    assert [round(row.advantage, 6) for row in pair.differences] == [0.2, 0.2, -0.3]
+    assert [row.outcome for row in pair.differences] == ["win", "win", "loss"]
+    assert "error: B minus A (lower is better)" in response.content.decode()
