@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import hashlib
 import itertools
+import json
 import xml.etree.ElementTree as ET
 from urllib.parse import quote
 
@@ -12,6 +14,7 @@ from django.urls import reverse
 
 from estimation.core.contract import pair_index
 from estimation.core.pairwise import wilson_interval
+from estimation.models import ResultSnapshot, SnapshotSection
 from frontend.compare.converters import AlgorithmNameConverter
 from frontend.compare.links import pair_url_maker
 from leaderboard.services import ScoreInput, SubmissionInput, submission_accept, submission_create
@@ -220,3 +223,24 @@ def test_lower_is_better_turns_the_differences_around(client):
     assert [round(row.advantage, 6) for row in pair.differences] == [0.2, 0.2, -0.3]
     assert [row.outcome for row in pair.differences] == ["win", "win", "loss"]
     assert "error: B minus A (lower is better)" in response.content.decode()
+
+
+def test_without_stored_ranks_the_scores_decide_within_the_tie_tolerance(client):
+    benchmark = computed_benchmark(
+        "no-ranks",
+        scores={
+            "a": {"d1": 0.90, "d2": 0.50, "d3": 0.700, "d4": 0.2},
+            "b": {"d1": 0.80, "d2": 0.60, "d3": 0.705, "d4": 0.2},
+        },
+        tie_tolerance=0.01,
+    )
+    snapshot = ResultSnapshot.objects.get(benchmark=benchmark, status="ready")
+    body = json.dumps({"not_applicable": "too many ranks to store"})
+    SnapshotSection.objects.filter(snapshot=snapshot, name="rank_matrix").update(
+        body=body, etag=hashlib.sha256(body.encode()).hexdigest()
+    )
+    pair = client.get(_pair("no-ranks", "a", "b")).context["pair"]
+    assert pair.outcome_source == "scores"
+    # d3 differs by 0.005, within the tolerance: a tie, as is the equal d4.
+    assert [row.outcome for row in pair.differences] == ["win", "loss", "tie", "tie"]
+    assert pair.record.share == pytest.approx(pair.stored_share)

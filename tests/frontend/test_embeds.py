@@ -11,6 +11,8 @@ from django.urls import reverse
 
 from frontend.embeds.badges import badge_markdown
 from frontend.readers.presenters import leaderboard_board, leaderboard_rows
+from leaderboard.services import submission_accept
+from tests.factories import make_benchmark, make_submission
 from tests.frontend.explore_fixtures import demo_benchmarks  # noqa: F401
 from tests.frontend.test_compare_pages import two_metric_benchmark
 from tests.frontend.test_readers_support import computed_benchmark
@@ -123,3 +125,12 @@ def test_charts_page_switches_metric(client):
     # The grids link pairs on this metric.
     assert "/compare/" in other_html and "?metric=train+seconds" in other_html
     assert client.get("/b/tradeoff/charts/", {"metric": "nope"}).status_code == 404
+
+
+def test_badge_before_any_result_says_so(client):
+    benchmark = make_benchmark("fresh")
+    submission = make_submission(benchmark, "first", {"d1": 0.5})
+    submission_accept(submission=submission)  # the recompute is never run here
+    response = client.get(_badge("fresh", "first"))
+    svg = ET.fromstring(response.content)
+    assert [t.text for t in svg.iter(f"{SVG}text")][1] == "no results yet"
