@@ -82,7 +82,7 @@ def test_picker_leads_to_the_head_to_head_page(demo_site, page, phone, screensho
     screenshot(phone, "phone")
 
 
-def test_picker_works_without_javascript(demo_site, no_js_page):
+def test_picker_works_without_javascript(demo_site, no_js_page, screenshot):
     a, b = helpers.latest_board("tabzilla-hard-top3").top(2)
     no_js_page.goto(demo_site.url("compare-picker", "tabzilla-hard-top3"))
     no_js_page.get_by_label("Algorithm A").select_option(a)
@@ -94,6 +94,8 @@ def test_picker_works_without_javascript(demo_site, no_js_page):
     expect(no_js_page).to_have_url(demo_site.url("compare-pair", "tabzilla-hard-top3", a, b))
     # A top-K ranking file: rank differences, no Wilcoxon (no scores to pair).
     expect(no_js_page.get_by_test_id("pair-wilcoxon")).to_contain_text("Not applicable")
+    expect(no_js_page.get_by_test_id("pair-differences-svg")).to_contain_text("rank of B minus")
+    screenshot(no_js_page, "rankings-only")
 
 
 def test_pvalue_grid_cells_open_the_pair(demo_site, page):
