@@ -3,12 +3,13 @@ algorithms no other one beats on both (:func:`estimation.core.pairwise.pareto_fr
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
 from estimation.core.pairwise import pareto_front
+from estimation.core.table import ResultTable
 
 
 @dataclass(frozen=True)
@@ -43,16 +44,16 @@ class ParetoView:
 
 
 def pareto_view(
-    metrics: tuple[MetricAxis, MetricAxis],
-    values: Sequence[Mapping[str, Mapping[str, float]]],
+    metrics: tuple[MetricAxis, MetricAxis], tables: Sequence[ResultTable]
 ) -> ParetoView:
-    """``values[k]`` is metric k's ``{algorithm: {dataset: value}}``.
+    """``tables[k]`` holds metric k's dataset-level values (the analysis's input:
+    :func:`estimation.services.result_table_build`).
 
     Each mean is over the same datasets for every algorithm: those where every compared
     algorithm (one with a value on both metrics) has a value for that metric, so no
     algorithm is flattered by having skipped the hard datasets.
     """
-    present = [set(v) for v in values]
+    present = [set(table.algorithms) for table in tables]
     algorithms = sorted(present[0] & present[1])
     left_out = tuple(sorted((present[0] | present[1]) - set(algorithms)))
     if len(algorithms) < 2:
@@ -63,9 +64,11 @@ def pareto_view(
         )
     means = np.empty((len(algorithms), 2))
     counts = []
-    for k, by_algorithm in enumerate(values):
-        common = set.intersection(*(set(by_algorithm[a]) for a in algorithms))
-        if not common:
+    for k, table in enumerate(tables):
+        column = {name: j for j, name in enumerate(table.algorithms)}
+        values = table.values[:, [column[name] for name in algorithms]]
+        complete = ~np.isnan(values).any(axis=1)
+        if not complete.any():
             return ParetoView(
                 metrics,
                 left_out=left_out,
@@ -74,26 +77,25 @@ def pareto_view(
                     "means would not be over the same datasets"
                 ),
             )
-        datasets = sorted(common)
-        counts.append(len(datasets))
-        means[:, k] = [np.mean([by_algorithm[a][d] for d in datasets]) for a in algorithms]
+        counts.append(int(complete.sum()))
+        means[:, k] = values[complete].mean(axis=0)
     directions = [m.higher_is_better for m in metrics]
     on_front = pareto_front(means, directions)
     oriented = np.where(directions, means, -means)
     front_index = np.flatnonzero(on_front)
-    points = []
-    for i, name in enumerate(algorithms):
-        dominator = None
-        if not on_front[i]:
-            beats = (oriented[front_index] >= oriented[i]).all(axis=1) & (
-                oriented[front_index] > oriented[i]
-            ).any(axis=1)
-            dominator = algorithms[front_index[np.argmax(beats)]]
-        points.append(
-            ParetoPoint(
-                name, (float(means[i, 0]), float(means[i, 1])), bool(on_front[i]), dominator
-            )
+    # For each algorithm off the front, the first front algorithm that beats it on both.
+    beaten = (oriented[:, None, :] <= oriented[None, front_index, :]).all(axis=2) & (
+        oriented[:, None, :] < oriented[None, front_index, :]
+    ).any(axis=2)
+    points = [
+        ParetoPoint(
+            name,
+            (float(means[i, 0]), float(means[i, 1])),
+            bool(on_front[i]),
+            None if on_front[i] else algorithms[front_index[int(np.argmax(beaten[i]))]],
         )
+        for i, name in enumerate(algorithms)
+    ]
     points.sort(key=lambda p: (not p.on_front, -_oriented(p, directions[0]), p.algorithm))
     return ParetoView(metrics, tuple(points), (counts[0], counts[1]), left_out)
 

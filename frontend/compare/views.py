@@ -12,6 +12,7 @@ from django.urls import reverse
 from django.utils.safestring import SafeString
 
 from estimation.selectors import SnapshotSections, snapshot_latest
+from estimation.services import result_table_build
 from frontend.compare import charts
 from frontend.compare.head_to_head import head_to_head
 from frontend.compare.links import select_options
@@ -130,6 +131,8 @@ def compare_pareto(request: HttpRequest, slug: str) -> HttpResponse:
     if x_name == y_name:
         view = ParetoView(axes, not_applicable="pick two different metrics")
     else:
-        view = pareto_view(axes, [dataset_values(benchmark=benchmark, metric=m) for m in chosen])
+        view = pareto_view(
+            axes, [result_table_build(benchmark=benchmark, metric=m) for m in chosen]
+        )
     context.update(view=view, chart=charts.pareto_chart(view), x=chosen[0], y=chosen[1])
     return render(request, "frontend/compare/pareto.html", context)

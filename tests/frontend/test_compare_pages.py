@@ -14,9 +14,11 @@ from django.urls import reverse
 
 from estimation.core.contract import pair_index
 from estimation.core.pairwise import wilson_interval
+from estimation.core.table import ResultTable
 from estimation.models import ResultSnapshot, SnapshotSection
 from frontend.compare.converters import AlgorithmNameConverter
 from frontend.compare.links import pair_url_maker
+from frontend.compare.pareto import MetricAxis, pareto_view
 from leaderboard.services import ScoreInput, SubmissionInput, submission_accept, submission_create
 from tests.factories import make_user
 from tests.frontend.explore_fixtures import demo_benchmarks  # noqa: F401
@@ -244,3 +246,30 @@ def test_without_stored_ranks_the_scores_decide_within_the_tie_tolerance(client)
     # d3 differs by 0.005, within the tolerance: a tie, as is the equal d4.
     assert [row.outcome for row in pair.differences] == ["win", "loss", "tie", "tie"]
     assert pair.record.share == pytest.approx(pair.stored_share)
+
+
+def test_pareto_means_are_over_the_datasets_every_algorithm_has():
+    nan = np.nan
+    accuracy = ResultTable(
+        datasets=("d1", "d2", "d3"),
+        algorithms=("a", "b", "c", "only-accuracy"),
+        values=np.array([[0.9, 0.8, 0.7, 0.1], [0.5, 0.6, nan, 0.1], [0.7, 0.7, 0.8, 0.1]]),
+    )
+    seconds = ResultTable(
+        datasets=("d1", "d2"),
+        algorithms=("a", "b", "c"),
+        values=np.array([[10.0, 5.0, 1.0], [30.0, 5.0, 2.0]]),
+        higher_is_better=False,
+    )
+    axes = (MetricAxis("accuracy", True), MetricAxis("seconds", False))
+    view = pareto_view(axes, [accuracy, seconds])
+    assert view.left_out == ("only-accuracy",)
+    assert view.n_datasets == (2, 2)  # d2 lacks c's accuracy
+    means = {p.algorithm: p.values for p in view.points}
+    assert means["a"] == pytest.approx((0.8, 20.0))
+    assert means["b"] == pytest.approx((0.75, 5.0))
+    assert means["c"] == pytest.approx((0.75, 1.5))
+    assert {p.algorithm for p in view.front} == {"a", "c"}
+    assert next(p for p in view.points if p.algorithm == "b").dominated_by == "c"
+    empty = pareto_view(axes, [accuracy, ResultTable(("d9",), ("a",), np.array([[1.0]]))])
+    assert "fewer than two" in empty.not_applicable
