@@ -199,13 +199,21 @@ def worst_datasets(
     algorithm: str,
     limit: int = 10,
 ) -> list[DatasetRank]:
+    """The datasets where ``algorithm`` lost (some algorithm ranked above it), worst first.
+
+    A dataset it won or tied for first is never listed, so a strong algorithm has a short
+    list, or none.
+    """
     if not isinstance(matrix, RankMatrixSection) or algorithm not in matrix.algorithms:
         return []
     column = matrix.algorithms.index(algorithm)
+    ranks = np.asarray(matrix.ranks, dtype=float).reshape(len(matrix.datasets), -1)
+    own = ranks[:, column]
+    lost = own > ranks.min(axis=1)
     known = board.input.known_positions if board.input.kind == "rank" else None
     rows = [
-        DatasetRank(dataset, row[column], known is None or row[column] <= known)
-        for dataset, row in zip(matrix.datasets, matrix.ranks, strict=True)
+        DatasetRank(matrix.datasets[d], float(own[d]), known is None or own[d] <= known)
+        for d in np.flatnonzero(lost)
     ]
     return sorted(rows, key=lambda row: (-row.rank, row.dataset))[:limit]
 

@@ -10,11 +10,18 @@ from __future__ import annotations
 
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.urls import reverse
 
 from estimation.selectors import SnapshotSections, snapshot_latest
+from frontend.compare.links import select_options
+from frontend.embeds.badges import badge_facts, badge_markdown, badge_svg
 from frontend.explore import charts, presenters, selectors
 from leaderboard.models import Algorithm, Benchmark, Dataset
-from leaderboard.selectors import benchmark_get_visible, benchmark_metric_get
+from leaderboard.selectors import (
+    benchmark_get_visible,
+    benchmark_metric_get,
+    benchmark_metric_list,
+)
 
 
 def _visible_benchmark(request: HttpRequest, slug: str) -> Benchmark:
@@ -39,6 +46,7 @@ def benchmark_charts_page(request: HttpRequest, slug: str) -> HttpResponse:
     context = {
         "benchmark": benchmark,
         "metric": metric,
+        "metrics": list(benchmark_metric_list(benchmark=benchmark)),
         "snapshot": snapshot,
         "sections": sections,
         "estimator": request.GET.get("estimator", ""),
@@ -101,6 +109,19 @@ def algorithm_detail(request: HttpRequest, slug: str, algorithm: str) -> HttpRes
         "board": board,
         "algorithm": algorithm_row,
         "ranked": ranked,
+        "badge": algorithm_badge_snippet(request, benchmark, algorithm_row),
+        # The badge speaks of the primary metric; its preview is drawn here, inline.
+        "badge_svg": badge_svg(
+            badge_facts(
+                board=board,
+                algorithm=algorithm_row.name,
+                algorithm_version=algorithm_row.version,
+                benchmark=benchmark.title,
+                results_version=snapshot.version if board is not None else None,
+            )
+        )
+        if metric.is_primary
+        else None,
     }
     if ranked:
         margins = []
@@ -117,11 +138,31 @@ def algorithm_detail(request: HttpRequest, slug: str, algorithm: str) -> HttpRes
             estimates_chart=charts.algorithm_estimates_chart(board, algorithm),
             histogram_chart=charts.rank_histogram_chart(board, matrix, algorithm),
             worst=presenters.worst_datasets(board, matrix, algorithm),
+            opponent_options=select_options(
+                [name for name in board.top(len(board.algorithms)) if name != algorithm]
+            ),
             margin_chart=(
                 charts.margin_chart(margins, algorithm, metric.name) if margins else None
             ),
         )
     return render(request, "frontend/explore/algorithm.html", context)
+
+
+def algorithm_badge_snippet(
+    request: HttpRequest, benchmark: Benchmark, algorithm: Algorithm
+) -> dict[str, str]:
+    """The badge's address and the Markdown that shows it, linking to this page."""
+    badge_url = request.build_absolute_uri(
+        reverse("embed-badge", kwargs={"slug": benchmark.slug, "algorithm": algorithm.name})
+    )
+    page_url = request.build_absolute_uri(
+        reverse("explore-algorithm", kwargs={"slug": benchmark.slug, "algorithm": algorithm.name})
+    )
+    alt = f"{algorithm.name} on {benchmark.title}"
+    return {
+        "url": badge_url,
+        "markdown": badge_markdown(badge_url=badge_url, page_url=page_url, alt=alt),
+    }
 
 
 def methods(request: HttpRequest) -> HttpResponse:

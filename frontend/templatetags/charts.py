@@ -12,6 +12,7 @@ from django import template
 
 from estimation.core.contract import Board
 from estimation.core.registry import estimator_get
+from frontend.compare.links import pair_url_maker
 from frontend.explore import charts
 
 register = template.Library()
@@ -52,8 +53,12 @@ def benchmark_charts(context, sections, benchmark):
     if board is None:
         return {"charts": [], "benchmark": benchmark}
     chosen = _chosen_estimator(context, board)
+    metric = context.get("metric")
+    metric_name = metric.name if metric is not None and not metric.is_primary else None
     return {
-        "charts": charts.benchmark_charts(sections, chosen),
+        "charts": charts.benchmark_charts(
+            sections, chosen, pair_href=pair_url_maker(benchmark.slug, metric_name)
+        ),
         "benchmark": benchmark,
         "estimator_links": _estimator_links(context, board, chosen),
     }

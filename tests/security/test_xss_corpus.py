@@ -9,11 +9,13 @@ data tables, with a CSP on every response as the second line of defence.
 
 from __future__ import annotations
 
+import itertools
 from html.parser import HTMLParser
 from urllib.parse import quote
 
 import pytest
 from django.test import Client
+from django.urls import reverse
 from rest_framework.test import APIClient
 
 from leaderboard.models import Submission
@@ -137,6 +139,11 @@ def test_xss_corpus_through_every_page_chart_and_export():
     ]
     pages += [f"/b/xss/algorithms/{quote(name, safe='')}/" for name in ALGORITHMS]
     pages += [f"/b/xss/datasets/{quote(name, safe='')}/" for name in DATASETS]
+    names = list(ALGORITHMS)
+    pages += [reverse("compare-pair", args=["xss", a, b]) for a, b in itertools.pairwise(names)]
+    pages += [reverse("embed-badge", args=["xss", name]) for name in names]
+    pages += ["/b/xss/compare/", "/b/xss/compare/?a=%3Cscript%3E&b=x", "/b/xss/pareto/"]
+    pages += ["/b/xss/embed/"]
     exports = ["/b/xss/v1/export.csv", "/b/xss/v1/export.json", "/b/xss/v1/export.tex"]
     api = [
         "/api/benchmarks/xss/",

@@ -10,7 +10,7 @@ escaping, scales, axes and legends. No JavaScript, no chart library, no database
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from frontend.explore.charts.algorithm import (
@@ -60,9 +60,14 @@ __all__ = [
 CHART_SECTIONS = ("board", "nemenyi", "wilcoxon", "rank_matrix")
 
 
-def benchmark_charts(sections: Mapping[str, Any], estimator: str | None = None) -> list[Chart]:
+def benchmark_charts(
+    sections: Mapping[str, Any],
+    estimator: str | None = None,
+    pair_href: Callable[[str, str], str] | None = None,
+) -> list[Chart]:
     """Every benchmark-level chart, in reading order, from the typed sections named in
-    :data:`CHART_SECTIONS` (a missing one: None)."""
+    :data:`CHART_SECTIONS` (a missing one: None); ``pair_href(a, b)`` links the cells of
+    the pairwise grids to the pair's head-to-head page."""
     board = sections["board"]
     nemenyi, wilcoxon = sections.get("nemenyi"), sections.get("wilcoxon")
     matrix = sections.get("rank_matrix")
@@ -72,8 +77,8 @@ def benchmark_charts(sections: Mapping[str, Any], estimator: str | None = None) 
         critical_difference_chart(board, wilcoxon, "wilcoxon"),
         rank_distribution_chart(board, matrix),
         rank_heatmap_chart(board, matrix),
-        pvalue_matrix_chart(board, wilcoxon, "wilcoxon"),
-        pvalue_matrix_chart(board, nemenyi, "nemenyi"),
+        pvalue_matrix_chart(board, wilcoxon, "wilcoxon", pair_href=pair_href),
+        pvalue_matrix_chart(board, nemenyi, "nemenyi", pair_href=pair_href),
         estimator_evaluation_chart(board),
         estimator_weights_chart(board),
     ]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from estimation.core.contract import (
@@ -111,7 +112,10 @@ def _short_p(p: float | None) -> str:
     return f"{p:.2f}".lstrip("0") if p < 1 else "1"
 
 
-def draw_pvalue_matrix(data: PValueMatrixData) -> Chart:
+def draw_pvalue_matrix(
+    data: PValueMatrixData, pair_href: Callable[[str, str], str] | None = None
+) -> Chart:
+    """The grid; with ``pair_href``, each cell links to that pair's head-to-head page."""
     key, title, label = data.key, data.title, data.test_label
     if data.not_applicable is not None:
         return layout.not_applicable(key, title, data.not_applicable)
@@ -152,9 +156,12 @@ def draw_pvalue_matrix(data: PValueMatrixData) -> Chart:
                     f'text-anchor="middle" font-size="10" fill="{ink}">'
                     f"{escape(_short_p(p))}</text>"
                 )
-            parts.append(
+            cell_markup = (
                 f"<g><title>{safe[i]} vs {safe[j]}: p = {escape(shown)}</title>{content}</g>"
             )
+            if pair_href is not None:
+                cell_markup = f'<a href="{escape(pair_href(a, names[j]))}">{cell_markup}</a>'
+            parts.append(cell_markup)
         rows_alt.append(alt)
     legend = [
         (BLUE, "p < 0.001"),
@@ -169,7 +176,9 @@ def draw_pvalue_matrix(data: PValueMatrixData) -> Chart:
         f"Grid of {label} p-values for every pair of {m} algorithms; a darker cell is a more "
         f"significant difference; light grey cells are not significant at alpha {alpha:g}."
     )
-    note = "Rows and columns: algorithms from best to worst mean rank."
+    note = "Rows and columns: algorithms from best to worst mean rank." + (
+        " Select a cell to compare the two algorithms head to head." if pair_href else ""
+    )
     if data.total > m:
         note += f" Showing the best {m} of {data.total} algorithms."
     if data.untested:
@@ -187,5 +196,6 @@ def pvalue_matrix_chart(
     section: NemenyiSection | WilcoxonSection | NotApplicable | None,
     test: str = "wilcoxon",
     max_algorithms: int = PVALUE_MAX_ALGORITHMS,
+    pair_href: Callable[[str, str], str] | None = None,
 ) -> Chart:
-    return draw_pvalue_matrix(pvalue_matrix_data(board, section, test, max_algorithms))
+    return draw_pvalue_matrix(pvalue_matrix_data(board, section, test, max_algorithms), pair_href)

@@ -9,7 +9,7 @@
     button.addEventListener("click", function () {
       input.select();
       var done = function () { if (status) status.textContent = "Copied."; };
-      var fail = function () { if (status) status.textContent = "Select the token and copy it (Ctrl+C)."; };
+      var fail = function () { if (status) status.textContent = "Select the text and copy it (Ctrl+C)."; };
       if (navigator.clipboard && window.isSecureContext) {
         navigator.clipboard.writeText(input.value).then(done, fail);
       } else {

@@ -1,0 +1,236 @@
+"""The comparison charts as inline SVG: a pair's per-dataset differences, and the Pareto
+scatter of two metrics. Drawn with the explore charts' layout helpers (every name is
+escaped there); each chart comes with the table of its numbers."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from frontend.compare.head_to_head import HeadToHead
+from frontend.compare.pareto import ParetoView
+from frontend.explore.charts import layout
+from frontend.explore.charts.layout import BLUE, GRID, MUTED, ORANGE, Chart, line, rect, text
+
+MAX_DIFFERENCE_ROWS = 60
+
+
+def _shown_difference(row, kind: str) -> float | None:
+    if kind == "rank" or row.advantage is None:
+        if row.rank_a is not None and row.rank_b is not None:
+            return row.rank_b - row.rank_a
+        return None
+    return row.advantage
+
+
+def difference_chart(pair: HeadToHead, metric_name: str) -> Chart:
+    """One bar per dataset: how far A is ahead of B there (right, blue) or behind (left,
+    orange), largest advantage first."""
+    key = "pair-differences"
+    title = f"{pair.a} against {pair.b}, dataset by dataset"
+    kind = pair.kind
+    if all(row.advantage is None for row in pair.differences):
+        kind = "rank"  # no values to subtract (e.g. a ranking file): the stored ranks
+    if kind == "rank":
+        unit = "rank of B minus rank of A"
+    elif pair.higher_is_better:
+        unit = f"{metric_name}: A minus B"
+    else:
+        unit = f"{metric_name}: B minus A (lower is better)"
+    rows = [(row, _shown_difference(row, kind)) for row in pair.differences]
+    drawn = [(row, value) for row, value in rows if value is not None]
+    if not drawn:
+        return layout.not_applicable(key, title, "no dataset has a value for both algorithms")
+    drawn.sort(key=lambda item: (-item[1], item[0].dataset))
+    total = len(drawn)
+    drawn = drawn[:MAX_DIFFERENCE_ROWS] if total <= MAX_DIFFERENCE_ROWS else _ends(drawn)
+    width = 640.0
+    left = layout.label_width([row.dataset for row, _ in drawn], cap=170) + 8
+    right = width - 70
+    row_h = 20.0
+    top = 22.0
+    largest = max(abs(value) for _, value in drawn) or 1.0
+    ticks = layout.nice_ticks(-largest, largest, 4)
+    x = layout.scale(ticks[0], ticks[-1], left, right)
+    zero = x(0.0)
+    bottom = top + len(drawn) * row_h
+    parts = [
+        text(left, 12, f"◀ {pair.b} better", font_size=11, fill=ORANGE, font_weight="600"),
+        text(
+            right,
+            12,
+            f"{pair.a} better ▶",
+            font_size=11,
+            fill=BLUE,
+            text_anchor="end",
+            font_weight="600",
+        ),
+        layout.x_axis(ticks, x, bottom + 4, label=unit, grid_top=top),
+    ]
+    for index, (row, value) in enumerate(drawn):
+        y = top + index * row_h
+        colour = BLUE if value > 0 else ORANGE if value < 0 else MUTED
+        start, end = sorted((zero, x(value)))
+        bar = (
+            rect(start, y + 3, max(end - start, 1.5), row_h - 6, fill=colour)
+            if value != 0
+            else rect(zero - 1.5, y + 3, 3, row_h - 6, fill=MUTED)
+        )
+        outcome = {"win": "A ahead", "loss": "B ahead", "tie": "tie", "none": "no comparison"}
+        parts.append(
+            f'<g data-dataset="{layout.escape(row.dataset)}">'
+            f"{layout.tooltip(f'{row.dataset}: {value:+.4g} ({outcome[row.outcome]})')}"
+            f"{text(left - 8, y + row_h / 2 + 4, layout.truncate(row.dataset, left - 12), text_anchor='end', font_size=11)}"
+            f"{bar}</g>"
+        )
+    parts.append(line(zero, top - 2, zero, bottom + 4, stroke=MUTED))
+    height = bottom + 44
+    description = (
+        f"For each of {total} datasets, a bar from zero: to the right when {pair.a} is ahead "
+        f"of {pair.b}, to the left when it is behind; measured as {unit}."
+    )
+    note = f"Blue: {pair.a} ahead; orange: {pair.b} ahead; grey: a tie." + (
+        f" Showing the {len(drawn)} datasets with the largest differences either way, of "
+        f"{total}; the table lists every one."
+        if total > len(drawn)
+        else ""
+    )
+    table = layout.html_table(
+        f"{pair.a} against {pair.b} on each dataset",
+        ["Dataset", f"{pair.a}", f"{pair.b}", unit, "Outcome for A"],
+        [
+            [
+                row.dataset,
+                _value_text(row.value_a if kind == "score" else row.rank_a),
+                _value_text(row.value_b if kind == "score" else row.rank_b),
+                "–" if value is None else f"{value:+.4g}",
+                {"win": "win", "loss": "loss", "tie": "tie", "none": "–"}[row.outcome],
+            ]
+            for row, value in rows
+        ],
+        key=key,
+    )
+    return layout.figure(key, title, description, width, height, "".join(parts), table, note)
+
+
+def _ends(drawn: Sequence) -> list:
+    half = MAX_DIFFERENCE_ROWS // 2
+    return [*drawn[:half], *drawn[-half:]]
+
+
+def _value_text(value: float | None) -> str:
+    return "–" if value is None else f"{value:.4g}"
+
+
+def pareto_chart(view: ParetoView) -> Chart:
+    """A scatter of each algorithm's mean on two metrics, the front joined and highlighted,
+    better towards the top right whatever each metric's direction."""
+    key = "pareto"
+    x_metric, y_metric = view.metrics
+    title = f"{y_metric.name} against {x_metric.name}"
+    if view.not_applicable:
+        return layout.not_applicable(key, title, view.not_applicable)
+    points = view.points
+    width, height = 640.0, 440.0
+    left, right, top, bottom = 64.0, width - 24, 28.0, height - 58
+    xs = [p.values[0] for p in points]
+    ys = [p.values[1] for p in points]
+
+    def ticks_for(values: list[float]) -> list[float]:
+        low, high = min(values), max(values)
+        pad = (high - low) * 0.06 or abs(high) * 0.05 or 0.05
+        # A metric that is never negative (a time, an accuracy) gets no negative ticks.
+        return layout.nice_ticks(low - pad if low < 0 else max(low - pad, 0.0), high + pad, 5)
+
+    x_ticks, y_ticks = ticks_for(xs), ticks_for(ys)
+    # Better is right and up: a lower-is-better axis runs from high to low.
+    x = (
+        layout.scale(x_ticks[0], x_ticks[-1], left, right)
+        if x_metric.higher_is_better
+        else layout.scale(x_ticks[-1], x_ticks[0], left, right)
+    )
+    y = (
+        layout.scale(y_ticks[0], y_ticks[-1], bottom, top)
+        if y_metric.higher_is_better
+        else layout.scale(y_ticks[-1], y_ticks[0], bottom, top)
+    )
+    parts = [
+        layout.x_axis(
+            sorted(x_ticks, key=x),
+            x,
+            bottom,
+            label=f"{x_metric.name} ({x_metric.direction_text}; better →)",
+            label_x=(left + right) / 2,
+            grid_top=top,
+        )
+    ]
+    for tick in y_ticks:
+        parts.append(line(left, y(tick), right, y(tick), stroke=GRID))
+        parts.append(
+            text(
+                left - 6,
+                y(tick) + 4,
+                layout.tick_label(tick, y_ticks),
+                text_anchor="end",
+                font_size=11,
+                fill=MUTED,
+            )
+        )
+    parts.append(
+        f'<text x="14" y="{layout.num((top + bottom) / 2)}" font-size="12" text-anchor="middle" '
+        f'transform="rotate(-90 14 {layout.num((top + bottom) / 2)})">'
+        f"{layout.escape(f'{y_metric.name} ({y_metric.direction_text}; better ↑)')}</text>"
+    )
+    front = sorted((p for p in points if p.on_front), key=lambda p: x(p.values[0]))
+    if len(front) > 1:
+        path = " ".join(
+            f"{'M' if i == 0 else 'L'}{layout.num(x(p.values[0]))} {layout.num(y(p.values[1]))}"
+            for i, p in enumerate(front)
+        )
+        parts.append(
+            f'<path d="{path}" fill="none" stroke="{BLUE}" stroke-width="2" '
+            'stroke-dasharray="5 3"/>'
+        )
+    labelled = 0
+    for point in sorted(points, key=lambda p: p.on_front):
+        cx, cy = x(point.values[0]), y(point.values[1])
+        colour = BLUE if point.on_front else MUTED
+        radius = 6 if point.on_front else 4
+        shown = (
+            f"{point.algorithm}: {x_metric.name} {point.values[0]:.4g}, "
+            f"{y_metric.name} {point.values[1]:.4g}" + (" (on the front)" if point.on_front else "")
+        )
+        label = ""
+        if point.on_front and labelled < 20:
+            labelled += 1
+            anchor = "end" if cx > (left + right) / 2 else "start"
+            dx = -9 if anchor == "end" else 9
+            label = text(
+                cx + dx,
+                cy - 6,
+                layout.truncate(point.algorithm, 150),
+                font_size=11,
+                text_anchor=anchor,
+                fill=BLUE,
+            )
+        parts.append(
+            f'<g data-algorithm="{layout.escape(point.algorithm)}"'
+            f' data-front="{"yes" if point.on_front else "no"}">{layout.tooltip(shown)}'
+            f'<circle cx="{layout.num(cx)}" cy="{layout.num(cy)}" r="{radius}" fill="{colour}"'
+            f' fill-opacity="{"0.95" if point.on_front else "0.6"}" stroke="#ffffff"/>{label}</g>'
+        )
+    description = (
+        f"Each algorithm's mean {x_metric.name} across datasets against its mean "
+        f"{y_metric.name}; better is to the right and up. {sum(p.on_front for p in points)} "
+        f"of {len(points)} algorithms are on the Pareto front (blue, joined by a dashed line): "
+        "no other algorithm is at least as good on both metrics and better on one."
+    )
+    table = layout.html_table(
+        f"Mean {x_metric.name} and {y_metric.name} per algorithm",
+        ["Algorithm", x_metric.name, y_metric.name, "On the front"],
+        [
+            [p.algorithm, f"{p.values[0]:.4g}", f"{p.values[1]:.4g}", "yes" if p.on_front else "no"]
+            for p in points
+        ],
+        key=key,
+    )
+    return layout.figure(key, title, description, width, height, "".join(parts), table)

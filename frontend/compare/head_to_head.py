@@ -1,0 +1,261 @@
+"""Two algorithms of one snapshot head to head, read from its typed sections.
+
+Every test value is the stored one for the pair (:meth:`PairwiseMatrix.get` reads the
+pair's position in the triangle; no matrix is expanded); the per-dataset outcome comes
+from the stored ranks, and the probability that A beats B on a new dataset from
+:func:`estimation.core.pairwise.pair_record`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import numpy as np
+
+from estimation.core.contract import (
+    Board,
+    NemenyiSection,
+    NotApplicable,
+    RankMatrixSection,
+    TukeyTable,
+    WilcoxonSection,
+    WinsSection,
+    WithinDatasetSection,
+    pair_index,
+)
+from estimation.core.pairwise import PairRecord, pair_record
+
+Outcome = Literal["win", "tie", "loss", "none"]
+
+
+@dataclass(frozen=True)
+class DatasetDifference:
+    """One dataset: A's and B's values and A's advantage (positive: A better)."""
+
+    dataset: str
+    value_a: float | None
+    value_b: float | None
+    advantage: float | None
+    rank_a: float | None
+    rank_b: float | None
+    outcome: Outcome
+
+
+@dataclass(frozen=True)
+class PairTest:
+    """One test's result for the pair, or why there is none."""
+
+    pvalue: float | None = None
+    pvalue_raw: float | None = None
+    effect: float | None = None  # rank-biserial, positive: A better
+    not_applicable: str | None = None
+
+
+@dataclass(frozen=True)
+class PairTukey:
+    """The within-dataset Tukey HSD (and per-fold Wilcoxon) result for the pair."""
+
+    dataset: str
+    n_folds: int
+    difference: float | None  # mean fold score of A minus B, positive: A better
+    cohens_d: float | None
+    pvalue: float | None
+    significant: bool
+    wilcoxon_pvalue: float | None
+    rank_biserial: float | None
+
+
+@dataclass(frozen=True)
+class HeadToHead:
+    a: str
+    b: str
+    kind: Literal["score", "rank"]
+    higher_is_better: bool  # the metric's direction (scores); advantages are oriented by it
+    alpha: float
+    record: PairRecord
+    stored_share: float | None  # the wins section's value for the pair (ties split)
+    outcome_source: Literal["ranks", "scores"]
+    differences: tuple[DatasetDifference, ...]
+    wilcoxon: PairTest
+    wilcoxon_correction: str | None
+    nemenyi: PairTest
+    tukey: tuple[PairTukey, ...]
+    tukey_note: str | None  # why there is no Tukey row (or why some are missing)
+    tukey_left_out: tuple[str, ...]  # datasets whose tables the snapshot did not store
+
+
+def _pair_value(section: Any, attribute: str, a: str, b: str) -> float | None:
+    index = {name: i for i, name in enumerate(section.algorithms)}
+    if a not in index or b not in index:
+        return None
+    return getattr(section, attribute).get(index[a], index[b], len(section.algorithms))
+
+
+def _wilcoxon(section: WilcoxonSection | NotApplicable | None, a: str, b: str) -> PairTest:
+    if isinstance(section, NotApplicable):
+        return PairTest(not_applicable=section.reason)
+    if section is None:
+        return PairTest(not_applicable="not stored with this snapshot")
+    index = {name: i for i, name in enumerate(section.algorithms)}
+    if a not in index or b not in index:
+        return PairTest(not_applicable="the pair is not part of the test")
+    low, high = sorted((index[a], index[b]))
+    for note in section.not_applicable_pairs:
+        if (note.a, note.b) == (low, high):
+            return PairTest(not_applicable=note.reason)
+    return PairTest(
+        pvalue=_pair_value(section, "pvalues", a, b),
+        pvalue_raw=_pair_value(section, "pvalues_raw", a, b),
+        effect=_pair_value(section, "rank_biserial", a, b),
+    )
+
+
+def _nemenyi(section: NemenyiSection | NotApplicable | None, board: Board, a: str, b: str):
+    if isinstance(board.nemenyi, NotApplicable):
+        return PairTest(not_applicable=board.nemenyi.reason)
+    if isinstance(section, NotApplicable):
+        return PairTest(not_applicable=section.reason)
+    if section is None:
+        return PairTest(not_applicable="not stored with this snapshot")
+    return PairTest(pvalue=_pair_value(section, "pvalues", a, b))
+
+
+def _oriented(value: float | None, flip: bool) -> float | None:
+    return None if value is None else (-value if flip else value)
+
+
+def _tukey(
+    within: WithinDatasetSection | NotApplicable | None, a: str, b: str
+) -> tuple[tuple[PairTukey, ...], str | None, tuple[str, ...]]:
+    if isinstance(within, NotApplicable):
+        return (), within.reason, ()
+    if within is None:
+        return (), "not stored with this snapshot", ()
+    index = {name: i for i, name in enumerate(within.algorithms)}
+    i, j = index[a], index[b]
+    flip = i > j
+    position = pair_index(min(i, j), max(i, j), len(within.algorithms))
+    rows, left_out, reasons = [], [], []
+    for entry in within.datasets:
+        table = entry.tukey
+        if table is None:
+            left_out.append(entry.dataset)
+            continue
+        if isinstance(table, NotApplicable):
+            reasons.append(f"{entry.dataset}: {table.reason}")
+            continue
+        rows.append(_tukey_row(entry.dataset, entry.n_folds, table, position, flip))
+    note = within.note if left_out else None
+    if not rows and not left_out and reasons:
+        note = "; ".join(reasons[:3])
+    return tuple(rows), note, tuple(left_out)
+
+
+def _tukey_row(dataset: str, n_folds: int, table: TukeyTable, k: int, flip: bool) -> PairTukey:
+    return PairTukey(
+        dataset=dataset,
+        n_folds=n_folds,
+        difference=_oriented(table.diff[k], flip),
+        cohens_d=_oriented(table.cohens_d[k], flip),
+        pvalue=table.pvalue[k],
+        significant=table.significant[k],
+        wilcoxon_pvalue=table.wilcoxon_pvalue[k],
+        rank_biserial=_oriented(table.rank_biserial[k], flip),
+    )
+
+
+def _differences(
+    board: Board,
+    ranks: RankMatrixSection | NotApplicable | None,
+    values: Mapping[str, Mapping[str, float]],
+    a: str,
+    b: str,
+    higher_is_better: bool,
+) -> tuple[tuple[DatasetDifference, ...], Literal["ranks", "scores"]]:
+    """A row per dataset of the analysis. The outcome comes from the stored ranks (the
+    analysis's ties and missing-data policy); without them, from the values, a gap
+    within the benchmark's tie tolerance counting as a tie."""
+    datasets = board.input.datasets
+    rank_of: dict[str, tuple[float, float]] = {}
+    if isinstance(ranks, RankMatrixSection):
+        ia, ib = ranks.algorithms.index(a), ranks.algorithms.index(b)
+        rank_of = {
+            d: (row[ia], row[ib]) for d, row in zip(ranks.datasets, ranks.ranks, strict=True)
+        }
+    lower_better = board.input.kind == "rank" or not higher_is_better
+    sign = -1.0 if lower_better else 1.0
+    tolerance = board.settings.tie_tol if board.input.kind == "score" else 0.0
+    rows = []
+    for dataset in datasets:
+        value_a = values.get(a, {}).get(dataset)
+        value_b = values.get(b, {}).get(dataset)
+        advantage = None
+        if value_a is not None and value_b is not None:
+            advantage = sign * (value_a - value_b)
+        rank_a, rank_b = rank_of.get(dataset, (None, None))
+        if rank_a is not None and rank_b is not None:
+            gap = rank_b - rank_a
+        elif advantage is not None:
+            gap = 0.0 if abs(advantage) <= tolerance else advantage
+        else:
+            gap = None
+        outcome: Outcome = (
+            "none" if gap is None else "win" if gap > 0 else "loss" if gap < 0 else "tie"
+        )
+        rows.append(
+            DatasetDifference(dataset, value_a, value_b, advantage, rank_a, rank_b, outcome)
+        )
+    return tuple(rows), ("ranks" if rank_of else "scores")
+
+
+def head_to_head(
+    sections: Mapping[str, Any],
+    a: str,
+    b: str,
+    *,
+    values: Mapping[str, Mapping[str, float]],
+    higher_is_better: bool,
+) -> HeadToHead:
+    """A against B from a snapshot's typed sections and the two algorithms' dataset-level
+    values (``{algorithm: {dataset: value}}``: scores, or given ranks for a ranking file).
+
+    Raises ``KeyError`` when either is not one of the board's algorithms.
+    """
+    board: Board = sections["board"]
+    for name in (a, b):
+        if name not in board.algorithms:
+            raise KeyError(name)
+    differences, source = _differences(
+        board, sections.get("rank_matrix"), values, a, b, higher_is_better
+    )
+    advantage = np.array(
+        [
+            np.nan if row.outcome == "none" else {"win": 1.0, "tie": 0.0, "loss": -1.0}[row.outcome]
+            for row in differences
+        ],
+        dtype=float,
+    )
+    wins: WinsSection | None = sections.get("wins")
+    tukey, tukey_note, left_out = _tukey(sections.get("within_dataset"), a, b)
+    wilcoxon_summary = board.wilcoxon
+    return HeadToHead(
+        a=a,
+        b=b,
+        kind=board.input.kind,
+        higher_is_better=higher_is_better,
+        alpha=board.settings.alpha,
+        record=pair_record(advantage),
+        stored_share=_pair_value(wins, "wins", a, b) if wins is not None else None,
+        outcome_source=source,
+        differences=differences,
+        wilcoxon=_wilcoxon(sections.get("wilcoxon"), a, b),
+        wilcoxon_correction=(
+            None if isinstance(wilcoxon_summary, NotApplicable) else wilcoxon_summary.correction
+        ),
+        nemenyi=_nemenyi(sections.get("nemenyi"), board, a, b),
+        tukey=tukey,
+        tukey_note=tukey_note,
+        tukey_left_out=left_out,
+    )
