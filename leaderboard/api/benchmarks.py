@@ -8,7 +8,7 @@ from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from leaderboard.api.common import ApiView, benchmark_or_404
+from leaderboard.api.common import ApiView, PageQuerySerializer, benchmark_or_404
 from leaderboard.api.errors import ErrorSerializer
 from leaderboard.api.pagination import LimitOffsetPagination, paginated_response
 from leaderboard.models import Algorithm, Benchmark, Dataset, Metric
@@ -83,10 +83,16 @@ def _detail(request: Request, slug: str, status_code: int = status.HTTP_200_OK) 
 class BenchmarkListApi(ApiView):
     pagination_class = LimitOffsetPagination
 
-    class FilterSerializer(serializers.Serializer):
+    class FilterSerializer(PageQuerySerializer):
         q = serializers.CharField(
-            required=False, allow_blank=True, default="", help_text="search title, slug, text"
+            required=False,
+            allow_blank=True,
+            default="",
+            max_length=200,
+            help_text="search title, slug, text",
         )
+
+    query_serializer_class = FilterSerializer
 
     class OutputSerializer(serializers.ModelSerializer):
         n_algorithms = serializers.IntegerField(help_text="algorithms with an accepted submission")
@@ -120,9 +126,7 @@ class BenchmarkListApi(ApiView):
         responses={200: OutputSerializer(many=True)},
     )
     def get(self, request: Request) -> Response:
-        filters = self.FilterSerializer(data=request.query_params)
-        filters.is_valid(raise_exception=True)
-        benchmarks = benchmark_list_visible(user=request.user, query=filters.validated_data["q"])
+        benchmarks = benchmark_list_visible(user=request.user, query=self.query["q"])
         return paginated_response(
             queryset=benchmarks, serializer_class=self.OutputSerializer, request=request, view=self
         )

@@ -1,4 +1,5 @@
-"""Pieces shared by the API views: body limits, 404s for what a user may not read."""
+"""Pieces shared by the API views: body limits, query parameters, 404s for what a user
+may not read."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from rest_framework.exceptions import NotFound
 from rest_framework.parsers import JSONParser
 from rest_framework.views import APIView
 
+from estimation.results_csv import control_character_problem
 from leaderboard.api.errors import PayloadTooLarge
 from leaderboard.models import Benchmark, Metric, Submission
 from leaderboard.selectors import (
@@ -41,12 +43,76 @@ metric_parameter = OpenApiParameter(
 )
 
 
+class QuerySerializer(serializers.Serializer):
+    """The base of every view's query parameters (``ApiView.query_serializer_class``).
+
+    Whatever the view declares, no parameter may be given twice or hold a control
+    character (a NUL reached PostgreSQL as a 500 before); a declared parameter may not
+    be empty (``?status=`` used to mean "no filter", silently). Each refusal names the
+    parameter. Parameters a view does not declare are otherwise ignored.
+    """
+
+    def to_internal_value(self, data):
+        errors: dict[str, list[str]] = {}
+        flat: dict[str, str] = {}
+        for name in data:
+            values = data.getlist(name) if hasattr(data, "getlist") else [data[name]]
+            label = name[:50]
+            problem = control_character_problem(name) or next(
+                filter(None, (control_character_problem(v) for v in values)), None
+            )
+            if problem:
+                errors.setdefault(label, []).append(
+                    problem.replace("names may not hold", "parameters may not hold")
+                )
+            elif len(values) > 1:
+                errors.setdefault(label, []).append(f"given {len(values)} times; give it once")
+            elif name in self.fields and values[0] == "" and not _allows_blank(self.fields[name]):
+                errors.setdefault(label, []).append(
+                    "is empty: give a value, or leave the parameter out"
+                )
+            else:
+                flat[name] = values[0]
+        if errors:
+            raise serializers.ValidationError(errors)
+        return super().to_internal_value(flat)
+
+
+def _allows_blank(field: serializers.Field) -> bool:
+    return bool(getattr(field, "allow_blank", False))
+
+
+class PageQuerySerializer(QuerySerializer):
+    """``?limit=&offset=`` of a paginated list (LimitOffsetPagination), checked."""
+
+    limit = serializers.IntegerField(required=False, min_value=1)
+    offset = serializers.IntegerField(required=False, min_value=0)
+
+
+class MetricQuerySerializer(QuerySerializer):
+    metric = serializers.CharField(
+        required=False,
+        max_length=100,
+        help_text="Metric name; the benchmark's primary metric when omitted.",
+    )
+
+
 class ApiView(APIView):
-    """Refuses a body over ``max_body_bytes()`` from its Content-Length, before reading it.
+    """Checks the query (``query_serializer_class``; the result is ``self.query``) and
+    refuses a body over ``max_body_bytes()`` from its Content-Length, before reading it.
 
     DRF parses JSON straight from the request stream, so Django's
     DATA_UPLOAD_MAX_MEMORY_SIZE does not cover it; this does.
     """
+
+    query_serializer_class: type[QuerySerializer] | None = None
+    query: dict = {}
+
+    def get_query_serializer_class(self) -> type[QuerySerializer]:
+        if self.query_serializer_class is not None:
+            return self.query_serializer_class
+        paginated = getattr(self, "pagination_class", None) is not None
+        return PageQuerySerializer if paginated else QuerySerializer
 
     def max_body_bytes(self) -> int:
         return settings.DATA_UPLOAD_MAX_MEMORY_SIZE
@@ -60,6 +126,9 @@ class ApiView(APIView):
         if limit is not None and length > limit:
             raise PayloadTooLarge(too_large_message(length, limit))
         super().initial(request, *args, **kwargs)
+        query = self.get_query_serializer_class()(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        self.query = dict(query.validated_data)
 
 
 def too_large_message(size: int, limit: int) -> str:

@@ -17,6 +17,7 @@ from estimation.results_csv import FORMATS, parse_results_csv
 from leaderboard.api.common import (
     ApiView,
     NonFiniteJSONParser,
+    PageQuerySerializer,
     ScoreValueField,
     benchmark_or_404,
     idempotency_key_from,
@@ -117,9 +118,13 @@ def _replayed(submissions: list[Submission], key: str, started) -> bool:
 class SubmissionListApi(ApiView):
     pagination_class = LimitOffsetPagination
 
-    class FilterSerializer(serializers.Serializer):
+    class FilterSerializer(PageQuerySerializer):
         status = serializers.ChoiceField(choices=Submission.Status.choices, required=False)
-        algorithm = serializers.CharField(required=False, help_text="algorithm name")
+        algorithm = serializers.CharField(
+            required=False, max_length=200, help_text="algorithm name"
+        )
+
+    query_serializer_class = FilterSerializer
 
     @extend_schema(
         summary="List submissions",
@@ -130,13 +135,12 @@ class SubmissionListApi(ApiView):
     )
     def get(self, request: Request, slug: str) -> Response:
         benchmark = benchmark_or_404(slug=slug, user=request.user)
-        filters = self.FilterSerializer(data=request.query_params)
-        filters.is_valid(raise_exception=True)
+        filters = {k: v for k, v in self.query.items() if k in ("status", "algorithm")}
         submissions = submission_list_visible(
             benchmark=benchmark,
             user=request.user,
             is_maintainer=user_is_maintainer(user=request.user, benchmark=benchmark),
-            **filters.validated_data,
+            **filters,
         )
         return paginated_response(
             queryset=submissions,
