@@ -153,6 +153,7 @@ SPECTACULAR_SETTINGS = {
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
         "leaderboard.api.examples.examples_fill",
+        "leaderboard.api.schema.responses_complete",
     ],
     "ENUM_NAME_OVERRIDES": {
         "SubmissionStatusEnum": "leaderboard.models.Submission.Status",

@@ -34,6 +34,16 @@ RESERVED_SLUGS = frozenset({"create"})
 ERRORS = {400: ErrorSerializer, 403: ErrorSerializer, 404: ErrorSerializer}
 
 
+class OptionalUrlField(serializers.URLField):
+    """A stored link, or null where none was given (never "", which is no URI)."""
+
+    def __init__(self, **kwargs):
+        super().__init__(read_only=True, allow_null=True, **kwargs)
+
+    def to_representation(self, value):
+        return value or None
+
+
 class MetricOutputSerializer(serializers.ModelSerializer):
     class Meta:
         model = Metric
@@ -253,6 +263,7 @@ class AlgorithmListApi(ApiView):
 
     class OutputSerializer(serializers.ModelSerializer):
         n_accepted = serializers.IntegerField(help_text="accepted submissions")
+        url = OptionalUrlField(help_text="paper or code (http or https); null when none")
 
         class Meta:
             model = Algorithm
