@@ -8,7 +8,7 @@ from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from leaderboard.api.common import ApiView, PageQuerySerializer, benchmark_or_404
+from leaderboard.api.common import ApiView, PageQuerySerializer, StrictInput, benchmark_or_404
 from leaderboard.api.errors import ErrorSerializer
 from leaderboard.api.pagination import LimitOffsetPagination, paginated_response
 from leaderboard.models import Algorithm, Benchmark, Dataset, Metric
@@ -145,8 +145,8 @@ class BenchmarkListApi(ApiView):
 class BenchmarkCreateApi(ApiView):
     permission_classes = [IsAuthenticated]
 
-    class InputSerializer(serializers.ModelSerializer):
-        class MetricSerializer(serializers.Serializer):
+    class InputSerializer(StrictInput, serializers.ModelSerializer):
+        class MetricSerializer(StrictInput, serializers.Serializer):
             name = serializers.CharField(max_length=100)
             direction = serializers.ChoiceField(choices=Metric.Direction.choices)
 
@@ -201,7 +201,7 @@ class BenchmarkDetailApi(ApiView):
 class BenchmarkUpdateApi(ApiView):
     permission_classes = [IsAuthenticated]
 
-    class InputSerializer(serializers.ModelSerializer):
+    class InputSerializer(StrictInput, serializers.ModelSerializer):
         class Meta:
             model = Benchmark
             fields = list(EDITABLE_FIELDS)
@@ -287,12 +287,12 @@ class _CatalogueEntryApi(ApiView):
     kind = ""
 
 
-class _RenameInputSerializer(serializers.Serializer):
+class _RenameInputSerializer(StrictInput, serializers.Serializer):
     name = serializers.CharField(trim_whitespace=False)
     new_name = serializers.CharField()
 
 
-class _DeleteInputSerializer(serializers.Serializer):
+class _DeleteInputSerializer(StrictInput, serializers.Serializer):
     name = serializers.CharField(trim_whitespace=False)
 
 

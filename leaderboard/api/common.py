@@ -3,12 +3,15 @@ may not read."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from django.conf import settings
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema_field
 from rest_framework import serializers
 from rest_framework.exceptions import NotFound
 from rest_framework.parsers import JSONParser
+from rest_framework.utils import html
 from rest_framework.views import APIView
 
 from estimation.results_csv import control_character_problem
@@ -30,9 +33,10 @@ idempotency_parameter = OpenApiParameter(
     str,
     OpenApiParameter.HEADER,
     required=False,
-    description="Retrying with the same key returns the submissions stored the first time "
-    "(200 instead of 201) instead of storing them twice. At most 80 printable ASCII "
-    "characters, without '#'.",
+    description="Send one with every script's submission. Retrying with the same key "
+    "(after a dropped connection, or a 503 with Retry-After) returns the submissions "
+    "stored the first time (200 instead of 201) instead of storing them twice. At most "
+    "80 printable ASCII characters, without '#'.",
 )
 metric_parameter = OpenApiParameter(
     "metric",
@@ -41,6 +45,84 @@ metric_parameter = OpenApiParameter(
     required=False,
     description="Metric name; the benchmark's primary metric when omitted.",
 )
+
+
+# JSON types each kind of input field takes (subclasses first: a URLField is a CharField).
+_JSON_TYPES: tuple[tuple[type[serializers.Field], tuple[type, ...], str], ...] = (
+    (serializers.BooleanField, (bool,), "Must be a valid boolean (true or false)."),
+    (serializers.IntegerField, (int,), "A valid integer is required."),
+    (serializers.FloatField, (int, float), "A valid number is required."),
+    (serializers.CharField, (str,), "Not a valid string."),
+    (serializers.ChoiceField, (str,), "Not a valid string."),
+    (serializers.ListSerializer, (list,), "Expected a list."),
+    (serializers.Serializer, (dict,), "Expected an object."),
+)
+
+
+class StrictInput:
+    """Input serializers take each field in the type their schema documents.
+
+    DRF coerces: ``0`` passes as the string "0" or as false, ``"5"`` as an integer, and
+    in a form an empty value reads as "not given". What the OpenAPI schema says is what
+    is accepted instead (Schemathesis checks both ways): in JSON each value must have
+    the documented type; in a form, where every value is text, a boolean is ``true`` or
+    ``false`` and a field that takes no blank may not be sent empty.
+    """
+
+    def to_internal_value(self, data):
+        if isinstance(data, Mapping):
+            errors = {}
+            form = html.is_html_input(data)
+            for name, field in self.fields.items():  # type: ignore[attr-defined]
+                if field.read_only or name not in data:
+                    continue
+                if problem := _type_problem(field, data[name], form=form):
+                    errors[name] = [problem]
+            if errors:
+                raise serializers.ValidationError(self._with_other_errors(data, errors))
+        return super().to_internal_value(data)  # type: ignore[misc]
+
+    def _with_other_errors(self, data, errors: dict) -> dict:
+        """Type errors beside every other problem of the input, in field order."""
+        if hasattr(data, "copy") and hasattr(data, "pop"):
+            rest = data.copy()
+            for name in errors:
+                rest.pop(name, None)
+        else:
+            rest = {k: v for k, v in data.items() if k not in errors}
+        others: dict = {}
+        try:
+            super().to_internal_value(rest)  # type: ignore[misc]
+        except serializers.ValidationError as exc:
+            if isinstance(exc.detail, dict):
+                others = dict(exc.detail)
+        merged = {
+            name: errors.get(name, others.get(name))
+            for name in self.fields  # type: ignore[attr-defined]
+            if name in errors or name in others
+        }
+        merged.update({k: v for k, v in others.items() if k not in merged})
+        return merged
+
+
+def _type_problem(field: serializers.Field, value, *, form: bool) -> str | None:
+    if value is None:
+        return None  # the field's own allow_null decides
+    if form:
+        if value == "" and not getattr(field, "allow_blank", False):
+            return "may not be empty: give a value, or leave the field out"
+        if isinstance(field, serializers.BooleanField) and str(value).lower() not in (
+            "true",
+            "false",
+        ):
+            return "Must be a valid boolean (true or false)."
+        return None
+    for kind, types, message in _JSON_TYPES:
+        if isinstance(field, kind):
+            if isinstance(value, types) and not (isinstance(value, bool) and bool not in types):
+                return None
+            return message
+    return None
 
 
 class QuerySerializer(serializers.Serializer):

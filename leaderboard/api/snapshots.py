@@ -489,7 +489,7 @@ class SnapshotSchemaApi(ApiView):
         description="The JSON Schema (2020-12) of a whole payload (`analyze --json`); each "
         "section is `#/$defs/sections/<name>`. Field meanings, units and when a field is "
         "null: docs/snapshot-contract.md.",
-        responses={200: OpenApiResponse(OpenApiTypes.OBJECT)},
+        responses={(200, "application/schema+json"): OpenApiResponse(OpenApiTypes.OBJECT)},
     )
     def get(self, request: Request) -> HttpResponse:
         return HttpResponse(

@@ -21,6 +21,7 @@ from leaderboard.api.common import (
     ApiView,
     NonFiniteJSONParser,
     PageQuerySerializer,
+    StrictInput,
     ScoreValueField,
     benchmark_or_404,
     idempotency_key_from,
@@ -188,8 +189,8 @@ class SubmissionCreateApi(ApiView):
     throttle_classes = SUBMIT_THROTTLES
     parser_classes = [NonFiniteJSONParser]
 
-    class InputSerializer(serializers.Serializer):
-        class ScoreSerializer(serializers.Serializer):
+    class InputSerializer(StrictInput, serializers.Serializer):
+        class ScoreSerializer(StrictInput, serializers.Serializer):
             dataset = serializers.CharField(max_length=200, allow_blank=True)
             value = ScoreValueField(help_text="a finite number (a rank >= 1 on ranking benchmarks)")
             metric = serializers.CharField(
@@ -272,7 +273,7 @@ class SubmissionUploadApi(ApiView):
     throttle_classes = SUBMIT_THROTTLES
     parser_classes = [MultiPartParser]
 
-    class InputSerializer(serializers.Serializer):
+    class InputSerializer(StrictInput, serializers.Serializer):
         file = serializers.FileField(help_text="results CSV, UTF-8")
         format = serializers.ChoiceField(
             choices=FORMATS,
@@ -390,7 +391,7 @@ class SubmissionWithdrawApi(ApiView):
         return Response(SubmissionOutputSerializer(stored).data)
 
 
-class _DecisionInputSerializer(serializers.Serializer):
+class _DecisionInputSerializer(StrictInput, serializers.Serializer):
     note = serializers.CharField(required=False, allow_blank=True, default="")
 
 
