@@ -5,7 +5,8 @@ machine's shared servers: ``stack`` (one per session, made
 when a test here first asks for it) makes a PostgreSQL cluster with
 ``initdb`` in a temporary folder on a free port, a ``redis-server`` on another, migrates
 the database, seeds a small open benchmark with computed results, users and API tokens,
-and serves it with gunicorn (production settings, plain http, throttles off). Every
+and serves it with gunicorn (production settings, tests/reliability/settings.py: plain
+http, static files from the app folders, throttles off). Every
 process it started is stopped at the end, whatever happened.
 """
 
@@ -306,13 +307,12 @@ def stack() -> Iterator[Stack]:
         if not k.startswith(("DATABASE_", "REDIS_", "CELERY_", "DJANGO_", "PODIUM_"))
     }
     env.update(
-        DJANGO_SETTINGS_MODULE="config.settings.production",
+        DJANGO_SETTINGS_MODULE="tests.reliability.settings",
         DJANGO_SECRET_KEY=secrets.token_urlsafe(50),
         DJANGO_ALLOWED_HOSTS="127.0.0.1,localhost",
         DJANGO_SECURE_SSL_REDIRECT="off",
         DJANGO_SECURE_COOKIES="off",
         DJANGO_SECURE_HSTS_SECONDS="0",
-        DJANGO_STATIC_ROOT=str(root / "static"),
         DATABASE_URL=postgres.url,
         REDIS_URL=redis.url,
         CELERY_QUEUE=f"podium-reliability-{os.getpid()}",
@@ -330,9 +330,7 @@ def stack() -> Iterator[Stack]:
         with postgres.connect("postgres") as connection:
             connection.execute("CREATE DATABASE podium")
         redis.start()
-        static = stack.manage_start("collectstatic", "--noinput", "-v", "0")
         stack.manage("migrate", "--noinput", "-v", "0")
-        stack.manage_wait(static)
         seeded = stack.manage("shell", "-c", SEED % {"slug": SLUG, "writers": WRITERS})
         line = next(x for x in seeded.splitlines() if x.startswith("SEED "))
         data = json.loads(line.removeprefix("SEED "))
