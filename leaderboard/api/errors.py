@@ -27,9 +27,8 @@ logger = logging.getLogger(__name__)
 
 RETRY_AFTER_SECONDS = 10
 OUTAGE_DETAIL = (
-    "The database is temporarily unavailable; nothing was changed by this request unless "
-    f"its answer said so. Retry in {RETRY_AFTER_SECONDS} seconds (writes with the same "
-    "Idempotency-Key are stored once)."
+    f"The database is temporarily unavailable. Retry in {RETRY_AFTER_SECONDS} seconds; a "
+    "submission sent again with the same Idempotency-Key is stored once."
 )
 
 
