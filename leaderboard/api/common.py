@@ -40,7 +40,7 @@ idempotency_parameter = OpenApiParameter(
 )
 metric_parameter = OpenApiParameter(
     "metric",
-    str,
+    {"type": "string", "minLength": 1, "maxLength": 100},
     OpenApiParameter.QUERY,
     required=False,
     description="Metric name; the benchmark's primary metric when omitted.",
@@ -174,6 +174,7 @@ class PageQuerySerializer(QuerySerializer):
 class MetricQuerySerializer(QuerySerializer):
     metric = serializers.CharField(
         required=False,
+        min_length=1,
         max_length=100,
         help_text="Metric name; the benchmark's primary metric when omitted.",
     )

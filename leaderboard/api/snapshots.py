@@ -359,6 +359,7 @@ class SnapshotVersionApi(ApiView):
 class SectionQuerySerializer(QuerySerializer):
     algorithms = serializers.CharField(
         required=False,
+        min_length=1,
         max_length=100_000,
         help_text="comma-separated algorithm names: the section for these only",
     )

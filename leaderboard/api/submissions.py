@@ -155,7 +155,7 @@ class SubmissionListApi(ApiView):
     class FilterSerializer(PageQuerySerializer):
         status = serializers.ChoiceField(choices=Submission.Status.choices, required=False)
         algorithm = serializers.CharField(
-            required=False, max_length=200, help_text="algorithm name"
+            required=False, min_length=1, max_length=200, help_text="algorithm name"
         )
 
     query_serializer_class = FilterSerializer
