@@ -13,3 +13,8 @@ urlpatterns = [
     path("api-auth/", include("rest_framework.urls")),
     path("", include("frontend.urls")),
 ]
+
+handler400 = "config.handlers.bad_request"
+handler403 = "config.handlers.permission_denied"
+handler404 = "config.handlers.page_not_found"
+handler500 = "config.handlers.server_error"

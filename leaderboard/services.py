@@ -16,6 +16,7 @@ from datetime import timedelta
 import numpy as np
 from django.conf import settings
 from django.core.exceptions import ValidationError as DjangoValidationError
+from django.core.validators import URLValidator
 from django.db import IntegrityError, connection, transaction
 from django.db.models import Q
 from django.utils import timezone
@@ -432,28 +433,37 @@ def submissions_create(
         or is_maintainer
         or benchmark.submission_policy == Benchmark.SubmissionPolicy.OPEN
     )
-    try:
-        with transaction.atomic():
-            submissions = _submissions_write(
-                benchmark=benchmark,
-                submitter=submitter,
-                entries=entries,
-                source=source,
-                idempotency_key=idempotency_key,
-                content_hash=content_hash,
-                accept=auto_accept,
-                new_datasets_confirmed=new_datasets_confirmed or system_import,
-            )
-            if auto_accept:
-                recompute_request(benchmark_id=benchmark.pk)
-    except IntegrityError:
-        # A concurrent retry with the same key won the race: return what it stored.
-        if idempotency_key:
-            earlier = _submissions_by_key(benchmark, submitter, idempotency_key)
-            if earlier:
-                return _replay(earlier, content_hash, idempotency_key)
-        raise
-    return submissions
+    for attempt in range(1, WRITE_ATTEMPTS + 1):
+        try:
+            with transaction.atomic():
+                submissions = _submissions_write(
+                    benchmark=benchmark,
+                    submitter=submitter,
+                    entries=entries,
+                    source=source,
+                    idempotency_key=idempotency_key,
+                    content_hash=content_hash,
+                    accept=auto_accept,
+                    new_datasets_confirmed=new_datasets_confirmed or system_import,
+                )
+                if auto_accept:
+                    recompute_request(benchmark_id=benchmark.pk)
+            return submissions
+        except IntegrityError:
+            # A concurrent request with the same key won the race: return what it stored.
+            if idempotency_key:
+                earlier = _submissions_by_key(benchmark, submitter, idempotency_key)
+                if earlier:
+                    return _replay(earlier, content_hash, idempotency_key)
+            # Otherwise a concurrent change (a name created or deleted meanwhile) broke
+            # a constraint: the next attempt reads the catalogue afresh.
+            if attempt == WRITE_ATTEMPTS:
+                raise
+    raise AssertionError("unreachable")
+
+
+# A write that loses a race with a concurrent one is retried this many times in all.
+WRITE_ATTEMPTS = 3
 
 
 def benchmark_metric_check(*, benchmark: Benchmark) -> Callable[[str], str | None]:
@@ -535,6 +545,7 @@ def _submissions_by_key(benchmark, submitter, key: str) -> list[Submission]:
     return list(
         Submission.objects.filter(benchmark=benchmark, submitter=submitter)
         .filter(Q(idempotency_key=key) | Q(idempotency_key__startswith=f"{key}#"))
+        .select_related("benchmark", "algorithm", "submitter", "decided_by")  # see the API
         .order_by("id")
     )
 
@@ -790,6 +801,27 @@ MAX_FOLD = 2**31 - 1  # Score.fold is a 32-bit integer column
 MAX_NAME_LENGTH = 200  # Dataset.name and Algorithm.name
 
 
+MAX_URL_LENGTH = 200  # Submission.algorithm_url and Algorithm.url
+_URL_VALIDATOR = URLValidator(schemes=["http", "https"])
+
+
+def url_problem(url: str) -> str | None:
+    """Why ``url`` is not a link Podium publishes (an absolute http(s) URI), or None.
+
+    Only ASCII: the API's schema promises ``format: uri`` (RFC 3986), which an
+    internationalised address breaks; percent-encode it instead.
+    """
+    if len(url) > MAX_URL_LENGTH:
+        return f"is longer than {MAX_URL_LENGTH} characters"
+    if not url.isascii() or any(c.isspace() or not c.isprintable() for c in url):
+        return "must be an http(s) URL of printable ASCII characters (percent-encode the rest)"
+    try:
+        _URL_VALIDATOR(url)
+    except DjangoValidationError:
+        return f"must be an absolute http:// or https:// URL, got {url[:60]!r}"
+    return None
+
+
 def _is_number(value) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool)
 
@@ -820,6 +852,8 @@ def _entry_problems(benchmark, entries, metrics, primary, datasets, algorithms) 
                 problems.append(Problem(f"{field_name} {problem}", field_name))
         if "\x00" in entry.note:
             problems.append(Problem("the note contains a NUL character", "note"))
+        if entry.algorithm_url and (problem := url_problem(entry.algorithm_url)):
+            problems.append(Problem(f"algorithm_url {problem}", "algorithm_url"))
         if name and name not in algorithms and not benchmark.allow_new_algorithms:
             problems.append(
                 Problem(

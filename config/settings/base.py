@@ -124,14 +124,20 @@ REST_FRAMEWORK = {
 
 # Throttle counters (and any other cache use) go to Redis when it is configured, so that
 # every worker process shares them; the embedded default keeps them in process memory.
+# The Redis cache fails open (config/cache.py): with Redis down, pages and the API are
+# served uncached (and unthrottled), and Redis is tried again every few seconds.
 CACHE_URL = env_str("PODIUM_CACHE_URL", env_str("REDIS_URL", ""))
 if CACHE_URL:
     CACHES = {
         "default": {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "BACKEND": "config.cache.FailOpenRedisCache",
             "LOCATION": CACHE_URL,
             "KEY_PREFIX": env_str("PODIUM_CACHE_PREFIX", "podium"),
-            "OPTIONS": {"socket_connect_timeout": 2, "socket_timeout": 2},
+            "OPTIONS": {
+                "socket_connect_timeout": 1,
+                "socket_timeout": 1,
+                "retry_seconds": env_int("PODIUM_CACHE_RETRY_SECONDS", 5),
+            },
         }
     }
 else:
@@ -147,6 +153,7 @@ SPECTACULAR_SETTINGS = {
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
         "leaderboard.api.examples.examples_fill",
+        "leaderboard.api.schema.responses_complete",
     ],
     "ENUM_NAME_OVERRIDES": {
         "SubmissionStatusEnum": "leaderboard.models.Submission.Status",

@@ -8,7 +8,7 @@ from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from leaderboard.api.common import ApiView, benchmark_or_404
+from leaderboard.api.common import ApiView, PageQuerySerializer, StrictInput, benchmark_or_404
 from leaderboard.api.errors import ErrorSerializer
 from leaderboard.api.pagination import LimitOffsetPagination, paginated_response
 from leaderboard.models import Algorithm, Benchmark, Dataset, Metric
@@ -32,6 +32,16 @@ from leaderboard.services import (
 # Paths under /api/benchmarks/ that a benchmark slug would shadow.
 RESERVED_SLUGS = frozenset({"create"})
 ERRORS = {400: ErrorSerializer, 403: ErrorSerializer, 404: ErrorSerializer}
+
+
+class OptionalUrlField(serializers.URLField):
+    """A stored link, or null where none was given (never "", which is no URI)."""
+
+    def __init__(self, **kwargs):
+        super().__init__(read_only=True, allow_null=True, **kwargs)
+
+    def to_representation(self, value):
+        return value or None
 
 
 class MetricOutputSerializer(serializers.ModelSerializer):
@@ -83,10 +93,16 @@ def _detail(request: Request, slug: str, status_code: int = status.HTTP_200_OK) 
 class BenchmarkListApi(ApiView):
     pagination_class = LimitOffsetPagination
 
-    class FilterSerializer(serializers.Serializer):
+    class FilterSerializer(PageQuerySerializer):
         q = serializers.CharField(
-            required=False, allow_blank=True, default="", help_text="search title, slug, text"
+            required=False,
+            allow_blank=True,
+            default="",
+            max_length=200,
+            help_text="search title, slug, text",
         )
+
+    query_serializer_class = FilterSerializer
 
     class OutputSerializer(serializers.ModelSerializer):
         n_algorithms = serializers.IntegerField(help_text="algorithms with an accepted submission")
@@ -120,9 +136,7 @@ class BenchmarkListApi(ApiView):
         responses={200: OutputSerializer(many=True)},
     )
     def get(self, request: Request) -> Response:
-        filters = self.FilterSerializer(data=request.query_params)
-        filters.is_valid(raise_exception=True)
-        benchmarks = benchmark_list_visible(user=request.user, query=filters.validated_data["q"])
+        benchmarks = benchmark_list_visible(user=request.user, query=self.query["q"])
         return paginated_response(
             queryset=benchmarks, serializer_class=self.OutputSerializer, request=request, view=self
         )
@@ -131,8 +145,8 @@ class BenchmarkListApi(ApiView):
 class BenchmarkCreateApi(ApiView):
     permission_classes = [IsAuthenticated]
 
-    class InputSerializer(serializers.ModelSerializer):
-        class MetricSerializer(serializers.Serializer):
+    class InputSerializer(StrictInput, serializers.ModelSerializer):
+        class MetricSerializer(StrictInput, serializers.Serializer):
             name = serializers.CharField(max_length=100)
             direction = serializers.ChoiceField(choices=Metric.Direction.choices)
 
@@ -187,7 +201,7 @@ class BenchmarkDetailApi(ApiView):
 class BenchmarkUpdateApi(ApiView):
     permission_classes = [IsAuthenticated]
 
-    class InputSerializer(serializers.ModelSerializer):
+    class InputSerializer(StrictInput, serializers.ModelSerializer):
         class Meta:
             model = Benchmark
             fields = list(EDITABLE_FIELDS)
@@ -249,6 +263,7 @@ class AlgorithmListApi(ApiView):
 
     class OutputSerializer(serializers.ModelSerializer):
         n_accepted = serializers.IntegerField(help_text="accepted submissions")
+        url = OptionalUrlField(help_text="paper or code (http or https); null when none")
 
         class Meta:
             model = Algorithm
@@ -272,12 +287,12 @@ class _CatalogueEntryApi(ApiView):
     kind = ""
 
 
-class _RenameInputSerializer(serializers.Serializer):
+class _RenameInputSerializer(StrictInput, serializers.Serializer):
     name = serializers.CharField(trim_whitespace=False)
     new_name = serializers.CharField()
 
 
-class _DeleteInputSerializer(serializers.Serializer):
+class _DeleteInputSerializer(StrictInput, serializers.Serializer):
     name = serializers.CharField(trim_whitespace=False)
 
 

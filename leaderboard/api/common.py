@@ -1,6 +1,9 @@
-"""Pieces shared by the API views: body limits, 404s for what a user may not read."""
+"""Pieces shared by the API views: body limits, query parameters, 404s for what a user
+may not read."""
 
 from __future__ import annotations
+
+from collections.abc import Mapping
 
 from django.conf import settings
 from drf_spectacular.types import OpenApiTypes
@@ -8,8 +11,10 @@ from drf_spectacular.utils import OpenApiParameter, extend_schema_field
 from rest_framework import serializers
 from rest_framework.exceptions import NotFound
 from rest_framework.parsers import JSONParser
+from rest_framework.utils import html
 from rest_framework.views import APIView
 
+from estimation.results_csv import control_character_problem
 from leaderboard.api.errors import PayloadTooLarge
 from leaderboard.models import Benchmark, Metric, Submission
 from leaderboard.selectors import (
@@ -28,25 +33,169 @@ idempotency_parameter = OpenApiParameter(
     str,
     OpenApiParameter.HEADER,
     required=False,
-    description="Retrying with the same key returns the submissions stored the first time "
-    "(200 instead of 201) instead of storing them twice. At most 80 printable ASCII "
-    "characters, without '#'.",
+    description="Send one with every script's submission. Retrying with the same key "
+    "(after a dropped connection, or a 503 with Retry-After) returns the submissions "
+    "stored the first time (200 instead of 201) instead of storing them twice. At most "
+    "80 printable ASCII characters, without '#'.",
 )
 metric_parameter = OpenApiParameter(
     "metric",
-    str,
+    {"type": "string", "minLength": 1, "maxLength": 100},
     OpenApiParameter.QUERY,
     required=False,
     description="Metric name; the benchmark's primary metric when omitted.",
 )
 
 
+# JSON types each kind of input field takes (subclasses first: a URLField is a CharField).
+_JSON_TYPES: tuple[tuple[type[serializers.Field], tuple[type, ...], str], ...] = (
+    (serializers.BooleanField, (bool,), "Must be a valid boolean (true or false)."),
+    (serializers.IntegerField, (int,), "A valid integer is required."),
+    (serializers.FloatField, (int, float), "A valid number is required."),
+    (serializers.CharField, (str,), "Not a valid string."),
+    (serializers.ChoiceField, (str,), "Not a valid string."),
+    (serializers.ListSerializer, (list,), "Expected a list."),
+    (serializers.Serializer, (dict,), "Expected an object."),
+)
+
+
+class StrictInput:
+    """Input serializers take each field in the type their schema documents.
+
+    DRF coerces: ``0`` passes as the string "0" or as false, ``"5"`` as an integer, and
+    in a form an empty value reads as "not given". What the OpenAPI schema says is what
+    is accepted instead (Schemathesis checks both ways): in JSON each value must have
+    the documented type; in a form, where every value is text, a boolean is ``true`` or
+    ``false`` and a field that takes no blank may not be sent empty.
+    """
+
+    def to_internal_value(self, data):
+        if isinstance(data, Mapping):
+            errors = {}
+            form = html.is_html_input(data)
+            for name, field in self.fields.items():  # type: ignore[attr-defined]
+                if field.read_only or name not in data:
+                    continue
+                if problem := _type_problem(field, data[name], form=form):
+                    errors[name] = [problem]
+            if errors:
+                raise serializers.ValidationError(self._with_other_errors(data, errors))
+        return super().to_internal_value(data)  # type: ignore[misc]
+
+    def _with_other_errors(self, data, errors: dict) -> dict:
+        """Type errors beside every other problem of the input, in field order."""
+        if hasattr(data, "copy") and hasattr(data, "pop"):
+            rest = data.copy()
+            for name in errors:
+                rest.pop(name, None)
+        else:
+            rest = {k: v for k, v in data.items() if k not in errors}
+        others: dict = {}
+        try:
+            super().to_internal_value(rest)  # type: ignore[misc]
+        except serializers.ValidationError as exc:
+            if isinstance(exc.detail, dict):
+                others = dict(exc.detail)
+        merged = {
+            name: errors.get(name, others.get(name))
+            for name in self.fields  # type: ignore[attr-defined]
+            if name in errors or name in others
+        }
+        merged.update({k: v for k, v in others.items() if k not in merged})
+        return merged
+
+
+def _type_problem(field: serializers.Field, value, *, form: bool) -> str | None:
+    if value is None:
+        return None  # the field's own allow_null decides
+    if form:
+        if value == "" and not getattr(field, "allow_blank", False):
+            return "may not be empty: give a value, or leave the field out"
+        if isinstance(field, serializers.BooleanField) and str(value).lower() not in (
+            "true",
+            "false",
+        ):
+            return "Must be a valid boolean (true or false)."
+        return None
+    for kind, types, message in _JSON_TYPES:
+        if isinstance(field, kind):
+            if isinstance(value, types) and not (isinstance(value, bool) and bool not in types):
+                return None
+            return message
+    return None
+
+
+class QuerySerializer(serializers.Serializer):
+    """The base of every view's query parameters (``ApiView.query_serializer_class``).
+
+    Whatever the view declares, no parameter may be given twice or hold a control
+    character (a NUL reached PostgreSQL as a 500 before); a declared parameter may not
+    be empty (``?status=`` used to mean "no filter", silently). Each refusal names the
+    parameter. Parameters a view does not declare are otherwise ignored.
+    """
+
+    def to_internal_value(self, data):
+        errors: dict[str, list[str]] = {}
+        flat: dict[str, str] = {}
+        for name in data:
+            values = data.getlist(name) if hasattr(data, "getlist") else [data[name]]
+            label = name[:50]
+            problem = control_character_problem(name) or next(
+                filter(None, (control_character_problem(v) for v in values)), None
+            )
+            if problem:
+                errors.setdefault(label, []).append(
+                    problem.replace("names may not hold", "parameters may not hold")
+                )
+            elif len(values) > 1:
+                errors.setdefault(label, []).append(f"given {len(values)} times; give it once")
+            elif name in self.fields and values[0] == "" and not _allows_blank(self.fields[name]):
+                errors.setdefault(label, []).append(
+                    "is empty: give a value, or leave the parameter out"
+                )
+            else:
+                flat[name] = values[0]
+        if errors:
+            raise serializers.ValidationError(errors)
+        return super().to_internal_value(flat)
+
+
+def _allows_blank(field: serializers.Field) -> bool:
+    return bool(getattr(field, "allow_blank", False))
+
+
+class PageQuerySerializer(QuerySerializer):
+    """``?limit=&offset=`` of a paginated list (LimitOffsetPagination), checked."""
+
+    limit = serializers.IntegerField(required=False, min_value=1)
+    offset = serializers.IntegerField(required=False, min_value=0)
+
+
+class MetricQuerySerializer(QuerySerializer):
+    metric = serializers.CharField(
+        required=False,
+        min_length=1,
+        max_length=100,
+        help_text="Metric name; the benchmark's primary metric when omitted.",
+    )
+
+
 class ApiView(APIView):
-    """Refuses a body over ``max_body_bytes()`` from its Content-Length, before reading it.
+    """Checks the query (``query_serializer_class``; the result is ``self.query``) and
+    refuses a body over ``max_body_bytes()`` from its Content-Length, before reading it.
 
     DRF parses JSON straight from the request stream, so Django's
     DATA_UPLOAD_MAX_MEMORY_SIZE does not cover it; this does.
     """
+
+    query_serializer_class: type[QuerySerializer] | None = None
+    query: dict = {}
+
+    def get_query_serializer_class(self) -> type[QuerySerializer]:
+        if self.query_serializer_class is not None:
+            return self.query_serializer_class
+        paginated = getattr(self, "pagination_class", None) is not None
+        return PageQuerySerializer if paginated else QuerySerializer
 
     def max_body_bytes(self) -> int:
         return settings.DATA_UPLOAD_MAX_MEMORY_SIZE
@@ -60,6 +209,9 @@ class ApiView(APIView):
         if limit is not None and length > limit:
             raise PayloadTooLarge(too_large_message(length, limit))
         super().initial(request, *args, **kwargs)
+        query = self.get_query_serializer_class()(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        self.query = dict(query.validated_data)
 
 
 def too_large_message(size: int, limit: int) -> str:

@@ -4,20 +4,58 @@ Every refusal is ``{"detail": "..."}``; refused input adds ``"problems"``, a lis
 ``{"line", "field", "message"}`` (at most ``PODIUM_API_MAX_PROBLEMS`` of them) and
 ``"problems_total"``, the count before capping. Services' ``ValidationFailed`` and
 ``PermissionDenied`` become 400 and 403, a rejected results file 400, a body over the
-size limit 413.
+size limit 413. A database outage is 503 with ``Retry-After`` (config.handlers gives
+the same envelope to failures outside the API's views: unmatched URLs, crashes).
 """
 
 from __future__ import annotations
 
+import logging
+
 from django.conf import settings
 from django.core.exceptions import RequestDataTooBig
 from django.core.exceptions import ValidationError as DjangoValidationError
+from django.db import InterfaceError, OperationalError
 from rest_framework import exceptions, serializers, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
 from estimation.results_csv import ResultsCsvError
 from leaderboard.services import PermissionDenied, Problem, ValidationFailed
+
+logger = logging.getLogger(__name__)
+
+RETRY_AFTER_SECONDS = 10
+OUTAGE_DETAIL = (
+    f"The database is temporarily unavailable. Retry in {RETRY_AFTER_SECONDS} seconds; a "
+    "submission sent again with the same Idempotency-Key is stored once."
+)
+
+
+def _outage_errors() -> tuple[type[BaseException], ...]:
+    errors: tuple[type[BaseException], ...] = (OperationalError, InterfaceError)
+    try:
+        import psycopg
+    except ImportError:  # SQLite only
+        return errors
+    return (*errors, psycopg.OperationalError, psycopg.InterfaceError)
+
+
+OUTAGE_ERRORS = _outage_errors()
+
+
+def is_database_outage(exc: BaseException | None) -> bool:
+    """The database is down, restarting or unreachable (or cancelled the statement):
+    a transient failure the client should retry, not a bug."""
+    return isinstance(exc, OUTAGE_ERRORS)
+
+
+def outage_response() -> Response:
+    return Response(
+        {"detail": OUTAGE_DETAIL},
+        status=status.HTTP_503_SERVICE_UNAVAILABLE,
+        headers={"Retry-After": str(RETRY_AFTER_SECONDS)},
+    )
 
 
 class PayloadTooLarge(exceptions.APIException):
@@ -76,6 +114,9 @@ def _refused(problems: list[dict], total: int | None = None) -> Response:
 
 
 def exception_handler(exc, context):
+    if is_database_outage(exc):
+        logger.warning("database unavailable: %s", str(exc).strip()[:300] or type(exc).__name__)
+        return outage_response()
     if isinstance(exc, ValidationFailed):
         return _refused([p.to_dict() for p in exc.problems])
     if isinstance(exc, ResultsCsvError):

@@ -50,8 +50,11 @@ STEPS = (
     Step(
         title="2. Submit scores: as JSON, or as a CSV file",
         text="One algorithm's scores as JSON, or a results file with any number of "
-        "algorithms. Send an Idempotency-Key: a retry with the same key and content "
-        "stores nothing twice and answers 200 with the stored submission. Dataset names "
+        "algorithms. Scripts should always send an Idempotency-Key (any name unique to "
+        "this submission): when the connection drops or the server answers 503 (the "
+        "database is briefly away; wait the Retry-After seconds), send the same request "
+        "with the same key again. It stores nothing twice and answers 200 with the "
+        "stored submission. Dataset names "
         "must be the benchmark's (a near miss such as 'irs' is refused with \"did you "
         "mean 'iris'?\"); add `allow_new_datasets` to add new ones on purpose.",
         snippets=(

@@ -56,3 +56,73 @@ class ApiTokenScheme(OpenApiAuthenticationExtension):
             "description": "A personal API token: `Authorization: Token <token>` "
             "(create one at POST /api/tokens/create/ while logged in).",
         }
+
+
+_ERROR_REF = {"$ref": "#/components/schemas/Error"}
+_RETRY_AFTER = {
+    "Retry-After": {
+        "schema": {"type": "integer"},
+        "description": "seconds to wait before retrying",
+    }
+}
+# Answers any operation can give, whatever its view declares: they come from the
+# authentication, throttling, body-limit and outage handling around every view.
+_COMMON_RESPONSES = {
+    "429": ("Too many requests (throttled); retry after Retry-After.", True),
+    "503": (
+        "The database is temporarily unavailable; retry after Retry-After (a write "
+        "with the same Idempotency-Key is stored once).",
+        True,
+    ),
+}
+_WRITE_RESPONSES = {
+    "400": "The input was refused; nothing was written (every problem is listed).",
+    "401": "Not authenticated: send `Authorization: Token <token>` (or log in).",
+    "403": "Authenticated, but not allowed to do this.",
+    "413": "The request body is too large.",
+    "415": "The body's Content-Type is not one this operation takes.",
+}
+
+
+def responses_complete(result: dict, generator, request, public) -> dict:
+    """drf-spectacular postprocessing hook: every status an operation can answer is
+    documented, each with the one error body (leaderboard.api.errors).
+
+    Writes (POST) and reads that need a login can answer 401 and 403; an operation with
+    query parameters 400 (each parameter is checked); one with path parameters 404;
+    any operation 429 and 503 (with Retry-After).
+    """
+
+    def error(description: str, retry_after: bool = False) -> dict:
+        response: dict = {
+            "description": description,
+            "content": {"application/json": {"schema": _ERROR_REF}},
+        }
+        if retry_after:
+            response["headers"] = _RETRY_AFTER
+        return response
+
+    for path, item in result.get("paths", {}).items():
+        for method, operation in item.items():
+            if not isinstance(operation, dict) or "responses" not in operation:
+                continue
+            responses = operation["responses"]
+            parameters = operation.get("parameters", [])
+            anonymous = {} in operation.get("security", [{}])
+            wanted: dict[str, dict] = {}
+            if method == "post":
+                wanted.update({code: error(text) for code, text in _WRITE_RESPONSES.items()})
+            elif not anonymous:
+                wanted["401"] = error(_WRITE_RESPONSES["401"])
+                wanted["403"] = error(_WRITE_RESPONSES["403"])
+            if any(p.get("in") == "query" for p in parameters):
+                wanted["400"] = error("A query parameter was refused (each problem is named).")
+            if "{" in path:
+                wanted["404"] = error("Not found, or not visible to you.")
+            wanted.update({code: error(*args) for code, args in _COMMON_RESPONSES.items()})
+            for code, response in wanted.items():
+                if code not in responses:
+                    responses[code] = response
+                elif "headers" in response:
+                    responses[code].setdefault("headers", {}).update(response["headers"])
+    return result

@@ -56,6 +56,9 @@ from estimation.selectors import (
 from estimation.services import snapshot_cite
 from leaderboard.api.common import (
     ApiView,
+    MetricQuerySerializer,
+    PageQuerySerializer,
+    QuerySerializer,
     benchmark_or_404,
     metric_or_404,
     metric_parameter,
@@ -214,8 +217,13 @@ def _snapshot(request: Request, slug: str, version: int | None) -> ResultSnapsho
         raise snapshot_not_found(metric, version) from None
 
 
+class _MetricPageQuerySerializer(MetricQuerySerializer, PageQuerySerializer):
+    pass
+
+
 class SnapshotHistoryApi(ApiView):
     pagination_class = LimitOffsetPagination
+    query_serializer_class = _MetricPageQuerySerializer
 
     @extend_schema(
         summary="Every version of a benchmark's results",
@@ -241,6 +249,8 @@ class SnapshotHistoryApi(ApiView):
 
 
 class SnapshotLatestApi(ApiView):
+    query_serializer_class = MetricQuerySerializer
+
     class OutputSerializer(SnapshotSerializer):
         computing = serializers.SerializerMethodField(
             help_text="a newer version being computed, or null"
@@ -304,6 +314,8 @@ class SnapshotLatestApi(ApiView):
 
 
 class SnapshotStatusApi(ApiView):
+    query_serializer_class = MetricQuerySerializer
+
     class OutputSerializer(serializers.Serializer):
         version = serializers.IntegerField(
             allow_null=True, help_text="the version being served (latest ready), or null"
@@ -411,6 +423,8 @@ def _validators(response: HttpResponse, etag: str, last_modified) -> HttpRespons
 
 
 class SnapshotVersionApi(ApiView):
+    query_serializer_class = MetricQuerySerializer
+
     @extend_schema(
         summary="One version of the results",
         description="A computing one has no board yet but a stage and progress; a failed "
@@ -423,9 +437,10 @@ class SnapshotVersionApi(ApiView):
         return Response(SnapshotSerializer(snapshot, context={"request": request}).data)
 
 
-class SectionQuerySerializer(serializers.Serializer):
+class SectionQuerySerializer(QuerySerializer):
     algorithms = serializers.CharField(
         required=False,
+        min_length=1,
         max_length=100_000,
         help_text="comma-separated algorithm names: the section for these only",
     )
@@ -455,8 +470,13 @@ SECTION_RESPONSES = {
 }
 
 
+class _SectionMetricQuerySerializer(SectionQuerySerializer, MetricQuerySerializer):
+    pass
+
+
 class SnapshotSectionApi(ApiView):
     renderer_classes = [JSONRenderer]
+    query_serializer_class = _SectionMetricQuerySerializer
 
     @extend_schema(
         operation_id="snapshot_section",
@@ -475,11 +495,9 @@ class SnapshotSectionApi(ApiView):
             raise ValidationFailed(
                 [Problem(f"one of {', '.join(SECTION_NAMES)}; got {name[:50]!r}", "name")]
             )
-        query = SectionQuerySerializer(data=request.query_params)
-        query.is_valid(raise_exception=True)
         if not snapshot_is_servable(snapshot):
             raise snapshot_not_found(snapshot.metric, snapshot.version)
-        chosen = query.validated_data
+        chosen = {k: v for k, v in self.query.items() if k in ("algorithms", "top")}
         if not chosen:
             return _stored_section(request, snapshot, name)
         board = snapshot_board(snapshot=snapshot)
@@ -553,7 +571,7 @@ class SnapshotSchemaApi(ApiView):
         description="The JSON Schema (2020-12) of a whole payload (`analyze --json`); each "
         "section is `#/$defs/sections/<name>`. Field meanings, units and when a field is "
         "null: docs/snapshot-contract.md.",
-        responses={200: OpenApiResponse(OpenApiTypes.OBJECT)},
+        responses={(200, "application/schema+json"): OpenApiResponse(OpenApiTypes.OBJECT)},
     )
     def get(self, request: Request) -> HttpResponse:
         return HttpResponse(
@@ -574,6 +592,8 @@ def _filename(snapshot: ResultSnapshot, extension: str) -> str:
 
 
 class SnapshotExportCsvApi(ApiView):
+    query_serializer_class = MetricQuerySerializer
+
     @extend_schema(
         summary="Results as CSV",
         description="One row per algorithm, one column per per-algorithm value of the "
@@ -594,6 +614,7 @@ class SnapshotExportCsvApi(ApiView):
 
 class SnapshotExportJsonApi(ApiView):
     renderer_classes = [JSONRenderer]  # a download, also from a browser
+    query_serializer_class = MetricQuerySerializer
 
     class OutputSerializer(serializers.Serializer):
         benchmark = serializers.CharField()

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import logging
+
 from django.conf import settings
+from django.db import DatabaseError
 from django.utils import timezone
 from drf_spectacular.utils import extend_schema, extend_schema_field
 from rest_framework import serializers, status
 from rest_framework.exceptions import NotFound
-from rest_framework.parsers import MultiPartParser
+from rest_framework.parsers import JSONParser, MultiPartParser
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -17,7 +20,9 @@ from estimation.results_csv import FORMATS, parse_results_csv
 from leaderboard.api.common import (
     ApiView,
     NonFiniteJSONParser,
+    PageQuerySerializer,
     ScoreValueField,
+    StrictInput,
     benchmark_or_404,
     idempotency_key_from,
     idempotency_parameter,
@@ -34,6 +39,7 @@ from leaderboard.selectors import (
     upload_job_get_visible,
 )
 from leaderboard.services import (
+    MAX_URL_LENGTH,
     ScoreInput,
     SubmissionInput,
     benchmark_metric_check,
@@ -43,6 +49,7 @@ from leaderboard.services import (
     submission_reject,
     submission_withdraw,
     submissions_create,
+    url_problem,
     user_is_maintainer,
 )
 from leaderboard.throttling import (
@@ -53,8 +60,14 @@ from leaderboard.throttling import (
 )
 from leaderboard.uploads import upload_in_background, upload_job_create
 
+logger = logging.getLogger(__name__)
 ERRORS = {400: ErrorSerializer, 401: ErrorSerializer, 403: ErrorSerializer, 404: ErrorSerializer}
 SUBMIT_THROTTLES = [AnonThrottle, UserThrottle, SubmitThrottle, BenchmarkSubmitThrottle]
+
+
+def url_validator(value: str) -> None:
+    if problem := url_problem(value):
+        raise serializers.ValidationError(problem)
 
 
 class SubmissionOutputSerializer(serializers.ModelSerializer):
@@ -109,6 +122,28 @@ def _stored_by_ids(ids: list[int]) -> list[Submission]:
     return list(submission_list_by_ids(ids=ids))
 
 
+def _stored_or_written(
+    submissions: list[Submission], entries: list[SubmissionInput]
+) -> list[Submission]:
+    """The submissions re-read with their score counts, or, when that read fails (the
+    database went away right after the commit), as written: the write is stored, so
+    the answer is a success either way and a client that retries without an
+    Idempotency-Key does not store it twice. Every field the answer shows is already on
+    the objects the service returned (it loads their relations)."""
+    try:
+        return _stored(submissions)
+    except DatabaseError:
+        logger.warning(
+            "submissions %s are stored, but re-reading them failed; answering from what "
+            "was written",
+            [s.pk for s in submissions],
+            exc_info=True,
+        )
+    for submission, entry in zip(submissions, entries, strict=True):
+        submission.n_scores = len(entry.scores)
+    return submissions
+
+
 def _replayed(submissions: list[Submission], key: str, started) -> bool:
     """True when an Idempotency-Key retry returned what an earlier request stored."""
     return bool(key) and all(s.created_at < started for s in submissions)
@@ -117,9 +152,13 @@ def _replayed(submissions: list[Submission], key: str, started) -> bool:
 class SubmissionListApi(ApiView):
     pagination_class = LimitOffsetPagination
 
-    class FilterSerializer(serializers.Serializer):
+    class FilterSerializer(PageQuerySerializer):
         status = serializers.ChoiceField(choices=Submission.Status.choices, required=False)
-        algorithm = serializers.CharField(required=False, help_text="algorithm name")
+        algorithm = serializers.CharField(
+            required=False, min_length=1, max_length=200, help_text="algorithm name"
+        )
+
+    query_serializer_class = FilterSerializer
 
     @extend_schema(
         summary="List submissions",
@@ -130,13 +169,12 @@ class SubmissionListApi(ApiView):
     )
     def get(self, request: Request, slug: str) -> Response:
         benchmark = benchmark_or_404(slug=slug, user=request.user)
-        filters = self.FilterSerializer(data=request.query_params)
-        filters.is_valid(raise_exception=True)
+        filters = {k: v for k, v in self.query.items() if k in ("status", "algorithm")}
         submissions = submission_list_visible(
             benchmark=benchmark,
             user=request.user,
             is_maintainer=user_is_maintainer(user=request.user, benchmark=benchmark),
-            **filters.validated_data,
+            **filters,
         )
         return paginated_response(
             queryset=submissions,
@@ -151,8 +189,8 @@ class SubmissionCreateApi(ApiView):
     throttle_classes = SUBMIT_THROTTLES
     parser_classes = [NonFiniteJSONParser]
 
-    class InputSerializer(serializers.Serializer):
-        class ScoreSerializer(serializers.Serializer):
+    class InputSerializer(StrictInput, serializers.Serializer):
+        class ScoreSerializer(StrictInput, serializers.Serializer):
             dataset = serializers.CharField(max_length=200, allow_blank=True)
             value = ScoreValueField(help_text="a finite number (a rank >= 1 on ranking benchmarks)")
             metric = serializers.CharField(
@@ -161,7 +199,13 @@ class SubmissionCreateApi(ApiView):
             fold = serializers.IntegerField(required=False, allow_null=True, default=None)
 
         algorithm = serializers.CharField(max_length=200)
-        algorithm_url = serializers.URLField(required=False, allow_blank=True, default="")
+        algorithm_url = serializers.URLField(
+            required=False,
+            default="",
+            max_length=MAX_URL_LENGTH,
+            validators=[url_validator],
+            help_text="paper or code: an absolute http(s) URL; leave it out when there is none",
+        )
         algorithm_version = serializers.CharField(
             required=False, allow_blank=True, max_length=50, default=""
         )
@@ -220,7 +264,7 @@ class SubmissionCreateApi(ApiView):
             new_datasets_confirmed=data["allow_new_datasets"],
         )
         code = status.HTTP_200_OK if _replayed([submission], key, started) else 201
-        (stored,) = _stored([submission])
+        (stored,) = _stored_or_written([submission], [entry])
         return Response(SubmissionOutputSerializer(stored).data, status=code)
 
 
@@ -229,7 +273,7 @@ class SubmissionUploadApi(ApiView):
     throttle_classes = SUBMIT_THROTTLES
     parser_classes = [MultiPartParser]
 
-    class InputSerializer(serializers.Serializer):
+    class InputSerializer(StrictInput, serializers.Serializer):
         file = serializers.FileField(help_text="results CSV, UTF-8")
         format = serializers.ChoiceField(
             choices=FORMATS,
@@ -310,7 +354,7 @@ class SubmissionUploadApi(ApiView):
             new_datasets_confirmed=data["allow_new_datasets"],
         )
         code = status.HTTP_200_OK if _replayed(submissions, key, started) else 201
-        stored = _stored(submissions)
+        stored = _stored_or_written(submissions, entries)
         body = {"submissions": stored, "n_scores": sum(s.n_scores for s in stored)}
         return Response(self.OutputSerializer(body).data, status=code)
 
@@ -347,13 +391,19 @@ class SubmissionWithdrawApi(ApiView):
         return Response(SubmissionOutputSerializer(stored).data)
 
 
-class _DecisionInputSerializer(serializers.Serializer):
+class _DecisionInputSerializer(StrictInput, serializers.Serializer):
     note = serializers.CharField(required=False, allow_blank=True, default="")
 
 
-class SubmissionAcceptApi(ApiView):
-    permission_classes = [IsAuthenticated]
+class _DecisionApi(ApiView):
+    """Accept or reject: a JSON object or no body at all. Every field is optional, so a
+    form-encoded body (which cannot say "not an object": `true` read as {}) is refused."""
 
+    permission_classes = [IsAuthenticated]
+    parser_classes = [JSONParser]
+
+
+class SubmissionAcceptApi(_DecisionApi):
     class InputSerializer(_DecisionInputSerializer):
         pass
 
@@ -377,9 +427,7 @@ class SubmissionAcceptApi(ApiView):
         return Response(SubmissionOutputSerializer(stored).data)
 
 
-class SubmissionRejectApi(ApiView):
-    permission_classes = [IsAuthenticated]
-
+class SubmissionRejectApi(_DecisionApi):
     class InputSerializer(_DecisionInputSerializer):
         pass
 

@@ -9,7 +9,7 @@ from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from leaderboard.api.common import ApiView
+from leaderboard.api.common import ApiView, StrictInput
 from leaderboard.api.errors import ErrorSerializer
 from leaderboard.models import ApiToken
 from leaderboard.permissions import IsSessionAuthenticated
@@ -38,7 +38,7 @@ class ApiTokenListApi(ApiView):
 class ApiTokenCreateApi(ApiView):
     permission_classes = [IsSessionAuthenticated]
 
-    class InputSerializer(serializers.Serializer):
+    class InputSerializer(StrictInput, serializers.Serializer):
         name = serializers.CharField(max_length=100, help_text="what the token is for")
 
     class OutputSerializer(ApiTokenOutputSerializer):

@@ -269,5 +269,5 @@ def test_metrics_datasets_and_algorithms(client, benchmark):
     ]
     algorithms = client.get("/api/benchmarks/toy/algorithms/").json()["results"]
     assert algorithms == [
-        {"name": "alg-a", "description": "", "url": "", "version": "", "n_accepted": 1},
+        {"name": "alg-a", "description": "", "url": None, "version": "", "n_accepted": 1},
     ]  # alg-b is only pending: not public

@@ -1,0 +1,108 @@
+"""A Redis cache that fails open: with Redis down, reads miss and writes are dropped.
+
+Everything Podium keeps in its cache can be recomputed (chart fragments, serialised API
+bodies, throttle counters), so an outage of Redis must cost time, not pages: Django's
+own ``RedisCache`` raises ``redis.ConnectionError`` from ``{% cache %}``, from throttles
+and from every other use. This backend logs the failure once per outage and, for
+``PODIUM_CACHE_RETRY_SECONDS`` after it, does not try Redis again at all, so a Redis
+that hangs instead of refusing does not add its socket timeout to every request.
+Throttles therefore do not limit while Redis is down.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+from django.core.cache.backends.base import DEFAULT_TIMEOUT
+from django.core.cache.backends.redis import RedisCache
+from redis.exceptions import RedisError
+
+logger = logging.getLogger(__name__)
+
+# What Redis or its socket raise when the server is gone, refuses, or times out.
+CACHE_ERRORS: tuple[type[BaseException], ...] = (RedisError, OSError)
+
+
+class FailOpenRedisCache(RedisCache):
+    def __init__(self, server, params):
+        options = dict(params.get("OPTIONS") or {})
+        self.retry_seconds = float(options.pop("retry_seconds", 5.0))
+        super().__init__(server, {**params, "OPTIONS": options})
+        self._down_until = 0.0
+        self._lock = threading.Lock()
+
+    @property
+    def is_down(self) -> bool:
+        return time.monotonic() < self._down_until
+
+    def _guarded(self, operation: str, call: Callable[[], Any], fallback: Any) -> Any:
+        if self.is_down:
+            return fallback
+        try:
+            return call()
+        except CACHE_ERRORS as exc:
+            with self._lock:
+                first = not self.is_down
+                self._down_until = time.monotonic() + self.retry_seconds
+            if first:
+                logger.warning(
+                    "cache unavailable (%s: %s); serving without it for %.0f s",
+                    operation,
+                    exc,
+                    self.retry_seconds,
+                )
+            return fallback
+
+    def add(self, key, value, timeout=DEFAULT_TIMEOUT, version=None):
+        return self._guarded(
+            "add", lambda: super(Cache, self).add(key, value, timeout, version), False
+        )
+
+    def get(self, key, default=None, version=None):
+        return self._guarded("get", lambda: super(Cache, self).get(key, default, version), default)
+
+    def set(self, key, value, timeout=DEFAULT_TIMEOUT, version=None):
+        self._guarded("set", lambda: super(Cache, self).set(key, value, timeout, version), None)
+
+    def touch(self, key, timeout=DEFAULT_TIMEOUT, version=None):
+        return self._guarded(
+            "touch", lambda: super(Cache, self).touch(key, timeout, version), False
+        )
+
+    def delete(self, key, version=None):
+        return self._guarded("delete", lambda: super(Cache, self).delete(key, version), False)
+
+    def get_many(self, keys, version=None):
+        return self._guarded("get_many", lambda: super(Cache, self).get_many(keys, version), {})
+
+    def has_key(self, key, version=None):
+        return self._guarded("has_key", lambda: super(Cache, self).has_key(key, version), False)
+
+    def incr(self, key, delta=1, version=None):
+        # A missing key raises ValueError (Django's contract); during an outage every key
+        # is missing, so callers keep their own fallback.
+        missing = object()
+        result = self._guarded(
+            "incr", lambda: super(Cache, self).incr(key, delta, version), missing
+        )
+        if result is missing:
+            raise ValueError(f"Key {key!r} not found (the cache is unavailable)")
+        return result
+
+    def set_many(self, data, timeout=DEFAULT_TIMEOUT, version=None):
+        return self._guarded(
+            "set_many", lambda: super(Cache, self).set_many(data, timeout, version), list(data)
+        )
+
+    def delete_many(self, keys, version=None):
+        self._guarded("delete_many", lambda: super(Cache, self).delete_many(keys, version), None)
+
+    def clear(self):
+        return self._guarded("clear", lambda: super(Cache, self).clear(), False)
+
+
+Cache = FailOpenRedisCache

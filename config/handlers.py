@@ -1,0 +1,69 @@
+"""What the site answers when a request fails outside a view's own error handling.
+
+Under ``/api/`` every answer is JSON in the API's one error envelope
+(``{"detail": ...}``, leaderboard.api.errors), whatever the status: an unmatched URL
+(404), a refused host or malformed request (400), a CSRF refusal (403), a crash (500).
+A database outage (the server stopped, restarting, unreachable) is 503 with
+``Retry-After`` on the API and a plain "temporarily unavailable" page on the site,
+rendered without the request so that it needs no database itself.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from django.http import HttpResponse, JsonResponse
+from django.template.loader import render_to_string
+from django.views import defaults
+
+from leaderboard.api.errors import (
+    OUTAGE_DETAIL,
+    RETRY_AFTER_SECONDS,
+    is_database_outage,
+)
+
+
+def _is_api(request) -> bool:
+    return request.path.startswith("/api/")
+
+
+def _json(status: int, detail: str) -> JsonResponse:
+    return JsonResponse({"detail": detail}, status=status)
+
+
+def unavailable_page() -> HttpResponse:
+    response = HttpResponse(render_to_string("frontend/unavailable.html"), status=503)
+    response["Retry-After"] = str(RETRY_AFTER_SECONDS)
+    return response
+
+
+def bad_request(request, exception, template_name=defaults.ERROR_400_TEMPLATE_NAME):
+    if _is_api(request):
+        return _json(400, "Bad request.")
+    return defaults.bad_request(request, exception, template_name)
+
+
+def permission_denied(request, exception, template_name=defaults.ERROR_403_TEMPLATE_NAME):
+    if _is_api(request):
+        return _json(403, str(exception) or "You do not have permission to do this.")
+    return defaults.permission_denied(request, exception, template_name)
+
+
+def page_not_found(request, exception, template_name=defaults.ERROR_404_TEMPLATE_NAME):
+    if _is_api(request):
+        return _json(404, f"No API endpoint at {request.path[:200]!r}; see /api/docs/.")
+    return defaults.page_not_found(request, exception, template_name)
+
+
+def server_error(request, template_name=defaults.ERROR_500_TEMPLATE_NAME):
+    # Django calls this while handling the exception, so it is still the current one.
+    outage = is_database_outage(sys.exc_info()[1])
+    if _is_api(request):
+        if outage:
+            response = _json(503, OUTAGE_DETAIL)
+            response["Retry-After"] = str(RETRY_AFTER_SECONDS)
+            return response
+        return _json(500, "Server error; it has been logged.")
+    if outage:
+        return unavailable_page()
+    return defaults.server_error(request, template_name)

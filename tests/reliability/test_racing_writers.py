@@ -1,0 +1,78 @@
+"""Eight clients submit at the same moment, naming the same new dataset and algorithm.
+
+Real concurrency: eight threads, each with its own user's API token, released together
+by a barrier against gunicorn (two processes, eight threads each) on a PostgreSQL of its
+own. Before the fix the losers of the race got a 500 (IntegrityError on
+``dataset_unique_name`` / ``algorithm_unique_name``) and their scores were not stored.
+"""
+
+from __future__ import annotations
+
+import secrets
+import threading
+
+import requests
+
+from tests.reliability.conftest import SLUG, WRITERS
+
+ROUNDS = 4
+
+
+def _round(stack, algorithm: str, datasets: list[str]) -> list[tuple[int, str]]:
+    barrier = threading.Barrier(WRITERS)
+    answers: list[tuple[int, str]] = []
+    url = f"{stack.base_url}/api/benchmarks/{SLUG}/submissions/create/"
+
+    def submit(i: int) -> None:
+        body = {
+            "algorithm": algorithm,
+            "scores": [{"dataset": name, "value": 0.5 + i / 100} for name in datasets],
+            "allow_new_datasets": True,
+        }
+        headers = {**stack.auth(f"writer-{i}"), "Idempotency-Key": f"{algorithm}-{i}"}
+        barrier.wait(timeout=30)
+        try:
+            response = requests.post(url, json=body, headers=headers, timeout=60)
+            answers.append((response.status_code, response.text[:300]))
+        except requests.RequestException as exc:
+            answers.append((0, repr(exc)))
+
+    threads = [threading.Thread(target=submit, args=(i,)) for i in range(WRITERS)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=120)
+    assert not any(thread.is_alive() for thread in threads)
+    return answers
+
+
+def test_eight_racing_submitters_all_stored_once(stack):
+    with stack.postgres.connect() as db:
+        for _round_number in range(ROUNDS):
+            tag = secrets.token_hex(5)
+            algorithm = f"racer-{tag}"
+            datasets = [f"new-{tag}-{secrets.token_hex(4)}" for _ in range(3)]
+            answers = _round(stack, algorithm, datasets)
+            assert [code for code, _ in answers] == [201] * WRITERS, answers
+            stored = db.execute(
+                "SELECT s.idempotency_key, count(*) FROM leaderboard_submission s "
+                "JOIN leaderboard_algorithm a ON a.id = s.algorithm_id "
+                "WHERE a.name = %s GROUP BY s.idempotency_key",
+                [algorithm],
+            ).fetchall()
+            assert sorted(stored) == sorted((f"{algorithm}-{i}", 1) for i in range(WRITERS))
+            names = db.execute(
+                "SELECT count(*) FROM leaderboard_algorithm WHERE name = %s", [algorithm]
+            ).fetchone()
+            assert names == (1,)
+            rows = db.execute(
+                "SELECT name FROM leaderboard_dataset WHERE name = ANY(%s)", [datasets]
+            ).fetchall()
+            assert sorted(name for (name,) in rows) == sorted(datasets)
+            scores = db.execute(
+                "SELECT count(*) FROM leaderboard_score sc "
+                "JOIN leaderboard_submission s ON s.id = sc.submission_id "
+                "JOIN leaderboard_algorithm a ON a.id = s.algorithm_id WHERE a.name = %s",
+                [algorithm],
+            ).fetchone()
+            assert scores == (WRITERS * len(datasets),)
