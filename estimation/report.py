@@ -69,8 +69,8 @@ def render_report(payload: SnapshotPayload, *, source: str = "") -> str:
     p = board.column(head.p)
     boot = head.bootstrap if isinstance(head.bootstrap, BootstrapSummary) else None
     lower, upper = (
-        board.column(boot.lower if boot else ()),
-        board.column(boot.upper if boot else ()),
+        board.column(boot.lower) if boot else {},
+        board.column(boot.upper) if boot else {},
     )
     p_best = board.column(boot.p_best) if boot else {}
     win_rate, mean_rank = board.column(board.win_rate), board.column(board.mean_rank)
@@ -129,7 +129,15 @@ def _tests_section(payload: SnapshotPayload) -> list[str]:
     friedman = board.friedman
     if isinstance(friedman, NotApplicable):
         lines.append(f"  Friedman: not applicable ({friedman.reason})")
+    elif isinstance(friedman.iman_davenport, NotApplicable):
+        lines.append(
+            f"  Friedman chi2 = {_number(friedman.statistic)} (uncorrected "
+            f"{_number(friedman.statistic_uncorrected)}), p = {_pvalue(friedman.pvalue)}, "
+            f"exact p = {_pvalue(friedman.exact_pvalue)}; Iman-Davenport F: not applicable "
+            f"({friedman.iman_davenport.reason})"
+        )
     else:
+        assert not isinstance(friedman.iman_davenport_pvalue, NotApplicable)
         lines.append(
             f"  Friedman chi2 = {_number(friedman.statistic)} (uncorrected "
             f"{_number(friedman.statistic_uncorrected)}), p = {_pvalue(friedman.pvalue)}; "

@@ -278,20 +278,26 @@ def _tests_across_datasets(
     else:
         result = significance.friedman(ranks, known_positions=known)
         assert result.statistic is not None and result.pvalue is not None
-        assert result.iman_davenport_df is not None and result.iman_davenport_pvalue is not None
+        assert result.iman_davenport_df is not None
+        infinite = NotApplicable(str(result.iman_davenport_not_applicable))
         friedman = Friedman(
             n_datasets=int(result.n_datasets),
             statistic=float(result.statistic),
             statistic_uncorrected=float(result.statistic_uncorrected or 0.0),
             pvalue=float(result.pvalue),
             df=int(result.df or 0),
-            iman_davenport=_plain(result.iman_davenport),
+            iman_davenport=infinite
+            if result.iman_davenport is None
+            else float(result.iman_davenport),
             iman_davenport_uncorrected=_plain(result.iman_davenport_uncorrected),
-            iman_davenport_pvalue=float(result.iman_davenport_pvalue),
+            iman_davenport_pvalue=infinite
+            if result.iman_davenport_pvalue is None
+            else float(result.iman_davenport_pvalue),
             iman_davenport_df=(
                 int(result.iman_davenport_df[0]),
                 int(result.iman_davenport_df[1]),
             ),
+            exact_pvalue=result.exact_pvalue,
         )
         nemenyi_test = significance.nemenyi(ranks, alpha=settings.alpha, known_positions=known)
         assert nemenyi_test.significant is not None and nemenyi_test.mean_ranks is not None

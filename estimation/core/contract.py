@@ -334,14 +334,24 @@ class Friedman:
     statistic_uncorrected: float = describe("chi-square statistic without the tie correction")
     pvalue: float = describe("p-value of the corrected statistic", units="probability")
     df: int = describe("degrees of freedom (m - 1)")
-    iman_davenport: float | None = describe(
-        "Iman–Davenport F", null="F is infinite (every dataset ranks the algorithms alike)"
+    iman_davenport: float | NotApplicable = describe(
+        "Iman–Davenport F; not applicable when every dataset ranks the algorithms "
+        "identically (F is infinite)"
     )
     iman_davenport_uncorrected: float | None = describe(
         "F from the uncorrected statistic", null="F is infinite"
     )
-    iman_davenport_pvalue: float = describe("p-value of F", units="probability")
+    iman_davenport_pvalue: float | NotApplicable = describe(
+        "p-value of F; not applicable when F is (see exact_pvalue)", units="probability"
+    )
     iman_davenport_df: tuple[int, int] = describe("F's degrees of freedom")
+    exact_pvalue: float | None = describe(
+        "exact permutation p-value of Friedman's statistic under perfect agreement: "
+        "(m!/prod t!)^(1 - n) (m = 2, n = 2: 0.5)",
+        units="probability",
+        null="the datasets do not all rank the algorithms identically",
+        default=None,
+    )
 
 
 @dataclass(frozen=True)

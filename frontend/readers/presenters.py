@@ -197,10 +197,16 @@ def friedman_summary(board: Board) -> str:
         return f"Friedman test: not applicable ({friedman.reason})."
     verdict = "differ" if friedman.pvalue < board.settings.alpha else "do not clearly differ"
     iman_davenport = friedman.iman_davenport
+    if isinstance(iman_davenport, NotApplicable):
+        return (
+            f"Friedman test: every dataset ranks the algorithms identically "
+            f"(χ² = {friedman.statistic:.2f}, exact p = {friedman.exact_pvalue:.3g}); "
+            "Iman–Davenport F does not apply (it would be infinite)."
+        )
     return (
         f"Friedman test: the algorithms {verdict} "
         f"(χ² = {friedman.statistic:.2f}, p = {friedman.pvalue:.3g}; "
-        f"Iman–Davenport F = {iman_davenport if iman_davenport is not None else float('inf'):.2f})."
+        f"Iman–Davenport F = {iman_davenport:.2f})."
     )
 
 
