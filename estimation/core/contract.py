@@ -535,7 +535,10 @@ class WilcoxonSection:
         "maximal groups of algorithms (indices) no pair of which differs significantly",
         null="not applicable above 200 algorithms (a diagram would not be readable)",
     )
-    not_applicable_pairs: tuple[PairNote, ...] = describe("pairs without a test, and why")
+    not_applicable_pairs: tuple[PairNote, ...] = describe(
+        "pairs whose p-value needs a note, and why: no common dataset (no test, null "
+        "p-value), or identical on every dataset (p = 1, not counted in the correction)"
+    )
 
 
 @dataclass(frozen=True)

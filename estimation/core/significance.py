@@ -667,8 +667,16 @@ def _paired_signed_rank(
     r_plus, r_minus, statistic = per_pair["r_plus"], per_pair["r_minus"], per_pair["statistic"]
     methods = per_pair["method"]
     corrected = adjust_pvalues(pvalue, correction=correction)
+    # Identical on every block: no evidence of a difference, p = 1 (METHODS 4), with a
+    # note; such a pair is not counted in the correction's family, so it leaves the
+    # other pairs' corrected p-values as they were.
+    identical = (n_common > 0) & (n_nonzero == 0)
+    pvalue = np.where(identical, 1.0, pvalue)
+    corrected = np.where(identical, 1.0, corrected)
+    statistic = np.where(identical, 0.0, statistic)
     with np.errstate(invalid="ignore", divide="ignore"):
         effect = np.where(n_nonzero > 0, (r_plus - r_minus) / (r_plus + r_minus), np.nan)
+    effect = np.where(identical, 0.0, effect)
 
     def symmetric(values: np.ndarray, diagonal: float, sign: float = 1.0) -> np.ndarray:
         matrix = np.full((m, m), diagonal, dtype=float)
@@ -682,7 +690,9 @@ def _paired_signed_rank(
     reasons[first[no_common], second[no_common]] = f"no {unit} with results for both algorithms"
     for count in np.unique(n_common[all_zero]).tolist():
         pairs = all_zero & (n_common == count)
-        reasons[first[pairs], second[pairs]] = f"all {int(count)} paired differences are zero"
+        reasons[first[pairs], second[pairs]] = (
+            f"identical on every {unit}: all {int(count)} paired differences are zero, p = 1"
+        )
     reasons[second, first] = reasons[first, second]
     # One shared string object per regime, not one per pair.
     codes = np.full((m, m), 3, dtype=np.int8)
@@ -697,7 +707,7 @@ def _paired_signed_rank(
         pvalues=symmetric(pvalue, np.nan),
         pvalues_corrected=corrected_matrix,
         significant=significant,
-        statistic=symmetric(np.where(n_nonzero > 0, statistic, np.nan), np.nan),
+        statistic=symmetric(np.where(identical | (n_nonzero > 0), statistic, np.nan), np.nan),
         effect_size=symmetric(effect, 0.0, sign=-1.0),
         n_common=symmetric(n_common.astype(float), float(length)),
         n_nonzero=symmetric(n_nonzero.astype(float), 0.0),

@@ -239,11 +239,16 @@ def test_wilcoxon_not_applicable_pairs_have_reasons():
     scores = np.array([[1.0, 1.0, np.nan], [2.0, 2.0, np.nan], [3.0, 3.0, 1.0]])
     scores = np.column_stack([scores, [np.nan, np.nan, np.nan]])
     result = wilcoxon_pairwise(scores)
-    assert result.not_applicable[0][1] == "all 3 paired differences are zero"
+    # Issue 11: identical on every dataset gives p = 1 with a note, not a missing p-value.
+    assert result.not_applicable[0][1] == (
+        "identical on every dataset: all 3 paired differences are zero, p = 1"
+    )
     assert result.not_applicable[0][3] == "no dataset with results for both algorithms"
     assert result.not_applicable[0][2] is None
     data = _json(result)
-    assert data["pvalues"][0][1] is None
+    assert data["pvalues"][0][1] == 1.0 and data["pvalues_corrected"][0][1] == 1.0
+    assert data["effect_size"][0][1] == 0.0
+    assert data["pvalues"][0][3] is None
     assert data["pvalues_corrected"][0][2] == pytest.approx(1.0)
     assert not result.significant.any()
 
