@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from estimation.core import aggregates, significance, within_dataset
+from estimation.core.intervals import WILSON_METHOD, win_intervals
 from estimation.core.contract import (
     SCHEMA_VERSION,
     AnalysisSettings,
@@ -39,6 +40,7 @@ from estimation.core.contract import (
     TukeyTable,
     WilcoxonSection,
     WilcoxonSummary,
+    WinInterval,
     WinsSection,
     WithinDatasetSection,
     floats,
@@ -170,6 +172,7 @@ def analyze(
         k_used=K,
         recommended=settings.default_estimator,
         estimators=results,
+        win_interval=_win_interval(prepared),
         mean_rank=floats(aggregates.mean_rank(ranks))
         if complete
         else NotApplicable("mean ranks need complete rankings; only the top positions are known"),
@@ -433,6 +436,21 @@ def _tukey_table(
         significant=tuple(bool(v) for v in result.significant[i, j]),
         wilcoxon_pvalue=floats(signed_rank.pvalues_corrected[i, j]),
         rank_biserial=floats(signed_rank.effect_size[i, j]),
+    )
+
+
+WIN_INTERVAL_LEVEL = 0.95
+
+
+def _win_interval(prepared: PreparedRankings) -> WinInterval:
+    intervals = win_intervals(prepared.ranks, level=WIN_INTERVAL_LEVEL)
+    return WinInterval(
+        level=intervals.level,
+        lower=floats(intervals.lower),
+        upper=floats(intervals.upper),
+        simultaneous_lower=floats(intervals.simultaneous_lower),
+        simultaneous_upper=floats(intervals.simultaneous_upper),
+        method=WILSON_METHOD,
     )
 
 

@@ -50,6 +50,7 @@ __all__ = [
     "NotApplicable",
     "PairwiseMatrix",
     "SnapshotPayload",
+    "WinInterval",
     "choose_algorithms",
     "contract_markdown",
     "from_json",
@@ -250,10 +251,13 @@ class InputFacts:
 
 @dataclass(frozen=True)
 class BootstrapSummary:
-    """An estimator's bootstrap over datasets (resampled with replacement)."""
+    """An estimator's bootstrap over datasets (resampled with replacement): the spread of
+    the estimate, not a confidence interval for the win probability (the leave-one-out
+    estimators shrink the leader, so the band can miss the true value; see
+    Board.win_interval)."""
 
     lower: tuple[float | None, ...] = describe(
-        "lower end of the 95% percentile interval of P(win), per algorithm",
+        "lower end of the 95% percentile band of the estimate, per algorithm",
         units="probability",
         null="never for a finished bootstrap",
     )
@@ -264,6 +268,32 @@ class BootstrapSummary:
         "share of replicates in which the algorithm has the highest P(win) (ties split)",
         units="probability",
     )
+
+
+@dataclass(frozen=True)
+class WinInterval:
+    """A confidence interval for each algorithm's probability of winning a new dataset
+    (METHODS 6): what the leaderboard's interval bar shows."""
+
+    level: float = describe("confidence level of every interval", units="probability")
+    lower: tuple[float | None, ...] = describe(
+        "lower end of the Wilson score interval on the tie-split win count, per algorithm",
+        units="probability",
+        null="never",
+    )
+    upper: tuple[float | None, ...] = describe(
+        "upper end of the Wilson score interval", units="probability", null="never"
+    )
+    simultaneous_lower: tuple[float | None, ...] = describe(
+        "lower end of Goodman's simultaneous interval (all algorithms hold together at "
+        "the level)",
+        units="probability",
+        null="never",
+    )
+    simultaneous_upper: tuple[float | None, ...] = describe(
+        "upper end of Goodman's simultaneous interval", units="probability", null="never"
+    )
+    method: str = describe("how the intervals were computed, in words")
 
 
 @dataclass(frozen=True)
@@ -422,6 +452,10 @@ class Board:
     k_used: int = describe("positions the top-K estimators used (k, capped by known_positions)")
     recommended: str = describe("the benchmark's recommended estimator (registry key)")
     estimators: tuple[EstimatorResult, ...] = describe("every estimator, in registry order")
+    win_interval: WinInterval | NotApplicable = describe(
+        "confidence intervals for each algorithm's win probability (Wilson, and Goodman's "
+        "simultaneous ones)"
+    )
     mean_rank: tuple[float | None, ...] | NotApplicable = describe(
         "mean rank per algorithm across datasets (1 = best); not applicable for top-K rankings",
         units="rank",
