@@ -13,6 +13,7 @@ from estimation.core.contract import (
     SnapshotPayload,
     WilcoxonSection,
     WilcoxonSummary,
+    WinInterval,
 )
 from estimation.core.registry import estimator_get
 
@@ -73,6 +74,9 @@ def render_report(payload: SnapshotPayload, *, source: str = "") -> str:
         board.column(boot.upper) if boot else {},
     )
     p_best = board.column(boot.p_best) if boot else {}
+    wilson = board.win_interval if isinstance(board.win_interval, WinInterval) else None
+    ci_lower = board.column(wilson.lower) if wilson else {}
+    ci_upper = board.column(wilson.upper) if wilson else {}
     win_rate, mean_rank = board.column(board.win_rate), board.column(board.mean_rank)
     significance_rank = board.column(board.significance_rank)
     order = sorted(algorithms, key=lambda a: -(p[a] or 0.0))
@@ -83,6 +87,7 @@ def render_report(payload: SnapshotPayload, *, source: str = "") -> str:
                 str(position),
                 name,
                 _number(p[name]),
+                f"[{_number(ci_lower[name])}, {_number(ci_upper[name])}]" if wilson else "n/a",
                 f"[{_number(lower[name])}, {_number(upper[name])}]" if boot else "n/a",
                 _number(p_best.get(name)),
                 _number(win_rate[name]),
@@ -96,7 +101,8 @@ def render_report(payload: SnapshotPayload, *, source: str = "") -> str:
             "#",
             "algorithm",
             "P(win)",
-            "95% interval",
+            "95% CI (Wilson)",
+            "spread (bootstrap)",
             "P(best)",
             "win rate",
             "mean rank",
@@ -104,7 +110,7 @@ def render_report(payload: SnapshotPayload, *, source: str = "") -> str:
             "group",
         ],
         rows,
-        "><>>>>>><",
+        "><>>>>>>><",
     )
     lines.append("")
 

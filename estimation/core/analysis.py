@@ -18,7 +18,6 @@ from typing import Any
 import numpy as np
 
 from estimation.core import aggregates, significance, within_dataset
-from estimation.core.intervals import WILSON_METHOD, win_intervals
 from estimation.core.contract import (
     SCHEMA_VERSION,
     AnalysisSettings,
@@ -45,6 +44,7 @@ from estimation.core.contract import (
     WithinDatasetSection,
     floats,
 )
+from estimation.core.intervals import WILSON_METHOD, win_intervals
 from estimation.core.rankings import PreparedRankings, prepare_rankings
 from estimation.core.registry import ESTIMATOR_KEYS
 from estimation.core.resampling import bootstrap, evaluate_schemes

@@ -285,8 +285,7 @@ class WinInterval:
         "upper end of the Wilson score interval", units="probability", null="never"
     )
     simultaneous_lower: tuple[float | None, ...] = describe(
-        "lower end of Goodman's simultaneous interval (all algorithms hold together at "
-        "the level)",
+        "lower end of Goodman's simultaneous interval (all algorithms hold together at the level)",
         units="probability",
         null="never",
     )

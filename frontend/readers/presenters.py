@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from itertools import pairwise
 from typing import Any
 
-from estimation.core.contract import Board, BootstrapSummary, NotApplicable
+from estimation.core.contract import Board, BootstrapSummary, NotApplicable, WinInterval
 from estimation.core.registry import estimator_get
 
 
@@ -76,8 +76,10 @@ class LeaderboardRow:
     position: int
     algorithm: str
     probability: float | None
-    low: float | None
+    low: float | None  # the confidence interval for the win probability (Wilson)
     high: float | None
+    spread_low: float | None  # the bootstrap band of this estimate (its spread)
+    spread_high: float | None
     p_best: float | None
     win_rate: float | None
     mean_rank: float | None
@@ -93,6 +95,7 @@ class LeaderboardRow:
         return {
             "probability": number_text(self.probability, 3),
             "interval": f"{number_text(self.low, 3)}–{number_text(self.high, 3)}",
+            "spread": f"{number_text(self.spread_low, 3)}–{number_text(self.spread_high, 3)}",
             "p_best": number_text(self.p_best, 2),
             "win_rate": number_text(self.win_rate, 3),
             "mean_rank": number_text(self.mean_rank, 2),
@@ -133,8 +136,14 @@ def leaderboard_rows(
     p = result.p
     boot = result.bootstrap
     bounds = boot if isinstance(boot, BootstrapSummary) else None
+    # The bar is the confidence interval for the win probability itself (Wilson, the
+    # same for every estimator); the bootstrap band is the spread of the estimate.
+    interval = typed.win_interval if isinstance(typed.win_interval, WinInterval) else None
     highest = max(
-        [max((bounds.upper[i] if bounds else None) or 0.0, p[i] or 0.0) for i in range(len(names))]
+        [
+            max((interval.upper[i] if interval else None) or 0.0, p[i] or 0.0)
+            for i in range(len(names))
+        ]
         or [0.0]
     )
     scale = bar_scale(highest)
@@ -151,7 +160,7 @@ def leaderboard_rows(
     first = shown.indices(len(order))[0] + 1
     rows = []
     for position, i in enumerate(order[shown], start=first):
-        low, high = (bounds.lower[i], bounds.upper[i]) if bounds else (None, None)
+        low, high = (interval.lower[i], interval.upper[i]) if interval else (None, None)
         bar = None
         if low is not None and high is not None:
             bar = {
@@ -166,6 +175,8 @@ def leaderboard_rows(
                 probability=p[i],
                 low=low,
                 high=high,
+                spread_low=bounds.lower[i] if bounds else None,
+                spread_high=bounds.upper[i] if bounds else None,
                 p_best=bounds.p_best[i] if bounds else None,
                 win_rate=win_rate[i],
                 mean_rank=mean_rank[i],

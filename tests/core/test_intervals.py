@@ -61,9 +61,7 @@ def test_board_carries_the_win_interval_and_it_round_trips():
 def _ranks_from_winners(winners: np.ndarray, m: int) -> np.ndarray:
     """Rankings with the given winner on each dataset, the others in index order."""
     index = np.arange(m)
-    return np.where(
-        index == winners[..., None], 1.0, 2.0 + index - (index > winners[..., None])
-    )
+    return np.where(index == winners[..., None], 1.0, 2.0 + index - (index > winners[..., None]))
 
 
 POPULATIONS = {

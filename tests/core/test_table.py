@@ -43,9 +43,7 @@ def test_means_agree_with_fsum():
 
     rng = np.random.default_rng(3)
     folds = rng.normal(size=(20, 17, 9)) * 10.0 ** rng.integers(-3, 4, size=(20, 1, 9))
-    expected = np.array(
-        [[math.fsum(folds[i, :, j]) / 17 for j in range(9)] for i in range(20)]
-    )
+    expected = np.array([[math.fsum(folds[i, :, j]) / 17 for j in range(9)] for i in range(20)])
     # Rounding to 15 significant digits moves a mean by at most 5e-15 of itself.
     np.testing.assert_allclose(fold_means(folds), expected, rtol=5e-15, atol=0)
 

@@ -25,8 +25,6 @@ def test_csv_fold_means_tie_in_any_row_order():
 def test_service_fold_means_tie_like_the_csv_path():
     benchmark = make_benchmark()
     submission_accept(submission=make_submission(benchmark, "A", {"d1": [0.8, 0.9]}, folds=True))
-    submission_accept(
-        submission=make_submission(benchmark, "B", {"d1": [0.85, 0.85]}, folds=True)
-    )
+    submission_accept(submission=make_submission(benchmark, "B", {"d1": [0.85, 0.85]}, folds=True))
     table = result_table_build(benchmark=benchmark, metric=benchmark.metrics.get())
     assert table.values.tolist() == [[0.85, 0.85]]
