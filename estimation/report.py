@@ -225,12 +225,19 @@ def _evaluation_section(payload: SnapshotPayload) -> list[str]:
         [
             s,
             _number(log_loss[s]),
-            _pvalue(evaluation.pvalue_vs_best.get(s)) if s != evaluation.best else "best",
-            _number(evaluation.tv[s]),
+            _number(evaluation.brier.get(s)),
+            _number(evaluation.tv.get(s)),
+            _number(evaluation.win_share.get(s), 2),
+            "reference" if s == "mle" else _pvalue(evaluation.pvalue_vs_mle.get(s)),
         ]
         for s in schemes
     ]
-    lines += _table(["scheme", "log loss", "p vs best", "TV loss"], rows, "<>>>")
+    lines += _table(
+        ["scheme", "log loss", "Brier", "TV (improper)", "splits won", "p vs win rate"],
+        rows,
+        "<>>>>>",
+    )
+    lines.append(f"  Verdict: {evaluation.verdict} (Nadeau-Bengio corrected t-test on log loss).")
     return lines
 
 

@@ -227,9 +227,9 @@ def _point_estimates(prepared: PreparedRankings, K: int) -> dict[str, dict[str, 
     """Each estimator's fields of :class:`EstimatorResult` but its bootstrap."""
     ranks, known = prepared.ranks, prepared.known_positions
     out: dict[str, dict[str, Any]] = {}
-    loo_kl, loo_tv = fit_loo(ranks, K=K, known_positions=known)
+    loo_kl, loo_tv, loo_brier = fit_loo(ranks, K=K, known_positions=known)
     minimax = fit_minimax(ranks, K=K, known_positions=known)
-    for fit in (mle(ranks), loo_kl, loo_tv, minimax):
+    for fit in (mle(ranks), loo_kl, loo_tv, loo_brier, minimax):
         entry: dict[str, Any] = {
             "p": floats(fit.p),
             "K": int(fit.K),
@@ -490,22 +490,32 @@ def _evaluation(
         n_repeats=settings.evaluation_repeats,
         K=K,
         known_positions=prepared.known_positions,
+        alpha=settings.alpha,
     )
-    details = result.to_dict()
 
     def plain(values: dict[str, Any]) -> dict[str, float | None]:
         return {key: _plain(value) for key, value in values.items()}
 
+    versus = result.versus_mle
     return Evaluation(
-        log_loss=plain(details["log_loss"]["mean"]),
-        tv=plain(details["tv_loss"]["mean"]),
-        best=details["log_loss"]["best"],
-        best_tv=details["tv_loss"]["best"],
-        pvalue_vs_best=plain(details["log_loss"]["p_value_vs_best"]),
-        pvalue_vs_best_tv=plain(details["tv_loss"]["p_value_vs_best"]),
-        n_folds=int(details["n_folds"]),
-        n_repeats=int(details["n_repeats"]),
-        leave_one_out=bool(details["leave_one_out"]),
+        log_loss=plain(result.mean_log_loss),
+        brier=plain(result.mean_brier),
+        tv=plain(result.mean_tv_loss),
+        best=result.best_log,
+        win_share=plain(result.win_share),
+        difference_vs_mle={
+            key: None if test is None else _plain(test.difference) for key, test in versus.items()
+        },
+        pvalue_vs_mle={
+            key: None if test is None else _plain(test.pvalue) for key, test in versus.items()
+        },
+        predicts_best=result.predicts_best,
+        verdict=result.verdict,
+        alpha=result.alpha,
+        test_train_ratio=result.test_train_ratio,
+        n_folds=int(result.n_folds),
+        n_repeats=int(result.n_repeats),
+        leave_one_out=bool(result.leave_one_out),
     )
 
 

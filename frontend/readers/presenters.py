@@ -40,7 +40,10 @@ def leaderboard_board(board: Board) -> dict[str, Any]:
     return {
         "typed": board,
         "recommended": board.recommended,
-        "best_predictor": None if isinstance(evaluation, NotApplicable) else evaluation.best,
+        # the badge only when the lowest-loss estimator beats the win rate (METHODS 7)
+        "best_predictor": None
+        if isinstance(evaluation, NotApplicable)
+        else evaluation.predicts_best,
         "estimators": [
             {
                 "key": result.key,
