@@ -440,6 +440,8 @@ def _tukey_table(
 
 
 WIN_INTERVAL_LEVEL = 0.95
+# Fewer replicates give percentile bands that are mostly noise (with 1, a point).
+MIN_BOOTSTRAP = 100
 
 
 def _win_interval(prepared: PreparedRankings) -> WinInterval:
@@ -460,6 +462,12 @@ def _uncertainty(
     if settings.bootstrap == 0:
         off = NotApplicable("the bootstrap is switched off (0 replicates)")
         return dict.fromkeys(ESTIMATOR_KEYS, off)
+    if settings.bootstrap < MIN_BOOTSTRAP:
+        few = NotApplicable(
+            f"{settings.bootstrap} bootstrap replicates are too few for a 95 % band "
+            f"(at least {MIN_BOOTSTRAP} are needed); none is shown"
+        )
+        return dict.fromkeys(ESTIMATOR_KEYS, few)
     if prepared.n_datasets < 2:
         single = NotApplicable("a single dataset: resampling datasets shows no spread")
         return dict.fromkeys(ESTIMATOR_KEYS, single)
@@ -550,11 +558,23 @@ def _coverage_notes(
             f"{len(prepared.dropped_datasets)} of {table.n_datasets} datasets were left out "
             f"because some algorithms have no result there: {culprits}."
         )
-    if prepared.excluded_algorithms:
+    without = [a for a in prepared.excluded_algorithms if prepared.coverage[a] == 0]
+    scarce = [a for a in prepared.excluded_algorithms if prepared.coverage[a] > 0]
+    if scarce:
         notes.append(
-            f"{len(prepared.excluded_algorithms)} algorithms have results on fewer than "
+            f"{len(scarce)} algorithms have results on fewer than "
             f"{settings.min_coverage:.0%} of the datasets and are not ranked: "
-            f"{', '.join(prepared.excluded_algorithms)}."
+            f"{', '.join(scarce)}."
+        )
+    if without:
+        notes.append(
+            f"{_count(len(without), 'algorithm')} no result on any dataset and "
+            f"{'is' if len(without) == 1 else 'are'} not ranked: {', '.join(without)}."
+        )
+    if prepared.n_datasets == 1:
+        notes.append(
+            "With a single dataset there is nothing to leave out: the leave-one-out "
+            "estimators equal the win rate."
         )
     ranks = prepared.ranks
     tied_first = int(((ranks == ranks.min(axis=1, keepdims=True)).sum(axis=1) > 1).sum())

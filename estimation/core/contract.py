@@ -180,7 +180,10 @@ class AnalysisSettings:
     correction: Literal["holm", "bonferroni"] = describe(
         "multiple-comparison correction of the pairwise Wilcoxon tests", default="holm"
     )
-    bootstrap: int = describe("bootstrap replicates (0 skips the intervals)", default=1000)
+    bootstrap: int = describe(
+        "bootstrap replicates (0 skips the bands; fewer than 100 give no band, with a reason)",
+        default=1000,
+    )
     evaluation_folds: int = describe("folds over datasets of the evaluation", default=10)
     evaluation_repeats: int = describe("repeats of the evaluation's folds", default=5)
     seed: int = describe("seed of every random draw (bootstrap, evaluation folds)", default=0)
@@ -204,6 +207,8 @@ class AnalysisSettings:
             raise ValueError(f"k must be at least 1, got {self.k!r}")
         if self.bootstrap < 0:
             raise ValueError(f"bootstrap must be >= 0 (0 skips it), got {self.bootstrap!r}")
+        if isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0:
+            raise ValueError(f"seed must be a non-negative integer, got {self.seed!r}")
         if self.tie_tol < 0:
             raise ValueError(f"tie_tol must be >= 0, got {self.tie_tol!r}")
 
