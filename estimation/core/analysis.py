@@ -55,7 +55,7 @@ __all__ = ["ENGINE_VERSION", "Analysis", "AnalysisSettings", "analyze"]
 
 # Any change to a number or to the payload's shape bumps this version; the golden test
 # (tests/core/test_golden.py) pins the payload of two demos to it.
-ENGINE_VERSION = "0.4.1"
+ENGINE_VERSION = "0.5.0"
 
 # Within-dataset Tukey tables are stored with a snapshot up to this many pairs in all
 # (they grow as datasets x algorithms^2); beyond, the dataset page computes one table

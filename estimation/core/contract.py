@@ -60,7 +60,7 @@ __all__ = [
     "to_json",
 ]
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 T = TypeVar("T")
 

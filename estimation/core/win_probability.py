@@ -906,6 +906,9 @@ def _supports_by_projected_gradient(H: np.ndarray, v: np.ndarray) -> list[np.nda
 _NULL_TOL = 1e-9
 """Singular values below this fraction of the largest span directions of equal loss."""
 
+_TIE_MOVE = 1e-9
+"""The tie-break replaces the solver's weights only when it moves them further than this."""
+
 
 def _lexicographic_optimum(
     lam: np.ndarray, hessian: np.ndarray, gradient: np.ndarray
@@ -955,7 +958,11 @@ def _lexicographic_optimum(
             rows.append(-gain[j][None, :])
             bounds.append(np.array([-(reached - 1e-12)]))
         moved = np.clip(start + basis @ z, 0.0, None)
-        out[b] = moved / moved.sum()
+        moved /= moved.sum()
+        # A move within the solver's tolerance is no move: the weights of a unique
+        # optimum (a merely ill-conditioned one) stay exactly as solved.
+        if np.abs(moved - start).max() > _TIE_MOVE:
+            out[b] = moved
     return out
 
 
