@@ -74,7 +74,7 @@ def test_estimator_query_parameter_orders_the_table(client):
 
 
 def test_coverage_notes_in_plain_words(client):
-    benchmark = make_benchmark("gappy", bootstrap_size=50)
+    benchmark = make_benchmark("gappy", bootstrap_size=0)
     submit(benchmark, "alpha", {"d1": 0.9, "d2": 0.8, "d3": 0.7, "d4": 0.6})
     submit(benchmark, "beta", {"d1": 0.9, "d2": 0.5, "d3": 0.2, "d4": 0.1})
     submit(benchmark, "gamma", {"d1": 0.1, "d2": 0.2, "d3": 0.3})
@@ -88,7 +88,7 @@ def test_coverage_notes_in_plain_words(client):
 
 
 def test_significance_rank_column_appears_with_folds(client):
-    benchmark = make_benchmark("folds", bootstrap_size=50)
+    benchmark = make_benchmark("folds", bootstrap_size=0)
     for name, base in (("alpha", 0.9), ("beta", 0.5), ("gamma", 0.1)):
         values = {f"d{i}": [base + 0.01 * ((i + f) % 3) for f in range(5)] for i in range(4)}
         submission_accept(submission=make_submission(benchmark, name, values, folds=True))
