@@ -35,7 +35,7 @@ size) groups with aggregated weights, never on ``(B, n, m)`` arrays.
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 import numpy as np
@@ -483,6 +483,20 @@ def _fit_loo_counts(design: _Design, counts: np.ndarray) -> LooBatchFit:
     per_replicate = max(1, (G * 4 + design.m * 6) * design.K)
     chunk = max(1, min(B, _CHUNK_ELEMENTS // per_replicate))
     self_products = _self_products(design)
+    # Replicates with the same counts have the same fit (bootstraps of few datasets repeat
+    # a handful of count vectors): fit each distinct one once.
+    distinct, replicate_of = np.unique(counts, axis=0, return_inverse=True)
+    replicate_of = replicate_of.reshape(-1)
+    if len(distinct) < B:
+        fitted = _fit_loo_counts(design, distinct)
+        return LooBatchFit(
+            n_unconverged=int(fitted.n_unconverged),
+            **{
+                f.name: _readonly_copy(getattr(fitted, f.name)[replicate_of])
+                for f in fields(LooBatchFit)
+                if f.name != "n_unconverged"
+            },
+        )
     parts = [
         _fit_chunk(design, counts[lo : lo + chunk], self_products) for lo in range(0, B, chunk)
     ]
@@ -494,6 +508,12 @@ def _fit_loo_counts(design: _Design, counts: np.ndarray) -> LooBatchFit:
     for value in merged.values():
         value.setflags(write=False)
     return LooBatchFit(n_unconverged=int(sum(part["n_unconverged"] for part in parts)), **merged)
+
+
+def _readonly_copy(array: np.ndarray) -> np.ndarray:
+    array = np.array(array)
+    array.setflags(write=False)
+    return array
 
 
 def _fit_chunk(design: _Design, counts: np.ndarray, self_products: np.ndarray) -> dict[str, Any]:
@@ -939,6 +959,11 @@ def _lexicographic_optimum(
         basis = right[b, K - nullity[b] :].T  # (K, d)
         gain = to_weights @ basis  # change of w per unit of z
         start = lam[b]
+        if basis.shape[1] == 1:  # a segment: its better end, no programme needed
+            moved = _segment_end(start, basis[:, 0], gain[:, 0])
+            if np.abs(moved - start).max() > _TIE_MOVE:
+                out[b] = moved
+            continue
         rows, bounds = [-basis], [start]
         z = np.zeros(basis.shape[1])
         for j in range(K):
@@ -964,6 +989,20 @@ def _lexicographic_optimum(
         if np.abs(moved - start).max() > _TIE_MOVE:
             out[b] = moved
     return out
+
+
+def _segment_end(start: np.ndarray, direction: np.ndarray, gain: np.ndarray) -> np.ndarray:
+    """The end of ``{start + t d >= 0}`` with the lexicographically largest ``w``."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        limits = np.where(direction != 0, -start / direction, np.nan)
+    upper = np.nanmin(np.where(direction < 0, limits, np.nan), initial=np.inf)
+    lower = np.nanmax(np.where(direction > 0, limits, np.nan), initial=-np.inf)
+    significant = np.flatnonzero(np.abs(gain) > 1e-12)
+    if not len(significant) or not (np.isfinite(upper) and np.isfinite(lower)):
+        return start
+    t = upper if gain[significant[0]] > 0 else lower
+    moved = np.clip(start + t * direction, 0.0, None)
+    return moved / moved.sum()
 
 
 def _kl_derivatives(Q: np.ndarray, W: np.ndarray, lam: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
