@@ -168,3 +168,26 @@ def test_kl_tie_break_does_not_depend_on_where_the_solver_stopped():
         start = lam[None, :]
         moved = _lexicographic_optimum(start, *_kl_derivatives(Q, W, start))[0]
         np.testing.assert_allclose(moved, kl.lam, atol=1e-9)
+
+
+def test_a_loss_flat_in_every_direction_reports_the_win_rate():
+    """n = 3 where every LOO term of the log loss is constant in the weights (a plane of
+    optima, solved by the linear programmes): the lexicographically largest optimum is
+    the win rate's w = (1, 0, 0), from any optimal starting point."""
+    ranks = np.array(
+        [[2.0, 5.0, 4.0, 2.0, 2.0], [2.5, 2.5, 2.5, 5.0, 2.5], [5.0, 2.5, 2.5, 2.5, 2.5]]
+    )
+    kl, _, _ = fit_loo(ranks, K=3)
+    np.testing.assert_allclose(kl.weights, [1.0, 0.0, 0.0], atol=1e-12)
+    terms = _loo_components(ranks, 3)
+    grid = _grid(3, 12)
+    losses = kl_by_definition(terms, grid)
+    assert np.ptp(losses) < 1e-12  # flat: every weighting is optimal
+    Q = np.array([c[:, y] for share, c in terms for y in np.flatnonzero(share)])[None]
+    W = np.array([share[y] for share, _ in terms for y in np.flatnonzero(share)])[None]
+    W = np.where(Q[0].any(axis=1), W[0], 0.0)[None]
+    start = np.array([[0.2, 0.3, 0.5]])
+    hessian, gradient = _kl_derivatives(Q, W, start)
+    np.testing.assert_allclose(
+        _lexicographic_optimum(start, hessian, gradient)[0], [1.0, 0.0, 0.0], atol=1e-9
+    )
