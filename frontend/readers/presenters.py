@@ -44,6 +44,7 @@ def leaderboard_board(board: Board) -> dict[str, Any]:
         "best_predictor": None
         if isinstance(evaluation, NotApplicable)
         else evaluation.predicts_best,
+        "evaluation_verdict": None if isinstance(evaluation, NotApplicable) else evaluation.verdict,
         "estimators": [
             {
                 "key": result.key,

@@ -294,3 +294,15 @@ def test_script_holds_no_copy_of_the_table_or_the_estimators():
         assert f"{key}:" not in script and f'"{key}"' not in script, key
     for copy in ("cell-probability", "col-borda", "predict held-out winners", "toFixed"):
         assert copy not in script, copy
+
+
+def test_the_page_says_when_no_estimator_predicts_clearly_better(client):
+    """Issue 11: the "predicts best here" badge only when the lowest-loss estimator beats
+    the win rate significantly; otherwise the page says so in words."""
+    benchmark = make_benchmark("verdict", bootstrap_size=0)
+    for name, row in (("alpha", (0.9, 0.8, 0.7, 0.6)), ("beta", (0.8, 0.9, 0.6, 0.7))):
+        submit(benchmark, name, dict(zip(("d1", "d2", "d3", "d4"), row, strict=True)))
+    refresh(benchmark)
+    page = client.get("/b/verdict/").content.decode()
+    assert "no estimator predicts clearly better than the win rate here" in page
+    assert "predicts best here</span>" not in page
