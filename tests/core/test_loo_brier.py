@@ -191,3 +191,14 @@ def test_a_loss_flat_in_every_direction_reports_the_win_rate():
     np.testing.assert_allclose(
         _lexicographic_optimum(start, hessian, gradient)[0], [1.0, 0.0, 0.0], atol=1e-9
     )
+
+
+def test_brier_weights_beyond_enumeration_match_a_general_purpose_qp():
+    """K = 10 > 8: supports found by projected gradient, then solved exactly."""
+    rng = np.random.default_rng(1)
+    ranks = _random_ranks(rng, 15, 12)
+    fit = fit_loo_brier(ranks, K=10)
+    terms = _loo_components(ranks, 10)
+    ours = float(brier_by_definition(terms, fit.lam)[0])
+    assert fit.loss == pytest.approx(ours, abs=1e-12)
+    assert ours <= _general_qp(terms, 10) + 1e-10
