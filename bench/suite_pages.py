@@ -128,6 +128,7 @@ def board_payload(m: int, n: int, seed: int, n_boot: int):
             EstimatorResult(key=key, bootstrap=uncertainty[key], **estimators[key])
             for key in ESTIMATOR_KEYS
         ),
+        win_interval=engine._win_interval(prepared),
         mean_rank=floats(aggregates.mean_rank(prepared.ranks)),
         significance_rank=skipped,
         friedman=skipped,

@@ -61,11 +61,12 @@ SHAPES = [
 # more algorithms than COMPARE_MAX_ALGORITHMS in one of them so that the limits of
 # the readable views are exercised too.
 # Today's engine runs on the first of them only (it is slow on the others).
+# B = 100: the smallest bootstrap that gives bands (issue 11), so the smoke run has one.
 QUICK_SHAPES = [
-    Shape("embedding benchmark", 40, 14, 0, 50, None, None, 1),
-    Shape("LLM leaderboard", 220, 5, 0, 50, None, None, 1),
-    Shape("many datasets", 20, 300, 0, 50, None, None, 1),
-    Shape("folds", 12, 40, 5, 50, None, None, 1),
+    Shape("embedding benchmark", 40, 14, 0, 100, None, None, 1),
+    Shape("LLM leaderboard", 220, 5, 0, 100, None, None, 1),
+    Shape("many datasets", 20, 300, 0, 100, None, None, 1),
+    Shape("folds", 12, 40, 5, 100, None, None, 1),
 ]
 
 

@@ -13,6 +13,7 @@ from estimation.core.contract import (
     SnapshotPayload,
     WilcoxonSection,
     WilcoxonSummary,
+    WinInterval,
 )
 from estimation.core.registry import estimator_get
 
@@ -69,10 +70,13 @@ def render_report(payload: SnapshotPayload, *, source: str = "") -> str:
     p = board.column(head.p)
     boot = head.bootstrap if isinstance(head.bootstrap, BootstrapSummary) else None
     lower, upper = (
-        board.column(boot.lower if boot else ()),
-        board.column(boot.upper if boot else ()),
+        board.column(boot.lower) if boot else {},
+        board.column(boot.upper) if boot else {},
     )
     p_best = board.column(boot.p_best) if boot else {}
+    wilson = board.win_interval if isinstance(board.win_interval, WinInterval) else None
+    ci_lower = board.column(wilson.lower) if wilson else {}
+    ci_upper = board.column(wilson.upper) if wilson else {}
     win_rate, mean_rank = board.column(board.win_rate), board.column(board.mean_rank)
     significance_rank = board.column(board.significance_rank)
     order = sorted(algorithms, key=lambda a: -(p[a] or 0.0))
@@ -83,6 +87,7 @@ def render_report(payload: SnapshotPayload, *, source: str = "") -> str:
                 str(position),
                 name,
                 _number(p[name]),
+                f"[{_number(ci_lower[name])}, {_number(ci_upper[name])}]" if wilson else "n/a",
                 f"[{_number(lower[name])}, {_number(upper[name])}]" if boot else "n/a",
                 _number(p_best.get(name)),
                 _number(win_rate[name]),
@@ -96,7 +101,8 @@ def render_report(payload: SnapshotPayload, *, source: str = "") -> str:
             "#",
             "algorithm",
             "P(win)",
-            "95% interval",
+            "95% CI (Wilson)",
+            "spread (bootstrap)",
             "P(best)",
             "win rate",
             "mean rank",
@@ -104,7 +110,7 @@ def render_report(payload: SnapshotPayload, *, source: str = "") -> str:
             "group",
         ],
         rows,
-        "><>>>>>><",
+        "><>>>>>>><",
     )
     lines.append("")
 
@@ -129,7 +135,15 @@ def _tests_section(payload: SnapshotPayload) -> list[str]:
     friedman = board.friedman
     if isinstance(friedman, NotApplicable):
         lines.append(f"  Friedman: not applicable ({friedman.reason})")
+    elif isinstance(friedman.iman_davenport, NotApplicable):
+        lines.append(
+            f"  Friedman chi2 = {_number(friedman.statistic)} (uncorrected "
+            f"{_number(friedman.statistic_uncorrected)}), p = {_pvalue(friedman.pvalue)}, "
+            f"exact p = {_pvalue(friedman.exact_pvalue)}; Iman-Davenport F: not applicable "
+            f"({friedman.iman_davenport.reason})"
+        )
     else:
+        assert not isinstance(friedman.iman_davenport_pvalue, NotApplicable)
         lines.append(
             f"  Friedman chi2 = {_number(friedman.statistic)} (uncorrected "
             f"{_number(friedman.statistic_uncorrected)}), p = {_pvalue(friedman.pvalue)}; "
@@ -211,12 +225,19 @@ def _evaluation_section(payload: SnapshotPayload) -> list[str]:
         [
             s,
             _number(log_loss[s]),
-            _pvalue(evaluation.pvalue_vs_best.get(s)) if s != evaluation.best else "best",
-            _number(evaluation.tv[s]),
+            _number(evaluation.brier.get(s)),
+            _number(evaluation.tv.get(s)),
+            _number(evaluation.win_share.get(s), 2),
+            "reference" if s == "mle" else _pvalue(evaluation.pvalue_vs_mle.get(s)),
         ]
         for s in schemes
     ]
-    lines += _table(["scheme", "log loss", "p vs best", "TV loss"], rows, "<>>>")
+    lines += _table(
+        ["scheme", "log loss", "Brier", "TV (improper)", "splits won", "p vs win rate"],
+        rows,
+        "<>>>>>",
+    )
+    lines.append(f"  Verdict: {evaluation.verdict} (Nadeau-Bengio corrected t-test on log loss).")
     return lines
 
 

@@ -70,7 +70,7 @@ from typing import IO, Literal
 
 import numpy as np
 
-from estimation.core.table import ResultTable
+from estimation.core.table import ResultTable, fold_means
 
 __all__ = [
     "FORMATS",
@@ -225,17 +225,17 @@ class ParsedResults:
             d, datasets = _compact(d, datasets)
             a, algorithms = _compact(a, algorithms)
         n, m = len(datasets), len(algorithms)
-        cell = d * m + a
-        counts = np.bincount(cell, minlength=n * m)
-        sums = np.bincount(cell, weights=values, minlength=n * m)
-        means = np.full(n * m, np.nan)
-        present = counts > 0
-        means[present] = sums[present] / counts[present]
-        fold_values = _fold_cube(d, a, values, folds, n, m) if self.has_folds else None
+        fold_values = None
+        if self.has_folds:
+            fold_values = _fold_cube(d, a, values, folds, n, m)
+            means = fold_means(fold_values, datasets=datasets, algorithms=algorithms)
+        else:  # one value per cell
+            means = np.full((n, m), np.nan)
+            means[d, a] = values
         return ResultTable(
             datasets=datasets,
             algorithms=algorithms,
-            values=means.reshape(n, m),
+            values=means,
             kind=self.kind,
             higher_is_better=higher_is_better,
             fold_values=fold_values,

@@ -26,7 +26,7 @@ from django.utils import timezone
 from estimation.background import recompute_dispatch
 from estimation.core.analysis import ENGINE_VERSION, AnalysisSettings, analyze
 from estimation.core.contract import SCHEMA_VERSION, SnapshotPayload, to_json
-from estimation.core.table import ResultTable
+from estimation.core.table import ResultTable, fold_means
 from estimation.models import RecomputeState, ResultSnapshot, SnapshotSection
 from leaderboard.models import Benchmark, Metric, Submission
 from leaderboard.selectors import accepted_score_columns
@@ -70,10 +70,8 @@ def result_table_build(
             folds, fold_index = np.unique(fold_labels, return_inverse=True)
         fold_values = np.full((n, len(folds), m), np.nan)
         fold_values[dataset[folded], fold_index, algorithm[folded]] = value[folded]
-        has_folds = ~np.isnan(fold_values).all(axis=1)
-        with np.errstate(invalid="ignore"):
-            fold_means = np.nanmean(np.where(has_folds[:, None, :], fold_values, 0.0), axis=1)
-        values = np.where(has_folds, fold_means, values)
+        means = fold_means(fold_values, datasets=datasets, algorithms=algorithms)
+        values = np.where(np.isnan(means), values, means)
     return ResultTable(
         datasets=datasets,
         algorithms=algorithms,

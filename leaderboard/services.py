@@ -21,6 +21,7 @@ from django.db import IntegrityError, connection, transaction
 from django.db.models import Q
 from django.utils import timezone
 
+from estimation.core.analysis import MIN_BOOTSTRAP
 from estimation.results_csv import control_character_problem
 from estimation.services import recompute_request
 from leaderboard.models import (
@@ -174,6 +175,13 @@ def _analysis_cost_problems(fields: dict) -> list[Problem]:
     (PODIUM_MAX_BOOTSTRAP); only whoever runs the site can raise them."""
     limit = settings.PODIUM_MAX_BOOTSTRAP
     value = fields.get("bootstrap_size")
+    if isinstance(value, int) and 0 < value < MIN_BOOTSTRAP:
+        return [
+            Problem(
+                f"give 0 bootstrap replicates (no bands) or at least {MIN_BOOTSTRAP}, got {value}",
+                "bootstrap_size",
+            )
+        ]
     if isinstance(value, int) and value > limit:
         return [
             Problem(

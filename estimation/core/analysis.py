@@ -39,10 +39,12 @@ from estimation.core.contract import (
     TukeyTable,
     WilcoxonSection,
     WilcoxonSummary,
+    WinInterval,
     WinsSection,
     WithinDatasetSection,
     floats,
 )
+from estimation.core.intervals import WILSON_METHOD, win_intervals
 from estimation.core.rankings import PreparedRankings, prepare_rankings
 from estimation.core.registry import ESTIMATOR_KEYS
 from estimation.core.resampling import bootstrap, evaluate_schemes
@@ -53,7 +55,7 @@ __all__ = ["ENGINE_VERSION", "Analysis", "AnalysisSettings", "analyze"]
 
 # Any change to a number or to the payload's shape bumps this version; the golden test
 # (tests/core/test_golden.py) pins the payload of two demos to it.
-ENGINE_VERSION = "0.4.1"
+ENGINE_VERSION = "0.5.0"
 
 # Within-dataset Tukey tables are stored with a snapshot up to this many pairs in all
 # (they grow as datasets x algorithms^2); beyond, the dataset page computes one table
@@ -170,6 +172,7 @@ def analyze(
         k_used=K,
         recommended=settings.default_estimator,
         estimators=results,
+        win_interval=_win_interval(prepared),
         mean_rank=floats(aggregates.mean_rank(ranks))
         if complete
         else NotApplicable("mean ranks need complete rankings; only the top positions are known"),
@@ -224,9 +227,9 @@ def _point_estimates(prepared: PreparedRankings, K: int) -> dict[str, dict[str, 
     """Each estimator's fields of :class:`EstimatorResult` but its bootstrap."""
     ranks, known = prepared.ranks, prepared.known_positions
     out: dict[str, dict[str, Any]] = {}
-    loo_kl, loo_tv = fit_loo(ranks, K=K, known_positions=known)
+    loo_kl, loo_tv, loo_brier = fit_loo(ranks, K=K, known_positions=known)
     minimax = fit_minimax(ranks, K=K, known_positions=known)
-    for fit in (mle(ranks), loo_kl, loo_tv, minimax):
+    for fit in (mle(ranks), loo_kl, loo_tv, loo_brier, minimax):
         entry: dict[str, Any] = {
             "p": floats(fit.p),
             "K": int(fit.K),
@@ -278,20 +281,26 @@ def _tests_across_datasets(
     else:
         result = significance.friedman(ranks, known_positions=known)
         assert result.statistic is not None and result.pvalue is not None
-        assert result.iman_davenport_df is not None and result.iman_davenport_pvalue is not None
+        assert result.iman_davenport_df is not None
+        infinite = NotApplicable(str(result.iman_davenport_not_applicable))
         friedman = Friedman(
             n_datasets=int(result.n_datasets),
             statistic=float(result.statistic),
             statistic_uncorrected=float(result.statistic_uncorrected or 0.0),
             pvalue=float(result.pvalue),
             df=int(result.df or 0),
-            iman_davenport=_plain(result.iman_davenport),
+            iman_davenport=infinite
+            if result.iman_davenport is None
+            else float(result.iman_davenport),
             iman_davenport_uncorrected=_plain(result.iman_davenport_uncorrected),
-            iman_davenport_pvalue=float(result.iman_davenport_pvalue),
+            iman_davenport_pvalue=infinite
+            if result.iman_davenport_pvalue is None
+            else float(result.iman_davenport_pvalue),
             iman_davenport_df=(
                 int(result.iman_davenport_df[0]),
                 int(result.iman_davenport_df[1]),
             ),
+            exact_pvalue=result.exact_pvalue,
         )
         nemenyi_test = significance.nemenyi(ranks, alpha=settings.alpha, known_positions=known)
         assert nemenyi_test.significant is not None and nemenyi_test.mean_ranks is not None
@@ -430,12 +439,35 @@ def _tukey_table(
     )
 
 
+WIN_INTERVAL_LEVEL = 0.95
+# Fewer replicates give percentile bands that are mostly noise (with 1, a point).
+MIN_BOOTSTRAP = 100
+
+
+def _win_interval(prepared: PreparedRankings) -> WinInterval:
+    intervals = win_intervals(prepared.ranks, level=WIN_INTERVAL_LEVEL)
+    return WinInterval(
+        level=intervals.level,
+        lower=floats(intervals.lower),
+        upper=floats(intervals.upper),
+        simultaneous_lower=floats(intervals.simultaneous_lower),
+        simultaneous_upper=floats(intervals.simultaneous_upper),
+        method=WILSON_METHOD,
+    )
+
+
 def _uncertainty(
     prepared: PreparedRankings, K: int, settings: AnalysisSettings, seed: int
 ) -> dict[str, BootstrapSummary | NotApplicable]:
     if settings.bootstrap == 0:
         off = NotApplicable("the bootstrap is switched off (0 replicates)")
         return dict.fromkeys(ESTIMATOR_KEYS, off)
+    if settings.bootstrap < MIN_BOOTSTRAP:
+        few = NotApplicable(
+            f"{settings.bootstrap} bootstrap replicates are too few for a 95 % band "
+            f"(at least {MIN_BOOTSTRAP} are needed); none is shown"
+        )
+        return dict.fromkeys(ESTIMATOR_KEYS, few)
     if prepared.n_datasets < 2:
         single = NotApplicable("a single dataset: resampling datasets shows no spread")
         return dict.fromkeys(ESTIMATOR_KEYS, single)
@@ -466,22 +498,32 @@ def _evaluation(
         n_repeats=settings.evaluation_repeats,
         K=K,
         known_positions=prepared.known_positions,
+        alpha=settings.alpha,
     )
-    details = result.to_dict()
 
     def plain(values: dict[str, Any]) -> dict[str, float | None]:
         return {key: _plain(value) for key, value in values.items()}
 
+    versus = result.versus_mle
     return Evaluation(
-        log_loss=plain(details["log_loss"]["mean"]),
-        tv=plain(details["tv_loss"]["mean"]),
-        best=details["log_loss"]["best"],
-        best_tv=details["tv_loss"]["best"],
-        pvalue_vs_best=plain(details["log_loss"]["p_value_vs_best"]),
-        pvalue_vs_best_tv=plain(details["tv_loss"]["p_value_vs_best"]),
-        n_folds=int(details["n_folds"]),
-        n_repeats=int(details["n_repeats"]),
-        leave_one_out=bool(details["leave_one_out"]),
+        log_loss=plain(result.mean_log_loss),
+        brier=plain(result.mean_brier),
+        tv=plain(result.mean_tv_loss),
+        best=result.best_log,
+        win_share=plain(result.win_share),
+        difference_vs_mle={
+            key: None if test is None else _plain(test.difference) for key, test in versus.items()
+        },
+        pvalue_vs_mle={
+            key: None if test is None else _plain(test.pvalue) for key, test in versus.items()
+        },
+        predicts_best=result.predicts_best,
+        verdict=result.verdict,
+        alpha=result.alpha,
+        test_train_ratio=result.test_train_ratio,
+        n_folds=int(result.n_folds),
+        n_repeats=int(result.n_repeats),
+        leave_one_out=bool(result.leave_one_out),
     )
 
 
@@ -516,11 +558,23 @@ def _coverage_notes(
             f"{len(prepared.dropped_datasets)} of {table.n_datasets} datasets were left out "
             f"because some algorithms have no result there: {culprits}."
         )
-    if prepared.excluded_algorithms:
+    without = [a for a in prepared.excluded_algorithms if prepared.coverage[a] == 0]
+    scarce = [a for a in prepared.excluded_algorithms if prepared.coverage[a] > 0]
+    if scarce:
         notes.append(
-            f"{len(prepared.excluded_algorithms)} algorithms have results on fewer than "
+            f"{len(scarce)} algorithms have results on fewer than "
             f"{settings.min_coverage:.0%} of the datasets and are not ranked: "
-            f"{', '.join(prepared.excluded_algorithms)}."
+            f"{', '.join(scarce)}."
+        )
+    if without:
+        notes.append(
+            f"{_count(len(without), 'algorithm')} no result on any dataset and "
+            f"{'is' if len(without) == 1 else 'are'} not ranked: {', '.join(without)}."
+        )
+    if prepared.n_datasets == 1:
+        notes.append(
+            "With a single dataset there is nothing to leave out: the leave-one-out "
+            "estimators equal the win rate."
         )
     ranks = prepared.ranks
     tied_first = int(((ranks == ranks.min(axis=1, keepdims=True)).sum(axis=1) > 1).sum())

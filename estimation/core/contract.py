@@ -50,6 +50,7 @@ __all__ = [
     "NotApplicable",
     "PairwiseMatrix",
     "SnapshotPayload",
+    "WinInterval",
     "choose_algorithms",
     "contract_markdown",
     "from_json",
@@ -59,7 +60,7 @@ __all__ = [
     "to_json",
 ]
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 T = TypeVar("T")
 
@@ -179,7 +180,10 @@ class AnalysisSettings:
     correction: Literal["holm", "bonferroni"] = describe(
         "multiple-comparison correction of the pairwise Wilcoxon tests", default="holm"
     )
-    bootstrap: int = describe("bootstrap replicates (0 skips the intervals)", default=1000)
+    bootstrap: int = describe(
+        "bootstrap replicates (0 skips the bands; fewer than 100 give no band, with a reason)",
+        default=1000,
+    )
     evaluation_folds: int = describe("folds over datasets of the evaluation", default=10)
     evaluation_repeats: int = describe("repeats of the evaluation's folds", default=5)
     seed: int = describe("seed of every random draw (bootstrap, evaluation folds)", default=0)
@@ -203,6 +207,8 @@ class AnalysisSettings:
             raise ValueError(f"k must be at least 1, got {self.k!r}")
         if self.bootstrap < 0:
             raise ValueError(f"bootstrap must be >= 0 (0 skips it), got {self.bootstrap!r}")
+        if isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0:
+            raise ValueError(f"seed must be a non-negative integer, got {self.seed!r}")
         if self.tie_tol < 0:
             raise ValueError(f"tie_tol must be >= 0, got {self.tie_tol!r}")
 
@@ -250,10 +256,13 @@ class InputFacts:
 
 @dataclass(frozen=True)
 class BootstrapSummary:
-    """An estimator's bootstrap over datasets (resampled with replacement)."""
+    """An estimator's bootstrap over datasets (resampled with replacement): the spread of
+    the estimate, not a confidence interval for the win probability (the leave-one-out
+    estimators shrink the leader, so the band can miss the true value; see
+    Board.win_interval)."""
 
     lower: tuple[float | None, ...] = describe(
-        "lower end of the 95% percentile interval of P(win), per algorithm",
+        "lower end of the 95% percentile band of the estimate, per algorithm",
         units="probability",
         null="never for a finished bootstrap",
     )
@@ -264,6 +273,31 @@ class BootstrapSummary:
         "share of replicates in which the algorithm has the highest P(win) (ties split)",
         units="probability",
     )
+
+
+@dataclass(frozen=True)
+class WinInterval:
+    """A confidence interval for each algorithm's probability of winning a new dataset
+    (METHODS 6): what the leaderboard's interval bar shows."""
+
+    level: float = describe("confidence level of every interval", units="probability")
+    lower: tuple[float | None, ...] = describe(
+        "lower end of the Wilson score interval on the tie-split win count, per algorithm",
+        units="probability",
+        null="never",
+    )
+    upper: tuple[float | None, ...] = describe(
+        "upper end of the Wilson score interval", units="probability", null="never"
+    )
+    simultaneous_lower: tuple[float | None, ...] = describe(
+        "lower end of Goodman's simultaneous interval (all algorithms hold together at the level)",
+        units="probability",
+        null="never",
+    )
+    simultaneous_upper: tuple[float | None, ...] = describe(
+        "upper end of Goodman's simultaneous interval", units="probability", null="never"
+    )
+    method: str = describe("how the intervals were computed, in words")
 
 
 @dataclass(frozen=True)
@@ -286,8 +320,8 @@ class EstimatorResult:
         null="the estimator uses whole rankings (Borda, Plackett–Luce)",
     )
     loss: float | None = describe(
-        "leave-one-out loss of the fitted weights (log loss or TV)",
-        units="nats (loo_kl) or TV distance (loo_tv)",
+        "leave-one-out loss of the fitted weights (log loss, TV or Brier)",
+        units="nats (loo_kl), TV distance (loo_tv) or Brier score (loo_brier)",
         null="not a leave-one-out estimator, or the loss is infinite",
         default=None,
     )
@@ -334,14 +368,24 @@ class Friedman:
     statistic_uncorrected: float = describe("chi-square statistic without the tie correction")
     pvalue: float = describe("p-value of the corrected statistic", units="probability")
     df: int = describe("degrees of freedom (m - 1)")
-    iman_davenport: float | None = describe(
-        "Iman–Davenport F", null="F is infinite (every dataset ranks the algorithms alike)"
+    iman_davenport: float | NotApplicable = describe(
+        "Iman–Davenport F; not applicable when every dataset ranks the algorithms "
+        "identically (F is infinite)"
     )
     iman_davenport_uncorrected: float | None = describe(
         "F from the uncorrected statistic", null="F is infinite"
     )
-    iman_davenport_pvalue: float = describe("p-value of F", units="probability")
+    iman_davenport_pvalue: float | NotApplicable = describe(
+        "p-value of F; not applicable when F is (see exact_pvalue)", units="probability"
+    )
     iman_davenport_df: tuple[int, int] = describe("F's degrees of freedom")
+    exact_pvalue: float | None = describe(
+        "exact permutation p-value of Friedman's statistic under perfect agreement: "
+        "(m!/prod t!)^(1 - n) (m = 2, n = 2: 0.5)",
+        units="probability",
+        null="the datasets do not all rank the algorithms identically",
+        default=None,
+    )
 
 
 @dataclass(frozen=True)
@@ -376,25 +420,50 @@ class WilcoxonSummary:
 
 @dataclass(frozen=True)
 class Evaluation:
-    """Which estimator predicts held-out datasets best (cross-validation over datasets)."""
+    """Which estimator predicts held-out datasets best (cross-validation over datasets),
+    each compared with the win rate by a test fixed in advance (METHODS 7)."""
 
     log_loss: dict[str, float | None] = describe(
-        "mean held-out log loss per estimator key (lower is better)",
+        "mean held-out log loss per estimator key (lower is better; add-half smoothing)",
         units="nats",
         null="the loss is infinite",
     )
+    brier: dict[str, float | None] = describe(
+        "mean held-out Brier score per estimator key (lower is better; a proper score)",
+        units="Brier score, 0..2",
+    )
     tv: dict[str, float | None] = describe(
-        "mean held-out total-variation loss per estimator key", units="TV distance"
+        "mean held-out total-variation loss per estimator key (an improper score, shown "
+        "for the paper's sake; it plays no part in the choice)",
+        units="TV distance",
     )
-    best: str = describe("estimator with the lowest log loss (ties: the earlier scheme)")
-    best_tv: str = describe("estimator with the lowest TV loss")
-    pvalue_vs_best: dict[str, float | None] = describe(
-        "paired Wilcoxon p-value of each estimator's log loss against the best's",
+    best: str = describe("estimator with the lowest mean log loss (ties: the earlier scheme)")
+    win_share: dict[str, float | None] = describe(
+        "share of the (repeat, fold) splits in which each estimator has the lowest held-out "
+        "log loss (ties split)",
+        units="share of splits, 0..1",
+    )
+    difference_vs_mle: dict[str, float | None] = describe(
+        "mean over splits of the estimator's held-out log loss minus the win rate's "
+        "(negative: predicts better than the win rate)",
+        units="nats",
+        null="the win rate itself",
+    )
+    pvalue_vs_mle: dict[str, float | None] = describe(
+        "two-sided p-value of the Nadeau–Bengio corrected resampled t-test of each "
+        "estimator against the win rate (pre-specified, not against a data-selected best)",
         units="probability",
-        null="the best estimator itself, or no paired differences",
+        null="the win rate itself, or the split differences do not vary but are not zero",
     )
-    pvalue_vs_best_tv: dict[str, float | None] = describe(
-        "the same for the TV loss", units="probability", null="as pvalue_vs_best"
+    predicts_best: str | None = describe(
+        "the estimator that 'predicts best here': the lowest mean log loss, shown only when "
+        "it beats the win rate significantly at alpha",
+        null="no estimator predicts clearly better than the win rate",
+    )
+    verdict: str = describe("the sentence a page shows about the evaluation")
+    alpha: float = describe("level of the comparison with the win rate")
+    test_train_ratio: float = describe(
+        "n_test / n_train of a split, in the Nadeau–Bengio variance factor 1/J + n_test/n_train"
     )
     n_folds: int = describe("folds over datasets")
     n_repeats: int = describe("repeats of the folds")
@@ -412,6 +481,10 @@ class Board:
     k_used: int = describe("positions the top-K estimators used (k, capped by known_positions)")
     recommended: str = describe("the benchmark's recommended estimator (registry key)")
     estimators: tuple[EstimatorResult, ...] = describe("every estimator, in registry order")
+    win_interval: WinInterval | NotApplicable = describe(
+        "confidence intervals for each algorithm's win probability (Wilson, and Goodman's "
+        "simultaneous ones)"
+    )
     mean_rank: tuple[float | None, ...] | NotApplicable = describe(
         "mean rank per algorithm across datasets (1 = best); not applicable for top-K rankings",
         units="rank",
@@ -525,7 +598,10 @@ class WilcoxonSection:
         "maximal groups of algorithms (indices) no pair of which differs significantly",
         null="not applicable above 200 algorithms (a diagram would not be readable)",
     )
-    not_applicable_pairs: tuple[PairNote, ...] = describe("pairs without a test, and why")
+    not_applicable_pairs: tuple[PairNote, ...] = describe(
+        "pairs whose p-value needs a note, and why: no common dataset (no test, null "
+        "p-value), or identical on every dataset (p = 1, not counted in the correction)"
+    )
 
 
 @dataclass(frozen=True)

@@ -341,7 +341,10 @@ def prepare_rankings(
     if table.kind == "rank":
         keep_algorithms = np.ones(m_total, dtype=bool)
     else:
-        keep_algorithms = coverage_share >= min_coverage
+        # An algorithm without a single result says nothing about any dataset: it is
+        # left out even at min_coverage 0 (under "worst" it would otherwise rank last
+        # everywhere and enter every test silently) and listed as excluded.
+        keep_algorithms = (coverage_share >= min_coverage) & (coverage_share > 0)
     excluded = tuple(
         a for a, keep in zip(table.algorithms, keep_algorithms, strict=True) if not keep
     )

@@ -56,11 +56,21 @@ ESTIMATORS: tuple[Estimator, ...] = (
         uses_top_k=True,
     ),
     Estimator(
+        key="loo_brier",
+        label="Leave-one-out weights (Brier score)",
+        short_label="LOO (Brier)",
+        meaning="Weights the top-K positions so as to predict held-out winners best, "
+        "judged by the Brier score, a proper score (leave-one-out over datasets).",
+        uses_top_k=True,
+    ),
+    Estimator(
         key="loo_tv",
         label="Leave-one-out weights (total variation)",
         short_label="LOO (TV)",
         meaning="Weights the top-K positions so as to predict held-out winners best, "
-        "judged by total-variation distance (leave-one-out over datasets).",
+        "judged by total-variation distance (leave-one-out over datasets). The paper's "
+        "estimator; TV is an improper score that rewards putting all the mass on the "
+        "leader (METHODS.md section 2.1): prefer the log-loss or Brier weights.",
         uses_top_k=True,
     ),
     Estimator(

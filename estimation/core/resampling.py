@@ -17,7 +17,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from scipy.stats import wilcoxon
 
 from estimation.core import aggregates
 from estimation.core.rankings import tie_groups
@@ -34,9 +33,11 @@ __all__ = [
     "SCHEMES",
     "BootstrapResult",
     "EvaluationResult",
+    "NadeauBengio",
     "SchemeBootstrap",
     "bootstrap",
     "evaluate_schemes",
+    "nadeau_bengio",
     "scheme_estimates",
 ]
 
@@ -111,7 +112,7 @@ def scheme_estimates(
     if counts.ndim != 2 or counts.shape[1] != n:
         raise ValueError(f"counts must have shape (B, {n}), got {counts.shape}")
     out: dict[str, np.ndarray] = {}
-    if {"mle", "loo_kl", "loo_tv", "minimax"} & set(schemes):
+    if {"mle", "loo_kl", "loo_tv", "loo_brier", "minimax"} & set(schemes):
         batch = fit_loo_batch(ranks, counts, K=K, known_positions=known_positions)
         if "mle" in schemes:
             out["mle"] = np.array(batch.p_mle)
@@ -119,6 +120,8 @@ def scheme_estimates(
             out["loo_kl"] = np.array(batch.p_kl)
         if "loo_tv" in schemes:
             out["loo_tv"] = np.array(batch.p_tv)
+        if "loo_brier" in schemes:
+            out["loo_brier"] = np.array(batch.p_brier)
         if "minimax" in schemes:
             sizes = np.rint(batch.N).astype(np.int64)
             lam = np.empty((len(sizes), K))
@@ -305,10 +308,11 @@ def _full_data_weights(
     weights: dict[str, np.ndarray] = {}
     if "mle" in schemes:
         weights["mle"] = np.eye(K)[0]
-    if "loo_kl" in schemes or "loo_tv" in schemes:
+    if {"loo_kl", "loo_tv", "loo_brier"} & set(schemes):
         batch = fit_loo_batch(ranks, np.ones((1, n)), K=K, known_positions=known_positions)
         weights["loo_kl"] = batch.weights_kl[0]
         weights["loo_tv"] = batch.weights_tv[0]
+        weights["loo_brier"] = batch.weights_brier[0]
     if "minimax" in schemes:
         weights["minimax"] = np.array(minimax_weights(m, n, K).weights)
     return {s: w for s, w in weights.items() if s in schemes}
@@ -319,21 +323,93 @@ def _full_data_weights(
 
 
 @dataclass(frozen=True, eq=False)
+class NadeauBengio:
+    """The corrected resampled t-test of one scheme against the MLE (METHODS 7).
+
+    ``difference`` is the mean over splits of (scheme's held-out log loss minus the
+    MLE's), negative when the scheme predicts better; ``t`` and ``pvalue`` (two-sided,
+    ``J - 1`` degrees of freedom) are None when the differences do not vary.
+    """
+
+    difference: float
+    t: float | None
+    pvalue: float | None
+
+
+def nadeau_bengio(differences: Any, *, test_train_ratio: float) -> NadeauBengio:
+    """Nadeau and Bengio's corrected resampled t-test of paired split losses.
+
+    Parameters
+    ----------
+    differences : array_like, shape (J,)
+        Per split (fold of a repeat), the mean held-out loss of one scheme minus the
+        other's.
+    test_train_ratio : float
+        ``n_test / n_train`` of a split.
+
+    Returns
+    -------
+    NadeauBengio
+
+    Notes
+    -----
+    ``t = mean(d) / sqrt((1/J + n_test/n_train) * var(d))``, ``var`` with ``J - 1`` in
+    the denominator, against Student's t with ``J - 1`` degrees of freedom. The
+    ``n_test/n_train`` term corrects for the overlap of the training sets of repeated
+    splits, which makes the plain paired t-test far too liberal. Differences that are
+    all equal give no test: ``pvalue`` 1 when they are all zero, None otherwise.
+
+    References
+    ----------
+    .. [1] C. Nadeau and Y. Bengio, "Inference for the generalization error", Machine
+       Learning 52, 239-281, 2003.
+    """
+    from scipy import stats
+
+    d = np.asarray(differences, dtype=float)
+    if d.ndim != 1 or len(d) < 2:
+        raise ValueError(f"differences must be a 1-D array of at least 2 splits, got {d.shape}")
+    if not test_train_ratio > 0:
+        raise ValueError(f"test_train_ratio must be positive, got {test_train_ratio!r}")
+    J = len(d)
+    mean = float(d.mean())
+    variance = float(d.var(ddof=1))
+    scale = max(1.0, float(np.abs(d).max()))
+    if variance <= (_SAME_LOSS * scale) ** 2:
+        same = abs(mean) <= _SAME_LOSS * scale
+        return NadeauBengio(difference=0.0 if same else mean, t=None, pvalue=1.0 if same else None)
+    t = mean / np.sqrt((1.0 / J + test_train_ratio) * variance)
+    return NadeauBengio(difference=mean, t=float(t), pvalue=float(2.0 * stats.t.sf(abs(t), J - 1)))
+
+
+NO_CLEAR_WINNER = "no estimator predicts clearly better than the win rate here"
+
+
+@dataclass(frozen=True, eq=False)
 class EvaluationResult:
     """Held-out losses of each scheme (METHODS 7).
 
     Attributes
     ----------
     schemes : tuple of str
-    log_loss, tv_loss : ndarray, shape (S, n)
+    log_loss, brier_loss, tv_loss : ndarray, shape (S, n)
         Per-dataset held-out losses, averaged over repeats.
-    mean_log_loss, mean_tv_loss : dict of str to float
-    best_log, best_tv : str
-        Scheme with the lowest mean loss (the first in scheme order on a tie).
-    p_value_log, p_value_tv : dict of str to float or None
-        Paired Wilcoxon signed-rank p-value of each scheme against the best, over
-        per-dataset losses; ``None`` for the best itself and when all differences
-        are zero.
+    split_log_loss : ndarray, shape (S, J)
+        Mean held-out log loss of each split (fold of a repeat).
+    mean_log_loss, mean_brier, mean_tv_loss : dict of str to float
+    best_log : str
+        Scheme with the lowest mean log loss (the first in scheme order on a tie).
+    win_share : dict of str to float
+        Share of the splits in which each scheme has the lowest log loss (ties split).
+    versus_mle : dict of str to NadeauBengio or None
+        Every scheme against the MLE (pre-specified), None for the MLE itself.
+    predicts_best : str or None
+        ``best_log`` when it beats the MLE significantly at ``alpha``, else None.
+    verdict : str
+        The sentence a page shows.
+    alpha : float
+    test_train_ratio : float
+        ``n_test / n_train`` of the Nadeau-Bengio correction.
     n_folds, n_repeats : int
         The folds and repeats actually used.
     leave_one_out : bool
@@ -342,13 +418,19 @@ class EvaluationResult:
 
     schemes: tuple[str, ...]
     log_loss: np.ndarray
+    brier_loss: np.ndarray
     tv_loss: np.ndarray
+    split_log_loss: np.ndarray
     mean_log_loss: dict[str, float]
+    mean_brier: dict[str, float]
     mean_tv_loss: dict[str, float]
     best_log: str
-    best_tv: str
-    p_value_log: dict[str, float | None]
-    p_value_tv: dict[str, float | None]
+    win_share: dict[str, float]
+    versus_mle: dict[str, NadeauBengio | None]
+    predicts_best: str | None
+    verdict: str
+    alpha: float
+    test_train_ratio: float
     n_folds: int
     n_repeats: int
     leave_one_out: bool
@@ -359,16 +441,20 @@ class EvaluationResult:
             "n_folds": self.n_folds,
             "n_repeats": self.n_repeats,
             "leave_one_out": self.leave_one_out,
-            "log_loss": {
-                "mean": dict(self.mean_log_loss),
-                "best": self.best_log,
-                "p_value_vs_best": dict(self.p_value_log),
+            "alpha": self.alpha,
+            "test_train_ratio": self.test_train_ratio,
+            "log_loss": {"mean": dict(self.mean_log_loss), "best": self.best_log},
+            "brier": {"mean": dict(self.mean_brier)},
+            "tv_loss": {"mean": dict(self.mean_tv_loss)},
+            "win_share": dict(self.win_share),
+            "versus_mle": {
+                name: None
+                if test is None
+                else {"difference": test.difference, "t": test.t, "pvalue": test.pvalue}
+                for name, test in self.versus_mle.items()
             },
-            "tv_loss": {
-                "mean": dict(self.mean_tv_loss),
-                "best": self.best_tv,
-                "p_value_vs_best": dict(self.p_value_tv),
-            },
+            "predicts_best": self.predicts_best,
+            "verdict": self.verdict,
         }
 
 
@@ -381,6 +467,7 @@ def evaluate_schemes(
     K: int = 3,
     known_positions: int | None = None,
     schemes: Sequence[str] = SCHEMES,
+    alpha: float = 0.05,
 ) -> EvaluationResult:
     """Repeated k-fold over datasets: which scheme predicts the held-out winner best.
 
@@ -394,7 +481,9 @@ def evaluate_schemes(
         Each repeat shuffles the datasets and splits them into ``n_folds`` folds of
         near-equal size (``numpy.array_split``).
     K, known_positions, schemes
-        As for :func:`bootstrap`.
+        As for :func:`bootstrap`; ``schemes`` must include ``"mle"``.
+    alpha : float, default 0.05
+        Level of the comparison against the MLE.
 
     Returns
     -------
@@ -409,12 +498,17 @@ def evaluate_schemes(
 
     * log loss ``-log p~[y]`` with ``p~ = (n_train p_hat + 1/2) / (n_train + m/2)``,
       the same add-half smoothing for every scheme (raw estimates may be 0);
-    * TV loss ``sum_a |1[a = y] - p_hat[a]|``, unsmoothed.
+    * Brier score ``sum_a (1[a = y] - p_hat[a])^2``, unsmoothed (proper);
+    * TV loss ``sum_a |1[a = y] - p_hat[a]|``, unsmoothed (improper, shown for the
+      paper's sake).
 
     Each dataset is held out once per repeat; its losses are averaged over repeats,
-    and the mean over datasets is the scheme's score. The best scheme has the lowest
-    mean; every other scheme gets a paired Wilcoxon signed-rank p-value
-    (``scipy.stats.wilcoxon`` defaults) over the per-dataset losses.
+    and the mean over datasets is the scheme's score. The comparison is pre-specified:
+    every scheme against the MLE, by Nadeau and Bengio's corrected resampled t-test
+    (:func:`nadeau_bengio`) on the per-split mean log losses. "Predicts best here"
+    (``predicts_best``) is the scheme with the lowest mean log loss only when it
+    beats the MLE at ``alpha`` (lower mean loss and ``p < alpha``); otherwise the
+    verdict is that no estimator predicts clearly better than the win rate.
 
     When ``n < n_folds`` the folds are leave-one-out (one dataset each); those folds
     do not depend on the shuffle, so they are run once (``n_repeats`` is reported as
@@ -424,11 +518,17 @@ def evaluate_schemes(
     n, m = ranks.shape
     K = _resolve_K(K, m, known_positions)
     schemes = _check_schemes(schemes)
+    if "mle" not in schemes:
+        raise ValueError(
+            f"schemes must include 'mle', the pre-specified comparison; got {list(schemes)}"
+        )
     for name, value in (("n_folds", n_folds), ("n_repeats", n_repeats)):
         if isinstance(value, bool) or int(value) != value or value < 1:
             raise ValueError(f"{name} must be a positive integer, got {value!r}")
     if n_folds < 2:
         raise ValueError(f"n_folds must be at least 2, got {n_folds}")
+    if not 0.0 < alpha < 1.0:
+        raise ValueError(f"alpha must be in (0, 1), got {alpha!r}")
     if n < 2:
         raise ValueError(f"evaluation needs at least 2 datasets, got {n}")
     generator = _generator(rng)
@@ -454,47 +554,83 @@ def evaluate_schemes(
     start, size = tie_groups(ranks)
     winner_share = np.where(start == 1, 1.0 / size, 0.0)  # (n, m), rows sum to 1
     log_total = np.zeros((len(schemes), n))
+    brier_total = np.zeros((len(schemes), n))
     tv_total = np.zeros((len(schemes), n))
+    split_log = np.zeros((len(schemes), len(folds)))
     for s, name in enumerate(schemes):
         p = estimates[name]
         smoothed = (n_train[:, None] * p + 0.5) / (n_train[:, None] + m / 2.0)
         log_p = np.log(smoothed)
         abs_sum = np.abs(p).sum(axis=1)
+        square_sum = (p * p).sum(axis=1)
         for f, held_out in enumerate(folds):
             share = winner_share[held_out]
-            log_total[s, held_out] += -(share * log_p[f]).sum(axis=1)
+            log_terms = -(share * log_p[f]).sum(axis=1)
+            log_total[s, held_out] += log_terms
+            split_log[s, f] = log_terms.mean()
+            # sum_a' (1[a' = y] - p[a'])^2 = sum p^2 - 2 p[y] + 1
+            brier_total[s, held_out] += (share * (square_sum[f] - 2.0 * p[f] + 1.0)).sum(axis=1)
             # sum_a' |1[a' = y] - p[a']| = sum|p| - |p[y]| + |1 - p[y]|
             per_winner = abs_sum[f] - np.abs(p[f]) + np.abs(1.0 - p[f])
             tv_total[s, held_out] += (share * per_winner).sum(axis=1)
     log_loss = log_total / repeats_used
+    brier_loss = brier_total / repeats_used
     tv_loss = tv_total / repeats_used
 
-    def summarise(losses: np.ndarray) -> tuple[dict[str, float], str, dict[str, float | None]]:
-        means = losses.mean(axis=1)
-        best = int(np.argmin(means))
-        p_values: dict[str, float | None] = {}
-        for s, name in enumerate(schemes):
-            p_values[name] = None if s == best else _paired_p_value(losses[s], losses[best])
-        return (
-            {name: float(v) for name, v in zip(schemes, means, strict=True)},
-            schemes[best],
-            p_values,
-        )
+    def means(losses: np.ndarray) -> dict[str, float]:
+        return {name: float(v) for name, v in zip(schemes, losses.mean(axis=1), strict=True)}
 
-    mean_log, best_log, p_log = summarise(log_loss)
-    mean_tv, best_tv, p_tv = summarise(tv_loss)
-    for array in (log_loss, tv_loss):
+    mean_log = means(log_loss)
+    best_log = schemes[int(np.argmin(log_loss.mean(axis=1)))]
+
+    lowest = split_log.min(axis=0, keepdims=True)
+    scale = np.maximum(1.0, np.abs(lowest))
+    winners = split_log <= lowest + _SAME_LOSS * scale
+    win_share = winners / winners.sum(axis=0, keepdims=True)
+    shares = {name: float(v) for name, v in zip(schemes, win_share.mean(axis=1), strict=True)}
+
+    sizes = np.array([len(held_out) for held_out in folds], dtype=float)
+    ratio = float(sizes.mean() / (n - sizes).mean())
+    reference = split_log[schemes.index("mle")]
+    versus: dict[str, NadeauBengio | None] = {
+        name: None
+        if name == "mle"
+        else nadeau_bengio(split_log[s] - reference, test_train_ratio=ratio)
+        for s, name in enumerate(schemes)
+    }
+    chosen = versus[best_log]
+    predicts_best = (
+        best_log
+        if chosen is not None
+        and chosen.difference < 0
+        and chosen.pvalue is not None
+        and chosen.pvalue < alpha
+        else None
+    )
+    verdict = (
+        f"{predicts_best} predicts best here: lowest held-out log loss, better than the "
+        f"win rate (Nadeau-Bengio p = {chosen.pvalue:.3g})"
+        if predicts_best is not None and chosen is not None and chosen.pvalue is not None
+        else NO_CLEAR_WINNER
+    )
+    for array in (log_loss, brier_loss, tv_loss, split_log):
         array.setflags(write=False)
     return EvaluationResult(
         schemes=schemes,
         log_loss=log_loss,
+        brier_loss=brier_loss,
         tv_loss=tv_loss,
+        split_log_loss=split_log,
         mean_log_loss=mean_log,
-        mean_tv_loss=mean_tv,
+        mean_brier=means(brier_loss),
+        mean_tv_loss=means(tv_loss),
         best_log=best_log,
-        best_tv=best_tv,
-        p_value_log=p_log,
-        p_value_tv=p_tv,
+        win_share=shares,
+        versus_mle=versus,
+        predicts_best=predicts_best,
+        verdict=verdict,
+        alpha=float(alpha),
+        test_train_ratio=ratio,
         n_folds=folds_used,
         n_repeats=repeats_used,
         leave_one_out=leave_one_out,
@@ -502,20 +638,5 @@ def evaluate_schemes(
 
 
 _SAME_LOSS = 1e-12
-"""Paired losses closer than this (relative to 1 or the loss) are equal: two schemes
-that both return the uniform vector differ only in the last bits."""
-
-
-def _paired_p_value(losses: np.ndarray, best: np.ndarray) -> float | None:
-    """Wilcoxon signed-rank p-value of paired losses; ``None`` when all differences are 0.
-
-    Differences within rounding (:data:`_SAME_LOSS`) count as exact zeros, which
-    ``scipy.stats.wilcoxon`` then treats by its default ``zero_method``.
-    """
-    differences = losses - best
-    scale = np.maximum(1.0, np.maximum(np.abs(losses), np.abs(best)))
-    differences[np.abs(differences) <= _SAME_LOSS * scale] = 0.0
-    if not differences.any():
-        return None
-    p_value = float(wilcoxon(differences).pvalue)
-    return p_value if np.isfinite(p_value) else None
+"""Losses closer than this (relative to 1 or the loss) are equal: two schemes that both
+return the uniform vector differ only in the last bits."""

@@ -128,9 +128,11 @@ class FriedmanResult:
 
     ``statistic``/``iman_davenport`` are tie-corrected (as ``scipy.stats.
     friedmanchisquare``), the ``_uncorrected`` forms are the textbook formulas of
-    Demšar (2006); p-values come from the corrected forms. ``iman_davenport`` is
-    ``None`` when every dataset ranks the algorithms identically (F is infinite; its
-    p-value is then 0).
+    Demšar (2006); p-values come from the corrected forms. When every dataset ranks
+    the algorithms identically the statistic is at its maximum and F is infinite:
+    ``iman_davenport`` and ``iman_davenport_pvalue`` are then ``None``,
+    ``iman_davenport_not_applicable`` says why, and ``exact_pvalue`` holds the exact
+    permutation p-value of Friedman's statistic (METHODS 4).
     """
 
     n_datasets: int
@@ -145,6 +147,8 @@ class FriedmanResult:
     iman_davenport_pvalue: float | None
     iman_davenport_df: tuple[int, int] | None
     not_applicable: str | None
+    iman_davenport_not_applicable: str | None = None
+    exact_pvalue: float | None = None
 
     def to_dict(self) -> dict:
         return {
@@ -162,7 +166,35 @@ class FriedmanResult:
             if self.iman_davenport_df is None
             else list(self.iman_davenport_df),
             "not_applicable": self.not_applicable,
+            "iman_davenport_not_applicable": self.iman_davenport_not_applicable,
+            "exact_pvalue": self.exact_pvalue,
         }
+
+
+PERFECT_AGREEMENT = (
+    "every dataset ranks the algorithms identically: Friedman's statistic is at its "
+    "maximum, Iman–Davenport's F is infinite and its p-value has no meaning (see the "
+    "exact p-value)"
+)
+
+
+def _exact_agreement_pvalue(ranks: np.ndarray) -> float:
+    """Exact p-value of Friedman's statistic when every dataset has the same ranks.
+
+    Under the null each dataset's rank vector is equally likely to be any of the
+    ``D = m! / prod(t_g!)`` arrangements of its tie pattern; the statistic reaches its
+    maximum only when all ``n`` agree, so ``p = D**(1 - n)`` (``(m!)**(1 - n)``
+    without ties; ``m = 2, n = 2``: 0.5).
+    """
+    n, m = ranks.shape
+    ordered = np.sort(ranks[0])
+    starts = np.flatnonzero(np.r_[True, np.abs(np.diff(ordered)) > 1e-9])
+    sizes = np.diff(np.append(starts, m))
+    log_arrangements = special.gammaln(m + 1) - special.gammaln(sizes + 1).sum()
+    if (n - 1) * log_arrangements < 600:  # exact integers, one rounding
+        arrangements = math.factorial(m) // math.prod(math.factorial(int(t)) for t in sizes)
+        return 1.0 / arrangements ** (n - 1)
+    return float(np.exp((1 - n) * log_arrangements))
 
 
 def _iman_davenport(chi2: float, n: int, m: int) -> float | None:
@@ -214,6 +246,8 @@ def friedman(ranks: np.ndarray, *, known_positions: int | None = None) -> Friedm
     corrected = uncorrected / tie_factor
     iman = _iman_davenport(corrected, n, m)
     df2 = (m - 1) * (n - 1)
+    # F is infinite exactly when every dataset has the same rank vector (ties included).
+    agreement = iman is None
     return FriedmanResult(
         n_datasets=n,
         n_algorithms=m,
@@ -224,9 +258,11 @@ def friedman(ranks: np.ndarray, *, known_positions: int | None = None) -> Friedm
         df=m - 1,
         iman_davenport=iman,
         iman_davenport_uncorrected=_iman_davenport(uncorrected, n, m),
-        iman_davenport_pvalue=0.0 if iman is None else float(stats.f.sf(iman, m - 1, df2)),
+        iman_davenport_pvalue=None if iman is None else float(stats.f.sf(iman, m - 1, df2)),
         iman_davenport_df=(m - 1, df2),
         not_applicable=None,
+        iman_davenport_not_applicable=PERFECT_AGREEMENT if agreement else None,
+        exact_pvalue=_exact_agreement_pvalue(ranks) if agreement else None,
     )
 
 
@@ -631,8 +667,16 @@ def _paired_signed_rank(
     r_plus, r_minus, statistic = per_pair["r_plus"], per_pair["r_minus"], per_pair["statistic"]
     methods = per_pair["method"]
     corrected = adjust_pvalues(pvalue, correction=correction)
+    # Identical on every block: no evidence of a difference, p = 1 (METHODS 4), with a
+    # note; such a pair is not counted in the correction's family, so it leaves the
+    # other pairs' corrected p-values as they were.
+    identical = (n_common > 0) & (n_nonzero == 0)
+    pvalue = np.where(identical, 1.0, pvalue)
+    corrected = np.where(identical, 1.0, corrected)
+    statistic = np.where(identical, 0.0, statistic)
     with np.errstate(invalid="ignore", divide="ignore"):
         effect = np.where(n_nonzero > 0, (r_plus - r_minus) / (r_plus + r_minus), np.nan)
+    effect = np.where(identical, 0.0, effect)
 
     def symmetric(values: np.ndarray, diagonal: float, sign: float = 1.0) -> np.ndarray:
         matrix = np.full((m, m), diagonal, dtype=float)
@@ -646,7 +690,9 @@ def _paired_signed_rank(
     reasons[first[no_common], second[no_common]] = f"no {unit} with results for both algorithms"
     for count in np.unique(n_common[all_zero]).tolist():
         pairs = all_zero & (n_common == count)
-        reasons[first[pairs], second[pairs]] = f"all {int(count)} paired differences are zero"
+        reasons[first[pairs], second[pairs]] = (
+            f"identical on every {unit}: all {int(count)} paired differences are zero, p = 1"
+        )
     reasons[second, first] = reasons[first, second]
     # One shared string object per regime, not one per pair.
     codes = np.full((m, m), 3, dtype=np.int8)
@@ -661,7 +707,7 @@ def _paired_signed_rank(
         pvalues=symmetric(pvalue, np.nan),
         pvalues_corrected=corrected_matrix,
         significant=significant,
-        statistic=symmetric(np.where(n_nonzero > 0, statistic, np.nan), np.nan),
+        statistic=symmetric(np.where(identical | (n_nonzero > 0), statistic, np.nan), np.nan),
         effect_size=symmetric(effect, 0.0, sign=-1.0),
         n_common=symmetric(n_common.astype(float), float(length)),
         n_nonzero=symmetric(n_nonzero.astype(float), 0.0),

@@ -8,7 +8,7 @@ resolved by the functions in :mod:`estimation.core.rankings`.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 
@@ -79,3 +79,107 @@ class ResultTable:
         if self.kind == "rank":
             return -self.values
         return self.values if self.higher_is_better else -self.values
+
+
+FOLD_MEAN_DIGITS = 15
+"""Fold means are rounded to this many significant digits (METHODS.md section 1)."""
+
+
+def fold_means(
+    fold_values: Any,
+    *,
+    datasets: tuple[str, ...] | None = None,
+    algorithms: tuple[str, ...] | None = None,
+) -> np.ndarray:
+    """Dataset-level scores from fold-level scores, the same bits in any fold order.
+
+    Parameters
+    ----------
+    fold_values : array_like, shape (n, f, m)
+        Fold scores, ``NaN`` for a missing fold.
+    datasets, algorithms : tuple of str, optional
+        Labels that an error message names.
+
+    Returns
+    -------
+    ndarray, shape (n, m)
+        The mean over each cell's folds; ``NaN`` where a cell has none.
+
+    Notes
+    -----
+    METHODS.md section 1: the folds of a cell are sorted and summed with Neumaier's
+    compensated summation, so the sum depends on the multiset of values only (not on
+    the order the rows arrived in) and is within about one unit in the last place of
+    the exact sum. The mean is then rounded to :data:`FOLD_MEAN_DIGITS` significant
+    digits, the precision a double carries for decimal input: fold sets whose decimal
+    means are equal get equal means (folds 0.8 and 0.9 against 0.85 and 0.85 tie at
+    ``tie_tol = 0``, where the plain float mean of the first is 0.8500000000000001).
+    Means that differ below the 15th significant digit tie; no metric is measured that
+    finely. A cell whose sum leaves the float range is summed again with its values
+    scaled by a power of two (exact), so the mean of finite values is always finite;
+    a ``ValueError`` names the cell if its rounded mean would still overflow.
+    """
+    folds = np.asarray(fold_values, dtype=float)
+    if folds.ndim != 3:
+        raise ValueError(
+            f"fold_values must be 3-D (datasets x folds x algorithms), got {folds.ndim}-D"
+        )
+    if np.isinf(folds).any():
+        raise ValueError("fold_values must be finite or NaN (missing)")
+    counts = (~np.isnan(folds)).sum(axis=1)
+    ordered = np.sort(folds, axis=1)  # NaN sort last
+    with np.errstate(invalid="ignore", divide="ignore"):
+        plain = _compensated_sum(ordered) / counts
+        spilled = ~np.isfinite(plain) & (counts > 0)
+        if spilled.any():
+            # A power of two scales exactly: the same mean as with an unbounded exponent.
+            power = 2.0 ** int(np.ceil(np.log2(folds.shape[1] + 1)))
+            rescaled = _compensated_sum(ordered / power) / counts * power
+            plain = np.where(spilled, rescaled, plain)
+    plain = np.where(counts > 0, plain, np.nan)
+    rounded = _round_significant(plain, FOLD_MEAN_DIGITS)
+    several = counts > 1
+    out = np.where(several, rounded, plain)
+    bad = several & ~np.isfinite(out) & np.isfinite(plain)
+    if bad.any():
+        i, j = (int(v[0]) for v in np.nonzero(bad))
+        where = (
+            f"dataset {datasets[i]!r}, algorithm {algorithms[j]!r}"
+            if datasets is not None and algorithms is not None
+            else f"dataset index {i}, algorithm index {j}"
+        )
+        raise ValueError(
+            f"fold means overflow: the mean of the folds of {where} exceeds the float range"
+        )
+    return out
+
+
+def _compensated_sum(ordered: np.ndarray) -> np.ndarray:
+    """Neumaier's compensated sum over axis 1, NaN skipped (vectorised over cells)."""
+    total = np.zeros((ordered.shape[0], ordered.shape[2]))
+    compensation = np.zeros_like(total)
+    with np.errstate(invalid="ignore", over="ignore"):
+        for k in range(ordered.shape[1]):
+            value = np.nan_to_num(ordered[:, k, :], nan=0.0)
+            running = total + value
+            compensation += np.where(
+                np.abs(total) >= np.abs(value), (total - running) + value, (value - running) + total
+            )
+            total = running
+    with np.errstate(invalid="ignore", over="ignore"):
+        return total + compensation
+
+
+def _round_significant(values: np.ndarray, digits: int) -> np.ndarray:
+    """``values`` rounded to ``digits`` significant digits (deterministic, vectorised)."""
+    out = values.copy()
+    finite = np.isfinite(values) & (values != 0)
+    with np.errstate(divide="ignore"):
+        exponent = np.floor(np.log10(np.abs(np.where(finite, values, 1.0)))).astype(np.int64)
+    # Far from 1 the scaling of numpy's round leaves the float range: keep those as they are.
+    finite &= np.abs(exponent) < 280
+    for e in np.unique(exponent[finite]).tolist():
+        chosen = finite & (exponent == e)
+        with np.errstate(over="ignore", invalid="ignore"):
+            out[chosen] = np.round(values[chosen], digits - 1 - e)
+    return out

@@ -36,7 +36,7 @@ ANALYSIS_HELP = {
     "alpha": "Significance level of the tests (0.001 to 0.5).",
     "correction": "Multiple-comparison correction of the pairwise tests.",
     "default_estimator": "The estimator the leaderboard ranks by.",
-    "bootstrap_size": "Bootstrap replicates behind the intervals (0 turns them off).",
+    "bootstrap_size": "Bootstrap replicates behind the spread bands (0 turns them off; else at least 100).",
     "seed": "Random seed of the bootstrap, so that results are reproducible.",
 }
 

@@ -113,7 +113,7 @@ def export_latex(board: Board, source: ExportSource, estimator: str) -> str:
     label = estimator_get(estimator).label
     table = leaderboard_board(board)
     rows, _ = leaderboard_rows(table, estimator)
-    columns = ["Algorithm", "$P(\\mathrm{win})$", "95\\,\\% interval", "$P(\\mathrm{best})$"]
+    columns = ["Algorithm", "$P(\\mathrm{win})$", "95\\,\\% CI", "$P(\\mathrm{best})$"]
     columns += ["Win rate"]
     if table["has_mean_rank"]:
         columns.append("Mean rank")
@@ -156,7 +156,7 @@ def export_latex(board: Board, source: ExportSource, estimator: str) -> str:
     caption = (
         f"{latex_escape(source.benchmark_title)}, metric {latex_escape(source.metric)}: "
         f"probability that each algorithm wins a new dataset, "
-        f"{latex_escape(label)}, with 95\\,\\% bootstrap intervals"
+        f"{latex_escape(label)}, with 95\\,\\% Wilson confidence intervals for the win probability"
     )
     if table["group_test"]:
         caption += (

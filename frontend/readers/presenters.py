@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from itertools import pairwise
 from typing import Any
 
-from estimation.core.contract import Board, BootstrapSummary, NotApplicable
+from estimation.core.contract import Board, BootstrapSummary, NotApplicable, WinInterval
 from estimation.core.registry import estimator_get
 
 
@@ -40,7 +40,11 @@ def leaderboard_board(board: Board) -> dict[str, Any]:
     return {
         "typed": board,
         "recommended": board.recommended,
-        "best_predictor": None if isinstance(evaluation, NotApplicable) else evaluation.best,
+        # the badge only when the lowest-loss estimator beats the win rate (METHODS 7)
+        "best_predictor": None
+        if isinstance(evaluation, NotApplicable)
+        else evaluation.predicts_best,
+        "evaluation_verdict": None if isinstance(evaluation, NotApplicable) else evaluation.verdict,
         "estimators": [
             {
                 "key": result.key,
@@ -76,8 +80,10 @@ class LeaderboardRow:
     position: int
     algorithm: str
     probability: float | None
-    low: float | None
+    low: float | None  # the confidence interval for the win probability (Wilson)
     high: float | None
+    spread_low: float | None  # the bootstrap band of this estimate (its spread)
+    spread_high: float | None
     p_best: float | None
     win_rate: float | None
     mean_rank: float | None
@@ -93,6 +99,7 @@ class LeaderboardRow:
         return {
             "probability": number_text(self.probability, 3),
             "interval": f"{number_text(self.low, 3)}–{number_text(self.high, 3)}",
+            "spread": f"{number_text(self.spread_low, 3)}–{number_text(self.spread_high, 3)}",
             "p_best": number_text(self.p_best, 2),
             "win_rate": number_text(self.win_rate, 3),
             "mean_rank": number_text(self.mean_rank, 2),
@@ -133,8 +140,14 @@ def leaderboard_rows(
     p = result.p
     boot = result.bootstrap
     bounds = boot if isinstance(boot, BootstrapSummary) else None
+    # The bar is the confidence interval for the win probability itself (Wilson, the
+    # same for every estimator); the bootstrap band is the spread of the estimate.
+    interval = typed.win_interval if isinstance(typed.win_interval, WinInterval) else None
     highest = max(
-        [max((bounds.upper[i] if bounds else None) or 0.0, p[i] or 0.0) for i in range(len(names))]
+        [
+            max((interval.upper[i] if interval else None) or 0.0, p[i] or 0.0)
+            for i in range(len(names))
+        ]
         or [0.0]
     )
     scale = bar_scale(highest)
@@ -151,7 +164,7 @@ def leaderboard_rows(
     first = shown.indices(len(order))[0] + 1
     rows = []
     for position, i in enumerate(order[shown], start=first):
-        low, high = (bounds.lower[i], bounds.upper[i]) if bounds else (None, None)
+        low, high = (interval.lower[i], interval.upper[i]) if interval else (None, None)
         bar = None
         if low is not None and high is not None:
             bar = {
@@ -166,6 +179,8 @@ def leaderboard_rows(
                 probability=p[i],
                 low=low,
                 high=high,
+                spread_low=bounds.lower[i] if bounds else None,
+                spread_high=bounds.upper[i] if bounds else None,
                 p_best=bounds.p_best[i] if bounds else None,
                 win_rate=win_rate[i],
                 mean_rank=mean_rank[i],
@@ -197,10 +212,16 @@ def friedman_summary(board: Board) -> str:
         return f"Friedman test: not applicable ({friedman.reason})."
     verdict = "differ" if friedman.pvalue < board.settings.alpha else "do not clearly differ"
     iman_davenport = friedman.iman_davenport
+    if isinstance(iman_davenport, NotApplicable):
+        return (
+            f"Friedman test: every dataset ranks the algorithms identically "
+            f"(χ² = {friedman.statistic:.2f}, exact p = {friedman.exact_pvalue:.3g}); "
+            "Iman–Davenport F does not apply (it would be infinite)."
+        )
     return (
         f"Friedman test: the algorithms {verdict} "
         f"(χ² = {friedman.statistic:.2f}, p = {friedman.pvalue:.3g}; "
-        f"Iman–Davenport F = {iman_davenport if iman_davenport is not None else float('inf'):.2f})."
+        f"Iman–Davenport F = {iman_davenport:.2f})."
     )
 
 

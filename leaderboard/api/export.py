@@ -9,7 +9,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from estimation.core.contract import Board, BootstrapSummary, NemenyiSummary, WilcoxonSummary
+from estimation.core.contract import (
+    Board,
+    BootstrapSummary,
+    NemenyiSummary,
+    WilcoxonSummary,
+    WinInterval,
+)
 from leaderboard.spreadsheet import csv_text
 
 
@@ -21,17 +27,29 @@ def _per_algorithm(board: Board) -> list[tuple[str, dict[str, Any]]]:
         values = column(getattr(board, key))
         if values:
             columns.append((key, values))
+    # The confidence interval for the win probability (Wilson; Goodman simultaneous), and
+    # per estimator the bootstrap band: the spread of the estimate, not an interval for p.
+    interval = board.win_interval
+    if isinstance(interval, WinInterval):
+        columns += [
+            ("win_ci_low", column(interval.lower)),
+            ("win_ci_high", column(interval.upper)),
+            ("win_ci_simultaneous_low", column(interval.simultaneous_lower)),
+            ("win_ci_simultaneous_high", column(interval.simultaneous_upper)),
+        ]
     for result in board.estimators:
         boot = result.bootstrap
         columns.append((result.key, column(result.p)))
         if isinstance(boot, BootstrapSummary):
             columns += [
-                (f"{result.key}_ci_low", column(boot.lower)),
-                (f"{result.key}_ci_high", column(boot.upper)),
+                (f"{result.key}_spread_low", column(boot.lower)),
+                (f"{result.key}_spread_high", column(boot.upper)),
                 (f"{result.key}_p_best", column(boot.p_best)),
             ]
         else:
-            columns += [(f"{result.key}_{end}", {}) for end in ("ci_low", "ci_high", "p_best")]
+            columns += [
+                (f"{result.key}_{end}", {}) for end in ("spread_low", "spread_high", "p_best")
+            ]
     for test, summary in (("nemenyi", board.nemenyi), ("wilcoxon", board.wilcoxon)):
         if isinstance(summary, (NemenyiSummary, WilcoxonSummary)):
             columns.append((f"{test}_group", column(summary.letters)))

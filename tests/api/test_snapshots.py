@@ -118,7 +118,13 @@ def test_csv_export_has_one_row_per_algorithm(client, computed):
     lines = response.content.decode().splitlines()
     header = lines[0].split(",")
     assert header[:3] == ["algorithm", "win_rate", "mean_rank"]
-    assert ["loo_kl", "loo_kl_ci_low", "loo_kl_ci_high", "loo_kl_p_best"] == header[3:7]
+    assert header[3:7] == [
+        "win_ci_low",
+        "win_ci_high",
+        "win_ci_simultaneous_low",
+        "win_ci_simultaneous_high",
+    ]
+    assert ["loo_kl", "loo_kl_spread_low", "loo_kl_spread_high", "loo_kl_p_best"] == header[7:11]
     assert tuple(line.split(",")[0] for line in lines[1:]) == board.algorithms
     index = board.algorithms.index("alpha")
     alpha = dict(zip(header, lines[1 + index].split(","), strict=True))
@@ -126,7 +132,8 @@ def test_csv_export_has_one_row_per_algorithm(client, computed):
     assert float(alpha["win_rate"]) == pytest.approx(board.win_rate[index])
     loo = board.estimator("loo_kl")
     assert float(alpha["loo_kl"]) == pytest.approx(loo.p[index])
-    assert float(alpha["loo_kl_ci_high"]) == pytest.approx(loo.bootstrap.upper[index])
+    assert float(alpha["loo_kl_spread_high"]) == pytest.approx(loo.bootstrap.upper[index])
+    assert float(alpha["win_ci_low"]) == pytest.approx(board.win_interval.lower[index])
 
 
 def test_json_export(client, computed):

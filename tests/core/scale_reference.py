@@ -72,12 +72,40 @@ def _complete_ranks(scores: np.ndarray) -> np.ndarray:
     return np.asarray(rank_scores(complete))
 
 
+SCHEMES_BEFORE = ("mle", "loo_kl", "loo_tv", "minimax", "borda", "plackett_luce")
+"""The schemes of the reference (issue 11 added loo_brier)."""
+
+
+def _identical_as_before(result: Any) -> Any:
+    """Issue 11's one deliberate change to the pairwise Wilcoxon tests, undone for the
+    comparison: a pair identical on every block now has p = 1 (outside the correction's
+    family, so no other pair moves), statistic 0, effect 0 and a note; before, all four
+    were missing and the note read "all k paired differences are zero"."""
+    import dataclasses
+
+    identical = (result.n_common > 0) & (result.n_nonzero == 0)
+    np.fill_diagonal(identical, False)
+    reasons = result.not_applicable.copy()
+    for a, b in zip(*np.nonzero(identical), strict=True):
+        reasons[a, b] = f"all {int(result.n_common[a, b])} paired differences are zero"
+    return dataclasses.replace(
+        result,
+        pvalues=np.where(identical, np.nan, result.pvalues),
+        pvalues_corrected=np.where(identical, np.nan, result.pvalues_corrected),
+        statistic=np.where(identical, np.nan, result.statistic),
+        effect_size=np.where(identical, np.nan, result.effect_size),
+        not_applicable=reasons,
+    )
+
+
 def reference_results() -> dict[str, Any]:
     from estimation.core import aggregates, resampling, significance, within_dataset
 
     out: dict[str, Any] = {}
     for name, scores in score_tables().items():
-        result = significance.wilcoxon_pairwise(scores, correction="holm", alpha=0.05)
+        result = _identical_as_before(
+            significance.wilcoxon_pairwise(scores, correction="holm", alpha=0.05)
+        )
         for field in (
             "pvalues",
             "pvalues_corrected",
@@ -90,7 +118,9 @@ def reference_results() -> dict[str, Any]:
             out[f"{name}/wilcoxon/{field}"] = _digest(getattr(result, field))
         out[f"{name}/wilcoxon/method"] = _digest(result.method)
         out[f"{name}/wilcoxon/not_applicable"] = _digest(result.not_applicable)
-        bonferroni = significance.wilcoxon_pairwise(scores, correction="bonferroni")
+        bonferroni = _identical_as_before(
+            significance.wilcoxon_pairwise(scores, correction="bonferroni")
+        )
         out[f"{name}/wilcoxon_bonferroni"] = _digest(bonferroni.pvalues_corrected)
         ranks = _complete_ranks(scores)
         mean_ranks = ranks.mean(axis=0)
@@ -116,7 +146,9 @@ def reference_results() -> dict[str, Any]:
 
     rng = np.random.default_rng(7)
     folds = np.round(rng.normal(size=(10, 30)) + np.linspace(0, 1, 30), 1)
-    fold_test = within_dataset.fold_wilcoxon_pairwise(folds, correction="holm", alpha=0.05)
+    fold_test = _identical_as_before(
+        within_dataset.fold_wilcoxon_pairwise(folds, correction="holm", alpha=0.05)
+    )
     out["folds/pvalues_corrected"] = _digest(fold_test.pvalues_corrected)
     out["folds/effect_size"] = _digest(fold_test.effect_size)
     out["folds/not_applicable"] = _digest(fold_test.not_applicable)
@@ -137,18 +169,27 @@ def reference_results() -> dict[str, Any]:
             tol=1e-5,
         ).tolist(),
     }
-    boot = resampling.bootstrap(ranks, rng=11, n_boot=200, K=3)
+    boot = resampling.bootstrap(ranks, rng=11, n_boot=200, K=3, schemes=SCHEMES_BEFORE)
     for scheme, summary in boot.schemes.items():
         values[f"bootstrap/{scheme}"] = [
             summary.lower.tolist(),
             summary.upper.tolist(),
             summary.p_best.tolist(),
         ]
-    wide_boot = resampling.bootstrap(wide, rng=12, n_boot=100, K=3)
+    wide_boot = resampling.bootstrap(wide, rng=12, n_boot=100, K=3, schemes=SCHEMES_BEFORE)
     for scheme, summary in wide_boot.schemes.items():
         values[f"bootstrap_wide/{scheme}"] = [summary.lower.tolist(), summary.upper.tolist()]
-    evaluation = resampling.evaluate_schemes(ranks, rng=13, K=3)
-    values["evaluation"] = evaluation.to_dict()
+    evaluation = resampling.evaluate_schemes(ranks, rng=13, K=3, schemes=SCHEMES_BEFORE)
+    # The parts of the evaluation that issue 11 kept (it replaced the Wilcoxon tests
+    # against a data-selected best by tests against the win rate, and TV's "best").
+    values["evaluation"] = {
+        "leave_one_out": evaluation.leave_one_out,
+        "log_loss": {"best": evaluation.best_log, "mean": evaluation.mean_log_loss},
+        "n_folds": evaluation.n_folds,
+        "n_repeats": evaluation.n_repeats,
+        "schemes": list(evaluation.schemes),
+        "tv_loss": {"mean": evaluation.mean_tv_loss},
+    }
     values["evaluation_losses"] = [evaluation.log_loss.tolist(), evaluation.tv_loss.tolist()]
     return {"digests": out, "values": values}
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from scipy.stats import wilcoxon
 
 from estimation.core import aggregates
 from estimation.core.rankings import prepare_rankings, rank_scores
@@ -12,6 +11,7 @@ from estimation.core.resampling import (
     SCHEMES,
     bootstrap,
     evaluate_schemes,
+    nadeau_bengio,
     scheme_estimates,
 )
 from estimation.core.win_probability import (
@@ -210,36 +210,80 @@ def test_evaluation_losses_by_hand_with_leave_one_out_folds():
             assert result.tv_loss[s, i] == pytest.approx(expected_tv)
 
 
-def test_evaluation_summary_and_wilcoxon_against_the_best():
+def test_evaluation_summary_and_tests_against_the_win_rate():
     ranks = typical_ranks(n=40)
     result = evaluate_schemes(ranks, rng=2, n_folds=5, n_repeats=2)
     assert result.schemes == SCHEMES
-    for losses, means, best, p_values in (
-        (result.log_loss, result.mean_log_loss, result.best_log, result.p_value_log),
-        (result.tv_loss, result.mean_tv_loss, result.best_tv, result.p_value_tv),
+    for losses, means in (
+        (result.log_loss, result.mean_log_loss),
+        (result.brier_loss, result.mean_brier),
+        (result.tv_loss, result.mean_tv_loss),
     ):
         assert losses.shape == (len(SCHEMES), 40)
         np.testing.assert_allclose([means[s] for s in SCHEMES], losses.mean(axis=1))
-        assert means[best] == min(means.values())
-        assert p_values[best] is None
-        b = SCHEMES.index(best)
-        for s, name in enumerate(SCHEMES):
-            if name == best:
-                continue
-            if np.all(losses[s] == losses[b]):
-                assert p_values[name] is None
-            else:
-                assert p_values[name] == pytest.approx(wilcoxon(losses[s], losses[b]).pvalue)
+    assert result.mean_log_loss[result.best_log] == min(result.mean_log_loss.values())
+    # pre-specified: every scheme against the MLE on the 10 split means
+    assert result.split_log_loss.shape == (len(SCHEMES), 10)
+    assert result.test_train_ratio == pytest.approx(8 / 32)
+    mle_row = result.split_log_loss[SCHEMES.index("mle")]
+    assert result.versus_mle["mle"] is None
+    for s, name in enumerate(SCHEMES[1:], start=1):
+        expected = nadeau_bengio(result.split_log_loss[s] - mle_row, test_train_ratio=0.25)
+        got = result.versus_mle[name]
+        assert (got.difference, got.t, got.pvalue) == (
+            expected.difference,
+            expected.t,
+            expected.pvalue,
+        )
+    assert sum(result.win_share.values()) == pytest.approx(1.0)
+    chosen = result.versus_mle[result.best_log]
+    significant = chosen is not None and chosen.difference < 0 and (chosen.pvalue or 1.0) < 0.05
+    assert (result.predicts_best == result.best_log) == significant
+    if result.predicts_best is None:
+        assert result.verdict == "no estimator predicts clearly better than the win rate here"
     out = result.to_dict()
     assert out["log_loss"]["best"] == result.best_log
-    assert out["log_loss"]["p_value_vs_best"][result.best_log] is None
+    assert "p_value_vs_best" not in out["log_loss"]
 
 
-def test_evaluation_with_identical_schemes_reports_no_p_value():
+def test_nadeau_bengio_by_hand():
+    # d = (0.1, -0.2, 0.3, 0.0, 0.1): mean 0.06, sample variance 0.033,
+    # corrected variance (1/5 + 0.25) * 0.033 = 0.01485, t = 0.06 / sqrt(0.01485)
+    # = 0.4923659639..., two-sided p from Student's t with 4 df.
+    result = nadeau_bengio([0.1, -0.2, 0.3, 0.0, 0.1], test_train_ratio=0.25)
+    assert result.difference == pytest.approx(0.06, abs=1e-15)
+    assert result.t == pytest.approx(0.06 / np.sqrt(0.45 * 0.033), rel=1e-12)
+    assert result.t == pytest.approx(0.4923659639173309, rel=1e-12)
+    # Student's t with 4 df in closed form: with x = t / sqrt(4 + t^2), the two-sided
+    # p-value is 1 - x (3 - x^2) / 2 = 1 - x (1 + 2 / (4 + t^2)).
+    t = result.t
+    by_hand = 1.0 - (t / np.sqrt(4 + t * t)) * (1.0 + 2.0 / (4 + t * t))
+    assert result.pvalue == pytest.approx(by_hand, rel=1e-12)
+    # the uncorrected paired t-test would be t = 0.06 / sqrt(0.033 / 5): far more liberal
+    assert abs(result.t) < 0.06 / np.sqrt(0.033 / 5)
+    same = nadeau_bengio(np.zeros(6), test_train_ratio=0.1)
+    assert (same.difference, same.t, same.pvalue) == (0.0, None, 1.0)
+    with pytest.raises(ValueError, match="differences"):
+        nadeau_bengio([0.1], test_train_ratio=0.25)
+
+
+def test_badge_only_when_the_lowest_loss_beats_the_win_rate_significantly():
+    # A dominant leader: the win rate is hard to beat; on a table of near ties the LOO
+    # schemes win. Either way the badge follows the pre-specified test.
+    for ranks in (typical_ranks(n=14), np.tile([1.0, 2.0, 3.0], (20, 1))):
+        result = evaluate_schemes(ranks, rng=3, n_folds=5, n_repeats=3)
+        chosen = result.versus_mle[result.best_log]
+        if result.predicts_best is not None:
+            assert chosen is not None and chosen.difference < 0 and chosen.pvalue < 0.05
+        else:
+            assert "no estimator predicts clearly better" in result.verdict
+
+
+def test_evaluation_with_identical_schemes_has_no_winner():
     ranks = np.full((12, 3), 2.0)  # every dataset all tied: every scheme is uniform
     result = evaluate_schemes(ranks, rng=0, n_folds=4, n_repeats=2)
-    assert all(p is None for p in result.p_value_log.values())
-    assert all(p is None for p in result.p_value_tv.values())
+    assert all(t is None or t.pvalue == 1.0 for t in result.versus_mle.values())
+    assert result.predicts_best is None
     for value in result.mean_log_loss.values():
         assert value == pytest.approx(np.log(3))
 

@@ -114,7 +114,34 @@ def test_friedman_perfect_agreement_has_infinite_f():
     result = friedman(np.tile([1.0, 2.0, 3.0], (5, 1)))
     assert result.statistic == pytest.approx(10.0)  # n (m - 1)
     assert result.iman_davenport is None
-    assert result.iman_davenport_pvalue == 0.0
+    assert result.iman_davenport_pvalue is None  # was 0.0 (issue 11, bug 2)
+    assert "identically" in result.iman_davenport_not_applicable
+    assert result.exact_pvalue == pytest.approx(6.0**-4, rel=1e-15)  # (m!)^(1 - n)
+
+
+def test_perfect_agreement_regression_m2_n2_exact_p_half():
+    """Issue 11, bug 2: m = 2, n = 2 in the same order: exact p 0.5, never F = inf."""
+    from estimation.core.analysis import AnalysisSettings, analyze
+    from estimation.core.contract import NotApplicable
+    from estimation.core.table import ResultTable
+    from estimation.report import render_report
+
+    table = ResultTable(("d1", "d2"), ("A", "B"), np.array([[0.9, 0.8], [0.7, 0.6]]))
+    result = friedman(np.array([[1.0, 2.0], [1.0, 2.0]]))
+    assert result.exact_pvalue == 0.5 and result.iman_davenport_pvalue is None
+    payload = analyze(table, AnalysisSettings(bootstrap=0)).payload
+    board = payload.board
+    assert isinstance(board.friedman.iman_davenport, NotApplicable)
+    assert isinstance(board.friedman.iman_davenport_pvalue, NotApplicable)
+    assert board.friedman.exact_pvalue == 0.5
+    report = render_report(payload)
+    assert "F = inf" not in report and "exact p = 0.500" in report
+
+
+def test_exact_agreement_pvalue_with_ties_counts_arrangements():
+    # Ranks (1.5, 1.5, 3) on three datasets: 3 arrangements each, p = 3^-2.
+    result = friedman(np.tile([1.5, 1.5, 3.0], (3, 1)))
+    assert result.exact_pvalue == pytest.approx(1 / 9, rel=1e-15)
 
 
 # ---------------------------------------------------------------------------- Nemenyi
@@ -212,11 +239,16 @@ def test_wilcoxon_not_applicable_pairs_have_reasons():
     scores = np.array([[1.0, 1.0, np.nan], [2.0, 2.0, np.nan], [3.0, 3.0, 1.0]])
     scores = np.column_stack([scores, [np.nan, np.nan, np.nan]])
     result = wilcoxon_pairwise(scores)
-    assert result.not_applicable[0][1] == "all 3 paired differences are zero"
+    # Issue 11: identical on every dataset gives p = 1 with a note, not a missing p-value.
+    assert result.not_applicable[0][1] == (
+        "identical on every dataset: all 3 paired differences are zero, p = 1"
+    )
     assert result.not_applicable[0][3] == "no dataset with results for both algorithms"
     assert result.not_applicable[0][2] is None
     data = _json(result)
-    assert data["pvalues"][0][1] is None
+    assert data["pvalues"][0][1] == 1.0 and data["pvalues_corrected"][0][1] == 1.0
+    assert data["effect_size"][0][1] == 0.0
+    assert data["pvalues"][0][3] is None
     assert data["pvalues_corrected"][0][2] == pytest.approx(1.0)
     assert not result.significant.any()
 

@@ -95,7 +95,7 @@ def test_fold_wilcoxon_matches_scipy():
                 min(1.0, 6 * reference.pvalue), rel=1e-12
             )
     assert fold_wilcoxon_pairwise(np.ones((5, 2))).not_applicable[0][1] == (
-        "all 5 paired differences are zero"
+        "identical on every fold: all 5 paired differences are zero, p = 1"
     )
     missing = np.array([[1.0, np.nan], [np.nan, 2.0]])
     assert fold_wilcoxon_pairwise(missing).not_applicable[0][1] == (

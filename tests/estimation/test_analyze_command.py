@@ -124,7 +124,7 @@ def test_tabzilla_full_log_loss_lower_is_better(tmp_path):
 @pytest.mark.parametrize("missing", ["complete", "worst"])
 def test_fernandez_delgado_with_missing_cells_and_ties(missing, external_data):
     path = external_data / "fd2014_accuracy_179classifiers.csv"
-    board = analyze_json(path, "--missing", missing, "--bootstrap", "20").board
+    board = analyze_json(path, "--missing", missing, "--bootstrap", "0").board
     facts = board.input
     assert facts.n_datasets == 121
     assert facts.n_tied_first > 0
@@ -239,3 +239,32 @@ def test_folds_give_significance_aware_ranks_and_within_dataset_tests(tmp_path):
     raw = wilcoxon(scores["new"][0], scores["old"][0]).pvalue
     assert table.wilcoxon_pvalue[k] >= raw - 1e-15
     assert table.wilcoxon_pvalue[k] <= min(1.0, 6 * raw) + 1e-15
+
+
+@pytest.mark.parametrize(
+    ("option", "value", "message"),
+    [
+        (
+            "--bootstrap",
+            "1",
+            "argument --bootstrap: '1': give 0 (no bootstrap bands) or at least 100",
+        ),
+        ("--bootstrap", "-5", "argument --bootstrap"),
+        ("--seed", "-1", "argument --seed: '-1' is not a non-negative integer seed"),
+    ],
+)
+def test_options_out_of_range_name_themselves(tmp_path, option, value, message):
+    """Issue 11: `--bootstrap 1` made every "95 % interval" a point; `--seed -1` named
+    no option."""
+    path = tmp_path / "small.csv"
+    path.write_text("dataset,a,b\nd1,0.9,0.5\nd2,0.4,0.6\n")
+    with pytest.raises(CommandError) as caught:
+        call_command("analyze", str(path), "--json", option, value, stdout=io.StringIO())
+    assert message in str(caught.value)
+
+
+def test_a_single_dataset_says_the_loo_estimators_equal_the_win_rate(tmp_path):
+    path = tmp_path / "one.csv"
+    path.write_text("dataset,a,b,c\nonly,0.9,0.5,0.1\n")
+    board = analyze_json(path).board
+    assert any("leave-one-out estimators equal the win rate" in note for note in board.notes)

@@ -46,7 +46,7 @@ def test_accept_returns_at_once_and_a_thread_computes_the_snapshot(settings, gat
     settings.RECOMPUTE_IN_THREAD = True
     gate, calls = gated_runs
     maintainer = make_user("maintainer")
-    benchmark = make_benchmark(bootstrap_size=50)
+    benchmark = make_benchmark(bootstrap_size=100)
     benchmark.maintainers.add(maintainer)
     first = make_submission(benchmark, "alg-a", {"d1": 0.5, "d2": 0.7, "d3": 0.6})
     second = make_submission(benchmark, "alg-b", {"d1": 0.4, "d2": 0.8, "d3": 0.5})

@@ -2,7 +2,8 @@
 
 The reference below is the row-by-row construction the service used before the bulk
 path: accepted rows newest submission first, the first row of each (dataset,
-algorithm, fold) kept, fold means where folds exist.
+algorithm, fold) kept, fold means (:func:`estimation.core.table.fold_means`) where folds
+exist.
 """
 
 from datetime import timedelta
@@ -12,7 +13,7 @@ import pytest
 from django.db import connection
 from django.utils import timezone
 
-from estimation.core.table import ResultTable
+from estimation.core.table import ResultTable, fold_means
 from estimation.services import result_table_build
 from leaderboard.models import Algorithm, Dataset, Metric, Score, Submission
 from leaderboard.selectors import accepted_score_rows
@@ -39,10 +40,9 @@ def reference_table(benchmark, metric) -> ResultTable:
         else:
             fold_values[row[dataset], fold_index[fold], col[algorithm]] = value
     if fold_values is not None:
-        has_folds = ~np.isnan(fold_values).all(axis=1)
-        with np.errstate(invalid="ignore"):
-            means = np.nanmean(np.where(has_folds[:, None, :], fold_values, 0.0), axis=1)
-        values = np.where(has_folds, means, values)
+        # fold means by the one definition (METHODS 1, issue 11), not numpy's nanmean
+        means = fold_means(fold_values)
+        values = np.where(np.isnan(means), values, means)
     return ResultTable(
         datasets=datasets,
         algorithms=algorithms,

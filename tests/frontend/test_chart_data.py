@@ -26,6 +26,7 @@ from estimation.core.contract import (
     RankMatrixSection,
     WilcoxonSection,
     WilcoxonSummary,
+    WinInterval,
 )
 from frontend.explore.charts.algorithm import rank_histogram_data
 from frontend.explore.charts.critical_difference import critical_difference_data
@@ -86,6 +87,14 @@ def board(**changes) -> Board:
                 weights=(1.0,),
             ),
         ),
+        win_interval=WinInterval(
+            level=0.95,
+            lower=(0.05, 0.4, 0.0),
+            upper=(0.6, 0.95, 0.3),
+            simultaneous_lower=(0.03, 0.3, 0.0),
+            simultaneous_upper=(0.7, 0.97, 0.4),
+            method="Wilson",
+        ),
         mean_rank=(2.125, 1.25, 2.625),
         significance_rank=NA("the results have no folds"),
         friedman=NA("not needed here"),
@@ -95,11 +104,16 @@ def board(**changes) -> Board:
         wilcoxon=NA("scores not given"),
         evaluation=Evaluation(
             log_loss={"mle": 1.2, "loo_kl": 0.9},
+            brier={"mle": 0.7, "loo_kl": 0.6},
             tv={"mle": 0.4, "loo_kl": 0.45},
             best="loo_kl",
-            best_tv="mle",
-            pvalue_vs_best={"mle": 0.03},
-            pvalue_vs_best_tv={"loo_kl": 0.6},
+            win_share={"mle": 0.25, "loo_kl": 0.75},
+            difference_vs_mle={"mle": None, "loo_kl": -0.3},
+            pvalue_vs_mle={"mle": None, "loo_kl": 0.03},
+            predicts_best="loo_kl",
+            verdict="loo_kl predicts best here",
+            alpha=0.05,
+            test_train_ratio=1 / 3,
             n_folds=4,
             n_repeats=2,
             leave_one_out=False,
@@ -229,9 +243,11 @@ def test_algorithm_estimates_data_in_registry_order():
 def test_estimator_evaluation_and_weights_data():
     data = estimator_evaluation_data(board())
     assert data.labels == ("LOO (log loss)", "Win rate")
-    log_loss, tv = data.panels
-    assert log_loss.losses == (0.9, 1.2) and log_loss.best == 0 and log_loss.pvalues[1] == 0.03
-    assert tv.best == 1 and tv.pvalues[0] == 0.6
+    log_loss, brier = data.panels
+    assert log_loss.losses == (0.9, 1.2) and log_loss.best == 0
+    assert data.pvalues_vs_mle == (0.03, None) and data.reference == 1
+    assert brier.losses == (0.6, 0.7) and data.tv == (0.45, 0.4)
+    assert data.predicts_best == 0 and data.win_share == (0.75, 0.25)
     assert data.folds == "4-fold cross-validation over datasets, repeated 2 times"
     refused = board(evaluation=NA("fewer than 4 datasets"))
     assert estimator_evaluation_data(refused).not_applicable == "fewer than 4 datasets"

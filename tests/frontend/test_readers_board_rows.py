@@ -21,9 +21,13 @@ def test_rows_of_one_page_keep_their_positions_and_the_whole_boards_scale():
     page, page_scale = leaderboard_rows(table, "mle", slice(1, 3))
     assert page == everything[1:3]
     assert [row.position for row in page] == [2, 3]
-    # B's interval (up to 1.0) sets the scale, though B is not on this page
+    # B's confidence interval (up to 0.95) sets the scale, though B is not on this page
     assert page_scale == scale == 1.0
-    assert (page[0].low, page[0].high, page[0].p_best, page[0].group) == (0.0, 0.5, 0.1, "ab")
+    # the bar is the Wilson interval for the win probability; the bootstrap band is the
+    # spread of the estimate, in the details
+    assert (page[0].low, page[0].high, page[0].p_best, page[0].group) == (0.05, 0.6, 0.1, "ab")
+    assert (page[0].spread_low, page[0].spread_high) == (0.0, 0.5)
+    assert page[0].text["spread"] == "0.000–0.500"
     assert page[0].borda == 0.3 and page[0].plackett_luce == 0.3
     assert table["n_algorithms"] == 3 and table["group_test"] == "Nemenyi"
     assert "algorithms" not in table  # nothing per algorithm is built for the whole board

@@ -72,7 +72,14 @@ def test_csv_export_carries_version_and_citation(client):
     assert lines[1] == f"# Cite: {CITATION} Podium snapshot v1, http://testserver/b/toy/v1/"
     rows = list(csv.DictReader(io.StringIO("\n".join(lines[2:]))))
     assert [row["algorithm"] for row in rows] == ["alpha", "beta", "gamma"]
-    assert {"loo_kl", "loo_kl_ci_low", "borda", "plackett_luce", "nemenyi_group"} <= set(rows[0])
+    assert {
+        "loo_kl",
+        "loo_kl_spread_low",
+        "win_ci_low",
+        "borda",
+        "plackett_luce",
+        "nemenyi_group",
+    } <= set(rows[0])
 
 
 def test_json_export_carries_version_and_citation(client):

@@ -74,7 +74,7 @@ def test_estimator_query_parameter_orders_the_table(client):
 
 
 def test_coverage_notes_in_plain_words(client):
-    benchmark = make_benchmark("gappy", bootstrap_size=50)
+    benchmark = make_benchmark("gappy", bootstrap_size=0)
     submit(benchmark, "alpha", {"d1": 0.9, "d2": 0.8, "d3": 0.7, "d4": 0.6})
     submit(benchmark, "beta", {"d1": 0.9, "d2": 0.5, "d3": 0.2, "d4": 0.1})
     submit(benchmark, "gamma", {"d1": 0.1, "d2": 0.2, "d3": 0.3})
@@ -88,7 +88,7 @@ def test_coverage_notes_in_plain_words(client):
 
 
 def test_significance_rank_column_appears_with_folds(client):
-    benchmark = make_benchmark("folds", bootstrap_size=50)
+    benchmark = make_benchmark("folds", bootstrap_size=0)
     for name, base in (("alpha", 0.9), ("beta", 0.5), ("gamma", 0.1)):
         values = {f"d{i}": [base + 0.01 * ((i + f) % 3) for f in range(5)] for i in range(4)}
         submission_accept(submission=make_submission(benchmark, name, values, folds=True))
@@ -295,3 +295,15 @@ def test_script_holds_no_copy_of_the_table_or_the_estimators():
         assert f"{key}:" not in script and f'"{key}"' not in script, key
     for copy in ("cell-probability", "col-borda", "predict held-out winners", "toFixed"):
         assert copy not in script, copy
+
+
+def test_the_page_says_when_no_estimator_predicts_clearly_better(client):
+    """Issue 11: the "predicts best here" badge only when the lowest-loss estimator beats
+    the win rate significantly; otherwise the page says so in words."""
+    benchmark = make_benchmark("verdict", bootstrap_size=0)
+    for name, row in (("alpha", (0.9, 0.8, 0.7, 0.6)), ("beta", (0.8, 0.9, 0.6, 0.7))):
+        submit(benchmark, name, dict(zip(("d1", "d2", "d3", "d4"), row, strict=True)))
+    refresh(benchmark)
+    page = client.get("/b/verdict/").content.decode()
+    assert "no estimator predicts clearly better than the win rate here" in page
+    assert "predicts best here</span>" not in page

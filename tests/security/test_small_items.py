@@ -72,3 +72,14 @@ def test_bootstrap_size_is_capped_by_the_site_for_every_entry_point(settings):
     # Only the site's setting raises the limit.
     settings.PODIUM_MAX_BOOTSTRAP = 5000
     benchmark_update(benchmark=benchmark, user=maintainer, bootstrap_size=5000)
+
+
+def test_a_bootstrap_too_small_for_a_band_is_refused_by_name():
+    """Issue 11: one replicate made every "95 % interval" a point."""
+    with pytest.raises(ValidationFailed) as refused:
+        benchmark_create(
+            slug="tiny-boot", title="Tiny", metrics=[("acc", "higher")], bootstrap_size=1
+        )
+    problem = refused.value.problems[0]
+    assert problem.field == "bootstrap_size" and "at least 100" in problem.message
+    benchmark_create(slug="no-boot", title="None", metrics=[("acc", "higher")], bootstrap_size=0)

@@ -6,7 +6,7 @@ import math
 from django.core.management.base import BaseCommand, CommandError
 
 from estimation.console_progress import ConsoleProgress
-from estimation.core.analysis import Analysis, AnalysisSettings, analyze
+from estimation.core.analysis import MIN_BOOTSTRAP, Analysis, AnalysisSettings, analyze
 from estimation.core.registry import ESTIMATOR_KEYS
 from estimation.report import render_report
 from estimation.results_csv import FORMATS, ResultsCsvError, parse_results_csv
@@ -19,6 +19,29 @@ def _seconds(text: str) -> float:
         value = math.nan
     if not (math.isfinite(value) and value >= 0):
         raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds >= 0")
+    return value
+
+
+def _integer(text: str) -> int | None:
+    try:
+        return int(text)
+    except ValueError:
+        return None
+
+
+def _replicates(text: str) -> int:
+    value = _integer(text)
+    if value is None or value < 0 or 0 < value < MIN_BOOTSTRAP:
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: give 0 (no bootstrap bands) or at least {MIN_BOOTSTRAP} replicates"
+        )
+    return value
+
+
+def _seed(text: str) -> int:
+    value = _integer(text)
+    if value is None or value < 0:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a non-negative integer seed")
     return value
 
 
@@ -38,8 +61,15 @@ class Command(BaseCommand):
         parser.add_argument("--k", type=int, default=3, help="top positions used (default 3)")
         parser.add_argument("--alpha", type=float, default=0.05)
         parser.add_argument("--correction", choices=["holm", "bonferroni"], default="holm")
-        parser.add_argument("--bootstrap", type=int, default=1000, help="replicates (0 skips)")
-        parser.add_argument("--seed", type=int, default=0)
+        parser.add_argument(
+            "--bootstrap",
+            type=_replicates,
+            default=1000,
+            help="replicates: 0 skips the bands, else at least 100 (default 1000)",
+        )
+        parser.add_argument(
+            "--seed", type=_seed, default=0, help="non-negative integer seed (default 0)"
+        )
         parser.add_argument("--missing", choices=["complete", "worst"], default="complete")
         parser.add_argument("--min-coverage", type=float, default=0.5)
         parser.add_argument("--tie-tol", type=float, default=0.0)

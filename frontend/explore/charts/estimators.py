@@ -25,18 +25,24 @@ from frontend.explore.charts.ordering import ESTIMATOR_ORDER, SHORT_LABELS
 
 @dataclass(frozen=True)
 class HeldOutLoss:
-    """One loss (log or TV) of every estimator, the best one and each one's p against it."""
+    """One loss (log loss or Brier) of every estimator, and the lowest one."""
 
     axis_label: str
     losses: tuple[float | None, ...]  # aligned with EstimatorEvaluationData.labels
     best: int
-    pvalues: tuple[float | None, ...]
 
 
 @dataclass(frozen=True)
 class EstimatorEvaluationData:
     labels: tuple[str, ...] = ()  # short labels, in the registry's order
-    panels: tuple[HeldOutLoss, ...] = ()  # log loss, then TV
+    panels: tuple[HeldOutLoss, ...] = ()  # log loss, then Brier
+    tv: tuple[float | None, ...] = ()  # improper: in the table only
+    win_share: tuple[float | None, ...] = ()
+    pvalues_vs_mle: tuple[float | None, ...] = ()  # None for the win rate itself
+    differences_vs_mle: tuple[float | None, ...] = ()
+    reference: int = -1  # index of the win rate
+    predicts_best: int | None = None  # the badge, only when it beats the win rate
+    verdict: str = ""
     folds: str = ""  # how the held-out datasets were chosen, in words
     not_applicable: str | None = None
 
@@ -53,27 +59,23 @@ def estimator_evaluation_data(board: Board) -> EstimatorEvaluationData:
     if isinstance(evaluation, NotApplicable):
         return EstimatorEvaluationData(not_applicable=evaluation.reason)
     schemes = [s for s in ESTIMATOR_ORDER if s in evaluation.log_loss]
-    panels = tuple(
+
+    def lowest(losses: dict[str, float | None]) -> int:
+        values = [losses.get(s) for s in schemes]
+        finite = [v for v in values if v is not None]
+        return values.index(min(finite)) if finite else 0
+
+    panels = (
         HeldOutLoss(
-            axis_label,
-            tuple(losses.get(s) for s in schemes),
-            schemes.index(best),
-            tuple(pvalues.get(s) for s in schemes),
-        )
-        for losses, best, pvalues, axis_label in (
-            (
-                evaluation.log_loss,
-                evaluation.best,
-                evaluation.pvalue_vs_best,
-                "mean log loss (lower is better)",
-            ),
-            (
-                evaluation.tv,
-                evaluation.best_tv,
-                evaluation.pvalue_vs_best_tv,
-                "mean TV loss (lower is better)",
-            ),
-        )
+            "mean log loss (lower is better)",
+            tuple(evaluation.log_loss.get(s) for s in schemes),
+            schemes.index(evaluation.best) if evaluation.best in schemes else 0,
+        ),
+        HeldOutLoss(
+            "mean Brier score (lower is better)",
+            tuple(evaluation.brier.get(s) for s in schemes),
+            lowest(evaluation.brier),
+        ),
     )
     folds = (
         "leave-one-out over datasets"
@@ -82,7 +84,18 @@ def estimator_evaluation_data(board: Board) -> EstimatorEvaluationData:
         f"repeated {evaluation.n_repeats} times"
     )
     return EstimatorEvaluationData(
-        labels=tuple(SHORT_LABELS[s] for s in schemes), panels=panels, folds=folds
+        labels=tuple(SHORT_LABELS[s] for s in schemes),
+        panels=panels,
+        tv=tuple(evaluation.tv.get(s) for s in schemes),
+        win_share=tuple(evaluation.win_share.get(s) for s in schemes),
+        pvalues_vs_mle=tuple(evaluation.pvalue_vs_mle.get(s) for s in schemes),
+        differences_vs_mle=tuple(evaluation.difference_vs_mle.get(s) for s in schemes),
+        reference=schemes.index("mle") if "mle" in schemes else -1,
+        predicts_best=schemes.index(evaluation.predicts_best)
+        if evaluation.predicts_best in schemes
+        else None,
+        verdict=evaluation.verdict,
+        folds=folds,
     )
 
 
@@ -102,10 +115,12 @@ def estimator_weights_data(board: Board) -> tuple[EstimatorWeights, ...]:
     return tuple(rows)
 
 
-def _tag(best: bool, pvalue: float | None) -> str:
-    if best:
-        return "best"
-    return "p < 0.001" if fmt_p(pvalue) == "< 0.001" else f"p = {fmt_p(pvalue)}"
+def _tag(data: EstimatorEvaluationData, row: int) -> str:
+    if row == data.reference:
+        return "win rate (reference)"
+    pvalue = data.pvalues_vs_mle[row]
+    text_p = "p < 0.001" if fmt_p(pvalue) == "< 0.001" else f"p = {fmt_p(pvalue)}"
+    return f"{text_p} vs win rate"
 
 
 def draw_estimator_evaluation(data: EstimatorEvaluationData) -> Chart:
@@ -123,50 +138,53 @@ def draw_estimator_evaluation(data: EstimatorEvaluationData) -> Chart:
     parts = []
     for index, panel in enumerate(data.panels):
         start = left + index * (panel_w + 12)
-        end = start + panel_w - 96
-        ticks = layout.nice_ticks(0.0, max(v for v in panel.losses if v is not None) * 1.02, 4)
+        end = start + panel_w - 40
+        highest = max([v for v in panel.losses if v is not None] or [1.0])
+        ticks = layout.nice_ticks(0.0, highest * 1.02, 4)
         x = layout.scale(0.0, ticks[-1], start, end)
         parts.append(text(start, 14, panel.axis_label, font_size=11, fill=MUTED))
         parts.append(layout.x_axis(ticks, x, top + len(labels) * row_h + 4, grid_top=top))
-        for row, (label, value, pvalue) in enumerate(
-            zip(labels, panel.losses, panel.pvalues, strict=True)
-        ):
+        for row, (label, value) in enumerate(zip(labels, panel.losses, strict=True)):
             y = top + row * row_h
-            best = row == panel.best
-            tag = _tag(best, pvalue)
+            badge = index == 0 and row == data.predicts_best
             parts.append(
-                f"<g>{layout.tooltip(f'{label}: {fmt(value)} ({tag})')}"
+                f"<g>{layout.tooltip(f'{label}: {fmt(value)} ({_tag(data, row)})')}"
                 + rect(
                     x(0),
                     y + 5,
                     x(value or 0) - x(0),
                     row_h - 10,
-                    fill=GREEN if best else BLUE,
+                    fill=GREEN if badge else BLUE,
                     fill_opacity="0.85",
                 )
                 + text(x(value or 0) + 4, y + row_h / 2 + 4, f"{fmt(value, 2)}", font_size=10)
-                + text(
-                    end + 90, y + row_h / 2 + 4, tag, font_size=10, fill=MUTED, text_anchor="end"
-                )
                 + "</g>"
             )
     for row, label in enumerate(labels):
         parts.append(text(left - 8, top + row * row_h + row_h / 2 + 4, label, text_anchor="end"))
-    log_loss, tv = data.panels
+    log_loss, brier = data.panels
     description = (
-        f"Mean held-out log loss and TV loss of {len(labels)} estimators ({data.folds}); "
-        f"best by log loss: {labels[log_loss.best]}; by TV: {labels[tv.best]}."
+        f"Mean held-out log loss and Brier score of {len(labels)} estimators ({data.folds}); "
+        f"lowest log loss: {labels[log_loss.best]}. Verdict: {data.verdict}."
     )
     table = layout.html_table(
-        "Held-out loss of each estimator, with the paired Wilcoxon p-value against the best",
-        ["Estimator", "Log loss", "p vs best", "TV loss", "p vs best (TV)"],
+        "Held-out losses of each estimator, with the Nadeau–Bengio test against the win rate",
+        [
+            "Estimator",
+            "Log loss",
+            "Brier",
+            "TV (improper)",
+            "Share of splits won",
+            "vs win rate",
+        ],
         [
             [
                 label,
                 fmt(log_loss.losses[row]),
-                "best" if row == log_loss.best else fmt_p(log_loss.pvalues[row]),
-                fmt(tv.losses[row]),
-                "best" if row == tv.best else fmt_p(tv.pvalues[row]),
+                fmt(brier.losses[row]),
+                fmt(data.tv[row]),
+                fmt(data.win_share[row], 2),
+                _tag(data, row),
             ]
             for row, label in enumerate(labels)
         ],
@@ -174,7 +192,11 @@ def draw_estimator_evaluation(data: EstimatorEvaluationData) -> Chart:
     )
     note = (
         f"Each estimator is fitted on the training datasets and scored on the held-out ones "
-        f"({data.folds}). A large p-value means the data cannot tell that estimator from the best."
+        f"({data.folds}). Every estimator is compared with the win rate by the Nadeau–Bengio "
+        "corrected resampled t-test on the log loss, fixed in advance; an estimator is shown "
+        "as predicting best only when it has the lowest log loss and beats the win rate "
+        f"significantly. {data.verdict[:1].upper()}{data.verdict[1:]}. TV is an improper "
+        "score and plays no part in the choice."
     )
     return layout.figure(key, title, description, width, height, "".join(parts), table, note)
 
@@ -250,7 +272,8 @@ def draw_estimator_weights(rows: tuple[EstimatorWeights, ...]) -> Chart:
 
 
 def estimator_evaluation_chart(board: Board) -> Chart:
-    """Held-out log loss and TV loss of each estimator, best bar in green, p vs the best."""
+    """Held-out log loss and Brier score of each estimator, the badge's bar in green, and
+    every estimator's test against the win rate."""
     return draw_estimator_evaluation(estimator_evaluation_data(board))
 
 

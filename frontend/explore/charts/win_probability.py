@@ -1,4 +1,4 @@
-"""Probability of winning a new dataset, as bars with their bootstrap intervals: every
+"""Probability of winning a new dataset, as bars with the bootstrap spread of each estimate: every
 algorithm under one estimator, or one algorithm under every estimator."""
 
 from __future__ import annotations
@@ -156,7 +156,7 @@ def draw_win_probability(data: WinProbabilityData) -> Chart:
     title = f"Probability of winning a new dataset: {label}"
     description = (
         f"Bars: estimated probability that each of {len(data.bars)} algorithms wins a new "
-        f"dataset ({label}); whiskers: 95 % bootstrap interval."
+        f"dataset ({label}); whiskers: 95 % bootstrap spread of the estimate (not a confidence interval for the win probability; the leaderboard shows that)."
     )
     markup = _interval_rows(
         data.bars,
@@ -166,7 +166,7 @@ def draw_win_probability(data: WinProbabilityData) -> Chart:
         axis_label="probability of winning a new dataset",
     )
     table = layout.html_table(
-        f"Win probability ({label}) with 95 % bootstrap interval and P(best)",
+        f"Win probability ({label}) with the 95 % bootstrap spread of the estimate and P(best)",
         ["Algorithm", "P(win)", "95 % low", "95 % high", "P(best)"],
         [
             [
@@ -181,7 +181,7 @@ def draw_win_probability(data: WinProbabilityData) -> Chart:
         key=key,
     )
     note = data.interval_note or (
-        "" if data.has_intervals else "No bootstrap intervals were computed for this snapshot."
+        "" if data.has_intervals else "No bootstrap spread was computed for this snapshot."
     )
     capped = layout.capped_note(len(data.bars), data.total, "most probable")
     return Chart(key, title, description, markup, table, (note + capped).strip())
@@ -193,7 +193,7 @@ def draw_algorithm_estimates(data: AlgorithmEstimatesData) -> Chart:
     title = f"{algorithm}: probability of winning under every estimator"
     description = (
         f"Estimated probability that {algorithm} wins a new dataset, under {len(data.bars)} "
-        "estimators, with 95 % bootstrap intervals."
+        "estimators, with the 95 % bootstrap spread of each estimate."
     )
     markup = _interval_rows(
         data.bars,
@@ -217,7 +217,7 @@ def draw_algorithm_estimates(data: AlgorithmEstimatesData) -> Chart:
 
 
 def win_probability_chart(board: Board, estimator: str | None = None) -> Chart:
-    """P(win a new dataset) per algorithm under one estimator, with its bootstrap interval."""
+    """P(win a new dataset) per algorithm under one estimator, with the bootstrap spread of the estimate."""
     return draw_win_probability(win_probability_data(board, estimator))
 
 
