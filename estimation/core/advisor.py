@@ -40,6 +40,14 @@ from typing import Any, Literal
 import numpy as np
 
 from estimation.core import aggregates
+from estimation.core.contract import (
+    AdvisorEstimator,
+    AdvisorSection,
+    AdvisorSize,
+    AdvisorTruth,
+    NotApplicable,
+    floats,
+)
 from estimation.core.resampling import SCHEMES, scheme_estimates
 from estimation.core.win_probability import _validated_ranks
 
@@ -51,7 +59,9 @@ __all__ = [
     "SizeResult",
     "TruthResult",
     "advise",
+    "advisor_section",
     "plackett_luce_rankings",
+    "size_label",
 ]
 
 CELL_BUDGET = 8_000_000
@@ -277,6 +287,9 @@ def advise(
     ``n'`` independent draws; four pools per size keep the benchmarks nearly
     independent of each other.
     """
+    shape = np.shape(ranks)
+    if len(shape) == 2 and shape[1] < 2:
+        return AdvisorResult(K, shape[0], 0, (), (), "a single algorithm: there is no winner to predict")
     ranks = _validated_ranks(ranks)
     n, m = ranks.shape
     known = m if known_positions is None else int(known_positions)
@@ -353,3 +366,59 @@ def advise(
         ),
     )
     return AdvisorResult(K=K, n_datasets=n, n_simulations=s, truths=truths, notes=tuple(notes))
+
+
+_SIZE_LABELS = {1: "at your size", 2: "with twice the datasets", 4: "with four times the datasets"}
+
+
+def size_label(factor: int) -> str:
+    """How pages name a simulated size ("at your size", "with twice the datasets")."""
+    return _SIZE_LABELS.get(factor, f"with {factor} times the datasets")
+
+
+def advisor_section(
+    result: AdvisorResult, algorithms: Sequence[str], *, seed: int
+) -> AdvisorSection | NotApplicable:
+    """The snapshot's ``advisor`` section from :func:`advise`'s result."""
+    if result.not_applicable is not None:
+        return NotApplicable(result.not_applicable)
+    return AdvisorSection(
+        algorithms=tuple(algorithms),
+        k_used=int(result.K),
+        n_datasets=int(result.n_datasets),
+        n_simulations=int(result.n_simulations),
+        seed=int(seed),
+        truths=tuple(
+            AdvisorTruth(
+                truth=truth.truth,
+                p=floats(truth.p),
+                leader=algorithms[truth.leader],
+                sizes=tuple(
+                    AdvisorSize(
+                        n_datasets=size.n_datasets,
+                        factor=size.factor,
+                        n_simulations=size.n_simulations,
+                        wilson_width=_finite(size.wilson_width),
+                        best=size.best,
+                        estimators=tuple(
+                            AdvisorEstimator(
+                                key=row.key,
+                                kl=_finite(row.kl),
+                                tv=_finite(row.tv),
+                                leader_first=_finite(row.leader_first),
+                                spread_width=_finite(row.spread_width),
+                            )
+                            for row in size.estimators
+                        ),
+                    )
+                    for size in truth.sizes
+                ),
+            )
+            for truth in result.truths
+        ),
+        notes=result.notes,
+    )
+
+
+def _finite(value: float) -> float | None:
+    return float(value) if np.isfinite(value) else None

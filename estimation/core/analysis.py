@@ -18,6 +18,8 @@ from typing import Any
 import numpy as np
 
 from estimation.core import aggregates, significance, within_dataset
+from estimation.core.advisor import advise, advisor_section
+from estimation.core.control import control_comparison
 from estimation.core.contract import (
     SCHEMA_VERSION,
     AnalysisSettings,
@@ -35,6 +37,7 @@ from estimation.core.contract import (
     PairNote,
     PairwiseMatrix,
     RankMatrixSection,
+    RepeatedMeasuresAnova,
     SnapshotPayload,
     TukeyTable,
     WilcoxonSection,
@@ -53,7 +56,7 @@ __all__ = ["ENGINE_VERSION", "Analysis", "AnalysisSettings", "analyze"]
 
 # Any change to a number or to the payload's shape bumps this version; the golden test
 # (tests/core/test_golden.py) pins the payload of two demos to it.
-ENGINE_VERSION = "0.4.1"
+ENGINE_VERSION = "0.5.0"
 
 # Within-dataset Tukey tables are stored with a snapshot up to this many pairs in all
 # (they grow as datasets x algorithms^2); beyond, the dataset page computes one table
@@ -141,6 +144,7 @@ def analyze(
     K = min(settings.k, prepared.known_positions)
     rng = np.random.default_rng(settings.seed)
     bootstrap_seed, evaluation_seed = rng.integers(0, 2**63 - 1, size=2)
+    advisor_seed = int(rng.integers(0, 2**63 - 1))  # drawn after: the others stay as they were
 
     clock.stage("estimators", 0.05)
     estimators = _point_estimates(prepared, K)
@@ -161,7 +165,21 @@ def analyze(
     clock.stage("evaluation", 0.75)
     evaluation = _evaluation(prepared, K, settings, int(evaluation_seed))
 
+    clock.stage("advisor", 0.9)
+    advice = advise(
+        ranks,
+        rng=advisor_seed,
+        K=K,
+        known_positions=prepared.known_positions,
+        worths=estimators["plackett_luce"]["p"],
+    )
+
     complete = prepared.kind == "score" or prepared.known_positions == m
+    mean_rank = (
+        floats(aggregates.mean_rank(ranks))
+        if complete
+        else NotApplicable("mean ranks need complete rankings; only the top positions are known")
+    )
     board = Board(
         schema_version=SCHEMA_VERSION,
         engine_version=ENGINE_VERSION,
@@ -170,15 +188,20 @@ def analyze(
         k_used=K,
         recommended=settings.default_estimator,
         estimators=results,
-        mean_rank=floats(aggregates.mean_rank(ranks))
-        if complete
-        else NotApplicable("mean ranks need complete rankings; only the top positions are known"),
+        mean_rank=mean_rank,
         significance_rank=aware_mean,
         friedman=tests.friedman,
         nemenyi=tests.nemenyi_summary,
         wilcoxon=tests.wilcoxon_summary,
         evaluation=evaluation,
         notes=tuple(_coverage_notes(table, prepared, K, settings)),
+        control=control_comparison(
+            names,
+            mean_rank,
+            prepared.n_datasets,
+            wanted=settings.control,
+            alpha=settings.alpha,
+        ),
     )
     payload = SnapshotPayload(
         schema_version=SCHEMA_VERSION,
@@ -192,6 +215,7 @@ def analyze(
         wilcoxon=tests.wilcoxon,
         rank_matrix=_rank_matrix(prepared),
         within_dataset=within,
+        advisor=advisor_section(advice, names, seed=advisor_seed),
     )
     return Analysis(payload=payload, timings=clock.finish())
 
@@ -382,9 +406,12 @@ def _tests_within_datasets(
     entries = []
     for i, dataset in enumerate(prepared.datasets):
         table: TukeyTable | NotApplicable | None = None
+        anova: RepeatedMeasuresAnova | NotApplicable
         if i in aware.not_applicable:
-            table = NotApplicable(aware.not_applicable[i])
-        elif i in tukey:
+            table = anova = NotApplicable(aware.not_applicable[i])
+        else:
+            anova = _anova(_complete_folds(folds[i]))
+        if i in tukey:
             signed_rank = within_dataset.fold_wilcoxon_pairwise(
                 _complete_folds(folds[i]), correction=settings.correction, alpha=settings.alpha
             )
@@ -395,6 +422,7 @@ def _tests_within_datasets(
                 n_folds=int(aware.n_folds[i]),
                 significance_rank=floats(aware.ranks[i]),
                 tukey=table,
+                anova=anova,
             )
         )
     note = None
@@ -420,6 +448,7 @@ def _tukey_table(
     assert result.mean_difference is not None and result.cohen_d is not None
     assert result.pvalues is not None and result.significant is not None  # folds checked
     i, j = np.triu_indices(result.mean_difference.shape[0], 1)
+    lower, upper = within_dataset.tukey_intervals(result)
     return TukeyTable(
         diff=floats(result.mean_difference[i, j]),
         cohens_d=floats(result.cohen_d[i, j]),
@@ -427,6 +456,17 @@ def _tukey_table(
         significant=tuple(bool(v) for v in result.significant[i, j]),
         wilcoxon_pvalue=floats(signed_rank.pvalues_corrected[i, j]),
         rank_biserial=floats(signed_rank.effect_size[i, j]),
+        ci_lower=floats(lower[i, j]),
+        ci_upper=floats(upper[i, j]),
+    )
+
+
+def _anova(fold_scores: np.ndarray) -> RepeatedMeasuresAnova | NotApplicable:
+    result = within_dataset.repeated_measures_anova(fold_scores)
+    if result.df is None:
+        return NotApplicable(str(result.note))
+    return RepeatedMeasuresAnova(
+        statistic=result.statistic, pvalue=result.pvalue, df=result.df, note=result.note
     )
 
 
@@ -536,4 +576,9 @@ def _coverage_notes(
         )
     if settings.k > K:
         notes.append(f"K was lowered from {settings.k} to {K}, the number of known positions.")
+    if settings.control is not None and settings.control not in prepared.algorithms:
+        notes.append(
+            f"The control {settings.control!r} is not among the ranked algorithms; the "
+            "comparison with a control uses the best mean rank instead."
+        )
     return notes

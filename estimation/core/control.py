@@ -20,14 +20,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 from scipy.stats import norm
 
+from estimation.core.contract import ControlComparison, NotApplicable, floats
 from estimation.core.significance import adjust_pvalues
 
-__all__ = ["ControlResult", "compare_with_control"]
+__all__ = ["ControlResult", "compare_with_control", "control_comparison", "control_index"]
 
 
 @dataclass(frozen=True)
@@ -136,3 +137,47 @@ def control_index(
         return list(algorithms).index(wanted), True
     ranks = np.asarray(mean_ranks, dtype=float)
     return int(np.argmin(ranks)), False
+
+
+def control_comparison(
+    algorithms: Sequence[str],
+    mean_ranks: Sequence[float | None] | NotApplicable,
+    n_datasets: int,
+    *,
+    wanted: str | None,
+    alpha: float,
+    chosen_by_page: bool = False,
+) -> ControlComparison | NotApplicable:
+    """The contract's :class:`ControlComparison` for ``wanted`` (or the best mean rank).
+
+    Used by the analysis (``wanted`` = the benchmark's setting) and by pages that pick
+    another control from the board's mean ranks, without a recompute.
+    """
+    if isinstance(mean_ranks, NotApplicable):
+        return NotApplicable(f"comparison with a control needs mean ranks: {mean_ranks.reason}")
+    if len(algorithms) < 2:
+        return NotApplicable("comparison with a control needs at least two algorithms")
+    if n_datasets < 2:
+        return NotApplicable("comparison with a control needs at least two datasets")
+    if any(r is None for r in mean_ranks):
+        return NotApplicable("comparison with a control needs every mean rank")
+    ranks = [float(r) for r in mean_ranks if r is not None]
+    index, used = control_index(algorithms, ranks, wanted)
+    result = compare_with_control(ranks, n_datasets, index, alpha=alpha)
+    chosen_by: Literal["setting", "best_mean_rank", "page"] = (
+        ("page" if chosen_by_page else "setting") if used else "best_mean_rank"
+    )
+    return ControlComparison(
+        control=algorithms[index],
+        chosen_by=chosen_by,
+        alpha=result.alpha,
+        se=result.se,
+        q_alpha=result.q_alpha,
+        critical_difference=result.critical_difference,
+        z=floats(result.z),
+        pvalue=floats(result.pvalue),
+        pvalue_holm=floats(result.pvalue_holm),
+        pvalue_bonferroni_dunn=floats(result.pvalue_bonferroni_dunn),
+        significant_holm=tuple(bool(v) for v in result.significant_holm),
+        significant_bonferroni_dunn=tuple(bool(v) for v in result.significant_bonferroni_dunn),
+    )

@@ -433,8 +433,8 @@ def repeated_measures_anova(fold_scores: np.ndarray) -> RepeatedMeasuresAnova:
     ss_algorithms = float(f * ((column_means - grand) ** 2).sum())
     ss_residual = float((residuals**2).sum())
     df1, df2 = m - 1, (f - 1) * (m - 1)
-    # Residuals at rounding level (relative to the scores' spread) count as zero.
-    scale = max(float(np.abs(scores - grand).max()), 1e-300)
+    # Sums of squares at rounding level (relative to the scores' size) count as zero.
+    scale = max(float(np.abs(scores).max()), 1e-300)
     if ss_residual <= (1e-12 * scale) ** 2 * scores.size:
         note = (
             "the scores are exactly additive (no residual variation): F is infinite"

@@ -382,8 +382,8 @@ class SnapshotSectionApi(ApiView):
         summary="One section of a version of the results",
         description="A section of the snapshot contract (docs/snapshot-contract.md): "
         f"one of {', '.join(SECTION_NAMES)}. Whole, it is served as stored, with an "
-        "ETag; `?algorithms=a,b,c` or `?top=N` give it for those algorithms only (the board, "
-        "O(m), always comes whole). "
+        "ETag; `?algorithms=a,b,c` or `?top=N` give it for those algorithms only (the board "
+        "and the advisor, O(m), always come whole). "
         'A section that does not apply is `{"not_applicable": reason}`.',
         parameters=SECTION_PARAMETERS,
         responses=SECTION_RESPONSES,
@@ -414,8 +414,8 @@ class SnapshotSectionApi(ApiView):
         except ValueError as exc:
             field, _, message = str(exc).partition(": ")
             raise ValidationFailed([Problem(message, field)]) from None
-        if name == "board":
-            body = section_to_json(name, section)  # the board is O(m): served whole
+        if name in ("board", "advisor"):
+            body = section_to_json(name, section)  # O(m), about every algorithm: whole
         else:
             body = section_to_json(name, restrict(section, keep))
         return HttpResponse(

@@ -29,6 +29,12 @@ GOLDEN: dict[str, dict[str, str]] = {
         "demsar": "693eb6963b0db33ae658e59ad624e36f910f44619d163e70867eb9204c45fdf3",
         "simulated": "9de95760aed3cdb2e30afedccb4f433216ebd4d250a0d2b36132d0a0521fd7fe",
     },
+    # Schema 3 (advisor branch): the estimator advisor section, the comparison with a
+    # control on the board, and the RM ANOVA and Tukey intervals within datasets.
+    "0.5.0": {
+        "demsar": "87265e9003c4b110711681b36ab96332396d4bc99c15e75ff7884faf185164aa",
+        "simulated": "792be10ac35f9205c2b0f75effb018d79488eba551bb80230f63b79ae9b862e6",
+    },
 }
 SIGNIFICANT_DIGITS = 10  # below this, BLAS rounding may differ between machines
 
