@@ -152,7 +152,6 @@ def plackett_luce_rankings(
     """
     log_worth = np.log(np.asarray(worths, dtype=float))
     m = log_worth.shape[0]
-    known = m if known_positions is None else int(known_positions)
     noisy = log_worth + rng.gumbel(size=(int(size), m))
     order = np.argsort(-noisy, axis=1)
     positions = np.arange(1, m + 1, dtype=float)
@@ -289,10 +288,11 @@ def advise(
     """
     shape = np.shape(ranks)
     if len(shape) == 2 and shape[1] < 2:
-        return AdvisorResult(K, shape[0], 0, (), (), "a single algorithm: there is no winner to predict")
+        return AdvisorResult(
+            K, shape[0], 0, (), (), "a single algorithm: there is no winner to predict"
+        )
     ranks = _validated_ranks(ranks)
     n, m = ranks.shape
-    known = m if known_positions is None else int(known_positions)
     generator = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
     if isinstance(n_simulations, bool) or int(n_simulations) != n_simulations:
         raise ValueError(f"n_simulations must be a positive integer, got {n_simulations!r}")

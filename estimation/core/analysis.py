@@ -19,7 +19,6 @@ import numpy as np
 
 from estimation.core import aggregates, significance, within_dataset
 from estimation.core.advisor import advise, advisor_section
-from estimation.core.control import control_comparison
 from estimation.core.contract import (
     SCHEMA_VERSION,
     AnalysisSettings,
@@ -46,6 +45,7 @@ from estimation.core.contract import (
     WithinDatasetSection,
     floats,
 )
+from estimation.core.control import control_comparison
 from estimation.core.rankings import PreparedRankings, prepare_rankings
 from estimation.core.registry import ESTIMATOR_KEYS
 from estimation.core.resampling import bootstrap, evaluate_schemes

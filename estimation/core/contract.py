@@ -647,9 +647,7 @@ class RepeatedMeasuresAnova:
         "F = MS_algorithms / MS_residual",
         null="not defined: the scores are exactly additive (no residual variation)",
     )
-    pvalue: float | None = describe(
-        "upper tail of F(df)", units="probability", null="as statistic"
-    )
+    pvalue: float | None = describe("upper tail of F(df)", units="probability", null="as statistic")
     df: tuple[int, int] = describe("(m - 1, (f - 1)(m - 1))")
     note: str | None = describe("why F is not defined", null="it is")
 
@@ -669,8 +667,7 @@ class DatasetTests:
         "page computes it on demand",
     )
     anova: RepeatedMeasuresAnova | NotApplicable | None = describe(
-        "the omnibus test over all algorithms; not applicable when the folds cannot "
-        "support it",
+        "the omnibus test over all algorithms; not applicable when the folds cannot support it",
         null="computed by an engine before 0.5.0",
         default=None,
     )

@@ -87,7 +87,9 @@ def test_the_section_picks_the_setting_else_the_best_mean_rank():
     assert chosen.z[0] is None and chosen.significant_holm == (False, True, False, True)
     fallback = control_comparison(ALGORITHMS, ranks, 14, wanted="nope", alpha=0.05)
     assert fallback.control == "C4.5+m+cf" and fallback.chosen_by == "best_mean_rank"
-    page = control_comparison(ALGORITHMS, ranks, 14, wanted="C4.5+cf", alpha=0.1, chosen_by_page=True)
+    page = control_comparison(
+        ALGORITHMS, ranks, 14, wanted="C4.5+cf", alpha=0.1, chosen_by_page=True
+    )
     assert page.chosen_by == "page" and page.alpha == 0.1
     missing = control_comparison(ALGORITHMS, NotApplicable("top-K"), 14, wanted=None, alpha=0.05)
     assert isinstance(missing, NotApplicable) and "top-K" in missing.reason

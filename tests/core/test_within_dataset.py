@@ -214,7 +214,9 @@ def test_tukey_intervals_are_simultaneous_and_agree_with_the_test():
     result = repeated_measures_tukey(fold_scores)
     lower, upper = tukey_intervals(result)
     q = stats.studentized_range.ppf(0.95, 4, result.df)
-    np.testing.assert_allclose(upper - lower, np.where(np.eye(4, dtype=bool), np.nan, 2 * q * result.se))
+    np.testing.assert_allclose(
+        upper - lower, np.where(np.eye(4, dtype=bool), np.nan, 2 * q * result.se)
+    )
     off = ~np.eye(4, dtype=bool)
     excludes_zero = (lower > 0) | (upper < 0)
     assert (excludes_zero[off] == result.significant[off]).all()
