@@ -152,6 +152,7 @@ def plackett_luce_rankings(
     """
     log_worth = np.log(np.asarray(worths, dtype=float))
     m = log_worth.shape[0]
+    known = m if known_positions is None else int(known_positions)
     noisy = log_worth + rng.gumbel(size=(int(size), m))
     order = np.argsort(-noisy, axis=1)
     positions = np.arange(1, m + 1, dtype=float)
