@@ -120,6 +120,7 @@ def analysis_settings_for(*, benchmark: Benchmark) -> AnalysisSettings:
         bootstrap=benchmark.bootstrap_size,
         seed=benchmark.seed,
         default_estimator=benchmark.default_estimator,
+        control=benchmark.control_algorithm.strip() or None,
     )
 
 

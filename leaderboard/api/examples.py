@@ -47,6 +47,7 @@ BENCHMARK_DETAIL = {
     "bootstrap_size": 1000,
     "seed": 0,
     "ranking_only": False,
+    "control_algorithm": "",
     "metrics": [{"name": "AUC", "direction": "higher", "is_primary": True, "description": ""}],
     "maintainers": ["demo-maintainer"],
     "is_maintainer": False,
