@@ -59,9 +59,7 @@ class BenchmarkSettingsForm(AccessibleErrorsMixin, forms.ModelForm):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         if "control_algorithm" in self.fields and self.instance.pk:
-            names = Algorithm.objects.filter(benchmark=self.instance).values_list(
-                "name", flat=True
-            )
+            names = Algorithm.objects.filter(benchmark=self.instance).values_list("name", flat=True)
             self.fields["control_algorithm"].widget = forms.Select(
                 choices=[("", "— the best mean rank —"), *((n, n) for n in sorted(names))]
             )
