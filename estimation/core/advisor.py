@@ -65,8 +65,9 @@ __all__ = [
 ]
 
 CELL_BUDGET = 8_000_000
-"""Largest total of simulations x pooled rankings x algorithms over every size and truth
-(about 1 s on one core at m = 20, n = 100 with 200 simulations)."""
+"""Largest total of simulations x pooled rankings x algorithms over every size and truth,
+weighted by ``sqrt(m / 20)`` above 20 algorithms (about 1 s on one core at m = 20,
+n = 100 with 200 simulations; a few seconds at most elsewhere)."""
 
 MIN_SIMULATIONS = 40
 """Fewer simulated benchmarks than this would leave the errors too noisy to compare."""
@@ -208,13 +209,19 @@ def _errors(
     return tuple(rows), float(_wilson_width(wins, n).mean())
 
 
+def _width_weight(m: int) -> float:
+    return float(np.sqrt(max(m, 20) / 20.0))
+
+
 def _plan(n: int, m: int, n_simulations: int) -> tuple[int, list[int], list[str]]:
     """Simulations per size and the factors that fit :data:`CELL_BUDGET`."""
     notes: list[str] = []
 
     def cells(factors: Sequence[int], s: int) -> int:
-        # Plackett-Luce pools hold 2 n' rankings; the empirical truth resamples n.
-        return sum(s * (2 * f * n + n) * m for f in factors)
+        # Plackett-Luce pools hold 2 n' rankings; the empirical truth resamples n. A
+        # Plackett-Luce refit costs more per cell on wide rankings (measured: 0.14 us a
+        # cell at m = 20, 0.46 at m = 179, 0.9 at m = 2000): weigh by sqrt(m / 20).
+        return int(sum(s * (2 * f * n + n) * m for f in factors) * _width_weight(m))
 
     factors = list(SIZE_FACTORS)
     s = int(n_simulations)
