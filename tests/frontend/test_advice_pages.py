@@ -74,3 +74,13 @@ def test_advisor_view_of_a_not_applicable_section():
     view = advice.advisor_view(NotApplicable("a single dataset"))
     assert view.not_applicable == "a single dataset" and view.tables == []
     assert advice.advisor_view(None) is None
+
+
+def test_dataset_page_shows_the_rm_anova_and_the_tukey_intervals(client, demo_benchmarks):  # noqa: F811
+    entry = demo_benchmarks["simulated-new-vs-old"]["within_dataset"].entry("task-01")
+    html = client.get("/b/simulated-new-vs-old/datasets/task-01/").content.decode()
+    anova = html.split('data-testid="rm-anova"')[1].split("</p>")[0]
+    assert f"F({entry.anova.df[0]}, {entry.anova.df[1]}) = {entry.anova.statistic:.3f}" in anova
+    table = html.split('data-testid="tukey-table"')[1].split("</table>")[0]
+    for low, high in zip(entry.tukey.ci_lower, entry.tukey.ci_upper, strict=True):
+        assert f"{low:.4f} to {high:.4f}" in table
