@@ -43,6 +43,7 @@ class AdvisorTable:
     n_simulations: int
     wilson_width: float | None
     best_label: str
+    leader: str
     rows: list[AdvisorRow]
 
 
@@ -89,6 +90,7 @@ def advisor_view(section: AdvisorSection | NotApplicable | None) -> AdvisorView 
                     n_simulations=size.n_simulations,
                     wilson_width=size.wilson_width,
                     best_label=estimator_get(size.best).label,
+                    leader=truth.leader,
                     rows=rows,
                 )
             )
