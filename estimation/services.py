@@ -22,8 +22,8 @@ from django.db.models import F, Max, Q
 from django.utils import timezone
 
 from estimation.background import recompute_dispatch
-from estimation.core.analysis import ENGINE_VERSION, AnalysisSettings, analyze
-from estimation.core.contract import SCHEMA_VERSION, SnapshotPayload, to_json
+from estimation.core.analysis import ENGINE_VERSION, AnalysisSettings, analyze, analyze_advisor
+from estimation.core.contract import SCHEMA_VERSION, NotApplicable, SnapshotPayload, to_json
 from estimation.core.table import ResultTable
 from estimation.models import RecomputeState, ResultSnapshot, SnapshotSection
 from leaderboard.models import Benchmark, Metric
@@ -282,29 +282,36 @@ def _snapshot_compute(
     if table.n_datasets == 0 or table.n_algorithms == 0:
         return None
     key = fingerprint(table, settings)
+    served: ResultSnapshot | None = None
     with transaction.atomic():
         # The row lock serialises version numbers between concurrent writers.
         Benchmark.objects.select_for_update().get(pk=benchmark.pk)
         existing = ResultSnapshot.objects.filter(benchmark=benchmark, metric=metric)
         latest_ready = existing.filter(status=ResultSnapshot.Status.READY).first()
         if latest_ready is not None and latest_ready.fingerprint == key:
-            return None  # same input as the snapshot being served: nothing to do
-        failed_before = (
-            existing.filter(status=ResultSnapshot.Status.FAILED, fingerprint=key)
-            .exclude(error__startswith=ABANDONED)
-            .exists()
-        )
-        if failed_before:
-            return None  # the analysis is deterministic: this input fails again
-        version = (existing.aggregate(v=Max("version"))["v"] or 0) + 1
-        snapshot = ResultSnapshot.objects.create(
-            benchmark=benchmark,
-            metric=metric,
-            version=version,
-            fingerprint=key,
-            engine_version=ENGINE_VERSION,
-            stage="loading",
-        )
+            served = latest_ready  # same input as the snapshot being served: nothing to do
+        else:
+            failed_before = (
+                existing.filter(status=ResultSnapshot.Status.FAILED, fingerprint=key)
+                .exclude(error__startswith=ABANDONED)
+                .exists()
+            )
+            if failed_before:
+                return None  # the analysis is deterministic: this input fails again
+            version = (existing.aggregate(v=Max("version"))["v"] or 0) + 1
+            snapshot = ResultSnapshot.objects.create(
+                benchmark=benchmark,
+                metric=metric,
+                version=version,
+                fingerprint=key,
+                engine_version=ENGINE_VERSION,
+                stage="loading",
+            )
+    if served is not None:
+        # A worker that stopped between serving a snapshot and storing its advisor left
+        # the advisor out: the next run adds it (a no-op when it is there).
+        snapshot_advisor_store(snapshot=served, table=table, settings=settings)
+        return None
     loaded = time.perf_counter()
 
     def report(stage: str, fraction: float) -> None:
@@ -313,8 +320,11 @@ def _snapshot_compute(
             _lease_renew(benchmark_id=benchmark.pk, owner=owner)
 
     try:
-        analysis = analyze(table, settings, progress=report)
+        # The advisor (simulations, about 1 s at m = 20, n = 100) follows once the other
+        # sections are served: readers do not wait for it.
+        analysis = analyze(table, settings, progress=report, advisor=False)
         sections = section_bodies(analysis.payload)
+        sections.pop(ADVISOR_SECTION)
     except Exception as exc:
         logger.exception("analysis of %s / %s failed", benchmark.slug, metric.name)
         snapshot.status = ResultSnapshot.Status.FAILED
@@ -329,9 +339,41 @@ def _snapshot_compute(
         "analyse_s": finished - loaded,
         "stages": analysis.timings,
     }
-    return _snapshot_ready(
+    ready = _snapshot_ready(
         snapshot=snapshot, bodies=sections, payload=analysis.payload, timings=timings
     )
+    if owner:
+        _lease_renew(benchmark_id=benchmark.pk, owner=owner)
+    snapshot_advisor_store(snapshot=ready, table=table, settings=settings)
+    return ready
+
+
+ADVISOR_SECTION = "advisor"
+
+
+def snapshot_advisor_store(
+    *, snapshot: ResultSnapshot, table: ResultTable, settings: AnalysisSettings
+) -> None:
+    """Compute and store a ready snapshot's advisor section (idempotent: a stored one
+    stays). A failure is stored as not applicable with its reason, and logged."""
+    if SnapshotSection.objects.filter(snapshot=snapshot, name=ADVISOR_SECTION).exists():
+        return
+    started = time.perf_counter()
+    section: object
+    try:
+        section = analyze_advisor(table, settings)
+    except Exception as exc:
+        logger.exception("the advisor of snapshot %s failed", snapshot.pk)
+        section = NotApplicable(f"the advisor failed: {type(exc).__name__}: {exc}")
+    body = json.dumps(to_json(section), separators=(",", ":"), allow_nan=False)
+    SnapshotSection.objects.get_or_create(
+        snapshot=snapshot,
+        name=ADVISOR_SECTION,
+        defaults={"body": body, "etag": hashlib.sha256(body.encode()).hexdigest()},
+    )
+    timings = dict(snapshot.timings or {})
+    timings["advisor_s"] = time.perf_counter() - started
+    ResultSnapshot.objects.filter(pk=snapshot.pk).update(timings=timings)
 
 
 def _sections_write(*, snapshot: ResultSnapshot, bodies: dict[str, tuple[str, str]]) -> None:

@@ -21,6 +21,7 @@ from estimation.core import aggregates, significance, within_dataset
 from estimation.core.advisor import advise, advisor_section
 from estimation.core.contract import (
     SCHEMA_VERSION,
+    AdvisorSection,
     AnalysisSettings,
     Board,
     BootstrapSummary,
@@ -52,7 +53,18 @@ from estimation.core.resampling import bootstrap, evaluate_schemes
 from estimation.core.table import ResultTable
 from estimation.core.win_probability import fit_loo, fit_minimax, mle
 
-__all__ = ["ENGINE_VERSION", "Analysis", "AnalysisSettings", "analyze"]
+__all__ = [
+    "ADVISOR_DEFERRED",
+    "ENGINE_VERSION",
+    "Analysis",
+    "AnalysisSettings",
+    "analyze",
+    "analyze_advisor",
+]
+
+# What the payload's advisor says when analyze() was asked to leave it to analyze_advisor()
+# (the recompute service stores the advisor after the other sections are served).
+ADVISOR_DEFERRED = "computed after the other sections (estimation.core.analysis.analyze_advisor)"
 
 # Any change to a number or to the payload's shape bumps this version; the golden test
 # (tests/core/test_golden.py) pins the payload of two demos to it.
@@ -113,6 +125,8 @@ def analyze(
     table: ResultTable,
     settings: AnalysisSettings | None = None,
     progress: Progress | None = None,
+    *,
+    advisor: bool = True,
 ) -> Analysis:
     """Every estimator and test of METHODS.md on one metric's results.
 
@@ -122,6 +136,11 @@ def analyze(
     settings : AnalysisSettings, optional
     progress : callable, optional
         ``progress(stage, fraction)`` is called as the work advances.
+    advisor : bool, default True
+        Whether to run the estimator advisor (METHODS 8: simulations, about 1 s at
+        m = 20, n = 100). With False its section says :data:`ADVISOR_DEFERRED`, and
+        :func:`analyze_advisor` computes the same section later (the recompute service
+        serves the other sections first).
 
     Raises
     ------
@@ -142,9 +161,7 @@ def analyze(
     ranks = prepared.ranks
     m = ranks.shape[1]
     K = min(settings.k, prepared.known_positions)
-    rng = np.random.default_rng(settings.seed)
-    bootstrap_seed, evaluation_seed = rng.integers(0, 2**63 - 1, size=2)
-    advisor_seed = int(rng.integers(0, 2**63 - 1))  # drawn after: the others stay as they were
+    bootstrap_seed, evaluation_seed, advisor_seed = _seeds(settings)
 
     clock.stage("estimators", 0.05)
     estimators = _point_estimates(prepared, K)
@@ -156,23 +173,19 @@ def analyze(
     aware_mean, within = _tests_within_datasets(prepared, settings)
 
     clock.stage("bootstrap", 0.4)
-    uncertainty = _uncertainty(prepared, K, settings, int(bootstrap_seed))
+    uncertainty = _uncertainty(prepared, K, settings, bootstrap_seed)
     results = tuple(
         EstimatorResult(key=key, bootstrap=uncertainty[key], **estimators[key])
         for key in ESTIMATOR_KEYS
     )
 
     clock.stage("evaluation", 0.75)
-    evaluation = _evaluation(prepared, K, settings, int(evaluation_seed))
+    evaluation = _evaluation(prepared, K, settings, evaluation_seed)
 
-    clock.stage("advisor", 0.9)
-    advice = advise(
-        ranks,
-        rng=advisor_seed,
-        K=K,
-        known_positions=prepared.known_positions,
-        worths=estimators["plackett_luce"]["p"],
-    )
+    advice: AdvisorSection | NotApplicable = NotApplicable(ADVISOR_DEFERRED)
+    if advisor:
+        clock.stage("advisor", 0.9)
+        advice = _advisor(prepared, K, advisor_seed)
 
     complete = prepared.kind == "score" or prepared.known_positions == m
     mean_rank = (
@@ -215,9 +228,40 @@ def analyze(
         wilcoxon=tests.wilcoxon,
         rank_matrix=_rank_matrix(prepared),
         within_dataset=within,
-        advisor=advisor_section(advice, names, seed=advisor_seed),
+        advisor=advice,
     )
     return Analysis(payload=payload, timings=clock.finish())
+
+
+def _seeds(settings: AnalysisSettings) -> tuple[int, int, int]:
+    """Seeds of the bootstrap, the evaluation and the advisor, from the settings' seed (the
+    advisor's is drawn last, so the other two are those of engines before it)."""
+    rng = np.random.default_rng(settings.seed)
+    bootstrap_seed, evaluation_seed = rng.integers(0, 2**63 - 1, size=2)
+    return int(bootstrap_seed), int(evaluation_seed), int(rng.integers(0, 2**63 - 1))
+
+
+def _advisor(prepared: PreparedRankings, K: int, seed: int) -> AdvisorSection | NotApplicable:
+    result = advise(prepared.ranks, rng=seed, K=K, known_positions=prepared.known_positions)
+    return advisor_section(result, prepared.algorithms, seed=seed)
+
+
+def analyze_advisor(
+    table: ResultTable, settings: AnalysisSettings | None = None
+) -> AdvisorSection | NotApplicable:
+    """The advisor section of :func:`analyze`, alone: the same numbers, bit for bit.
+
+    Raises ``ValueError`` as :func:`analyze` does when the data cannot be analysed.
+    """
+    settings = settings or AnalysisSettings()
+    prepared = prepare_rankings(
+        table,
+        missing=settings.missing,
+        tie_tol=settings.tie_tol,
+        min_coverage=settings.min_coverage,
+    )
+    K = min(settings.k, prepared.known_positions)
+    return _advisor(prepared, K, _seeds(settings)[2])
 
 
 def _input_facts(table: ResultTable, prepared: PreparedRankings) -> InputFacts:

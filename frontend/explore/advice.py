@@ -54,13 +54,17 @@ class AdvisorView:
     n_datasets: int
     notes: tuple[str, ...]
     not_applicable: str | None = None
+    pending: bool = False
 
 
-def advisor_view(section: AdvisorSection | NotApplicable | None) -> AdvisorView | None:
-    """The advisor's tables "at your size" and "with twice the datasets"; None when the
-    snapshot has no advisor section (computed by an older engine)."""
+def advisor_view(
+    section: AdvisorSection | NotApplicable | None, *, has_board: bool = True
+) -> AdvisorView | None:
+    """The advisor's tables "at your size" and "with twice the datasets". A ready
+    snapshot whose advisor is not stored yet (it follows the other sections) is pending;
+    None when there is nothing to show (no results yet)."""
     if section is None:
-        return None
+        return AdvisorView([], "", 0, (), pending=True) if has_board else None
     if isinstance(section, NotApplicable):
         return AdvisorView([], "", 0, (), not_applicable=section.reason)
     tables = []

@@ -43,7 +43,9 @@ def benchmark_charts_page(request: HttpRequest, slug: str) -> HttpResponse:
         "sections": sections,
         "estimator": request.GET.get("estimator", ""),
         "control": advice.control_view(sections["board"], request.GET.get("control") or None),
-        "advisor": advice.advisor_view(sections["advisor"]),
+        "advisor": advice.advisor_view(
+            sections["advisor"], has_board=sections["board"] is not None
+        ),
     }
     return render(request, "frontend/explore/charts_page.html", context)
 
@@ -137,6 +139,8 @@ def methods(request: HttpRequest) -> HttpResponse:
             benchmark=benchmark,
             metric=metric,
             snapshot=snapshot,
-            advisor=advice.advisor_view(sections["advisor"]),
+            advisor=advice.advisor_view(
+                sections["advisor"], has_board=sections["board"] is not None
+            ),
         )
     return render(request, "frontend/explore/methods.html", context)

@@ -24,6 +24,7 @@ from drf_spectacular.utils import (
     extend_schema_field,
 )
 from rest_framework import serializers
+from rest_framework.exceptions import NotFound
 from rest_framework.permissions import AllowAny
 from rest_framework.renderers import JSONRenderer
 from rest_framework.request import Request
@@ -445,6 +446,11 @@ def _names(text: str) -> list[str]:
 def _stored_section(request: Request, snapshot: ResultSnapshot, name: str) -> HttpResponse:
     """The section as stored; 304 from its etag alone; gzip-ed once (cached by etag)."""
     digest = snapshot_section_etag(snapshot_id=snapshot.pk, name=name)
+    if digest is None and name == "advisor":
+        raise NotFound(
+            f"The advisor of version {snapshot.version} is still being computed (it is "
+            "stored after the other sections); ask again in a moment."
+        )
     if digest is None:
         raise snapshot_not_found(snapshot.metric, snapshot.version)
     etag = f'"{digest}"'

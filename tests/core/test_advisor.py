@@ -170,3 +170,24 @@ def test_hostile_simulation_counts_are_refused():
     for bad in (0, -3, 2.5, True):
         with pytest.raises(ValueError, match="n_simulations"):
             advise(ranks, rng=0, n_simulations=bad)
+
+
+def test_the_deferred_advisor_is_the_same_section_bit_for_bit():
+    from estimation.core.analysis import ADVISOR_DEFERRED, analyze, analyze_advisor
+    from estimation.core.contract import AnalysisSettings
+    from estimation.core.table import ResultTable
+
+    ranks = _pl_benchmark(5, 12, seed=4)
+    table = ResultTable(
+        datasets=tuple(f"d{i}" for i in range(12)),
+        algorithms=tuple("abcde"),
+        values=ranks,
+        kind="rank",
+        higher_is_better=False,
+    )
+    settings = AnalysisSettings(bootstrap=0, seed=11)
+    whole = analyze(table, settings).payload
+    deferred = analyze(table, settings, advisor=False).payload
+    assert deferred.advisor == NotApplicable(ADVISOR_DEFERRED)
+    assert deferred.board == whole.board  # the rest does not depend on it
+    assert to_json(analyze_advisor(table, settings)) == to_json(whole.advisor)

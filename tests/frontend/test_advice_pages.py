@@ -73,7 +73,8 @@ def test_methods_page_explains_the_advisor_and_shows_a_benchmarks_tables(
 def test_advisor_view_of_a_not_applicable_section():
     view = advice.advisor_view(NotApplicable("a single dataset"))
     assert view.not_applicable == "a single dataset" and view.tables == []
-    assert advice.advisor_view(None) is None
+    assert advice.advisor_view(None, has_board=False) is None  # no results yet
+    assert advice.advisor_view(None).pending  # stored after the other sections
 
 
 def test_dataset_page_shows_the_rm_anova_and_the_tukey_intervals(client, demo_benchmarks):  # noqa: F811
