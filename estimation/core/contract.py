@@ -16,7 +16,8 @@ made of sections that are stored and served apart:
     O(n·m²): per-dataset tests on folds.
 ``advisor``
     O(m + estimators): the estimator advisor and size planner (METHODS section 8), from
-    benchmarks simulated in the background with the snapshot; served whole.
+    benchmarks simulated in the background; stored right after the other sections of a
+    snapshot (readers do not wait for it) and served whole.
 
 Every per-algorithm array is aligned with the section's ``algorithms``. A view that does
 not apply (or would be unreadable at this size) is a :class:`NotApplicable` with a reason
@@ -931,7 +932,9 @@ class SnapshotPayload:
     )
     advisor: AdvisorSection | NotApplicable = describe(
         "the estimator advisor; not applicable for a single algorithm or dataset, or "
-        "beyond the simulation budget",
+        "beyond the simulation budget (and in analyze(advisor=False), whose caller runs "
+        "analyze_advisor later: the recompute service stores it right after the other "
+        "sections, so for a moment a served snapshot may not have it yet)",
         default=NotApplicable("computed by an engine before 0.5.0"),
     )
 
