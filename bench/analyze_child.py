@@ -13,6 +13,7 @@ show it as a result, it is what a user would have seen.
 from __future__ import annotations
 
 import argparse
+import inspect
 import json
 import sys
 import time
@@ -49,18 +50,29 @@ def main(argv: list[str]) -> None:
         print(f"[{time.perf_counter() - begun:8.1f} s] m={m} n={n}: {stage}", file=sys.stderr)
 
     settings = AnalysisSettings(bootstrap=args.bootstrap, evaluation_folds=10, evaluation_repeats=5)
+    # The recompute service serves a snapshot before it runs the estimator advisor (engine
+    # 0.5.0 on): time what readers wait for, and the advisor apart ("advisor_seconds").
+    deferred = "advisor" in inspect.signature(analyze).parameters
+    extra = {"advisor": False} if deferred else {}
     baseline = max_rss_mib()
     best, cpu, stages, result = float("inf"), 0.0, {}, None
     try:
         if repeats > 1:
-            analyze(table, settings)  # warm-up
+            analyze(table, settings, **extra)  # warm-up
         for _ in range(repeats):
             started, cpu_started = time.perf_counter(), time.process_time()
-            outcome = analyze(table, settings, progress=progress)
+            outcome = analyze(table, settings, progress=progress, **extra)
             elapsed = time.perf_counter() - started
             if elapsed < best:
                 best, stages, result = elapsed, dict(outcome.timings), outcome
                 cpu = time.process_time() - cpu_started
+        advisor_seconds = None
+        if deferred:
+            from estimation.core.analysis import analyze_advisor
+
+            started = time.perf_counter()
+            analyze_advisor(table, settings)
+            advisor_seconds = time.perf_counter() - started
         analysis_peak = max_rss_mib()
     except (ValueError, MemoryError) as error:
         print(
@@ -85,6 +97,7 @@ def main(argv: list[str]) -> None:
                 "seconds": best,
                 "cpu_seconds": cpu,
                 "stages": stages,
+                "advisor_seconds": advisor_seconds,
                 "baseline_rss_mib": baseline,
                 "peak_rss_mib": analysis_peak,
                 "peak_rss_with_json_mib": max_rss_mib(),

@@ -1,7 +1,7 @@
 """Progress of a long analysis on a console: the stage and fraction the pages show.
 
 ``analyze()`` reports ``progress(stage, fraction)`` as it moves through its stages
-(ranking, estimators, tests, within_dataset, bootstrap, evaluation); the recompute service
+(ranking, estimators, tests, within_dataset, bootstrap, evaluation, advisor); the recompute service
 stores them on the snapshot for the pages, and ``manage.py analyze`` shows them here on
 standard error. Nothing is shown for a run shorter than ``delay`` seconds. On a terminal
 one line is redrawn in place, also while a long stage runs, so its elapsed time moves;

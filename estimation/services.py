@@ -24,8 +24,8 @@ from django.db.models import F, Q
 from django.utils import timezone
 
 from estimation.background import recompute_dispatch
-from estimation.core.analysis import ENGINE_VERSION, AnalysisSettings, analyze
-from estimation.core.contract import SCHEMA_VERSION, SnapshotPayload, to_json
+from estimation.core.analysis import ENGINE_VERSION, AnalysisSettings, analyze, analyze_advisor
+from estimation.core.contract import SCHEMA_VERSION, NotApplicable, SnapshotPayload, to_json
 from estimation.core.table import ResultTable, fold_means
 from estimation.models import RecomputeState, ResultSnapshot, SnapshotSection
 from leaderboard.models import Benchmark, Metric, Submission
@@ -122,6 +122,7 @@ def analysis_settings_for(*, benchmark: Benchmark) -> AnalysisSettings:
         bootstrap=benchmark.bootstrap_size,
         seed=benchmark.seed,
         default_estimator=benchmark.default_estimator,
+        control=benchmark.control_algorithm.strip() or None,
     )
 
 
@@ -420,55 +421,62 @@ def _snapshot_compute(
         if empty and newest is None:
             return None  # nothing submitted yet, nothing served: nothing to say
         latest_ready = existing.filter(status=ResultSnapshot.Status.READY).first()
+        served: ResultSnapshot | None = None
         if latest_ready is not None and latest_ready.fingerprint == key:
-            if newest is None or newest.pk == latest_ready.pk:
-                return None  # same input as the snapshot being served: nothing to do
-            # Newer versions failed since, and the input is back to the one served:
-            # a new version with its results says that the newest input is fine.
-            return _snapshot_repeat(
-                source=latest_ready, version=newest.version + 1, submissions=submissions
+            if newest is not None and newest.pk != latest_ready.pk:
+                # Newer versions failed since, and the input is back to the one served:
+                # a new version with its results says that the newest input is fine.
+                return _snapshot_repeat(
+                    source=latest_ready, version=newest.version + 1, submissions=submissions
+                )
+            served = latest_ready  # same input as the snapshot being served: nothing to do
+        else:
+            if (
+                newest is not None
+                and newest.status == ResultSnapshot.Status.FAILED
+                and newest.failed_during == ResultSnapshot.FailedDuring.ANALYSIS
+                and newest.fingerprint == key
+            ):
+                return None  # this input's failure is already the newest version
+            known = (
+                existing.filter(
+                    status=ResultSnapshot.Status.FAILED,
+                    fingerprint=key,
+                    failed_during=ResultSnapshot.FailedDuring.ANALYSIS,
+                )
+                .values_list("error", flat=True)
+                .first()
             )
-        if (
-            newest is not None
-            and newest.status == ResultSnapshot.Status.FAILED
-            and newest.failed_during == ResultSnapshot.FailedDuring.ANALYSIS
-            and newest.fingerprint == key
-        ):
-            return None  # this input's failure is already the newest version
-        known = (
-            existing.filter(
-                status=ResultSnapshot.Status.FAILED,
-                fingerprint=key,
-                failed_during=ResultSnapshot.FailedDuring.ANALYSIS,
-            )
-            .values_list("error", flat=True)
-            .first()
-        )
-        version = (newest.version if newest is not None else 0) + 1
-        if empty or known is not None:
-            # The analysis is deterministic: this input fails again. Recorded as the
-            # newest version (readers are told), without running it.
-            return ResultSnapshot.objects.create(
+            version = (newest.version if newest is not None else 0) + 1
+            if empty or known is not None:
+                # The analysis is deterministic: this input fails again. Recorded as the
+                # newest version (readers are told), without running it.
+                return ResultSnapshot.objects.create(
+                    benchmark=benchmark,
+                    metric=metric,
+                    version=version,
+                    fingerprint=key,
+                    engine_version=ENGINE_VERSION,
+                    status=ResultSnapshot.Status.FAILED,
+                    failed_during=ResultSnapshot.FailedDuring.ANALYSIS,
+                    error=NO_SCORES if empty else known,
+                    submissions=submissions,
+                    finished_at=timezone.now(),
+                )
+            snapshot = ResultSnapshot.objects.create(
                 benchmark=benchmark,
                 metric=metric,
                 version=version,
                 fingerprint=key,
                 engine_version=ENGINE_VERSION,
-                status=ResultSnapshot.Status.FAILED,
-                failed_during=ResultSnapshot.FailedDuring.ANALYSIS,
-                error=NO_SCORES if empty else known,
+                stage="loading",
                 submissions=submissions,
-                finished_at=timezone.now(),
             )
-        snapshot = ResultSnapshot.objects.create(
-            benchmark=benchmark,
-            metric=metric,
-            version=version,
-            fingerprint=key,
-            engine_version=ENGINE_VERSION,
-            stage="loading",
-            submissions=submissions,
-        )
+    if served is not None:
+        # A worker that stopped between serving a snapshot and storing its advisor left
+        # the advisor out: the next run adds it (a no-op when it is there).
+        snapshot_advisor_store(snapshot=served, table=table, settings=settings)
+        return None
     loaded = time.perf_counter()
 
     def report(stage: str, fraction: float) -> None:
@@ -483,8 +491,11 @@ def _snapshot_compute(
             raise LeaseLost(owner)
 
     try:
-        analysis = analyze(table, settings, progress=report)
+        # The advisor (simulations, about 1 s at m = 20, n = 100) follows once the other
+        # sections are served: readers do not wait for it.
+        analysis = analyze(table, settings, progress=report, advisor=False)
         sections = section_bodies(analysis.payload)
+        sections.pop(ADVISOR_SECTION)
     except LeaseLost:
         raise
     except Exception as exc:
@@ -499,7 +510,7 @@ def _snapshot_compute(
         "stages": analysis.timings,
     }
     try:
-        return _snapshot_ready(
+        ready = _snapshot_ready(
             snapshot=snapshot,
             bodies=sections,
             payload=analysis.payload,
@@ -513,6 +524,36 @@ def _snapshot_compute(
         return _snapshot_fail(
             snapshot=snapshot, during=ResultSnapshot.FailedDuring.STORE, error=_error_text(exc)
         )
+    snapshot_advisor_store(snapshot=ready, table=table, settings=settings)
+    return ready
+
+
+ADVISOR_SECTION = "advisor"
+
+
+def snapshot_advisor_store(
+    *, snapshot: ResultSnapshot, table: ResultTable, settings: AnalysisSettings
+) -> None:
+    """Compute and store a ready snapshot's advisor section (idempotent: a stored one
+    stays). A failure is stored as not applicable with its reason, and logged."""
+    if SnapshotSection.objects.filter(snapshot=snapshot, name=ADVISOR_SECTION).exists():
+        return
+    started = time.perf_counter()
+    section: object
+    try:
+        section = analyze_advisor(table, settings)
+    except Exception as exc:
+        logger.exception("the advisor of snapshot %s failed", snapshot.pk)
+        section = NotApplicable(f"the advisor failed: {type(exc).__name__}: {exc}")
+    body = json.dumps(to_json(section), separators=(",", ":"), allow_nan=False)
+    SnapshotSection.objects.get_or_create(
+        snapshot=snapshot,
+        name=ADVISOR_SECTION,
+        defaults={"body": body, "etag": hashlib.sha256(body.encode()).hexdigest()},
+    )
+    timings = dict(snapshot.timings or {})
+    timings["advisor_s"] = time.perf_counter() - started
+    ResultSnapshot.objects.filter(pk=snapshot.pk).update(timings=timings)
 
 
 def _snapshot_fail(*, snapshot: ResultSnapshot, during: str, error: str) -> ResultSnapshot:

@@ -77,6 +77,13 @@ class Benchmark(models.Model):
         default=1000, validators=[MinValueValidator(0), MaxValueValidator(100_000)]
     )
     seed = models.PositiveIntegerField(default=0)
+    control_algorithm = models.CharField(
+        max_length=200,
+        blank=True,
+        default="",
+        help_text="The algorithm the comparison with a control uses by default "
+        "(blank: the best mean rank).",
+    )
 
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)

@@ -53,6 +53,7 @@ ANALYSIS_FIELDS = (
     "bootstrap_size",
     "seed",
     "ranking_only",
+    "control_algorithm",
 )
 EDITABLE_FIELDS = (
     "title",
@@ -154,6 +155,7 @@ def benchmark_create(
         )
     metrics = list(metrics)
     problems = _metric_problems(metrics) + _analysis_cost_problems(fields)
+    problems += _control_problems(fields, benchmark=None)
     if Benchmark.objects.filter(slug=slug).exists():
         problems.append(Problem(f"a benchmark with slug {slug!r} already exists", "slug"))
     if problems:
@@ -188,6 +190,27 @@ def _analysis_cost_problems(fields: dict) -> list[Problem]:
                 f"at most {limit} bootstrap replicates on this site, got {value} "
                 "(the site's administrators set PODIUM_MAX_BOOTSTRAP)",
                 "bootstrap_size",
+            )
+        ]
+    return []
+
+
+def _control_problems(fields: dict, *, benchmark: Benchmark | None) -> list[Problem]:
+    """The default control names one of the benchmark's algorithms, or is blank."""
+    value = fields.get("control_algorithm")
+    if value is None:
+        return []
+    if not isinstance(value, str):
+        return [Problem("must be an algorithm's name or blank", "control_algorithm")]
+    name = value.strip()
+    if not name:
+        return []
+    if benchmark is None or not Algorithm.objects.filter(benchmark=benchmark, name=name).exists():
+        return [
+            Problem(
+                f"no algorithm named {name[:100]!r} in this benchmark (leave it blank for "
+                "the best mean rank)",
+                "control_algorithm",
             )
         ]
     return []
@@ -239,8 +262,12 @@ def benchmark_update(*, benchmark: Benchmark, user, **changes) -> Benchmark:
         raise ValidationFailed(
             [Problem("this field cannot be changed", name) for name in sorted(unknown)]
         )
-    if problems := _analysis_cost_problems(changes):
+    if problems := _analysis_cost_problems(changes) + _control_problems(
+        changes, benchmark=benchmark
+    ):
         raise ValidationFailed(problems)
+    if "control_algorithm" in changes:
+        changes["control_algorithm"] = changes["control_algorithm"].strip()
     analysis_changed = any(
         name in ANALYSIS_FIELDS and getattr(benchmark, name) != value
         for name, value in changes.items()

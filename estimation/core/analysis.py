@@ -18,8 +18,10 @@ from typing import Any
 import numpy as np
 
 from estimation.core import aggregates, significance, within_dataset
+from estimation.core.advisor import advise, advisor_section
 from estimation.core.contract import (
     SCHEMA_VERSION,
+    AdvisorSection,
     AnalysisSettings,
     Board,
     BootstrapSummary,
@@ -35,6 +37,7 @@ from estimation.core.contract import (
     PairNote,
     PairwiseMatrix,
     RankMatrixSection,
+    RepeatedMeasuresAnova,
     SnapshotPayload,
     TukeyTable,
     WilcoxonSection,
@@ -44,6 +47,7 @@ from estimation.core.contract import (
     WithinDatasetSection,
     floats,
 )
+from estimation.core.control import control_comparison
 from estimation.core.intervals import WILSON_METHOD, win_intervals
 from estimation.core.rankings import PreparedRankings, prepare_rankings
 from estimation.core.registry import ESTIMATOR_KEYS
@@ -51,7 +55,18 @@ from estimation.core.resampling import bootstrap, evaluate_schemes
 from estimation.core.table import ResultTable
 from estimation.core.win_probability import fit_loo, fit_minimax, mle
 
-__all__ = ["ENGINE_VERSION", "Analysis", "AnalysisSettings", "analyze"]
+__all__ = [
+    "ADVISOR_DEFERRED",
+    "ENGINE_VERSION",
+    "Analysis",
+    "AnalysisSettings",
+    "analyze",
+    "analyze_advisor",
+]
+
+# What the payload's advisor says when analyze() was asked to leave it to analyze_advisor()
+# (the recompute service stores the advisor after the other sections are served).
+ADVISOR_DEFERRED = "computed after the other sections (estimation.core.analysis.analyze_advisor)"
 
 # Any change to a number or to the payload's shape bumps this version; the golden test
 # (tests/core/test_golden.py) pins the payload of two demos to it.
@@ -112,6 +127,8 @@ def analyze(
     table: ResultTable,
     settings: AnalysisSettings | None = None,
     progress: Progress | None = None,
+    *,
+    advisor: bool = True,
 ) -> Analysis:
     """Every estimator and test of METHODS.md on one metric's results.
 
@@ -121,6 +138,11 @@ def analyze(
     settings : AnalysisSettings, optional
     progress : callable, optional
         ``progress(stage, fraction)`` is called as the work advances.
+    advisor : bool, default True
+        Whether to run the estimator advisor (METHODS 8: simulations, about 1 s at
+        m = 20, n = 100). With False its section says :data:`ADVISOR_DEFERRED`, and
+        :func:`analyze_advisor` computes the same section later (the recompute service
+        serves the other sections first).
 
     Raises
     ------
@@ -141,8 +163,7 @@ def analyze(
     ranks = prepared.ranks
     m = ranks.shape[1]
     K = min(settings.k, prepared.known_positions)
-    rng = np.random.default_rng(settings.seed)
-    bootstrap_seed, evaluation_seed = rng.integers(0, 2**63 - 1, size=2)
+    bootstrap_seed, evaluation_seed, advisor_seed = _seeds(settings)
 
     clock.stage("estimators", 0.05)
     estimators = _point_estimates(prepared, K)
@@ -154,16 +175,26 @@ def analyze(
     aware_mean, within = _tests_within_datasets(prepared, settings)
 
     clock.stage("bootstrap", 0.4)
-    uncertainty = _uncertainty(prepared, K, settings, int(bootstrap_seed))
+    uncertainty = _uncertainty(prepared, K, settings, bootstrap_seed)
     results = tuple(
         EstimatorResult(key=key, bootstrap=uncertainty[key], **estimators[key])
         for key in ESTIMATOR_KEYS
     )
 
     clock.stage("evaluation", 0.75)
-    evaluation = _evaluation(prepared, K, settings, int(evaluation_seed))
+    evaluation = _evaluation(prepared, K, settings, evaluation_seed)
+
+    advice: AdvisorSection | NotApplicable = NotApplicable(ADVISOR_DEFERRED)
+    if advisor:
+        clock.stage("advisor", 0.9)
+        advice = _advisor(prepared, K, advisor_seed)
 
     complete = prepared.kind == "score" or prepared.known_positions == m
+    mean_rank = (
+        floats(aggregates.mean_rank(ranks))
+        if complete
+        else NotApplicable("mean ranks need complete rankings; only the top positions are known")
+    )
     board = Board(
         schema_version=SCHEMA_VERSION,
         engine_version=ENGINE_VERSION,
@@ -173,15 +204,20 @@ def analyze(
         recommended=settings.default_estimator,
         estimators=results,
         win_interval=_win_interval(prepared),
-        mean_rank=floats(aggregates.mean_rank(ranks))
-        if complete
-        else NotApplicable("mean ranks need complete rankings; only the top positions are known"),
+        mean_rank=mean_rank,
         significance_rank=aware_mean,
         friedman=tests.friedman,
         nemenyi=tests.nemenyi_summary,
         wilcoxon=tests.wilcoxon_summary,
         evaluation=evaluation,
         notes=tuple(_coverage_notes(table, prepared, K, settings)),
+        control=control_comparison(
+            names,
+            mean_rank,
+            prepared.n_datasets,
+            wanted=settings.control,
+            alpha=settings.alpha,
+        ),
     )
     payload = SnapshotPayload(
         schema_version=SCHEMA_VERSION,
@@ -195,8 +231,40 @@ def analyze(
         wilcoxon=tests.wilcoxon,
         rank_matrix=_rank_matrix(prepared),
         within_dataset=within,
+        advisor=advice,
     )
     return Analysis(payload=payload, timings=clock.finish())
+
+
+def _seeds(settings: AnalysisSettings) -> tuple[int, int, int]:
+    """Seeds of the bootstrap, the evaluation and the advisor, from the settings' seed (the
+    advisor's is drawn last, so the other two are those of engines before it)."""
+    rng = np.random.default_rng(settings.seed)
+    bootstrap_seed, evaluation_seed = rng.integers(0, 2**63 - 1, size=2)
+    return int(bootstrap_seed), int(evaluation_seed), int(rng.integers(0, 2**63 - 1))
+
+
+def _advisor(prepared: PreparedRankings, K: int, seed: int) -> AdvisorSection | NotApplicable:
+    result = advise(prepared.ranks, rng=seed, K=K, known_positions=prepared.known_positions)
+    return advisor_section(result, prepared.algorithms, seed=seed)
+
+
+def analyze_advisor(
+    table: ResultTable, settings: AnalysisSettings | None = None
+) -> AdvisorSection | NotApplicable:
+    """The advisor section of :func:`analyze`, alone: the same numbers, bit for bit.
+
+    Raises ``ValueError`` as :func:`analyze` does when the data cannot be analysed.
+    """
+    settings = settings or AnalysisSettings()
+    prepared = prepare_rankings(
+        table,
+        missing=settings.missing,
+        tie_tol=settings.tie_tol,
+        min_coverage=settings.min_coverage,
+    )
+    K = min(settings.k, prepared.known_positions)
+    return _advisor(prepared, K, _seeds(settings)[2])
 
 
 def _input_facts(table: ResultTable, prepared: PreparedRankings) -> InputFacts:
@@ -391,9 +459,12 @@ def _tests_within_datasets(
     entries = []
     for i, dataset in enumerate(prepared.datasets):
         table: TukeyTable | NotApplicable | None = None
+        anova: RepeatedMeasuresAnova | NotApplicable
         if i in aware.not_applicable:
-            table = NotApplicable(aware.not_applicable[i])
-        elif i in tukey:
+            table = anova = NotApplicable(aware.not_applicable[i])
+        else:
+            anova = _anova(_complete_folds(folds[i]))
+        if i in tukey:
             signed_rank = within_dataset.fold_wilcoxon_pairwise(
                 _complete_folds(folds[i]), correction=settings.correction, alpha=settings.alpha
             )
@@ -404,6 +475,7 @@ def _tests_within_datasets(
                 n_folds=int(aware.n_folds[i]),
                 significance_rank=floats(aware.ranks[i]),
                 tukey=table,
+                anova=anova,
             )
         )
     note = None
@@ -429,6 +501,7 @@ def _tukey_table(
     assert result.mean_difference is not None and result.cohen_d is not None
     assert result.pvalues is not None and result.significant is not None  # folds checked
     i, j = np.triu_indices(result.mean_difference.shape[0], 1)
+    lower, upper = within_dataset.tukey_intervals(result)
     return TukeyTable(
         diff=floats(result.mean_difference[i, j]),
         cohens_d=floats(result.cohen_d[i, j]),
@@ -436,6 +509,17 @@ def _tukey_table(
         significant=tuple(bool(v) for v in result.significant[i, j]),
         wilcoxon_pvalue=floats(signed_rank.pvalues_corrected[i, j]),
         rank_biserial=floats(signed_rank.effect_size[i, j]),
+        ci_lower=floats(lower[i, j]),
+        ci_upper=floats(upper[i, j]),
+    )
+
+
+def _anova(fold_scores: np.ndarray) -> RepeatedMeasuresAnova | NotApplicable:
+    result = within_dataset.repeated_measures_anova(fold_scores)
+    if result.df is None:
+        return NotApplicable(str(result.note))
+    return RepeatedMeasuresAnova(
+        statistic=result.statistic, pvalue=result.pvalue, df=result.df, note=result.note
     )
 
 
@@ -590,4 +674,9 @@ def _coverage_notes(
         )
     if settings.k > K:
         notes.append(f"K was lowered from {settings.k} to {K}, the number of known positions.")
+    if settings.control is not None and settings.control not in prepared.algorithms:
+        notes.append(
+            f"The control {settings.control!r} is not among the ranked algorithms; the "
+            "comparison with a control uses the best mean rank instead."
+        )
     return notes

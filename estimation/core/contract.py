@@ -14,6 +14,10 @@ made of sections that are stored and served apart:
     O(m·n): each algorithm's rank on each dataset.
 ``within_dataset``
     O(n·m²): per-dataset tests on folds.
+``advisor``
+    O(m + estimators): the estimator advisor and size planner (METHODS section 8), from
+    benchmarks simulated in the background; stored right after the other sections of a
+    snapshot (readers do not wait for it) and served whole.
 
 Every per-algorithm array is aligned with the section's ``algorithms``. A view that does
 not apply (or would be unreadable at this size) is a :class:`NotApplicable` with a reason
@@ -190,6 +194,11 @@ class AnalysisSettings:
     default_estimator: str = describe(
         "the estimator the benchmark recommends (a registry key)", default="loo_kl"
     )
+    control: str | None = describe(
+        "the algorithm the comparison with a control uses by default",
+        null="none chosen: the algorithm with the best mean rank",
+        default=None,
+    )
 
     def __post_init__(self) -> None:
         if self.missing not in ("complete", "worst"):
@@ -211,6 +220,10 @@ class AnalysisSettings:
             raise ValueError(f"seed must be a non-negative integer, got {self.seed!r}")
         if self.tie_tol < 0:
             raise ValueError(f"tie_tol must be >= 0, got {self.tie_tol!r}")
+        if self.control is not None and (
+            not isinstance(self.control, str) or not self.control.strip()
+        ):
+            raise ValueError(f"control must be an algorithm's name or None, got {self.control!r}")
 
     def to_dict(self) -> dict[str, Any]:
         return to_json(self)
@@ -471,6 +484,51 @@ class Evaluation:
 
 
 @dataclass(frozen=True)
+class ControlComparison:
+    """Every algorithm against one control (Demšar 2006 §3.2.2): per-algorithm arrays
+    aligned with the board's algorithms; the control's own entries are null/false."""
+
+    control: str = describe("the control algorithm")
+    chosen_by: Literal["setting", "best_mean_rank", "page"] = describe(
+        "where the control came from: the benchmark's setting, the best mean rank (no "
+        "setting, or the set control is not ranked), or a page's choice"
+    )
+    alpha: float = describe("family-wise significance level")
+    se: float = describe("sqrt(m (m + 1) / (6 n)), the standard error of a rank difference")
+    q_alpha: float = describe(
+        "Bonferroni-Dunn critical value: the normal quantile at 1 - alpha / (2 (m - 1))"
+    )
+    critical_difference: float = describe(
+        "Bonferroni-Dunn CD: mean ranks further than this from the control's differ",
+        units="mean rank",
+    )
+    z: tuple[float | None, ...] = describe(
+        "(R_control - R_a) / se: positive when a ranks better than the control",
+        null="the control itself",
+    )
+    pvalue: tuple[float | None, ...] = describe(
+        "two-sided normal p-value before correction", units="probability", null="the control"
+    )
+    pvalue_holm: tuple[float | None, ...] = describe(
+        "Holm-adjusted p-value over the m - 1 comparisons",
+        units="probability",
+        null="the control",
+    )
+    pvalue_bonferroni_dunn: tuple[float | None, ...] = describe(
+        "Bonferroni-Dunn-adjusted p-value (m - 1 times the raw one, at most 1)",
+        units="probability",
+        null="the control",
+    )
+    significant_holm: tuple[bool, ...] = describe("differs from the control by Holm at alpha")
+    significant_bonferroni_dunn: tuple[bool, ...] = describe(
+        "differs from the control by Bonferroni-Dunn at alpha (|R_a - R_c| > CD)"
+    )
+
+
+_NO_CONTROL = NotApplicable("computed by an engine before 0.5.0")
+
+
+@dataclass(frozen=True)
 class Board:
     """Everything the leaderboard table and its headline need: O(m) numbers."""
 
@@ -503,6 +561,11 @@ class Board:
     )
     evaluation: Evaluation | NotApplicable = describe("which estimator predicts best")
     notes: tuple[str, ...] = describe("what every view should say about the data, in words")
+    control: ControlComparison | NotApplicable = describe(
+        "comparison of every algorithm with the default control (settings.control, else "
+        "the best mean rank); not applicable without complete rankings of two datasets",
+        default=_NO_CONTROL,
+    )
 
     @property
     def algorithms(self) -> tuple[str, ...]:
@@ -639,6 +702,31 @@ class TukeyTable:
     rank_biserial: tuple[float | None, ...] = describe(
         "per-fold Wilcoxon rank-biserial effect size", units="-1..1"
     )
+    ci_lower: tuple[float | None, ...] = describe(
+        "lower end of the simultaneous Tukey interval of diff at level 1 - alpha (it "
+        "excludes 0 exactly when the pair is significant); empty from engines before 0.5.0",
+        units="metric units",
+        default=(),
+    )
+    ci_upper: tuple[float | None, ...] = describe(
+        "upper end of the simultaneous Tukey interval of diff",
+        units="metric units",
+        default=(),
+    )
+
+
+@dataclass(frozen=True)
+class RepeatedMeasuresAnova:
+    """The omnibus repeated-measures ANOVA on one dataset's folds: do the algorithms
+    differ at all? (Folds are blocks; no sphericity correction.)"""
+
+    statistic: float | None = describe(
+        "F = MS_algorithms / MS_residual",
+        null="not defined: the scores are exactly additive (no residual variation)",
+    )
+    pvalue: float | None = describe("upper tail of F(df)", units="probability", null="as statistic")
+    df: tuple[int, int] = describe("(m - 1, (f - 1)(m - 1))")
+    note: str | None = describe("why F is not defined", null="it is")
 
 
 @dataclass(frozen=True)
@@ -655,6 +743,11 @@ class DatasetTests:
         null="not stored with the snapshot (too many pairs: see the section's note); a "
         "page computes it on demand",
     )
+    anova: RepeatedMeasuresAnova | NotApplicable | None = describe(
+        "the omnibus test over all algorithms; not applicable when the folds cannot support it",
+        null="computed by an engine before 0.5.0",
+        default=None,
+    )
 
 
 @dataclass(frozen=True)
@@ -667,6 +760,90 @@ class WithinDatasetSection:
 
     def entry(self, dataset: str) -> DatasetTests | None:
         return next((d for d in self.datasets if d.dataset == dataset), None)
+
+
+# --- the estimator advisor ------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class AdvisorEstimator:
+    """One estimator's average errors over the simulated benchmarks of one size."""
+
+    key: str = describe("registry key")
+    kl: float | None = describe(
+        "mean KL divergence from the truth's win probabilities to the estimate (the "
+        "estimate with the evaluation's add-half smoothing, for every estimator alike)",
+        units="nats",
+        null="not finite",
+    )
+    tv: float | None = describe(
+        "mean sum of absolute errors sum_a |p_hat[a] - p[a]| (twice the total-variation "
+        "distance; what the minimax bound bounds)",
+        units="probability",
+        null="not finite",
+    )
+    leader_first: float | None = describe(
+        "share of simulated benchmarks in which the estimator ranks the true leader "
+        "first (ties split)",
+        units="share, 0..1",
+        null="not finite",
+    )
+    spread_width: float | None = describe(
+        "central 95% range of the estimate of the leader's win probability across the "
+        "simulated benchmarks",
+        units="probability",
+        null="not finite",
+    )
+
+
+@dataclass(frozen=True)
+class AdvisorSize:
+    """Every estimator at one number of datasets."""
+
+    n_datasets: int = describe("datasets in each simulated benchmark")
+    factor: int = describe("n_datasets as a multiple of the benchmark's (1, 2 or 4)")
+    n_simulations: int = describe("simulated benchmarks")
+    wilson_width: float | None = describe(
+        "mean width of the 95% Wilson interval on the leader's win count: the confidence "
+        "interval of the win probability, the same for every estimator",
+        units="probability",
+        null="not finite",
+    )
+    best: str = describe("the estimator with the lowest mean KL error here")
+    estimators: tuple[AdvisorEstimator, ...] = describe("every estimator, in registry order")
+
+
+@dataclass(frozen=True)
+class AdvisorTruth:
+    """One model of the benchmark's population and the simulations drawn from it."""
+
+    truth: Literal["plackett_luce", "empirical"] = describe(
+        "'plackett_luce': the fitted Plackett–Luce model (exact win probabilities); "
+        "'empirical': the benchmark's own rankings, resampled (the win shares)"
+    )
+    p: tuple[float | None, ...] = describe(
+        "the truth's win probability per algorithm", units="probability"
+    )
+    leader: str = describe("the truth's most probable winner")
+    sizes: tuple[AdvisorSize, ...] = describe("the simulated sizes, smallest first")
+
+
+@dataclass(frozen=True)
+class AdvisorSection:
+    """The estimator advisor and size planner (METHODS section 8): which estimator is
+    closest to the truth at this benchmark's size, and at twice and four times as many
+    datasets, on benchmarks simulated from its own fitted model."""
+
+    algorithms: tuple[str, ...] = describe("the algorithms of every p, in order")
+    k_used: int = describe("positions the top-K estimators used")
+    n_datasets: int = describe("the benchmark's datasets (n)")
+    n_simulations: int = describe("simulated benchmarks per size and truth (bounded)")
+    seed: int = describe("seed of the simulations")
+    truths: tuple[AdvisorTruth, ...] = describe("the Plackett–Luce truth, then the empirical")
+    notes: tuple[str, ...] = describe("what was cut to bound the cost, in words")
+
+    def truth(self, name: str) -> AdvisorTruth | None:
+        return next((t for t in self.truths if t.truth == name), None)
 
 
 # --- one section for chosen algorithms ---------------------------------------------------
@@ -741,7 +918,11 @@ def restrict(section: Any, keep: Sequence[int]) -> Any:
             if not isinstance(tukey, TukeyTable):
                 return tukey
             return TukeyTable(
-                **{f.name: _take(getattr(tukey, f.name), positions) for f in fields(TukeyTable)}
+                **{
+                    f.name: _take(values, positions) if values else values
+                    for f in fields(TukeyTable)
+                    for values in [getattr(tukey, f.name)]
+                }
             )
 
         return WithinDatasetSection(
@@ -752,11 +933,14 @@ def restrict(section: Any, keep: Sequence[int]) -> Any:
                     n_folds=d.n_folds,
                     significance_rank=_take(d.significance_rank, keep),
                     tukey=table(d.tukey),
+                    anova=d.anova,
                 )
                 for d in section.datasets
             ),
             note=section.note,
         )
+    if isinstance(section, AdvisorSection):
+        return section  # about the estimators, O(m): served whole
     raise TypeError(f"cannot restrict a {type(section).__name__}")
 
 
@@ -796,6 +980,7 @@ SECTION_TYPES: dict[str, Any] = {
     "wilcoxon": WilcoxonSection | NotApplicable,
     "rank_matrix": RankMatrixSection | NotApplicable,
     "within_dataset": WithinDatasetSection | NotApplicable,
+    "advisor": AdvisorSection | NotApplicable,
 }
 SECTION_NAMES: tuple[str, ...] = tuple(SECTION_TYPES)
 
@@ -820,6 +1005,13 @@ class SnapshotPayload:
     )
     within_dataset: WithinDatasetSection | NotApplicable = describe(
         "tests on folds; not applicable without folds"
+    )
+    advisor: AdvisorSection | NotApplicable = describe(
+        "the estimator advisor; not applicable for a single algorithm or dataset, or "
+        "beyond the simulation budget (and in analyze(advisor=False), whose caller runs "
+        "analyze_advisor later: the recompute service stores it right after the other "
+        "sections, so for a moment a served snapshot may not have it yet)",
+        default=NotApplicable("computed by an engine before 0.5.0"),
     )
 
     def sections(self) -> dict[str, Any]:

@@ -379,3 +379,90 @@ def significance_aware_ranks(
         n_folds=n_folds,
         not_applicable=not_applicable,
     )
+
+
+@dataclass(frozen=True)
+class RepeatedMeasuresAnova:
+    """The omnibus test of a (folds x algorithms) design: do the algorithms differ at all?
+
+    ``statistic`` and ``pvalue`` are ``None`` when they are not defined, and ``note``
+    says why: the residuals vanish (perfectly additive scores: F is infinite when the
+    algorithms differ, undefined when they do not) or the design has too few folds or
+    algorithms.
+    """
+
+    n_folds: int
+    n_algorithms: int
+    statistic: float | None
+    pvalue: float | None
+    df: tuple[int, int] | None
+    ss_algorithms: float | None
+    ss_residual: float | None
+    note: str | None
+
+
+def repeated_measures_anova(fold_scores: np.ndarray) -> RepeatedMeasuresAnova:
+    """One-way repeated-measures ANOVA: ``F = MS_algorithms / MS_residual``.
+
+    Parameters
+    ----------
+    fold_scores : array_like, shape (f, m)
+        Scores of ``m`` algorithms on the same ``f`` folds (every cell finite).
+
+    Returns
+    -------
+    RepeatedMeasuresAnova
+
+    Notes
+    -----
+    Folds are blocks: ``SS_algorithms = f * sum_a (mean_a - grand mean)^2`` with
+    ``m - 1`` degrees of freedom; the residuals of the additive model (the same ones
+    as the Tukey HSD's, so the two agree) give ``SS_residual`` with ``(f - 1)(m - 1)``.
+    The p-value is the upper tail of ``F(m - 1, (f - 1)(m - 1))``. No sphericity
+    correction: with folds of one cross-validation the test orders algorithms within a
+    dataset rather than generalises (see :func:`repeated_measures_tukey`).
+    """
+    scores = _check_fold_scores(fold_scores)
+    f, m = scores.shape
+    reason = _tukey_not_applicable(f, m)
+    if reason is not None:
+        return RepeatedMeasuresAnova(f, m, None, None, None, None, None, reason)
+    grand = scores.mean()
+    column_means = scores.mean(axis=0)
+    residuals = scores - scores.mean(axis=1, keepdims=True) - column_means + grand
+    ss_algorithms = float(f * ((column_means - grand) ** 2).sum())
+    ss_residual = float((residuals**2).sum())
+    df1, df2 = m - 1, (f - 1) * (m - 1)
+    # Sums of squares at rounding level (relative to the scores' size) count as zero.
+    scale = max(float(np.abs(scores).max()), 1e-300)
+    if ss_residual <= (1e-12 * scale) ** 2 * scores.size:
+        note = (
+            "the scores are exactly additive (no residual variation): F is infinite"
+            if ss_algorithms > (1e-12 * scale) ** 2 * scores.size
+            else "every fold scores every algorithm alike: F is undefined"
+        )
+        return RepeatedMeasuresAnova(f, m, None, None, (df1, df2), ss_algorithms, 0.0, note)
+    statistic = (ss_algorithms / df1) / (ss_residual / df2)
+    pvalue = float(stats.f.sf(statistic, df1, df2))
+    return RepeatedMeasuresAnova(
+        f, m, float(statistic), pvalue, (df1, df2), ss_algorithms, ss_residual, None
+    )
+
+
+def tukey_intervals(result: TukeyResult) -> tuple[np.ndarray, np.ndarray]:
+    """Simultaneous ``1 - alpha`` Tukey intervals for every difference ``mean_a - mean_b``.
+
+    ``d +- q_{1-alpha}(m, df) * se`` with the same ``se`` and ``df`` as the test, so an
+    interval excludes 0 exactly when the pair's p-value is below ``alpha``. Returns
+    ``(lower, upper)`` matrices ``(m, m)`` (NaN on the diagonal); raises ``ValueError``
+    when the table is not applicable.
+    """
+    if result.not_applicable is not None or result.mean_difference is None:
+        raise ValueError(f"the Tukey table is not applicable: {result.not_applicable}")
+    assert result.df is not None and result.se is not None
+    half = _tukey_critical_q(result.n_algorithms, result.df, result.alpha) * result.se
+    lower = result.mean_difference - half
+    upper = result.mean_difference + half
+    np.fill_diagonal(lower, np.nan)
+    np.fill_diagonal(upper, np.nan)
+    return lower, upper

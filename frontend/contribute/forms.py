@@ -23,6 +23,7 @@ ANALYSIS_ORDER = (
     "alpha",
     "correction",
     "default_estimator",
+    "control_algorithm",
     "bootstrap_size",
     "seed",
 )
@@ -36,6 +37,8 @@ ANALYSIS_HELP = {
     "alpha": "Significance level of the tests (0.001 to 0.5).",
     "correction": "Multiple-comparison correction of the pairwise tests.",
     "default_estimator": "The estimator the leaderboard ranks by.",
+    "control_algorithm": "The baseline the comparison with a control uses by default "
+    "(Holm and Bonferroni–Dunn, Demšar 2006); blank: the best mean rank.",
     "bootstrap_size": "Bootstrap replicates behind the spread bands (0 turns them off; else at least 100).",
     "seed": "Random seed of the bootstrap, so that results are reproducible.",
 }
@@ -52,6 +55,14 @@ class BenchmarkSettingsForm(AccessibleErrorsMixin, forms.ModelForm):
             "citation": forms.Textarea(attrs={"rows": 3}),
         }
         help_texts = ANALYSIS_HELP
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        if "control_algorithm" in self.fields and self.instance.pk:
+            names = Algorithm.objects.filter(benchmark=self.instance).values_list("name", flat=True)
+            self.fields["control_algorithm"].widget = forms.Select(
+                choices=[("", "— the best mean rank —"), *((n, n) for n in sorted(names))]
+            )
 
     def about_fields(self):
         return [self[name] for name in ABOUT_FIELDS]

@@ -12,9 +12,14 @@ from estimation.core.contract import (
     RankMatrixSection,
     WithinDatasetSection,
 )
+from estimation.core.contract import RepeatedMeasuresAnova as StoredAnova
 from estimation.core.contract import TukeyTable as StoredTukey
 from estimation.core.win_probability import minimax_weights
-from estimation.core.within_dataset import repeated_measures_tukey
+from estimation.core.within_dataset import (
+    repeated_measures_anova,
+    repeated_measures_tukey,
+    tukey_intervals,
+)
 
 
 @dataclass(frozen=True)
@@ -79,6 +84,19 @@ class TukeyRow:
     # The per-fold Wilcoxon test beside Tukey (stored snapshots only).
     wilcoxon_pvalue: float | None = None
     rank_biserial: float | None = None
+    # The simultaneous Tukey interval of diff (None from snapshots of older engines).
+    ci_lower: float | None = None
+    ci_upper: float | None = None
+
+
+@dataclass(frozen=True)
+class AnovaSummary:
+    """The omnibus repeated-measures ANOVA over every algorithm on the dataset."""
+
+    statistic: float | None
+    pvalue: float | None
+    df: tuple[int, int] | None
+    note: str | None
 
 
 @dataclass(frozen=True)
@@ -86,6 +104,15 @@ class TukeyTable:
     rows: list[TukeyRow]
     source: str  # "snapshot" or "computed"
     not_applicable: str | None = None
+    anova: AnovaSummary | None = None
+
+
+def _stored_anova(anova: StoredAnova | NotApplicable | None) -> AnovaSummary | None:
+    if anova is None:
+        return None
+    if isinstance(anova, NotApplicable):
+        return AnovaSummary(None, None, None, anova.reason)
+    return AnovaSummary(anova.statistic, anova.pvalue, anova.df, anova.note)
 
 
 def _stored_rows(table: StoredTukey, names: tuple[str, ...]) -> list[TukeyRow]:
@@ -101,6 +128,8 @@ def _stored_rows(table: StoredTukey, names: tuple[str, ...]) -> list[TukeyRow]:
             significant=table.significant[k],
             wilcoxon_pvalue=table.wilcoxon_pvalue[k],
             rank_biserial=table.rank_biserial[k],
+            ci_lower=table.ci_lower[k] if table.ci_lower else None,
+            ci_upper=table.ci_upper[k] if table.ci_upper else None,
         )
         for k, (a, b) in enumerate(pairs)
     ]
@@ -130,7 +159,11 @@ def dataset_tukey_table(
     if isinstance(entry.tukey, NotApplicable):
         return TukeyTable([], "snapshot", entry.tukey.reason)
     if entry.tukey is not None:
-        return TukeyTable(_stored_rows(entry.tukey, within.algorithms), "snapshot")
+        return TukeyTable(
+            _stored_rows(entry.tukey, within.algorithms),
+            "snapshot",
+            anova=_stored_anova(entry.anova),
+        )
     names = [a for a in board.algorithms if a in cells]
     folds = sorted({f for a in names for f in cells[a] if f is not None})
     matrix = np.array(
@@ -143,6 +176,8 @@ def dataset_tukey_table(
     result = repeated_measures_tukey(matrix, alpha=alpha)
     if result.not_applicable:
         return TukeyTable([], "computed", result.not_applicable)
+    lower, upper = tukey_intervals(result)
+    omnibus = repeated_measures_anova(matrix)
     rows = []
     for i in range(len(names)):
         for j in range(i + 1, len(names)):
@@ -155,9 +190,12 @@ def dataset_tukey_table(
                     cohens_d=d if np.isfinite(d) else None,
                     pvalue=float(result.pvalues[i, j]),
                     significant=bool(result.significant[i, j]),
+                    ci_lower=float(lower[i, j]),
+                    ci_upper=float(upper[i, j]),
                 )
             )
-    return TukeyTable(rows, "computed")
+    anova = AnovaSummary(omnibus.statistic, omnibus.pvalue, omnibus.df, omnibus.note)
+    return TukeyTable(rows, "computed", anova=anova)
 
 
 @dataclass(frozen=True)

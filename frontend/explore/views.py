@@ -15,7 +15,7 @@ from django.urls import reverse
 from estimation.selectors import SnapshotSections, snapshot_latest
 from frontend.compare.links import select_options
 from frontend.embeds.badges import badge_facts, badge_markdown, badge_svg
-from frontend.explore import charts, presenters, selectors
+from frontend.explore import advice, charts, presenters, selectors
 from leaderboard.models import Algorithm, Benchmark, Dataset
 from leaderboard.selectors import (
     benchmark_get_visible,
@@ -50,6 +50,10 @@ def benchmark_charts_page(request: HttpRequest, slug: str) -> HttpResponse:
         "snapshot": snapshot,
         "sections": sections,
         "estimator": request.GET.get("estimator", ""),
+        "control": advice.control_view(sections["board"], request.GET.get("control") or None),
+        "advisor": advice.advisor_view(
+            sections["advisor"], has_board=sections["board"] is not None
+        ),
     }
     return render(request, "frontend/explore/charts_page.html", context)
 
@@ -166,8 +170,18 @@ def algorithm_badge_snippet(
 
 
 def methods(request: HttpRequest) -> HttpResponse:
-    return render(
-        request,
-        "frontend/explore/methods.html",
-        {"minimax_examples": presenters.minimax_examples()},
-    )
+    """The methods; with ``?benchmark=<slug>``, that benchmark's estimator advisor too."""
+    context = {"minimax_examples": presenters.minimax_examples()}
+    slug = request.GET.get("benchmark")
+    if slug:
+        benchmark = _visible_benchmark(request, slug[:100])
+        metric, snapshot, sections = _metric_and_sections(request, benchmark)
+        context.update(
+            benchmark=benchmark,
+            metric=metric,
+            snapshot=snapshot,
+            advisor=advice.advisor_view(
+                sections["advisor"], has_board=sections["board"] is not None
+            ),
+        )
+    return render(request, "frontend/explore/methods.html", context)

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from drf_spectacular.utils import OpenApiExample
 
+from estimation.core.contract import SECTION_NAMES
+
 TIME = "2026-01-15T10:30:00Z"
 SLUG = "demsar-2006"
 
@@ -47,6 +49,7 @@ BENCHMARK_DETAIL = {
     "bootstrap_size": 1000,
     "seed": 0,
     "ranking_only": False,
+    "control_algorithm": "",
     "metrics": [{"name": "AUC", "direction": "higher", "is_primary": True, "description": ""}],
     "maintainers": ["demo-maintainer"],
     "is_maintainer": False,
@@ -98,10 +101,7 @@ SNAPSHOT = {
         "estimators": [{"key": "loo_kl", "p": [0.161, 0.208, 0.327, 0.304]}],
         "mean_rank": [3.143, 2.393, 2.179, 2.286],
     },
-    "sections": {
-        name: f"{SECTION_URL}{name}/?metric=AUC"
-        for name in ("board", "wins", "nemenyi", "wilcoxon", "rank_matrix", "within_dataset")
-    },
+    "sections": {name: f"{SECTION_URL}{name}/?metric=AUC" for name in SECTION_NAMES},
 }
 NEMENYI_SECTION = {
     "algorithms": ALGORITHMS,

@@ -24,6 +24,7 @@ from drf_spectacular.utils import (
     extend_schema_field,
 )
 from rest_framework import serializers
+from rest_framework.exceptions import NotFound
 from rest_framework.permissions import AllowAny
 from rest_framework.renderers import JSONRenderer
 from rest_framework.request import Request
@@ -483,8 +484,8 @@ class SnapshotSectionApi(ApiView):
         summary="One section of a version of the results",
         description="A section of the snapshot contract (docs/snapshot-contract.md): "
         f"one of {', '.join(SECTION_NAMES)}. Whole, it is served as stored, with an "
-        "ETag; `?algorithms=a,b,c` or `?top=N` give it for those algorithms only (the board, "
-        "O(m), always comes whole). "
+        "ETag; `?algorithms=a,b,c` or `?top=N` give it for those algorithms only (the board "
+        "and the advisor, O(m), always come whole). "
         'A section that does not apply is `{"not_applicable": reason}`.',
         parameters=SECTION_PARAMETERS,
         responses=SECTION_RESPONSES,
@@ -513,8 +514,8 @@ class SnapshotSectionApi(ApiView):
         except ValueError as exc:
             field, _, message = str(exc).partition(": ")
             raise ValidationFailed([Problem(message, field)]) from None
-        if name == "board":
-            body = section_to_json(name, section)  # the board is O(m): served whole
+        if name in ("board", "advisor"):
+            body = section_to_json(name, section)  # O(m), about every algorithm: whole
         else:
             body = section_to_json(name, restrict(section, keep))
         return HttpResponse(
@@ -544,6 +545,11 @@ def _names(text: str) -> list[str]:
 def _stored_section(request: Request, snapshot: ResultSnapshot, name: str) -> HttpResponse:
     """The section as stored; 304 from its etag alone; gzip-ed once (cached by etag)."""
     digest = snapshot_section_etag(snapshot_id=snapshot.pk, name=name)
+    if digest is None and name == "advisor":
+        raise NotFound(
+            f"The advisor of version {snapshot.version} is still being computed (it is "
+            "stored after the other sections); ask again in a moment."
+        )
     if digest is None:
         raise snapshot_not_found(snapshot.metric, snapshot.version)
     etag = f'"{digest}"'

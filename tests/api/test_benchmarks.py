@@ -216,6 +216,22 @@ def test_maintainer_updates_settings_and_a_recompute_is_requested(maintainer, be
     assert RecomputeState.objects.get(pk=benchmark.pk).requested_revision == 1
 
 
+def test_maintainer_sets_the_default_control_through_the_api(maintainer, benchmark):
+    make_submission(benchmark, "baseline", {"d1": 0.5})
+    client = client_for(maintainer)
+    refused = client.post(
+        "/api/benchmarks/toy/update/", {"control_algorithm": "nobody"}, format="json"
+    )
+    assert refused.status_code == 400
+    assert refused.json()["problems"][0]["field"] == "control_algorithm"
+    response = client.post(
+        "/api/benchmarks/toy/update/", {"control_algorithm": "baseline"}, format="json"
+    )
+    assert response.status_code == 200, response.json()
+    assert response.json()["control_algorithm"] == "baseline"
+    assert client.get("/api/benchmarks/toy/").json()["control_algorithm"] == "baseline"
+
+
 def test_update_refuses_out_of_range_settings(maintainer, benchmark):
     response = client_for(maintainer).post(
         "/api/benchmarks/toy/update/", {"alpha": 0.9, "top_k": 0}, format="json"

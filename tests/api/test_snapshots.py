@@ -201,6 +201,18 @@ def test_a_section_for_chosen_algorithms_keeps_their_stored_values(client, compu
     assert set(top["algorithms"]) == set(board.top(2))
 
 
+def test_the_advisor_is_its_own_stored_section_served_whole(client, computed):
+    board = client.get(f"{BASE}1/sections/board/").json()
+    assert "advisor" not in board  # the board stays O(m) and fast
+    assert board["control"]["control"] in board["input"]["algorithms"]
+    advisor = client.get(f"{BASE}1/sections/advisor/").json()
+    validate_section("advisor", advisor)
+    assert [t["truth"] for t in advisor["truths"]] == ["plackett_luce", "empirical"]
+    assert [s["n_datasets"] for s in advisor["truths"][0]["sizes"]] == [3, 6, 12]
+    chosen = client.get(f"{BASE}1/sections/advisor/?algorithms=alpha").json()
+    assert chosen == advisor
+
+
 @pytest.mark.parametrize(
     ("query", "field"),
     [

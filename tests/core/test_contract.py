@@ -138,7 +138,15 @@ def test_the_registry_is_the_one_list_of_estimators():
         AnalysisSettings(default_estimator="nope")
 
 
-@pytest.mark.parametrize("name", [n for n in SECTION_NAMES if n != "board"])
+WHOLE_SECTIONS = ("board", "advisor")  # O(m), about every algorithm: always served whole
+
+
+def test_the_advisor_section_is_served_whole():
+    section = demo_analysis("simulated").payload.advisor
+    assert contract.restrict(section, [3, 1]) is section
+
+
+@pytest.mark.parametrize("name", [n for n in SECTION_NAMES if n not in WHOLE_SECTIONS])
 def test_a_section_for_chosen_algorithms_keeps_every_stored_value(name):
     payload = demo_analysis("simulated").payload
     section = getattr(payload, name)
@@ -170,6 +178,9 @@ def test_a_section_for_chosen_algorithms_keeps_every_stored_value(name):
             k = pair_index(1, 3, m)
             assert after.tukey.diff == (before.tukey.diff[k],)
             assert after.tukey.significant == (before.tukey.significant[k],)
+            assert after.tukey.ci_lower == (before.tukey.ci_lower[k],)
+            assert after.tukey.ci_upper == (before.tukey.ci_upper[k],)
+            assert after.anova == before.anova  # the omnibus test over all algorithms
 
 
 def test_choosing_algorithms_names_the_unknown_ones():

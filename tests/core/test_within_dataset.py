@@ -12,8 +12,11 @@ from statsmodels.stats.anova import AnovaRM
 from estimation.core import studentized_range
 from estimation.core.within_dataset import (
     fold_wilcoxon_pairwise,
+    repeated_measures_anova,
     repeated_measures_tukey,
+    repeated_measures_tukey_batch,
     significance_aware_ranks,
+    tukey_intervals,
 )
 
 # 4 folds x 3 algorithms, small enough to work by hand.
@@ -162,3 +165,74 @@ def test_tukey_with_many_pairs_uses_interpolation_within_1e6_of_scipy():
     expected = stats.studentized_range.sf(result.q[upper], 12, result.df)
     np.testing.assert_allclose(result.pvalues[upper], expected, rtol=0, atol=1e-6)
     np.testing.assert_array_equal(result.significant[upper], expected < 0.05)
+
+
+@pytest.mark.parametrize("seed", [10, 11, 12])
+def test_rm_anova_matches_statsmodels_anova_rm(seed):
+    rng = np.random.default_rng(seed)
+    f, m = 6 + seed % 3, 3 + seed % 4
+    fold_scores = rng.normal(size=(f, m)) + np.linspace(0, 0.8, m) + rng.normal(size=(f, 1))
+    long = pd.DataFrame(
+        [
+            {"fold": fold, "algorithm": a, "score": fold_scores[fold, a]}
+            for fold in range(f)
+            for a in range(m)
+        ]
+    )
+    table = AnovaRM(long, "score", "fold", within=["algorithm"]).fit().anova_table
+    result = repeated_measures_anova(fold_scores)
+    assert result.statistic == pytest.approx(table["F Value"].iloc[0], rel=1e-10)
+    assert result.pvalue == pytest.approx(table["Pr > F"].iloc[0], rel=1e-8)
+    assert result.df == (int(table["Num DF"].iloc[0]), int(table["Den DF"].iloc[0]))
+
+
+def test_rm_anova_hand_computation():
+    result = repeated_measures_anova(HAND)
+    means = HAND.mean(0)
+    ss_algorithms = 4 * ((means - HAND.mean()) ** 2).sum()
+    residuals = HAND - HAND.mean(1, keepdims=True) - means + HAND.mean()
+    ss_residual = (residuals**2).sum()
+    f_value = (ss_algorithms / 2) / (ss_residual / 6)
+    assert result.statistic == pytest.approx(f_value, rel=1e-12)
+    assert result.pvalue == pytest.approx(stats.f.sf(f_value, 2, 6), rel=1e-12)
+    assert result.df == (2, 6) and result.note is None
+
+
+def test_rm_anova_degenerate_cases_say_why():
+    additive = np.add.outer([0.0, 0.1, 0.2], [0.5, 0.6, 0.9])  # no residual at all
+    result = repeated_measures_anova(additive)
+    assert result.statistic is None and result.pvalue is None
+    assert "infinite" in result.note
+    same = np.full((4, 3), 0.7)
+    assert "undefined" in repeated_measures_anova(same).note
+    one_fold = repeated_measures_anova(np.ones((1, 3)))
+    assert one_fold.df is None and "two folds" in one_fold.note
+
+
+def test_tukey_intervals_are_simultaneous_and_agree_with_the_test():
+    fold_scores = np.random.default_rng(3).normal(size=(10, 4)) * 0.02 + [0.8, 0.81, 0.83, 0.9]
+    result = repeated_measures_tukey(fold_scores)
+    lower, upper = tukey_intervals(result)
+    q = stats.studentized_range.ppf(0.95, 4, result.df)
+    np.testing.assert_allclose(
+        upper - lower, np.where(np.eye(4, dtype=bool), np.nan, 2 * q * result.se)
+    )
+    off = ~np.eye(4, dtype=bool)
+    excludes_zero = (lower > 0) | (upper < 0)
+    assert (excludes_zero[off] == result.significant[off]).all()
+    np.testing.assert_allclose(lower, -upper.T)
+
+
+def test_tukey_intervals_cover_the_true_differences_at_the_family_level():
+    """Simulated: all 6 true differences inside their intervals in >= 93 % of 400 runs
+    (nominal 95 % family-wise; binomial SE about 1.1 %)."""
+    rng = np.random.default_rng(0)
+    true = np.array([0.0, 0.1, 0.15, 0.3])
+    covered = 0
+    runs = [true + rng.normal(size=(8, 1)) + rng.normal(scale=0.1, size=(8, 4)) for _ in range(400)]
+    d = true[:, None] - true[None, :]
+    off = ~np.eye(4, dtype=bool)
+    for result in repeated_measures_tukey_batch(runs):
+        lower, upper = tukey_intervals(result)
+        covered += bool(((lower[off] <= d[off]) & (d[off] <= upper[off])).all())
+    assert covered / 400 >= 0.93

@@ -17,7 +17,16 @@ from tests.reference_data import PUBLISHED_DATA, REPO_ROOT
 
 DEMSAR_AUC = PUBLISHED_DATA / "demsar2006" / "demsar2006_table6_auc.csv"
 # The stages analyze() reports, as the recompute service stores them for the pages.
-STAGES = ["ranking", "estimators", "tests", "within_dataset", "bootstrap", "evaluation", "done"]
+STAGES = [
+    "ranking",
+    "estimators",
+    "tests",
+    "within_dataset",
+    "bootstrap",
+    "evaluation",
+    "advisor",
+    "done",
+]
 
 
 class FakeClock:

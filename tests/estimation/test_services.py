@@ -155,11 +155,11 @@ def test_progress_is_visible_while_computing(monkeypatch):
     seen = []
     real_analyze = services.analyze
 
-    def analyze_and_look(table, settings, progress):
+    def analyze_and_look(table, settings, progress, **options):
         progress("bootstrap", 0.5)
         snapshot = ResultSnapshot.objects.get(benchmark=benchmark)
         seen.append((snapshot.status, snapshot.stage, snapshot.progress))
-        return real_analyze(table, settings, progress=progress)
+        return real_analyze(table, settings, progress=progress, **options)
 
     monkeypatch.setattr(services, "analyze", analyze_and_look)
     snapshot_refresh(benchmark_id=benchmark.pk)
@@ -213,3 +213,42 @@ def test_results_of_an_older_engine_are_not_served_and_get_recomputed():
     assert snapshot_outdated_benchmark_ids() == []
     call_command("recompute", "--stale", stdout=out)
     assert out.getvalue().endswith("every benchmark is served by the current engine\n")
+
+
+def test_the_advisor_is_stored_after_the_snapshot_is_served_and_backfilled(monkeypatch):
+    from estimation import services
+    from estimation.models import SnapshotSection
+
+    benchmark = make_benchmark()
+    accepted(benchmark, "a", {"d1": 0.9, "d2": 0.2, "d3": 0.6})
+    accepted(benchmark, "b", {"d1": 0.1, "d2": 0.8, "d3": 0.5})
+    ready_when_advising = []
+    real_advisor = services.analyze_advisor
+
+    def advisor_and_look(table, settings):
+        ready_when_advising.append(ResultSnapshot.objects.get(benchmark=benchmark).status)
+        return real_advisor(table, settings)
+
+    monkeypatch.setattr(services, "analyze_advisor", advisor_and_look)
+    (snapshot,) = snapshot_refresh(benchmark_id=benchmark.pk)
+    assert ready_when_advising == ["ready"]  # readers had the other sections already
+    stored = SnapshotSection.objects.get(snapshot=snapshot, name="advisor")
+    assert '"truths"' in stored.body
+    assert "advisor_s" in ResultSnapshot.objects.get(pk=snapshot.pk).timings
+
+    # A worker that stopped before storing it: the next run adds it, and only it.
+    stored.delete()
+    assert snapshot_refresh(benchmark_id=benchmark.pk) == []
+    assert SnapshotSection.objects.filter(snapshot=snapshot, name="advisor").exists()
+    assert ResultSnapshot.objects.filter(benchmark=benchmark).count() == 1
+
+    # A failing advisor is stored as not applicable, with its reason.
+    SnapshotSection.objects.filter(snapshot=snapshot, name="advisor").delete()
+
+    def broken(table, settings):
+        raise FloatingPointError("injected fault")
+
+    monkeypatch.setattr(services, "analyze_advisor", broken)
+    snapshot_refresh(benchmark_id=benchmark.pk)
+    body = SnapshotSection.objects.get(snapshot=snapshot, name="advisor").body
+    assert "not_applicable" in body and "injected fault" in body

@@ -202,3 +202,28 @@ def test_snapshot_history_for_maintainers(client, maintainer):
 
     make_benchmark("secret", visibility=Benchmark.Visibility.PRIVATE)
     assert client.get("/b/secret/maintain/snapshots/").status_code == 404
+
+
+def test_the_settings_form_picks_the_default_control_among_the_algorithms(client, maintainer):
+    benchmark = make_benchmark("study")
+    benchmark.maintainers.add(maintainer)
+    make_submission(benchmark, "alpha", {"d1": 0.5})
+    make_submission(benchmark, "beta", {"d1": 0.6})
+    page = client.get("/b/study/maintain/").content.decode()
+    select = page.split('name="control_algorithm"')[1].split("</select>")[0]
+    assert 'value="alpha"' in select and 'value="beta"' in select
+    assert "best mean rank" in select
+    data = {
+        key: value
+        for key, value in CREATE.items()
+        if not key.startswith("metrics") and key != "slug"
+    }
+    assert (
+        client.post("/b/study/maintain/", {**data, "control_algorithm": "beta"}).status_code == 302
+    )
+    benchmark.refresh_from_db()
+    assert benchmark.control_algorithm == "beta"
+    bad = client.post("/b/study/maintain/", {**data, "control_algorithm": "nobody"})
+    assert bad.status_code == 200 and 'href="#id_control_algorithm"' in bad.content.decode()
+    benchmark.refresh_from_db()
+    assert benchmark.control_algorithm == "beta"

@@ -237,3 +237,27 @@ def test_invalid_settings_are_reported_as_problems_not_crashes():
         benchmark_update(benchmark=benchmark, user=maintainer, alpha=2.0, correction="sidak")
     fields = sorted(p.field for p in caught.value.problems)
     assert fields == ["alpha", "correction"]
+
+
+def test_the_default_control_names_one_of_the_benchmarks_algorithms():
+    maintainer = make_user("maintainer")
+    benchmark = make_benchmark()
+    benchmark.maintainers.add(maintainer)
+    make_submission(benchmark, "alpha", {"d1": 0.5, "d2": 0.6})
+    benchmark_update(benchmark=benchmark, user=maintainer, control_algorithm=" alpha ")
+    benchmark.refresh_from_db()
+    assert benchmark.control_algorithm == "alpha"
+    assert requested_revision(benchmark) >= 1  # an analysis setting: recompute
+    from estimation.services import analysis_settings_for
+
+    assert analysis_settings_for(benchmark=benchmark).control == "alpha"
+    benchmark_update(benchmark=benchmark, user=maintainer, control_algorithm="")
+    benchmark.refresh_from_db()
+    assert analysis_settings_for(benchmark=benchmark).control is None
+    for bad in ("nobody", "x" * 500, 3):
+        with pytest.raises(ValidationFailed) as caught:
+            benchmark_update(benchmark=benchmark, user=maintainer, control_algorithm=bad)
+        assert caught.value.problems[0].field == "control_algorithm"
+    with pytest.raises(ValidationFailed) as caught:
+        make_benchmark("fresh", control_algorithm="alpha")  # no algorithms yet
+    assert "no algorithm named 'alpha'" in caught.value.problems[0].message

@@ -1,0 +1,432 @@
+"""Estimator advisor and size planner (METHODS.md section 8).
+
+Which estimator to trust at this benchmark's size, and what more datasets would buy: the
+paper's section 6.1 simulations, run on the benchmark's own fitted model. Two truths:
+
+``plackett_luce``
+    The fitted Plackett-Luce model. Rankings are drawn by sequential choice with the
+    fitted worths (Gumbel-max: ``argsort(log worth + Gumbel noise)``, one numpy call for
+    a whole pool), cut to the top ``K`` positions when the input is top-K. The true win
+    probabilities are exact: the first choice picks ``a`` with probability
+    ``worth[a] / sum(worth)``, so there is no Monte-Carlo error in the truth.
+``empirical``
+    The benchmark's own rankings as the population (datasets resampled with
+    replacement, exactly as the bootstrap does). Its true win probabilities are the
+    empirical tie-split win shares.
+
+For every size ``n'`` in ``{n, 2n, 4n}`` it draws ``S`` benchmarks, applies every
+estimator of the registry to all of them at once
+(:func:`estimation.core.resampling.scheme_estimates`, the batched refit the bootstrap
+uses, so the LOO weights are refitted in each simulated benchmark) and reports each
+estimator's mean errors, the spread of its estimate of the leader and how often it
+ranks the true leader first.
+
+Cost is bounded: the work of one size is ``S x P x m`` cells (``P`` the rankings in its
+pools), and :data:`CELL_BUDGET` caps the sum over sizes and truths. Above it the number
+of simulations shrinks (down to :data:`MIN_SIMULATIONS`), then the larger sizes are
+dropped (saying so), and when even ``n`` does not fit the whole view is not applicable.
+The Plackett-Luce refits inside the simulation stop at :data:`SIMULATION_PL_TOL`
+(probabilities within about 1e-4 of the converged fit, far below the simulation error).
+
+Randomness comes in as an argument; the same input and seed give the same output.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import numpy as np
+
+from estimation.core import aggregates
+from estimation.core.contract import (
+    AdvisorEstimator,
+    AdvisorSection,
+    AdvisorSize,
+    AdvisorTruth,
+    NotApplicable,
+    floats,
+)
+from estimation.core.resampling import SCHEMES, scheme_estimates
+from estimation.core.win_probability import _validated_ranks
+
+__all__ = [
+    "CELL_BUDGET",
+    "MAX_ALGORITHMS",
+    "AdvisorResult",
+    "EstimatorError",
+    "SizeResult",
+    "TruthResult",
+    "advise",
+    "advisor_section",
+    "plackett_luce_rankings",
+    "size_label",
+]
+
+CELL_BUDGET = 8_000_000
+"""Largest total of simulations x pooled rankings x algorithms over every size and truth,
+weighted by ``sqrt(m / 20)`` above 20 algorithms (about 1 s on one core at m = 20,
+n = 100 with 200 simulations; a few seconds at most elsewhere)."""
+
+MIN_SIMULATIONS = 40
+"""Fewer simulated benchmarks than this would leave the errors too noisy to compare."""
+
+MAX_ALGORITHMS = 2000
+"""Above this many algorithms the advisor is not computed (every simulated benchmark
+would be larger than the budget)."""
+
+SIMULATION_PL_TOL = 1e-3
+"""Plackett-Luce convergence tolerance inside the simulation (change of log worths)."""
+
+SIZE_FACTORS: tuple[int, ...] = (1, 2, 4)
+"""The sizes simulated, as multiples of the benchmark's number of datasets."""
+
+_POOLS = 4
+"""Independent Plackett-Luce pools per size (subsets of one pool overlap; several pools
+keep the simulated benchmarks closer to independent)."""
+
+_LEVEL_Z = 1.959963984540054
+"""Normal quantile of a two-sided 95 % interval."""
+
+_TIE = 1e-12
+
+
+@dataclass(frozen=True)
+class EstimatorError:
+    """One estimator's errors over the simulated benchmarks of one size."""
+
+    key: str
+    kl: float
+    tv: float
+    leader_first: float
+    spread_width: float
+
+
+@dataclass(frozen=True)
+class SizeResult:
+    """Every estimator at one number of datasets."""
+
+    n_datasets: int
+    factor: int
+    n_simulations: int
+    wilson_width: float
+    estimators: tuple[EstimatorError, ...]
+
+    @property
+    def best(self) -> str:
+        """The estimator with the lowest mean KL error (the earlier scheme on a tie)."""
+        return min(self.estimators, key=lambda e: e.kl).key
+
+
+@dataclass(frozen=True)
+class TruthResult:
+    """One truth: its win probabilities and the simulated sizes."""
+
+    truth: Literal["plackett_luce", "empirical"]
+    p: np.ndarray
+    leader: int
+    sizes: tuple[SizeResult, ...]
+
+
+@dataclass(frozen=True)
+class AdvisorResult:
+    """The advisor's tables for both truths, or why it could not run."""
+
+    K: int
+    n_datasets: int
+    n_simulations: int
+    truths: tuple[TruthResult, ...]
+    notes: tuple[str, ...]
+    not_applicable: str | None = None
+
+
+def plackett_luce_rankings(
+    worths: Any, size: int, *, rng: np.random.Generator, known_positions: int | None = None
+) -> np.ndarray:
+    """``size`` rankings drawn from a Plackett-Luce model, as average ranks ``(size, m)``.
+
+    Gumbel-max sampling: sorting ``log worth + Gumbel noise`` in decreasing order draws
+    the whole sequential-choice ranking at once. With ``known_positions = K < m`` only
+    the first ``K`` positions are kept; the others share the mean remaining position
+    ``(K + 1 + m) / 2``, as a top-K input file is read.
+    """
+    log_worth = np.log(np.asarray(worths, dtype=float))
+    m = log_worth.shape[0]
+    known = m if known_positions is None else int(known_positions)
+    noisy = log_worth + rng.gumbel(size=(int(size), m))
+    order = np.argsort(-noisy, axis=1)
+    positions = np.arange(1, m + 1, dtype=float)
+    if known < m:
+        positions[known:] = (known + 1 + m) / 2.0
+    ranks = np.empty((int(size), m))
+    np.put_along_axis(ranks, order, np.broadcast_to(positions, ranks.shape), axis=1)
+    return ranks
+
+
+def _leader_share(estimates: np.ndarray, leaders: np.ndarray) -> np.ndarray:
+    """Per replicate, the share of its top estimates (ties split) held by true leaders."""
+    best = estimates.max(axis=1, keepdims=True)
+    top = estimates >= best - _TIE
+    return (top & leaders[None, :]).sum(axis=1) / top.sum(axis=1)
+
+
+def _wilson_width(wins: np.ndarray, n: int) -> np.ndarray:
+    """Width of the 95 % Wilson score interval for ``wins`` successes out of ``n``."""
+    z2 = _LEVEL_Z**2
+    half = _LEVEL_Z / (n + z2) * np.sqrt(np.clip(wins * (n - wins) / n, 0.0, None) + z2 / 4.0)
+    return 2.0 * half
+
+
+def _errors(
+    estimates: dict[str, np.ndarray], truth: np.ndarray, n: int, keys: Sequence[str]
+) -> tuple[tuple[EstimatorError, ...], float]:
+    """Each estimator's mean errors against ``truth`` over the replicates, and the mean
+    Wilson width of the leader's win probability (from the win rate's estimates)."""
+    m = truth.shape[0]
+    leaders = truth >= truth.max() - _TIE
+    leader = int(np.argmax(truth))
+    positive = truth > 0
+    rows = []
+    for key in keys:
+        p = estimates[key]
+        # KL(truth || estimate) with the evaluation's add-half smoothing for every
+        # estimator alike: raw estimates may be 0 where the truth is not.
+        smoothed = (n * p + 0.5) / (n + m / 2.0)
+        kl = (truth[positive] * np.log(truth[positive] / smoothed[:, positive])).sum(axis=1)
+        tv = np.abs(p - truth[None, :]).sum(axis=1)
+        low, high = np.quantile(p[:, leader], [0.025, 0.975])
+        rows.append(
+            EstimatorError(
+                key=key,
+                kl=float(kl.mean()),
+                tv=float(tv.mean()),
+                leader_first=float(_leader_share(p, leaders).mean()),
+                spread_width=float(high - low),
+            )
+        )
+    wins = estimates["mle"][:, leader] * n
+    return tuple(rows), float(_wilson_width(wins, n).mean())
+
+
+def _width_weight(m: int) -> float:
+    return float(np.sqrt(max(m, 20) / 20.0))
+
+
+def _plan(n: int, m: int, n_simulations: int) -> tuple[int, list[int], list[str]]:
+    """Simulations per size and the factors that fit :data:`CELL_BUDGET`."""
+    notes: list[str] = []
+
+    def cells(factors: Sequence[int], s: int) -> int:
+        # Plackett-Luce pools hold 2 n' rankings; the empirical truth resamples n. A
+        # Plackett-Luce refit costs more per cell on wide rankings (measured: 0.14 us a
+        # cell at m = 20, 0.46 at m = 179, 0.9 at m = 2000): weigh by sqrt(m / 20).
+        return int(sum(s * (2 * f * n + n) * m for f in factors) * _width_weight(m))
+
+    factors = list(SIZE_FACTORS)
+    s = int(n_simulations)
+    while factors:
+        fitted = min(s, CELL_BUDGET // max(cells(factors, 1), 1))
+        if fitted >= MIN_SIMULATIONS or (fitted >= 1 and fitted == s):
+            if fitted < s:
+                notes.append(
+                    f"{fitted} simulated benchmarks per size instead of {s}, to bound the cost"
+                )
+            return fitted, factors, notes
+        dropped = factors.pop()
+        notes.append(
+            f"{dropped} x {n} = {dropped * n} datasets is too large to simulate within the "
+            "cost bound; that size is left out"
+        )
+    return 0, [], notes
+
+
+def advise(
+    ranks: Any,
+    *,
+    rng: int | np.random.Generator,
+    K: int = 3,
+    known_positions: int | None = None,
+    n_simulations: int = 200,
+    schemes: Sequence[str] = SCHEMES,
+    worths: Any = None,
+) -> AdvisorResult:
+    """Simulate benchmarks from the fitted truths and score every estimator on them.
+
+    Parameters
+    ----------
+    ranks : array_like, shape (n, m)
+        Average ranks, 1 = best (top-K input: unknown positions share their mean).
+    rng : int or numpy.random.Generator
+        Seed or generator of every draw.
+    K, known_positions
+        Positions used by the linear family and by Plackett-Luce.
+    n_simulations : int, default 200
+        Simulated benchmarks per size and truth (``S``), lowered to fit the budget.
+    schemes : sequence of str
+        Estimators to score (default: every estimator of the registry).
+    worths : array_like, shape (m,), optional
+        Fitted Plackett-Luce worths (normalised or not); fitted here when omitted.
+
+    Returns
+    -------
+    AdvisorResult
+        ``not_applicable`` says why when it could not run (fewer than two algorithms or
+        datasets, too many algorithms, or not even ``n`` fits the budget).
+
+    Notes
+    -----
+    Errors against the truth ``t`` of an estimate ``p`` from ``n'`` datasets:
+
+    * ``kl``: ``sum_a t[a] log(t[a] / p~[a])`` with the add-half smoothing
+      ``p~ = (n' p + 1/2) / (n' + m/2)`` of the evaluation, applied to every estimator;
+    * ``tv``: ``sum_a |p[a] - t[a]|`` (the L1 error the minimax bound of METHODS 2.2
+      bounds; twice the total-variation distance);
+    * ``leader_first``: share of simulated benchmarks whose highest estimate is a true
+      leader (ties split);
+    * ``spread_width``: the central 95 % range of the estimate of the leader's win
+      probability across the simulated benchmarks (how wide a band around it must be).
+
+    ``wilson_width`` (per size) is the mean width of the 95 % Wilson score interval on
+    the leader's tie-split win count: the confidence interval the leaderboard draws,
+    the same for every estimator. A Plackett-Luce benchmark of ``n'`` datasets is a
+    random subset of ``n'`` of a pool of ``2 n'`` independent draws, so it is exactly
+    ``n'`` independent draws; four pools per size keep the benchmarks nearly
+    independent of each other.
+    """
+    shape = np.shape(ranks)
+    if len(shape) == 2 and shape[1] < 2:
+        return AdvisorResult(
+            K, shape[0], 0, (), (), "a single algorithm: there is no winner to predict"
+        )
+    ranks = _validated_ranks(ranks)
+    n, m = ranks.shape
+    generator = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
+    if isinstance(n_simulations, bool) or int(n_simulations) != n_simulations:
+        raise ValueError(f"n_simulations must be a positive integer, got {n_simulations!r}")
+    if n_simulations < 1:
+        raise ValueError(f"n_simulations must be a positive integer, got {n_simulations!r}")
+    keys = tuple(schemes)
+    if "mle" not in keys:
+        keys = ("mle", *keys)
+
+    def not_applicable(reason: str, notes: Sequence[str] = ()) -> AdvisorResult:
+        return AdvisorResult(K, n, 0, (), tuple(notes), not_applicable=reason)
+
+    if m < 2:
+        return not_applicable("a single algorithm: there is no winner to predict")
+    if n < 2:
+        return not_applicable("a single dataset: the leave-one-out estimators need two")
+    if m > MAX_ALGORITHMS:
+        return not_applicable(
+            f"{m} algorithms: simulating benchmarks of this width exceeds the cost bound "
+            f"(at most {MAX_ALGORITHMS})"
+        )
+    s, factors, notes = _plan(n, m, int(n_simulations))
+    if not factors:
+        return not_applicable(
+            f"{n} datasets x {m} algorithms: even one size exceeds the simulation budget", notes
+        )
+
+    if worths is None:
+        worths = aggregates.plackett_luce(ranks, known_positions=known_positions).worths
+    worths = np.asarray(worths, dtype=float)
+    pl_truth = worths / worths.sum()
+    empirical_truth = scheme_estimates(
+        ranks, np.ones((1, n)), K=K, known_positions=known_positions, schemes=["mle"]
+    )["mle"][0]
+
+    def estimate(pool: np.ndarray, counts: np.ndarray) -> dict[str, np.ndarray]:
+        return scheme_estimates(
+            pool,
+            counts,
+            K=K,
+            known_positions=known_positions,
+            schemes=keys,
+            pl_tol=SIMULATION_PL_TOL,
+        )
+
+    pl_sizes, empirical_sizes = [], []
+    for factor in factors:
+        size = factor * n
+        # Plackett-Luce: pools of 2 n' draws, each benchmark a random n'-subset of one.
+        parts: list[dict[str, np.ndarray]] = []
+        per_pool = np.diff(np.linspace(0, s, _POOLS + 1).round().astype(int))
+        for count in per_pool[per_pool > 0]:
+            pool = plackett_luce_rankings(
+                worths, 2 * size, rng=generator, known_positions=known_positions
+            )
+            chosen = np.argsort(generator.random((int(count), 2 * size)), axis=1)[:, :size]
+            mask = np.zeros((int(count), 2 * size))
+            np.put_along_axis(mask, chosen, 1.0, axis=1)
+            parts.append(estimate(pool, mask))
+        estimates = {key: np.concatenate([part[key] for part in parts]) for key in keys}
+        rows, wilson = _errors(estimates, pl_truth, size, schemes)
+        pl_sizes.append(SizeResult(size, factor, s, wilson, rows))
+        # Empirical: the benchmark's own datasets, resampled with replacement.
+        counts = generator.multinomial(size, np.full(n, 1.0 / n), size=s).astype(float)
+        rows, wilson = _errors(estimate(ranks, counts), empirical_truth, size, schemes)
+        empirical_sizes.append(SizeResult(size, factor, s, wilson, rows))
+    truths = (
+        TruthResult("plackett_luce", pl_truth, int(np.argmax(pl_truth)), tuple(pl_sizes)),
+        TruthResult(
+            "empirical", empirical_truth, int(np.argmax(empirical_truth)), tuple(empirical_sizes)
+        ),
+    )
+    return AdvisorResult(K=K, n_datasets=n, n_simulations=s, truths=truths, notes=tuple(notes))
+
+
+_SIZE_LABELS = {1: "at your size", 2: "with twice the datasets", 4: "with four times the datasets"}
+
+
+def size_label(factor: int) -> str:
+    """How pages name a simulated size ("at your size", "with twice the datasets")."""
+    return _SIZE_LABELS.get(factor, f"with {factor} times the datasets")
+
+
+def advisor_section(
+    result: AdvisorResult, algorithms: Sequence[str], *, seed: int
+) -> AdvisorSection | NotApplicable:
+    """The snapshot's ``advisor`` section from :func:`advise`'s result."""
+    if result.not_applicable is not None:
+        return NotApplicable(result.not_applicable)
+    return AdvisorSection(
+        algorithms=tuple(algorithms),
+        k_used=int(result.K),
+        n_datasets=int(result.n_datasets),
+        n_simulations=int(result.n_simulations),
+        seed=int(seed),
+        truths=tuple(
+            AdvisorTruth(
+                truth=truth.truth,
+                p=floats(truth.p),
+                leader=algorithms[truth.leader],
+                sizes=tuple(
+                    AdvisorSize(
+                        n_datasets=size.n_datasets,
+                        factor=size.factor,
+                        n_simulations=size.n_simulations,
+                        wilson_width=_finite(size.wilson_width),
+                        best=size.best,
+                        estimators=tuple(
+                            AdvisorEstimator(
+                                key=row.key,
+                                kl=_finite(row.kl),
+                                tv=_finite(row.tv),
+                                leader_first=_finite(row.leader_first),
+                                spread_width=_finite(row.spread_width),
+                            )
+                            for row in size.estimators
+                        ),
+                    )
+                    for size in truth.sizes
+                ),
+            )
+            for truth in result.truths
+        ),
+        notes=result.notes,
+    )
+
+
+def _finite(value: float) -> float | None:
+    return float(value) if np.isfinite(value) else None
