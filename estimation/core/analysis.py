@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -35,6 +35,7 @@ from estimation.core.contract import (
     PairNote,
     PairwiseMatrix,
     RankMatrixSection,
+    ScoreSummary,
     SnapshotPayload,
     TukeyTable,
     WilcoxonSection,
@@ -47,13 +48,14 @@ from estimation.core.rankings import PreparedRankings, prepare_rankings
 from estimation.core.registry import ESTIMATOR_KEYS
 from estimation.core.resampling import bootstrap, evaluate_schemes
 from estimation.core.table import ResultTable
+from estimation.core.verdict import board_verdict
 from estimation.core.win_probability import fit_loo, fit_minimax, mle
 
 __all__ = ["ENGINE_VERSION", "Analysis", "AnalysisSettings", "analyze"]
 
 # Any change to a number or to the payload's shape bumps this version; the golden test
 # (tests/core/test_golden.py) pins the payload of two demos to it.
-ENGINE_VERSION = "0.4.1"
+ENGINE_VERSION = "0.5.0"
 
 # Within-dataset Tukey tables are stored with a snapshot up to this many pairs in all
 # (they grow as datasets x algorithms^2); beyond, the dataset page computes one table
@@ -179,7 +181,10 @@ def analyze(
         wilcoxon=tests.wilcoxon_summary,
         evaluation=evaluation,
         notes=tuple(_coverage_notes(table, prepared, K, settings)),
+        scores=_score_summary(table, prepared),
+        verdict=NotApplicable("not computed yet"),
     )
+    board = replace(board, verdict=board_verdict(board))
     payload = SnapshotPayload(
         schema_version=SCHEMA_VERSION,
         engine_version=ENGINE_VERSION,
@@ -194,6 +199,24 @@ def analyze(
         within_dataset=within,
     )
     return Analysis(payload=payload, timings=clock.finish())
+
+
+def _score_summary(table: ResultTable, prepared: PreparedRankings) -> ScoreSummary | NotApplicable:
+    """Mean and SD over the datasets used of each algorithm's score, in the metric's units."""
+    if table.kind != "score":
+        return NotApplicable("the input is rankings, not scores")
+    row_of = {d: i for i, d in enumerate(table.datasets)}
+    col_of = {a: j for j, a in enumerate(table.algorithms)}
+    rows = [row_of[d] for d in prepared.datasets]
+    cols = [col_of[a] for a in prepared.algorithms]
+    values = np.asarray(table.values, dtype=float)[np.ix_(rows, cols)]
+    present = np.isfinite(values)
+    n = present.sum(axis=0)
+    total = np.where(present, values, 0.0).sum(axis=0)
+    mean = np.divide(total, n, out=np.full(n.shape, np.nan), where=n > 0)
+    squares = np.where(present, (values - mean) ** 2, 0.0).sum(axis=0)
+    sd = np.sqrt(np.divide(squares, n - 1, out=np.full(n.shape, np.nan), where=n > 1))
+    return ScoreSummary(mean=floats(mean), sd=floats(sd), n_datasets=tuple(int(v) for v in n))
 
 
 def _input_facts(table: ResultTable, prepared: PreparedRankings) -> InputFacts:
