@@ -182,7 +182,6 @@ def analyze(
         evaluation=evaluation,
         notes=tuple(_coverage_notes(table, prepared, K, settings)),
         scores=_score_summary(table, prepared),
-        verdict=NotApplicable("not computed yet"),
     )
     board = replace(board, verdict=board_verdict(board))
     payload = SnapshotPayload(

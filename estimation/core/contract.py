@@ -489,10 +489,12 @@ class Board:
     evaluation: Evaluation | NotApplicable = describe("which estimator predicts best")
     notes: tuple[str, ...] = describe("what every view should say about the data, in words")
     scores: ScoreSummary | NotApplicable = describe(
-        "the metric's mean and SD per algorithm; not applicable for rankings"
+        "the metric's mean and SD per algorithm; not applicable for rankings",
+        default=NotApplicable("not computed"),
     )
     verdict: Verdict | NotApplicable = describe(
-        "the plain answer for the recommended estimator (estimation/core/verdict.py)"
+        "the plain answer for the recommended estimator (estimation/core/verdict.py)",
+        default=NotApplicable("not computed"),
     )
 
     @property

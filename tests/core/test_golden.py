@@ -29,6 +29,12 @@ GOLDEN: dict[str, dict[str, str]] = {
         "demsar": "693eb6963b0db33ae658e59ad624e36f910f44619d163e70867eb9204c45fdf3",
         "simulated": "9de95760aed3cdb2e30afedccb4f433216ebd4d250a0d2b36132d0a0521fd7fe",
     },
+    # Schema 3: the board carries the metric's mean and SD per algorithm (scores) and the
+    # verdict (estimation/core/verdict.py); the other numbers are unchanged.
+    "0.5.0": {
+        "demsar": "ca1da46fde211442293fcfb827c14c7f76a4deddb53850e250db258a6878849f",
+        "simulated": "ceb428418cd9e24ec711831f6c15e5f272c6f45db526324178237c5446aa02e0",
+    },
 }
 SIGNIFICANT_DIGITS = 10  # below this, BLAS rounding may differ between machines
 
