@@ -199,7 +199,7 @@ def _label(key: str) -> str:
     return estimator_get(key).label
 
 
-def _why(board: Board, leaders: dict[str, str], leader: int, rival: int) -> str:
+def _why(board: Board, others: dict[str, str], leader: int, rival: int) -> str:
     """Why two estimators pick different leaders, from what the board holds: win rates,
     the positions each estimator credits, mean ranks and mean scores."""
     names = board.algorithms
@@ -208,7 +208,14 @@ def _why(board: Board, leaders: dict[str, str], leader: int, rival: int) -> str:
         outright, steady = rival, leader
     else:
         outright, steady = leader, rival
-    backers = [k for k, name in leaders.items() if name == names[steady]]
+    # the estimators behind ``steady``: those that pick the rival, or those that do not
+    backers = (
+        [k for k, name in others.items() if name == names[rival]]
+        if steady == rival
+        else [
+            k for k in board.estimator_keys if k not in others and not _tied_first(board, k, leader)
+        ]
+    )
     labels = _names([_label(k) for k in backers])
     credit = "credits" if len(backers) == 1 else "credit"
     if _probability(win_rate[outright]) == _probability(win_rate[steady]):
@@ -302,9 +309,26 @@ def board_verdict(board: Board, estimator: str | None = None) -> Verdict | NotAp
     else:
         sentences.append(f"{test}'s test tells {a} apart from every other algorithm.")
 
-    others = {k: v for k, v in leaders.items() if v != a}
+    # an estimator disagrees when the leader is not among its most probable (ties count)
+    others = {
+        k: v
+        for k, v in leaders.items()
+        if v != a
+        and _probability(board.estimator(k).p[leader])
+        < _probability(board.estimator(k).p[names.index(v)])
+    }
     if not others:
         agreement = f"All {len(leaders)} estimators agree on {a}"
+        shared = {
+            k: [names[j] for j in _tied_first(board, k, leader)] for k in board.estimator_keys
+        }
+        shared = {k: v for k, v in shared.items() if v}
+        if shared:
+            agreement += (
+                " ("
+                + "; ".join(f"{_label(k)} ties it with {_names(v)}" for k, v in shared.items())
+                + ")"
+            )
         best_score = _best_score(board)
         margin = "" if best_score is None else _small_margins(board, leader, best_score)
         agreement += f"{margin}."
@@ -315,7 +339,7 @@ def board_verdict(board: Board, estimator: str | None = None) -> Verdict | NotAp
         rival_name = max(by_leader, key=lambda n: (len(by_leader[n]), -names.index(n)))
         rival = names.index(rival_name)
         picks = "; ".join(f"{n} by {_names(labels)}" for n, labels in by_leader.items())
-        agreement = f"The estimators disagree on the leader: {picks}. Why: {_why(board, leaders, leader, rival)}."
+        agreement = f"The estimators disagree on the leader: {picks}. Why: {_why(board, others, leader, rival)}."
     if p_best_leader is not None and p_best_leader != a and isinstance(boot, BootstrapSummary):
         j = names.index(p_best_leader)
         agreement += (
@@ -339,6 +363,15 @@ def board_verdict(board: Board, estimator: str | None = None) -> Verdict | NotAp
         sentences=tuple(sentences),
         groups_note=_groups_note(board),
     )
+
+
+def _tied_first(board: Board, estimator: str, leader: int) -> list[int]:
+    """Other algorithms with the leader's P(win) under ``estimator``, when it is the top."""
+    p = board.estimator(estimator).p
+    top = max(_probability(v) for v in p)
+    if _probability(p[leader]) != top:
+        return []
+    return [j for j in range(len(p)) if j != leader and _probability(p[j]) == top]
 
 
 def _best_score(board: Board) -> int | None:

@@ -134,6 +134,9 @@ def test_every_csv_export_reads_with_pandas_as_is(demo_site, page, screenshot):
         for url in urls:
             with urllib.request.urlopen(demo_site.base_url + url) as response:
                 body = response.read().decode()
+                if "/export.csv" in url and "/api/" not in url:
+                    assert response.headers["X-Podium-Snapshot-Version"].isdigit()
+                    assert 'rel="cite-as"' in response.headers["Link"]
             frame = pd.read_csv(io.StringIO(body))
             assert len(frame) > 0, url
             if "scores.csv" in url:
