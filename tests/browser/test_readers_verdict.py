@@ -92,6 +92,7 @@ def test_search_finds_an_algorithm(demo_site, page, screenshot):
     page.keyboard.press("Enter")
     hits = page.locator("[data-testid=search-algorithms]")
     expect(hits).to_contain_text("XGBoost")
+    screenshot(page, "results")
     hits.get_by_role("link").first.click()
     expect(page.locator("h1")).to_contain_text("XGBoost")
     screenshot(page, "algorithm")
@@ -151,3 +152,22 @@ def test_every_csv_export_reads_with_pandas_as_is(demo_site, page, screenshot):
     assert re.search(
         r"scores\.csv$", page.locator("[data-testid=scores-export]").get_attribute("href")
     )
+
+
+def test_search_and_dataset_index_on_a_phone(demo_site, new_page, screenshot):
+    phone = new_page(viewport=PHONE_390, is_mobile=True, has_touch=True)
+    phone.goto(demo_site.url("benchmark-index", q="iris"))
+    expect(phone.locator("[data-testid=search-datasets]")).to_contain_text("iris")
+    assert phone.evaluate("document.documentElement.scrollWidth") <= PHONE_390["width"]
+    screenshot(phone, "search")
+    phone.goto(demo_site.url("explore-dataset-index", "simulated-new-vs-old"))
+    expect(phone.locator("[data-testid=dataset-row]").first).to_be_visible()
+    screenshot(phone, "datasets")
+
+
+def test_a_hostile_search_is_bounded_and_escaped(demo_site, page):
+    attack = '<img src=x onerror="window.__pwned=1">' + "x" * 500
+    page.goto(demo_site.url("benchmark-index", q=attack))
+    assert page.evaluate("() => window.__pwned === undefined")
+    value = page.get_by_label("Search benchmarks, algorithms and datasets").input_value()
+    assert len(value) <= 100
