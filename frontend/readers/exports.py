@@ -124,8 +124,10 @@ def export_latex(board: Board, source: ExportSource, estimator: str) -> str:
     label = estimator_get(estimator).label
     table = leaderboard_board(board)
     rows, _ = leaderboard_rows(table, estimator)
-    columns = ["Algorithm", "$P(\\mathrm{win})$", "95\\,\\% interval", "$P(\\mathrm{best})$"]
+    columns = ["\\#", "Algorithm", "$P(\\mathrm{win})$", "95\\,\\% interval", "$P(\\mathrm{best})$"]
     columns += ["Win rate"]
+    if table["has_scores"]:
+        columns.append(f"Mean {latex_escape(source.metric)} (SD)")
     if table["has_mean_rank"]:
         columns.append("Mean rank")
     if table["has_significance_rank"]:
@@ -139,20 +141,24 @@ def export_latex(board: Board, source: ExportSource, estimator: str) -> str:
         "% Needs \\usepackage{booktabs} and \\usepackage{url} (or hyperref).",
         "\\begin{table}[ht]",
         "\\centering",
-        f"\\begin{{tabular}}{{l{'r' * (len(columns) - 1)}}}",
+        f"\\begin{{tabular}}{{rl{'r' * (len(columns) - 2)}}}",
         "\\toprule",
         " & ".join(columns) + " \\\\",
         "\\midrule",
     ]
     for row in rows:
         interval = f"[{_number(row.low)}, {_number(row.high)}]" if row.low is not None else "--"
+        position = f"={row.position}" if row.tied else str(row.position)
         cells = [
+            position,
             latex_escape(row.algorithm),
             _number(row.probability),
             interval,
             _number(row.p_best, 2),
             _number(row.win_rate),
         ]
+        if table["has_scores"]:
+            cells.append(row.text["mean_score"].replace("–", "--"))
         if table["has_mean_rank"]:
             cells.append(_number(row.mean_rank, 2))
         if table["has_significance_rank"]:

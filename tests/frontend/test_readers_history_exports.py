@@ -110,7 +110,8 @@ def test_latex_export_is_a_booktabs_table_with_escaped_names(client):
     assert r"Smith\_2020: 50\% \#1;" in body
     assert "Borda count" in body
     first_row = body.split("\\midrule\n")[1].splitlines()[0]
-    assert first_row.startswith(r"C4.5+m\_cf")
+    assert first_row.startswith(r"1 & C4.5+m\_cf")  # position, then the name
+    assert "(SD)" in body  # the metric's mean and SD
 
 
 def test_latex_escape_covers_every_special_character():
