@@ -181,11 +181,14 @@ def _board_pages(
     return pages, shown
 
 
-def algorithm_url_maker(slug: str):
+DATASET_LINKS = 40
+
+
+def algorithm_url_maker(slug: str, route: str = "explore-algorithm", kwarg: str = "algorithm"):
     """``name -> reverse("explore-algorithm", slug, name)`` without a ``reverse`` per row
     (a hundredth of a millisecond instead of a fifth): the same quoting as Django's."""
     marker = "-"
-    path = reverse("explore-algorithm", kwargs={"slug": slug, "algorithm": marker})
+    path = reverse(route, kwargs={"slug": slug, kwarg: marker})
     prefix, suffix = path[: path.rindex(marker)], path[path.rindex(marker) + 1 :]
     safe = RFC3986_SUBDELIMS + "/~:@"
     return lambda name: f"{prefix}{quote(name, safe=safe)}{suffix}"
@@ -253,6 +256,7 @@ def _leaderboard_context(
         )
         rows, scale = leaderboard_rows(board, estimator, shown, sort=sort, descending=descending)
         algorithm_url = algorithm_url_maker(slug)
+        dataset_url = algorithm_url_maker(slug, "explore-dataset", "dataset")
         shown_query = {
             **estimator_query,
             **sort_query,
@@ -297,6 +301,9 @@ def _leaderboard_context(
             verdict=None if isinstance(verdict, NotApplicable) else verdict,
             dataset_index_url=reverse("explore-dataset-index", kwargs={"slug": slug}),
             scores_export_url=reverse("explore-scores-export", kwargs={"slug": slug}),
+            dataset_links=[
+                (name, dataset_url(name)) for name in typed_board.input.datasets[:DATASET_LINKS]
+            ],
             board_pages=board_pages,
             refresh_url=_url(board_fragment, {**metric_query, **shown_query}, **page_kwargs),
             bar_scale=scale,

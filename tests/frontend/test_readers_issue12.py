@@ -81,6 +81,8 @@ def test_the_dataset_index_lists_the_datasets_with_their_metadata(client):
     page = client.get("/b/toy/datasets/").content.decode()
     assert page.count('data-testid="dataset-row"') == 4
     assert 'href="/b/toy/datasets/d1/"' in page and "used" in page
+    board = client.get("/b/toy/").content.decode()  # the leaderboard links its datasets
+    assert 'href="/b/toy/datasets/d1/"' in board and 'href="/b/toy/datasets/"' in board
     assert client.get("/b/nothing-here/datasets/").status_code == 404
 
 
