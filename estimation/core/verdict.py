@@ -16,6 +16,8 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+import numpy as np
+
 from estimation.core.contract import (
     Board,
     BootstrapSummary,
@@ -91,33 +93,29 @@ def _mean_ranks(board: Board) -> tuple[float | None, ...]:
     return board.mean_rank
 
 
+def _rounded(values: Sequence[float | None]) -> np.ndarray:
+    """P(win) as an array, None as 0, rounded so that float noise is no difference."""
+    array = np.array([0.0 if v is None else v for v in values], dtype=float)
+    return np.round(array, _TIE_DIGITS)
+
+
 def board_order(board: Board, estimator: str) -> list[int]:
     """Indices of the algorithms, most probable winner first; ties on P(win) go to the
     better mean rank, then to the name, so the order never depends on anything else."""
-    p = board.estimator(estimator).p
-    ranks = _mean_ranks(board)
-    names = board.algorithms
-    return sorted(
-        range(len(names)),
-        key=lambda i: (
-            -_probability(p[i]),
-            math.inf if ranks[i] is None else ranks[i],
-            names[i],
-        ),
-    )
+    p = _rounded(board.estimator(estimator).p)
+    ranks = np.array([math.inf if r is None else r for r in _mean_ranks(board)], dtype=float)
+    names = np.array(board.algorithms, dtype=str)
+    if not len(names):
+        return []
+    return np.lexsort((names, ranks, -p)).tolist()
 
 
 def shared_positions(board: Board, estimator: str, order: Sequence[int]) -> list[int]:
     """Each ordered row's position, equal P(win) sharing the best one (1, 2, 2, 4)."""
-    p = board.estimator(estimator).p
-    positions: list[int] = []
-    for place, i in enumerate(order, start=1):
-        previous = order[place - 2] if place > 1 else None
-        if previous is not None and _probability(p[previous]) == _probability(p[i]):
-            positions.append(positions[-1])
-        else:
-            positions.append(place)
-    return positions
+    p = _rounded(board.estimator(estimator).p)[list(order)]
+    places = np.arange(1, len(order) + 1)
+    starts = np.r_[True, p[1:] != p[:-1]] if len(order) else np.array([], dtype=bool)
+    return np.maximum.accumulate(np.where(starts, places, 0)).tolist()
 
 
 def _num(value: float | None, digits: int = 3) -> str:
@@ -133,24 +131,24 @@ def _names(names: Sequence[str]) -> str:
     return f"{', '.join(names[:-1])} and {names[-1]}"
 
 
-def _inside(value: float | None, low: float | None, high: float | None) -> bool:
-    return None not in (value, low, high) and low <= value <= high  # type: ignore[operator]
+def _values(values: Sequence[float | None]) -> np.ndarray:
+    return np.array([np.nan if v is None else v for v in values], dtype=float)
 
 
-def _tied(board: Board, estimator: str, band: WinBand | None, leader: int) -> list[int]:
+def _tied(
+    board: Board, estimator: str, band: WinBand | None, leader: int, order: Sequence[int]
+) -> list[int]:
     """Algorithms whose P(win) equals the leader's, or whose interval and the leader's
     each hold the other's point estimate (heavy overlap: the data cannot order them)."""
-    p = board.estimator(estimator).p
-    tied = []
-    for j in board_order(board, estimator)[1:]:
-        if _probability(p[j]) == _probability(p[leader]):
-            tied.append(j)
-        elif band is not None and (
-            _inside(p[j], band.lower[leader], band.upper[leader])
-            and _inside(p[leader], band.lower[j], band.upper[j])
-        ):
-            tied.append(j)
-    return tied
+    raw = _values(board.estimator(estimator).p)
+    rounded = _rounded(board.estimator(estimator).p)
+    tied = rounded == rounded[leader]
+    if band is not None:
+        low, high = _values(band.lower), _values(band.upper)
+        in_leaders = (raw >= low[leader]) & (raw <= high[leader])  # NaN compares False
+        holds_leader = (raw[leader] >= low) & (raw[leader] <= high)
+        tied |= in_leaders & holds_leader
+    return [j for j in order[1:] if tied[j]]
 
 
 def _indistinguishable(board: Board, leader: int) -> tuple[str | None, list[int]]:
@@ -271,14 +269,14 @@ def board_verdict(board: Board, estimator: str | None = None) -> Verdict | NotAp
     p = board.estimator(key).p
     band = win_band(board, key)
     low, high = (band.lower[leader], band.upper[leader]) if band else (None, None)
-    tied = _tied(board, key, band, leader)
+    tied = _tied(board, key, band, leader, order)
     test, same = _indistinguishable(board, leader)
     leaders = {k: names[board_order(board, k)[0]] for k in board.estimator_keys}
     boot = board.estimator(key).bootstrap
     p_best_leader = None
     if isinstance(boot, BootstrapSummary):
-        best = max(order, key=lambda i: _probability(boot.p_best[i]))
-        p_best_leader = names[best]
+        in_order = _rounded(boot.p_best)[order]
+        p_best_leader = names[order[int(np.argmax(in_order))]]
     label = _label(key)
     a = names[leader]
 
@@ -367,11 +365,10 @@ def board_verdict(board: Board, estimator: str | None = None) -> Verdict | NotAp
 
 def _tied_first(board: Board, estimator: str, leader: int) -> list[int]:
     """Other algorithms with the leader's P(win) under ``estimator``, when it is the top."""
-    p = board.estimator(estimator).p
-    top = max(_probability(v) for v in p)
-    if _probability(p[leader]) != top:
+    p = _rounded(board.estimator(estimator).p)
+    if p[leader] != p.max():
         return []
-    return [j for j in range(len(p)) if j != leader and _probability(p[j]) == top]
+    return [j for j in np.flatnonzero(p == p[leader]).tolist() if j != leader]
 
 
 def _best_score(board: Board) -> int | None:
