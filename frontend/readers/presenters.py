@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from html import escape
 from itertools import pairwise
 from typing import Any
 
@@ -205,6 +206,49 @@ class LeaderboardRow:
     def cells(self, columns: list[Column]) -> list[tuple[Column, str]]:
         text = self.text
         return [(column, text[column.key]) for column in columns]
+
+    def html(self, columns: list[Column], url: str) -> str:
+        """The row's ``<tr>``, every text escaped. Built here, not in the template: a
+        template loop over cells costs ~1.5 ms a row, a page of 100 rows 150 ms."""
+        text = self.text
+        name = escape(self.algorithm)
+        details = "".join(
+            f"<div><dt>{escape(c.label)}</dt><dd>{escape(text[c.key])}</dd></div>"
+            for c in columns
+            if not c.phone
+        )
+        cells = []
+        for column in columns:
+            if column.key == "algorithm":
+                more = (
+                    '<details class="row-details" data-testid="row-details"><summary>details'
+                    f'<span class="visually-hidden"> of {name}</span></summary><dl>{details}'
+                    "</dl></details>"
+                    if details
+                    else ""
+                )
+                cells.append(
+                    f'<th scope="row" class="algorithm"><a href="{escape(url)}">{name}</a>'
+                    f"{more}</th>"
+                )
+            elif column.key == "interval":
+                bar = self.bar
+                drawn = (
+                    '<span class="bar" aria-hidden="true"><span class="range" '
+                    f'style="left: {bar["left"]}%; width: {bar["width"]}%"></span>'
+                    f'<span class="point" style="left: {bar["point"]}%"></span></span> '
+                    f'<span class="ci">{escape(text["interval"])}</span>'
+                    if bar
+                    else '<span class="ci">–</span>'
+                )
+                cells.append(f'<td class="interval" data-testid="cell-interval">{drawn}</td>')
+            else:
+                css = ("num" if column.numeric else "") + ("" if column.phone else " secondary")
+                cells.append(
+                    f'<td class="{css.strip()}" data-testid="cell-{column.testid}">'
+                    f"{escape(text[column.key])}</td>"
+                )
+        return f'<tr data-testid="leaderboard-row" data-algorithm="{name}">{"".join(cells)}</tr>'
 
 
 def number_text(value: float | None, digits: int) -> str:

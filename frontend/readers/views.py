@@ -11,6 +11,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.urls import reverse
 from django.utils.http import RFC3986_SUBDELIMS
+from django.utils.safestring import mark_safe
 
 from estimation.core.contract import NotApplicable
 from estimation.core.verdict import board_verdict
@@ -293,9 +294,8 @@ def _leaderboard_context(
         context.update(
             board=board,
             estimator=chosen,
-            rows=[(row, algorithm_url(row.algorithm), row.cells(columns)) for row in rows],
+            rows=[mark_safe(row.html(columns, algorithm_url(row.algorithm))) for row in rows],
             columns=columns,
-            details=[c for c in columns if not c.phone],
             headers=headers,
             sort=sort,
             verdict=None if isinstance(verdict, NotApplicable) else verdict,
