@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -38,6 +38,7 @@ from estimation.core.contract import (
     PairwiseMatrix,
     RankMatrixSection,
     RepeatedMeasuresAnova,
+    ScoreSummary,
     SnapshotPayload,
     TukeyTable,
     WilcoxonSection,
@@ -53,6 +54,7 @@ from estimation.core.rankings import PreparedRankings, prepare_rankings
 from estimation.core.registry import ESTIMATOR_KEYS
 from estimation.core.resampling import bootstrap, evaluate_schemes
 from estimation.core.table import ResultTable
+from estimation.core.verdict import board_verdict
 from estimation.core.win_probability import fit_loo, fit_minimax, mle
 
 __all__ = [
@@ -218,7 +220,9 @@ def analyze(
             wanted=settings.control,
             alpha=settings.alpha,
         ),
+        scores=_score_summary(table, prepared),
     )
+    board = replace(board, verdict=board_verdict(board))
     payload = SnapshotPayload(
         schema_version=SCHEMA_VERSION,
         engine_version=ENGINE_VERSION,
@@ -265,6 +269,24 @@ def analyze_advisor(
     )
     K = min(settings.k, prepared.known_positions)
     return _advisor(prepared, K, _seeds(settings)[2])
+
+
+def _score_summary(table: ResultTable, prepared: PreparedRankings) -> ScoreSummary | NotApplicable:
+    """Mean and SD over the datasets used of each algorithm's score, in the metric's units."""
+    if table.kind != "score":
+        return NotApplicable("the input is rankings, not scores")
+    row_of = {d: i for i, d in enumerate(table.datasets)}
+    col_of = {a: j for j, a in enumerate(table.algorithms)}
+    rows = [row_of[d] for d in prepared.datasets]
+    cols = [col_of[a] for a in prepared.algorithms]
+    values = np.asarray(table.values, dtype=float)[np.ix_(rows, cols)]
+    present = np.isfinite(values)
+    n = present.sum(axis=0)
+    total = np.where(present, values, 0.0).sum(axis=0)
+    mean = np.divide(total, n, out=np.full(n.shape, np.nan), where=n > 0)
+    squares = np.where(present, (values - mean) ** 2, 0.0).sum(axis=0)
+    sd = np.sqrt(np.divide(squares, n - 1, out=np.full(n.shape, np.nan), where=n > 1))
+    return ScoreSummary(mean=floats(mean), sd=floats(sd), n_datasets=tuple(int(v) for v in n))
 
 
 def _input_facts(table: ResultTable, prepared: PreparedRankings) -> InputFacts:

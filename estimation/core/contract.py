@@ -53,7 +53,9 @@ __all__ = [
     "EstimatorResult",
     "NotApplicable",
     "PairwiseMatrix",
+    "ScoreSummary",
     "SnapshotPayload",
+    "Verdict",
     "WinInterval",
     "choose_algorithms",
     "contract_markdown",
@@ -529,6 +531,62 @@ _NO_CONTROL = NotApplicable("computed by an engine before 0.5.0")
 
 
 @dataclass(frozen=True)
+class ScoreSummary:
+    """The metric itself per algorithm, over the datasets used (in the metric's units)."""
+
+    mean: tuple[float | None, ...] = describe(
+        "mean over datasets of the dataset-level score (the fold mean when folds exist)",
+        units="metric units",
+        null="the algorithm has no score on any dataset used",
+    )
+    sd: tuple[float | None, ...] = describe(
+        "standard deviation over datasets of the dataset-level score (n - 1 denominator)",
+        units="metric units",
+        null="fewer than two datasets with a score",
+    )
+    n_datasets: tuple[int, ...] = describe("datasets with a score, per algorithm")
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The plain answer above the table: who is most likely to win the next dataset, and
+    how sure we are, as numbers and as the sentences every view shows."""
+
+    estimator: str = describe("the estimator the verdict reads (registry key)")
+    leader: str = describe("the most probable winner (ties on P(win): better mean rank, then name)")
+    probability: float | None = describe(
+        "the leader's P(win)", units="probability", null="not defined"
+    )
+    lower: float | None = describe(
+        "lower end of the leader's interval", units="probability", null="no interval"
+    )
+    upper: float | None = describe(
+        "upper end of the leader's interval", units="probability", null="no interval"
+    )
+    interval: str = describe("which interval lower/upper are, in words ('' when none)")
+    tied: tuple[str, ...] = describe(
+        "algorithms tied with the leader: equal P(win), or intervals overlapping so much "
+        "that each point estimate lies inside the other's interval"
+    )
+    indistinguishable: tuple[str, ...] = describe(
+        "algorithms the group test (see test) cannot tell apart from the leader"
+    )
+    test: str | None = describe(
+        "the test behind indistinguishable ('Nemenyi' or 'Wilcoxon')",
+        null="no group test applies",
+    )
+    leaders: dict[str, str] = describe("each estimator's leader, by registry key")
+    p_best_leader: str | None = describe(
+        "the algorithm with the highest P(best) under the estimator", null="no bootstrap"
+    )
+    sentences: tuple[str, ...] = describe("the verdict in two to four plain sentences")
+    groups_note: str | None = describe(
+        "why Friedman's test can find a difference that no pair of the group test shows",
+        null="there is no such contrast",
+    )
+
+
+@dataclass(frozen=True)
 class Board:
     """Everything the leaderboard table and its headline need: O(m) numbers."""
 
@@ -565,6 +623,14 @@ class Board:
         "comparison of every algorithm with the default control (settings.control, else "
         "the best mean rank); not applicable without complete rankings of two datasets",
         default=_NO_CONTROL,
+    )
+    scores: ScoreSummary | NotApplicable = describe(
+        "the metric's mean and SD per algorithm; not applicable for rankings",
+        default=NotApplicable("not computed"),
+    )
+    verdict: Verdict | NotApplicable = describe(
+        "the plain answer for the recommended estimator (estimation/core/verdict.py)",
+        default=NotApplicable("not computed"),
     )
 
     @property

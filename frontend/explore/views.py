@@ -8,20 +8,20 @@ out (too many pairs to store).
 
 from __future__ import annotations
 
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse, StreamingHttpResponse
 from django.shortcuts import render
 from django.urls import reverse
 
+from estimation.core.verdict import board_order
 from estimation.selectors import SnapshotSections, snapshot_latest
 from frontend.compare.links import select_options
 from frontend.embeds.badges import badge_facts, badge_markdown, badge_svg
 from frontend.explore import advice, charts, presenters, selectors
 from leaderboard.models import Algorithm, Benchmark, Dataset
-from leaderboard.selectors import (
-    benchmark_get_visible,
-    benchmark_metric_get,
-    benchmark_metric_list,
-)
+from leaderboard.selectors import benchmark_get_visible, benchmark_metric_get, benchmark_metric_list
+from leaderboard.spreadsheet import csv_stream
+
+LONG_COLUMNS = ["dataset", "algorithm", "fold", "metric", "score"]
 
 
 def _visible_benchmark(request: HttpRequest, slug: str) -> Benchmark:
@@ -95,6 +95,59 @@ def dataset_detail(request: HttpRequest, slug: str, dataset: str) -> HttpRespons
         ),
     }
     return render(request, "frontend/explore/dataset.html", context)
+
+
+def dataset_index(request: HttpRequest, slug: str) -> HttpResponse:
+    """Every public dataset of a benchmark with its metadata, and whether the latest
+    analysis used it."""
+    benchmark = _visible_benchmark(request, slug)
+    metric, snapshot, sections = _metric_and_sections(request, benchmark)
+    board = sections["board"]
+    used = set(board.input.datasets) if board is not None else set()
+    dropped = set(board.input.dropped_datasets) if board is not None else set()
+    rows = [
+        {
+            **row,
+            "status": "used"
+            if row["name"] in used
+            else ("left out (missing results)" if row["name"] in dropped else "not analysed"),
+        }
+        for row in selectors.dataset_index(benchmark=benchmark)
+    ]
+    context = {
+        "benchmark": benchmark,
+        "metric": metric,
+        "snapshot": snapshot,
+        "rows": rows,
+        "scores_export_url": reverse("explore-scores-export", kwargs={"slug": slug}),
+    }
+    return render(request, "frontend/explore/dataset_index.html", context)
+
+
+def scores_export(request: HttpRequest, slug: str) -> StreamingHttpResponse:
+    """Every accepted raw score, one line each (``dataset, algorithm, fold, metric,
+    score``), metrics in the benchmark's order and algorithms in each leaderboard's order;
+    streamed, so memory stays bounded."""
+    benchmark = _visible_benchmark(request, slug)
+    metrics = list(benchmark_metric_list(benchmark=benchmark))
+
+    def rows():
+        for metric in metrics:
+            board = SnapshotSections(snapshot_latest(benchmark=benchmark, metric=metric))["board"]
+            order = (
+                [board.algorithms[i] for i in board_order(board, board.recommended)]
+                if board is not None
+                else []
+            )
+            yield from selectors.accepted_scores_long(
+                benchmark=benchmark, metric=metric, algorithm_order=order
+            )
+
+    response = StreamingHttpResponse(
+        csv_stream(LONG_COLUMNS, rows()), content_type="text/csv; charset=utf-8"
+    )
+    response["Content-Disposition"] = f'attachment; filename="{benchmark.slug}-scores.csv"'
+    return response
 
 
 def algorithm_detail(request: HttpRequest, slug: str, algorithm: str) -> HttpResponse:

@@ -11,14 +11,15 @@ import json
 import re
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import quote
 
 from django.core.serializers.json import DjangoJSONEncoder
 
-from estimation.core.contract import Board
+from estimation.core.contract import Board, NotApplicable, to_json
 from estimation.core.registry import estimator_get
+from estimation.core.verdict import board_verdict
 from frontend.readers.presenters import leaderboard_board, leaderboard_rows
 from leaderboard.api.export import rows_as_csv, snapshot_rows
-from leaderboard.spreadsheet import spreadsheet_comment
 
 FORMATS = {
     "csv": "text/csv; charset=utf-8",
@@ -51,19 +52,27 @@ def citation_prefix(citation: str) -> str:
     return f"{own} " if own[-1] in ".!?" else f"{own}; "
 
 
-def export_csv(board: Board, source: ExportSource) -> str:
-    """The API's CSV with two ``#`` comment lines on top (``pandas.read_csv(comment='#')``)."""
-    columns, rows = snapshot_rows(board)
-    header = spreadsheet_comment(
-        f"# {_one_line(source.benchmark_title)}, metric {_one_line(source.metric)}, "
-        f"Podium snapshot v{source.version}"
-    )
-    header += "\n" + spreadsheet_comment(f"# Cite: {source.citation_line}") + "\n"
-    return header + rows_as_csv(columns, rows)
+def export_csv(board: Board, source: ExportSource, estimator: str | None = None) -> str:
+    """The API's CSV, as ``pandas.read_csv`` reads it with no options: a header line and a
+    row per algorithm in the page's order. The version and citation travel in the JSON
+    export and in the response's headers (:func:`export_headers`)."""
+    columns, rows = snapshot_rows(board, estimator)
+    return rows_as_csv(columns, rows)
 
 
-def export_json(board: Board, source: ExportSource) -> str:
-    columns, rows = snapshot_rows(board)
+def export_headers(source: ExportSource) -> dict[str, str]:
+    """HTTP headers that carry what a CSV has no room for: version, permalink, citation
+    (percent-encoded UTF-8, since header values are Latin-1)."""
+    return {
+        "X-Podium-Snapshot-Version": str(source.version),
+        "Link": f'<{source.permalink}>; rel="cite-as"',
+        "X-Podium-Citation": quote(source.citation_line, safe=" ,.;:/()'&?=-_~"),
+    }
+
+
+def export_json(board: Board, source: ExportSource, estimator: str | None = None) -> str:
+    columns, rows = snapshot_rows(board, estimator)
+    verdict = board_verdict(board, estimator)
     body = {
         "benchmark": source.benchmark_title,
         "metric": source.metric,
@@ -72,6 +81,8 @@ def export_json(board: Board, source: ExportSource) -> str:
         "permalink": source.permalink,
         "citation": source.citation_line,
         "recommended_estimator": board.recommended,
+        "estimator": estimator if estimator in board.estimator_keys else board.recommended,
+        "verdict": None if isinstance(verdict, NotApplicable) else to_json(verdict),
         "columns": columns,
         "rows": rows,
     }
@@ -113,8 +124,10 @@ def export_latex(board: Board, source: ExportSource, estimator: str) -> str:
     label = estimator_get(estimator).label
     table = leaderboard_board(board)
     rows, _ = leaderboard_rows(table, estimator)
-    columns = ["Algorithm", "$P(\\mathrm{win})$", "95\\,\\% CI", "$P(\\mathrm{best})$"]
+    columns = ["\\#", "Algorithm", "$P(\\mathrm{win})$", "95\\,\\% CI", "$P(\\mathrm{best})$"]
     columns += ["Win rate"]
+    if table["has_scores"]:
+        columns.append(f"Mean {latex_escape(source.metric)} (SD)")
     if table["has_mean_rank"]:
         columns.append("Mean rank")
     if table["has_significance_rank"]:
@@ -128,20 +141,24 @@ def export_latex(board: Board, source: ExportSource, estimator: str) -> str:
         "% Needs \\usepackage{booktabs} and \\usepackage{url} (or hyperref).",
         "\\begin{table}[ht]",
         "\\centering",
-        f"\\begin{{tabular}}{{l{'r' * (len(columns) - 1)}}}",
+        f"\\begin{{tabular}}{{rl{'r' * (len(columns) - 2)}}}",
         "\\toprule",
         " & ".join(columns) + " \\\\",
         "\\midrule",
     ]
     for row in rows:
         interval = f"[{_number(row.low)}, {_number(row.high)}]" if row.low is not None else "--"
+        position = f"={row.position}" if row.tied else str(row.position)
         cells = [
+            position,
             latex_escape(row.algorithm),
             _number(row.probability),
             interval,
             _number(row.p_best, 2),
             _number(row.win_rate),
         ]
+        if table["has_scores"]:
+            cells.append(row.text["mean_score"].replace("–", "--"))
         if table["has_mean_rank"]:
             cells.append(_number(row.mean_rank, 2))
         if table["has_significance_rank"]:

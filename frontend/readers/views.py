@@ -11,19 +11,26 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.urls import reverse
 from django.utils.http import RFC3986_SUBDELIMS
+from django.utils.safestring import mark_safe
 
+from estimation.core.contract import NotApplicable
+from estimation.core.verdict import board_verdict
 from estimation.models import ResultSnapshot
 from estimation.selectors import snapshot_computing, snapshot_failure
 from estimation.services import snapshot_cite
+from frontend.explore.selectors import MAX_QUERY_LENGTH, site_search
 from frontend.readers.exports import (
     FORMATS,
     ExportSource,
     citation_prefix,
     export_csv,
+    export_headers,
     export_json,
     export_latex,
 )
 from frontend.readers.presenters import (
+    COLUMN_KEYS,
+    board_columns,
     friedman_summary,
     history_rows,
     leaderboard_board,
@@ -39,17 +46,25 @@ from frontend.readers.selectors import (
     snapshot_history_rankings,
 )
 from leaderboard.models import Benchmark, Metric
-from leaderboard.selectors import benchmark_get_visible, benchmark_metric_list
+from leaderboard.selectors import (
+    benchmark_get_visible,
+    benchmark_list_visible,
+    benchmark_metric_list,
+)
 from leaderboard.services import user_is_maintainer
 
 POLL_SECONDS = 5
 
 
 def benchmark_index(request: HttpRequest) -> HttpResponse:
-    query = request.GET.get("q", "").strip()
+    """The benchmark list; ``?q=`` searches benchmarks, algorithms and datasets."""
+    query = request.GET.get("q", "").strip()[:MAX_QUERY_LENGTH]
     benchmarks = benchmark_list_for_readers(user=request.user, query=query)
+    hits = site_search(query=query, benchmarks=benchmark_list_visible(user=request.user))
     return render(
-        request, "frontend/benchmark_list.html", {"benchmarks": benchmarks, "query": query}
+        request,
+        "frontend/benchmark_list.html",
+        {"benchmarks": benchmarks, "query": query, "hits": hits, "max_query": MAX_QUERY_LENGTH},
     )
 
 
@@ -89,6 +104,25 @@ class BoardLink:
 
     url: str
     fragment_url: str
+
+
+@dataclass(frozen=True)
+class Header:
+    """A column's header cell: its definition, label, and the link that sorts by it."""
+
+    column: object
+    label: str
+    title: str
+    link: BoardLink | None
+    aria_sort: str  # "ascending", "descending" or "" (not sorted by this column)
+
+
+def _sort_request(request: HttpRequest) -> tuple[str | None, bool]:
+    """``?sort=<column>&order=asc|desc``: a known column key or None, and the direction."""
+    key = request.GET.get("sort", "")[:40]
+    if key not in COLUMN_KEYS:
+        return None, False
+    return key, request.GET.get("order") == "desc"
 
 
 @dataclass(frozen=True)
@@ -149,11 +183,14 @@ def _board_pages(
     return pages, shown
 
 
-def algorithm_url_maker(slug: str):
+DATASET_LINKS = 40
+
+
+def algorithm_url_maker(slug: str, route: str = "explore-algorithm", kwarg: str = "algorithm"):
     """``name -> reverse("explore-algorithm", slug, name)`` without a ``reverse`` per row
     (a hundredth of a millisecond instead of a fifth): the same quoting as Django's."""
     marker = "-"
-    path = reverse("explore-algorithm", kwargs={"slug": slug, "algorithm": marker})
+    path = reverse(route, kwargs={"slug": slug, kwarg: marker})
     prefix, suffix = path[: path.rindex(marker)], path[path.rindex(marker) + 1 :]
     safe = RFC3986_SUBDELIMS + "/~:@"
     return lambda name: f"{prefix}{quote(name, safe=safe)}{suffix}"
@@ -208,24 +245,66 @@ def _leaderboard_context(
         chosen = next(e for e in board["estimators"] if e["key"] == estimator)
         show_all = request.GET.get("all") == "1"
         estimator_query = {"estimator": estimator} if "estimator" in request.GET else {}
+        columns = board_columns(board, metric.name if metric else None)
+        sort, descending = _sort_request(request)
+        if sort not in {c.key for c in columns if c.sortable}:
+            sort, descending = None, False
+        sort_query = {"sort": sort, "order": "desc" if descending else "asc"} if sort else {}
         board_pages, shown = _board_pages(
             board["n_algorithms"],
             number=_page_number(request),
             show_all=show_all,
-            link=lambda **query: link(**estimator_query, **query),
+            link=lambda **query: link(**estimator_query, **sort_query, **query),
         )
-        rows, scale = leaderboard_rows(board, estimator, shown)
+        rows, scale = leaderboard_rows(board, estimator, shown, sort=sort, descending=descending)
         algorithm_url = algorithm_url_maker(slug)
+        dataset_url = algorithm_url_maker(slug, "explore-dataset", "dataset")
         shown_query = {
             **estimator_query,
+            **sort_query,
             **({"all": "1"} if show_all else {}),
             **({"page": str(board_pages.number)} if board_pages and not show_all else {}),
         }
+        headers = []
+        for column in columns:
+            current = column.key == sort
+            # a click sorts the column its better way first; a second click reverses it
+            first_desc = column.descending
+            wants_desc = (not descending) if current else first_desc
+            order_query = {"sort": column.key, "order": "desc" if wants_desc else "asc"}
+            if column.key == "position" and not current:
+                order_query = {}
+            label = column.label
+            if column.key == "interval":
+                label = f"{label} (bar: 0 to {scale:g})"
+            headers.append(
+                Header(
+                    column=column,
+                    label=label,
+                    title=column.title,
+                    link=link(
+                        **estimator_query, **({"all": "1"} if show_all else {}), **order_query
+                    )
+                    if column.sortable
+                    else None,
+                    aria_sort=("descending" if descending else "ascending") if current else "",
+                )
+            )
+        verdict = board_verdict(typed_board, estimator)
         permalink = _url("benchmark-version", metric_query, slug=slug, version=snapshot.version)
         context.update(
             board=board,
             estimator=chosen,
-            rows=[(row, algorithm_url(row.algorithm)) for row in rows],
+            rows=[mark_safe(row.html(columns, algorithm_url(row.algorithm))) for row in rows],
+            columns=columns,
+            headers=headers,
+            sort=sort,
+            verdict=None if isinstance(verdict, NotApplicable) else verdict,
+            dataset_index_url=reverse("explore-dataset-index", kwargs={"slug": slug}),
+            scores_export_url=reverse("explore-scores-export", kwargs={"slug": slug}),
+            dataset_links=[
+                (name, dataset_url(name)) for name in typed_board.input.datasets[:DATASET_LINKS]
+            ],
             board_pages=board_pages,
             refresh_url=_url(board_fragment, {**metric_query, **shown_query}, **page_kwargs),
             bar_scale=scale,
@@ -237,7 +316,9 @@ def _leaderboard_context(
                     "selected": e["key"] == estimator,
                     "recommended": e["key"] == board["recommended"],
                     "predicts_best": e["key"] == board["best_predictor"],
-                    **vars(link(estimator=e["key"], **({"all": "1"} if show_all else {}))),
+                    **vars(
+                        link(estimator=e["key"], **sort_query, **({"all": "1"} if show_all else {}))
+                    ),
                 }
                 for e in board["estimators"]
             ],
@@ -246,7 +327,7 @@ def _leaderboard_context(
             exports={
                 fmt: _url(
                     "benchmark-export",
-                    {**metric_query, **({"estimator": estimator} if fmt == "tex" else {})},
+                    {**metric_query, **estimator_query},
                     slug=slug,
                     version=snapshot.version,
                     fmt=fmt,
@@ -418,14 +499,16 @@ def benchmark_export(request: HttpRequest, slug: str, version: int, fmt: str) ->
         finished_at=snapshot.finished_at,
         permalink=permalink,
     )
+    estimator = selected_estimator(board, request.GET.get("estimator"))
     if fmt == "csv":
-        body = export_csv(board, source)
+        body = export_csv(board, source, estimator)
     elif fmt == "json":
-        body = export_json(board, source)
+        body = export_json(board, source, estimator)
     else:
-        estimator = selected_estimator(board, request.GET.get("estimator"))
         body = export_latex(board, source, estimator)
     response = HttpResponse(body, content_type=FORMATS[fmt])
+    for header, value in export_headers(source).items():
+        response[header] = value
     metric_part = "" if metric == metrics[0] else f"-{_safe_name(metric.name)}"
     filename = f"{benchmark.slug}{metric_part}-v{version}.{fmt}"
     response["Content-Disposition"] = f'attachment; filename="{filename}"'

@@ -1,8 +1,11 @@
 """A snapshot's board as one row per algorithm: the leaderboard table, for spreadsheets.
 
 Pairwise tables (p-values, effect sizes, win matrix) stay in the JSON export; the CSV
-keeps what a reader sorts and plots: the headline columns, then every estimator's
-probability with its bootstrap interval and P(best), then the group letters.
+keeps what a reader sorts and plots: the position and the metric's mean and SD, the
+headline columns, then every estimator's probability with its bootstrap interval and
+P(best), then the group letters. Rows come in the page's order
+(:func:`estimation.core.verdict.board_order`); a CSV rounds its numbers
+(:func:`rounded_rows`), JSON keeps full precision.
 """
 
 from __future__ import annotations
@@ -13,16 +16,29 @@ from estimation.core.contract import (
     Board,
     BootstrapSummary,
     NemenyiSummary,
+    ScoreSummary,
     WilcoxonSummary,
     WinInterval,
 )
+from estimation.core.verdict import board_order, shared_positions
 from leaderboard.spreadsheet import csv_text
+
+# Decimals a CSV keeps: probabilities and shares to 4, ranks to 3, scores to 6 significant.
+PROBABILITY_DECIMALS = 4
+RANK_DECIMALS = 3
+SCORE_SIGNIFICANT = 6
 
 
 def _per_algorithm(board: Board) -> list[tuple[str, dict[str, Any]]]:
     """(column, {algorithm: value}) in column order, for whatever the board holds."""
     column = board.column
-    columns: list[tuple[str, dict[str, Any]]] = [("win_rate", column(board.win_rate))]
+    columns: list[tuple[str, dict[str, Any]]] = []
+    if isinstance(board.scores, ScoreSummary):
+        columns += [
+            ("mean_score", column(board.scores.mean)),
+            ("sd_score", column(board.scores.sd)),
+        ]
+    columns.append(("win_rate", column(board.win_rate)))
     for key in ("mean_rank", "significance_rank"):
         values = column(getattr(board, key))
         if values:
@@ -56,16 +72,43 @@ def _per_algorithm(board: Board) -> list[tuple[str, dict[str, Any]]]:
     return columns
 
 
-def snapshot_rows(board: Board) -> tuple[list[str], list[dict[str, Any]]]:
-    """``(columns, rows)``: each row maps ``algorithm`` and every column to a value."""
+def snapshot_rows(
+    board: Board, estimator: str | None = None
+) -> tuple[list[str], list[dict[str, Any]]]:
+    """``(columns, rows)``: each row maps ``position``, ``algorithm`` and every column to a
+    value, in the page's order for ``estimator`` (default: the recommended one); equal
+    P(win) share a position."""
+    key = estimator if estimator in board.estimator_keys else board.recommended
     columns = _per_algorithm(board)
+    order = board_order(board, key)
+    positions = shared_positions(board, key, order)
+    names = board.algorithms
     rows = [
-        {"algorithm": algorithm, **{name: values.get(algorithm) for name, values in columns}}
-        for algorithm in board.algorithms
+        {
+            "position": position,
+            "algorithm": names[i],
+            **{name: values.get(names[i]) for name, values in columns},
+        }
+        for position, i in zip(positions, order, strict=True)
     ]
-    return ["algorithm", *(name for name, _ in columns)], rows
+    return ["position", "algorithm", *(name for name, _ in columns)], rows
+
+
+def _round(column: str, value: Any) -> Any:
+    if not isinstance(value, float):
+        return value
+    if column in ("mean_score", "sd_score"):
+        return float(f"{value:.{SCORE_SIGNIFICANT}g}")
+    if column.endswith("rank"):
+        return round(value, RANK_DECIMALS)
+    return round(value, PROBABILITY_DECIMALS)
+
+
+def rounded_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The rows with their numbers rounded for reading (JSON keeps them whole)."""
+    return [{name: _round(name, value) for name, value in row.items()} for row in rows]
 
 
 def rows_as_csv(columns: list[str], rows: list[dict[str, Any]]) -> str:
-    """The rows as CSV; names that a spreadsheet would run as formulas are defused."""
-    return csv_text(columns, rows)
+    """The rows as CSV, rounded; names that a spreadsheet would run as formulas are defused."""
+    return csv_text(columns, rounded_rows(rows))

@@ -9,6 +9,7 @@ from estimation.core.contract import (
     section_from_json,
     to_json,
 )
+from estimation.core.verdict import board_order
 from estimation.models import ResultSnapshot
 from estimation.selectors import snapshot_board, snapshot_section
 from estimation.services import snapshot_refresh
@@ -117,23 +118,33 @@ def test_csv_export_has_one_row_per_algorithm(client, computed):
     board = snapshot_board(snapshot=computed)
     lines = response.content.decode().splitlines()
     header = lines[0].split(",")
-    assert header[:3] == ["algorithm", "win_rate", "mean_rank"]
-    assert header[3:7] == [
+    assert header[:6] == [
+        "position",
+        "algorithm",
+        "mean_score",
+        "sd_score",
+        "win_rate",
+        "mean_rank",
+    ]
+    assert header[6:10] == [
         "win_ci_low",
         "win_ci_high",
         "win_ci_simultaneous_low",
         "win_ci_simultaneous_high",
     ]
-    assert ["loo_kl", "loo_kl_spread_low", "loo_kl_spread_high", "loo_kl_p_best"] == header[7:11]
-    assert tuple(line.split(",")[0] for line in lines[1:]) == board.algorithms
+    assert ["loo_kl", "loo_kl_spread_low", "loo_kl_spread_high", "loo_kl_p_best"] == header[10:14]
+    # the page's order: the recommended estimator, then mean rank, then name
+    order = [board.algorithms[i] for i in board_order(board, board.recommended)]
+    assert [line.split(",")[1] for line in lines[1:]] == order
     index = board.algorithms.index("alpha")
-    alpha = dict(zip(header, lines[1 + index].split(","), strict=True))
-    assert float(alpha["mean_rank"]) == pytest.approx(board.mean_rank[index])
-    assert float(alpha["win_rate"]) == pytest.approx(board.win_rate[index])
+    alpha = dict(zip(header, lines[1 + order.index("alpha")].split(","), strict=True))
+    # rounded for reading (4 decimals for probabilities, 3 for ranks)
+    assert float(alpha["mean_rank"]) == pytest.approx(board.mean_rank[index], abs=5e-4)
+    assert float(alpha["win_rate"]) == pytest.approx(board.win_rate[index], abs=5e-5)
     loo = board.estimator("loo_kl")
-    assert float(alpha["loo_kl"]) == pytest.approx(loo.p[index])
-    assert float(alpha["loo_kl_spread_high"]) == pytest.approx(loo.bootstrap.upper[index])
-    assert float(alpha["win_ci_low"]) == pytest.approx(board.win_interval.lower[index])
+    assert float(alpha["loo_kl"]) == pytest.approx(loo.p[index], abs=5e-5)
+    assert float(alpha["loo_kl_spread_high"]) == pytest.approx(loo.bootstrap.upper[index], abs=5e-5)
+    assert float(alpha["win_ci_low"]) == pytest.approx(board.win_interval.lower[index], abs=5e-5)
 
 
 def test_json_export(client, computed):
@@ -144,9 +155,11 @@ def test_json_export(client, computed):
     assert (body["benchmark"], body["metric"], body["version"]) == ("toy", "score", 1)
     board = snapshot_board(snapshot=computed)
     assert body["board"] == to_json(board)
-    assert [row["algorithm"] for row in body["rows"]] == ["alpha", "beta", "gamma"]
-    assert body["rows"][1]["win_rate"] == pytest.approx(board.win_rate[1])
-    assert body["columns"][0] == "algorithm"
+    order = [board.algorithms[i] for i in board_order(board, board.recommended)]
+    assert [row["algorithm"] for row in body["rows"]] == order
+    beta = next(row for row in body["rows"] if row["algorithm"] == "beta")
+    assert beta["win_rate"] == board.win_rate[1]  # full precision in JSON
+    assert body["columns"][:2] == ["position", "algorithm"]
     assert client.get(f"{BASE}1/export.json").json()["rows"] == body["rows"]
 
 
@@ -165,7 +178,9 @@ def test_export_columns_follow_the_board(computed):
     estimator_columns = [c for c in columns if c in ESTIMATOR_KEYS]
     assert estimator_columns == list(ESTIMATOR_KEYS)
     assert columns[-1] == "nemenyi_group" or columns[-1] == "wilcoxon_group"
-    assert [row["algorithm"] for row in rows] == list(board.algorithms)
+    assert [row["algorithm"] for row in rows] == [
+        board.algorithms[i] for i in board_order(board, board.recommended)
+    ]
 
 
 # --- sections -------------------------------------------------------------------------

@@ -35,8 +35,8 @@ GOLDEN: dict[str, dict[str, str]] = {
     # within datasets, the advisor section, the verdict and the score summary; the numbers
     # of the estimators of 0.4.1 are unchanged on both demos.
     "0.5.0": {
-        "demsar": "TBD",
-        "simulated": "TBD",
+        "demsar": "bf5d352da9b65841210419c8156a0d5c5863a7f2613229a57206e9145d2cbbf0",
+        "simulated": "5cdb6e7df731d07849fc4754498a19e6d94e291bcaaa7eb91d9aa5aa123d0663",
     },
 }
 SIGNIFICANT_DIGITS = 10  # below this, BLAS rounding may differ between machines

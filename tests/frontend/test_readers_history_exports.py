@@ -67,11 +67,16 @@ def test_csv_export_carries_version_and_citation(client):
     response, body = _download(client, "/b/toy/v1/export.csv")
     assert response["Content-Type"].startswith("text/csv")
     assert 'filename="toy-v1.csv"' in response["Content-Disposition"]
-    lines = body.splitlines()
-    assert lines[0] == "# Benchmark toy, metric score, Podium snapshot v1"
-    assert lines[1] == f"# Cite: {CITATION} Podium snapshot v1, http://testserver/b/toy/v1/"
-    rows = list(csv.DictReader(io.StringIO("\n".join(lines[2:]))))
-    assert [row["algorithm"] for row in rows] == ["alpha", "beta", "gamma"]
+    # no comment lines: the version and the citation travel in headers (and the JSON)
+    assert not body.startswith("#")
+    assert response["X-Podium-Snapshot-Version"] == "1"
+    assert response["Link"] == '<http://testserver/b/toy/v1/>; rel="cite-as"'
+    assert "Podium%20snapshot%20v1" in response["X-Podium-Citation"].replace(" ", "%20")
+    rows = list(csv.DictReader(io.StringIO(body)))
+    # the page's order (P(win), then mean rank, then name), not alphabetical
+    page = client.get("/b/toy/v1/").content.decode()
+    on_page = re.findall(r'data-testid="leaderboard-row" data-algorithm="([^"]+)"', page)
+    assert [row["algorithm"] for row in rows] == on_page
     assert {
         "loo_kl",
         "loo_kl_spread_low",
@@ -80,6 +85,10 @@ def test_csv_export_carries_version_and_citation(client):
         "plackett_luce",
         "nemenyi_group",
     } <= set(rows[0])
+    assert {"position", "mean_score", "sd_score"} <= set(rows[0])
+    # rounded for reading: no 17-digit floats (at most 6 significant digits)
+    numbers = [v for row in rows for k, v in row.items() if k != "algorithm" and "." in v]
+    assert numbers and all(len(v.replace(".", "").lstrip("-0")) <= 6 for v in numbers)
 
 
 def test_json_export_carries_version_and_citation(client):
@@ -88,7 +97,9 @@ def test_json_export_carries_version_and_citation(client):
     data = json.loads(body)
     assert data["version"] == 1 and data["permalink"] == "http://testserver/b/toy/v1/"
     assert data["citation"] == f"{CITATION} Podium snapshot v1, http://testserver/b/toy/v1/"
-    assert data["columns"][0] == "algorithm" and len(data["rows"]) == 3
+    assert data["columns"][:2] == ["position", "algorithm"] and len(data["rows"]) == 3
+    assert data["verdict"]["leader"] == data["rows"][0]["algorithm"]
+    assert data["verdict"]["sentences"] and data["estimator"] == "loo_kl"
 
 
 def test_latex_export_is_a_booktabs_table_with_escaped_names(client):
@@ -106,7 +117,8 @@ def test_latex_export_is_a_booktabs_table_with_escaped_names(client):
     assert r"Smith\_2020: 50\% \#1;" in body
     assert "Borda count" in body
     first_row = body.split("\\midrule\n")[1].splitlines()[0]
-    assert first_row.startswith(r"C4.5+m\_cf")
+    assert first_row.startswith(r"1 & C4.5+m\_cf")  # position, then the name
+    assert "(SD)" in body  # the metric's mean and SD
 
 
 def test_latex_escape_covers_every_special_character():

@@ -265,8 +265,10 @@ def test_large_board_is_paginated_with_show_all(client, monkeypatch):
     second = client.get("/b/large/?page=2").content.decode()
     third = client.get("/b/large/?page=3").content.decode()
     assert _rows(second) == order[40:80] and _rows(third) == order[80:]
-    # positions continue across pages
-    assert re.search(r'data-algorithm="[^"]+">\s*<td class="num">41</td>', second)
+    # positions continue across pages (rows of equal P(win) share one, shown "=k")
+    positions = re.compile(r'data-testid="cell-position">(=?\d+)</td>')
+    assert positions.findall(second) == positions.findall(everything)[40:80]
+    assert int(positions.findall(second)[0].lstrip("=")) <= 41
     assert "81–100 of 100 (page 3 of 3)" in third and 'rel="next"' not in third
     # out-of-range and malformed pages fall back instead of failing
     assert _rows(client.get("/b/large/?page=999").content.decode()) == order[80:]

@@ -91,3 +91,17 @@ def test_no_module_writes_csv_except_the_spreadsheet_module():
                 if isinstance(node.value, ast.Name) and node.value.id == "csv":
                     offenders.append(f"{relative}:{node.lineno}")
     assert not offenders, f"CSV written outside leaderboard/spreadsheet.py: {offenders}"
+
+
+@pytest.mark.django_db
+def test_the_long_scores_export_defuses_formulas_and_stays_readable(client):
+    computed_benchmark("evil", scores=EVIL)
+    response = client.get("/b/evil/scores.csv")
+    assert response.status_code == 200 and response.streaming
+    body = b"".join(response.streaming_content).decode()
+    frame = pd.read_csv(io.StringIO(body), dtype=str, keep_default_na=False)
+    assert list(frame.columns) == ["dataset", "algorithm", "fold", "metric", "score"]
+    assert {name.removeprefix("'") for name in frame["algorithm"]} == set(EVIL)
+    for column in frame.columns:
+        assert all(_defused(cell) for cell in frame[column]), column
+    assert pd.read_csv(io.StringIO(body))["score"].dtype.kind == "f"

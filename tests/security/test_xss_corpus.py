@@ -136,6 +136,11 @@ def test_xss_corpus_through_every_page_chart_and_export():
         "/b/xss/v1/",
         "/b/xss/charts/",
         "/methods/",
+        "/b/xss/datasets/",
+        "/b/xss/?sort=algorithm&order=desc",
+        "/b/xss/board/?sort=group&order=asc",
+        "/?q=a",  # the site search lists hostile algorithm and dataset names
+        "/?q=%3C",
     ]
     pages += [f"/b/xss/algorithms/{quote(name, safe='')}/" for name in ALGORITHMS]
     pages += [f"/b/xss/datasets/{quote(name, safe='')}/" for name in DATASETS]

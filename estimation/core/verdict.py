@@ -1,0 +1,382 @@
+"""The plain answer a leaderboard opens with, and the one order of its rows.
+
+Pure functions over a typed :class:`~estimation.core.contract.Board`:
+
+* :func:`board_order` is the order every view lists algorithms in: the estimator's
+  P(win), then mean rank, then name; :func:`shared_positions` gives tied rows one rank.
+* :func:`win_band` is the one place the interval quoted beside P(win) is read from.
+* :func:`board_verdict` answers "who is most likely to win the next dataset, and how sure
+  are we" in a :class:`~estimation.core.contract.Verdict`: numbers and two to four
+  sentences that the page, the JSON export and the API's board section all carry.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from estimation.core.contract import (
+    Board,
+    BootstrapSummary,
+    Friedman,
+    NemenyiSummary,
+    NotApplicable,
+    ScoreSummary,
+    Verdict,
+    WinInterval,
+)
+from estimation.core.registry import estimator_get
+
+__all__ = [
+    "WinBand",
+    "board_order",
+    "board_verdict",
+    "leader_interval",
+    "shared_positions",
+    "win_band",
+]
+
+# Probabilities closer than this are one value (sums of floats differ in the last bits).
+_TIE_DIGITS = 12
+
+
+@dataclass(frozen=True)
+class WinBand:
+    """An interval around each algorithm's P(win), in board order."""
+
+    lower: tuple[float | None, ...]
+    upper: tuple[float | None, ...]
+    level: float
+    method: str
+
+    @property
+    def words(self) -> str:
+        return f"{self.level:.0%} {self.method}".replace("%", " %")
+
+
+def win_band(board: Board, estimator: str) -> WinBand | None:
+    """The interval shown beside each P(win), or None when there is none: this is the only
+    function that decides.
+
+    The confidence interval for the win probability itself (``board.win_interval``,
+    Wilson on the tie-split win counts; METHODS 6) whatever the estimator, since every
+    estimator estimates the same probability; the estimator's bootstrap spread only when
+    that interval is not applicable.
+    """
+    dedicated = board.win_interval
+    if isinstance(dedicated, WinInterval):
+        return WinBand(dedicated.lower, dedicated.upper, dedicated.level, "confidence interval")
+    boot = board.estimator(estimator).bootstrap
+    if isinstance(boot, BootstrapSummary):
+        return WinBand(boot.lower, boot.upper, 0.95, "bootstrap interval")
+    return None
+
+
+def leader_interval(board: Board, estimator: str | None = None) -> tuple[float | None, ...]:
+    """(lower, upper) of the leader's interval under ``estimator`` (None, None without one)."""
+    key = estimator or board.recommended
+    band = win_band(board, key)
+    leader = board_order(board, key)[0]
+    return (None, None) if band is None else (band.lower[leader], band.upper[leader])
+
+
+def _probability(value: float | None) -> float:
+    return 0.0 if value is None else round(value, _TIE_DIGITS)
+
+
+def _mean_ranks(board: Board) -> tuple[float | None, ...]:
+    if isinstance(board.mean_rank, NotApplicable):
+        return (None,) * len(board.algorithms)
+    return board.mean_rank
+
+
+def _rounded(values: Sequence[float | None]) -> np.ndarray:
+    """P(win) as an array, None as 0, rounded so that float noise is no difference."""
+    array = np.array([0.0 if v is None else v for v in values], dtype=float)
+    return np.round(array, _TIE_DIGITS)
+
+
+def board_order(board: Board, estimator: str) -> list[int]:
+    """Indices of the algorithms, most probable winner first; ties on P(win) go to the
+    better mean rank, then to the name, so the order never depends on anything else."""
+    p = _rounded(board.estimator(estimator).p)
+    ranks = np.array([math.inf if r is None else r for r in _mean_ranks(board)], dtype=float)
+    names = np.array(board.algorithms, dtype=str)
+    if not len(names):
+        return []
+    return np.lexsort((names, ranks, -p)).tolist()
+
+
+def shared_positions(board: Board, estimator: str, order: Sequence[int]) -> list[int]:
+    """Each ordered row's position, equal P(win) sharing the best one (1, 2, 2, 4)."""
+    p = _rounded(board.estimator(estimator).p)[list(order)]
+    places = np.arange(1, len(order) + 1)
+    starts = np.r_[True, p[1:] != p[:-1]] if len(order) else np.array([], dtype=bool)
+    return np.maximum.accumulate(np.where(starts, places, 0)).tolist()
+
+
+def _num(value: float | None, digits: int = 3) -> str:
+    return "–" if value is None else f"{value:.{digits}f}"
+
+
+def _names(names: Sequence[str]) -> str:
+    names = list(names)
+    if len(names) <= 1:
+        return "".join(names)
+    if len(names) > 6:
+        return f"{', '.join(names[:5])} and {len(names) - 5} others"
+    return f"{', '.join(names[:-1])} and {names[-1]}"
+
+
+def _values(values: Sequence[float | None]) -> np.ndarray:
+    return np.array([np.nan if v is None else v for v in values], dtype=float)
+
+
+def _tied(
+    board: Board, estimator: str, band: WinBand | None, leader: int, order: Sequence[int]
+) -> list[int]:
+    """Algorithms whose P(win) equals the leader's, or whose interval and the leader's
+    each hold the other's point estimate (heavy overlap: the data cannot order them)."""
+    raw = _values(board.estimator(estimator).p)
+    rounded = _rounded(board.estimator(estimator).p)
+    tied = rounded == rounded[leader]
+    if band is not None:
+        low, high = _values(band.lower), _values(band.upper)
+        in_leaders = (raw >= low[leader]) & (raw <= high[leader])  # NaN compares False
+        holds_leader = (raw[leader] >= low) & (raw[leader] <= high)
+        tied |= in_leaders & holds_leader
+    return [j for j in order[1:] if tied[j]]
+
+
+def _indistinguishable(board: Board, leader: int) -> tuple[str | None, list[int]]:
+    test, letters = board.letters()
+    if test is None:
+        return None, []
+    names = board.algorithms
+    own = set(letters[names[leader]])
+    return test, [
+        j for j in range(len(names)) if j != leader and own & set(letters.get(names[j], ""))
+    ]
+
+
+def _coverage(board: Board) -> str:
+    facts = board.input
+    used, total = facts.n_datasets_used, facts.n_datasets
+    text = f"from all {total} datasets" if used == total else f"from {used} of {total} datasets"
+    if facts.excluded_algorithms:
+        n = len(facts.excluded_algorithms)
+        text += f" ({n} algorithm{'s' if n != 1 else ''} not ranked for lack of results)"
+    return text
+
+
+def _groups_note(board: Board) -> str | None:
+    """Friedman finds a difference while Nemenyi keeps every algorithm in one group."""
+    friedman, nemenyi = board.friedman, board.nemenyi
+    if not isinstance(friedman, Friedman) or not isinstance(nemenyi, NemenyiSummary):
+        return None
+    if friedman.pvalue >= board.settings.alpha or isinstance(nemenyi.letters, NotApplicable):
+        return None
+    common = set.intersection(*(set(letters) for letters in nemenyi.letters))
+    if not common:
+        return None
+    ranks = [r for r in _mean_ranks(board) if r is not None]
+    gap = f"; the largest gap is {max(ranks) - min(ranks):.2f}" if ranks else ""
+    return (
+        f"Friedman's test finds that the algorithms differ overall (p = {friedman.pvalue:.3g}), "
+        f"yet Nemenyi's test puts them all in one group: it compares each pair, is more "
+        f"cautious, and no two mean ranks are further apart than its critical difference "
+        f"({nemenyi.critical_difference:.2f}{gap}). The difference is spread over several "
+        f"algorithms rather than between any two."
+    )
+
+
+def _label(key: str) -> str:
+    return estimator_get(key).label
+
+
+def _why(board: Board, others: dict[str, str], leader: int, rival: int) -> str:
+    """Why two estimators pick different leaders, from what the board holds: win rates,
+    the positions each estimator credits, mean ranks and mean scores."""
+    names = board.algorithms
+    win_rate, ranks = board.win_rate, _mean_ranks(board)
+    if _probability(win_rate[rival]) > _probability(win_rate[leader]):
+        outright, steady = rival, leader
+    else:
+        outright, steady = leader, rival
+    # the estimators behind ``steady``: those that pick the rival, or those that do not
+    backers = (
+        [k for k, name in others.items() if name == names[rival]]
+        if steady == rival
+        else [
+            k for k in board.estimator_keys if k not in others and not _tied_first(board, k, leader)
+        ]
+    )
+    labels = _names([_label(k) for k in backers])
+    credit = "credits" if len(backers) == 1 else "credit"
+    if _probability(win_rate[outright]) == _probability(win_rate[steady]):
+        text = f"{names[outright]} and {names[steady]} win equally often"
+    else:
+        text = (
+            f"{names[outright]} wins more datasets outright (win rate "
+            f"{_num(win_rate[outright], 2)} against {_num(win_rate[steady], 2)})"
+        )
+    whole = [k for k in backers if board.estimator(k).K is None]
+    r_s, r_o = ranks[steady], ranks[outright]
+    if whole and r_s is not None and r_o is not None and r_s < r_o:
+        text += (
+            f", while {names[steady]} ranks higher over whole rankings (mean rank "
+            f"{r_s:.2f} against {r_o:.2f}), which {labels} {credit}"
+        )
+    elif backers:
+        text += (
+            f", while {names[steady]} takes more of the places just below first, "
+            f"which {labels} also {credit}"
+        )
+    return text + _small_margins(board, outright, steady)
+
+
+def _small_margins(board: Board, winner: int, other: int) -> str:
+    """ ", so <winner> wins often by small margins" when its mean score is the worse."""
+    scores = board.scores
+    if not isinstance(scores, ScoreSummary):
+        return ""
+    mean_w, mean_o = scores.mean[winner], scores.mean[other]
+    if mean_w is None or mean_o is None:
+        return ""
+    higher = board.input.direction == "higher"
+    worse = mean_w < mean_o if higher else mean_w > mean_o
+    if not worse:
+        return ""
+    return (
+        f", yet its mean score is worse than {board.algorithms[other]}'s "
+        f"({mean_w:.4g} against {mean_o:.4g}): "
+        f"{board.algorithms[winner]} wins often by small margins and loses by large ones"
+    )
+
+
+def board_verdict(board: Board, estimator: str | None = None) -> Verdict | NotApplicable:
+    """Who is most likely to win the next dataset under ``estimator`` (default: the
+    recommended one), how sure that is, and whether the estimators agree."""
+    key = estimator or board.recommended
+    names = board.algorithms
+    if not names:
+        return NotApplicable("there are no ranked algorithms")
+    order = board_order(board, key)
+    leader = order[0]
+    p = board.estimator(key).p
+    band = win_band(board, key)
+    low, high = (band.lower[leader], band.upper[leader]) if band else (None, None)
+    tied = _tied(board, key, band, leader, order)
+    test, same = _indistinguishable(board, leader)
+    leaders = {k: names[board_order(board, k)[0]] for k in board.estimator_keys}
+    boot = board.estimator(key).bootstrap
+    p_best_leader = None
+    if isinstance(boot, BootstrapSummary):
+        in_order = _rounded(boot.p_best)[order]
+        p_best_leader = names[order[int(np.argmax(in_order))]]
+    label = _label(key)
+    a = names[leader]
+
+    interval = f" ({band.words} {_num(low)}–{_num(high)})" if band and low is not None else ""
+    first = f"{a} is the most likely to win the next dataset: P(win) = {_num(p[leader])}{interval}"
+    first += f" by {label}, {_coverage(board)}."
+    if tied:
+        spans = ", ".join(
+            f"{names[j]} (P(win) = {_num(p[j])}"
+            + (f", interval {_num(band.lower[j])}–{_num(band.upper[j])})" if band else ")")
+            for j in tied
+        )
+        first += (
+            f" It is a tie with {spans}: "
+            f"{'the intervals overlap heavily' if band else 'their P(win) is equal'}, "
+            f"so the data cannot order them."
+        )
+    sentences = [first]
+
+    if test is None:
+        sentences.append("No test across datasets applies here, so none separates the leader.")
+    elif len(same) == len(names) - 1:
+        sentences.append(f"{test}'s test cannot tell any of the {len(names)} algorithms apart.")
+    elif same:
+        sentences.append(
+            f"{test}'s test cannot tell {a} apart from {_names([names[j] for j in same])}."
+        )
+    else:
+        sentences.append(f"{test}'s test tells {a} apart from every other algorithm.")
+
+    # an estimator disagrees when the leader is not among its most probable (ties count)
+    others = {
+        k: v
+        for k, v in leaders.items()
+        if v != a
+        and _probability(board.estimator(k).p[leader])
+        < _probability(board.estimator(k).p[names.index(v)])
+    }
+    if not others:
+        agreement = f"All {len(leaders)} estimators agree on {a}"
+        shared = {
+            k: [names[j] for j in _tied_first(board, k, leader)] for k in board.estimator_keys
+        }
+        shared = {k: v for k, v in shared.items() if v}
+        if shared:
+            agreement += (
+                " ("
+                + "; ".join(f"{_label(k)} ties it with {_names(v)}" for k, v in shared.items())
+                + ")"
+            )
+        best_score = _best_score(board)
+        margin = "" if best_score is None else _small_margins(board, leader, best_score)
+        agreement += f"{margin}."
+    else:
+        by_leader: dict[str, list[str]] = {}
+        for k, v in others.items():
+            by_leader.setdefault(v, []).append(_label(k))
+        rival_name = max(by_leader, key=lambda n: (len(by_leader[n]), -names.index(n)))
+        rival = names.index(rival_name)
+        picks = "; ".join(f"{n} by {_names(labels)}" for n, labels in by_leader.items())
+        agreement = f"The estimators disagree on the leader: {picks}. Why: {_why(board, others, leader, rival)}."
+    if p_best_leader is not None and p_best_leader != a and isinstance(boot, BootstrapSummary):
+        j = names.index(p_best_leader)
+        agreement += (
+            f" P(best) favours {p_best_leader}: it has the highest P(win) in "
+            f"{boot.p_best[j]:.0%} of bootstrap resamples, {a} in {boot.p_best[leader]:.0%}."
+        ).replace("%", " %")
+    sentences.append(agreement)
+
+    return Verdict(
+        estimator=key,
+        leader=a,
+        probability=p[leader],
+        lower=low,
+        upper=high,
+        interval=band.words if band else "",
+        tied=tuple(names[j] for j in tied),
+        indistinguishable=tuple(names[j] for j in same),
+        test=test,
+        leaders=leaders,
+        p_best_leader=p_best_leader,
+        sentences=tuple(sentences),
+        groups_note=_groups_note(board),
+    )
+
+
+def _tied_first(board: Board, estimator: str, leader: int) -> list[int]:
+    """Other algorithms with the leader's P(win) under ``estimator``, when it is the top."""
+    p = _rounded(board.estimator(estimator).p)
+    if p[leader] != p.max():
+        return []
+    return [j for j in np.flatnonzero(p == p[leader]).tolist() if j != leader]
+
+
+def _best_score(board: Board) -> int | None:
+    scores = board.scores
+    if not isinstance(scores, ScoreSummary):
+        return None
+    present = [i for i, v in enumerate(scores.mean) if v is not None]
+    if not present:
+        return None
+    sign = 1.0 if board.input.direction == "higher" else -1.0
+    return max(present, key=lambda i: sign * scores.mean[i])  # type: ignore[operator]

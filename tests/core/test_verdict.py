@@ -1,0 +1,71 @@
+"""The verdict and the board's one order (estimation/core/verdict.py), on the demos."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from estimation.core.contract import BootstrapSummary, Verdict
+from estimation.core.verdict import (
+    board_order,
+    board_verdict,
+    leader_interval,
+    shared_positions,
+    win_band,
+)
+from tests.core.demo_tables import demo_analysis
+
+
+def _board(name):
+    return demo_analysis(name).payload.board
+
+
+def test_demsar_estimators_disagree_and_the_verdict_says_why():
+    board = _board("demsar")
+    verdict = board.verdict
+    assert isinstance(verdict, Verdict) and verdict == board_verdict(board)
+    assert verdict.leader == "C4.5+m" and verdict.estimator == "loo_kl"
+    assert verdict.leaders["mle"] == verdict.leaders["plackett_luce"] == "C4.5+m+cf"
+    text = " ".join(verdict.sentences)
+    assert "The estimators disagree on the leader" in text
+    assert "wins more datasets outright (win rate 0.45 against 0.30)" in text
+    assert verdict.tied == ("C4.5+m+cf",) and "It is a tie with C4.5+m+cf" in text
+    assert verdict.test == "Nemenyi" and len(verdict.indistinguishable) == 3
+    # the quoted interval is the accessor's, whichever interval the board carries
+    low, high = leader_interval(board)
+    assert (verdict.lower, verdict.upper) == (low, high)
+    assert f"{low:.3f}–{high:.3f}" in verdict.sentences[0]
+    assert "Friedman's test finds" in verdict.groups_note
+    assert "inf" not in text.split() and "nan" not in text.lower().split()
+
+
+def test_simulated_all_agree_but_small_margins_are_named():
+    verdict = _board("simulated").verdict
+    assert verdict.leader == "new" and len(set(verdict.leaders.values())) == 1
+    assert "wins often by small margins" in verdict.sentences[-1]
+    assert verdict.groups_note is None
+
+
+def test_p_best_disagreeing_with_p_win_is_said():
+    board = _board("simulated")
+    result = board.estimator("loo_kl")
+    boot = result.bootstrap
+    assert isinstance(boot, BootstrapSummary)
+    names = board.algorithms
+    flipped = tuple(0.7 if n == "old" else 0.1 for n in names)
+    changed = replace(result, bootstrap=replace(boot, p_best=flipped))
+    board = replace(
+        board, estimators=tuple(changed if e.key == "loo_kl" else e for e in board.estimators)
+    )
+    verdict = board_verdict(board)
+    assert verdict.p_best_leader == "old"
+    assert "P(best) favours old" in verdict.sentences[-1]
+
+
+def test_order_is_deterministic_and_ties_share_a_position():
+    board = _board("demsar")
+    # loo_tv gives C4.5+m and C4.5+m+cf the same P(win): the better mean rank goes first
+    order = board_order(board, "loo_tv")
+    names = [board.algorithms[i] for i in order]
+    assert names[:2] == ["C4.5+m+cf", "C4.5+m"]
+    assert shared_positions(board, "loo_tv", order)[:3] == [1, 1, 3]
+    assert win_band(board, "loo_tv") is not None
