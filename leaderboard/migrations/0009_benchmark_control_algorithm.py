@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('leaderboard', '0007_upload_job_new_datasets_confirmed'),
+        ('leaderboard', '0008_estimator_choices_loo_brier'),
     ]
 
     operations = [
