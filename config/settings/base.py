@@ -165,6 +165,9 @@ PODIUM_MAX_UPLOAD_ROWS = env_int("PODIUM_MAX_UPLOAD_ROWS", 1_000_000)
 # there. PODIUM_UPLOAD_TIME_LIMIT bounds one job, in seconds.
 PODIUM_BACKGROUND_UPLOAD_BYTES = env_int("PODIUM_BACKGROUND_UPLOAD_BYTES", 4 * 1024 * 1024)
 PODIUM_UPLOAD_TIME_LIMIT = env_int("PODIUM_UPLOAD_TIME_LIMIT", 900)
+# A queued upload no worker took after this many seconds is queued again by the sweep
+# (leaderboard.uploads.upload_jobs_sweep), and failed with a reason after the time limit.
+PODIUM_UPLOAD_QUEUE_SECONDS = env_int("PODIUM_UPLOAD_QUEUE_SECONDS", 120)
 PODIUM_API_MAX_PROBLEMS = env_int("PODIUM_API_MAX_PROBLEMS", 100)
 DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("PODIUM_MAX_BODY_BYTES", 20 * 1024 * 1024)
 FILE_UPLOAD_MAX_MEMORY_SIZE = 2_621_440  # Django's default, stated: larger files go to disk
@@ -205,6 +208,7 @@ CELERY_BROKER_TRANSPORT_OPTIONS["visibility_timeout"] = RECOMPUTE_TIME_LIMIT + 6
 # Changes whose enqueue failed (broker down) are swept up by the beat scheduler.
 CELERY_BEAT_SCHEDULE = {
     "recompute-stale": {"task": "estimation.recompute_stale", "schedule": 30.0},
+    "sweep-uploads": {"task": "leaderboard.sweep_uploads", "schedule": 60.0},
 }
 
 LOGGING = {
