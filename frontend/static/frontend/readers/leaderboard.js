@@ -7,10 +7,12 @@
  * works without JavaScript: the estimator switcher and the pages of a large table are
  * links. With JavaScript, the switcher becomes radio buttons; choosing one, or following
  * a page link, fetches the fragment named by the control's data-fragment and swaps it in
- * (no reload), and the address bar follows. On the live page the script polls the
- * snapshot history (small: no payloads) every few seconds, shows the stage of a running
- * recompute, and when a newer ready version exists swaps in the section's data-refresh
- * fragment. Polling pauses while the tab is hidden. No external requests.
+ * (no reload), and the address bar follows. On the live page the script polls the tiny
+ * status endpoint (served version, newest version's status and progress; a few hundred
+ * bytes) every few seconds with If-None-Match, so an unchanged status is a 304 with no
+ * body; it shows the stage of a running recompute, and when a newer ready version exists
+ * swaps in the section's data-refresh fragment. Polling pauses while the tab is hidden.
+ * No external requests.
  */
 (function () {
   "use strict";
@@ -32,7 +34,8 @@
     version: config.version,
     timer: null,
     delay: config.pollSeconds || 5,
-    request: 0
+    request: 0,
+    etag: null
   };
 
   function section() {
@@ -177,33 +180,39 @@
     });
   }
 
-  function getJson(url) {
-    return fetch(url, { headers: { Accept: "application/json" }, credentials: "same-origin" }).then(function (response) {
+  /* The status, fetched conditionally: null when unchanged since the last answer (304). */
+  function getStatus(url) {
+    var headers = { Accept: "application/json" };
+    if (state.etag) headers["If-None-Match"] = state.etag;
+    // no-store: the browser's cache must not answer for us (we keep the ETag ourselves).
+    return fetch(url, { headers: headers, credentials: "same-origin", cache: "no-store" }).then(function (response) {
+      if (response.status === 304) return null;
       if (!response.ok) {
         var error = new Error("HTTP " + response.status);
         error.retryAfter = Number(response.headers.get("Retry-After")) || 0;
         throw error;
       }
-      return response.json();
+      return response.json().then(function (body) {
+        state.etag = response.headers.get("ETag");
+        return body;
+      });
     });
   }
 
   function poll() {
     state.timer = null;
-    getJson(config.historyUrl).then(function (page) {
-      var versions = page.results || [];
+    getStatus(config.statusUrl).then(function (status) {
+      if (!status) return null; // nothing changed
       var shown = state.version || 0;
-      var computing = null;
-      var newerReady = false;
-      versions.forEach(function (v) {
-        if (v.status === "computing" && v.version > shown && (!computing || v.version > computing.version)) computing = v;
-        if (v.status === "ready" && v.version > shown) newerReady = true;
-      });
-      var allNewer = versions.length > 0 && versions.every(function (v) { return v.version > shown; });
+      var newest = status.newest;
+      var computing = newest && newest.status === "computing" && newest.version > shown ? newest : null;
       showComputing(computing);
-      if (newerReady || (allNewer && page.next)) {
+      if (status.version && status.version > shown) {
         return showNewVersion().then(function () {
           if (computing && computing.version <= (state.version || 0)) showComputing(null);
+        }, function (error) {
+          state.etag = null; // ask again in full next time
+          throw error;
         });
       }
       return null;
