@@ -38,8 +38,9 @@ MIDDLEWARE = [
     # gzip for every response over 200 bytes whose client accepts it (WhiteNoise serves
     # static files precompressed itself). BREACH: Django's GZipMiddleware pads each
     # compressed body with random bytes (Heal The Breach), and CSRF tokens are masked
-    # per response, so pages with a form are compressed too.
-    "django.middleware.gzip.GZipMiddleware",
+    # per response, so pages with a form are compressed too. Brotli where the client
+    # asks, for anonymous GETs without a CSRF token only (config/compression.py).
+    "config.compression.CompressionMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
