@@ -59,7 +59,7 @@ __all__ = [
     "to_json",
 ]
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 T = TypeVar("T")
 
@@ -715,7 +715,7 @@ def choose_algorithms(
 
 SECTION_TYPES: dict[str, Any] = {
     "board": Board,
-    "wins": WinsSection,
+    "wins": WinsSection | NotApplicable,
     "nemenyi": NemenyiSection | NotApplicable,
     "wilcoxon": WilcoxonSection | NotApplicable,
     "rank_matrix": RankMatrixSection | NotApplicable,
@@ -731,7 +731,10 @@ class SnapshotPayload:
     schema_version: int = describe("version of this contract")
     engine_version: str = describe("version of the engine")
     board: Board = describe("the leaderboard's O(m) section")
-    wins: WinsSection = describe("pairwise wins, O(m²)")
+    wins: WinsSection | NotApplicable = describe(
+        "pairwise wins, O(m²); not applicable above the stored number of pairs "
+        "(analysis.MAX_WINS_PAIRS)"
+    )
     nemenyi: NemenyiSection | NotApplicable = describe(
         "Nemenyi's pairwise p-values; not applicable for top-K rankings or at a size "
         "where the matrix is not stored"

@@ -29,6 +29,12 @@ GOLDEN: dict[str, dict[str, str]] = {
         "demsar": "693eb6963b0db33ae658e59ad624e36f910f44619d163e70867eb9204c45fdf3",
         "simulated": "9de95760aed3cdb2e30afedccb4f433216ebd4d250a0d2b36132d0a0521fd7fe",
     },
+    # Schema 3 (perf): the pairwise-wins section may be NotApplicable (above
+    # MAX_WINS_PAIRS pairs); the numbers of both demos are unchanged.
+    "0.5.0": {
+        "demsar": "f966f95a2ef38a7860575b81656bdf5309274202704694fdec4c0c61de15f0a3",
+        "simulated": "72f13e121742cfdbff07a77d8712fe7a35d2e737e3fb804e4ece4a6d3699b3b5",
+    },
 }
 SIGNIFICANT_DIGITS = 10  # below this, BLAS rounding may differ between machines
 
