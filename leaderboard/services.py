@@ -636,7 +636,7 @@ def _content_hash(entries: Sequence[SubmissionInput]) -> str:
 def _block_hash_update(digest, block: ScoreBlock, chunk: int = 65536) -> None:
     """The bytes :func:`_content_hash` feeds for a block's ScoreInputs, without them."""
     datasets = block.datasets
-    metrics = [str(None)] + list(block.metrics)  # code -1 -> "None"
+    metrics = [str(None), *block.metrics]  # code -1 -> "None"
     for start in range(0, len(block), chunk):
         stop = start + chunk
         digest.update(

@@ -39,14 +39,11 @@ def parse(benchmark, text: str):
     return entries
 
 
-LONG = (
-    "dataset,algorithm,score,fold\n"
-    + "".join(
-        f"d{d},alg-{a},{0.1 * d + 0.01 * a + 0.001 * f!r},{f}\n"
-        for a in (2, 0, 1)
-        for d in range(4)
-        for f in range(3)
-    )
+LONG = "dataset,algorithm,score,fold\n" + "".join(
+    f"d{d},alg-{a},{0.1 * d + 0.01 * a + 0.001 * f!r},{f}\n"
+    for a in (2, 0, 1)
+    for d in range(4)
+    for f in range(3)
 )
 
 
