@@ -141,7 +141,7 @@ class SnapshotSerializer(serializers.ModelSerializer):
 
 def _snapshot(request: Request, slug: str, version: int | None) -> ResultSnapshot:
     """The latest ready snapshot (``version`` None) or the given version, of ``?metric=``."""
-    benchmark = benchmark_or_404(slug=slug, user=request.user)
+    benchmark = benchmark_or_404(slug=slug, user=request.user, counts=False)
     metric = metric_or_404(benchmark=benchmark, name=request.query_params.get("metric"))
     if version is None:
         snapshot = snapshot_latest(benchmark=benchmark, metric=metric)
@@ -171,7 +171,7 @@ class SnapshotHistoryApi(ApiView):
         responses={200: SnapshotSummarySerializer(many=True), 404: ErrorSerializer},
     )
     def get(self, request: Request, slug: str) -> Response:
-        benchmark = benchmark_or_404(slug=slug, user=request.user)
+        benchmark = benchmark_or_404(slug=slug, user=request.user, counts=False)
         metric = metric_or_404(benchmark=benchmark, name=request.query_params.get("metric"))
         return paginated_response(
             queryset=snapshot_history(
@@ -211,7 +211,7 @@ class SnapshotLatestApi(ApiView):
         responses={200: OutputSerializer, 404: ErrorSerializer},
     )
     def get(self, request: Request, slug: str) -> HttpResponse:
-        benchmark = benchmark_or_404(slug=slug, user=request.user)
+        benchmark = benchmark_or_404(slug=slug, user=request.user, counts=False)
         metric = metric_or_404(benchmark=benchmark, name=request.query_params.get("metric"))
         status = snapshot_status(benchmark=benchmark, metric=metric)
         if status.ready is None:
@@ -260,7 +260,7 @@ class SnapshotStatusApi(ApiView):
         responses={200: OutputSerializer, 304: None, 404: ErrorSerializer},
     )
     def get(self, request: Request, slug: str) -> HttpResponse:
-        benchmark = benchmark_or_404(slug=slug, user=request.user)
+        benchmark = benchmark_or_404(slug=slug, user=request.user, counts=False)
         metric = metric_or_404(benchmark=benchmark, name=request.query_params.get("metric"))
         status = snapshot_status(benchmark=benchmark, metric=metric)
         not_modified = _not_modified(request, status.etag, None)
