@@ -1,7 +1,8 @@
 """Suite ``api``: GET snapshots/latest/ and snapshots/status/ under 32 concurrent clients.
 
-Rows: the latest snapshot (200, then gzip-ed, then a conditional GET answered 304) and
-the polling status endpoint (200 and 304); ratios against the plain 200 of this run.
+Rows: the latest snapshot (200, then gzip-ed, then brotli, then a conditional GET
+answered 304) and the polling status endpoint (200 and 304); ratios against the plain
+200 of this run.
 
 The server is gunicorn (``config.wsgi``, production settings, sync workers) on a
 loopback port against the scratch database, with throttling switched off. The snapshot
@@ -160,6 +161,7 @@ def run(options: Options, scratch) -> str:
         scenarios = [
             ("latest, 200", path, {}),
             ("latest, 200 gzip", path, {"Accept-Encoding": "gzip"}),
+            ("latest, 200 brotli", path, {"Accept-Encoding": "br"}),
             ("latest, If-None-Match -> 304", path, {"If-None-Match": first["etag"]}),
             ("status, 200", status_path, {}),
             (
