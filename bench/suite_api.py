@@ -153,7 +153,7 @@ def run(options: Options, scratch) -> str:
     path = f"/api/benchmarks/{benchmark.slug}/snapshots/latest/"
     status_path = f"/api/benchmarks/{benchmark.slug}/snapshots/status/"
     try:
-        first = _get(base, path, {})
+        first = _warm_get(base, path)
         status_first = _get(base, status_path, {})
         for answer in (first, status_first):
             if answer["status"] != 200 or not answer["etag"]:
@@ -225,9 +225,22 @@ def run(options: Options, scratch) -> str:
     )
 
 
-def _get(base: str, path: str, headers: dict) -> dict:
+def _warm_get(base: str, path: str, patience: float = 180.0) -> dict:
+    """The first answer, once the workers have loaded the app: gunicorn's port opens
+    before its workers import Django, which on a busy machine takes longer than one
+    request's timeout."""
+    deadline = time.monotonic() + patience
+    while True:
+        try:
+            return _get(base, path, {}, timeout=60.0)
+        except (TimeoutError, ConnectionError):
+            if time.monotonic() > deadline:
+                raise
+
+
+def _get(base: str, path: str, headers: dict, timeout: float = 30.0) -> dict:
     host = urlsplit(base)
-    conn = http.client.HTTPConnection(host.hostname, host.port, timeout=30)
+    conn = http.client.HTTPConnection(host.hostname, host.port, timeout=timeout)
     try:
         conn.request("GET", path, headers={"Accept": "application/json", **headers})
         response = conn.getresponse()
