@@ -27,7 +27,7 @@ CLIENTS = 32
 PROCESSES = 4
 REQUESTS = 6000
 TIME_LIMIT = 30.0
-QUICK = {"requests": 300, "time_limit": 10.0, "m": 5, "n": 10, "folds": 3}
+QUICK = {"requests": 200, "time_limit": 5.0, "m": 5, "n": 10, "folds": 3}  # a smoke run
 WORKERS = 4
 
 
