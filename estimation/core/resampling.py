@@ -17,11 +17,12 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from scipy.stats import rankdata, wilcoxon
+from scipy.stats import wilcoxon
 
 from estimation.core import aggregates
 from estimation.core.rankings import tie_groups
 from estimation.core.registry import ESTIMATOR_KEYS
+from estimation.core.significance import _signed_rank_batch
 from estimation.core.win_probability import (
     _resolve_K,
     _validated_ranks,
@@ -528,33 +529,19 @@ _PERMUTATION_MAX_N = 13  # scipy.stats.wilcoxon's exact permutation test (2**13 
 
 def _small_sample_p_value(differences: np.ndarray) -> float | None:
     """``scipy.stats.wilcoxon(differences).pvalue`` where scipy runs its exact
-    permutation test (``method="auto"``, at most 13 differences with ties or zeros),
-    computed in closed form; None elsewhere (scipy's own path is fast there).
+    permutation test (``method="auto"``: at most 13 differences with ties or zeros),
+    from the vectorised signed-rank tests of :mod:`significance`; None elsewhere
+    (scipy's own path is fast there).
 
-    scipy evaluates the statistic ``R+`` on each of the ``2**n`` sign flips through
+    scipy evaluates the statistic on each of the ``2**n`` sign flips through
     ``permutation_test``: thousands of Python-level calls, seconds per p-value (the
-    evaluation asks for several). The flips make ``R+`` run over every subset sum of
-    the ranks of the non-zero differences, each ``2**zeros`` times, so the same counts
-    come from those subset sums. Ranks are multiples of 1/2 and the sums are exact, so
-    every comparison, and the p-value, is scipy's bit for bit
-    (``tests/core/test_resampling_pvalue.py``).
+    evaluation asks for several). The batch computes the same counts at once, bit for
+    bit scipy's p-value (``tests/core/test_resampling_pvalue.py``).
     """
     n = differences.size
     if n > _PERMUTATION_MAX_N or not np.isfinite(differences).all():
         return None
     nonzero = differences[differences != 0]
-    magnitudes = np.abs(nonzero)
-    has_zeros = nonzero.size < n
-    if not has_zeros and np.unique(magnitudes).size == magnitudes.size:
+    if nonzero.size == n and np.unique(np.abs(nonzero)).size == n:
         return None  # no ties, no zeros: scipy's exact distribution
-    ranks = rankdata(magnitudes)
-    observed = float(np.sum((nonzero > 0) * ranks))
-    sums = np.zeros(1)
-    for rank in ranks.tolist():
-        sums = np.concatenate((sums, sums + rank))
-    gamma = abs(np.finfo(float).eps * 100 * observed)
-    total = float(2**n)
-    weight = float(2 ** (n - nonzero.size))
-    less = float(np.count_nonzero(sums <= observed + gamma)) * weight / total
-    greater = float(np.count_nonzero(sums >= observed - gamma)) * weight / total
-    return float(np.clip(min(less, greater) * 2, 0, 1))
+    return float(_signed_rank_batch(differences[None, :]).pvalue[0])

@@ -2,7 +2,8 @@
 
 Where ``scipy.stats.wilcoxon`` runs its exact permutation test (at most 13 paired
 differences with ties or zeros), ``resampling._small_sample_p_value`` computes the same
-p-value from the subset sums of the ranks instead of 2**n Python-level statistic calls.
+p-value with the vectorised signed-rank tests of ``significance`` instead of 2**n
+Python-level statistic calls.
 """
 
 from __future__ import annotations
