@@ -93,7 +93,8 @@ def board_payload(m: int, n: int, seed: int, n_boot: int):
     (``estimation.core.analysis``'s estimators, bootstrap, input facts and notes) and whose
     tests are not run: Friedman, Nemenyi, Wilcoxon, the evaluation and the within-dataset
     tables are recorded as not applicable, the rank matrix too. The pairwise wins are
-    computed (a section every snapshot has). The leaderboard page reads the board only."""
+    the engine's (not applicable above ``MAX_WINS_PAIRS``, as in a real snapshot). The
+    leaderboard page reads the board only."""
     from estimation.core import aggregates
     from estimation.core import analysis as engine
     from estimation.core.contract import (
@@ -102,9 +103,7 @@ def board_payload(m: int, n: int, seed: int, n_boot: int):
         Board,
         EstimatorResult,
         NotApplicable,
-        PairwiseMatrix,
         SnapshotPayload,
-        WinsSection,
         floats,
     )
     from estimation.core.rankings import prepare_rankings
@@ -141,10 +140,7 @@ def board_payload(m: int, n: int, seed: int, n_boot: int):
         schema_version=SCHEMA_VERSION,
         engine_version=engine.ENGINE_VERSION,
         board=board,
-        wins=WinsSection(
-            algorithms=prepared.algorithms,
-            wins=PairwiseMatrix.from_square(aggregates.pairwise_win_matrix(prepared.ranks)),
-        ),
+        wins=engine._wins(prepared.algorithms, prepared.ranks),
         nemenyi=skipped,
         wilcoxon=skipped,
         rank_matrix=skipped,

@@ -56,6 +56,7 @@ Rules
 
 from __future__ import annotations
 
+import array
 import csv
 import io
 import math
@@ -313,10 +314,16 @@ def parse_results_csv_text(
         raise ValueError(f"max_rows must be a positive integer or None, got {max_rows!r}")
     if isinstance(max_errors, bool) or max_errors < 1:
         raise ValueError(f"max_errors must be a positive integer, got {max_errors!r}")
-    text = _decode(content) if isinstance(content, bytes) else content.removeprefix("\ufeff")
+    if isinstance(content, bytes):
+        data = content.removeprefix(_BOM)
+        _decode(data)  # refuses text that is not UTF-8, naming the line; then let go
+        # Decoded piece by piece while read: no copy of a large file's text held whole.
+        stream: IO[str] = io.TextIOWrapper(io.BytesIO(data), encoding="utf-8", newline="")
+    else:
+        stream = io.StringIO(content.removeprefix("\ufeff"), newline="")
     return _Parser(
         format=format, max_rows=max_rows, max_errors=max_errors, metric_check=metric_check
-    ).parse(text)
+    ).parse(stream)
 
 
 # --- implementation -----------------------------------------------------------------
@@ -361,30 +368,39 @@ class _Errors:
 
 @dataclass
 class _Columns:
-    """Parallel lists filled row by row, turned into arrays once at the end."""
+    """Parallel columns filled row by row, turned into numpy arrays once at the end.
 
-    lines: list[int]
-    datasets: list[int]
-    algorithms: list[int]
-    values: list[float]
-    folds: list[int]
-    metrics: list[int]
+    Typed ``array.array`` buffers (8 bytes a value, no Python object per row) rather
+    than lists: a million-row file's columns weigh 48 MB instead of about 110 MB.
+    """
+
+    lines: array.array
+    datasets: array.array
+    algorithms: array.array
+    values: array.array
+    folds: array.array
+    metrics: array.array
 
     @classmethod
     def empty(cls) -> _Columns:
-        return cls([], [], [], [], [], [])
+        return cls(*(array.array("d" if i == 3 else "q") for i in range(6)))
 
     def arrays(self) -> tuple[np.ndarray, ...]:
-        out = (
-            np.array(self.lines, dtype=np.int64),
-            np.array(self.datasets, dtype=np.int64),
-            np.array(self.algorithms, dtype=np.int64),
-            np.array(self.values, dtype=float),
-            np.array(self.folds, dtype=np.int64),
-            np.array(self.metrics, dtype=np.int64),
+        out = tuple(
+            np.frombuffer(column, dtype=np.float64 if column.typecode == "d" else np.int64)
+            if len(column)
+            else np.empty(0, dtype=np.float64 if column.typecode == "d" else np.int64)
+            for column in (
+                self.lines,
+                self.datasets,
+                self.algorithms,
+                self.values,
+                self.folds,
+                self.metrics,
+            )
         )
-        for array in out:
-            array.setflags(write=False)
+        for column in out:
+            column.setflags(write=False)
         return out
 
 
@@ -433,8 +449,8 @@ class _Parser:
 
     # -- reading ----------------------------------------------------------------------
 
-    def parse(self, text: str) -> ParsedResults:
-        reader = csv.reader(io.StringIO(text, newline=""), skipinitialspace=True, strict=True)
+    def parse(self, stream: IO[str]) -> ParsedResults:
+        reader = csv.reader(stream, skipinitialspace=True, strict=True)
         header = self._read_header(reader)
         names = [cell.strip() for cell in header]
         format = self.format or self._detect(names)
@@ -909,7 +925,7 @@ class _Parser:
         if not errors.total and not cols.lines:
             errors.add(self.header_line, None, "no results: every algorithm cell is empty")
         errors.raise_if_any()
-        cols.folds = [-1] * len(cols.lines)
+        cols.folds = array.array("q", [-1]) * len(cols.lines)
         cols.metrics = cols.folds
         lines, d, a, values, folds, k = cols.arrays()
         return ParsedResults(

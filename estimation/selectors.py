@@ -6,18 +6,22 @@ import hashlib
 import json
 import threading
 from collections import OrderedDict
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from django.core.cache import cache
 from django.db.models import OuterRef, QuerySet, Subquery
 
 from estimation.core.contract import (
     SCHEMA_VERSION,
     SECTION_NAMES,
     Board,
+    choose_algorithms,
+    restrict,
     section_from_json,
+    section_to_json,
 )
 from estimation.models import RecomputeState, ResultSnapshot, SnapshotSection
 from leaderboard.models import Benchmark, Metric, Submission
@@ -146,6 +150,48 @@ def snapshot_section(*, snapshot_id: int, name: str, etag: str | None = None) ->
     return section
 
 
+SLICE_CACHE_SECONDS = 86400  # keyed by the section's etag: never stale
+
+
+def snapshot_section_slice(*, snapshot_id: int, name: str, algorithms: Sequence[str]) -> Any:
+    """The typed section restricted to ``algorithms`` (:func:`contract.restrict`); None
+    when not stored.
+
+    For a page that draws a few algorithms of a large pairwise section: the slice is
+    cut once per section and kept in the shared cache (by the section's etag), so the
+    page's process neither parses nor keeps the whole section (at m = 2000 a typed
+    p-value matrix is two million Python floats). The whole section is parsed only to
+    cut a slice not cut before, and not kept.
+    """
+    etag = snapshot_section_etag(snapshot_id=snapshot_id, name=name)
+    if etag is None:
+        return None
+    chosen = sorted(set(algorithms))
+    digest = hashlib.sha256("\x1f".join(chosen).encode()).hexdigest()[:32]
+    key = f"section-slice:{name}:{etag}:{digest}"
+    try:
+        cached = cache.get(key)
+    except Exception:  # the cache is an optimisation only
+        cached = None
+    if cached is not None:
+        return section_from_json(name, json.loads(cached))
+    stored = snapshot_section_stored(snapshot_id=snapshot_id, name=name)
+    if stored is None:
+        return None
+    whole = section_from_json(name, json.loads(stored.body))
+    del stored
+    names = getattr(whole, "algorithms", None)
+    if names is None:  # NotApplicable: nothing to cut
+        return whole
+    part = restrict(whole, choose_algorithms(names, top=[a for a in chosen if a in set(names)]))
+    del whole
+    try:
+        cache.set(key, json.dumps(section_to_json(name, part)), timeout=SLICE_CACHE_SECONDS)
+    except Exception:
+        pass
+    return part
+
+
 def snapshot_board(*, snapshot: ResultSnapshot) -> Board | None:
     """The board of a servable snapshot; None for one not ready or of an older contract."""
     if not snapshot_is_servable(snapshot):
@@ -171,6 +217,18 @@ class SnapshotSections(Mapping):
         if name not in self._read:
             self._read[name] = snapshot_section(snapshot_id=self._snapshot.pk, name=name)
         return self._read[name]
+
+    def restricted(self, name: str, algorithms: Sequence[str]) -> Any:
+        """Section ``name`` for ``algorithms`` only (see :func:`snapshot_section_slice`)."""
+        if name not in SECTION_NAMES:
+            raise KeyError(name)
+        if self._snapshot is None:
+            return None
+        if name in self._read:  # already whole in this request
+            return self._read[name]
+        return snapshot_section_slice(
+            snapshot_id=self._snapshot.pk, name=name, algorithms=algorithms
+        )
 
     def __iter__(self) -> Iterator[str]:
         return iter(SECTION_NAMES)

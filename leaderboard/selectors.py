@@ -286,14 +286,16 @@ def benchmark_list_visible(*, user, query: str = "") -> QuerySet[Benchmark]:
     return _with_counts(benchmarks).order_by("title", "id")
 
 
-def benchmark_get_visible(*, slug: str, user) -> Benchmark:
+def benchmark_get_visible(*, slug: str, user, counts: bool = True) -> Benchmark:
     """A benchmark ``user`` may read (public, unlisted, or private and maintained by them).
 
     Raises ``Benchmark.DoesNotExist`` otherwise, so that a private benchmark looks the
-    same as one that does not exist.
+    same as one that does not exist. ``counts=False`` leaves out the five counts
+    (``n_algorithms`` ...), which cost most of a polled snapshot request.
     """
     readable = Q(visibility__in=[Benchmark.Visibility.PUBLIC, Benchmark.Visibility.UNLISTED])
-    return _with_counts(Benchmark.objects.filter(readable | _maintains(user))).get(slug=slug)
+    benchmarks = Benchmark.objects.filter(readable | _maintains(user))
+    return (_with_counts(benchmarks) if counts else benchmarks).get(slug=slug)
 
 
 def _count_of(model, public=None, **filters) -> Coalesce:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from celery import shared_task
 from django.conf import settings
 
-from leaderboard.uploads import upload_job_run
+from leaderboard.uploads import upload_job_run, upload_jobs_sweep
 
 
 @shared_task(
@@ -17,3 +17,9 @@ from leaderboard.uploads import upload_job_run
 def process_upload(job_id: int) -> int | None:
     job = upload_job_run(job_id=job_id)
     return job.pk if job else None
+
+
+@shared_task(name="leaderboard.sweep_uploads", acks_late=True, time_limit=60)
+def sweep_uploads() -> dict:
+    sweep = upload_jobs_sweep()
+    return {"requeued": list(sweep.requeued), "failed": list(sweep.failed)}

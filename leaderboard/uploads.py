@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import logging
 import threading
-from datetime import timedelta
+from dataclasses import dataclass
+from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.db import close_old_connections, connections, transaction
@@ -139,6 +140,69 @@ def upload_job_run(*, job_id: int) -> UploadJob | None:
         "n_scores": sum(len(e.scores) for e in entries),
     }
     return _finish(job_id, UploadJob.Status.DONE, body, 201)
+
+
+@dataclass(frozen=True)
+class UploadSweep:
+    """What :func:`upload_jobs_sweep` did, by job id."""
+
+    requeued: tuple[int, ...]
+    failed: tuple[int, ...]
+
+
+def upload_jobs_sweep(*, now: datetime | None = None) -> UploadSweep:
+    """Requeue or fail upload jobs stuck in the queue or abandoned while running."""
+    now = now or timezone.now()
+    limit = timedelta(seconds=settings.PODIUM_UPLOAD_TIME_LIMIT)
+    queue_wait = timedelta(seconds=settings.PODIUM_UPLOAD_QUEUE_SECONDS)
+    failed: list[int] = []
+    # Past the time limit (plus a minute for the worker's own handling): the task was
+    # killed, or its worker died and the redelivery never came.
+    running = UploadJob.objects.filter(
+        status=UploadJob.Status.RUNNING, started_at__lt=now - limit - timedelta(seconds=60)
+    ).values_list("pk", flat=True)
+    for job_id in running:
+        if _give_up(
+            job_id,
+            UploadJob.Status.RUNNING,
+            "Processing the upload stopped before it finished (the worker stopped or the "
+            f"time limit of {settings.PODIUM_UPLOAD_TIME_LIMIT} s passed); nothing was "
+            "written. Send it again, or split the file.",
+        ):
+            failed.append(job_id)
+    queued = UploadJob.objects.filter(
+        status=UploadJob.Status.QUEUED, created_at__lt=now - queue_wait
+    ).values_list("pk", "created_at")
+    requeued: list[int] = []
+    for job_id, created_at in queued:
+        if created_at < now - queue_wait - limit:
+            if _give_up(
+                job_id,
+                UploadJob.Status.QUEUED,
+                "No worker took the upload in time; nothing was written. Send it again.",
+            ):
+                failed.append(job_id)
+            continue
+        logger.warning("upload %s still queued after %s; queueing it again", job_id, queue_wait)
+        _dispatch(job_id)  # a duplicate delivery finds the job taken and does nothing
+        requeued.append(job_id)
+    return UploadSweep(requeued=tuple(requeued), failed=tuple(failed))
+
+
+def _give_up(job_id: int, status: str, detail: str) -> bool:
+    """Fail the job if it is still in ``status`` (a worker may have just finished it)."""
+    updated = UploadJob.objects.filter(pk=job_id, status=status).update(
+        status=UploadJob.Status.FAILED,
+        stage="",
+        progress=1.0,
+        result={"detail": detail},
+        http_status=503,
+        content=b"",
+        finished_at=timezone.now(),
+    )
+    if updated:
+        logger.warning("upload %s given up: %s", job_id, detail)
+    return bool(updated)
 
 
 def _stage(job_id: int, stage: str, progress: float) -> None:

@@ -38,8 +38,9 @@ MIDDLEWARE = [
     # gzip for every response over 200 bytes whose client accepts it (WhiteNoise serves
     # static files precompressed itself). BREACH: Django's GZipMiddleware pads each
     # compressed body with random bytes (Heal The Breach), and CSRF tokens are masked
-    # per response, so pages with a form are compressed too.
-    "django.middleware.gzip.GZipMiddleware",
+    # per response, so pages with a form are compressed too. Brotli where the client
+    # asks, for anonymous GETs without a CSRF token only (config/compression.py).
+    "config.compression.CompressionMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -172,6 +173,9 @@ PODIUM_MAX_UPLOAD_ROWS = env_int("PODIUM_MAX_UPLOAD_ROWS", 1_000_000)
 # there. PODIUM_UPLOAD_TIME_LIMIT bounds one job, in seconds.
 PODIUM_BACKGROUND_UPLOAD_BYTES = env_int("PODIUM_BACKGROUND_UPLOAD_BYTES", 4 * 1024 * 1024)
 PODIUM_UPLOAD_TIME_LIMIT = env_int("PODIUM_UPLOAD_TIME_LIMIT", 900)
+# A queued upload no worker took after this many seconds is queued again by the sweep
+# (leaderboard.uploads.upload_jobs_sweep), and failed with a reason after the time limit.
+PODIUM_UPLOAD_QUEUE_SECONDS = env_int("PODIUM_UPLOAD_QUEUE_SECONDS", 120)
 PODIUM_API_MAX_PROBLEMS = env_int("PODIUM_API_MAX_PROBLEMS", 100)
 DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("PODIUM_MAX_BODY_BYTES", 20 * 1024 * 1024)
 FILE_UPLOAD_MAX_MEMORY_SIZE = 2_621_440  # Django's default, stated: larger files go to disk
@@ -227,6 +231,7 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": float(RECOMPUTE_SWEEP_SECONDS),
     },
     "prune-snapshots": {"task": "estimation.prune_snapshots", "schedule": 3600.0},
+    "sweep-uploads": {"task": "leaderboard.sweep_uploads", "schedule": 60.0},
 }
 
 LOGGING = {

@@ -80,6 +80,10 @@ ENGINE_VERSION = "0.5.0"
 MAX_TUKEY_PAIRS = 2000
 # The dataset x algorithm rank matrix is published for charts up to this many cells.
 MAX_RANK_CELLS = 200_000
+# The pairwise-wins matrix is stored up to this many pairs (m = 632 algorithms); above,
+# the section is not applicable, with the reason: at m = 2000 it was 2 million pairs,
+# 56 MB of a snapshot that no page draws (the tests' matrices carry the pairwise story).
+MAX_WINS_PAIRS = 200_000
 
 Progress = Callable[[str, float], None]
 
@@ -227,10 +231,7 @@ def analyze(
         schema_version=SCHEMA_VERSION,
         engine_version=ENGINE_VERSION,
         board=board,
-        wins=WinsSection(
-            algorithms=names,
-            wins=PairwiseMatrix.from_square(aggregates.pairwise_win_matrix(ranks)),
-        ),
+        wins=_wins(names, ranks),
         nemenyi=tests.nemenyi,
         wilcoxon=tests.wilcoxon,
         rank_matrix=_rank_matrix(prepared),
@@ -630,6 +631,19 @@ def _evaluation(
         n_folds=int(result.n_folds),
         n_repeats=int(result.n_repeats),
         leave_one_out=bool(result.leave_one_out),
+    )
+
+
+def _wins(names: tuple[str, ...], ranks) -> WinsSection | NotApplicable:
+    m = len(names)
+    pairs = m * (m - 1) // 2
+    if pairs > MAX_WINS_PAIRS:
+        return NotApplicable(
+            f"{m} algorithms make {pairs} pairs, more than the {MAX_WINS_PAIRS} pairwise "
+            "wins stored with a snapshot"
+        )
+    return WinsSection(
+        algorithms=names, wins=PairwiseMatrix.from_square(aggregates.pairwise_win_matrix(ranks))
     )
 
 

@@ -1041,7 +1041,7 @@ def choose_algorithms(
 
 SECTION_TYPES: dict[str, Any] = {
     "board": Board,
-    "wins": WinsSection,
+    "wins": WinsSection | NotApplicable,
     "nemenyi": NemenyiSection | NotApplicable,
     "wilcoxon": WilcoxonSection | NotApplicable,
     "rank_matrix": RankMatrixSection | NotApplicable,
@@ -1058,7 +1058,10 @@ class SnapshotPayload:
     schema_version: int = describe("version of this contract")
     engine_version: str = describe("version of the engine")
     board: Board = describe("the leaderboard's O(m) section")
-    wins: WinsSection = describe("pairwise wins, O(m²)")
+    wins: WinsSection | NotApplicable = describe(
+        "pairwise wins, O(m²); not applicable above the stored number of pairs "
+        "(analysis.MAX_WINS_PAIRS)"
+    )
     nemenyi: NemenyiSection | NotApplicable = describe(
         "Nemenyi's pairwise p-values; not applicable for top-K rankings or at a size "
         "where the matrix is not stored"

@@ -45,6 +45,7 @@ class PendingUpload:
     note: str
     content: bytes
     stored_ids: tuple[int, ...] = ()
+    job_id: int | None = None  # the background job that stores a large file
 
     @property
     def idempotency_key(self) -> str:
@@ -87,11 +88,15 @@ def pending_upload_get(session, *, token: str, benchmark: Benchmark) -> PendingU
         note=stored["note"],
         content=content,
         stored_ids=tuple(stored.get("stored_ids", ())),
+        job_id=stored.get("job_id"),
     )
 
 
-def pending_upload_mark_stored(session, *, upload: PendingUpload, ids: list[int]) -> None:
-    """Forget the file but remember what it became, for a repeated confirm."""
+def pending_upload_mark_stored(
+    session, *, upload: PendingUpload, ids: list[int], job_id: int | None = None
+) -> None:
+    """Forget the file but remember what it became (submissions, or the background job
+    that stores it), for a repeated confirm."""
     session[SESSION_KEY] = {
         "token": upload.token,
         "benchmark_id": upload.benchmark_id,
@@ -100,6 +105,7 @@ def pending_upload_mark_stored(session, *, upload: PendingUpload, ids: list[int]
         "note": upload.note,
         "content": "",
         "stored_ids": ids,
+        "job_id": job_id,
     }
 
 

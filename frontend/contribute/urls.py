@@ -15,6 +15,11 @@ urlpatterns = [
         views.submit_upload_confirm,
         name="contribute-upload-confirm",
     ),
+    path(
+        "b/<slug:slug>/submit/csv/jobs/<int:job_id>/",
+        views.submit_upload_job,
+        name="contribute-upload-job",
+    ),
     path("benchmarks/new/", views.benchmark_new, name="contribute-benchmark-new"),
     path("maintain/", views.maintained, name="contribute-maintained"),
     path("b/<slug:slug>/maintain/", views.benchmark_edit, name="contribute-benchmark-edit"),

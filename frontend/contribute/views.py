@@ -46,6 +46,7 @@ from frontend.contribute.selectors import (
     moderation_recent_decisions,
 )
 from frontend.contribute.uploads import (
+    FileProblem,
     file_problems,
     pending_upload_get,
     pending_upload_mark_stored,
@@ -56,13 +57,14 @@ from frontend.contribute.uploads import (
     upload_trial_problems,
 )
 from leaderboard.csv_template import csv_template
-from leaderboard.models import Benchmark, Submission
+from leaderboard.models import Benchmark, Submission, UploadJob
 from leaderboard.selectors import (
     algorithm_names_public,
     benchmark_folds_by_dataset,
     benchmark_metric_list,
     catalogue_names_unused,
     dataset_names_public,
+    upload_job_get_visible,
 )
 from leaderboard.services import (
     PermissionDenied,
@@ -82,6 +84,7 @@ from leaderboard.services import (
     user_is_maintainer,
 )
 from leaderboard.throttling import submission_throttle_wait
+from leaderboard.uploads import upload_in_background, upload_job_create
 
 SNAPSHOTS_PER_PAGE = 50
 # Cards with their evidence; a longer queue is worked through from the oldest.
@@ -329,6 +332,7 @@ def _preview_page(request, benchmark, upload, parsed, problems) -> HttpResponse:
         "preview": upload_preview(benchmark=benchmark, parsed=parsed),
         "problems": file_problems(upload.content, problems),
         "policy_note": _policy_note(benchmark, request.user),
+        "background": upload_in_background(len(upload.content)),
         "errors": [
             SummaryError(_located(p.line, p.field, p.message), f"#problem-{i}")
             for i, p in enumerate(problems)
@@ -367,7 +371,13 @@ def submit_upload(request: HttpRequest, slug: str) -> HttpResponse:
         )
     try:
         entries = upload_entries(benchmark=benchmark, parsed=parsed, note=form.cleaned_data["note"])
-        problems = upload_trial_problems(benchmark=benchmark, user=request.user, entries=entries)
+        # A large file is checked in full by the background job that stores it: a trial
+        # store here would cost the request as much as the store itself.
+        problems = (
+            ()
+            if upload_in_background(len(content))
+            else upload_trial_problems(benchmark=benchmark, user=request.user, entries=entries)
+        )
     except ValidationFailed as exc:
         problems = exc.problems
     except PermissionDenied as exc:
@@ -394,11 +404,27 @@ def submit_upload_confirm(request: HttpRequest, slug: str) -> HttpResponse:
     if upload is None:
         messages.error(request, "That upload has expired or was replaced: upload the file again.")
         return redirect("contribute-upload", slug=benchmark.slug)
+    if upload.job_id is not None:
+        return redirect("contribute-upload-job", slug=benchmark.slug, job_id=upload.job_id)
     if upload.stored_ids:
         messages.info(request, "This file was already stored; here are your submissions.")
         return redirect("account-submissions")
     if (throttled := _throttled(request, benchmark)) is not None:
         return throttled
+    if upload_in_background(len(upload.content)):
+        if _closed_to(benchmark, request.user):
+            return _closed_page(request, benchmark)
+        job = upload_job_create(
+            benchmark=benchmark,
+            submitter=request.user,
+            content=upload.content,
+            format=upload.format,
+            note=upload.note,
+            idempotency_key=upload.idempotency_key,
+            new_datasets_confirmed=request.POST.get("confirm_new_datasets") == "1",
+        )
+        pending_upload_mark_stored(request.session, upload=upload, ids=[], job_id=job.pk)
+        return redirect("contribute-upload-job", slug=benchmark.slug, job_id=job.pk)
     try:
         parsed = upload_parse(upload.content, fmt=upload.format, benchmark=benchmark)
         submissions = submissions_create(
@@ -419,6 +445,38 @@ def submit_upload_confirm(request: HttpRequest, slug: str) -> HttpResponse:
     pending_upload_mark_stored(request.session, upload=upload, ids=[s.pk for s in submissions])
     _stored_message(request, submissions)
     return redirect("account-submissions")
+
+
+@login_required
+@require_http_methods(["GET"])
+def submit_upload_job(request: HttpRequest, slug: str, job_id: int) -> HttpResponse:
+    """A large file being stored in the background: its progress, then its outcome.
+
+    The page reloads itself every few seconds while the job waits or runs (a meta
+    refresh: no script needed), and stops once it is done or failed.
+    """
+    benchmark = benchmark_or_404(slug=slug, user=request.user)
+    try:
+        job = upload_job_get_visible(benchmark=benchmark, user=request.user, job_id=job_id)
+    except UploadJob.DoesNotExist:
+        raise Http404("no such upload") from None
+    result = job.result or {}
+    finished = job.status in (UploadJob.Status.DONE, UploadJob.Status.FAILED)
+    context = {
+        "benchmark": benchmark,
+        "job": job,
+        "finished": finished,
+        "n_submissions": len(result.get("submissions", ())),
+        "n_scores": result.get("n_scores"),
+        "detail": result.get("detail", ""),
+        "problems": [
+            FileProblem(p.get("line"), p.get("field"), p.get("message", ""), "")
+            for p in result.get("problems", ())
+        ],
+        "problems_total": result.get("problems_total", 0),
+        "percent": round(100 * job.progress),
+    }
+    return render(request, "frontend/contribute/upload_job.html", context)
 
 
 # --- maintainers ------------------------------------------------------------------------------

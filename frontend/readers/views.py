@@ -341,7 +341,6 @@ def _leaderboard_context(
         "live": live,
         "version": snapshot.version if snapshot else None,
         "pollSeconds": POLL_SECONDS,
-        "historyUrl": _url("api-snapshot-history", {**metric_query, "limit": "5"}, slug=slug),
         "fragmentUrl": _url(board_fragment, metric_query, **page_kwargs),
         "statusUrl": _url("api-snapshot-status", metric_query, slug=slug) if live else None,
     }

@@ -242,9 +242,9 @@ class ScoreValueField(serializers.Field):
         return value
 
 
-def benchmark_or_404(*, slug: str, user) -> Benchmark:
+def benchmark_or_404(*, slug: str, user, counts: bool = True) -> Benchmark:
     try:
-        return benchmark_get_visible(slug=slug, user=user)
+        return benchmark_get_visible(slug=slug, user=user, counts=counts)
     except Benchmark.DoesNotExist:
         raise NotFound(f"No benchmark {slug!r}.") from None
 

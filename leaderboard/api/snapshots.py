@@ -30,6 +30,7 @@ from rest_framework.renderers import JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from config.compression import accepts_encoding, brotli_compress
 from estimation.core.contract import (
     SECTION_NAMES,
     choose_algorithms,
@@ -73,6 +74,8 @@ from leaderboard.services import Problem, ValidationFailed, user_is_maintainer
 MAX_TOP = 100_000
 logger = logging.getLogger(__name__)
 BODY_CACHE_SECONDS = 3600  # bodies are keyed by their ETag: this only bounds the memory
+# Compressed once per body; 5 keeps the first request of a large section quick.
+BODY_BROTLI_QUALITY = 5
 
 
 class SnapshotSummarySerializer(serializers.ModelSerializer):
@@ -200,7 +203,7 @@ def _cited(snapshot: ResultSnapshot) -> ResultSnapshot:
 
 def _snapshot(request: Request, slug: str, version: int | None) -> ResultSnapshot:
     """The latest ready snapshot (``version`` None) or the given version, of ``?metric=``."""
-    benchmark = benchmark_or_404(slug=slug, user=request.user)
+    benchmark = benchmark_or_404(slug=slug, user=request.user, counts=False)
     metric = metric_or_404(benchmark=benchmark, name=request.query_params.get("metric"))
     if version is None:
         snapshot = snapshot_latest(benchmark=benchmark, metric=metric)
@@ -235,7 +238,7 @@ class SnapshotHistoryApi(ApiView):
         responses={200: SnapshotSummarySerializer(many=True), 404: ErrorSerializer},
     )
     def get(self, request: Request, slug: str) -> Response:
-        benchmark = benchmark_or_404(slug=slug, user=request.user)
+        benchmark = benchmark_or_404(slug=slug, user=request.user, counts=False)
         metric = metric_or_404(benchmark=benchmark, name=request.query_params.get("metric"))
         return paginated_response(
             queryset=snapshot_history(
@@ -285,7 +288,7 @@ class SnapshotLatestApi(ApiView):
         responses={200: OutputSerializer, 404: ErrorSerializer},
     )
     def get(self, request: Request, slug: str) -> HttpResponse:
-        benchmark = benchmark_or_404(slug=slug, user=request.user)
+        benchmark = benchmark_or_404(slug=slug, user=request.user, counts=False)
         metric = metric_or_404(benchmark=benchmark, name=request.query_params.get("metric"))
         status = snapshot_status(benchmark=benchmark, metric=metric)
         if status.ready is None:
@@ -340,7 +343,7 @@ class SnapshotStatusApi(ApiView):
         responses={200: OutputSerializer, 304: None, 404: ErrorSerializer},
     )
     def get(self, request: Request, slug: str) -> HttpResponse:
-        benchmark = benchmark_or_404(slug=slug, user=request.user)
+        benchmark = benchmark_or_404(slug=slug, user=request.user, counts=False)
         metric = metric_or_404(benchmark=benchmark, name=request.query_params.get("metric"))
         status = snapshot_status(benchmark=benchmark, metric=metric)
         not_modified = _not_modified(request, status.etag, None)
@@ -369,6 +372,7 @@ class SnapshotStatusApi(ApiView):
 class _Body:
     raw: bytes
     gzip: bytes
+    br: bytes
 
 
 def _json_bytes(key: str, data: Callable[[], object]) -> _Body:
@@ -378,6 +382,7 @@ def _json_bytes(key: str, data: Callable[[], object]) -> _Body:
     costs the serialisation. (A JSON API answer carries no secret, so compressing it
     once is BREACH-safe.)
     """
+    key = f"b2:{key}"  # b2: bodies with brotli
     try:
         cached = cache.get(key)
     except Exception:  # the cache is an optimisation: a broken one must not break the API
@@ -387,7 +392,11 @@ def _json_bytes(key: str, data: Callable[[], object]) -> _Body:
         return cached
     value = data()
     raw = value if isinstance(value, bytes) else JSONRenderer().render(value)
-    body = _Body(raw=raw, gzip=gzip.compress(raw, compresslevel=6, mtime=0))
+    body = _Body(
+        raw=raw,
+        gzip=gzip.compress(raw, compresslevel=6, mtime=0),
+        br=brotli_compress(raw, quality=BODY_BROTLI_QUALITY),
+    )
     try:
         cache.set(key, body, timeout=BODY_CACHE_SECONDS)
     except Exception:
@@ -396,11 +405,13 @@ def _json_bytes(key: str, data: Callable[[], object]) -> _Body:
 
 
 def _encoded(request: Request, body: _Body) -> HttpResponse:
-    """The gzip-ed bytes when the client takes them, else the plain ones."""
-    gzipped = "gzip" in request.META.get("HTTP_ACCEPT_ENCODING", "")
-    response = HttpResponse(body.gzip if gzipped else body.raw, content_type="application/json")
-    if gzipped:
-        response["Content-Encoding"] = "gzip"
+    """The brotli or gzip bytes when the client takes them, else the plain ones."""
+    accept = request.META.get("HTTP_ACCEPT_ENCODING", "")
+    coding = next((c for c in ("br", "gzip") if accepts_encoding(accept, c)), None)
+    content = {"br": body.br, "gzip": body.gzip, None: body.raw}[coding]
+    response = HttpResponse(content, content_type="application/json")
+    if coding:
+        response["Content-Encoding"] = coding
     patch_vary_headers(response, ("Accept", "Accept-Encoding"))
     return response
 

@@ -5,12 +5,11 @@ through the same parse -> validate -> store path, all or nothing, and the job re
 what the direct upload would have answered (the submissions, or every bad row).
 """
 
-import time
-
 import pytest
 
 from leaderboard.models import Score, Submission, UploadJob
 from leaderboard.services import benchmark_datasets_add
+from tests.api.background_helpers import finished
 from tests.api.conftest import client_for
 from tests.api.test_upload import GOOD_LONG, UPLOAD, upload
 
@@ -20,19 +19,6 @@ pytestmark = pytest.mark.django_db(transaction=True)
 @pytest.fixture
 def small_threshold(settings):
     settings.PODIUM_BACKGROUND_UPLOAD_BYTES = 10
-
-
-def finished(api, location: str, timeout: float = 60.0) -> dict:
-    deadline = time.monotonic() + timeout
-    seen = set()
-    while time.monotonic() < deadline:
-        body = api.get(location).json()
-        seen.add(body["status"])
-        if body["status"] in ("done", "failed"):
-            body["seen"] = seen
-            return body
-        time.sleep(0.1)
-    raise AssertionError(f"the upload did not finish in {timeout} s: {body}")
 
 
 def test_a_large_file_is_stored_by_the_worker(

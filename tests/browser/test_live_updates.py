@@ -39,6 +39,13 @@ def test_open_leaderboard_shows_a_new_winner_without_reloading(
     # A reload (or any new document) would drop this mark.
     page.evaluate("() => { window.__sameDocument = true; }")
     requests_before = len(page_log.requests)
+    # Polling asks the tiny status endpoint, conditionally: unchanged answers are 304s.
+    status_codes: list[int] = []
+    page.on(
+        "response",
+        lambda response: "/snapshots/status/" in response.url
+        and status_codes.append(response.status),
+    )
 
     # A researcher submits an algorithm that beats every other on every dataset; a
     # maintainer accepts it, which queues the recompute for the worker.
@@ -61,5 +68,9 @@ def test_open_leaderboard_shows_a_new_winner_without_reloading(
     fetched = page_log.requests[requests_before:]
     assert any(f"/b/{slug}/board/?estimator={chosen}" in url for url in fetched), fetched
     assert not any("/snapshots/latest/" in url for url in fetched), fetched
+    assert not any("/snapshots/history/" in url for url in fetched), fetched
+    page.wait_for_timeout(12_000)  # two more polls with nothing new: 304s
+    assert status_codes and set(status_codes) <= {200, 304}, status_codes
+    assert 304 in status_codes, status_codes
     assert benchmark.snapshots.filter(status="ready").count() == ready_before + 1
     screenshot(page, "after-update")

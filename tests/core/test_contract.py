@@ -81,6 +81,23 @@ def test_no_bootstrap_and_a_single_dataset_are_not_applicable_with_reasons():
     )
 
 
+def test_pairwise_wins_above_the_stored_size_are_not_applicable_with_a_reason(monkeypatch):
+    from estimation.core import analysis
+
+    whole = analyze(demsar_table(), AnalysisSettings(bootstrap=0))
+    m = len(whole.payload.board.algorithms)
+    monkeypatch.setattr(analysis, "MAX_WINS_PAIRS", m * (m - 1) // 2 - 1)
+    data = analyze(demsar_table(), AnalysisSettings(bootstrap=0)).to_json()
+    validate(data)
+    reason = data["wins"]["not_applicable"]
+    assert f"{m * (m - 1) // 2} pairs" in reason and "wins stored" in reason
+    # Nothing else moves.
+    expected = whole.to_json()
+    assert {k: v for k, v in data.items() if k != "wins"} == {
+        k: v for k, v in expected.items() if k != "wins"
+    }
+
+
 def test_two_runs_on_the_same_input_give_identical_payloads():
     first = analyze(simulated_table(), SETTINGS)
     second = analyze(simulated_table(), SETTINGS)

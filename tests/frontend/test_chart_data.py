@@ -201,6 +201,19 @@ def test_top_k_input_counts_positions_with_shared_ties():
     assert [bar.datasets for bar in bars] == pytest.approx([0.0, 1.5, 3.0])
 
 
+def test_rank_histogram_bins_positions_of_many_algorithms():
+    from frontend.explore.charts.algorithm import MAX_POSITION_BARS, _binned
+
+    counts = np.arange(1, 2001, dtype=float)  # 2000 positions
+    bars = _binned(counts, MAX_POSITION_BARS)
+    assert len(bars) <= MAX_POSITION_BARS
+    assert bars[0].label == "1" and bars[0].datasets == 1.0
+    assert bars[1].label == "2–53" and bars[-1].label.endswith("–2000")
+    assert sum(bar.datasets for bar in bars) == pytest.approx(counts.sum())
+    few = _binned(np.ones(40), MAX_POSITION_BARS)
+    assert [bar.label for bar in few] == [str(p) for p in range(1, 41)]
+
+
 def test_pvalue_matrix_data_is_square_in_rank_order_and_capped():
     data = pvalue_matrix_data(board(), nemenyi(), "nemenyi", max_algorithms=2)
     assert data.names == ("B", "A") and data.total == 3

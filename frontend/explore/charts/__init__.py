@@ -18,15 +18,23 @@ from frontend.explore.charts.algorithm import (
     margin_chart,
     rank_histogram_chart,
 )
-from frontend.explore.charts.critical_difference import critical_difference_chart
+from frontend.explore.charts.critical_difference import (
+    CD_MAX_ALGORITHMS,
+    critical_difference_chart,
+)
 from frontend.explore.charts.dataset import dataset_scores_chart
 from frontend.explore.charts.estimators import (
     estimator_evaluation_chart,
     estimator_weights_chart,
 )
 from frontend.explore.charts.layout import Chart
-from frontend.explore.charts.ordering import ESTIMATOR_ORDER, SHORT_LABELS, TEST_LABELS
-from frontend.explore.charts.pvalues import pvalue_matrix_chart
+from frontend.explore.charts.ordering import (
+    ESTIMATOR_ORDER,
+    SHORT_LABELS,
+    TEST_LABELS,
+    by_mean_rank,
+)
+from frontend.explore.charts.pvalues import PVALUE_MAX_ALGORITHMS, pvalue_matrix_chart
 from frontend.explore.charts.rank_distribution import rank_distribution_chart
 from frontend.explore.charts.rank_heatmap import rank_heatmap_chart
 from frontend.explore.charts.win_probability import (
@@ -69,7 +77,14 @@ def benchmark_charts(
     :data:`CHART_SECTIONS` (a missing one: None); ``pair_href(a, b)`` links the cells of
     the pairwise grids to the pair's head-to-head page."""
     board = sections["board"]
-    nemenyi, wilcoxon = sections.get("nemenyi"), sections.get("wilcoxon")
+    restricted = getattr(sections, "restricted", None)
+    if restricted is not None and len(board.algorithms) > CD_MAX_ALGORITHMS:
+        # Above the size of a critical-difference diagram, the pairwise sections only
+        # feed the p-value grids: read the slice they draw, not the O(m²) matrices.
+        drawn = by_mean_rank(board)[:PVALUE_MAX_ALGORITHMS]
+        nemenyi, wilcoxon = restricted("nemenyi", drawn), restricted("wilcoxon", drawn)
+    else:
+        nemenyi, wilcoxon = sections.get("nemenyi"), sections.get("wilcoxon")
     matrix = sections.get("rank_matrix")
     return [
         win_probability_chart(board, estimator),

@@ -43,8 +43,13 @@ RankMatrix = RankMatrixSection | NotApplicable | None
 
 @dataclass(frozen=True)
 class PositionBar:
-    label: str  # "1", "2", … or "below K" for the unknown positions of top-K input
+    label: str  # "1", "2", … , a bin "2–51", or "below K" (unknown positions of top-K)
     datasets: float  # a tie of t counts 1/t at each position it spans
+
+
+# Above this many positions, the histogram bins them: position 1 (a win) keeps its own
+# bar, the others go in equal bins, so m = 2000 draws 40 bars, not 2000.
+MAX_POSITION_BARS = 40
 
 
 def algorithm_positions(
@@ -67,12 +72,25 @@ def rank_histogram_data(
     floor = unknown_rank_floor(board)
     known = int(floor) if floor is not None else ranks.shape[1]
     counts = positional_counts(ranks, known)[:, column]
-    bars = [
-        PositionBar(str(position), float(counts[position - 1])) for position in range(1, known + 1)
-    ]
+    bars = _binned(counts, MAX_POSITION_BARS - (floor is not None))
     if floor is not None:
         bars.append(PositionBar(f"below {known}", float((ranks[:, column] > floor).sum())))
     return tuple(bars)
+
+
+def _binned(counts: np.ndarray, max_bars: int) -> list[PositionBar]:
+    """One bar per position, or position 1 then equal bins of the rest (the last may be
+    shorter) when there are more than ``max_bars`` positions."""
+    known = len(counts)
+    if known <= max_bars:
+        return [PositionBar(str(p), float(counts[p - 1])) for p in range(1, known + 1)]
+    width = math.ceil((known - 1) / (max_bars - 1))
+    bars = [PositionBar("1", float(counts[0]))]
+    for start in range(2, known + 1, width):
+        stop = min(start + width - 1, known)
+        label = str(start) if stop == start else f"{start}–{stop}"
+        bars.append(PositionBar(label, float(counts[start - 1 : stop].sum())))
+    return bars
 
 
 def draw_rank_histogram(bars: Sequence[PositionBar], algorithm: str) -> Chart:
@@ -141,6 +159,8 @@ def draw_rank_histogram(bars: Sequence[PositionBar], algorithm: str) -> Chart:
         key=key,
     )
     note = "A tie of t algorithms counts 1/t at each of the positions it spans."
+    if any("–" in bar.label for bar in bars):
+        note += " Positions after the first are grouped in equal bins (one bar each)."
     return layout.figure(key, title, description, width, height, "".join(parts), table, note)
 
 

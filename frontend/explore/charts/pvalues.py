@@ -84,7 +84,8 @@ def pvalue_matrix_data(
             for a in names
         ),
         alpha=summary.alpha,
-        total=len(ranked),
+        # A slice of the section (the drawn algorithms only) still counts them all.
+        total=len(board.algorithms) if m < len(board.algorithms) else len(ranked),
         untested=tuple(
             UntestedPair(section.algorithms[pair.a], section.algorithms[pair.b], pair.reason)
             for pair in untested

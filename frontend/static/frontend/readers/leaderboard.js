@@ -7,10 +7,12 @@
  * works without JavaScript: the estimator switcher and the pages of a large table are
  * links. With JavaScript, the switcher becomes radio buttons; choosing one, or following
  * a page link, fetches the fragment named by the control's data-fragment and swaps it in
- * (no reload), and the address bar follows. On the live page the script polls the
- * snapshot history (small: no payloads) every few seconds, shows the stage of a running
- * recompute, and when a newer ready version exists swaps in the section's data-refresh
- * fragment. Polling pauses while the tab is hidden. No external requests.
+ * (no reload), and the address bar follows. On the live page the script polls the tiny
+ * status endpoint (served version, newest version's status and progress; a few hundred
+ * bytes) every few seconds with If-None-Match, so an unchanged status is a 304 with no
+ * body; it shows the stage of a running recompute, and when a newer ready version exists
+ * swaps in the section's data-refresh fragment. Polling pauses while the tab is hidden.
+ * No external requests.
  */
 (function () {
   "use strict";
@@ -33,7 +35,8 @@
     failureVersion: config.failureVersion || null,
     timer: null,
     delay: config.pollSeconds || 5,
-    request: 0
+    request: 0,
+    etag: null
   };
 
   function section() {
@@ -178,57 +181,61 @@
     });
   }
 
-  function getJson(url) {
-    return fetch(url, { headers: { Accept: "application/json" }, credentials: "same-origin" }).then(function (response) {
+  /* The status, fetched conditionally: null when unchanged since the last answer (304). */
+  function getStatus(url) {
+    var headers = { Accept: "application/json" };
+    if (state.etag) headers["If-None-Match"] = state.etag;
+    // no-store: the browser's cache must not answer for us (we keep the ETag ourselves).
+    return fetch(url, { headers: headers, credentials: "same-origin", cache: "no-store" }).then(function (response) {
+      if (response.status === 304) return null;
       if (!response.ok) {
         var error = new Error("HTTP " + response.status);
         error.retryAfter = Number(response.headers.get("Retry-After")) || 0;
         throw error;
       }
-      return response.json();
+      return response.json().then(function (body) {
+        state.etag = response.headers.get("ETag");
+        return body;
+      });
     });
   }
 
   /* The notice that the newest input failed: the status answer (304 while unchanged)
      says whether it changed; the notice itself comes rendered by the server. */
-  function refreshFailure() {
-    if (!config.statusUrl) return null;
-    return getJson(config.statusUrl).then(function (status) {
-      var failed = status.failure ? status.failure.version : null;
-      if (failed === state.failureVersion) return null;
-      return fetch(window.location.href, { headers: { Accept: "text/html" }, credentials: "same-origin" })
-        .then(function (response) { return response.ok ? response.text() : null; })
-        .then(function (html) {
-          var slot = byId("recompute-failure-slot");
-          if (!html || !slot) return;
-          var fresh = new DOMParser().parseFromString(html, "text/html").getElementById("recompute-failure-slot");
-          if (!fresh) return;
-          slot.innerHTML = fresh.innerHTML;
-          state.failureVersion = failed;
-        });
-    });
+  function refreshFailure(status) {
+    var failed = status.failure ? status.failure.version : null;
+    if (failed === state.failureVersion) return null;
+    return fetch(window.location.href, { headers: { Accept: "text/html" }, credentials: "same-origin" })
+      .then(function (response) { return response.ok ? response.text() : null; })
+      .then(function (html) {
+        var slot = byId("recompute-failure-slot");
+        if (!html || !slot) return;
+        var fresh = new DOMParser().parseFromString(html, "text/html").getElementById("recompute-failure-slot");
+        if (!fresh) return;
+        slot.innerHTML = fresh.innerHTML;
+        state.failureVersion = failed;
+      });
   }
 
   function poll() {
     state.timer = null;
-    getJson(config.historyUrl).then(function (page) {
-      var versions = page.results || [];
+    getStatus(config.statusUrl).then(function (status) {
+      if (!status) return null; // nothing changed (the failure, if any, is in the ETag)
+      var failure = refreshFailure(status);
       var shown = state.version || 0;
-      var computing = null;
-      var newerReady = false;
-      versions.forEach(function (v) {
-        if (v.status === "computing" && v.version > shown && (!computing || v.version > computing.version)) computing = v;
-        if (v.status === "ready" && v.version > shown) newerReady = true;
-      });
-      var allNewer = versions.length > 0 && versions.every(function (v) { return v.version > shown; });
+      var newest = status.newest;
+      var computing = newest && newest.status === "computing" && newest.version > shown ? newest : null;
       showComputing(computing);
-      if (newerReady || (allNewer && page.next)) {
-        return showNewVersion().then(function () {
+      if (status.version && status.version > shown) {
+        return Promise.all([failure, showNewVersion()]).then(function () {
           if (computing && computing.version <= (state.version || 0)) showComputing(null);
+        }, function (error) {
+          state.etag = null; // ask again in full next time
+          throw error;
         });
       }
-      return null;
-    }).then(refreshFailure).then(function () {
+      return failure;
+    }).then(function () {
       state.delay = config.pollSeconds || 5;
     }, function (error) {
       state.delay = Math.min(Math.max(state.delay * 2, error.retryAfter || 0), 120);

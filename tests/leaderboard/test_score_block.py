@@ -1,0 +1,141 @@
+"""A parsed file's scores as columns (ScoreBlock) behave exactly as ScoreInput lists.
+
+The column path exists for memory (no object per row of a million-row file); every
+answer the services give must be the one the row path gives: the content hash, the
+problems (text, line, order), the stored rows.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+from estimation.results_csv import parse_results_csv_text
+from leaderboard import services
+from leaderboard.models import Score
+from leaderboard.services import (
+    ScoreBlock,
+    SubmissionInput,
+    ValidationFailed,
+    submission_entries_from_csv,
+    submissions_create,
+)
+from tests.factories import make_benchmark, make_user
+
+pytestmark = pytest.mark.django_db
+
+
+def as_rows(entries: list[SubmissionInput]) -> list[SubmissionInput]:
+    """The same entries with each ScoreBlock turned into a list of ScoreInput."""
+    return [dataclasses.replace(e, scores=list(e.scores)) for e in entries]
+
+
+def parse(benchmark, text: str):
+    parsed = parse_results_csv_text(text.encode())
+    entries = submission_entries_from_csv(benchmark=benchmark, parsed=parsed)
+    assert all(isinstance(e.scores, ScoreBlock) for e in entries)
+    return entries
+
+
+LONG = "dataset,algorithm,score,fold\n" + "".join(
+    f"d{d},alg-{a},{0.1 * d + 0.01 * a + 0.001 * f!r},{f}\n"
+    for a in (2, 0, 1)
+    for d in range(4)
+    for f in range(3)
+)
+
+
+def test_blocks_keep_file_order_and_rows():
+    benchmark = make_benchmark()
+    entries = parse(benchmark, LONG)
+    assert [e.algorithm for e in entries] == ["alg-2", "alg-0", "alg-1"]
+    first = entries[0].scores
+    assert len(first) == 12
+    assert first[0].dataset == "d0" and first[0].fold == 0 and first[0].line == 2
+    assert first[-1].line == 13 and first[-1].fold == 2
+    assert [s.line for s in first[1:3]] == [3, 4]
+    assert list(first)[5] == first[5]
+
+
+def test_content_hash_is_the_row_paths():
+    benchmark = make_benchmark()
+    entries = parse(benchmark, LONG)
+    assert services._content_hash(entries) == services._content_hash(as_rows(entries))
+
+
+def test_stored_rows_are_the_row_paths():
+    user = make_user()
+    stored = []
+    for slug, convert in (("blocks", lambda e: e), ("rows", as_rows)):
+        benchmark = make_benchmark(slug=slug, submission_policy="open")
+        submissions_create(
+            benchmark=benchmark, submitter=user, entries=convert(parse(benchmark, LONG))
+        )
+        stored.append(
+            sorted(
+                Score.objects.filter(submission__benchmark=benchmark).values_list(
+                    "submission__algorithm__name", "dataset__name", "metric__name", "fold", "value"
+                )
+            )
+        )
+    assert stored[0] == stored[1] and len(stored[0]) == 36
+
+
+@pytest.mark.parametrize(
+    "text, fields",
+    [
+        # a duplicate (same dataset and fold twice for one algorithm)
+        ("dataset,algorithm,score,fold\nd1,a,0.5,0\nd1,a,0.6,0\nd2,a,0.1,0\n", None),
+        # ranks in a score benchmark are refused before; here: a listed-only benchmark
+        ("dataset,algorithm,score\nknown,a,0.5\nnew-one,a,0.6\n", {"allow_new_datasets": False}),
+        # a rank below 1 in a ranking-only benchmark
+        ("dataset,algorithm,rank\nd1,a,0.5\nd1,b,2\n", {"ranking_only": True}),
+        # an unknown metric column value
+        ("dataset,algorithm,score,metric\nd1,a,0.5,accuracy\nd1,b,0.6,score\n", None),
+    ],
+)
+def test_problems_are_the_row_paths(text, fields):
+    user = make_user()
+    answers = []
+    for slug, convert in (("blocks", lambda e: e), ("rows", as_rows)):
+        benchmark = make_benchmark(slug=slug, submission_policy="open", **(fields or {}))
+        benchmark.datasets.create(name="known", declared=True)
+        try:
+            parsed = parse_results_csv_text(text.encode())
+        except ValueError as exc:  # the parser already refuses it: nothing to compare
+            answers.append(str(exc))
+            continue
+        entries = submission_entries_from_csv(benchmark=benchmark, parsed=parsed)
+        with pytest.raises(ValidationFailed) as caught:
+            submissions_create(benchmark=benchmark, submitter=user, entries=convert(entries))
+        answers.append([str(p) for p in caught.value.problems])
+    assert answers[0] == answers[1]
+
+
+def test_block_checks_catch_what_the_loop_catches():
+    """Hand-made blocks (hostile columns) fall back to the row loop's messages."""
+    benchmark = make_benchmark(submission_policy="open")
+    user = make_user()
+    base = dict(
+        datasets=("d1", "d2"),
+        metrics=(),
+        dataset_codes=np.array([0, 1]),
+        metric_codes=np.array([-1, -1]),
+        folds=np.array([-1, -1]),
+        lines=np.array([2, 3]),
+    )
+    for values, folds, expected in (
+        ([0.5, np.nan], [-1, -1], "finite number"),
+        ([0.5, 0.6], [0, 2**31], "fold must be an integer"),
+    ):
+        block = ScoreBlock(**{**base, "folds": np.array(folds)}, values=np.array(values))
+        with pytest.raises(ValidationFailed) as caught:
+            submissions_create(
+                benchmark=benchmark,
+                submitter=user,
+                entries=[SubmissionInput(algorithm="a", scores=block)],
+            )
+        assert expected in str(caught.value.problems[0])
+        assert caught.value.problems[0].line == 3
