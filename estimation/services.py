@@ -27,6 +27,7 @@ from estimation.background import recompute_dispatch
 from estimation.core.analysis import ENGINE_VERSION, AnalysisSettings, analyze, analyze_advisor
 from estimation.core.contract import SCHEMA_VERSION, NotApplicable, SnapshotPayload, to_json
 from estimation.core.table import ResultTable, fold_means
+from estimation.latest_cache import latest_invalidate
 from estimation.models import RecomputeState, ResultSnapshot, SnapshotSection
 from leaderboard.models import Benchmark, Metric, Submission
 from leaderboard.selectors import accepted_score_columns
@@ -352,6 +353,7 @@ def _abandon_orphaned_snapshots(*, benchmark_id: int) -> None:
         stage="",
         finished_at=timezone.now(),
     )
+    latest_invalidate(benchmark_id=benchmark_id)
 
 
 def snapshot_refresh(
@@ -554,6 +556,7 @@ def snapshot_advisor_store(
     timings = dict(snapshot.timings or {})
     timings["advisor_s"] = time.perf_counter() - started
     ResultSnapshot.objects.filter(pk=snapshot.pk).update(timings=timings)
+    latest_invalidate(benchmark_id=snapshot.benchmark_id)  # the timings are in the body
 
 
 def _snapshot_fail(*, snapshot: ResultSnapshot, during: str, error: str) -> ResultSnapshot:
@@ -574,6 +577,7 @@ def _snapshot_fail(*, snapshot: ResultSnapshot, during: str, error: str) -> Resu
     )
     if not updated:
         raise LeaseLost(snapshot.pk)
+    latest_invalidate(benchmark_id=snapshot.benchmark_id)
     return snapshot
 
 
@@ -689,6 +693,7 @@ def _snapshot_ready(
         if updated != 1:
             raise LeaseLost(owner or snapshot.pk)
         _sections_write(snapshot=snapshot, bodies=bodies)
+        latest_invalidate(benchmark_id=snapshot.benchmark_id)
     snapshot.status = ResultSnapshot.Status.READY
     snapshot.stage = ""
     snapshot.progress = 1.0
