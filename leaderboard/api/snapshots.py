@@ -311,18 +311,21 @@ class SnapshotLatestApi(ApiView):
         failure = snapshot_failure(benchmark=benchmark, status=status)
         etag = snapshots_etag(status.ready, computing, status.newest if failure else None)
         last_modified = status.ready.finished_at or status.ready.created_at
+        # Bodies are cached while no newer version is computing (the steady state);
+        # during a computation its progress is part of the body, so it is built anew.
+        cached = computing is None and getattr(request.accepted_renderer, "format", None) == "json"
         not_modified = _not_modified(request, etag, last_modified)
-        if not_modified is not None:
+        if not_modified is not None and not (shared and cached):
             return not_modified  # no section is read
+        # (An anonymous 304 stores the entry too, so that clients that only poll with
+        # If-None-Match are answered from it: the body usually comes from the cache.)
 
         def data():
             snapshot = _snapshot(request, slug, None)
             context = {"request": request, "failure": failure}
             return self.OutputSerializer(snapshot, context=context).data
 
-        # Bodies are cached while no newer version is computing (the steady state);
-        # during a computation its progress is part of the body, so it is built anew.
-        if computing is not None or getattr(request.accepted_renderer, "format", None) != "json":
+        if not cached:
             return _validators(Response(data()), etag, last_modified)
         host = request.get_host()  # the body holds absolute URLs of the sections
         body = _json_bytes(f"api-latest:{host}:{benchmark.pk}:{metric.pk}:{etag}", data)
@@ -338,6 +341,8 @@ class SnapshotLatestApi(ApiView):
                     body=body,
                 ),
             )
+        if not_modified is not None:
+            return not_modified
         return _validators(_encoded(request, body), etag, last_modified)
 
 

@@ -185,6 +185,19 @@ def test_credentials_and_other_queries_take_the_view(client, computed, maintaine
     assert n > 0 and b"http://127.0.0.1/" in other_host.content
 
 
+def test_clients_that_only_poll_with_if_none_match_refill_the_entry(client, computed):
+    etag = client.get(LATEST)["ETag"]
+    computed.save(update_fields=["cited_at"])  # the entry goes (the answer does not change)
+    polled, n = get(client, HTTP_IF_NONE_MATCH=etag)
+    assert (polled.status_code, polled["ETag"]) == (304, etag) and n > 0
+    again, n = get(client, HTTP_IF_NONE_MATCH=etag)
+    assert (again.status_code, n) == (304, 0)
+    assert (
+        get(client)[0].content
+        == client_for(computed.benchmark.maintainers.get()).get(LATEST).content
+    )
+
+
 def test_an_entry_computed_before_an_invalidation_is_not_stored(computed):
     generation = latest_generation(slug="toy")
     ResultSnapshot.objects.filter(pk=computed.pk).update(cited_at=timezone.now())
