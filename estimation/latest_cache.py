@@ -3,8 +3,8 @@ metric, so that a polled ``snapshots/latest/`` costs one cache read and no query
 
 An entry holds what the API view computed for an anonymous request (its strong ETag,
 Last-Modified, and the body serialised and compressed once) and is written only by
-such a request, when no newer version was computing: a private benchmark, which an
-anonymous request cannot read, never gets one. It is dropped whenever what it says may
+such a request of a public benchmark, when no newer version was computing: a private
+(or unlisted) benchmark never gets one. It is dropped whenever what it says may
 change: a snapshot of the benchmark is created, saved, deleted, becomes ready or fails
 (``latest_invalidate``, called by the services and by the model signals below), or the
 benchmark or one of its metrics is saved or deleted (visibility, primary metric).

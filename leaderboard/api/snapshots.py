@@ -77,6 +77,7 @@ from leaderboard.api.common import (
 from leaderboard.api.errors import ErrorSerializer
 from leaderboard.api.export import rows_as_csv, snapshot_rows
 from leaderboard.api.pagination import LimitOffsetPagination, paginated_response
+from leaderboard.models import Benchmark
 from leaderboard.services import Problem, ValidationFailed, user_is_maintainer
 from leaderboard.throttling import AnonThrottle
 
@@ -301,6 +302,8 @@ class SnapshotLatestApi(ApiView):
         shared = not request.user.is_authenticated and _fast_query(request) is not None
         generation = latest_generation(slug=slug) if shared else None
         benchmark = benchmark_or_404(slug=slug, user=request.user, counts=False)
+        # Public benchmarks only (an unlisted one is read by its link: always the view).
+        shared = shared and benchmark.visibility == Benchmark.Visibility.PUBLIC
         metric = metric_or_404(benchmark=benchmark, name=request.query_params.get("metric"))
         status = snapshot_status(benchmark=benchmark, metric=metric)
         if status.ready is None:

@@ -160,6 +160,17 @@ def test_a_private_benchmark_is_never_served_from_the_cache(
     assert client.get(url).status_code == 404
 
 
+def test_an_unlisted_benchmark_is_always_served_by_the_view(client, benchmark, maintainer):
+    benchmark_update(benchmark=benchmark, user=maintainer, visibility=Benchmark.Visibility.UNLISTED)
+    for name, values in {"a": {"d1": 0.5, "d2": 0.7}, "b": {"d1": 0.6, "d2": 0.4}}.items():
+        submission_accept(submission=make_submission(benchmark, name, values), user=maintainer)
+    recompute_run(benchmark_id=benchmark.pk, owner="test")
+    for _ in range(2):
+        response, n = get(client)
+        assert response.status_code == 200 and n > 0
+    assert latest_entry_get(slug="toy", metric="") is None
+
+
 def test_a_benchmark_made_private_is_not_leaked(client, computed, benchmark, maintainer):
     assert client.get(LATEST).status_code == 200
     assert get(client)[1] == 0  # cached
