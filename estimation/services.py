@@ -15,6 +15,7 @@ import json
 import logging
 import threading
 import time
+from collections.abc import Callable
 from datetime import timedelta
 
 import numpy as np
@@ -24,9 +25,11 @@ from django.db.models import F, Q
 from django.utils import timezone
 
 from estimation.background import recompute_dispatch
+from estimation.core.advisor import AdvisorStopped
 from estimation.core.analysis import ENGINE_VERSION, AnalysisSettings, analyze, analyze_advisor
 from estimation.core.contract import SCHEMA_VERSION, NotApplicable, SnapshotPayload, to_json
 from estimation.core.table import ResultTable, fold_means
+from estimation.latest_cache import latest_invalidate
 from estimation.models import RecomputeState, ResultSnapshot, SnapshotSection
 from leaderboard.models import Benchmark, Metric, Submission
 from leaderboard.selectors import accepted_score_columns
@@ -301,7 +304,12 @@ def recompute_run(*, benchmark_id: int, owner: str) -> list[ResultSnapshot]:
             _abandon_orphaned_snapshots(benchmark_id=benchmark_id)
             while True:
                 target = RecomputeState.objects.get(pk=benchmark_id).requested_revision
-                done = snapshot_refresh(benchmark_id=benchmark_id, owner=owner, lease=heartbeat)
+                done = snapshot_refresh(
+                    benchmark_id=benchmark_id,
+                    owner=owner,
+                    lease=heartbeat,
+                    superseded=_newer_than(benchmark_id, target),
+                )
                 created += done
                 if any(s.failed_during in RETRIED for s in done):
                     _failure_back_off(benchmark_id=benchmark_id)
@@ -343,7 +351,7 @@ def _failure_back_off(*, benchmark_id: int) -> None:
 
 def _abandon_orphaned_snapshots(*, benchmark_id: int) -> None:
     """Snapshots left 'computing' by a worker that died are never served; say why."""
-    ResultSnapshot.objects.filter(
+    abandoned = ResultSnapshot.objects.filter(
         benchmark_id=benchmark_id, status=ResultSnapshot.Status.COMPUTING
     ).update(
         status=ResultSnapshot.Status.FAILED,
@@ -352,19 +360,41 @@ def _abandon_orphaned_snapshots(*, benchmark_id: int) -> None:
         stage="",
         finished_at=timezone.now(),
     )
+    if abandoned:
+        latest_invalidate(benchmark_id=benchmark_id)
+
+
+def _newer_than(benchmark_id: int, revision: int) -> Callable[[], bool]:
+    """Whether a revision newer than ``revision`` has been requested (one indexed read)."""
+    return RecomputeState.objects.filter(pk=benchmark_id, requested_revision__gt=revision).exists
 
 
 def snapshot_refresh(
-    *, benchmark_id: int, owner: str = "", lease: LeaseHeartbeat | None = None
+    *,
+    benchmark_id: int,
+    owner: str = "",
+    lease: LeaseHeartbeat | None = None,
+    superseded: Callable[[], bool] | None = None,
 ) -> list[ResultSnapshot]:
     """Recompute every metric of a benchmark whose input changed; return the versions
-    written (ready or failed; a load failure repeated returns its recorded version)."""
+    written (ready or failed; a load failure repeated returns its recorded version).
+
+    ``superseded`` (asked while an advisor is simulated, after the version is served)
+    says a newer input is waiting: the advisor is then left out, so that the newer
+    version is computed at once instead of a second later; the newer version gets its
+    own advisor (and a run that finds this version still current adds it).
+    """
     benchmark = Benchmark.objects.get(pk=benchmark_id)
     settings = analysis_settings_for(benchmark=benchmark)
     created = []
     for metric in benchmark.metrics.all():
         snapshot = _snapshot_compute(
-            benchmark=benchmark, metric=metric, settings=settings, owner=owner, lease=lease
+            benchmark=benchmark,
+            metric=metric,
+            settings=settings,
+            owner=owner,
+            lease=lease,
+            superseded=superseded,
         )
         if snapshot is not None:
             created.append(snapshot)
@@ -402,6 +432,7 @@ def _snapshot_compute(
     settings: AnalysisSettings,
     owner: str,
     lease: LeaseHeartbeat | None = None,
+    superseded: Callable[[], bool] | None = None,
 ) -> ResultSnapshot | None:
     """Everything from reading to storing happens inside the failure path: whatever
     raises is recorded on a version (see :class:`ResultSnapshot.FailedDuring`)."""
@@ -524,7 +555,7 @@ def _snapshot_compute(
         return _snapshot_fail(
             snapshot=snapshot, during=ResultSnapshot.FailedDuring.STORE, error=_error_text(exc)
         )
-    snapshot_advisor_store(snapshot=ready, table=table, settings=settings)
+    snapshot_advisor_store(snapshot=ready, table=table, settings=settings, stop=superseded)
     return ready
 
 
@@ -532,16 +563,24 @@ ADVISOR_SECTION = "advisor"
 
 
 def snapshot_advisor_store(
-    *, snapshot: ResultSnapshot, table: ResultTable, settings: AnalysisSettings
+    *,
+    snapshot: ResultSnapshot,
+    table: ResultTable,
+    settings: AnalysisSettings,
+    stop: Callable[[], bool] | None = None,
 ) -> None:
     """Compute and store a ready snapshot's advisor section (idempotent: a stored one
-    stays). A failure is stored as not applicable with its reason, and logged."""
+    stays). A failure is stored as not applicable with its reason, and logged; when
+    ``stop`` says so (a newer input waits), nothing is stored."""
     if SnapshotSection.objects.filter(snapshot=snapshot, name=ADVISOR_SECTION).exists():
         return
     started = time.perf_counter()
     section: object
     try:
-        section = analyze_advisor(table, settings)
+        section = analyze_advisor(table, settings, stop=stop)
+    except AdvisorStopped:
+        logger.info("the advisor of snapshot %s gave way to a newer input", snapshot.pk)
+        return
     except Exception as exc:
         logger.exception("the advisor of snapshot %s failed", snapshot.pk)
         section = NotApplicable(f"the advisor failed: {type(exc).__name__}: {exc}")
@@ -554,6 +593,7 @@ def snapshot_advisor_store(
     timings = dict(snapshot.timings or {})
     timings["advisor_s"] = time.perf_counter() - started
     ResultSnapshot.objects.filter(pk=snapshot.pk).update(timings=timings)
+    latest_invalidate(benchmark_id=snapshot.benchmark_id)  # the timings are in the body
 
 
 def _snapshot_fail(*, snapshot: ResultSnapshot, during: str, error: str) -> ResultSnapshot:
@@ -574,6 +614,7 @@ def _snapshot_fail(*, snapshot: ResultSnapshot, during: str, error: str) -> Resu
     )
     if not updated:
         raise LeaseLost(snapshot.pk)
+    latest_invalidate(benchmark_id=snapshot.benchmark_id)
     return snapshot
 
 
@@ -689,6 +730,7 @@ def _snapshot_ready(
         if updated != 1:
             raise LeaseLost(owner or snapshot.pk)
         _sections_write(snapshot=snapshot, bodies=bodies)
+        latest_invalidate(benchmark_id=snapshot.benchmark_id)
     snapshot.status = ResultSnapshot.Status.READY
     snapshot.stage = ""
     snapshot.progress = 1.0

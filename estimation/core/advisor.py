@@ -33,7 +33,7 @@ Randomness comes in as an argument; the same input and seed give the same output
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -250,6 +250,7 @@ def advise(
     n_simulations: int = 200,
     schemes: Sequence[str] = SCHEMES,
     worths: Any = None,
+    stop: Callable[[], bool] | None = None,
 ) -> AdvisorResult:
     """Simulate benchmarks from the fitted truths and score every estimator on them.
 
@@ -267,6 +268,9 @@ def advise(
         Estimators to score (default: every estimator of the registry).
     worths : array_like, shape (m,), optional
         Fitted Plackett-Luce worths (normalised or not); fitted here when omitted.
+    stop : callable, optional
+        Asked between blocks of simulations; when it returns true, :class:`AdvisorStopped`
+        is raised (the caller no longer needs the result). It changes no number.
 
     Returns
     -------
@@ -353,6 +357,7 @@ def advise(
         parts: list[dict[str, np.ndarray]] = []
         per_pool = np.diff(np.linspace(0, s, _POOLS + 1).round().astype(int))
         for count in per_pool[per_pool > 0]:
+            _check(stop)
             pool = plackett_luce_rankings(
                 worths, 2 * size, rng=generator, known_positions=known_positions
             )
@@ -364,6 +369,7 @@ def advise(
         rows, wilson = _errors(estimates, pl_truth, size, schemes)
         pl_sizes.append(SizeResult(size, factor, s, wilson, rows))
         # Empirical: the benchmark's own datasets, resampled with replacement.
+        _check(stop)
         counts = generator.multinomial(size, np.full(n, 1.0 / n), size=s).astype(float)
         rows, wilson = _errors(estimate(ranks, counts), empirical_truth, size, schemes)
         empirical_sizes.append(SizeResult(size, factor, s, wilson, rows))
@@ -374,6 +380,15 @@ def advise(
         ),
     )
     return AdvisorResult(K=K, n_datasets=n, n_simulations=s, truths=truths, notes=tuple(notes))
+
+
+class AdvisorStopped(Exception):
+    """The ``stop`` callback of :func:`advise` asked it to give up."""
+
+
+def _check(stop: Callable[[], bool] | None) -> None:
+    if stop is not None and stop():
+        raise AdvisorStopped("the advisor was stopped by its caller")
 
 
 _SIZE_LABELS = {1: "at your size", 2: "with twice the datasets", 4: "with four times the datasets"}

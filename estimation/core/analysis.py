@@ -249,17 +249,26 @@ def _seeds(settings: AnalysisSettings) -> tuple[int, int, int]:
     return int(bootstrap_seed), int(evaluation_seed), int(rng.integers(0, 2**63 - 1))
 
 
-def _advisor(prepared: PreparedRankings, K: int, seed: int) -> AdvisorSection | NotApplicable:
-    result = advise(prepared.ranks, rng=seed, K=K, known_positions=prepared.known_positions)
+def _advisor(
+    prepared: PreparedRankings, K: int, seed: int, stop: Callable[[], bool] | None = None
+) -> AdvisorSection | NotApplicable:
+    result = advise(
+        prepared.ranks, rng=seed, K=K, known_positions=prepared.known_positions, stop=stop
+    )
     return advisor_section(result, prepared.algorithms, seed=seed)
 
 
 def analyze_advisor(
-    table: ResultTable, settings: AnalysisSettings | None = None
+    table: ResultTable,
+    settings: AnalysisSettings | None = None,
+    *,
+    stop: Callable[[], bool] | None = None,
 ) -> AdvisorSection | NotApplicable:
     """The advisor section of :func:`analyze`, alone: the same numbers, bit for bit.
 
-    Raises ``ValueError`` as :func:`analyze` does when the data cannot be analysed.
+    Raises ``ValueError`` as :func:`analyze` does when the data cannot be analysed, and
+    ``advisor.AdvisorStopped`` when ``stop`` (asked between blocks of simulations)
+    returns true.
     """
     settings = settings or AnalysisSettings()
     prepared = prepare_rankings(
@@ -269,7 +278,7 @@ def analyze_advisor(
         min_coverage=settings.min_coverage,
     )
     K = min(settings.k, prepared.known_positions)
-    return _advisor(prepared, K, _seeds(settings)[2])
+    return _advisor(prepared, K, _seeds(settings)[2], stop)
 
 
 def _score_summary(table: ResultTable, prepared: PreparedRankings) -> ScoreSummary | NotApplicable:

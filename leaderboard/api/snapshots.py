@@ -10,8 +10,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from urllib.parse import urlencode
 
+from django.conf import settings
 from django.core.cache import cache
-from django.http import HttpResponse
+from django.core.exceptions import DisallowedHost
+from django.http import HttpRequest, HttpResponse
 from django.urls import reverse
 from django.utils.cache import get_conditional_response, patch_cache_control, patch_vary_headers
 from django.utils.http import http_date
@@ -38,6 +40,12 @@ from estimation.core.contract import (
     json_schema,
     restrict,
     section_to_json,
+)
+from estimation.latest_cache import (
+    LatestEntry,
+    latest_entry_get,
+    latest_entry_put,
+    latest_generation,
 )
 from estimation.models import ResultSnapshot
 from estimation.selectors import (
@@ -69,7 +77,9 @@ from leaderboard.api.common import (
 from leaderboard.api.errors import ErrorSerializer
 from leaderboard.api.export import rows_as_csv, snapshot_rows
 from leaderboard.api.pagination import LimitOffsetPagination, paginated_response
+from leaderboard.models import Benchmark
 from leaderboard.services import Problem, ValidationFailed, user_is_maintainer
+from leaderboard.throttling import AnonThrottle
 
 MAX_TOP = 100_000
 logger = logging.getLogger(__name__)
@@ -288,7 +298,12 @@ class SnapshotLatestApi(ApiView):
         responses={200: OutputSerializer, 404: ErrorSerializer},
     )
     def get(self, request: Request, slug: str) -> HttpResponse:
+        # An anonymous answer is kept for latest_fast_response (read before the database).
+        shared = not request.user.is_authenticated and _fast_query(request) is not None
+        generation = latest_generation(slug=slug) if shared else None
         benchmark = benchmark_or_404(slug=slug, user=request.user, counts=False)
+        # Public benchmarks only (an unlisted one is read by its link: always the view).
+        shared = shared and benchmark.visibility == Benchmark.Visibility.PUBLIC
         metric = metric_or_404(benchmark=benchmark, name=request.query_params.get("metric"))
         status = snapshot_status(benchmark=benchmark, metric=metric)
         if status.ready is None:
@@ -299,22 +314,104 @@ class SnapshotLatestApi(ApiView):
         failure = snapshot_failure(benchmark=benchmark, status=status)
         etag = snapshots_etag(status.ready, computing, status.newest if failure else None)
         last_modified = status.ready.finished_at or status.ready.created_at
+        # Bodies are cached while no newer version is computing (the steady state);
+        # during a computation its progress is part of the body, so it is built anew.
+        cached = computing is None and getattr(request.accepted_renderer, "format", None) == "json"
         not_modified = _not_modified(request, etag, last_modified)
-        if not_modified is not None:
+        if not_modified is not None and not (shared and cached):
             return not_modified  # no section is read
+        # (An anonymous 304 stores the entry too, so that clients that only poll with
+        # If-None-Match are answered from it: the body usually comes from the cache.)
 
         def data():
             snapshot = _snapshot(request, slug, None)
             context = {"request": request, "failure": failure}
             return self.OutputSerializer(snapshot, context=context).data
 
-        # Bodies are cached while no newer version is computing (the steady state);
-        # during a computation its progress is part of the body, so it is built anew.
-        if computing is not None or getattr(request.accepted_renderer, "format", None) != "json":
+        if not cached:
             return _validators(Response(data()), etag, last_modified)
         host = request.get_host()  # the body holds absolute URLs of the sections
         body = _json_bytes(f"api-latest:{host}:{benchmark.pk}:{metric.pk}:{etag}", data)
+        if shared:
+            latest_entry_put(
+                slug=slug,
+                metric=_fast_query(request) or "",
+                generation=generation,
+                entry=LatestEntry(
+                    etag=etag,
+                    last_modified=last_modified,
+                    origin=request.build_absolute_uri("/"),
+                    body=body,
+                ),
+            )
+        if not_modified is not None:
+            return not_modified
         return _validators(_encoded(request, body), etag, last_modified)
+
+
+def _fast_query(request: HttpRequest) -> str | None:
+    """The ``metric`` of a query that holds nothing else (``""``: none), else None."""
+    query = request.GET
+    if any(key != "metric" for key in query) or len(query.getlist("metric")) > 1:
+        return None
+    return query.get("metric", "")
+
+
+def _anonymous(request: HttpRequest) -> bool:
+    """No credential at all: no Authorization header (tokens) and no session cookie."""
+    return (
+        "HTTP_AUTHORIZATION" not in request.META
+        and settings.SESSION_COOKIE_NAME not in request.COOKIES
+    )
+
+
+def latest_fast_response(request: HttpRequest, slug: str) -> HttpResponse | None:
+    """``snapshots/latest/`` for an anonymous JSON GET from one cache read, or None
+    (then the view answers). The entry is what the view computed for an anonymous
+    request (so never a private benchmark's) and is dropped whenever a snapshot, the
+    benchmark or a metric changes (estimation/latest_cache.py); 304 and 200 are made by
+    the view's own helpers from its ETag, Last-Modified and stored bytes.
+    """
+    if request.method != "GET" or not _anonymous(request):
+        return None
+    metric = _fast_query(request)
+    if metric is None or request.META.get("HTTP_ACCEPT", "*/*").strip() not in JSON_ACCEPTS:
+        return None
+    entry = latest_entry_get(slug=slug, metric=metric)
+    if entry is None:
+        return None
+    try:
+        if entry.origin != request.build_absolute_uri("/"):
+            return None  # the body's URLs name another host: the view builds this one's
+    except DisallowedHost:
+        return None
+    if not AnonThrottle().allow_request(request, None):
+        return None  # the view answers 429
+    response = _not_modified(request, entry.etag, entry.last_modified) or _validators(
+        _encoded(request, entry.body), entry.etag, entry.last_modified
+    )
+    patch_vary_headers(response, ("Cookie",))  # as the session middleware does for the view
+    return response
+
+
+# Accept headers DRF answers with JSON here (the browsable API takes text/html).
+JSON_ACCEPTS = frozenset(["", "*/*", "application/json"])
+
+
+class LatestSnapshotFastPath:
+    """Middleware: answers ``snapshots/latest/`` by :func:`latest_fast_response` before
+    DRF runs (after the URL is resolved; every middleware still sees the response)."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        return self.get_response(request)
+
+    def process_view(self, request: HttpRequest, view_func, view_args, view_kwargs):
+        if getattr(view_func, "cls", None) is not SnapshotLatestApi:
+            return None
+        return latest_fast_response(request, view_kwargs["slug"])
 
 
 class SnapshotStatusApi(ApiView):

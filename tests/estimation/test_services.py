@@ -225,9 +225,9 @@ def test_the_advisor_is_stored_after_the_snapshot_is_served_and_backfilled(monke
     ready_when_advising = []
     real_advisor = services.analyze_advisor
 
-    def advisor_and_look(table, settings):
+    def advisor_and_look(table, settings, **options):
         ready_when_advising.append(ResultSnapshot.objects.get(benchmark=benchmark).status)
-        return real_advisor(table, settings)
+        return real_advisor(table, settings, **options)
 
     monkeypatch.setattr(services, "analyze_advisor", advisor_and_look)
     (snapshot,) = snapshot_refresh(benchmark_id=benchmark.pk)
@@ -245,7 +245,7 @@ def test_the_advisor_is_stored_after_the_snapshot_is_served_and_backfilled(monke
     # A failing advisor is stored as not applicable, with its reason.
     SnapshotSection.objects.filter(snapshot=snapshot, name="advisor").delete()
 
-    def broken(table, settings):
+    def broken(table, settings, **options):
         raise FloatingPointError("injected fault")
 
     monkeypatch.setattr(services, "analyze_advisor", broken)
