@@ -464,6 +464,7 @@ def _sub_design(design: _StageDesign, keep: np.ndarray) -> _StageDesign:
     ``0 / S``), so leaving it out gives the same sums to the bit: the remaining cells
     keep their order (cell ``(p, i)`` before ``(p, j)`` for ``i < j``, position-major),
     and each algorithm's row of the scatter receives one term per cell as before.
+    For :func:`_denominators` only: ``chosen`` is left empty.
     """
     m = design.order_t.shape[0]
     used = design.n_used
@@ -472,9 +473,18 @@ def _sub_design(design: _StageDesign, keep: np.ndarray) -> _StageDesign:
     # Columns (p, i) of the used positions below the last hold one algorithm each; the
     # last used position's column holds the algorithms at positions >= used - 1.
     tail = m - used + 1
-    indices = np.concatenate([order_t[: used - 1].ravel(), order_t[used - 1 :].T.ravel()])
+    # 32-bit indices, as scipy stores them (m * n is far below 2**31 in any fit that fits
+    # in memory), so that the matrix takes them without a conversion.
+    indices = np.concatenate(
+        [order_t[: used - 1].ravel(), order_t[used - 1 :].T.ravel()],
+        dtype=np.int32,
+        casting="same_kind",
+    )
     indptr = np.concatenate(
-        [np.arange((used - 1) * n + 1), (used - 1) * n + tail * np.arange(1, n + 1)]
+        [
+            np.arange((used - 1) * n + 1, dtype=np.int32),
+            (used - 1) * n + tail * np.arange(1, n + 1, dtype=np.int32),
+        ]
     )
     # Every entry is 1: an algorithm has one position per dataset, so no cell holds it twice.
     scatter = sparse.csc_matrix((np.ones(indices.size), indices, indptr), shape=(m, used * n))
@@ -487,7 +497,7 @@ def _sub_design(design: _StageDesign, keep: np.ndarray) -> _StageDesign:
     return _StageDesign(
         order_t=order_t,
         stage_size_t=stage_size_t,
-        chosen=np.take(design.chosen, keep, axis=0),
+        chosen=np.empty((0, m)),  # the denominators do not read it (the wins are fixed)
         n_used=used,
         scatter=scatter,
         unit_stages=design.unit_stages,
