@@ -28,7 +28,9 @@ def test_demsar_estimators_disagree_and_the_verdict_says_why():
     text = " ".join(verdict.sentences)
     assert "The estimators disagree on the leader" in text
     assert "wins more datasets outright (win rate 0.45 against 0.30)" in text
-    assert verdict.tied == ("C4.5+m+cf",) and "It is a tie with C4.5+m+cf" in text
+    # n = 14: the Wilson intervals of all four overlap heavily, so none can be ordered
+    assert verdict.tied == ("C4.5+m+cf", "C4.5+cf", "C4.5")
+    assert "It is a tie with C4.5+m+cf" in text
     assert verdict.test == "Nemenyi" and len(verdict.indistinguishable) == 3
     # the quoted interval is the accessor's, whichever interval the board carries
     low, high = leader_interval(board)

@@ -188,8 +188,8 @@ def test_a_superseded_run_cannot_flip_its_abandoned_version_to_ready(monkeypatch
     accept(benchmark, "b")
     real_analyze = services.analyze
 
-    def analyze_then_lose_the_lease(table, settings, progress):
-        analysis = real_analyze(table, settings, progress=progress)
+    def analyze_then_lose_the_lease(table, settings, progress, **options):
+        analysis = real_analyze(table, settings, progress=progress, **options)
         # Meanwhile the lease expired and another worker took over and abandoned us.
         RecomputeState.objects.filter(pk=benchmark.pk).update(
             lease_expires_at=timezone.now() - timedelta(seconds=1)

@@ -184,7 +184,7 @@ User = get_user_model()
 maintainer = User.objects.create_user(username="maintainer", password="pw-maintainer-1")
 benchmark = benchmark_create(
     slug="%(slug)s", title="Reliability", metrics=[("accuracy", "higher")],
-    submission_policy=Benchmark.SubmissionPolicy.OPEN, bootstrap_size=50, creator=maintainer,
+    submission_policy=Benchmark.SubmissionPolicy.OPEN, bootstrap_size=100, creator=maintainer,
 )
 values = [[0.9, 0.8, 0.85, 0.7, 0.95, 0.6], [0.7, 0.75, 0.8, 0.65, 0.9, 0.5],
           [0.6, 0.7, 0.6, 0.8, 0.7, 0.55], [0.5, 0.6, 0.7, 0.6, 0.65, 0.45]]

@@ -157,4 +157,5 @@ def test_reject_until_unanalysable_then_unreadable_scores(
         )
     assert ready is not None
     assert client.get("/api/benchmarks/fails/snapshots/latest/").json()["failure"] is None
-    assert not RecomputeState.objects.get(pk=benchmark.pk).is_stale
+    # The run marks its revision computed after it stores the advisor (after `ready`).
+    assert wait_until(lambda: not RecomputeState.objects.get(pk=benchmark.pk).is_stale, timeout=10)

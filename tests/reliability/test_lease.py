@@ -35,10 +35,10 @@ def slow_stage(monkeypatch, benchmark, seconds: float, intruders: list[bool]):
     worker tries to take the benchmark."""
     real = services.analyze
 
-    def analyze(table, settings, progress):
+    def analyze(table, settings, progress, **options):
         time.sleep(seconds)
         intruders.append(_lease_acquire(benchmark_id=benchmark.pk, owner="intruder"))
-        return real(table, settings, progress=progress)
+        return real(table, settings, progress=progress, **options)
 
     monkeypatch.setattr(services, "analyze", analyze)
 

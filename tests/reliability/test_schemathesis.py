@@ -9,6 +9,7 @@ left out (it would end the run's own authentication). Each run is bounded in tim
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -26,7 +27,7 @@ CHECKS = ",".join(
         "negative_data_rejection",
     ]
 )
-SECONDS_PER_RUN = 25
+SECONDS_PER_RUN = int(os.environ.get("PODIUM_SCHEMATHESIS_SECONDS", "25"))
 
 
 @pytest.fixture(scope="module")
