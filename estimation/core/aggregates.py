@@ -405,12 +405,25 @@ def _mm_fit(
     """
     n_rows, m = len(weights), design.order_t.shape[0]
     capacity = n_rows if capacity is None else max(1, min(capacity, n_rows))
-    # (B, m), fixed during the fit; computed per block of `capacity` rows as before.
-    wins = np.concatenate(
-        [weights[first : first + capacity] @ design.chosen for first in range(0, n_rows, capacity)]
-    )
+    # (B, m), fixed during the fit. Integer weights (bootstrap counts, 0/1 masks) give
+    # integer sums that are exact in any order of summation: one product for all rows.
+    # Other weights: per block of `capacity` rows, the products the fit always used.
+    if _exact_integer_sums(weights):
+        wins = weights @ design.chosen
+    else:
+        wins = np.concatenate(
+            [
+                weights[first : first + capacity] @ design.chosen
+                for first in range(0, n_rows, capacity)
+            ]
+        )
     wins += prior_strength
     gamma = np.repeat(start, n_rows, axis=0) if len(start) == 1 else start.copy()
+    if capacity == 1:
+        iterations, converged = _mm_fit_rows(
+            design, weights, wins, gamma, prior_strength, tol, max_iter
+        )
+        return gamma, iterations, converged
     iterations = np.zeros(n_rows, dtype=int)
     converged = np.zeros(n_rows, dtype=bool)
     active = np.arange(capacity)
@@ -437,6 +450,104 @@ def _mm_fit(
             active = np.concatenate([active, joining])
             waiting += joining.size
     return gamma, iterations, converged
+
+
+def _exact_integer_sums(weights: np.ndarray) -> bool:
+    """Whether every weight is a whole number and every row's total is below 2**53."""
+    return bool(np.array_equal(weights, np.rint(weights)) and weights.sum(axis=1).max() < 2.0**52)
+
+
+def _sub_design(design: _StageDesign, keep: np.ndarray) -> _StageDesign:
+    """``design`` restricted to the datasets ``keep`` (indices, in order).
+
+    A dataset of weight 0 adds exact zeros to every denominator (its stage terms are
+    ``0 / S``), so leaving it out gives the same sums to the bit: the remaining cells
+    keep their order (cell ``(p, i)`` before ``(p, j)`` for ``i < j``, position-major),
+    and each algorithm's row of the scatter receives one term per cell as before.
+    For :func:`_denominators` only: ``chosen`` is left empty.
+    """
+    m = design.order_t.shape[0]
+    used = design.n_used
+    order_t = np.take(design.order_t, keep, axis=1)
+    n = keep.size
+    # Columns (p, i) of the used positions below the last hold one algorithm each; the
+    # last used position's column holds the algorithms at positions >= used - 1.
+    tail = m - used + 1
+    # 32-bit indices, as scipy stores them (m * n is far below 2**31 in any fit that fits
+    # in memory), so that the matrix takes them without a conversion.
+    indices = np.concatenate(
+        [order_t[: used - 1].ravel(), order_t[used - 1 :].T.ravel()],
+        dtype=np.int32,
+        casting="same_kind",
+    )
+    indptr = np.concatenate(
+        [
+            np.arange((used - 1) * n + 1, dtype=np.int32),
+            (used - 1) * n + tail * np.arange(1, n + 1, dtype=np.int32),
+        ]
+    )
+    # Every entry is 1: an algorithm has one position per dataset, so no cell holds it twice.
+    scatter = sparse.csc_matrix((np.ones(indices.size), indices, indptr), shape=(m, used * n))
+    # Tie-free complete stages: every dataset's column of stage sizes is the same.
+    stage_size_t = (
+        np.broadcast_to(design.stage_size_t[:, :1], order_t.shape)
+        if design.unit_stages
+        else np.take(design.stage_size_t, keep, axis=1)
+    )
+    return _StageDesign(
+        order_t=order_t,
+        stage_size_t=stage_size_t,
+        chosen=np.empty((0, m)),  # the denominators do not read it (the wins are fixed)
+        n_used=used,
+        scatter=scatter,
+        unit_stages=design.unit_stages,
+    )
+
+
+def _mm_fit_rows(
+    design: _StageDesign,
+    weights: np.ndarray,
+    wins: np.ndarray,
+    gamma: np.ndarray,
+    prior_strength: float,
+    tol: float,
+    max_iter: int,
+) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_mm_fit` one row at a time (capacity 1), each on its own datasets.
+
+    The iterations are those of :func:`_mm_fit` to the bit; only the datasets of
+    weight 0 in a row (a third of them in a bootstrap replicate) are left out of its
+    denominators (see :func:`_sub_design`). Updates ``gamma`` in place; returns the
+    iterations and the converged flag of each row.
+    """
+    n_rows, m = gamma.shape
+    n = design.order_t.shape[1]
+    iterations = np.zeros(n_rows, dtype=int)
+    converged = np.zeros(n_rows, dtype=bool)
+    buffer = np.empty(design.order_t.size)
+    for row in range(n_rows):
+        row_weights = weights[row : row + 1]
+        keep = np.flatnonzero(row_weights[0] > 0)
+        row_design = design
+        if keep.size < n:
+            row_design = _sub_design(design, keep)
+            row_weights = row_weights[:, keep]
+        current = gamma[row : row + 1]
+        while True:
+            denominators = _denominators(current, row_weights, row_design, buffer)
+            denominators += prior_strength
+            updated = wins[row : row + 1] / denominators
+            updated *= m / updated.sum(axis=1, keepdims=True)
+            change = np.abs(np.log(updated) - np.log(current)).max(axis=1)
+            current = updated
+            iterations[row] += 1
+            if change[0] < tol:
+                converged[row] = True
+                break
+            if iterations[row] >= max_iter:
+                break
+        gamma[row] = current[0]
+    return iterations, converged
 
 
 def _fit_batch(

@@ -181,7 +181,7 @@ def analyze(
     aware_mean, within = _tests_within_datasets(prepared, settings)
 
     clock.stage("bootstrap", 0.4)
-    uncertainty = _uncertainty(prepared, K, settings, bootstrap_seed)
+    uncertainty = _uncertainty(prepared, K, settings, bootstrap_seed, estimators)
     results = tuple(
         EstimatorResult(key=key, bootstrap=uncertainty[key], **estimators[key])
         for key in ESTIMATOR_KEYS
@@ -573,7 +573,11 @@ def _win_interval(prepared: PreparedRankings) -> WinInterval:
 
 
 def _uncertainty(
-    prepared: PreparedRankings, K: int, settings: AnalysisSettings, seed: int
+    prepared: PreparedRankings,
+    K: int,
+    settings: AnalysisSettings,
+    seed: int,
+    estimators: dict[str, dict[str, Any]],
 ) -> dict[str, BootstrapSummary | NotApplicable]:
     if settings.bootstrap == 0:
         off = NotApplicable("the bootstrap is switched off (0 replicates)")
@@ -593,6 +597,8 @@ def _uncertainty(
         n_boot=settings.bootstrap,
         K=K,
         known_positions=prepared.known_positions,
+        # The full-data fits of _point_estimates: the bootstrap need not fit them again.
+        full_data={key: (entry["p"], entry["weights"]) for key, entry in estimators.items()},
     )
     return {
         scheme: BootstrapSummary(

@@ -12,7 +12,7 @@ the same input and seed give the same output, bit for bit.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -222,6 +222,7 @@ def bootstrap(
     known_positions: int | None = None,
     schemes: Sequence[str] = SCHEMES,
     level: float = 0.95,
+    full_data: Mapping[str, tuple[Any, Any]] | None = None,
 ) -> BootstrapResult:
     """Bootstrap over datasets: percentile intervals of ``p_hat[a]`` and ``P(best)``.
 
@@ -239,6 +240,10 @@ def bootstrap(
         Subset of :data:`SCHEMES` (default all six).
     level : float, default 0.95
         Coverage of the percentile interval.
+    full_data : mapping of str to (array_like, array_like or None), optional
+        Each scheme's estimate on the full data and its position weights (None where
+        the scheme has none), when the caller has already fitted them (the analysis
+        does): they are then used as they are instead of being fitted again.
 
     Returns
     -------
@@ -272,9 +277,18 @@ def bootstrap(
     generator = _generator(rng)
     counts = generator.multinomial(n, np.full(n, 1.0 / n), size=int(n_boot)).astype(float)
 
-    point = scheme_estimates(
-        ranks, np.ones((1, n)), K=K, known_positions=known_positions, schemes=schemes
-    )
+    if full_data is not None and set(schemes) <= set(full_data):
+        point = {name: np.asarray(full_data[name][0], dtype=float)[None, :] for name in schemes}
+        full_weights = {
+            name: np.asarray(full_data[name][1], dtype=float)
+            for name in schemes
+            if full_data[name][1] is not None
+        }
+    else:
+        point = scheme_estimates(
+            ranks, np.ones((1, n)), K=K, known_positions=known_positions, schemes=schemes
+        )
+        full_weights = _full_data_weights(ranks, K, known_positions, schemes)
     replicates = scheme_estimates(
         ranks,
         counts,
@@ -283,7 +297,6 @@ def bootstrap(
         schemes=schemes,
         pl_tol=PL_RESAMPLED_TOL,
     )
-    full_weights = _full_data_weights(ranks, K, known_positions, schemes)
 
     lower_q, upper_q = (1.0 - level) / 2.0, (1.0 + level) / 2.0
     summaries = {}

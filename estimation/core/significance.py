@@ -472,7 +472,9 @@ class _SignedRankBatch:
     method: np.ndarray
 
 
-def _signed_rank_batch(differences: np.ndarray) -> _SignedRankBatch:
+def _signed_rank_batch(
+    differences: np.ndarray, *, complete: bool = False, overwrite: bool = False
+) -> _SignedRankBatch:
     """``scipy.stats.wilcoxon`` defaults on every row of ``differences`` (NaN = absent).
 
     Rows are the paired differences of one pair of algorithms; absent observations
@@ -481,28 +483,50 @@ def _signed_rank_batch(differences: np.ndarray) -> _SignedRankBatch:
     ties nor zeros; the exact sign-flip permutation test (``PermutationMethod``) for at
     most 13 observations with ties or zeros; otherwise the normal approximation with
     tie correction and no continuity correction. Zeros are dropped (``"wilcox"``).
+
+    ``complete=True`` promises that no difference is NaN (skips that check);
+    ``overwrite=True`` lets the function reuse ``differences`` (a C-contiguous float
+    array) as its sort keys, destroying it.
     """
     differences = np.asarray(differences, dtype=float)
     rows, width = differences.shape
-    valid = ~np.isnan(differences)
-    nonzero = valid & (differences != 0)
-    n_observations = valid.sum(axis=1)
-    count = nonzero.sum(axis=1)
+    # Non-zero counts: NaN counts as non-zero, so absent differences are taken off.
+    count = np.count_nonzero(differences, axis=1)
+    if complete:
+        n_observations = np.full(rows, width, dtype=np.intp)
+    else:
+        n_observations = width - np.count_nonzero(np.isnan(differences), axis=1)
+        count = count - (width - n_observations)
     # One sort of integer keys instead of an argsort and two permutations: the bits of a
-    # non-negative double order like its value, so (|d| bits << 1) | (d > 0) sorts by
-    # magnitude and carries the sign along. Absent and zero differences get the
-    # largest even key (no sign) and sort last; position < count marks the real ones.
-    keys = np.abs(differences).view(np.uint64) << np.uint64(1)
-    keys |= differences > 0
-    keys[~nonzero] = np.uint64(2**64 - 2)
+    # non-negative double order like its value, and shifting a double's bits left by one
+    # drops its sign, so (bits << 1) - 2 orders by magnitude with zeros (and only they)
+    # wrapping round to the largest even key, 2**64 - 2; the lowest bit then carries
+    # d > 0. Absent differences (NaN) sort after every finite one, zeros last;
+    # position < count marks the real ones.
+    positive_cells = differences > 0
+    if overwrite and differences.flags.c_contiguous:
+        keys = differences.view(np.uint64)
+        np.left_shift(keys, np.uint64(1), out=keys)
+    else:
+        keys = np.ascontiguousarray(differences).view(np.uint64) << np.uint64(1)
+    keys -= np.uint64(2)
+    keys |= positive_cells
+    del positive_cells
     keys.sort(axis=1)
-    positive = (keys & np.uint64(1)).astype(bool)
+    positive = np.empty((rows, width), dtype=bool)
+    np.bitwise_and(keys, np.uint64(1), out=positive.view(np.uint8), casting="unsafe")
     keys >>= np.uint64(1)
     position = np.arange(width)
-    real = position[None, :] < count[:, None]
-    tied_with_previous = np.zeros((rows, width), dtype=bool)
-    tied_with_previous[:, 1:] = (keys[:, 1:] == keys[:, :-1]) & real[:, 1:]
-    has_ties = np.asarray(tied_with_previous.any(axis=1))
+    # Ties between neighbours; only those among the real observations count, which
+    # matters only in rows with a tie somewhere (zeros and absent values tie at the end).
+    equal_next = keys[:, 1:] == keys[:, :-1]
+    candidates = np.flatnonzero(equal_next.any(axis=1))
+    has_ties = np.zeros(rows, dtype=bool)
+    tied_with_previous_candidates = equal_next[candidates] & (
+        position[None, 1:] < count[candidates][:, None]
+    )
+    del equal_next
+    has_ties[candidates] = tied_with_previous_candidates.any(axis=1)
     # Without ties the rank of the k-th smallest magnitude is k + 1, so R+ is a dot
     # product; rows with ties get mid-ranks. Every R+ is a sum of integers and halves
     # far below 2**53, hence exact in any order of summation.
@@ -510,14 +534,16 @@ def _signed_rank_batch(differences: np.ndarray) -> _SignedRankBatch:
     tie_term = np.zeros(rows)
     tied_rows = np.flatnonzero(has_ties)
     tied_ranks = np.zeros((0, width))
+    real_tied = position[None, :] < count[tied_rows][:, None]
     if tied_rows.size:
-        starts = ~tied_with_previous[tied_rows]
+        starts = np.ones((tied_rows.size, width), dtype=bool)
+        starts[:, 1:] = ~tied_with_previous_candidates[has_ties[candidates]]
         flat_starts = np.flatnonzero(starts.ravel())
         sizes = np.diff(np.append(flat_starts, starts.size))
         group_of_cell = np.cumsum(starts.ravel()) - 1
         midranks = flat_starts % width + (sizes + 1) / 2
         tied_ranks = midranks[group_of_cell].reshape(starts.shape)
-        tied_ranks[~real[tied_rows]] = 0.0
+        tied_ranks[~real_tied] = 0.0
         r_plus[tied_rows] = (tied_ranks * positive[tied_rows]).sum(axis=1)
         group_row = flat_starts // width
         real_group = flat_starts % width < count[tied_rows][group_row]
@@ -542,7 +568,7 @@ def _signed_rank_batch(differences: np.ndarray) -> _SignedRankBatch:
         # Ranks of the chosen rows (0 for zeros and absent observations); the zeros are
         # valid observations of rank 0 (sorted after the non-zero ones, before the
         # absent ones).
-        ranks = np.where(real[chosen], position + 1.0, 0.0)
+        ranks = np.where(position[None, :] < count[chosen][:, None], position + 1.0, 0.0)
         tied_chosen = has_ties[chosen]
         if tied_chosen.any():
             ranks[tied_chosen] = tied_ranks[
@@ -654,11 +680,27 @@ def _paired_signed_rank(
             ("method", np.int8),
         )
     }
+    complete = not np.isnan(samples).any()
+    # Pairs (a, b) come in upper-triangle order: those of one ``a`` are consecutive,
+    # with ``b = a + 1 ... m - 1``, so a batch's differences are a few broadcast
+    # subtractions into one reused buffer (the same numbers as columns[a] - columns[b]).
+    first_pair_of = np.concatenate([[0], np.cumsum(np.arange(m - 1, 0, -1))])
+    buffer = np.empty((min(chunk, n_pairs), length))
     for start in range(0, n_pairs, chunk):
-        a, b = first[start : start + chunk], second[start : start + chunk]
-        batch = _signed_rank_batch(columns[a] - columns[b])
+        stop = min(start + chunk, n_pairs)
+        differences = buffer[: stop - start]
+        pair = start
+        while pair < stop:
+            a = int(first[pair])
+            end = min(stop, int(first_pair_of[a + 1]))
+            b = int(second[pair])
+            np.subtract(
+                columns[a], columns[b : b + end - pair], out=differences[pair - start : end - start]
+            )
+            pair = end
+        batch = _signed_rank_batch(differences, complete=complete, overwrite=True)
         for name, values in per_pair.items():
-            values[start : start + chunk] = getattr(batch, name)
+            values[start:stop] = getattr(batch, name)
     pvalue, n_common, n_nonzero = (
         per_pair["pvalue"],
         per_pair["n_observations"],
