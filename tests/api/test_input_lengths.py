@@ -1,0 +1,76 @@
+"""A text's maxLength holds for the value as sent, whitespace included.
+
+DRF trims the whitespace around a CharField's value before its ``max_length`` check, so
+201 characters ending in a space passed a limit of 200 and the submission was stored.
+The OpenAPI schema documents ``maxLength`` of the raw value, and Schemathesis (the
+negative_data_rejection check, ST201 "Schema-violating request accepted", found in its
+Coverage phase for POST /api/benchmarks/{slug}/submissions/create/) sent exactly such a
+value. These are those requests, refused now with nothing written.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from leaderboard.models import Benchmark, Submission
+from tests.api.conftest import client_for
+from tests.factories import make_benchmark
+
+pytestmark = pytest.mark.django_db
+
+CREATE = "/api/benchmarks/open/submissions/create/"
+VALID = {"algorithm": "alg", "scores": [{"dataset": "d", "value": 0.5}]}
+
+
+@pytest.fixture
+def open_benchmark(db) -> Benchmark:
+    """Open: a submission is stored and accepted on arrival, so a wrong 201 shows."""
+    return make_benchmark("open", submission_policy=Benchmark.SubmissionPolicy.OPEN)
+
+
+def post(api, body: dict):
+    return api.post(CREATE, json.dumps(body), content_type="application/json")
+
+
+@pytest.mark.parametrize(
+    ("change", "field", "limit"),
+    [
+        ({"algorithm": "a" * 200 + " "}, "algorithm", 200),
+        ({"algorithm": " " + "a" * 200}, "algorithm", 200),
+        ({"algorithm": "a" * 200 + "\u2028"}, "algorithm", 200),  # Unicode whitespace too
+        ({"algorithm_version": "v" * 50 + " "}, "algorithm_version", 50),
+        ({"algorithm_url": "https://example.org/" + "x" * 180 + "\t"}, "algorithm_url", 200),
+        (
+            {"scores": [{"dataset": "d" * 200 + " ", "value": 0.5}]},
+            "scores[1].dataset",
+            200,
+        ),
+    ],
+    ids=["algorithm-trailing", "algorithm-leading", "algorithm-u2028", "version", "url", "dataset"],
+)
+def test_a_value_over_its_max_length_by_whitespace_is_refused(
+    researcher, open_benchmark, change, field, limit
+):
+    response = post(client_for(researcher), {**VALID, **change})
+    assert response.status_code == 400, response.content
+    assert [(p["field"], p["message"]) for p in response.json()["problems"]] == [
+        (field, f"Ensure this field has no more than {limit} characters.")
+    ]
+    assert not Submission.objects.exists()
+
+
+def test_at_the_limit_with_whitespace_inside_it_is_stored_trimmed(researcher, open_benchmark):
+    response = post(client_for(researcher), {**VALID, "algorithm": " " + "a" * 198 + " "})
+    assert response.status_code == 201, response.content
+    assert response.json()["algorithm"] == "a" * 198
+
+
+def test_a_query_parameter_over_its_max_length_by_whitespace_is_refused(researcher, open_benchmark):
+    api = client_for(researcher)
+    path = "/api/benchmarks/open/submissions/"
+    response = api.get(path, {"algorithm": "a" * 200 + " "})
+    assert response.status_code == 400, response.content
+    assert "no more than 200 characters" in json.dumps(response.json())
+    assert api.get(path, {"algorithm": "a" * 199 + " "}).status_code == 200
