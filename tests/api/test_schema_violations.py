@@ -1,4 +1,6 @@
-"""A text's maxLength holds for the value as sent, whitespace included.
+"""Requests the OpenAPI schema forbids are refused (Schemathesis' negative_data_rejection).
+
+A text's maxLength holds for the value as sent, whitespace included.
 
 DRF trims the whitespace around a CharField's value before its ``max_length`` check, so
 201 characters ending in a space passed a limit of 200 and the submission was stored.
@@ -6,6 +8,11 @@ The OpenAPI schema documents ``maxLength`` of the raw value, and Schemathesis (t
 negative_data_rejection check, ST201 "Schema-violating request accepted", found in its
 Coverage phase for POST /api/benchmarks/{slug}/submissions/create/) sent exactly such a
 value. These are those requests, refused now with nothing written.
+
+``algorithm_url`` is documented as ``format: uri`` (RFC 3986, which Schemathesis checks
+with jsonschema_rs), but Django's URLValidator takes any printable character in the
+path and DRF trimmed the spaces around it: ``https://0.com/{`` or ``" https://0.com"``
+were stored.
 """
 
 from __future__ import annotations
@@ -74,3 +81,40 @@ def test_a_query_parameter_over_its_max_length_by_whitespace_is_refused(research
     assert response.status_code == 400, response.content
     assert "no more than 200 characters" in json.dumps(response.json())
     assert api.get(path, {"algorithm": "a" * 199 + " "}).status_code == 200
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "https://example.org/{",
+        "https://example.org/a|b",
+        "https://example.org/a\\b",
+        "https://example.org/^",
+        "https://example.org/`",
+        'https://example.org/"',
+        "https://example.org/<a>",
+        "https://example.org/100%",
+        "https://example.org/%zz",
+        " https://example.org",
+        "https://example.org ",
+    ],
+)
+def test_an_algorithm_url_that_is_no_rfc3986_uri_is_refused(researcher, open_benchmark, url):
+    response = post(client_for(researcher), {**VALID, "algorithm_url": url})
+    assert response.status_code == 400, response.content
+    assert {p["field"] for p in response.json()["problems"]} == {"algorithm_url"}
+    assert not Submission.objects.exists()
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "https://example.org/a%20b?q=1&r=[2]#frag",
+        "http://[2001:db8::1]:8080/x",
+        "https://example.org/~user/(v2);p=1,2!*'$+@",
+    ],
+)
+def test_an_rfc3986_uri_is_stored(researcher, open_benchmark, url):
+    response = post(client_for(researcher), {**VALID, "algorithm_url": url})
+    assert response.status_code == 201, response.content
+    assert Submission.objects.get().algorithm_url == url
