@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import math
+import re
 import secrets
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -966,18 +967,27 @@ MAX_NAME_LENGTH = 200  # Dataset.name and Algorithm.name
 
 MAX_URL_LENGTH = 200  # Submission.algorithm_url and Algorithm.url
 _URL_VALIDATOR = URLValidator(schemes=["http", "https"])
+# RFC 3986: unreserved and reserved characters, and "%" only before two hex digits.
+_URI_CHARACTERS = re.compile(r"(?:[A-Za-z0-9\-._~:/?#\[\]@!$&'()*+,;=]|%[0-9A-Fa-f]{2})*")
 
 
 def url_problem(url: str) -> str | None:
     """Why ``url`` is not a link Podium publishes (an absolute http(s) URI), or None.
 
     Only ASCII: the API's schema promises ``format: uri`` (RFC 3986), which an
-    internationalised address breaks; percent-encode it instead.
+    internationalised address breaks; percent-encode it instead. Django's URLValidator
+    takes any printable character in the path, RFC 3986 does not: ``{ } | \\ ^ ` " < >``
+    and a "%" without two hex digits are refused here too.
     """
     if len(url) > MAX_URL_LENGTH:
         return f"is longer than {MAX_URL_LENGTH} characters"
     if not url.isascii() or any(c.isspace() or not c.isprintable() for c in url):
         return "must be an http(s) URL of printable ASCII characters (percent-encode the rest)"
+    if not _URI_CHARACTERS.fullmatch(url):
+        return (
+            "must be a URI (RFC 3986): percent-encode characters such as spaces, "
+            '{ } | \\ ^ ` " < > and a "%" not followed by two hex digits'
+        )
     try:
         _URL_VALIDATOR(url)
     except DjangoValidationError:

@@ -66,7 +66,9 @@ class StrictInput:
     in a form an empty value reads as "not given". What the OpenAPI schema says is what
     is accepted instead (Schemathesis checks both ways): in JSON each value must have
     the documented type; in a form, where every value is text, a boolean is ``true`` or
-    ``false`` and a field that takes no blank may not be sent empty.
+    ``false`` and a field that takes no blank may not be sent empty. A text field's
+    ``max_length`` (the schema's maxLength) holds for the value as sent: DRF trims the
+    whitespace around it first, so 200 characters and a space passed a limit of 200.
     """
 
     def to_internal_value(self, data):
@@ -105,9 +107,20 @@ class StrictInput:
         return merged
 
 
+def _length_problem(field: serializers.Field, value) -> str | None:
+    """A text longer than the field's ``max_length`` as sent, before DRF trims it."""
+    limit = getattr(field, "max_length", None)
+    if isinstance(field, serializers.CharField) and isinstance(value, str) and limit is not None:
+        if len(value) > limit:
+            return f"Ensure this field has no more than {limit} characters."
+    return None
+
+
 def _type_problem(field: serializers.Field, value, *, form: bool) -> str | None:
     if value is None:
         return None  # the field's own allow_null decides
+    if problem := _length_problem(field, value):
+        return problem
     if form:
         if value == "" and not getattr(field, "allow_blank", False):
             return "may not be empty: give a value, or leave the field out"
@@ -130,7 +143,8 @@ class QuerySerializer(serializers.Serializer):
 
     Whatever the view declares, no parameter may be given twice or hold a control
     character (a NUL reached PostgreSQL as a 500 before); a declared parameter may not
-    be empty (``?status=`` used to mean "no filter", silently). Each refusal names the
+    be empty (``?status=`` used to mean "no filter", silently) nor longer than its
+    ``max_length`` as sent (before DRF trims its whitespace). Each refusal names the
     parameter. Parameters a view does not declare are otherwise ignored.
     """
 
@@ -153,6 +167,10 @@ class QuerySerializer(serializers.Serializer):
                 errors.setdefault(label, []).append(
                     "is empty: give a value, or leave the parameter out"
                 )
+            elif name in self.fields and (
+                too_long := _length_problem(self.fields[name], values[0])
+            ):
+                errors.setdefault(label, []).append(too_long)
             else:
                 flat[name] = values[0]
         if errors:

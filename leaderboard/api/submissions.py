@@ -203,6 +203,8 @@ class SubmissionCreateApi(ApiView):
             required=False,
             default="",
             max_length=MAX_URL_LENGTH,
+            # Not trimmed: the schema's format "uri" has no room for surrounding spaces.
+            trim_whitespace=False,
             validators=[url_validator],
             help_text="paper or code: an absolute http(s) URL; leave it out when there is none",
         )
