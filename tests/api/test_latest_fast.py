@@ -228,3 +228,13 @@ def test_the_fast_path_is_throttled_like_the_view(client, computed, settings):
     }
     statuses = [client.get(LATEST).status_code for _ in range(5)]
     assert statuses == [200, 200, 200, 429, 429]
+
+
+@pytest.mark.parametrize("query", ["?metric=", "?metric=a%00b", "?metric=score&metric=score"])
+def test_a_query_the_view_refuses_is_refused_with_the_cache_warm(client, computed, query):
+    """Schemathesis found ``?metric=`` served 200 from the cache: the fast path takes only
+    what the view's own query check accepts."""
+    assert get(client)[0].status_code == 200 and get(client)[1] == 0  # the entry is warm
+    refused, _ = get(client, LATEST + query)
+    assert refused.status_code == 400
+    assert [p["field"] for p in refused.json()["problems"]] == ["metric"]
