@@ -14,6 +14,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.stats import norm
 
+from estimation.core import intervals
+
 __all__ = ["PairRecord", "pair_record", "pareto_front", "wilson_interval"]
 
 
@@ -54,12 +56,9 @@ def wilson_interval(successes: float, n: int, confidence: float = 0.95) -> tuple
         raise ValueError(f"successes must be in [0, n], got {successes!r} with n = {n}")
     if not 0.0 < confidence < 1.0:
         raise ValueError(f"confidence must be in (0, 1), got {confidence!r}")
-    z = float(norm.ppf(0.5 + confidence / 2))
-    share = successes / n
-    denominator = 1.0 + z * z / n
-    centre = (share + z * z / (2 * n)) / denominator
-    half = z * np.sqrt(share * (1 - share) / n + z * z / (4 * n * n)) / denominator
-    return max(0.0, float(centre - half)), min(1.0, float(centre + half))
+    # One Wilson interval in the core (intervals.py); this is its scalar form.
+    lower, upper = intervals.wilson_interval(successes, n, z=float(norm.ppf(0.5 + confidence / 2)))
+    return float(lower), float(upper)
 
 
 @dataclass(frozen=True)
