@@ -16,8 +16,7 @@ from django.views.decorators.http import require_safe
 from estimation.selectors import snapshot_board, snapshot_latest
 from frontend.embeds.badges import badge_facts, badge_svg
 from frontend.explore.selectors import algorithm_get
-from frontend.readers.selectors import snapshot_board_latest
-from frontend.readers.views import _leaderboard_context, _readable
+from frontend.readers.views import live_board_context
 from leaderboard.models import Algorithm, Benchmark
 from leaderboard.selectors import benchmark_get_visible, primary_metric
 
@@ -66,17 +65,5 @@ def algorithm_badge(request: HttpRequest, slug: str, algorithm: str) -> HttpResp
 def leaderboard_embed(request: HttpRequest, slug: str) -> HttpResponse:
     """The leaderboard table alone, read-only, for an iframe on another site (links open
     a new tab; no script, no form)."""
-    benchmark, metric, metrics = _readable(request, slug)
-    snapshot = (
-        snapshot_board_latest(benchmark=benchmark, metric=metric) if metric is not None else None
-    )
-    context = _leaderboard_context(
-        request,
-        benchmark=benchmark,
-        metric=metric,
-        metrics=metrics,
-        snapshot=snapshot,
-        live=True,
-        fragment=True,
-    )
+    context = live_board_context(request, slug)
     return render(request, "frontend/embeds/leaderboard.html", context)

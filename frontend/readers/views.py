@@ -365,13 +365,14 @@ def benchmark_leaderboard(request: HttpRequest, slug: str) -> HttpResponse:
     return render(request, "frontend/benchmark_leaderboard.html", context)
 
 
-def benchmark_board_fragment(request: HttpRequest, slug: str) -> HttpResponse:
-    """The live leaderboard section alone (same query as the page), for leaderboard.js."""
+def live_board_context(request: HttpRequest, slug: str) -> dict:
+    """The live leaderboard section's context (same query as the page): the board
+    fragment and the embed both draw it."""
     benchmark, metric, metrics = _readable(request, slug)
     snapshot = (
         snapshot_board_latest(benchmark=benchmark, metric=metric) if metric is not None else None
     )
-    context = _leaderboard_context(
+    return _leaderboard_context(
         request,
         benchmark=benchmark,
         metric=metric,
@@ -380,7 +381,11 @@ def benchmark_board_fragment(request: HttpRequest, slug: str) -> HttpResponse:
         live=True,
         fragment=True,
     )
-    return _fragment(request, context)
+
+
+def benchmark_board_fragment(request: HttpRequest, slug: str) -> HttpResponse:
+    """The live leaderboard section alone, for leaderboard.js."""
+    return _fragment(request, live_board_context(request, slug))
 
 
 def benchmark_version_board_fragment(request: HttpRequest, slug: str, version: int) -> HttpResponse:
