@@ -25,7 +25,8 @@ import threading
 import uuid
 
 from django.conf import settings
-from django.db import connection
+
+from config.threads import db_daemon_thread
 
 logger = logging.getLogger(__name__)
 
@@ -49,11 +50,8 @@ def _thread_start(benchmark_id: int) -> None:
         if benchmark_id in _running:
             _again.add(benchmark_id)
             return
-        thread = threading.Thread(
-            target=_thread_run,
-            args=(benchmark_id,),
-            name=f"podium-recompute-{benchmark_id}",
-            daemon=True,
+        thread = db_daemon_thread(
+            _thread_run, benchmark_id, name=f"podium-recompute-{benchmark_id}"
         )
         _running[benchmark_id] = thread
     thread.start()
@@ -80,7 +78,6 @@ def _thread_run(benchmark_id: int) -> None:
         with _lock:
             if _running.get(benchmark_id) is threading.current_thread():
                 del _running[benchmark_id]
-        connection.close()
 
 
 def recompute_threads_join(timeout: float | None = None) -> None:

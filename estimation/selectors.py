@@ -282,8 +282,9 @@ def snapshots_etag(*snapshots: ResultSnapshot | None) -> str:
     return f'"{digest[:32]}"'
 
 
-_STATUS_FIELDS = (
-    "id",
+# A snapshot's summary as readers see it (the API's SnapshotSummarySerializer shows
+# exactly these), so a field shown is always a field snapshot_status reads.
+SNAPSHOT_SUMMARY_FIELDS = (
     "version",
     "status",
     "stage",
@@ -294,8 +295,9 @@ _STATUS_FIELDS = (
     "schema_version",
     "created_at",
     "finished_at",
-    "failed_during",
 )
+# The summary plus what the etag and the failure report read.
+_STATUS_FIELDS = ("id", *SNAPSHOT_SUMMARY_FIELDS, "failed_during")
 
 
 def snapshot_status(*, benchmark: Benchmark, metric: Metric) -> SnapshotStatus:

@@ -10,15 +10,15 @@ job's ``result`` holds what the synchronous upload would have answered.
 from __future__ import annotations
 
 import logging
-import threading
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from django.conf import settings
-from django.db import close_old_connections, connections, transaction
+from django.db import close_old_connections, transaction
 from django.db.models import Q
 from django.utils import timezone
 
+from config.threads import db_daemon_thread
 from leaderboard.models import Benchmark, Submission, UploadJob
 
 logger = logging.getLogger(__name__)
@@ -60,7 +60,7 @@ def _dispatch(job_id: int) -> None:
     from leaderboard.tasks import process_upload
 
     if settings.CELERY_TASK_ALWAYS_EAGER:  # embedded mode: a thread of this process
-        threading.Thread(target=_run_in_thread, args=(job_id,), daemon=True).start()
+        db_daemon_thread(upload_job_run, job_id=job_id, name=f"podium-upload-{job_id}").start()
         return
     try:
         process_upload.delay(job_id)
@@ -72,13 +72,6 @@ def _dispatch(job_id: int) -> None:
             {"detail": "The upload could not be queued for processing; send it again."},
             503,
         )
-
-
-def _run_in_thread(job_id: int) -> None:
-    try:
-        upload_job_run(job_id=job_id)
-    finally:
-        connections.close_all()
 
 
 def upload_job_run(*, job_id: int) -> UploadJob | None:

@@ -2,40 +2,21 @@
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 import textwrap
 import time
-from pathlib import Path
 
 import pytest
-from django.conf import settings
 
 from estimation.models import RecomputeState, ResultSnapshot
 from estimation.selectors import snapshot_board
 from estimation.services import recompute_stale_enqueue
 from leaderboard.models import Benchmark, Submission
 from tests.factories import make_benchmark
+from tests.processes import ROOT, celery_worker_process, subprocess_env
 
 pytestmark = pytest.mark.integration
-ROOT = Path(__file__).resolve().parents[1]
-
-
-def subprocess_env(**overrides: str) -> dict[str, str]:
-    """The environment of a second Podium process sharing this test's database and queue."""
-    db = settings.DATABASES["default"]
-    env = {
-        k: v for k, v in os.environ.items() if not k.startswith(("DATABASE_", "REDIS_", "CELERY_"))
-    }
-    env.update(
-        DJANGO_SETTINGS_MODULE="config.settings.test",
-        DATABASE_URL=f"postgres://{db['USER']}@{db['HOST']}:{db['PORT']}/{db['NAME']}",
-        REDIS_URL=settings.CELERY_BROKER_URL,
-        CELERY_QUEUE=settings.CELERY_TASK_DEFAULT_QUEUE,
-    )
-    env.update(overrides)
-    return env
 
 
 def wait_until(predicate, timeout: float = 30.0, interval: float = 0.05):
@@ -128,28 +109,7 @@ def test_a_worker_killed_mid_run_leaves_nothing_half_written(transactional_db, s
         entries=big_entries(m=60, n=500),
         source=Submission.Source.IMPORT,
     )  # committed: the recompute task is now waiting in Redis
-    worker = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "celery",
-            "-A",
-            "config",
-            "worker",
-            "--pool=solo",
-            f"--queues={settings.CELERY_TASK_DEFAULT_QUEUE}",
-            "--without-gossip",
-            "--without-mingle",
-            "--without-heartbeat",
-            "--loglevel=WARNING",
-        ],
-        cwd=ROOT,
-        env=subprocess_env(PODIUM_RECOMPUTE_LEASE_SECONDS="2"),
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    try:
+    with celery_worker_process(PODIUM_RECOMPUTE_LEASE_SECONDS="2") as worker:
         orphan = wait_until(
             lambda: ResultSnapshot.objects.filter(benchmark=benchmark, stage="bootstrap").first(),
             timeout=90,
@@ -157,9 +117,6 @@ def test_a_worker_killed_mid_run_leaves_nothing_half_written(transactional_db, s
         )
         worker.kill()  # SIGKILL in the middle of the bootstrap
         worker.wait(timeout=30)
-    finally:
-        if worker.poll() is None:
-            worker.kill()
     orphan.refresh_from_db()
     assert orphan.status == ResultSnapshot.Status.COMPUTING and not orphan.sections.exists()
     assert snapshot_latest(benchmark=benchmark) is None  # nothing half-written is served

@@ -48,6 +48,7 @@ from estimation.core.contract import (
     NotApplicable,
     floats,
 )
+from estimation.core.intervals import wilson_width
 from estimation.core.resampling import SCHEMES, scheme_estimates
 from estimation.core.win_probability import _validated_ranks
 
@@ -171,13 +172,6 @@ def _leader_share(estimates: np.ndarray, leaders: np.ndarray) -> np.ndarray:
     return (top & leaders[None, :]).sum(axis=1) / top.sum(axis=1)
 
 
-def _wilson_width(wins: np.ndarray, n: int) -> np.ndarray:
-    """Width of the 95 % Wilson score interval for ``wins`` successes out of ``n``."""
-    z2 = _LEVEL_Z**2
-    half = _LEVEL_Z / (n + z2) * np.sqrt(np.clip(wins * (n - wins) / n, 0.0, None) + z2 / 4.0)
-    return 2.0 * half
-
-
 def _errors(
     estimates: dict[str, np.ndarray], truth: np.ndarray, n: int, keys: Sequence[str]
 ) -> tuple[tuple[EstimatorError, ...], float]:
@@ -206,7 +200,7 @@ def _errors(
             )
         )
     wins = estimates["mle"][:, leader] * n
-    return tuple(rows), float(_wilson_width(wins, n).mean())
+    return tuple(rows), float(wilson_width(wins, n, z=_LEVEL_Z).mean())
 
 
 def _width_weight(m: int) -> float:

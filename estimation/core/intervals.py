@@ -19,7 +19,7 @@ from scipy import special
 from estimation.core.rankings import tie_groups
 from estimation.core.win_probability import _validated_ranks
 
-__all__ = ["WinIntervals", "goodman_z", "wilson_interval", "win_intervals"]
+__all__ = ["WinIntervals", "goodman_z", "wilson_interval", "wilson_width", "win_intervals"]
 
 WILSON_METHOD = (
     "Wilson score interval on the tie-split win count (x of n datasets won, a tie for "
@@ -56,6 +56,20 @@ def wilson_interval(successes: Any, trials: Any, *, z: float) -> tuple[np.ndarra
     .. [1] E. B. Wilson, "Probable inference, the law of succession, and statistical
        inference", JASA 22, 209-212, 1927.
     """
+    centre, half = _wilson_centre_half(successes, trials, z)
+    return np.clip(centre - half, 0.0, 1.0), np.clip(centre + half, 0.0, 1.0)
+
+
+def wilson_width(successes: Any, trials: Any, *, z: float) -> np.ndarray:
+    """The width of :func:`wilson_interval`, ``2 z / (n + z²) * sqrt(x (n - x) / n + z²/4)``.
+
+    Twice the half-width, not ``upper - lower``: the interval never leaves [0, 1], and
+    subtracting its rounded ends would add rounding of the order of 1e-16.
+    """
+    return 2.0 * _wilson_centre_half(successes, trials, z)[1]
+
+
+def _wilson_centre_half(successes: Any, trials: Any, z: float) -> tuple[np.ndarray, np.ndarray]:
     x = np.asarray(successes, dtype=float)
     n = np.asarray(trials, dtype=float)
     if (n <= 0).any() or (x < -1e-9).any() or (x > n + 1e-9).any():
@@ -64,7 +78,7 @@ def wilson_interval(successes: Any, trials: Any, *, z: float) -> tuple[np.ndarra
     z2 = z * z
     centre = (x + z2 / 2.0) / (n + z2)
     half = z / (n + z2) * np.sqrt(x * (n - x) / n + z2 / 4.0)
-    return np.clip(centre - half, 0.0, 1.0), np.clip(centre + half, 0.0, 1.0)
+    return centre, half
 
 
 def goodman_z(level: float, m: int) -> float:

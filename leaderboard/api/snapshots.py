@@ -49,6 +49,7 @@ from estimation.latest_cache import (
 )
 from estimation.models import ResultSnapshot
 from estimation.selectors import (
+    SNAPSHOT_SUMMARY_FIELDS,
     failure_reason,
     snapshot_board,
     snapshot_computing,
@@ -91,18 +92,7 @@ BODY_BROTLI_QUALITY = 5
 class SnapshotSummarySerializer(serializers.ModelSerializer):
     class Meta:
         model = ResultSnapshot
-        fields = [
-            "version",
-            "status",
-            "stage",
-            "progress",
-            "error",
-            "fingerprint",
-            "engine_version",
-            "schema_version",
-            "created_at",
-            "finished_at",
-        ]
+        fields = list(SNAPSHOT_SUMMARY_FIELDS)  # the columns snapshot_status reads
 
 
 class SubmissionChangeSerializer(serializers.Serializer):

@@ -9,7 +9,7 @@ from statsmodels.stats.proportion import multinomial_proportions_confint, propor
 
 from estimation.core.analysis import AnalysisSettings, analyze
 from estimation.core.contract import Board, WinInterval, from_json, to_json
-from estimation.core.intervals import goodman_z, wilson_interval, win_intervals
+from estimation.core.intervals import goodman_z, wilson_interval, wilson_width, win_intervals
 from estimation.core.table import ResultTable
 
 
@@ -19,6 +19,15 @@ def test_wilson_matches_statsmodels():
         lower, upper = wilson_interval(x, n, z=z)
         expected = proportion_confint(x, n, alpha=0.05, method="wilson")
         np.testing.assert_allclose([lower, upper], expected, rtol=1e-12, atol=1e-15)
+
+
+def test_wilson_width_is_the_width_of_the_wilson_interval():
+    z = stats.norm.ppf(0.975)
+    x, n = np.array([0.0, 3.0, 10.0, 2.5, 17.0]), np.array([10, 10, 10, 4, 30])
+    lower, upper = wilson_interval(x, n, z=z)
+    np.testing.assert_allclose(wilson_width(x, n, z=z), upper - lower, rtol=0, atol=1e-15)
+    with pytest.raises(ValueError, match="successes"):
+        wilson_width(11.0, 10, z=z)
 
 
 def test_goodman_matches_statsmodels():

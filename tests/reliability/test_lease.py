@@ -3,8 +3,6 @@ stage, and a killed worker's benchmark is taken over soon, by real worker proces
 
 from __future__ import annotations
 
-import subprocess
-import sys
 import threading
 import time
 
@@ -18,7 +16,8 @@ from estimation.services import _lease_acquire, recompute_run, recompute_stale_e
 from leaderboard.models import Submission
 from leaderboard.services import submission_accept, submissions_create
 from tests.factories import make_benchmark, make_submission
-from tests.test_faults import ROOT, big_entries, subprocess_env, wait_until
+from tests.processes import celery_worker_process
+from tests.test_faults import big_entries, wait_until
 
 pytestmark = pytest.mark.integration
 
@@ -88,27 +87,7 @@ def test_a_killed_worker_is_replaced_and_a_new_snapshot_lands_within_a_minute(
         entries=big_entries(m=30, n=200),
         source=Submission.Source.IMPORT,
     )  # committed: the recompute task waits in Redis
-    worker = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "celery",
-            "-A",
-            "config",
-            "worker",
-            "--pool=solo",
-            f"--queues={settings.CELERY_TASK_DEFAULT_QUEUE}",
-            "--without-gossip",
-            "--without-mingle",
-            "--without-heartbeat",
-            "--loglevel=WARNING",
-        ],
-        cwd=ROOT,
-        env=subprocess_env(PODIUM_RECOMPUTE_LEASE_SECONDS=str(lease)),
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
+    with celery_worker_process(PODIUM_RECOMPUTE_LEASE_SECONDS=str(lease)) as worker:
         orphan = wait_until(
             lambda: ResultSnapshot.objects.filter(benchmark=benchmark, stage="bootstrap").first(),
             timeout=90,
@@ -117,9 +96,6 @@ def test_a_killed_worker_is_replaced_and_a_new_snapshot_lands_within_a_minute(
         worker.kill()  # SIGKILL mid-bootstrap
         worker.wait(timeout=30)
         killed = time.monotonic()
-    finally:
-        if worker.poll() is None:
-            worker.kill()
 
     # The beat sweep (every second here) and a second worker take over.
     stop = threading.Event()

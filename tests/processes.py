@@ -1,0 +1,64 @@
+"""Second Podium processes for the fault tests: a real Celery worker that a test can kill."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from django.conf import settings
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def subprocess_env(**overrides: str) -> dict[str, str]:
+    """The environment of a second Podium process sharing this test's database and queue."""
+    db = settings.DATABASES["default"]
+    env = {
+        k: v for k, v in os.environ.items() if not k.startswith(("DATABASE_", "REDIS_", "CELERY_"))
+    }
+    env.update(
+        DJANGO_SETTINGS_MODULE="config.settings.test",
+        DATABASE_URL=f"postgres://{db['USER']}@{db['HOST']}:{db['PORT']}/{db['NAME']}",
+        REDIS_URL=settings.CELERY_BROKER_URL,
+        CELERY_QUEUE=settings.CELERY_TASK_DEFAULT_QUEUE,
+    )
+    env.update(overrides)
+    return env
+
+
+@contextmanager
+def celery_worker_process(**env_overrides: str) -> Iterator[subprocess.Popen]:
+    """A real worker in its own process (unlike ``start_worker``'s thread, it can be
+    SIGKILLed mid-task), consuming this test's queue; killed on exit if still alive.
+
+    Its output is discarded: an unread pipe would block a chatty worker.
+    """
+    worker = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "celery",
+            "-A",
+            "config",
+            "worker",
+            "--pool=solo",
+            f"--queues={settings.CELERY_TASK_DEFAULT_QUEUE}",
+            "--without-gossip",
+            "--without-mingle",
+            "--without-heartbeat",
+            "--loglevel=WARNING",
+        ],
+        cwd=ROOT,
+        env=subprocess_env(**env_overrides),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        yield worker
+    finally:
+        if worker.poll() is None:
+            worker.kill()
