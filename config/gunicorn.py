@@ -11,6 +11,11 @@ At a client rate of at least ``GUNICORN_MIN_CLIENT_BYTES_PER_SECOND`` (1 MB/s) t
 bodies (nginx does by default) the worker reads it at once. Workers are recycled after
 ``max_requests`` (with jitter, so they do not restart together), which gives back the
 memory a large upload left in the worker's heap.
+
+A request line (method, path and query) may be up to ``limit_request_line`` = 8190
+bytes, gunicorn's maximum (its default, 4094, refused a section asked for ~200 named
+algorithms). gunicorn answers a longer one itself, with an HTML 400, before Podium sees
+it: the API's description says so, and offers ``?top=N`` for long lists of algorithms.
 """
 
 import os
@@ -31,6 +36,9 @@ timeout = _int(
     "GUNICORN_TIMEOUT", MAX_UPLOAD_BYTES // MIN_CLIENT_BYTES_PER_SECOND + STORE_SLACK_SECONDS
 )
 graceful_timeout = _int("GUNICORN_GRACEFUL_TIMEOUT", timeout)
+# gunicorn's MAX_REQUEST_LINE: a larger value (or 0, "unlimited") is read as this.
+MAX_REQUEST_LINE = 8190
+limit_request_line = _int("GUNICORN_LIMIT_REQUEST_LINE", MAX_REQUEST_LINE)
 max_requests = _int("GUNICORN_MAX_REQUESTS", 500)
 max_requests_jitter = _int("GUNICORN_MAX_REQUESTS_JITTER", 100)
 # Heartbeat files in memory: a slow disk (or a container's overlay) must not look like

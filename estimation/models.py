@@ -66,6 +66,28 @@ class ResultSnapshot(models.Model):
         return f"{self.benchmark} v{self.version} ({self.status})"
 
 
+class PrunedSnapshot(models.Model):
+    """A version that retention (estimation/retention.py) removed: its URLs answer 410
+    Gone and name the latest version, where a version that never existed answers 404."""
+
+    benchmark = models.ForeignKey(
+        "leaderboard.Benchmark", on_delete=models.CASCADE, related_name="+"
+    )
+    metric = models.ForeignKey("leaderboard.Metric", on_delete=models.CASCADE, related_name="+")
+    version = models.PositiveIntegerField()
+    pruned_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["benchmark", "metric", "version"], name="pruned_snapshot_unique_version"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.benchmark_id} v{self.version} (pruned)"
+
+
 class SnapshotSection(models.Model):
     """One section of a ready snapshot (estimation/core/contract.py), serialised once.
 

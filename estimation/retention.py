@@ -18,7 +18,9 @@ Everything else is **pruned** (the row and its sections):
 - a failed version that is no longer the newest, once it is older than
   ``SNAPSHOT_FAILED_KEEP_DAYS`` (7 days; until then maintainers see it in the history).
 
-A pruned version's number is not reused; its URLs answer 404. ``python manage.py
+A pruned version's number is not reused, and it is remembered (``PrunedSnapshot``): its
+URLs answer 410 Gone and name the latest version (a number never used answers 404).
+``python manage.py
 prune_snapshots [--dry-run]`` applies the policy, and so does the beat task
 ``estimation.prune_snapshots`` every hour.
 """
@@ -30,11 +32,12 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from django.conf import settings
+from django.db import transaction
 from django.db.models import Sum
 from django.db.models.functions import Length
 from django.utils import timezone
 
-from estimation.models import ResultSnapshot, SnapshotSection
+from estimation.models import PrunedSnapshot, ResultSnapshot, SnapshotSection
 
 
 @dataclass(frozen=True)
@@ -105,10 +108,7 @@ def snapshots_prune(*, dry_run: bool = False, now: datetime | None = None) -> Pr
         or 0
     )
     if not dry_run and ids:
-        # Checked again at deletion: a version cited meanwhile stays.
-        ResultSnapshot.objects.filter(pk__in=ids, cited_at__isnull=True).exclude(
-            status=ResultSnapshot.Status.COMPUTING
-        ).delete()
+        _delete_remembering(ids)
     return PruneResult(
         snapshot_ids=ids,
         superseded=len(superseded),
@@ -116,3 +116,24 @@ def snapshots_prune(*, dry_run: bool = False, now: datetime | None = None) -> Pr
         section_bytes=size,
         dry_run=dry_run,
     )
+
+
+@transaction.atomic
+def _delete_remembering(ids: tuple[int, ...]) -> None:
+    """Delete these versions and leave a tombstone for each, in one transaction."""
+    # Checked again under lock: a version cited meanwhile stays (snapshot_cite waits).
+    doomed = list(
+        ResultSnapshot.objects.select_for_update()
+        .filter(pk__in=ids, cited_at__isnull=True)
+        .exclude(status=ResultSnapshot.Status.COMPUTING)
+        .values_list("pk", "benchmark_id", "metric_id", "version")
+    )
+    PrunedSnapshot.objects.bulk_create(
+        [
+            PrunedSnapshot(benchmark_id=benchmark_id, metric_id=metric_id, version=version)
+            for _, benchmark_id, metric_id, version in doomed
+        ],
+        batch_size=5000,
+        ignore_conflicts=True,
+    )
+    ResultSnapshot.objects.filter(pk__in=[row[0] for row in doomed]).delete()

@@ -23,7 +23,7 @@ from estimation.core.contract import (
     section_from_json,
     section_to_json,
 )
-from estimation.models import RecomputeState, ResultSnapshot, SnapshotSection
+from estimation.models import PrunedSnapshot, RecomputeState, ResultSnapshot, SnapshotSection
 from leaderboard.models import Benchmark, Metric, Submission
 
 # Parsed sections by etag (a section never changes once written): a page or an API call
@@ -70,14 +70,60 @@ def snapshot_history(
     )
 
 
+class SnapshotPruned(ResultSnapshot.DoesNotExist):
+    """The version was removed by retention (estimation/retention.py): readers are told
+    so (HTTP 410 Gone) and pointed to the latest version, not told it never existed."""
+
+    def __init__(self, *, version: int, latest: int | None):
+        self.version = version
+        self.latest = latest
+        super().__init__(self.reason)
+
+    @property
+    def reason(self) -> str:
+        now = (
+            f"the latest is version {self.latest}"
+            if self.latest is not None
+            else "no version is ready now"
+        )
+        return (
+            f"Version {self.version} of this benchmark's results was removed (older uncited "
+            f"versions are pruned); {now}."
+        )
+
+
+def snapshot_missing(*, benchmark_id: int, metric_id: int, version: int) -> Exception:
+    """What to raise for a version not found: ``SnapshotPruned`` when retention removed
+    it, else ``ResultSnapshot.DoesNotExist`` (never existed, or hidden from this reader).
+    Every reader of a version by number (API, pages, exports) goes through here."""
+    pruned = PrunedSnapshot.objects.filter(
+        benchmark_id=benchmark_id, metric_id=metric_id, version=version
+    ).exists()
+    if not pruned:
+        return ResultSnapshot.DoesNotExist(f"no version {version}")
+    latest = (
+        _servable(ResultSnapshot.objects.filter(benchmark_id=benchmark_id, metric_id=metric_id))
+        .order_by("-version")
+        .values_list("version", flat=True)
+        .first()
+    )
+    return SnapshotPruned(version=version, latest=latest)
+
+
 def snapshot_get(
     *, benchmark: Benchmark, metric: Metric, version: int, include_failed: bool = True
 ) -> ResultSnapshot:
-    """Raises ``ResultSnapshot.DoesNotExist`` (also for a failed one, unless included)."""
+    """Raises ``ResultSnapshot.DoesNotExist`` (also for a failed one, unless included),
+    ``SnapshotPruned`` (a subclass) for a version retention removed."""
     snapshots = _failed_hidden(ResultSnapshot.objects.all(), include_failed)
-    return snapshots.select_related("benchmark", "metric").get(
-        benchmark=benchmark, metric=metric, version=version
-    )
+    try:
+        return snapshots.select_related("benchmark", "metric").get(
+            benchmark=benchmark, metric=metric, version=version
+        )
+    except ResultSnapshot.DoesNotExist:
+        raise snapshot_missing(
+            benchmark_id=benchmark.pk, metric_id=metric.pk, version=version
+        ) from None
 
 
 def snapshot_computing(*, benchmark: Benchmark, metric: Metric) -> ResultSnapshot | None:

@@ -97,6 +97,15 @@ class ValidationFailed(ValueError):
         super().__init__("; ".join(str(p) for p in self.problems[:5]))
 
 
+class StateConflict(ValidationFailed):
+    """The object's current state does not allow this change, or it is already done
+    (the API answers 409 Conflict): nothing was written."""
+
+    def __init__(self, reason: str, field: str = "status"):
+        self.reason = reason
+        super().__init__([Problem(reason, field)])
+
+
 class PermissionDenied(Exception):
     """The user may not do this to this object."""
 
@@ -1250,6 +1259,37 @@ def _datasets_in_order(scores: Sequence[ScoreInput]) -> Iterable[tuple]:
         yield scores.datasets[int(codes[i])], int(counts[i]), int(scores.lines[at]), at + 1
 
 
+# From each status, the changes that make sense; anything else is a StateConflict with
+# the reason below (the one table behind accept, reject, withdraw and bulk decisions).
+_ACTION_STATUS = {
+    "accept": Submission.Status.ACCEPTED,
+    "reject": Submission.Status.REJECTED,
+    "withdraw": Submission.Status.WITHDRAWN,
+}
+_TRANSITIONS: dict[str, frozenset[str]] = {
+    Submission.Status.PENDING: frozenset({"accept", "reject", "withdraw"}),
+    Submission.Status.ACCEPTED: frozenset({"reject", "withdraw"}),
+    # A rejected one stays out of the results; its submitter may still take it back.
+    Submission.Status.REJECTED: frozenset({"withdraw"}),
+    Submission.Status.WITHDRAWN: frozenset(),
+}
+
+
+def _transition_check(*, submission: Submission, action: str) -> None:
+    """Raise StateConflict unless ``action`` is possible from the submission's status."""
+    current = submission.status
+    if action in _TRANSITIONS[current]:
+        return
+    label = f"submission {submission.pk}"
+    if _ACTION_STATUS[action] == current:
+        raise StateConflict(f"{label} is already {current}; nothing changed")
+    if current == Submission.Status.WITHDRAWN:
+        reason = "it was taken back; its scores can be submitted again"
+    else:
+        reason = "only a pending submission can be accepted; its scores can be submitted again"
+    raise StateConflict(f"{label} is {current} and cannot be {_ACTION_STATUS[action]}: {reason}")
+
+
 def _decide(*, submission: Submission, user, status: str, note: str) -> Submission:
     submission.status = status
     submission.decision_note = note
@@ -1266,12 +1306,7 @@ def submission_accept(*, submission: Submission, user=None, note: str = "") -> S
     if user is not None:
         _require_maintainer(user=user, benchmark=submission.benchmark)
     submission = Submission.objects.select_for_update().get(pk=submission.pk)
-    if submission.status == Submission.Status.ACCEPTED:
-        return submission
-    if submission.status != Submission.Status.PENDING:
-        raise ValidationFailed(
-            [Problem(f"a {submission.status} submission cannot be accepted", "status")]
-        )
+    _transition_check(submission=submission, action="accept")
     _decide(submission=submission, user=user, status=Submission.Status.ACCEPTED, note=note)
     _algorithm_links_refresh(algorithm_ids=[submission.algorithm_id])
     recompute_request(benchmark_id=submission.benchmark_id)
@@ -1330,9 +1365,8 @@ def submissions_decide(
 def submission_reject(*, submission: Submission, user, note: str = "") -> Submission:
     _require_maintainer(user=user, benchmark=submission.benchmark)
     submission = Submission.objects.select_for_update().get(pk=submission.pk)
+    _transition_check(submission=submission, action="reject")
     was_accepted = submission.status == Submission.Status.ACCEPTED
-    if submission.status == Submission.Status.WITHDRAWN:
-        raise ValidationFailed([Problem("a withdrawn submission cannot be rejected", "status")])
     _decide(submission=submission, user=user, status=Submission.Status.REJECTED, note=note)
     if was_accepted:
         _algorithm_links_refresh(algorithm_ids=[submission.algorithm_id])
@@ -1347,8 +1381,7 @@ def submission_withdraw(*, submission: Submission, user) -> Submission:
     if not is_owner:
         _require_maintainer(user=user, benchmark=submission.benchmark)
     submission = Submission.objects.select_for_update().get(pk=submission.pk)
-    if submission.status == Submission.Status.WITHDRAWN:
-        return submission
+    _transition_check(submission=submission, action="withdraw")
     was_accepted = submission.status == Submission.Status.ACCEPTED
     submission.status = Submission.Status.WITHDRAWN
     submission.save(update_fields=["status"])

@@ -80,7 +80,64 @@ def test_gunicorn_config_outlasts_the_largest_upload_and_recycles_workers(monkey
         "graceful_timeout",
         "max_requests",
         "max_requests_jitter",
+        "limit_request_line",
         "worker_tmp_dir",
         "accesslog",
     ):
         checked.set(name, config[name])  # gunicorn's own validation of each value
+
+
+def test_gunicorn_passes_request_lines_up_to_its_maximum_to_podium(tmp_path):
+    """With config/gunicorn.py, a request line of 8000 bytes (a long ?algorithms=) reaches
+    Django, which answers in the API's envelope; past 8190 gunicorn refuses it itself."""
+    import os
+    import socket
+    import subprocess
+    import sys
+    import time
+    import urllib.error
+    import urllib.request
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "config.settings.test",
+        "GUNICORN_BIND": f"127.0.0.1:{port}",
+        "GUNICORN_WORKERS": "1",
+        "GUNICORN_ACCESSLOG": str(tmp_path / "access.log"),
+    }
+    gunicorn = Path(sys.executable).parent / "gunicorn"
+    server = subprocess.Popen(
+        [str(gunicorn), "-c", "config/gunicorn.py", "config.wsgi:application"],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+
+    def get(query_length: int) -> tuple[int, str]:
+        path = "/api/nothing/?algorithms=" + "a" * query_length
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=10) as r:
+                return r.status, r.headers["Content-Type"]
+        except urllib.error.HTTPError as error:
+            return error.code, error.headers["Content-Type"]
+
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                get(1)
+                break
+            except urllib.error.URLError:
+                assert time.monotonic() < deadline and server.poll() is None, "no gunicorn"
+                time.sleep(0.2)
+        # "GET " + path + " HTTP/1.1": 8000 bytes of query is a line of about 8040.
+        assert get(8000) == (404, "application/json")
+        status, content_type = get(8200)
+        assert status == 400 and content_type.startswith("text/html")
+    finally:
+        server.terminate()
+        server.wait(timeout=30)

@@ -35,6 +35,7 @@ from leaderboard.models import ApiToken, Submission
 from leaderboard.selectors import api_token_list
 from leaderboard.services import (
     PermissionDenied,
+    StateConflict,
     ValidationFailed,
     api_token_create,
     api_token_revoke,
@@ -213,6 +214,9 @@ def submission_withdraw_view(request: HttpRequest, submission_id: int) -> HttpRe
             submission_withdraw(submission=submission, user=request.user)
         except PermissionDenied as exc:
             return forbidden(request, str(exc))
+        except StateConflict as exc:  # e.g. already withdrawn (a second tab, a double click)
+            messages.error(request, exc.reason)
+            return redirect("account-submissions")
         messages.success(
             request,
             f"Your submission of {submission.algorithm.name} to "

@@ -14,7 +14,7 @@ from django.db.models import Max, OuterRef, QuerySet, Subquery
 
 from estimation.core.contract import SCHEMA_VERSION, Board
 from estimation.models import ResultSnapshot
-from estimation.selectors import section_etag, snapshot_section
+from estimation.selectors import section_etag, snapshot_missing, snapshot_section
 from leaderboard.models import Benchmark, Metric
 from leaderboard.selectors import benchmark_list_visible
 
@@ -87,13 +87,14 @@ def snapshot_board_latest(*, benchmark: Benchmark, metric: Metric) -> SnapshotVi
 def snapshot_board_version(
     *, benchmark: Benchmark, metric: Metric, version: int, include_failed: bool = True
 ) -> SnapshotView:
-    """One version (a failed one only if included). Raises ``ResultSnapshot.DoesNotExist``."""
+    """One version (a failed one only if included). Raises ``ResultSnapshot.DoesNotExist``
+    (``SnapshotPruned`` for a version retention removed)."""
     snapshots = ResultSnapshot.objects.filter(benchmark=benchmark, metric=metric, version=version)
     if not include_failed:
         snapshots = snapshots.exclude(status=ResultSnapshot.Status.FAILED)
     found = _snapshot_views(snapshots)
     if not found:
-        raise ResultSnapshot.DoesNotExist(f"no version {version}")
+        raise snapshot_missing(benchmark_id=benchmark.pk, metric_id=metric.pk, version=version)
     return found[0]
 
 

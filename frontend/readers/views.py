@@ -16,7 +16,7 @@ from django.utils.safestring import mark_safe
 from estimation.core.contract import NotApplicable
 from estimation.core.verdict import board_verdict
 from estimation.models import ResultSnapshot
-from estimation.selectors import snapshot_computing, snapshot_failure
+from estimation.selectors import SnapshotPruned, snapshot_computing, snapshot_failure
 from estimation.services import snapshot_cite
 from frontend.explore.selectors import MAX_QUERY_LENGTH, site_search
 from frontend.readers.exports import (
@@ -391,7 +391,10 @@ def benchmark_board_fragment(request: HttpRequest, slug: str) -> HttpResponse:
 def benchmark_version_board_fragment(request: HttpRequest, slug: str, version: int) -> HttpResponse:
     """One version's leaderboard section alone (the estimator switcher of a permalink)."""
     benchmark, metric, metrics = _readable(request, slug)
-    snapshot = _version_or_404(request, benchmark, metric, version)
+    try:
+        snapshot = _version_or_404(request, benchmark, metric, version)
+    except SnapshotPruned as gone:
+        return _version_gone(request, benchmark, metric, metrics, gone)
     context = _leaderboard_context(
         request,
         benchmark=benchmark,
@@ -422,8 +425,35 @@ def _version_or_404(
             version=version,
             include_failed=user_is_maintainer(user=request.user, benchmark=benchmark),
         )
+    except SnapshotPruned:
+        raise  # the view answers 410 Gone (_version_gone)
     except ResultSnapshot.DoesNotExist:
         raise Http404(f"No version {version} of these results") from None
+
+
+def _version_gone(
+    request: HttpRequest,
+    benchmark: Benchmark,
+    metric: Metric | None,
+    metrics: list[Metric],
+    gone: SnapshotPruned,
+) -> HttpResponse:
+    """A permalink whose version retention removed: 410, and where its results went."""
+    query = _metric_query(metric, metrics)
+    context = {
+        "benchmark": benchmark,
+        "reason": gone.reason,
+        "version": gone.version,
+        "latest_version": gone.latest,
+        "latest_url": None
+        if gone.latest is None
+        else _url("benchmark-version", query, slug=benchmark.slug, version=gone.latest),
+        "history_url": _url("benchmark-history", query, slug=benchmark.slug),
+        "live_url": _url("benchmark-leaderboard", query, slug=benchmark.slug),
+    }
+    response = render(request, "frontend/readers/version_gone.html", context, status=410)
+    response["X-Robots-Tag"] = "noindex"
+    return response
 
 
 def _cited(benchmark: Benchmark, metric: Metric | None, snapshot: SnapshotView) -> None:
@@ -435,7 +465,10 @@ def _cited(benchmark: Benchmark, metric: Metric | None, snapshot: SnapshotView) 
 def benchmark_version(request: HttpRequest, slug: str, version: int) -> HttpResponse:
     """A permalink: one version's leaderboard, as it was; it never updates itself."""
     benchmark, metric, metrics = _readable(request, slug)
-    snapshot = _version_or_404(request, benchmark, metric, version)
+    try:
+        snapshot = _version_or_404(request, benchmark, metric, version)
+    except SnapshotPruned as gone:
+        return _version_gone(request, benchmark, metric, metrics, gone)
     _cited(benchmark, metric, snapshot)
     context = _leaderboard_context(
         request, benchmark=benchmark, metric=metric, metrics=metrics, snapshot=snapshot, live=False
@@ -482,7 +515,10 @@ def benchmark_export(request: HttpRequest, slug: str, version: int, fmt: str) ->
     if fmt not in FORMATS:
         raise Http404(f"No export format {fmt!r}")
     benchmark, metric, metrics = _readable(request, slug)
-    snapshot = _version_or_404(request, benchmark, metric, version)
+    try:
+        snapshot = _version_or_404(request, benchmark, metric, version)
+    except SnapshotPruned as gone:
+        return _version_gone(request, benchmark, metric, metrics, gone)
     board = snapshot.board
     if board is None:
         raise Http404(f"Version {version} has no results ({snapshot.status})")

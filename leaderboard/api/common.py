@@ -65,9 +65,9 @@ class StrictInput:
     DRF coerces: ``0`` passes as the string "0" or as false, ``"5"`` as an integer, and
     in a form an empty value reads as "not given". What the OpenAPI schema says is what
     is accepted instead (Schemathesis checks both ways): in JSON each value must have
-    the documented type; in a form, where every value is text, a boolean is ``true`` or
-    ``false`` and a field that takes no blank may not be sent empty. A text field's
-    ``max_length`` (the schema's maxLength) holds for the value as sent: DRF trims the
+    the documented type; in a form, where every value is text, a boolean is exactly
+    ``true`` or ``false`` (in a query too) and a field that takes no blank may not be
+    sent empty. A text field's ``max_length`` (the schema's maxLength) holds for the value as sent: DRF trims the
     whitespace around it first, so 200 characters and a space passed a limit of 200.
     """
 
@@ -116,6 +116,17 @@ def _length_problem(field: serializers.Field, value) -> str | None:
     return None
 
 
+BOOLEAN_TEXTS = ("true", "false")
+
+
+def _boolean_text_problem(field: serializers.Field, value) -> str | None:
+    """A boolean sent as text (form, multipart, query) is exactly ``true`` or ``false``,
+    as the schema documents; DRF alone also takes True, TRUE, yes, on, 1..."""
+    if isinstance(field, serializers.BooleanField) and value not in BOOLEAN_TEXTS:
+        return f"Must be a valid boolean: true or false, in lower case (got {str(value)[:20]!r})."
+    return None
+
+
 def _type_problem(field: serializers.Field, value, *, form: bool) -> str | None:
     if value is None:
         return None  # the field's own allow_null decides
@@ -124,12 +135,7 @@ def _type_problem(field: serializers.Field, value, *, form: bool) -> str | None:
     if form:
         if value == "" and not getattr(field, "allow_blank", False):
             return "may not be empty: give a value, or leave the field out"
-        if isinstance(field, serializers.BooleanField) and str(value).lower() not in (
-            "true",
-            "false",
-        ):
-            return "Must be a valid boolean (true or false)."
-        return None
+        return _boolean_text_problem(field, value)
     for kind, types, message in _JSON_TYPES:
         if isinstance(field, kind):
             if isinstance(value, types) and not (isinstance(value, bool) and bool not in types):
@@ -168,9 +174,10 @@ class QuerySerializer(serializers.Serializer):
                     "is empty: give a value, or leave the parameter out"
                 )
             elif name in self.fields and (
-                too_long := _length_problem(self.fields[name], values[0])
+                wrong := _length_problem(self.fields[name], values[0])
+                or _boolean_text_problem(self.fields[name], values[0])
             ):
-                errors.setdefault(label, []).append(too_long)
+                errors.setdefault(label, []).append(wrong)
             else:
                 flat[name] = values[0]
         if errors:

@@ -4,7 +4,8 @@ Every refusal is ``{"detail": "..."}``; refused input adds ``"problems"``, a lis
 ``{"line", "field", "message"}`` (at most ``PODIUM_API_MAX_PROBLEMS`` of them) and
 ``"problems_total"``, the count before capping. Services' ``ValidationFailed`` and
 ``PermissionDenied`` become 400 and 403, a rejected results file 400, a body over the
-size limit 413. A database outage is 503 with ``Retry-After`` (config.handlers gives
+size limit 413, a version of the results that retention removed 410 (with the latest
+version and its URL), a state change that is a no-op or impossible 409. A database outage is 503 with ``Retry-After`` (config.handlers gives
 the same envelope to failures outside the API's views: unmatched URLs, crashes).
 """
 
@@ -16,12 +17,14 @@ from django.conf import settings
 from django.core.exceptions import RequestDataTooBig
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import InterfaceError, OperationalError
+from django.urls import reverse
 from rest_framework import exceptions, serializers, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
 from estimation.results_csv import ResultsCsvError
-from leaderboard.services import PermissionDenied, Problem, ValidationFailed
+from estimation.selectors import SnapshotPruned
+from leaderboard.services import PermissionDenied, Problem, StateConflict, ValidationFailed
 
 logger = logging.getLogger(__name__)
 
@@ -113,10 +116,30 @@ def _refused(problems: list[dict], total: int | None = None) -> Response:
     return Response(problems_body(detail, problems, total), status=status.HTTP_400_BAD_REQUEST)
 
 
+def _same_url_for(request, version: int) -> str | None:
+    """The URL asked for, with ``version`` in place of its version (same query)."""
+    match = getattr(request, "resolver_match", None)
+    if match is None or "version" not in match.kwargs:
+        return None
+    path = reverse(match.view_name, kwargs={**match.kwargs, "version": version})
+    query = request.META.get("QUERY_STRING", "")
+    return request.build_absolute_uri(f"{path}?{query}" if query else path)
+
+
+def _gone(exc: SnapshotPruned, request) -> Response:
+    latest = None if exc.latest is None or request is None else _same_url_for(request, exc.latest)
+    body = {"detail": exc.reason, "latest_version": exc.latest, "latest": latest}
+    return Response(body, status=status.HTTP_410_GONE)
+
+
 def exception_handler(exc, context):
     if is_database_outage(exc):
         logger.warning("database unavailable: %s", str(exc).strip()[:300] or type(exc).__name__)
         return outage_response()
+    if isinstance(exc, SnapshotPruned):
+        return _gone(exc, context.get("request"))
+    if isinstance(exc, StateConflict):
+        return Response({"detail": exc.reason}, status=status.HTTP_409_CONFLICT)
     if isinstance(exc, ValidationFailed):
         return _refused([p.to_dict() for p in exc.problems])
     if isinstance(exc, ResultsCsvError):
@@ -158,3 +181,16 @@ class ErrorSerializer(serializers.Serializer):
     detail = serializers.CharField()
     problems = ProblemSerializer(many=True, required=False)
     problems_total = serializers.IntegerField(required=False)
+
+
+class GoneSerializer(serializers.Serializer):
+    detail = serializers.CharField(
+        help_text="e.g. Version 4 of this benchmark's results was removed (older uncited "
+        "versions are pruned); the latest is version 6."
+    )
+    latest_version = serializers.IntegerField(
+        allow_null=True, help_text="the latest ready version, or null when there is none"
+    )
+    latest = serializers.URLField(
+        allow_null=True, help_text="the same request for the latest version, or null"
+    )

@@ -50,6 +50,7 @@ from estimation.latest_cache import (
 from estimation.models import ResultSnapshot
 from estimation.selectors import (
     SNAPSHOT_SUMMARY_FIELDS,
+    SnapshotPruned,
     failure_reason,
     snapshot_board,
     snapshot_computing,
@@ -75,7 +76,7 @@ from leaderboard.api.common import (
     metric_parameter,
     snapshot_not_found,
 )
-from leaderboard.api.errors import ErrorSerializer
+from leaderboard.api.errors import ErrorSerializer, GoneSerializer
 from leaderboard.api.export import rows_as_csv, snapshot_rows
 from leaderboard.api.pagination import LimitOffsetPagination, paginated_response
 from leaderboard.models import Benchmark
@@ -133,6 +134,15 @@ class RecomputeFailureSerializer(serializers.Serializer):
     n_lacks = serializers.IntegerField()
 
 
+GONE_HELP = (
+    "A version that retention removed (older versions nobody cited are pruned) answers "
+    "410 Gone with the latest version and its URL; a version that never existed, 404."
+)
+LONG_LIST_HELP = (
+    "A list of algorithms travels in the URL, whose request line is limited to 8190 bytes "
+    "(gunicorn's maximum; a longer one is refused before the API sees it): for many "
+    "algorithms ask `?top=N`, or fetch the whole section and filter it."
+)
 FAILURE_HELP = (
     "null, unless the newest input of this metric failed: why, and how the results "
     "served (an older version) differ from the accepted submissions"
@@ -217,6 +227,8 @@ def _snapshot(request: Request, slug: str, version: int | None) -> ResultSnapsho
             version=version,
             include_failed=user_is_maintainer(user=request.user, benchmark=benchmark),
         )
+    except SnapshotPruned:
+        raise  # 410 Gone, with the latest version (leaderboard.api.errors)
     except ResultSnapshot.DoesNotExist:
         raise snapshot_not_found(metric, version) from None
 
@@ -531,9 +543,9 @@ class SnapshotVersionApi(ApiView):
     @extend_schema(
         summary="One version of the results",
         description="A computing one has no board yet but a stage and progress; a failed "
-        "one (maintainers only: 404 for others) has an error.",
+        "one (maintainers only: 404 for others) has an error. " + GONE_HELP,
         parameters=[metric_parameter],
-        responses={200: SnapshotSerializer, 404: ErrorSerializer},
+        responses={200: SnapshotSerializer, 404: ErrorSerializer, 410: GoneSerializer},
     )
     def get(self, request: Request, slug: str, version: int) -> Response:
         snapshot = _cited(_snapshot(request, slug, version))
@@ -545,7 +557,8 @@ class SectionQuerySerializer(QuerySerializer):
         required=False,
         min_length=1,
         max_length=100_000,
-        help_text="comma-separated algorithm names: the section for these only",
+        help_text="comma-separated algorithm names: the section for these only (the URL's "
+        "length limits the list: for many algorithms use top)",
     )
     top = serializers.IntegerField(
         required=False,
@@ -571,6 +584,7 @@ SECTION_RESPONSES = {
     400: ErrorSerializer,
     404: ErrorSerializer,
 }
+VERSION_SECTION_RESPONSES = {**SECTION_RESPONSES, 410: GoneSerializer}
 
 
 class _SectionMetricQuerySerializer(SectionQuerySerializer, MetricQuerySerializer):
@@ -588,9 +602,10 @@ class SnapshotSectionApi(ApiView):
         f"one of {', '.join(SECTION_NAMES)}. Whole, it is served as stored, with an "
         "ETag; `?algorithms=a,b,c` or `?top=N` give it for those algorithms only (the board "
         "and the advisor, O(m), always come whole). "
-        'A section that does not apply is `{"not_applicable": reason}`.',
+        'A section that does not apply is `{"not_applicable": reason}`. '
+        f"{LONG_LIST_HELP} {GONE_HELP}",
         parameters=SECTION_PARAMETERS,
-        responses=SECTION_RESPONSES,
+        responses=VERSION_SECTION_RESPONSES,
     )
     def get(self, request: Request, slug: str, name: str, version: int | None = None):
         snapshot = _snapshot(request, slug, version)
@@ -632,7 +647,7 @@ class SnapshotLatestSectionApi(SnapshotSectionApi):
     @extend_schema(
         operation_id="snapshot_latest_section",
         summary="One section of the results being served",
-        description="As for one version's section, of the latest ready snapshot.",
+        description="As for one version's section, of the latest ready snapshot. " + LONG_LIST_HELP,
         parameters=SECTION_PARAMETERS,
         responses=SECTION_RESPONSES,
     )
@@ -705,11 +720,13 @@ class SnapshotExportCsvApi(ApiView):
     @extend_schema(
         summary="Results as CSV",
         description="One row per algorithm, one column per per-algorithm value of the "
-        "board (e.g. `win_rate`, `mean_rank`). Without a version: the latest ready one.",
+        "board (e.g. `win_rate`, `mean_rank`). Without a version: the latest ready one. "
+        + GONE_HELP,
         parameters=[metric_parameter],
         responses={
             (200, "text/csv"): OpenApiResponse(OpenApiTypes.STR),
             404: ErrorSerializer,
+            410: GoneSerializer,
         },
     )
     def get(self, request: Request, slug: str, version: int | None = None) -> HttpResponse:
@@ -738,9 +755,9 @@ class SnapshotExportJsonApi(ApiView):
     @extend_schema(
         summary="Results as JSON",
         description="The same rows as the CSV export, with the snapshot's identity and "
-        "its board section (the other sections: the version's `sections` links).",
+        "its board section (the other sections: the version's `sections` links). " + GONE_HELP,
         parameters=[metric_parameter],
-        responses={200: OutputSerializer, 404: ErrorSerializer},
+        responses={200: OutputSerializer, 404: ErrorSerializer, 410: GoneSerializer},
     )
     def get(self, request: Request, slug: str, version: int | None = None) -> Response:
         snapshot = _cited(_snapshot(request, slug, version))

@@ -379,9 +379,10 @@ class SubmissionWithdrawApi(ApiView):
 
     @extend_schema(
         summary="Withdraw a submission",
-        description="Its submitter or a maintainer; its scores stop counting.",
+        description="Its submitter or a maintainer; its scores stop counting. 409 when it "
+        "is already withdrawn.",
         request=None,
-        responses={200: SubmissionOutputSerializer, **ERRORS},
+        responses={200: SubmissionOutputSerializer, **ERRORS, 409: ErrorSerializer},
     )
     def post(self, request: Request, slug: str, submission_id: int) -> Response:
         benchmark = benchmark_or_404(slug=slug, user=request.user)
@@ -411,9 +412,10 @@ class SubmissionAcceptApi(_DecisionApi):
 
     @extend_schema(
         summary="Accept a pending submission",
-        description="Maintainers only.",
+        description="Maintainers only. 409 when it is not pending (already accepted, "
+        "rejected or withdrawn).",
         request=InputSerializer,
-        responses={200: SubmissionOutputSerializer, **ERRORS},
+        responses={200: SubmissionOutputSerializer, **ERRORS, 409: ErrorSerializer},
     )
     def post(self, request: Request, slug: str, submission_id: int) -> Response:
         benchmark = benchmark_or_404(slug=slug, user=request.user)
@@ -436,9 +438,9 @@ class SubmissionRejectApi(_DecisionApi):
     @extend_schema(
         summary="Reject a submission",
         description="Maintainers only; rejecting an accepted submission removes its scores "
-        "from the results.",
+        "from the results. 409 when it is already rejected or withdrawn.",
         request=InputSerializer,
-        responses={200: SubmissionOutputSerializer, **ERRORS},
+        responses={200: SubmissionOutputSerializer, **ERRORS, 409: ErrorSerializer},
     )
     def post(self, request: Request, slug: str, submission_id: int) -> Response:
         benchmark = benchmark_or_404(slug=slug, user=request.user)

@@ -188,7 +188,13 @@ def test_decisions_take_a_json_object(benchmark, maintainer, body, content_type,
 @pytest.mark.django_db
 @pytest.mark.parametrize(
     "change",
-    [{"algorithm": 0}, {"allow_new_datasets": 0}, {"note": 1}, {"scores": {}}],
+    [
+        {"algorithm": 0},
+        {"allow_new_datasets": 0},
+        {"allow_new_datasets": "true"},
+        {"note": 1},
+        {"scores": {}},
+    ],
 )
 def test_bodies_take_the_documented_types(benchmark, researcher, change):
     body = {"algorithm": "a", "scores": [{"dataset": "d1", "value": 1}], **change}

@@ -83,3 +83,13 @@ def test_docs_page_works_offline(client):
     assert "<script" not in html and "cdn" not in html.lower()
     assert "/api/benchmarks/{slug}/submissions/upload/" in html
     assert 'href="/api/schema/"' in html
+
+
+def test_section_docs_say_long_algorithm_lists_are_limited_by_the_url(client):
+    schema = json.loads(client.get("/api/schema/?format=json").content)
+    for path in (
+        "/api/benchmarks/{slug}/snapshots/{version}/sections/{name}/",
+        "/api/benchmarks/{slug}/snapshots/latest/sections/{name}/",
+    ):
+        description = schema["paths"][path]["get"]["description"]
+        assert "8190 bytes" in description and "`?top=N`" in description

@@ -347,11 +347,51 @@ def test_moderation_by_anyone_else_changes_nothing(client, researcher, stranger,
     assert not Submission.objects.exclude(decision_note="").exists()
 
 
-def test_a_withdrawn_submission_cannot_be_rejected(maintainer, researcher, three_submissions):
+# (status before, action) -> status after, or the 409's detail ({n}: the submission's id)
+TRANSITIONS = {
+    ("pending", "accept"): "accepted",
+    ("pending", "reject"): "rejected",
+    ("pending", "withdraw"): "withdrawn",
+    ("accepted", "accept"): "submission {n} is already accepted; nothing changed",
+    ("accepted", "reject"): "rejected",
+    ("accepted", "withdraw"): "withdrawn",
+    ("rejected", "accept"): "submission {n} is rejected and cannot be accepted: only a "
+    "pending submission can be accepted; its scores can be submitted again",
+    ("rejected", "reject"): "submission {n} is already rejected; nothing changed",
+    ("rejected", "withdraw"): "withdrawn",
+    ("withdrawn", "accept"): "submission {n} is withdrawn and cannot be accepted: it was "
+    "taken back; its scores can be submitted again",
+    ("withdrawn", "reject"): "submission {n} is withdrawn and cannot be rejected: it was "
+    "taken back; its scores can be submitted again",
+    ("withdrawn", "withdraw"): "submission {n} is already withdrawn; nothing changed",
+}
+
+
+@pytest.mark.parametrize(("before", "action"), list(TRANSITIONS))
+def test_every_state_change_is_done_once_or_refused_with_409(
+    maintainer, researcher, three_submissions, before, action
+):
     pending, _, _ = three_submissions
-    client_for(researcher).post(f"/api/benchmarks/toy/submissions/{pending.pk}/withdraw/")
-    response = client_for(maintainer).post(f"/api/benchmarks/toy/submissions/{pending.pk}/reject/")
-    assert response.status_code == 400
-    assert response.json()["problems"] == [
-        {"line": None, "field": "status", "message": "a withdrawn submission cannot be rejected"}
-    ]
+    Submission.objects.filter(pk=pending.pk).update(status=before)
+    path = f"/api/benchmarks/toy/submissions/{pending.pk}/{action}/"
+    response = client_for(maintainer).post(path, {}, format="json")
+    expected = TRANSITIONS[(before, action)]
+    if " " not in expected:
+        assert response.status_code == 200, response.json()
+        assert response.json()["status"] == expected
+        return
+    assert response.status_code == 409
+    assert response.json() == {"detail": expected.format(n=pending.pk)}
+    pending.refresh_from_db()
+    assert pending.status == before  # nothing written
+
+
+def test_withdrawing_twice_is_409_for_the_submitter_too(researcher, three_submissions):
+    pending, _, _ = three_submissions
+    path = f"/api/benchmarks/toy/submissions/{pending.pk}/withdraw/"
+    assert client_for(researcher).post(path).status_code == 200
+    response = client_for(researcher).post(path)
+    assert response.status_code == 409
+    assert response.json() == {
+        "detail": f"submission {pending.pk} is already withdrawn; nothing changed"
+    }

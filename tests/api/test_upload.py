@@ -211,3 +211,42 @@ def test_private_benchmark_upload_is_404_for_strangers(stranger, private_benchma
     assert response.status_code == 404
     assert not Submission.objects.exists()
     assert Benchmark.objects.get(slug="secret").datasets.count() == 0
+
+
+@pytest.mark.parametrize("text", ["True", "TRUE", "False", "1", "0", "yes", "on", " true"])
+def test_allow_new_datasets_is_exactly_true_or_false(researcher, benchmark, text):
+    response = upload(client_for(researcher), GOOD_LONG, allow_new_datasets=text)
+    assert response.status_code == 400
+    assert response.json()["problems"] == [
+        {
+            "line": None,
+            "field": "allow_new_datasets",
+            "message": f"Must be a valid boolean: true or false, in lower case (got {text!r}).",
+        }
+    ]
+    assert not Submission.objects.exists()
+
+
+@pytest.mark.parametrize("text", ["true", "false"])
+def test_allow_new_datasets_takes_true_and_false(researcher, benchmark, text):
+    response = upload(client_for(researcher), GOOD_LONG, allow_new_datasets=text)
+    assert response.status_code == 201, response.json()
+
+
+def test_a_boolean_query_parameter_is_exactly_true_or_false():
+    """Every view's query serializer (none has a boolean yet) holds the same rule."""
+    from rest_framework import serializers
+
+    from leaderboard.api.common import QuerySerializer
+
+    class Query(QuerySerializer):
+        flag = serializers.BooleanField(required=False)
+
+    for text in ("true", "false"):
+        query = Query(data={"flag": text})
+        assert query.is_valid(), query.errors
+        assert query.validated_data["flag"] is (text == "true")
+    for text in ("True", "TRUE", "1", "yes"):
+        query = Query(data={"flag": text})
+        assert not query.is_valid()
+        assert "true or false" in str(query.errors["flag"][0])

@@ -135,3 +135,14 @@ def test_cannot_withdraw_someone_elses_submission(client):
     assert client.post(f"/account/submissions/{theirs.pk}/withdraw/").status_code == 404
     theirs.refresh_from_db()
     assert theirs.status == Submission.Status.PENDING
+
+
+def test_withdrawing_twice_on_the_site_says_it_is_already_withdrawn(client):
+    researcher = make_user("researcher")
+    mine = make_submission(make_benchmark("study"), "mine", {"d1": 0.5}, submitter=researcher)
+    client.force_login(researcher)
+    path = f"/account/submissions/{mine.pk}/withdraw/"
+    assert client.post(path).status_code == 302
+    second = client.post(path, follow=True)  # a second tab, a double click
+    assert second.status_code == 200
+    assert f"submission {mine.pk} is already withdrawn" in second.content.decode()

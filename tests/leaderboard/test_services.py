@@ -8,6 +8,7 @@ from leaderboard.models import Benchmark, Score, Submission
 from leaderboard.services import (
     PermissionDenied,
     ScoreInput,
+    StateConflict,
     SubmissionInput,
     ValidationFailed,
     benchmark_create,
@@ -261,3 +262,20 @@ def test_the_default_control_names_one_of_the_benchmarks_algorithms():
     with pytest.raises(ValidationFailed) as caught:
         make_benchmark("fresh", control_algorithm="alpha")  # no algorithms yet
     assert "no algorithm named 'alpha'" in caught.value.problems[0].message
+
+
+def test_no_op_and_impossible_state_changes_are_conflicts_decided_in_the_service():
+    maintainer = make_user("maintainer")
+    benchmark = make_benchmark()
+    benchmark.maintainers.add(maintainer)
+    submission = make_submission(benchmark, "alg", {"d1": 1.0})
+    submission_withdraw(submission=submission, user=maintainer)
+    revision = requested_revision(benchmark)
+    for change in (submission_accept, submission_reject, submission_withdraw):
+        with pytest.raises(StateConflict, match=r"(is|already) withdrawn"):
+            change(submission=submission, user=maintainer)
+    assert requested_revision(benchmark) == revision  # nothing recomputed
+    accepted = make_submission(benchmark, "other", {"d1": 2.0})
+    submission_accept(submission=accepted)  # the system itself (user=None)
+    with pytest.raises(StateConflict, match="already accepted"):
+        submission_accept(submission=accepted)
