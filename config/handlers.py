@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import sys
 
+from django.conf import settings
+from django.core.exceptions import RequestDataTooBig, TooManyFieldsSent, TooManyFilesSent
 from django.http import HttpResponse, JsonResponse
 from django.template.loader import render_to_string
 from django.views import defaults
@@ -37,9 +39,22 @@ def unavailable_page() -> HttpResponse:
     return response
 
 
+def _bound_exceeded(exception) -> str | None:
+    """What a request over one of Django's bounds exceeded, named with its limit."""
+    if isinstance(exception, TooManyFieldsSent):
+        limit = settings.DATA_UPLOAD_MAX_NUMBER_FIELDS
+        return f"Too many query or form parameters: at most {limit} per request."
+    if isinstance(exception, TooManyFilesSent):
+        return f"Too many files: at most {settings.DATA_UPLOAD_MAX_NUMBER_FILES} per request."
+    if isinstance(exception, RequestDataTooBig):
+        limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+        return f"The request body is larger than {limit} bytes."
+    return None
+
+
 def bad_request(request, exception, template_name=defaults.ERROR_400_TEMPLATE_NAME):
     if _is_api(request):
-        return _json(400, "Bad request.")
+        return _json(400, _bound_exceeded(exception) or "Bad request.")
     return defaults.bad_request(request, exception, template_name)
 
 

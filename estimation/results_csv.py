@@ -34,10 +34,13 @@ Rules
 * Memory and time grow linearly with the file's size, whatever its content: the
   cross-row checks number only the labels and groups that occur.
 * Names (datasets, algorithms, metrics) may not hold control characters (NUL, tab,
-  newline, ...): each is reported with its line and column.
+  newline, ...) nor invisible ones (bidi overrides such as U+202E, zero-width spaces,
+  line separators, lone surrogates): each is reported with its line and column.
 * Quoting is strict: a quote opened must be closed, and nothing (not even a space) may
   follow a closing quote; whitespace elsewhere around fields is ignored.
-* Scores must be finite numbers; ``nan``, ``inf``, ``Infinity`` are rejected.
+* Scores must be finite numbers written in ASCII; ``nan``, ``inf``, ``Infinity``,
+  ``1e400``, ``1,5``, ``0x10``, ``1_0`` and full-width or other non-ASCII digits are
+  rejected. ``-0`` is stored as zero.
 * A record (dataset, algorithm, fold, metric) may appear once; a repeat names the line
   of the first occurrence.
 * Folds are non-negative integers, given on every row or on none. Within a dataset
@@ -63,6 +66,7 @@ import math
 import os
 import re
 import sys
+import unicodedata
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from functools import cached_property
@@ -95,6 +99,11 @@ _RANK_TOL = 1e-9
 _BOM = b"\xef\xbb\xbf"
 # C0 controls and DEL: never part of a name, and PostgreSQL text cannot hold NUL.
 _CONTROL = re.compile("[\x00-\x1f\x7f]")
+# Beyond ASCII, the Unicode categories a name may not hold: controls (C1), format
+# characters (bidi overrides that reorder what a reader sees, zero-width spaces and
+# joiners that make two names look alike, the BOM), lone surrogates (not encodable in
+# UTF-8: PostgreSQL refuses them), and line/paragraph separators.
+_INVISIBLE_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp"})
 
 
 @dataclass(frozen=True)
@@ -416,14 +425,41 @@ def _csv_problem(exc: csv.Error) -> str:
 
 
 def control_character_problem(name: str) -> str | None:
-    """Why ``name`` cannot be stored (a control character), or None."""
-    found = _CONTROL.search(name)
-    if found is None:
-        return None
+    """Why ``name`` cannot be stored (a control or invisible character), or None.
+
+    The one rule for every name and one-line text (datasets, algorithms, metrics,
+    titles, tokens, query parameters). ASCII names take one regex; others are checked
+    character by character only when ``str.isprintable`` (C speed) finds something.
+    """
+    if name.isascii():
+        found = _CONTROL.search(name)
+        if found is None:
+            return None
+        position, char = found.start(), found.group()
+    else:
+        if name.isprintable():
+            return None  # no Cc, Cf, Cs, Zl or Zp (isprintable is False for each)
+        hits = (
+            (i, c) for i, c in enumerate(name) if unicodedata.category(c) in _INVISIBLE_CATEGORIES
+        )
+        position, char = next(hits, (-1, ""))
+        if position < 0:
+            return None  # only spaces such as U+00A0, or private-use characters
+    label = "control" if unicodedata.category(char) == "Cc" else "invisible"
     return (
-        f"contains the control character U+{ord(found.group()):04X} at position "
-        f"{found.start() + 1}: names may not hold control characters"
+        f"contains the {label} character U+{ord(char):04X} at position "
+        f"{position + 1}: names may not hold control or invisible characters"
     )
+
+
+_PLAIN_NUMBER = " (write numbers in ASCII digits with a '.' decimal point, e.g. 0.5 or 1e-3)"
+
+
+def _plain_number(raw: str) -> bool:
+    """Whether a text ``float`` accepted is written as people and pandas write numbers:
+    ``float`` also takes ``1_0`` and non-ASCII digits (full-width ``１``, Arabic-Indic
+    ``١``), which a reader of the file would not see as the number stored."""
+    return raw.isascii() and "_" not in raw
 
 
 def _number_problem(raw: str, what: str) -> str:
@@ -634,8 +670,8 @@ class _Parser:
                 errors.add(line, c_value, _number_problem(raw, what))
                 ok = False
             else:
-                if "_" in raw:
-                    errors.add(line, c_value, f"{raw!r} is not a number")
+                if not _plain_number(raw):
+                    errors.add(line, c_value, f"{raw!r} is not a number{_PLAIN_NUMBER}")
                     ok = False
                 elif not isfinite(value):
                     errors.add(line, c_value, f"{raw!r} is not a finite number")
@@ -910,8 +946,8 @@ class _Parser:
                 except ValueError:
                     errors.add(line, name, f"{raw!r} is not a number")
                     continue
-                if "_" in raw:
-                    errors.add(line, name, f"{raw!r} is not a number")
+                if not _plain_number(raw):
+                    errors.add(line, name, f"{raw!r} is not a number{_PLAIN_NUMBER}")
                 elif not isfinite(value):
                     errors.add(line, name, f"{raw!r} is not a finite number")
                 elif code >= 0:

@@ -227,6 +227,7 @@ def benchmark_create(
     metrics = list(metrics)
     problems = _metric_problems(metrics) + _analysis_cost_problems(fields)
     problems += _control_problems(fields, benchmark=None)
+    problems += _text_field_problems({"title": title, **fields})
     if Benchmark.objects.filter(slug=slug).exists():
         problems.append(Problem(f"a benchmark with slug {slug!r} already exists", "slug"))
     if problems:
@@ -287,6 +288,49 @@ def _control_problems(fields: dict, *, benchmark: Benchmark | None) -> list[Prob
     return []
 
 
+MAX_TEXT_LENGTH = 20_000  # a description, citation or note: pages of text, not a data store
+# Benchmark fields shown on one line (titles, table cells) and those that are prose.
+_ONE_LINE_FIELDS = ("title", "licence", "control_algorithm")
+_PROSE_FIELDS = ("description", "citation")
+# In prose, line breaks and tabs are text; other C0 controls, DEL and lone surrogates
+# (which UTF-8 and PostgreSQL cannot hold) are not.
+_PROSE_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ud800-\udfff]")
+
+
+def text_problem(text: str, *, prose: bool = False, max_length: int | None = None) -> str | None:
+    """Why ``text`` cannot be stored, or None: the one rule for every user text.
+
+    One-line texts (names, titles, token names) follow
+    :func:`~estimation.results_csv.control_character_problem` (no control or invisible
+    characters); prose (descriptions, citations, notes) may hold line breaks and tabs,
+    and at most ``MAX_TEXT_LENGTH`` characters unless ``max_length`` says otherwise.
+    """
+    if not isinstance(text, str):
+        return "must be text"
+    limit = max_length if max_length is not None else (MAX_TEXT_LENGTH if prose else None)
+    if limit is not None and len(text) > limit:
+        return f"is {len(text)} characters long; the limit is {limit}"
+    if not prose:
+        return control_character_problem(text)
+    if found := _PROSE_CONTROL.search(text):
+        return (
+            f"contains the control character U+{ord(found.group()):04X} at position "
+            f"{found.start() + 1}"
+        )
+    return None
+
+
+def _text_field_problems(fields: dict) -> list[Problem]:
+    """Benchmark texts: one-line fields without control or invisible characters, prose
+    within MAX_TEXT_LENGTH (lengths of one-line fields are the model's)."""
+    problems = []
+    for name, value in fields.items():
+        if isinstance(value, str) and (name in _ONE_LINE_FIELDS or name in _PROSE_FIELDS):
+            if problem := text_problem(value, prose=name in _PROSE_FIELDS):
+                problems.append(Problem(f"{name} {problem}", name))
+    return problems
+
+
 def _full_clean(instance) -> None:
     """Model validation, reported like every other refused input."""
     try:
@@ -301,15 +345,24 @@ def _full_clean(instance) -> None:
         ) from None
 
 
+MAX_METRICS = 50  # each metric is a leaderboard the engine recomputes
+MAX_METRIC_NAME_LENGTH = 100  # Metric.name
+
+
 def _metric_problems(metrics: list[tuple[str, str]]) -> list[Problem]:
     problems = []
     if not metrics:
         problems.append(Problem("a benchmark needs at least one metric", "metrics"))
+    if len(metrics) > MAX_METRICS:
+        return [Problem(f"at most {MAX_METRICS} metrics, got {len(metrics)}", "metrics")]
     seen = set()
     directions = {choice.value for choice in Metric.Direction}
     for name, direction in metrics:
-        if not name.strip():
+        if not isinstance(name, str) or not name.strip():
             problems.append(Problem("a metric needs a name", "metrics"))
+            continue
+        if problem := text_problem(name, max_length=MAX_METRIC_NAME_LENGTH):
+            problems.append(Problem(f"metric name {name[:40]!r} {problem}", "metrics"))
         if name in seen:
             problems.append(Problem(f"metric {name!r} is listed twice", "metrics"))
         seen.add(name)
@@ -333,8 +386,10 @@ def benchmark_update(*, benchmark: Benchmark, user, **changes) -> Benchmark:
         raise ValidationFailed(
             [Problem("this field cannot be changed", name) for name in sorted(unknown)]
         )
-    if problems := _analysis_cost_problems(changes) + _control_problems(
-        changes, benchmark=benchmark
+    if problems := (
+        _analysis_cost_problems(changes)
+        + _control_problems(changes, benchmark=benchmark)
+        + _text_field_problems(changes)
     ):
         raise ValidationFailed(problems)
     if "control_algorithm" in changes:
@@ -364,11 +419,9 @@ def benchmark_datasets_add(*, benchmark: Benchmark, user, names: Sequence[str]) 
     _require_maintainer(user=user, benchmark=benchmark)
     wanted = list(dict.fromkeys(name.strip() for name in names if name.strip()))
     problems = [
-        Problem(
-            f"dataset name {name[:40]!r}... is longer than {MAX_NAME_LENGTH} characters", "names"
-        )
+        Problem(f"dataset name {name[:40]!r} {problem}", "names")
         for name in wanted
-        if len(name) > MAX_NAME_LENGTH
+        if (problem := text_problem(name, max_length=MAX_NAME_LENGTH))
     ]
     if not wanted:
         problems.append(Problem("give at least one dataset name", "names"))
@@ -1032,8 +1085,8 @@ def _entry_problems(benchmark, entries, metrics, primary, datasets, algorithms) 
         ):
             if problem := control_character_problem(text):
                 problems.append(Problem(f"{field_name} {problem}", field_name))
-        if "\x00" in entry.note:
-            problems.append(Problem("the note contains a NUL character", "note"))
+        if problem := text_problem(entry.note, prose=True):
+            problems.append(Problem(f"note {problem}", "note"))
         if entry.algorithm_url and (problem := url_problem(entry.algorithm_url)):
             problems.append(Problem(f"algorithm_url {problem}", "algorithm_url"))
         if name and name not in algorithms and not benchmark.allow_new_algorithms:
@@ -1291,6 +1344,8 @@ def _transition_check(*, submission: Submission, action: str) -> None:
 
 
 def _decide(*, submission: Submission, user, status: str, note: str) -> Submission:
+    if problem := text_problem(note, prose=True):
+        raise ValidationFailed([Problem(f"note {problem}", "note")])
     submission.status = status
     submission.decision_note = note
     submission.decided_by = user
@@ -1411,6 +1466,8 @@ def api_token_create(*, user, name: str) -> tuple[ApiToken, str]:
         problems.append(Problem("a token needs a name", "name"))
     elif len(name) > ApiToken._meta.get_field("name").max_length:
         problems.append(Problem("the name is longer than 100 characters", "name"))
+    elif problem := control_character_problem(name):
+        problems.append(Problem(f"the name {problem}", "name"))
     active = ApiToken.objects.select_for_update().filter(user=user, revoked_at__isnull=True)
     if len(active) >= MAX_ACTIVE_API_TOKENS:
         problems.append(

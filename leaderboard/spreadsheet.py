@@ -5,6 +5,9 @@ some also after a leading tab or carriage return) as a formula, so a name such a
 ``=cmd|'/c calc'!A1`` would run on the reader's machine (OWASP "CSV injection"). Text
 cells that start with one of those characters get a leading apostrophe, which
 spreadsheets show as text and ``pandas.read_csv`` reads back as part of the string.
+The check looks past leading spaces and quotes (``  =1``, ``"=1``) and reads the
+first character in its compatibility form (NFKC), so full-width ``＝``, ``＋``, ``－``,
+``＠`` and the small forms count too, as do the minus sign U+2212 and ``|`` (DDE).
 Numbers are written as numbers (``-0.5`` stays a number). Every CSV the project
 writes goes through :func:`csv_text`; ``tests/security`` checks that no other module
 opens a ``csv.writer``.
@@ -14,10 +17,25 @@ from __future__ import annotations
 
 import csv
 import io
+import re
+import unicodedata
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 FORMULA_TRIGGERS = ("=", "+", "-", "@", "\t", "\r", "\n")
+# What a spreadsheet may skip before it reads a formula: whitespace of any width, quotes.
+_LEADING = re.compile("[\\s\"'\uff02\uff07]*")
+# The first character after those, NFKC-folded (full-width "＝" is "="), that starts a
+# formula: the triggers above, the minus sign, and "|" of DDE payloads.
+_FORMULA_STARTS = frozenset(FORMULA_TRIGGERS) | {"\u2212", "|"}
+
+
+def formula_risk(text: str) -> bool:
+    """Whether a spreadsheet could read ``text`` as a formula (see the module's notes)."""
+    if text.startswith(FORMULA_TRIGGERS):
+        return True
+    head = text[_LEADING.match(text).end() :][:1]
+    return bool(head) and unicodedata.normalize("NFKC", head)[:1] in _FORMULA_STARTS
 
 
 def spreadsheet_cell(value: Any) -> Any:
@@ -25,7 +43,7 @@ def spreadsheet_cell(value: Any) -> Any:
     prefixed with ``'``; ``None`` becomes an empty cell; numbers are left alone."""
     if value is None:
         return ""
-    if isinstance(value, str) and value.startswith(FORMULA_TRIGGERS):
+    if isinstance(value, str) and formula_risk(value):
         return "'" + value
     return value
 
@@ -38,8 +56,7 @@ def spreadsheet_comment(text: str) -> str:
     """
     pieces = text.replace("\r", " ").replace("\n", " ").split(",")
     return ",".join(
-        piece if not piece.lstrip(" ").startswith(FORMULA_TRIGGERS) else "'" + piece.lstrip(" ")
-        for piece in pieces
+        piece if not formula_risk(piece) else "'" + piece.lstrip(" ") for piece in pieces
     )
 
 

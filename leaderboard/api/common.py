@@ -9,13 +9,13 @@ from django.conf import settings
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema_field
 from rest_framework import serializers
-from rest_framework.exceptions import NotFound
-from rest_framework.parsers import JSONParser
+from rest_framework.exceptions import NotFound, ParseError
+from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
 from rest_framework.utils import html
 from rest_framework.views import APIView
 
 from estimation.results_csv import control_character_problem
-from leaderboard.api.errors import PayloadTooLarge
+from leaderboard.api.errors import PayloadTooLarge, UnsupportedContentEncoding
 from leaderboard.models import Benchmark, Metric, Submission
 from leaderboard.selectors import (
     benchmark_get_visible,
@@ -205,6 +205,17 @@ class MetricQuerySerializer(QuerySerializer):
     )
 
 
+class BoundedJSONParser(JSONParser):
+    """JSON nested deeper than Python's recursion allows (``[[[[...`` a megabyte deep)
+    is a 400 that says so; DRF catches only ``ValueError`` and answered 500."""
+
+    def parse(self, stream, media_type=None, parser_context=None):
+        try:
+            return super().parse(stream, media_type, parser_context)
+        except RecursionError:
+            raise ParseError("JSON parse error - the body is nested too deeply") from None
+
+
 class ApiView(APIView):
     """Checks the query (``query_serializer_class``; the result is ``self.query``) and
     refuses a body over ``max_body_bytes()`` from its Content-Length, before reading it.
@@ -215,6 +226,7 @@ class ApiView(APIView):
 
     query_serializer_class: type[QuerySerializer] | None = None
     query: dict = {}
+    parser_classes = [BoundedJSONParser, FormParser, MultiPartParser]
 
     def get_query_serializer_class(self) -> type[QuerySerializer]:
         if self.query_serializer_class is not None:
@@ -233,6 +245,12 @@ class ApiView(APIView):
         limit = self.max_body_bytes()
         if limit is not None and length > limit:
             raise PayloadTooLarge(too_large_message(length, limit))
+        encoding = request.META.get("HTTP_CONTENT_ENCODING", "").strip().lower()
+        if encoding not in ("", "identity"):
+            raise UnsupportedContentEncoding(
+                f"Content-Encoding {encoding[:40]!r} is not accepted: send the body "
+                "uncompressed (it is bounded by its size on the wire)."
+            )
         super().initial(request, *args, **kwargs)
         query = self.get_query_serializer_class()(data=request.query_params)
         query.is_valid(raise_exception=True)
@@ -246,7 +264,7 @@ def too_large_message(size: int, limit: int) -> str:
     )
 
 
-class NonFiniteJSONParser(JSONParser):
+class NonFiniteJSONParser(BoundedJSONParser):
     """Reads NaN and Infinity as numbers, so that the services name the score at fault."""
 
     strict = False

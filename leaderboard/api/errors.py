@@ -67,6 +67,15 @@ class PayloadTooLarge(exceptions.APIException):
     default_code = "payload_too_large"
 
 
+class UnsupportedContentEncoding(exceptions.APIException):
+    """A compressed request body: refused before reading, since a few kilobytes of gzip
+    can inflate to gigabytes that no size limit on the wire would see."""
+
+    status_code = status.HTTP_415_UNSUPPORTED_MEDIA_TYPE
+    default_detail = "Compressed request bodies are not accepted."
+    default_code = "unsupported_content_encoding"
+
+
 def max_problems() -> int:
     return getattr(settings, "PODIUM_API_MAX_PROBLEMS", 100)
 

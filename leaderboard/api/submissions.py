@@ -10,7 +10,7 @@ from django.utils import timezone
 from drf_spectacular.utils import extend_schema, extend_schema_field
 from rest_framework import serializers, status
 from rest_framework.exceptions import NotFound
-from rest_framework.parsers import JSONParser, MultiPartParser
+from rest_framework.parsers import MultiPartParser
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -19,6 +19,7 @@ from rest_framework.reverse import reverse
 from estimation.results_csv import FORMATS, parse_results_csv
 from leaderboard.api.common import (
     ApiView,
+    BoundedJSONParser,
     NonFiniteJSONParser,
     PageQuerySerializer,
     ScoreValueField,
@@ -403,7 +404,7 @@ class _DecisionApi(ApiView):
     form-encoded body (which cannot say "not an object": `true` read as {}) is refused."""
 
     permission_classes = [IsAuthenticated]
-    parser_classes = [JSONParser]
+    parser_classes = [BoundedJSONParser]
 
 
 class SubmissionAcceptApi(_DecisionApi):

@@ -331,7 +331,8 @@ def test_empty_names_and_bad_scores_are_all_reported_with_line_and_column():
         "line 8, column \"score\": '-inf' is not a finite number",
         "line 9, column \"score\": 'Infinity' is not a finite number",
         'line 10, column "score": empty score (leave the row out for a missing result)',
-        "line 11, column \"score\": '1_000' is not a number",
+        "line 11, column \"score\": '1_000' is not a number (write numbers in ASCII digits "
+        "with a '.' decimal point, e.g. 0.5 or 1e-3)",
         "line 12, column \"score\": '1e999' is not a finite number",
     ]
 
