@@ -9,9 +9,11 @@ Every test here is marked ``browser``. The pieces, each a fixture:
 * ``page`` (desktop, 1280x900), ``phone_page`` (375x740, mobile), ``no_js_page``
   (JavaScript off) and ``new_page(**context_options)`` for anything else; each page
   records its requests, console errors and uncaught exceptions in ``page_log``, refuses
-  (and records) every request to a host other than the live server, and a test fails at
-  teardown if any such request or error happened (``page_log.allow_console_errors()``
-  opts a test out of the console part);
+  (and records) every request to a host other than the live server, and every
+  Content-Security-Policy violation (a ``securitypolicyviolation`` event or the browser's
+  CSP console error), and a test fails at teardown if any such request, violation or
+  error happened (``page_log.allow_console_errors()`` opts a test out of the console
+  part, never out of the CSP part);
 * ``screenshot(page, name)``: a full-page PNG at ``var/screenshots/<test>-<name>.png``;
   ``PODIUM_SCREENSHOTS=0`` turns them off;
 * ``log_in(page, user)``: a Django session for ``user`` in the page's browser context;
@@ -58,6 +60,16 @@ PHONE = {"width": 375, "height": 740}
 TIMEOUT_MS = 10_000
 # URL schemes that never leave the browser.
 LOCAL_SCHEMES = ("data", "blob", "about", "chrome-error")
+# Reports every Content-Security-Policy violation of a page to the test (Playwright adds it
+# to each document outside the page's CSP, before the page's own markup is parsed).
+CSP_LISTENER = """
+document.addEventListener('securitypolicyviolation', (e) => {
+    window.podiumCspViolation(`${e.effectiveDirective} refused ${e.blockedURI || 'inline'}`
+        + ` at ${e.sourceFile || document.URL}:${e.lineNumber}: ${e.sample || ''}`);
+}, true);
+"""
+# How Chromium words the console error of a violation.
+CSP_CONSOLE = re.compile(r"Content Security Policy", re.IGNORECASE)
 
 HERE = Path(__file__).resolve().parent
 
@@ -233,6 +245,7 @@ class PageLog:
     foreign_requests: list[str] = field(default_factory=list)
     console_errors: list[str] = field(default_factory=list)
     page_errors: list[str] = field(default_factory=list)
+    csp_violations: list[str] = field(default_factory=list)
     check_console: bool = True
 
     def allow_console_errors(self) -> None:
@@ -240,6 +253,7 @@ class PageLog:
 
     def problems(self) -> list[str]:
         found = [f"request to another host: {url}" for url in self.foreign_requests]
+        found += [f"Content-Security-Policy violation: {text}" for text in self.csp_violations]
         if self.check_console:
             found += [f"console error: {text}" for text in self.console_errors]
             found += [f"uncaught exception: {text}" for text in self.page_errors]
@@ -275,14 +289,13 @@ def new_page(request, browser, page_log) -> Iterator[Callable]:
                 route.abort()
 
         context.route("**/*", route)
+        context.expose_function(
+            "podiumCspViolation", lambda text: page_log.csp_violations.append(text)
+        )
+        context.add_init_script(CSP_LISTENER)
         page = context.new_page()
         page.on("request", lambda req: page_log.requests.append(req.url))
-        page.on(
-            "console",
-            lambda msg: page_log.console_errors.append(f"{msg.text} ({msg.location})")
-            if msg.type == "error"
-            else None,
-        )
+        page.on("console", lambda msg: record_console(page_log, msg))
         page.on("pageerror", lambda exc: page_log.page_errors.append(str(exc)))
         return page
 
@@ -292,6 +305,16 @@ def new_page(request, browser, page_log) -> Iterator[Callable]:
     problems = page_log.problems()
     if problems and not getattr(request.node, "rep_call_failed", False):
         pytest.fail("the pages of this test misbehaved:\n  " + "\n  ".join(problems))
+
+
+def record_console(page_log: PageLog, msg) -> None:
+    text = f"{msg.text} ({msg.location})"
+    # A refused frame (frame-ancestors) is the framed page's policy at work against a
+    # foreign parent, not markup of ours breaking the policy: an ordinary console error.
+    if CSP_CONSOLE.search(msg.text) and "frame-ancestors" not in msg.text:
+        page_log.csp_violations.append(text)
+    elif msg.type == "error":
+        page_log.console_errors.append(text)
 
 
 @pytest.hookimpl(wrapper=True, tryfirst=True)

@@ -196,9 +196,9 @@ def document(key: str, title: str, description: str, width: float, height: float
     title_id, desc_id = f"{key}-title", f"{key}-desc"
     return (
         f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {num(width)} {num(height)}"'
-        f' width="100%" role="img" aria-labelledby="{title_id} {desc_id}"'
+        f' width="{num(width)}" role="img" aria-labelledby="{title_id} {desc_id}"'
         f' class="chart-svg" data-testid="{escape(key)}-svg"'
-        f' style="max-width: {num(width)}px" font-family="{escape(FONT)}" font-size="12"'
+        f' font-family="{escape(FONT)}" font-size="12"'
         f' fill="{INK}">'
         f'<title id="{title_id}">{escape(title)}</title>'
         f'<desc id="{desc_id}">{escape(description)}</desc>'
