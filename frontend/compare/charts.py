@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from frontend.compare.head_to_head import HeadToHead
 from frontend.compare.pareto import ParetoView
 from frontend.explore.charts import layout
-from frontend.explore.charts.layout import BLUE, GRID, MUTED, ORANGE, Chart, line, rect, text
+from frontend.explore.charts.layout import BLUE, MUTED, ORANGE, Chart, line, rect, text
 
 MAX_DIFFERENCE_ROWS = 60
 
@@ -77,10 +77,13 @@ def difference_chart(pair: HeadToHead, metric_name: str) -> Chart:
         )
         outcome = {"win": "A ahead", "loss": "B ahead", "tie": "tie", "none": "no comparison"}
         parts.append(
-            f'<g data-dataset="{layout.escape(row.dataset)}">'
-            f"{layout.tooltip(f'{row.dataset}: {value:+.4g} ({outcome[row.outcome]})')}"
-            f"{text(left - 8, y + row_h / 2 + 4, layout.truncate(row.dataset, left - 12), text_anchor='end', font_size=11)}"
-            f"{bar}</g>"
+            layout.element(
+                "g",
+                layout.tooltip(f"{row.dataset}: {value:+.4g} ({outcome[row.outcome]})")
+                + layout.row_label(left - 8, y + row_h / 2, row.dataset, left - 12, font_size=11)
+                + bar,
+                data_dataset=row.dataset,
+            )
         )
     parts.append(line(zero, top - 2, zero, bottom + 4, stroke=MUTED))
     height = bottom + 44
@@ -143,16 +146,8 @@ def pareto_chart(view: ParetoView) -> Chart:
 
     x_ticks, y_ticks = ticks_for(xs), ticks_for(ys)
     # Better is right and up: a lower-is-better axis runs from high to low.
-    x = (
-        layout.scale(x_ticks[0], x_ticks[-1], left, right)
-        if x_metric.higher_is_better
-        else layout.scale(x_ticks[-1], x_ticks[0], left, right)
-    )
-    y = (
-        layout.scale(y_ticks[0], y_ticks[-1], bottom, top)
-        if y_metric.higher_is_better
-        else layout.scale(y_ticks[-1], y_ticks[0], bottom, top)
-    )
+    x = layout.directed_scale(x_ticks, left, right, higher_is_better=x_metric.higher_is_better)
+    y = layout.directed_scale(y_ticks, bottom, top, higher_is_better=y_metric.higher_is_better)
     parts = [
         layout.x_axis(
             sorted(x_ticks, key=x),
@@ -161,25 +156,15 @@ def pareto_chart(view: ParetoView) -> Chart:
             label=f"{x_metric.name} ({x_metric.direction_text}; better →)",
             label_x=(left + right) / 2,
             grid_top=top,
-        )
+        ),
+        layout.y_axis(
+            y_ticks,
+            y,
+            left,
+            grid_right=right,
+            label=f"{y_metric.name} ({y_metric.direction_text}; better ↑)",
+        ),
     ]
-    for tick in y_ticks:
-        parts.append(line(left, y(tick), right, y(tick), stroke=GRID))
-        parts.append(
-            text(
-                left - 6,
-                y(tick) + 4,
-                layout.tick_label(tick, y_ticks),
-                text_anchor="end",
-                font_size=11,
-                fill=MUTED,
-            )
-        )
-    parts.append(
-        f'<text x="14" y="{layout.num((top + bottom) / 2)}" font-size="12" text-anchor="middle" '
-        f'transform="rotate(-90 14 {layout.num((top + bottom) / 2)})">'
-        f"{layout.escape(f'{y_metric.name} ({y_metric.direction_text}; better ↑)')}</text>"
-    )
     front = sorted((p for p in points if p.on_front), key=lambda p: x(p.values[0]))
     if len(front) > 1:
         path = " ".join(
@@ -187,8 +172,9 @@ def pareto_chart(view: ParetoView) -> Chart:
             for i, p in enumerate(front)
         )
         parts.append(
-            f'<path d="{path}" fill="none" stroke="{BLUE}" stroke-width="2" '
-            'stroke-dasharray="5 3"/>'
+            layout.element(
+                "path", d=path, fill="none", stroke=BLUE, stroke_width=2, stroke_dasharray="5 3"
+            )
         )
     labelled = 0
     for point in sorted(points, key=lambda p: p.on_front):
@@ -212,11 +198,22 @@ def pareto_chart(view: ParetoView) -> Chart:
                 text_anchor=anchor,
                 fill=BLUE,
             )
+        marker = layout.element(
+            "circle",
+            cx=layout.num(cx),
+            cy=layout.num(cy),
+            r=radius,
+            fill=colour,
+            fill_opacity="0.95" if point.on_front else "0.6",
+            stroke="#ffffff",
+        )
         parts.append(
-            f'<g data-algorithm="{layout.escape(point.algorithm)}"'
-            f' data-front="{"yes" if point.on_front else "no"}">{layout.tooltip(shown)}'
-            f'<circle cx="{layout.num(cx)}" cy="{layout.num(cy)}" r="{radius}" fill="{colour}"'
-            f' fill-opacity="{"0.95" if point.on_front else "0.6"}" stroke="#ffffff"/>{label}</g>'
+            layout.element(
+                "g",
+                layout.tooltip(shown) + marker + label,
+                data_algorithm=point.algorithm,
+                data_front="yes" if point.on_front else "no",
+            )
         )
     description = (
         f"Each algorithm's mean {x_metric.name} across datasets against its mean "

@@ -347,6 +347,14 @@ def _leaderboard_context(
     return context
 
 
+# The notice the live page includes; its fragment renders the same template.
+FAILURE_TEMPLATE = "frontend/readers/_recompute_failure.html"
+
+
+def _failure(benchmark: Benchmark, metric: Metric | None):
+    return snapshot_failure(benchmark=benchmark, metric=metric) if metric is not None else None
+
+
 def benchmark_leaderboard(request: HttpRequest, slug: str) -> HttpResponse:
     benchmark, metric, metrics = _readable(request, slug)
     snapshot = (
@@ -356,13 +364,23 @@ def benchmark_leaderboard(request: HttpRequest, slug: str) -> HttpResponse:
         request, benchmark=benchmark, metric=metric, metrics=metrics, snapshot=snapshot, live=True
     )
     context["is_maintainer"] = user_is_maintainer(user=request.user, benchmark=benchmark)
-    context["failure"] = (
-        snapshot_failure(benchmark=benchmark, metric=metric) if metric is not None else None
-    )
+    context["failure"] = _failure(benchmark, metric)
     context["client_config"]["failureVersion"] = (
         context["failure"].version if context["failure"] else None
     )
+    context["client_config"]["failureUrl"] = _url(
+        "benchmark-failure-fragment", context["metric_query"], slug=slug
+    )
     return render(request, "frontend/benchmark_leaderboard.html", context)
+
+
+def benchmark_failure_fragment(request: HttpRequest, slug: str) -> HttpResponse:
+    """The live page's recompute-failure notice alone (empty when nothing failed): what
+    leaderboard.js swaps in when the status says the failure changed."""
+    benchmark, metric, _metrics = _readable(request, slug)
+    response = render(request, FAILURE_TEMPLATE, {"failure": _failure(benchmark, metric)})
+    response["X-Robots-Tag"] = "noindex"
+    return response
 
 
 def live_board_context(request: HttpRequest, slug: str) -> dict:

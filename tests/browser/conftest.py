@@ -5,7 +5,7 @@ Every test here is marked ``browser``. The pieces, each a fixture:
 * ``browser``: one headless Chromium (``/usr/bin/chromium``, installed by
   ``scripts/ensure_browser.sh``) for the whole ``tests/browser`` package;
 * ``demo_site``: the live server (a thread serving the app against the test PostgreSQL
-  database) with the three demo benchmarks and their ready snapshots loaded;
+  database) with the demo benchmarks and their ready snapshots loaded;
 * ``page`` (desktop, 1280x900), ``phone_page`` (375x740, mobile), ``no_js_page``
   (JavaScript off) and ``new_page(**context_options)`` for anything else; each page
   records its requests, console errors and uncaught exceptions in ``page_log``, refuses

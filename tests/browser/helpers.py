@@ -8,7 +8,12 @@ from __future__ import annotations
 
 from typing import Any
 
-DEMO_SLUGS = ("demsar-2006", "tabzilla-hard-top3", "simulated-new-vs-old")
+DEMO_SLUGS = (
+    "demsar-2006",
+    "tabzilla-hard-top3",
+    "simulated-new-vs-old",
+    "tabzilla-accuracy-log-loss",
+)
 
 # --- locators ---------------------------------------------------------------------------
 

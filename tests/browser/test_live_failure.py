@@ -34,6 +34,8 @@ def test_open_leaderboard_shows_that_the_newest_input_failed(
     expect(helpers.leaderboard_rows(page)).to_have_count(2)
     expect(page.get_by_test_id("recompute-failure")).to_have_count(0)
     page.evaluate("() => { window.__sameDocument = true; }")
+    fetched = []
+    page.on("request", lambda request: fetched.append(request.url))
 
     submission_reject(submission=b, user=maintainer)  # a alone cannot be analysed
     notice = page.get_by_test_id("recompute-failure")
@@ -42,4 +44,7 @@ def test_open_leaderboard_shows_that_the_newest_input_failed(
     expect(notice).to_contain_text("b (rejected)")
     expect(helpers.leaderboard_rows(page)).to_have_count(2)  # still the older results
     assert page.evaluate("() => window.__sameDocument === true"), "the page was reloaded"
+    # Only the notice's fragment is fetched, never the page's HTML again.
+    assert empty_site.url("benchmark-failure-fragment", "fragile") in fetched, fetched
+    assert empty_site.url("benchmark-leaderboard", "fragile") not in fetched, fetched
     screenshot(page, "newest-input-failed")

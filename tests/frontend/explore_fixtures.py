@@ -1,4 +1,4 @@
-"""The three demo benchmarks with computed snapshots, shared by the explore tests of a module.
+"""The demo benchmarks with computed snapshots, shared by the explore tests of a module.
 
 ``demo_benchmarks[slug]`` is the snapshot's typed sections by name."""
 

@@ -16,10 +16,17 @@ from estimation.core.contract import pair_index
 from estimation.core.pairwise import wilson_interval
 from estimation.core.table import ResultTable
 from estimation.models import ResultSnapshot, SnapshotSection
+from estimation.services import result_table_build
 from frontend.compare.converters import AlgorithmNameConverter
 from frontend.compare.links import pair_url_maker
 from frontend.compare.pareto import MetricAxis, pareto_view
-from leaderboard.services import ScoreInput, SubmissionInput, submission_accept, submission_create
+from leaderboard.services import (
+    ScoreInput,
+    SubmissionInput,
+    benchmark_create,
+    submission_accept,
+    submission_create,
+)
 from tests.factories import make_user
 from tests.frontend.explore_fixtures import demo_benchmarks  # noqa: F401
 from tests.frontend.test_readers_support import computed_benchmark, refresh
@@ -273,3 +280,43 @@ def test_pareto_means_are_over_the_datasets_every_algorithm_has():
     assert next(p for p in view.points if p.algorithm == "b").dominated_by == "c"
     empty = pareto_view(axes, [accuracy, ResultTable(("d9",), ("a",), np.array([[1.0]]))])
     assert "fewer than two" in empty.not_applicable
+
+
+def test_head_to_head_values_are_the_engines_fold_means_with_uneven_folds(client):
+    """A dataset's score is the engine's fold mean (exact summation), whatever folds an
+    algorithm lacks: folds 0.8 and 0.9 tie with 0.85 three times, as in the analysis."""
+    benchmark = benchmark_create(
+        slug="uneven-folds", title="Uneven folds", metrics=[("score", "higher")], bootstrap_size=200
+    )
+    folds = {  # {algorithm: {dataset: {fold: value}}}; missing folds on purpose
+        "a": {"d1": {0: 0.8, 1: 0.9}, "d2": {0: 0.1, 1: 0.2, 2: 0.3}, "d3": {1: 0.4}},
+        "b": {"d1": {0: 0.85, 1: 0.85, 2: 0.85}, "d2": {2: 0.2}, "d3": {0: 0.7, 2: 0.1}},
+    }
+    user = make_user("folder")
+    for name, cells in folds.items():
+        scores = [
+            ScoreInput(dataset=dataset, fold=fold, value=value)
+            for dataset, by_fold in cells.items()
+            for fold, value in by_fold.items()
+        ]
+        submission = submission_create(
+            benchmark=benchmark,
+            submitter=user,
+            entry=SubmissionInput(algorithm=name, scores=scores),
+            new_datasets_confirmed=True,
+        )
+        submission_accept(submission=submission)
+    refresh(benchmark)
+    table = result_table_build(benchmark=benchmark, metric=benchmark.metrics.get())
+    engine = {
+        (dataset, name): table.values[i, j]
+        for i, dataset in enumerate(table.datasets)
+        for j, name in enumerate(table.algorithms)
+    }
+    pair = client.get(_pair("uneven-folds", "a", "b")).context["pair"]
+    for row in pair.differences:
+        assert row.value_a == engine[(row.dataset, "a")], row.dataset
+        assert row.value_b == engine[(row.dataset, "b")], row.dataset
+    d1 = next(row for row in pair.differences if row.dataset == "d1")
+    assert d1.value_a == d1.value_b == 0.85 and d1.advantage == 0.0
+    assert d1.outcome == "tie"

@@ -309,3 +309,34 @@ def test_the_page_says_when_no_estimator_predicts_clearly_better(client):
     page = client.get("/b/verdict/").content.decode()
     assert "no estimator predicts clearly better than the win rate here" in page
     assert "predicts best here</span>" not in page
+
+
+def test_failure_fragment_is_the_pages_notice_alone(client):
+    """leaderboard.js fetches the failure notice alone (failureUrl): the same template as
+    the page's slot, empty when nothing failed, for the metric of the page."""
+    from estimation.services import recompute_run
+    from leaderboard.services import submission_reject
+
+    maintainer = make_user("maintainer")
+    benchmark = make_benchmark(slug="fragile")
+    benchmark.maintainers.add(maintainer)
+    submission_accept(submission=make_submission(benchmark, "a", {"d1": 0.9, "d2": 0.2}))
+    b = submission_accept(submission=make_submission(benchmark, "b", {"d1": 0.5, "d2": 0.6}))
+    recompute_run(benchmark_id=benchmark.pk, owner="test")
+    page = client.get("/b/fragile/").content.decode()
+    assert _json_script(page, "leaderboard-config")["failureUrl"] == "/b/fragile/failure/"
+    empty = client.get("/b/fragile/failure/")
+    assert empty.status_code == 200 and empty["X-Robots-Tag"] == "noindex"
+    assert empty.content.decode().strip() == ""
+
+    submission_reject(submission=b, user=maintainer)  # a alone cannot be analysed
+    recompute_run(benchmark_id=benchmark.pk, owner="test")
+    page = client.get("/b/fragile/").content.decode()
+    notice = client.get("/b/fragile/failure/").content.decode().strip()
+    assert 'data-testid="recompute-failure"' in notice and "at least 2 algorithms" in notice
+    assert "<html" not in notice and "<script" not in notice
+    slot_start = page.index('data-testid="recompute-failure-slot">')
+    slot = page[slot_start + len('data-testid="recompute-failure-slot">') :]
+    assert slot.lstrip().startswith(notice)  # one template: exactly what the page shows
+    assert client.get("/b/fragile/failure/?metric=nope").status_code == 404
+    assert client.get("/b/nowhere/failure/").status_code == 404

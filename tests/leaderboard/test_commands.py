@@ -45,6 +45,7 @@ def test_load_demo_is_idempotent_and_recompute_builds_snapshots(capsys):
         "demsar-2006",
         "tabzilla-hard-top3",
         "simulated-new-vs-old",
+        "tabzilla-accuracy-log-loss",
     }
     call_command("recompute", "demsar-2006")
     snapshot = ResultSnapshot.objects.get(benchmark__slug="demsar-2006")

@@ -312,3 +312,47 @@ def x_axis(
         middle = label_x if label_x is not None else (scale(ticks[0]) + scale(ticks[-1])) / 2
         parts.append(text(middle, y + 32, label, text_anchor="middle", font_size=12))
     return "".join(parts)
+
+
+def y_axis(
+    ticks: Sequence[float],
+    scale,
+    x: float,
+    *,
+    grid_right: float | None = None,
+    label: str = "",
+    label_x: float = 14.0,
+    font_size: int = 11,
+    formatter=None,
+) -> str:
+    """A vertical axis: tick labels right-aligned left of ``x``, an optional grid across
+    to ``grid_right``, and an optional label turned to read upwards at ``label_x``."""
+    parts = []
+    for tick in ticks:
+        y = scale(tick)
+        if grid_right is not None:
+            parts.append(line(x, y, grid_right, y, stroke=GRID))
+        shown = formatter(tick) if formatter else tick_label(tick, ticks)
+        parts.append(text(x - 6, y + 4, shown, text_anchor="end", font_size=font_size, fill=MUTED))
+    if label:
+        middle = (scale(ticks[0]) + scale(ticks[-1])) / 2
+        parts.append(
+            text(
+                label_x,
+                middle,
+                label,
+                font_size=12,
+                text_anchor="middle",
+                transform=f"rotate(-90 {num(label_x)} {num(middle)})",
+            )
+        )
+    return "".join(parts)
+
+
+def directed_scale(
+    ticks: Sequence[float], start: float, end: float, *, higher_is_better: bool
+) -> Scale:
+    """The ticks' span onto ``[start, end]`` with better towards ``end``: a lower-is-better
+    metric runs from its highest tick to its lowest."""
+    low, high = (ticks[0], ticks[-1]) if higher_is_better else (ticks[-1], ticks[0])
+    return scale(low, high, start, end)

@@ -11,7 +11,9 @@
  * status endpoint (served version, newest version's status and progress; a few hundred
  * bytes) every few seconds with If-None-Match, so an unchanged status is a 304 with no
  * body; it shows the stage of a running recompute, and when a newer ready version exists
- * swaps in the section's data-refresh fragment. Polling pauses while the tab is hidden.
+ * swaps in the section's data-refresh fragment; when the status says the newest input
+ * failed (or no longer has), it swaps in the failure notice's own fragment (failureUrl).
+ * Polling pauses while the tab is hidden.
  * No external requests.
  */
 (function () {
@@ -201,18 +203,17 @@
   }
 
   /* The notice that the newest input failed: the status answer (304 while unchanged)
-     says whether it changed; the notice itself comes rendered by the server. */
+     says whether it changed; the notice itself is the server's fragment (the template
+     the page includes; empty once nothing has failed). */
   function refreshFailure(status) {
     var failed = status.failure ? status.failure.version : null;
-    if (failed === state.failureVersion) return null;
-    return fetch(window.location.href, { headers: { Accept: "text/html" }, credentials: "same-origin" })
+    if (failed === state.failureVersion || !config.failureUrl) return null;
+    return fetch(config.failureUrl, { headers: { Accept: "text/html" }, credentials: "same-origin" })
       .then(function (response) { return response.ok ? response.text() : null; })
       .then(function (html) {
         var slot = byId("recompute-failure-slot");
-        if (!html || !slot) return;
-        var fresh = new DOMParser().parseFromString(html, "text/html").getElementById("recompute-failure-slot");
-        if (!fresh) return;
-        slot.innerHTML = fresh.innerHTML;
+        if (html === null || !slot) return;
+        slot.innerHTML = html.trim();
         state.failureVersion = failed;
       });
   }
