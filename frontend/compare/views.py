@@ -17,7 +17,7 @@ from frontend.compare import charts
 from frontend.compare.head_to_head import head_to_head
 from frontend.compare.links import select_options
 from frontend.compare.pareto import MetricAxis, ParetoView, pareto_view
-from frontend.compare.selectors import dataset_values
+from frontend.selectors import dataset_values
 from leaderboard.models import Benchmark, Metric
 from leaderboard.selectors import (
     benchmark_get_visible,

@@ -6,9 +6,9 @@ from collections import defaultdict
 
 from django.db.models import Count, Q, QuerySet
 
+from frontend.selectors import dataset_values, fold_mean_values
 from leaderboard.models import Benchmark, Metric, Score, Submission
 from leaderboard.moderation import Evidence, evidence_for
-from leaderboard.selectors import accepted_score_rows
 
 
 def benchmark_list_maintained(*, user) -> QuerySet[Benchmark]:
@@ -47,24 +47,6 @@ def moderation_recent_decisions(*, benchmark: Benchmark, limit: int = 20) -> Que
     )
 
 
-def _fold_means(rows) -> dict[str, dict[str, float]]:
-    """(key, dataset, fold, value) rows -> key -> dataset -> mean over folds.
-
-    The first row of each (key, dataset, fold) wins: ``accepted_score_rows`` lists the
-    newest submission first, and a later submission supersedes an earlier one.
-    """
-    cells: dict[tuple[str, str, int | None], float] = {}
-    for key, dataset, fold, value in rows:
-        cells.setdefault((key, dataset, fold), value)
-    sums: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
-    for (key, dataset, _), value in cells.items():
-        sums[key][dataset].append(value)
-    return {
-        key: {dataset: sum(v) / len(v) for dataset, v in by_dataset.items()}
-        for key, by_dataset in sums.items()
-    }
-
-
 def moderation_evidence(
     *, benchmark: Benchmark, submissions: list[Submission]
 ) -> dict[int, list[Evidence]]:
@@ -84,13 +66,8 @@ def moderation_evidence(
         by_metric[metric_id].append((submission_id, dataset, fold, value))
     evidence: dict[int, list[Evidence]] = defaultdict(list)
     for metric in Metric.objects.filter(pk__in=list(by_metric)).order_by("-is_primary", "name"):
-        accepted = _fold_means(
-            (algorithm, dataset, fold, value)
-            for dataset, algorithm, fold, value in accepted_score_rows(
-                benchmark=benchmark, metric=metric
-            )
-        )
-        for submission_id, values in _fold_means(by_metric[metric.pk]).items():
+        accepted = dataset_values(benchmark=benchmark, metric=metric)
+        for submission_id, values in fold_mean_values(by_metric[metric.pk]).items():
             submission = next(s for s in submissions if s.pk == submission_id)
             others = {a: v for a, v in accepted.items() if a != submission.algorithm.name}
             evidence[submission_id].append(

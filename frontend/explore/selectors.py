@@ -8,8 +8,9 @@ from dataclasses import dataclass
 
 from django.db.models import Case, Count, F, IntegerField, Q, QuerySet, Value, When
 
+from frontend.selectors import dataset_values
 from leaderboard.models import Algorithm, Benchmark, Dataset, Metric, Score, Submission
-from leaderboard.selectors import accepted_score_rows, algorithms_public, datasets_public
+from leaderboard.selectors import algorithms_public, datasets_public
 
 ACCEPTED = Submission.Status.ACCEPTED
 
@@ -48,18 +49,12 @@ def dataset_fold_scores(
 
 
 def dataset_level_scores(*, benchmark: Benchmark, metric: Metric) -> dict[str, dict[str, float]]:
-    """{dataset: {algorithm: score}}: the mean over folds, newest accepted submission first."""
-    cells: dict[tuple[str, str, int | None], float] = {}
-    for dataset, algorithm, fold, value in accepted_score_rows(benchmark=benchmark, metric=metric):
-        cells.setdefault((dataset, algorithm, fold), value)
-    sums: dict[tuple[str, str], list[float]] = defaultdict(lambda: [0.0, 0.0])
-    for (dataset, algorithm, _fold), value in cells.items():
-        total = sums[(dataset, algorithm)]
-        total[0] += value
-        total[1] += 1
+    """{dataset: {algorithm: score}}: the analysis's own values (the engine's fold means,
+    newer accepted submissions superseding older ones), see :mod:`frontend.selectors`."""
     scores: dict[str, dict[str, float]] = defaultdict(dict)
-    for (dataset, algorithm), (total, count) in sums.items():
-        scores[dataset][algorithm] = total / count
+    for algorithm, by_dataset in dataset_values(benchmark=benchmark, metric=metric).items():
+        for dataset, value in by_dataset.items():
+            scores[dataset][algorithm] = value
     return dict(scores)
 
 

@@ -13,10 +13,12 @@ from django.test import RequestFactory
 
 from estimation.core.contract import to_json
 from estimation.models import ResultSnapshot, SnapshotSection
+from frontend.explore import presenters, selectors
 from leaderboard.models import Benchmark
 from leaderboard.services import submission_accept
 from tests.factories import make_benchmark, make_submission, make_user
 from tests.frontend.explore_fixtures import demo_benchmarks  # noqa: F401
+from tests.frontend.uneven_folds import engine_values, uneven_folds_benchmark
 
 pytestmark = pytest.mark.django_db
 
@@ -156,3 +158,26 @@ def test_benchmark_charts_tag_renders_every_chart(demo_benchmarks):  # noqa: F81
     assert 'data-testid="chart-cd-nemenyi-not-applicable"' in top3
     assert "Not applicable: only the top 3 of 18 positions are known" in top3
     assert not Template("{% load charts %}{% benchmark_charts None b %}").render(Context()).strip()
+
+
+def test_algorithm_margins_are_over_the_engines_fold_means_with_uneven_folds():
+    """The algorithm page's dataset scores are the analysis's own (the engine's fold means),
+    whatever folds an algorithm lacks: on d1, folds 0.8 and 0.9 tie with 0.85 three times,
+    so neither algorithm trails the other there."""
+    benchmark = uneven_folds_benchmark()
+    scores = selectors.dataset_level_scores(benchmark=benchmark, metric=benchmark.metrics.get())
+    engine = engine_values(benchmark)
+    assert scores == {
+        dataset: {
+            algorithm: by_dataset[dataset]
+            for algorithm, by_dataset in engine.items()
+            if dataset in by_dataset
+        }
+        for dataset in ("d1", "d2", "d3")
+    }
+    assert scores["d1"] == {"a": 0.85, "b": 0.85}
+    for algorithm in ("a", "b"):
+        margins = presenters.algorithm_margins(
+            scores=scores, algorithm=algorithm, higher_is_better=True
+        )
+        assert next(row for row in margins if row.dataset == "d1").margin == 0.0

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from frontend.contribute.selectors import moderation_evidence
 from leaderboard.models import Submission
 from leaderboard.moderation import evidence_for
 from leaderboard.services import (
@@ -13,6 +14,12 @@ from leaderboard.services import (
     submissions_decide,
 )
 from tests.factories import make_benchmark, make_submission, make_user
+from tests.frontend.uneven_folds import (
+    UNEVEN_FOLDS,
+    engine_values,
+    submit_folds,
+    uneven_folds_benchmark,
+)
 
 ACCEPTED = {
     "A": {"d1": 0.80, "d2": 0.70, "d3": 0.90, "d4": 0.60},
@@ -128,3 +135,29 @@ def test_bulk_is_all_or_nothing_and_for_maintainers_only(queue):
         submissions_decide(
             benchmark=benchmark, user=make_user("stranger"), ids=[perfect.pk], accept=True
         )
+
+
+def test_evidence_reads_the_engines_fold_means_with_uneven_folds(db):
+    """A maintainer weighs a submission by the values the analysis will use: the engine's
+    fold means (exact summation), for the accepted algorithms and for the pending one, so
+    folds 0.8 and 0.9 tie with 0.85 on d1 instead of beating it by 1e-16. A dataset
+    given both without and with folds counts by its folds, as in the analysis."""
+    benchmark = uneven_folds_benchmark(
+        folds={"b": UNEVEN_FOLDS["b"], "c": {"d1": {0: 0.3, 1: 0.2, 2: 0.1}}}
+    )
+    pending = submit_folds(
+        benchmark,
+        "new",
+        {"d1": {0: 0.8, 1: 0.9}, "d2": {1: 0.1, 2: 0.2, 0: 0.3}, "d3": {None: 0.9, 0: 0.4}},
+        accept=False,
+    )
+    (evidence,) = moderation_evidence(benchmark=benchmark, submissions=[pending])[pending.pk]
+    accepted = engine_values(benchmark)
+    rows = {row.dataset: row for row in evidence.rows}
+    for dataset, row in rows.items():
+        leader_values = {by[dataset] for by in accepted.values() if dataset in by}
+        assert row.leader_value == max(leader_values), dataset
+    d1 = rows["d1"]
+    assert (d1.value, d1.leader, d1.leader_value, d1.beats_leader) == (0.85, "b", 0.85, False)
+    submission_accept(submission=pending)
+    assert {row.dataset: row.value for row in evidence.rows} == engine_values(benchmark)["new"]

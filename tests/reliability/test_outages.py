@@ -164,6 +164,7 @@ PAGES = [
     "/",
     f"/b/{SLUG}/",
     f"/b/{SLUG}/board/",
+    f"/b/{SLUG}/failure/",
     f"/b/{SLUG}/history/",
     f"/b/{SLUG}/v1/",
     f"/b/{SLUG}/charts/",

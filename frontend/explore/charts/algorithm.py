@@ -15,11 +15,9 @@ from frontend.explore.charts import layout
 from frontend.explore.charts.layout import (
     BLUE,
     GREEN,
-    GRID,
     MUTED,
     VERMILION,
     Chart,
-    line,
     rect,
     text,
 )
@@ -110,19 +108,7 @@ def draw_rank_histogram(bars: Sequence[PositionBar], algorithm: str) -> Chart:
     ticks = layout.nice_ticks(0, highest, 4)
     y = layout.scale(0.0, ticks[-1], top + plot_h, top)
     bar_w = (right - left) / len(bars)
-    parts = []
-    for tick in ticks:
-        parts.append(line(left, y(tick), right, y(tick), stroke=GRID))
-        parts.append(
-            text(
-                left - 6,
-                y(tick) + 4,
-                layout.tick_label(tick, ticks),
-                text_anchor="end",
-                font_size=10,
-                fill=MUTED,
-            )
-        )
+    parts = [layout.y_axis(ticks, y, left, grid_right=right, font_size=10)]
     every = max(1, math.ceil(len(bars) / 20))
     for index, bar in enumerate(bars):
         label, count = bar.label, bar.datasets

@@ -11,12 +11,10 @@ from frontend.explore.charts import layout
 from frontend.explore.charts.layout import (
     BLUE,
     GREEN,
-    GRID,
     MUTED,
     Chart,
     fmt,
     fmt_p,
-    line,
     rect,
     text,
 )
@@ -201,6 +199,9 @@ def draw_estimator_evaluation(data: EstimatorEvaluationData) -> Chart:
     return layout.figure(key, title, description, width, height, "".join(parts), table, note)
 
 
+WEIGHT_TICKS = (0.0, 0.5, 1.0)  # each panel's axis: weights are drawn on 0 to 1
+
+
 def draw_estimator_weights(rows: tuple[EstimatorWeights, ...]) -> Chart:
     key = "estimator-weights"
     title = "Weights given to first, second, third… places"
@@ -215,15 +216,13 @@ def draw_estimator_weights(rows: tuple[EstimatorWeights, ...]) -> Chart:
         start = index * panel_w + 34
         end = (index + 1) * panel_w - 14
         bar_w = (end - start) / max(K, 1)
-        y = layout.scale(0.0, 1.0, top + plot_h, top)
+        y = layout.scale(WEIGHT_TICKS[0], WEIGHT_TICKS[-1], top + plot_h, top)
         parts.append(text(start, 16, row.label.replace("Leave-one-out", "LOO"), font_size=11))
-        for tick in (0.0, 0.5, 1.0):
-            parts.append(line(start, y(tick), end, y(tick), stroke=GRID))
-            parts.append(
-                text(
-                    start - 4, y(tick) + 4, f"{tick:g}", text_anchor="end", font_size=10, fill=MUTED
-                )
+        parts.append(
+            layout.y_axis(
+                WEIGHT_TICKS, y, start, grid_right=end, font_size=10, formatter="{:g}".format
             )
+        )
         for j, weight in enumerate(row.weights):
             bx = start + j * bar_w + bar_w * 0.15
             parts.append(

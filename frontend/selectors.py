@@ -1,0 +1,83 @@
+"""Reads that several pages share: dataset-level values as the analysis computes them.
+
+One definition of a dataset's score on every page: where folds exist, the engine's fold
+mean (:func:`estimation.core.table.fold_means`: exact summation, rounded to the digits a
+double carries), never a plain mean over folds, so a pair the snapshot ranks as tied
+shows equal values on every page, whatever folds are missing.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Hashable, Iterable, Sequence
+from typing import TypeVar
+
+import numpy as np
+
+from estimation.core.table import fold_means
+from estimation.services import result_table_build
+from leaderboard.models import Benchmark, Metric
+
+Key = TypeVar("Key", bound=Hashable)
+
+
+def dataset_values(
+    *, benchmark: Benchmark, metric: Metric, algorithms: Sequence[str] | None = None
+) -> dict[str, dict[str, float]]:
+    """{algorithm: {dataset: value}} of ``algorithms`` (every one with an accepted score
+    when None).
+
+    The values are the analysis's own input (:func:`estimation.services.result_table_build`):
+    the same superseding of older accepted submissions, the same fold means.
+    """
+    table = result_table_build(benchmark=benchmark, metric=metric)
+    wanted = set(table.algorithms if algorithms is None else algorithms)
+    values: dict[str, dict[str, float]] = {}
+    for j, algorithm in enumerate(table.algorithms):
+        if algorithm not in wanted:
+            continue
+        column = table.values[:, j]
+        present = np.flatnonzero(~np.isnan(column))
+        values[algorithm] = {table.datasets[i]: float(column[i]) for i in present.tolist()}
+    return values
+
+
+def fold_mean_values(
+    rows: Iterable[tuple[Key, str, int | None, float]],
+) -> dict[Key, dict[str, float]]:
+    """{key: {dataset: value}} from (key, dataset, fold, value) rows outside the analysis
+    (a pending submission's scores), as :func:`~estimation.services.result_table_build`
+    would place them once accepted.
+
+    Each (key, dataset, fold) is given once (a submission holds a cell once). A cell's
+    folds decide its value through the engine's fold mean; a value without a fold counts
+    only where the cell has no folds, as in the analysis.
+    """
+    folded: dict[tuple[Key, str], list[float]] = defaultdict(list)
+    unfolded: dict[tuple[Key, str], float] = {}
+    for key, dataset, fold, value in rows:
+        if fold is None:
+            unfolded[(key, dataset)] = value
+        else:
+            folded[(key, dataset)].append(value)
+    if not folded:
+        return _nested(unfolded)
+    keys = list(dict.fromkeys(key for key, _ in folded))
+    datasets = list(dict.fromkeys(dataset for _, dataset in folded))
+    row = {dataset: i for i, dataset in enumerate(datasets)}
+    column = {key: j for j, key in enumerate(keys)}
+    cube = np.full((len(datasets), max(map(len, folded.values())), len(keys)), np.nan)
+    for (key, dataset), values in folded.items():
+        cube[row[dataset], : len(values), column[key]] = values
+    means = fold_means(cube, datasets=tuple(datasets), algorithms=tuple(map(str, keys)))
+    return _nested(
+        unfolded
+        | {(key, dataset): float(means[row[dataset], column[key]]) for key, dataset in folded}
+    )
+
+
+def _nested(cells: dict[tuple[Key, str], float]) -> dict[Key, dict[str, float]]:
+    nested: dict[Key, dict[str, float]] = defaultdict(dict)
+    for (key, dataset), value in cells.items():
+        nested[key][dataset] = value
+    return dict(nested)
