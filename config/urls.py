@@ -1,16 +1,33 @@
 from django.contrib import admin
+from django.contrib.auth import views as auth_views
 from django.urls import include, path
+from django.views.generic import RedirectView
 from drf_spectacular.views import SpectacularAPIView
 
 from leaderboard.api.docs import ApiDocsView
+
+# The browsable API's log in and out, under DRF's names (its template tags reverse them).
+# DRF's own log-in page breaks the CSP (style attributes in rest_framework/login_base.html)
+# and would be a second password form, so its address leads to the site's own (a POST
+# there logs nobody in); log-out is the site's view at DRF's address.
+browsable_api_auth = (
+    [
+        path(
+            "login/",
+            RedirectView.as_view(pattern_name="account-login", query_string=True),
+            name="login",
+        ),
+        path("logout/", auth_views.LogoutView.as_view(), name="logout"),
+    ],
+    "rest_framework",
+)
 
 urlpatterns = [
     path("admin/", admin.site.urls),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("api/docs/", ApiDocsView.as_view(), name="api-docs"),
     path("api/", include("leaderboard.api.urls")),
-    # Log in / out for the browsable API (a session is what creates personal tokens).
-    path("api-auth/", include("rest_framework.urls")),
+    path("api-auth/", include(browsable_api_auth)),
     path("", include("frontend.urls")),
 ]
 

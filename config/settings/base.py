@@ -61,7 +61,9 @@ WSGI_APPLICATION = "config.wsgi.application"
 TEMPLATES = [
     {
         "BACKEND": "django.template.backends.django.DjangoTemplates",
-        "DIRS": [],
+        # Overrides of third-party apps' templates (rest_framework/api.html): the
+        # filesystem loader is asked before the apps' directories.
+        "DIRS": [BASE_DIR / "templates"],
         "APP_DIRS": True,
         "OPTIONS": {
             "context_processors": [
@@ -265,11 +267,11 @@ CONTENT_SECURITY_POLICY = {
     }
 }
 
-# Brute-force protection on every password login (/account/login/, /api-auth/login/,
-# /admin/): django-axes counts failures in the database and refuses further attempts for
-# PODIUM_LOGIN_COOLOFF_MINUTES once PODIUM_LOGIN_FAILURE_LIMIT is reached, per account
-# and per client address. Reset: `manage.py axes_reset_username NAME`, `axes_reset_ip IP`
-# or `axes_reset` (README).
+# Brute-force protection on every password login (/account/login/ and /admin/; the
+# browsable API's /api-auth/login/ only leads to /account/login/): django-axes counts
+# failures in the database and refuses further attempts for PODIUM_LOGIN_COOLOFF_MINUTES
+# once PODIUM_LOGIN_FAILURE_LIMIT is reached, per account and per client address.
+# Reset: `manage.py axes_reset_username NAME`, `axes_reset_ip IP` or `axes_reset` (README).
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
     "django.contrib.auth.backends.ModelBackend",

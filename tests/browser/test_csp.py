@@ -52,22 +52,10 @@ MAINTAINER_PAGES = [
 OTHER_PATHS = [
     "/api/docs/",
     "/admin/login/",
-    pytest.param(
-        "/api/benchmarks/",
-        marks=pytest.mark.xfail(
-            strict=True,
-            reason="DRF's browsable API inlines its code highlighting in a <style> "
-            "(rest_framework/base.html, code_style), which style-src 'self' refuses",
-        ),
-    ),
-    pytest.param(
-        "/api-auth/login/",
-        marks=pytest.mark.xfail(
-            strict=True,
-            reason="DRF's rest_framework/login_base.html has style attributes (its margins "
-            "and the 320px box are refused); fixing it means overriding DRF's template",
-        ),
-    ),
+    # DRF's browsable API (templates/rest_framework/api.html) and its log-in address,
+    # which leads to the site's own log-in page.
+    "/api/benchmarks/",
+    "/api-auth/login/",
 ]
 
 
@@ -149,6 +137,41 @@ def test_every_contributor_and_maintainer_page_keeps_to_the_csp(demo_site, page,
 @pytest.mark.parametrize("path", OTHER_PATHS)
 def test_api_admin_and_login_pages_keep_to_the_csp(demo_site, page, page_log, path):
     visit(page, page_log, demo_site.base_url + path)
+
+
+def test_the_browsable_api_is_styled_and_logs_in_and_out_through_the_site(
+    demo_site, page, page_log, screenshot
+):
+    """Without its inline <style> and onclick the browsable API keeps its look (Bootstrap's
+    sheet, the dark navbar), its scripts (prettify) and a working log in and out."""
+    from tests.factories import make_user
+
+    make_user("api-reader")
+    page.goto(demo_site.base_url + "/api/benchmarks/")
+    sheets = helpers.stylesheets(page)
+    assert [s for s in sheets if s["href"].endswith("bootstrap.min.css") and s["rules"] > 0], sheets
+    navbar = page.locator(".navbar").first.evaluate("el => getComputedStyle(el).backgroundColor")
+    assert navbar != "rgba(0, 0, 0, 0)", navbar  # dark (.navbar-inverse), not unstyled
+    expect(page.locator(".response-info span.str").first).to_be_visible()  # highlighted
+    assert_keeps_to_the_policy(page, page_log, "the browsable API")
+
+    page.get_by_test_id("api-login").click()
+    expect(page).to_have_url(demo_site.url("account-login") + "?next=/api/benchmarks/")
+    page.get_by_label("Username").fill("api-reader")
+    page.get_by_label("Password").fill("pw-for-tests-only")
+    page.get_by_test_id("login-submit").click()
+    expect(page).to_have_url(demo_site.base_url + "/api/benchmarks/")
+    expect(page.get_by_test_id("api-user")).to_have_text("api-reader")
+    assert_keeps_to_the_policy(page, page_log, "the browsable API, signed in")
+    screenshot(page, "signed-in")
+    # DRF's OPTIONS button swaps in the answer's page by script (ajax-form.js).
+    page.get_by_role("button", name="OPTIONS").click()
+    expect(page.locator(".request-info")).to_contain_text("OPTIONS /api/benchmarks/")
+    assert_keeps_to_the_policy(page, page_log, "the browsable API's OPTIONS answer")
+
+    page.get_by_test_id("api-logout").click()
+    expect(page).to_have_url(demo_site.base_url + "/api/benchmarks/")
+    expect(page.get_by_test_id("api-login")).to_be_visible()
 
 
 def test_the_api_reference_loads_its_style_sheet(demo_site, page):

@@ -2,7 +2,8 @@
 refuses even the right one, says why, and a documented command lifts the lock.
 
 The review sent 60 wrong passwords, then the right one logged in, on each of
-/account/login/, /api-auth/login/ and /admin/.
+/account/login/, /api-auth/login/ and /admin/. /api-auth/login/ (the browsable API's)
+now only leads to /account/login/: it takes no password at all.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from django.test import Client
 pytestmark = pytest.mark.django_db
 
 PASSWORD = "correct horse battery staple"
-PATHS = ["/account/login/", "/api-auth/login/", "/admin/login/"]
+PATHS = ["/account/login/", "/admin/login/"]
 
 
 @pytest.fixture
@@ -84,3 +85,19 @@ def test_logging_into_an_own_account_between_guesses_does_not_reset_the_count(vi
         _login(attacker, "/account/login/", PASSWORD, username="attacker")
         attacker.logout()
     assert _login(Client(), "/account/login/", PASSWORD).status_code == 429
+
+
+def test_the_browsable_apis_log_in_address_takes_no_password_and_leads_to_the_sites(victim):
+    """No third way to guess: a POST there logs nobody in and counts nothing."""
+    client = Client()
+    for password in ["wrong-guess"] * settings.AXES_FAILURE_LIMIT + [PASSWORD]:
+        response = _login(client, "/api-auth/login/?next=/api/benchmarks/", password)
+        assert response.status_code == 302
+        assert response["Location"] == "/account/login/?next=/api/benchmarks/"
+        assert not _logged_in(client)
+    # Nothing was counted: the right password still works on the site's form.
+    response = client.post(
+        "/account/login/?next=/api/benchmarks/", {"username": "victim", "password": PASSWORD}
+    )
+    assert response.status_code == 302 and response["Location"] == "/api/benchmarks/"
+    assert _logged_in(client)
