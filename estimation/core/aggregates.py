@@ -342,7 +342,9 @@ def _denominators(
     for position in range(highest, -1, -1):
         np.add(work[position], work[position + 1], out=work[position])
     stage_terms = work[:used]
-    np.divide(weights.T[None, :, :], stage_terms, out=stage_terms)
+    # A contiguous (n, B) copy of the weights: broadcasting the transposed view over the
+    # slabs takes numpy's strided loop, which made this division twice as slow.
+    np.divide(np.ascontiguousarray(weights.T)[None, :, :], stage_terms, out=stage_terms)
     if not design.unit_stages:
         stage_terms *= design.stage_size_t[:used, :, None]
     for position in range(1, used):
