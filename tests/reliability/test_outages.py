@@ -14,8 +14,12 @@ import threading
 import time
 from dataclasses import dataclass
 
+import pytest
 import requests
+from django.urls import URLResolver, get_resolver, resolve
 
+from estimation.core.contract import SECTION_NAMES
+from frontend.readers.exports import FORMATS as EXPORT_FORMATS
 from tests.reliability.conftest import SLUG
 
 OUTAGE_SECONDS = 10
@@ -160,28 +164,51 @@ def test_database_outage_answers_503_stores_once_and_recovers(stack):
     assert len(stored) >= WRITERS * 2
 
 
+# One representative address per GET route, so that every kind of page meets the outage;
+# test_every_get_route_is_listed fails when a route is added without one.
+EXPORTS = [f"/b/{SLUG}/v1/export.{fmt}" for fmt in EXPORT_FORMATS]
+SECTIONS = [
+    f"/api/benchmarks/{SLUG}/snapshots/{version}/sections/{name}/"
+    for version in ("latest", "1")
+    for name in SECTION_NAMES
+]
 PAGES = [
     "/",
+    "/favicon.ico",
     f"/b/{SLUG}/",
     f"/b/{SLUG}/board/",
     f"/b/{SLUG}/failure/",
     f"/b/{SLUG}/history/",
     f"/b/{SLUG}/v1/",
+    f"/b/{SLUG}/v1/board/",
+    *EXPORTS,
     f"/b/{SLUG}/charts/",
+    f"/b/{SLUG}/datasets/",
     f"/b/{SLUG}/datasets/data-a/",
     f"/b/{SLUG}/algorithms/alg-0/",
+    f"/b/{SLUG}/scores.csv",
+    f"/b/{SLUG}/compare/",
+    f"/b/{SLUG}/compare/alg-0/alg-1/",
+    f"/b/{SLUG}/pareto/",
+    f"/b/{SLUG}/embed/",
+    f"/b/{SLUG}/badge/alg-0.svg",
     "/methods/",
     "/account/login/",
     "/account/signup/",
+    "/api-auth/login/",
     "/api/docs/",
+    "/api/schema/",
 ]
 MAINTAINER_PAGES = [
     "/account/",
     "/account/tokens/",
+    "/account/tokens/{token}/revoke/",
     "/account/submissions/",
+    "/account/submissions/{submission}/withdraw/",
     f"/b/{SLUG}/submit/",
     f"/b/{SLUG}/submit/csv/",
     f"/b/{SLUG}/submit/template.csv",
+    f"/b/{SLUG}/submit/csv/jobs/{{job}}/",
     "/benchmarks/new/",
     "/maintain/",
     f"/b/{SLUG}/maintain/catalogue/",
@@ -189,34 +216,132 @@ MAINTAINER_PAGES = [
     f"/b/{SLUG}/maintain/moderation/",
     f"/b/{SLUG}/maintain/snapshots/",
 ]
-API = [f"/api/benchmarks/{SLUG}/snapshots/latest/", "/api/benchmarks/"]
+API = [
+    "/api/benchmarks/",
+    f"/api/benchmarks/{SLUG}/",
+    f"/api/benchmarks/{SLUG}/metrics/",
+    f"/api/benchmarks/{SLUG}/datasets/",
+    f"/api/benchmarks/{SLUG}/algorithms/",
+    f"/api/benchmarks/{SLUG}/submissions/",
+    f"/api/benchmarks/{SLUG}/submissions/{{submission}}/",
+    f"/api/benchmarks/{SLUG}/snapshots/",
+    f"/api/benchmarks/{SLUG}/snapshots/latest/",
+    f"/api/benchmarks/{SLUG}/snapshots/status/",
+    f"/api/benchmarks/{SLUG}/snapshots/latest/export.csv",
+    f"/api/benchmarks/{SLUG}/snapshots/latest/export.json",
+    f"/api/benchmarks/{SLUG}/snapshots/1/",
+    f"/api/benchmarks/{SLUG}/snapshots/1/export.csv",
+    f"/api/benchmarks/{SLUG}/snapshots/1/export.json",
+    *SECTIONS,
+    "/api/contract/",
+    "/api/contract/snapshot.schema.json",
+]
+# With the maintainer's API token.
+API_AUTHENTICATED = [
+    "/api/tokens/",
+    f"/api/benchmarks/{SLUG}/uploads/{{job}}/",
+]
+# Routes with no GET page: writes (POST only) and the staff-only admin.
+NOT_GET = {
+    "account-logout",
+    "contribute-upload-confirm",
+    "contribute-moderation-bulk",
+    "contribute-moderation-decide",
+    "logout",  # rest_framework's, the site's log-out view
+    "api-benchmark-create",
+    "api-benchmark-update",
+    "api-dataset-rename",
+    "api-dataset-delete",
+    "api-algorithm-rename",
+    "api-algorithm-delete",
+    "api-submission-create",
+    "api-submission-upload",
+    "api-submission-withdraw",
+    "api-submission-accept",
+    "api-submission-reject",
+    "api-token-create",
+    "api-token-revoke",
+}
 
 
-def _render_all(stack) -> dict[str, int]:
+def _route_names(patterns, namespace: str = "") -> set[str]:
+    names = set()
+    for pattern in patterns:
+        if isinstance(pattern, URLResolver):
+            if pattern.namespace == "admin":
+                continue  # staff only, Django's own pages
+            names |= _route_names(pattern.url_patterns, pattern.namespace or namespace)
+        elif pattern.name:
+            names.add(pattern.name)
+    return names
+
+
+def test_every_get_route_is_listed():
+    listed = {
+        resolve(path.format(token=1, submission=1, job=1).split("?")[0]).url_name
+        for path in PAGES + MAINTAINER_PAGES + API + API_AUTHENTICATED
+    }
+    missing = _route_names(get_resolver().url_patterns) - listed - NOT_GET
+    assert not missing, f"GET routes with no address in the outage test: {sorted(missing)}"
+
+
+@pytest.fixture(scope="module")
+def ids(stack) -> dict[str, int]:
+    """The maintainer's token, a submission of theirs and an upload job of theirs."""
+    stack.manage(
+        "shell",
+        "-c",
+        "from django.contrib.auth import get_user_model\n"
+        "from leaderboard.models import Benchmark\n"
+        "from leaderboard.uploads import upload_job_create\n"
+        f"upload_job_create(benchmark=Benchmark.objects.get(slug='{SLUG}'), "
+        "submitter=get_user_model().objects.get(username='maintainer'), "
+        "content=b'algorithm,dataset,value\\nalg-0,data-a,0.5\\n', format='long', "
+        "note='', idempotency_key='outage-pages')",
+    )
+    with stack.postgres.connect() as db:
+        user = db.execute("SELECT id FROM auth_user WHERE username = 'maintainer'").fetchone()[0]
+        return {
+            name: db.execute(sql, (user,)).fetchone()[0]
+            for name, sql in {
+                "token": "SELECT min(id) FROM leaderboard_apitoken WHERE user_id = %s",
+                "submission": "SELECT min(id) FROM leaderboard_submission WHERE submitter_id = %s",
+                "job": "SELECT min(id) FROM leaderboard_uploadjob WHERE submitter_id = %s",
+            }.items()
+        }
+
+
+def _render_all(stack, ids) -> dict[str, int]:
     codes = {}
     anonymous = requests.Session()
     maintainer = requests.Session()
     maintainer.cookies.set("sessionid", stack.session)
     for path in PAGES + API:
+        path = path.format(**ids)
         codes[path] = anonymous.get(stack.base_url + path, timeout=30).status_code
     for path in MAINTAINER_PAGES:
+        path = path.format(**ids)
         codes[f"maintainer {path}"] = maintainer.get(stack.base_url + path, timeout=30).status_code
+    for path in API_AUTHENTICATED:
+        path = path.format(**ids)
+        response = requests.get(stack.base_url + path, headers=stack.auth("maintainer"), timeout=30)
+        codes[f"token {path}"] = response.status_code
     return codes
 
 
-def test_every_page_renders_with_redis_down(stack):
-    before = _render_all(stack)
+def test_every_page_renders_with_redis_down(stack, ids):
+    before = _render_all(stack, ids)
     assert set(before.values()) == {200}, before
     stack.redis.stop()
     try:
         started = time.monotonic()
-        during = _render_all(stack)
+        during = _render_all(stack, ids)
         elapsed = time.monotonic() - started
-        again = _render_all(stack)  # the charts fragment is rendered, not cached, again
+        again = _render_all(stack, ids)  # the charts fragment is rendered, not cached, again
     finally:
         stack.redis.start()
     assert during == before
     assert again == before
     assert elapsed < 30, f"pages took {elapsed:.1f} s without Redis"
-    after = _render_all(stack)
+    after = _render_all(stack, ids)
     assert after == before
