@@ -225,9 +225,8 @@ def benchmark_create(
             [Problem(f"unknown field {name!r}", name) for name in sorted(unknown)]
         )
     metrics = list(metrics)
-    problems = _metric_problems(metrics) + _analysis_cost_problems(fields)
-    problems += _control_problems(fields, benchmark=None)
-    problems += _text_field_problems({"title": title, **fields})
+    problems = _metric_problems(metrics)
+    problems += benchmark_problems({"slug": slug, "title": title, **fields}, benchmark=None)
     if Benchmark.objects.filter(slug=slug).exists():
         problems.append(Problem(f"a benchmark with slug {slug!r} already exists", "slug"))
     if problems:
@@ -242,6 +241,21 @@ def benchmark_create(
             benchmark=benchmark, name=name, direction=direction, is_primary=index == 0
         )
     return benchmark
+
+
+# Paths under /api/benchmarks/ that a benchmark slug would shadow.
+RESERVED_SLUGS = frozenset({"create"})
+
+
+def benchmark_problems(fields: dict, *, benchmark: Benchmark | None) -> list[Problem]:
+    """Every rule on a benchmark's own fields (``benchmark`` None: a new one, with its
+    slug): the one check behind create, update and the admin's form."""
+    problems = _analysis_cost_problems(fields) + _control_problems(fields, benchmark=benchmark)
+    problems += _text_field_problems(fields)
+    slug = fields.get("slug")
+    if benchmark is None and slug in RESERVED_SLUGS:
+        problems.append(Problem(f"{slug!r} is reserved by the API; choose another slug", "slug"))
+    return problems
 
 
 def _analysis_cost_problems(fields: dict) -> list[Problem]:
@@ -386,11 +400,7 @@ def benchmark_update(*, benchmark: Benchmark, user, **changes) -> Benchmark:
         raise ValidationFailed(
             [Problem("this field cannot be changed", name) for name in sorted(unknown)]
         )
-    if problems := (
-        _analysis_cost_problems(changes)
-        + _control_problems(changes, benchmark=benchmark)
-        + _text_field_problems(changes)
-    ):
+    if problems := benchmark_problems(changes, benchmark=benchmark):
         raise ValidationFailed(problems)
     if "control_algorithm" in changes:
         changes["control_algorithm"] = changes["control_algorithm"].strip()
@@ -440,11 +450,17 @@ def metric_add(*, benchmark: Benchmark, user, name: str, direction: str) -> Metr
     """Add a metric (maintainers). It has no scores yet, so nothing is recomputed."""
     _require_maintainer(user=user, benchmark=benchmark)
     name = name.strip()
-    existing = list(benchmark.metrics.values_list("name", "direction"))
-    problems = _metric_problems([*existing, (name, direction)])
-    if problems:
+    if problems := metric_problems(benchmark=benchmark, name=name, direction=direction):
         raise ValidationFailed(problems)
     return Metric.objects.create(benchmark=benchmark, name=name, direction=direction)
+
+
+def metric_problems(
+    *, benchmark: Benchmark, name: str, direction: str, metric: Metric | None = None
+) -> list[Problem]:
+    """The rules on a benchmark's metrics, with ``metric`` (if given) named and directed so."""
+    others = benchmark.metrics.exclude(pk=metric.pk) if metric is not None else benchmark.metrics
+    return _metric_problems([*others.values_list("name", "direction"), (name, direction)])
 
 
 # --- renaming and deleting datasets and algorithms -------------------------------------
@@ -479,7 +495,8 @@ def _catalogue_entry_for_change(*, benchmark: Benchmark, user, kind: str, name: 
     return entry
 
 
-def _name_problems(kind: str, name: str) -> list[Problem]:
+def catalogue_name_problems(kind: str, name: str) -> list[Problem]:
+    """The rules on a dataset's or algorithm's name (``kind``), as a new name."""
     if not name:
         return [Problem(f"the {kind} needs a name", "new_name")]
     if len(name) > MAX_NAME_LENGTH:
@@ -496,7 +513,7 @@ def catalogue_entry_rename(
     """Rename a dataset or algorithm (``kind``) that no accepted result uses (maintainers)."""
     entry = _catalogue_entry_for_change(benchmark=benchmark, user=user, kind=kind, name=name)
     new_name = new_name.strip()
-    problems = _name_problems(kind, new_name)
+    problems = catalogue_name_problems(kind, new_name)
     if not problems and type(entry).objects.filter(benchmark=benchmark, name=new_name).exists():
         problems.append(Problem(f"a {kind} named {new_name!r} already exists", "new_name"))
     if problems:

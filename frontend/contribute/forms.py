@@ -7,9 +7,8 @@ from django.conf import settings
 from django.template.defaultfilters import filesizeformat
 
 from frontend.contribute.form_errors import AccessibleErrorsMixin
-from leaderboard.api.benchmarks import RESERVED_SLUGS
 from leaderboard.models import Algorithm, Benchmark, Metric
-from leaderboard.services import ANALYSIS_FIELDS
+from leaderboard.services import ANALYSIS_FIELDS, RESERVED_SLUGS
 
 ABOUT_FIELDS = ("title", "description", "citation", "licence")
 POLICY_FIELDS = ("visibility", "submission_policy", "allow_new_datasets", "allow_new_algorithms")

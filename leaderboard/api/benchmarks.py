@@ -22,6 +22,7 @@ from leaderboard.selectors import (
 )
 from leaderboard.services import (
     EDITABLE_FIELDS,
+    RESERVED_SLUGS,
     benchmark_create,
     benchmark_update,
     catalogue_entry_delete,
@@ -29,8 +30,6 @@ from leaderboard.services import (
     user_is_maintainer,
 )
 
-# Paths under /api/benchmarks/ that a benchmark slug would shadow.
-RESERVED_SLUGS = frozenset({"create"})
 ERRORS = {400: ErrorSerializer, 403: ErrorSerializer, 404: ErrorSerializer}
 
 
