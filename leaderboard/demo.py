@@ -90,6 +90,13 @@ def _load_demsar() -> Benchmark:
     return benchmark
 
 
+TABZILLA_CITATION = (
+    "D. McElfresh et al. When Do Neural Nets Outperform Boosted Trees on Tabular "
+    "Data? NeurIPS 2023 Datasets and Benchmarks Track. arXiv:2305.02997."
+)
+TABZILLA_LICENCE = "Apache-2.0 (naszilla/tabzilla)"
+
+
 def _load_tabzilla_top3() -> Benchmark:
     benchmark = benchmark_create(
         slug="tabzilla-hard-top3",
@@ -99,11 +106,8 @@ def _load_tabzilla_top3() -> Benchmark:
             "datasets, as printed in McElfresh et al. (2023), Table 4. Only the top three "
             "are known, so only estimators that use the first K positions apply."
         ),
-        citation=(
-            "D. McElfresh et al. When Do Neural Nets Outperform Boosted Trees on Tabular "
-            "Data? NeurIPS 2023 Datasets and Benchmarks Track. arXiv:2305.02997."
-        ),
-        licence="Apache-2.0 (naszilla/tabzilla)",
+        citation=TABZILLA_CITATION,
+        licence=TABZILLA_LICENCE,
         metrics=[("rank", "lower")],
         ranking_only=True,
         top_k=3,
@@ -150,11 +154,8 @@ def _load_tabzilla_full() -> Benchmark:
             "Accuracy and log loss of 18 tuned tabular learners on 104 datasets, the data "
             "of McElfresh et al. (2023), Table 1: see the trade-offs between the two."
         ),
-        citation=(
-            "D. McElfresh et al. When Do Neural Nets Outperform Boosted Trees on Tabular "
-            "Data? NeurIPS 2023 Datasets and Benchmarks Track. arXiv:2305.02997."
-        ),
-        licence="Apache-2.0 (naszilla/tabzilla)",
+        citation=TABZILLA_CITATION,
+        licence=TABZILLA_LICENCE,
         metrics=[("accuracy", "higher"), ("log loss", "lower")],
     )
     _import(

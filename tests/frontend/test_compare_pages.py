@@ -16,20 +16,19 @@ from estimation.core.contract import pair_index
 from estimation.core.pairwise import wilson_interval
 from estimation.core.table import ResultTable
 from estimation.models import ResultSnapshot, SnapshotSection
-from estimation.services import result_table_build
 from frontend.compare.converters import AlgorithmNameConverter
 from frontend.compare.links import pair_url_maker
 from frontend.compare.pareto import MetricAxis, pareto_view
 from leaderboard.services import (
     ScoreInput,
     SubmissionInput,
-    benchmark_create,
     submission_accept,
     submission_create,
 )
 from tests.factories import make_user
 from tests.frontend.explore_fixtures import demo_benchmarks  # noqa: F401
 from tests.frontend.test_readers_support import computed_benchmark, refresh
+from tests.frontend.uneven_folds import engine_values, uneven_folds_benchmark
 
 pytestmark = pytest.mark.django_db
 
@@ -285,33 +284,13 @@ def test_pareto_means_are_over_the_datasets_every_algorithm_has():
 def test_head_to_head_values_are_the_engines_fold_means_with_uneven_folds(client):
     """A dataset's score is the engine's fold mean (exact summation), whatever folds an
     algorithm lacks: folds 0.8 and 0.9 tie with 0.85 three times, as in the analysis."""
-    benchmark = benchmark_create(
-        slug="uneven-folds", title="Uneven folds", metrics=[("score", "higher")], bootstrap_size=200
-    )
-    folds = {  # {algorithm: {dataset: {fold: value}}}; missing folds on purpose
-        "a": {"d1": {0: 0.8, 1: 0.9}, "d2": {0: 0.1, 1: 0.2, 2: 0.3}, "d3": {1: 0.4}},
-        "b": {"d1": {0: 0.85, 1: 0.85, 2: 0.85}, "d2": {2: 0.2}, "d3": {0: 0.7, 2: 0.1}},
-    }
-    user = make_user("folder")
-    for name, cells in folds.items():
-        scores = [
-            ScoreInput(dataset=dataset, fold=fold, value=value)
-            for dataset, by_fold in cells.items()
-            for fold, value in by_fold.items()
-        ]
-        submission = submission_create(
-            benchmark=benchmark,
-            submitter=user,
-            entry=SubmissionInput(algorithm=name, scores=scores),
-            new_datasets_confirmed=True,
-        )
-        submission_accept(submission=submission)
+    benchmark = uneven_folds_benchmark()
     refresh(benchmark)
-    table = result_table_build(benchmark=benchmark, metric=benchmark.metrics.get())
+    values = engine_values(benchmark)
     engine = {
-        (dataset, name): table.values[i, j]
-        for i, dataset in enumerate(table.datasets)
-        for j, name in enumerate(table.algorithms)
+        (dataset, name): value
+        for name, by_dataset in values.items()
+        for dataset, value in by_dataset.items()
     }
     pair = client.get(_pair("uneven-folds", "a", "b")).context["pair"]
     for row in pair.differences:
