@@ -20,7 +20,7 @@ from datetime import timedelta
 
 import numpy as np
 from django.conf import settings as django_settings
-from django.db import connection, transaction
+from django.db import IntegrityError, connection, transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
@@ -213,7 +213,10 @@ def _lease_seconds() -> int:
 def _lease_acquire(*, benchmark_id: int, owner: str) -> bool:
     """One conditional UPDATE: race-free between any number of workers."""
     now = timezone.now()
-    RecomputeState.objects.get_or_create(benchmark_id=benchmark_id)
+    try:
+        RecomputeState.objects.get_or_create(benchmark_id=benchmark_id)
+    except IntegrityError:  # the benchmark was deleted after its recompute was queued
+        return False
     taken = (
         RecomputeState.objects.filter(pk=benchmark_id)
         .filter(Q(lease_owner="") | Q(lease_owner=owner) | Q(lease_expires_at__lt=now))

@@ -252,3 +252,15 @@ def test_the_advisor_is_stored_after_the_snapshot_is_served_and_backfilled(monke
     snapshot_refresh(benchmark_id=benchmark.pk)
     body = SnapshotSection.objects.get(snapshot=snapshot, name="advisor").body
     assert "not_applicable" in body and "injected fault" in body
+
+
+@pytest.mark.django_db(transaction=True)
+def test_recompute_of_a_deleted_benchmark_does_nothing():
+    """A task queued before its benchmark was deleted finds nothing to do (no error)."""
+    from estimation.services import recompute_run
+
+    benchmark = make_benchmark()
+    benchmark_id = benchmark.pk
+    benchmark.delete()
+    assert recompute_run(benchmark_id=benchmark_id, owner="worker-1") == []
+    assert not RecomputeState.objects.filter(pk=benchmark_id).exists()
