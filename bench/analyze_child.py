@@ -3,9 +3,10 @@
 ``python -m bench.analyze_child M N FOLDS REPEATS SEED [--bootstrap B] [--payload PATH]``
 prints one JSON line: the best time (wall clock, and the CPU time of the same run, which
 a loaded machine inflates far less), the stage timings, the peak RSS (of the analysis,
-and after serialising its payload to JSON), the payload's
-size (and the board section's, when the payload has sections). With ``--payload`` the
-payload is also written there as JSON (to compare two engines' numbers). An analysis
+and after serialising its payload to JSON), the payload's size as compact JSON, as the
+recompute stores and the API serves it (and the board section's, when the payload has
+sections). With ``--payload`` the payload is also written there as JSON (to compare two
+engines' numbers). An analysis
 that raises is reported as ``{"refused": "<message>"}`` (exit status 0): the suites
 show it as a result, it is what a user would have seen.
 """
@@ -28,8 +29,13 @@ def _payload_json(result: Any) -> tuple[dict, int | None]:
     """
     payload = result.to_json() if hasattr(result, "to_json") else result.to_dict()
     board = payload.get("board") if isinstance(payload, dict) else None
-    board_bytes = None if board is None else len(json.dumps(board, allow_nan=False))
+    board_bytes = None if board is None else len(_compact(board))
     return payload, board_bytes
+
+
+def _compact(value: Any) -> str:
+    """JSON as the recompute stores and the API serves a section: no spaces."""
+    return json.dumps(value, separators=(",", ":"), allow_nan=False)
 
 
 def main(argv: list[str]) -> None:
@@ -87,7 +93,7 @@ def main(argv: list[str]) -> None:
         )
         return
     payload, board_bytes = _payload_json(result)
-    text = json.dumps(payload, allow_nan=False)
+    text = _compact(payload)
     if args.payload:
         with open(args.payload, "w", encoding="utf-8") as handle:
             handle.write(text)

@@ -13,12 +13,8 @@ a ``collectstatic``'ed STATIC_ROOT in a temporary folder, as in production. Targ
 median < 50 ms for the leaderboard at m = 100.
 
 ``--algorithms 2000 --datasets 6`` measures the LLM-leaderboard shape (issue 8: the page
-< 100 ms median and < 500 KB of HTML at m = 2000). Above ``FULL_ANALYSIS_MAX``
-algorithms the snapshot is not the full analysis (today's pairwise tests take minutes
-at m = 2000): :func:`board_payload` computes, with the core, every number the
-leaderboard reads (the six estimators with ``--bootstrap`` replicates, mean ranks,
-win rates, the notes) and records the pairwise sections as not applicable. The page
-reads nothing else, so its timings are those of a full snapshot's page.
+< 100 ms median and < 500 KB of HTML at m = 2000), with the same full analysis (about
+25 s at that size).
 
 Run ``python -m bench.suite_pages [--requests 50] [--quick]``: it creates a scratch
 PostgreSQL database (``bench.scratch.Scratch``: ``podium_bench_<pid>`` on
@@ -44,13 +40,11 @@ from bench.common import (
     fmt_seconds,
     machine_line,
     markdown_table,
-    result_table,
     synthetic_scores,
 )
 
 SIZE = (100, 200)
 QUICK_SIZE = (8, 20)
-FULL_ANALYSIS_MAX = 500
 TARGET_AT_SCALE = (2000, 0.100, 500 * 1024)  # m, median seconds, HTML bytes
 REQUESTS = 50
 WARMUP = 3
@@ -88,81 +82,7 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[low] + (ordered[high] - ordered[low]) * (position - low)
 
 
-def board_payload(m: int, n: int, seed: int, n_boot: int):
-    """A snapshot payload of m x n generated scores whose board is the analysis's own
-    (``estimation.core.analysis``'s estimators, bootstrap, input facts and notes) and whose
-    tests are not run: Friedman, Nemenyi, Wilcoxon, the evaluation and the within-dataset
-    tables are recorded as not applicable, the rank matrix too. The pairwise wins are
-    the engine's (not applicable above ``MAX_WINS_PAIRS``, as in a real snapshot). The
-    leaderboard page reads the board only."""
-    from estimation.core import aggregates
-    from estimation.core import analysis as engine
-    from estimation.core.contract import (
-        SCHEMA_VERSION,
-        AnalysisSettings,
-        Board,
-        EstimatorResult,
-        NotApplicable,
-        SnapshotPayload,
-        floats,
-    )
-    from estimation.core.rankings import prepare_rankings
-    from estimation.core.registry import ESTIMATOR_KEYS
-
-    table = result_table(m, n, seed=seed)
-    settings = AnalysisSettings(bootstrap=n_boot, seed=seed)
-    prepared = prepare_rankings(table)
-    K = min(settings.k, prepared.known_positions)
-    estimators = engine._point_estimates(prepared, K)
-    uncertainty = engine._uncertainty(prepared, K, settings, seed)
-    skipped = NotApplicable("not computed by the page benchmark (bench/suite_pages.py)")
-    board = Board(
-        schema_version=SCHEMA_VERSION,
-        engine_version=engine.ENGINE_VERSION,
-        input=engine._input_facts(table, prepared),
-        settings=settings,
-        k_used=K,
-        recommended=settings.default_estimator,
-        estimators=tuple(
-            EstimatorResult(key=key, bootstrap=uncertainty[key], **estimators[key])
-            for key in ESTIMATOR_KEYS
-        ),
-        win_interval=engine._win_interval(prepared),
-        mean_rank=floats(aggregates.mean_rank(prepared.ranks)),
-        significance_rank=skipped,
-        friedman=skipped,
-        nemenyi=skipped,
-        wilcoxon=skipped,
-        evaluation=skipped,
-        notes=tuple(engine._coverage_notes(table, prepared, K, settings)),
-    )
-    return SnapshotPayload(
-        schema_version=SCHEMA_VERSION,
-        engine_version=engine.ENGINE_VERSION,
-        board=board,
-        wins=engine._wins(prepared.algorithms, prepared.ranks),
-        nemenyi=skipped,
-        wilcoxon=skipped,
-        rank_matrix=skipped,
-        within_dataset=skipped,
-    )
-
-
-def store_board_snapshot(benchmark, payload):
-    from estimation.models import ResultSnapshot
-    from estimation.services import snapshot_ready_store
-
-    snapshot = ResultSnapshot.objects.create(
-        benchmark=benchmark,
-        metric=benchmark.metrics.get(is_primary=True),
-        version=1,
-        fingerprint="b" * 64,
-        engine_version=payload.engine_version,
-    )
-    return snapshot_ready_store(snapshot=snapshot, payload=payload)
-
-
-def build_benchmark(m: int, n: int, seed: int, n_boot: int | None = None):
+def build_benchmark(m: int, n: int, seed: int):
     """Import m x n generated scores and compute their snapshot here; return the analysis time."""
     from estimation.services import recompute_run
     from leaderboard import services
@@ -193,9 +113,6 @@ def build_benchmark(m: int, n: int, seed: int, n_boot: int | None = None):
     # The import queued a recompute for workers (none run here; the scratch queue is
     # purged at exit): compute it in this process instead.
     started = time.perf_counter()
-    if m > FULL_ANALYSIS_MAX:
-        payload = board_payload(m, n, seed, 200 if n_boot is None else n_boot)
-        return benchmark, store_board_snapshot(benchmark, payload), time.perf_counter() - started
     snapshots = recompute_run(benchmark_id=benchmark.pk, owner="bench-pages")
     analysis = time.perf_counter() - started
     if not snapshots or snapshots[-1].status != "ready":
@@ -273,7 +190,6 @@ def run(
     requests: int = REQUESTS,
     profile: bool = False,
     size: tuple[int, int] | None = None,
-    n_boot: int | None = None,
 ) -> str:
     from django.core.management import call_command
     from django.test import Client, override_settings
@@ -281,7 +197,7 @@ def run(
 
     m, n = size or (QUICK_SIZE if options.quick else SIZE)
     requests = min(requests, 10) if options.quick else requests
-    benchmark, snapshot, analysis = build_benchmark(m, n, options.seed, n_boot)
+    benchmark, snapshot, analysis = build_benchmark(m, n, options.seed)
     payload_bytes = sum(len(s.body.encode("utf-8")) for s in snapshot.sections.all())
     pages = [
         ("leaderboard", reverse("benchmark-leaderboard", args=[benchmark.slug])),
@@ -326,16 +242,10 @@ def run(
         met = leaderboard.median < TARGET_SECONDS
         target = f"median < {fmt_seconds(TARGET_SECONDS)} at m = {m}"
     verdict = "meets" if met else "MISSES"
-    how = (
-        f"board computed by the core with B = {200 if n_boot is None else n_boot} "
-        "(pairwise sections not computed, see the module docstring)"
-        if m > FULL_ANALYSIS_MAX
-        else "analysed once"
-    )
     return "\n\n".join(
         [
             f"### pages (m={m}, n={n}; snapshot v{snapshot.version} stored, payload "
-            f"{payload_bytes / 1024:.0f} KiB as compact JSON; {how} in "
+            f"{payload_bytes / 1024:.0f} KiB as compact JSON; analysed once in "
             f"{fmt_seconds(analysis)}; {requests} requests per page after {WARMUP} warm-up, "
             "Django test client, production settings, PostgreSQL)",
             markdown_table(
@@ -363,11 +273,6 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--algorithms", type=int, help=f"m (default {SIZE[0]})")
     parser.add_argument("--datasets", type=int, help=f"n (default {SIZE[1]})")
     parser.add_argument(
-        "--bootstrap",
-        type=int,
-        help=f"replicates of the board payload above m = {FULL_ANALYSIS_MAX} (default 200)",
-    )
-    parser.add_argument(
         "--profile", action="store_true", help="append a cProfile of the leaderboard page"
     )
     args = parser.parse_args(argv)
@@ -387,7 +292,6 @@ def main(argv: list[str] | None = None) -> int:
             requests=args.requests,
             profile=args.profile,
             size=size,
-            n_boot=args.bootstrap,
         )
         print(report, flush=True)
     return 0
