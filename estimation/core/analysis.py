@@ -70,6 +70,7 @@ __all__ = [
     "analyze_uncertainty",
     "uncertainty_deferrable",
     "uncertainty_deferred",
+    "uncertainty_failed",
 ]
 
 # What the payload's advisor says when analyze() was asked to leave it to analyze_advisor()
@@ -77,9 +78,10 @@ __all__ = [
 ADVISOR_DEFERRED = "computed after the other sections (estimation.core.analysis.analyze_advisor)"
 # What each estimator's bootstrap and the board's evaluation say when analyze() was asked
 # to leave them to analyze_uncertainty() (the recompute service serves the board first).
+# Pages show it as it is: plain words.
 UNCERTAINTY_DEFERRED = (
-    "being computed: added to these results in a moment "
-    "(estimation.core.analysis.analyze_uncertainty)"
+    "being computed: the bootstrap spread, P(best) and the held-out evaluation are added "
+    "to these results in a moment"
 )
 
 # Any change to a number or to the payload's shape bumps this version; the golden test
@@ -366,13 +368,27 @@ def analyze_uncertainty(
         raise UncertaintyStopped
     clock.stage("evaluation", 0.75)
     evaluation = _evaluation(prepared, K, settings, evaluation_seed)
+    return CompletedBoard(board=_completed(board, boot, evaluation), timings=clock.finish())
+
+
+def uncertainty_failed(board: Board, reason: str) -> Board:
+    """A deferred ``board`` whose completion failed: its bootstrap and evaluation say
+    ``reason`` instead of "being computed" (the rest of the board stands)."""
+    failed = NotApplicable(reason)
+    return _completed(board, dict.fromkeys(ESTIMATOR_KEYS, failed), failed)
+
+
+def _completed(
+    board: Board,
+    boot: dict[str, BootstrapSummary | NotApplicable],
+    evaluation: Evaluation | NotApplicable,
+) -> Board:
     complete = replace(
         board,
         estimators=tuple(replace(r, bootstrap=boot[r.key]) for r in board.estimators),
         evaluation=evaluation,
     )
-    complete = replace(complete, verdict=board_verdict(complete))
-    return CompletedBoard(board=complete, timings=clock.finish())
+    return replace(complete, verdict=board_verdict(complete))
 
 
 def _score_summary(table: ResultTable, prepared: PreparedRankings) -> ScoreSummary | NotApplicable:
