@@ -398,10 +398,14 @@ def snapshot_refresh(
     """Recompute every metric of a benchmark whose input changed; return the versions
     written (ready or failed; a load failure repeated returns its recorded version).
 
-    ``superseded`` (asked while an advisor is simulated, after the version is served)
-    says a newer input is waiting: the advisor is then left out, so that the newer
-    version is computed at once instead of a second later; the newer version gets its
-    own advisor (and a run that finds this version still current adds it).
+    A version is served (ready) before its board's bootstrap and evaluation and its
+    advisor: :func:`snapshot_uncertainty_store` then completes the board in place, and
+    :func:`snapshot_advisor_store` adds the advisor.
+
+    ``superseded`` (asked before the bootstrap and the evaluation, and while an advisor is
+    simulated, after the version is served) says a newer input is waiting: the rest is
+    then left out, so that the newer version is computed at once; the newer version gets
+    its own (and a run that finds this version still current completes it).
     """
     benchmark = Benchmark.objects.get(pk=benchmark_id)
     settings = analysis_settings_for(benchmark=benchmark)
