@@ -26,8 +26,24 @@ from django.utils import timezone
 
 from estimation.background import recompute_dispatch
 from estimation.core.advisor import AdvisorStopped
-from estimation.core.analysis import ENGINE_VERSION, AnalysisSettings, analyze, analyze_advisor
-from estimation.core.contract import SCHEMA_VERSION, NotApplicable, SnapshotPayload, to_json
+from estimation.core.analysis import (
+    ENGINE_VERSION,
+    AnalysisSettings,
+    UncertaintyStopped,
+    analyze,
+    analyze_advisor,
+    analyze_uncertainty,
+    uncertainty_deferred,
+    uncertainty_failed,
+)
+from estimation.core.contract import (
+    SCHEMA_VERSION,
+    Board,
+    NotApplicable,
+    SnapshotPayload,
+    section_from_json,
+    to_json,
+)
 from estimation.core.table import ResultTable, fold_means
 from estimation.latest_cache import latest_invalidate
 from estimation.models import RecomputeState, ResultSnapshot, SnapshotSection
@@ -382,10 +398,14 @@ def snapshot_refresh(
     """Recompute every metric of a benchmark whose input changed; return the versions
     written (ready or failed; a load failure repeated returns its recorded version).
 
-    ``superseded`` (asked while an advisor is simulated, after the version is served)
-    says a newer input is waiting: the advisor is then left out, so that the newer
-    version is computed at once instead of a second later; the newer version gets its
-    own advisor (and a run that finds this version still current adds it).
+    A version is served (ready) before its board's bootstrap and evaluation and its
+    advisor: :func:`snapshot_uncertainty_store` then completes the board in place, and
+    :func:`snapshot_advisor_store` adds the advisor.
+
+    ``superseded`` (asked before the bootstrap and the evaluation, and while an advisor is
+    simulated, after the version is served) says a newer input is waiting: the rest is
+    then left out, so that the newer version is computed at once; the newer version gets
+    its own (and a run that finds this version still current completes it).
     """
     benchmark = Benchmark.objects.get(pk=benchmark_id)
     settings = analysis_settings_for(benchmark=benchmark)
@@ -456,14 +476,16 @@ def _snapshot_compute(
             return None  # nothing submitted yet, nothing served: nothing to say
         latest_ready = existing.filter(status=ResultSnapshot.Status.READY).first()
         served: ResultSnapshot | None = None
+        repeated: ResultSnapshot | None = None
         if latest_ready is not None and latest_ready.fingerprint == key:
             if newest is not None and newest.pk != latest_ready.pk:
                 # Newer versions failed since, and the input is back to the one served:
                 # a new version with its results says that the newest input is fine.
-                return _snapshot_repeat(
+                repeated = _snapshot_repeat(
                     source=latest_ready, version=newest.version + 1, submissions=submissions
                 )
-            served = latest_ready  # same input as the snapshot being served: nothing to do
+            else:
+                served = latest_ready  # the input being served: at most its completion to do
         else:
             if (
                 newest is not None
@@ -506,11 +528,17 @@ def _snapshot_compute(
                 stage="loading",
                 submissions=submissions,
             )
-    if served is not None:
-        # A worker that stopped between serving a snapshot and storing its advisor left
-        # the advisor out: the next run adds it (a no-op when it is there).
-        snapshot_advisor_store(snapshot=served, table=table, settings=settings)
-        return None
+    if served is not None or repeated is not None:
+        # A worker that stopped between serving a snapshot and completing its board or
+        # storing its advisor (or gave way to a newer input since undone) left them out:
+        # this run adds them (a no-op when they are there), to a repeat as well.
+        finishing = served or repeated
+        assert finishing is not None
+        if snapshot_uncertainty_store(
+            snapshot=finishing, table=table, settings=settings, stop=superseded
+        ):
+            snapshot_advisor_store(snapshot=finishing, table=table, settings=settings)
+        return repeated
     loaded = time.perf_counter()
 
     def report(stage: str, fraction: float) -> None:
@@ -525,9 +553,9 @@ def _snapshot_compute(
             raise LeaseLost(owner)
 
     try:
-        # The advisor (simulations, about 1 s at m = 20, n = 100) follows once the other
-        # sections are served: readers do not wait for it.
-        analysis = analyze(table, settings, progress=report, advisor=False)
+        # The bootstrap and evaluation (most of the analysis) and the advisor (about 1 s
+        # at m = 20, n = 100) follow once the rest is served: readers do not wait.
+        analysis = analyze(table, settings, progress=report, advisor=False, uncertainty=False)
         sections = section_bodies(analysis.payload)
         sections.pop(ADVISOR_SECTION)
     except LeaseLost:
@@ -558,11 +586,89 @@ def _snapshot_compute(
         return _snapshot_fail(
             snapshot=snapshot, during=ResultSnapshot.FailedDuring.STORE, error=_error_text(exc)
         )
-    snapshot_advisor_store(snapshot=ready, table=table, settings=settings, stop=superseded)
+    if snapshot_uncertainty_store(
+        snapshot=ready,
+        table=table,
+        settings=settings,
+        board=analysis.payload.board,
+        stop=superseded,
+    ):
+        snapshot_advisor_store(snapshot=ready, table=table, settings=settings, stop=superseded)
     return ready
 
 
 ADVISOR_SECTION = "advisor"
+BOARD_SECTION = "board"
+
+
+def snapshot_uncertainty_store(
+    *,
+    snapshot: ResultSnapshot,
+    table: ResultTable,
+    settings: AnalysisSettings,
+    board: Board | None = None,
+    stop: Callable[[], bool] | None = None,
+) -> bool:
+    """Complete a ready snapshot's board with the bootstrap and evaluation that
+    ``analyze(..., uncertainty=False)`` left out; return whether the board is complete
+    (False: ``stop`` said a newer input waits, and the board was left as it was).
+
+    Idempotent: a complete board stays, and the write only replaces the deferred board it
+    read (two runs completing it write the same bytes). The new board's etag, the
+    snapshot's ``finished_at`` (in :func:`selectors.snapshots_etag` and Last-Modified) and
+    the latest-snapshot cache all change in one transaction, so pollers refetch. A failure
+    is stored as not applicable with its reason, and logged. ``board`` is the deferred
+    board when the caller has it (else it is read back).
+    """
+    stored = (
+        SnapshotSection.objects.filter(snapshot=snapshot, name=BOARD_SECTION)
+        .values_list("body", "etag")
+        .first()
+    )
+    if stored is None:
+        return True  # deleted meanwhile (retention): nothing to complete
+    body, etag = stored
+    if board is None:
+        board = section_from_json(BOARD_SECTION, json.loads(body))
+    assert board is not None
+    if not uncertainty_deferred(board):
+        return True
+    started = time.perf_counter()
+    stages: dict[str, float] = {}
+    try:
+        completion = analyze_uncertainty(table, settings, board, stop=stop)
+        complete, stages = completion.board, completion.timings
+    except UncertaintyStopped:
+        logger.info("the board of snapshot %s gave way to a newer input", snapshot.pk)
+        return False
+    except Exception as exc:
+        logger.exception("completing the board of snapshot %s failed", snapshot.pk)
+        complete = uncertainty_failed(
+            board, f"the bootstrap and evaluation failed: {type(exc).__name__}: {exc}"
+        )
+    new_body = json.dumps(to_json(complete), separators=(",", ":"), allow_nan=False)
+    timings = dict(snapshot.timings or {})
+    timings["uncertainty_s"] = time.perf_counter() - started
+    served_stages = timings.get("stages", {})  # its ranking stage is the quick analysis's
+    timings["stages"] = {
+        **served_stages,
+        **{k: v for k, v in stages.items() if k not in served_stages},
+    }
+    finished_at = timezone.now()
+    with transaction.atomic():
+        replaced = SnapshotSection.objects.filter(
+            snapshot=snapshot, name=BOARD_SECTION, etag=etag
+        ).update(body=new_body, etag=hashlib.sha256(new_body.encode()).hexdigest())
+        if replaced:
+            ResultSnapshot.objects.filter(pk=snapshot.pk).update(
+                finished_at=finished_at, timings=timings
+            )
+            latest_invalidate(benchmark_id=snapshot.benchmark_id)
+    if replaced:
+        snapshot.finished_at, snapshot.timings = finished_at, timings
+    else:  # another run completed it first: its timings stand
+        snapshot.refresh_from_db(fields=["finished_at", "timings"])
+    return True
 
 
 def snapshot_advisor_store(

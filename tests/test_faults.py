@@ -110,12 +110,16 @@ def test_a_worker_killed_mid_run_leaves_nothing_half_written(transactional_db, s
         source=Submission.Source.IMPORT,
     )  # committed: the recompute task is now waiting in Redis
     with celery_worker_process(PODIUM_RECOMPUTE_LEASE_SECONDS="2") as worker:
+        # The snapshot is served before its bootstrap: kill while the rest is computed
+        # (about 0.1 s at this size; any computing stage writes no section yet).
         orphan = wait_until(
-            lambda: ResultSnapshot.objects.filter(benchmark=benchmark, stage="bootstrap").first(),
+            lambda: ResultSnapshot.objects.filter(
+                benchmark=benchmark, status=ResultSnapshot.Status.COMPUTING
+            ).first(),
             timeout=90,
-            interval=0.02,
+            interval=0.005,
         )
-        worker.kill()  # SIGKILL in the middle of the bootstrap
+        worker.kill()  # SIGKILL in the middle of the analysis
         worker.wait(timeout=30)
     orphan.refresh_from_db()
     assert orphan.status == ResultSnapshot.Status.COMPUTING and not orphan.sections.exists()

@@ -60,15 +60,29 @@ from estimation.core.win_probability import fit_loo, fit_minimax, mle
 __all__ = [
     "ADVISOR_DEFERRED",
     "ENGINE_VERSION",
+    "UNCERTAINTY_DEFERRED",
     "Analysis",
     "AnalysisSettings",
+    "CompletedBoard",
+    "UncertaintyStopped",
     "analyze",
     "analyze_advisor",
+    "analyze_uncertainty",
+    "uncertainty_deferrable",
+    "uncertainty_deferred",
+    "uncertainty_failed",
 ]
 
 # What the payload's advisor says when analyze() was asked to leave it to analyze_advisor()
 # (the recompute service stores the advisor after the other sections are served).
 ADVISOR_DEFERRED = "computed after the other sections (estimation.core.analysis.analyze_advisor)"
+# What each estimator's bootstrap and the board's evaluation say when analyze() was asked
+# to leave them to analyze_uncertainty() (the recompute service serves the board first).
+# Pages show it as it is: plain words.
+UNCERTAINTY_DEFERRED = (
+    "being computed: the bootstrap spread, P(best) and the held-out evaluation are added "
+    "to these results in a moment"
+)
 
 # Any change to a number or to the payload's shape bumps this version; the golden test
 # (tests/core/test_golden.py) pins the payload of two demos to it.
@@ -135,6 +149,7 @@ def analyze(
     progress: Progress | None = None,
     *,
     advisor: bool = True,
+    uncertainty: bool = True,
 ) -> Analysis:
     """Every estimator and test of METHODS.md on one metric's results.
 
@@ -149,6 +164,12 @@ def analyze(
         m = 20, n = 100). With False its section says :data:`ADVISOR_DEFERRED`, and
         :func:`analyze_advisor` computes the same section later (the recompute service
         serves the other sections first).
+    uncertainty : bool, default True
+        Whether to run the bootstrap and the held-out evaluation (most of the time at
+        m = 20, n = 100). With False, where :func:`uncertainty_deferrable` allows it, each
+        estimator's ``bootstrap`` and the board's ``evaluation`` say
+        :data:`UNCERTAINTY_DEFERRED`, and :func:`analyze_uncertainty` completes the board
+        later, to the same bytes as one call with True.
 
     Raises
     ------
@@ -180,15 +201,18 @@ def analyze(
     clock.stage("within_dataset", 0.3)
     aware_mean, within = _tests_within_datasets(prepared, settings)
 
-    clock.stage("bootstrap", 0.4)
-    uncertainty = _uncertainty(prepared, K, settings, bootstrap_seed, estimators)
+    win_interval = _win_interval(prepared)
+    if uncertainty or not uncertainty_deferrable(win_interval):
+        clock.stage("bootstrap", 0.4)
+        boot = _uncertainty(prepared, K, settings, bootstrap_seed, estimators)
+        clock.stage("evaluation", 0.75)
+        evaluation = _evaluation(prepared, K, settings, evaluation_seed)
+    else:
+        boot = dict.fromkeys(ESTIMATOR_KEYS, NotApplicable(UNCERTAINTY_DEFERRED))
+        evaluation = NotApplicable(UNCERTAINTY_DEFERRED)
     results = tuple(
-        EstimatorResult(key=key, bootstrap=uncertainty[key], **estimators[key])
-        for key in ESTIMATOR_KEYS
+        EstimatorResult(key=key, bootstrap=boot[key], **estimators[key]) for key in ESTIMATOR_KEYS
     )
-
-    clock.stage("evaluation", 0.75)
-    evaluation = _evaluation(prepared, K, settings, evaluation_seed)
 
     advice: AdvisorSection | NotApplicable = NotApplicable(ADVISOR_DEFERRED)
     if advisor:
@@ -209,7 +233,7 @@ def analyze(
         k_used=K,
         recommended=settings.default_estimator,
         estimators=results,
-        win_interval=_win_interval(prepared),
+        win_interval=win_interval,
         mean_rank=mean_rank,
         significance_rank=aware_mean,
         friedman=tests.friedman,
@@ -279,6 +303,92 @@ def analyze_advisor(
     )
     K = min(settings.k, prepared.known_positions)
     return _advisor(prepared, K, _seeds(settings)[2], stop)
+
+
+def uncertainty_deferrable(win_interval: WinInterval | NotApplicable) -> bool:
+    """Whether the board may be served before its bootstrap: only when the leaderboard's
+    bands and verdict come from the Wilson interval (:func:`verdict.win_band` falls back
+    to the bootstrap spread when that interval is not applicable)."""
+    return isinstance(win_interval, WinInterval)
+
+
+def uncertainty_deferred(board: Board) -> bool:
+    """Whether ``board`` came from ``analyze(..., uncertainty=False)`` and still lacks its
+    bootstrap and evaluation (:func:`analyze_uncertainty` completes it)."""
+    return board.evaluation == NotApplicable(UNCERTAINTY_DEFERRED)
+
+
+@dataclass(frozen=True)
+class CompletedBoard:
+    """What :func:`analyze_uncertainty` returns: the board, and its stage timings (s)."""
+
+    board: Board
+    timings: dict[str, float] = field(default_factory=dict)
+
+
+class UncertaintyStopped(Exception):
+    """:func:`analyze_uncertainty` gave way: its ``stop`` returned true."""
+
+
+def analyze_uncertainty(
+    table: ResultTable,
+    settings: AnalysisSettings | None,
+    board: Board,
+    *,
+    stop: Callable[[], bool] | None = None,
+    progress: Progress | None = None,
+) -> CompletedBoard:
+    """``board`` (from ``analyze(table, settings, uncertainty=False)``) completed with each
+    estimator's bootstrap, the evaluation and the verdict they change: the board of one
+    ``analyze(table, settings)`` call, byte for byte (the same seeds, and the full-data
+    fits read from the board), with the stage timings.
+
+    A board that is not deferred is returned as it is. ``stop`` is asked before each of
+    the two stages; when it returns true, :class:`UncertaintyStopped` is raised.
+    """
+    settings = settings or AnalysisSettings()
+    if not uncertainty_deferred(board):
+        return CompletedBoard(board=board)
+    clock = _Clock(progress)
+    clock.stage("ranking", 0.02)
+    prepared = prepare_rankings(
+        table,
+        missing=settings.missing,
+        tie_tol=settings.tie_tol,
+        min_coverage=settings.min_coverage,
+    )
+    K = min(settings.k, prepared.known_positions)
+    bootstrap_seed, evaluation_seed, _ = _seeds(settings)
+    fits = {r.key: {"p": r.p, "weights": r.weights} for r in board.estimators}
+    if stop is not None and stop():
+        raise UncertaintyStopped
+    clock.stage("bootstrap", 0.4)
+    boot = _uncertainty(prepared, K, settings, bootstrap_seed, fits)
+    if stop is not None and stop():
+        raise UncertaintyStopped
+    clock.stage("evaluation", 0.75)
+    evaluation = _evaluation(prepared, K, settings, evaluation_seed)
+    return CompletedBoard(board=_completed(board, boot, evaluation), timings=clock.finish())
+
+
+def uncertainty_failed(board: Board, reason: str) -> Board:
+    """A deferred ``board`` whose completion failed: its bootstrap and evaluation say
+    ``reason`` instead of "being computed" (the rest of the board stands)."""
+    failed = NotApplicable(reason)
+    return _completed(board, dict.fromkeys(ESTIMATOR_KEYS, failed), failed)
+
+
+def _completed(
+    board: Board,
+    boot: dict[str, BootstrapSummary | NotApplicable],
+    evaluation: Evaluation | NotApplicable,
+) -> Board:
+    complete = replace(
+        board,
+        estimators=tuple(replace(r, bootstrap=boot[r.key]) for r in board.estimators),
+        evaluation=evaluation,
+    )
+    return replace(complete, verdict=board_verdict(complete))
 
 
 def _score_summary(table: ResultTable, prepared: PreparedRankings) -> ScoreSummary | NotApplicable:

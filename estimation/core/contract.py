@@ -325,7 +325,9 @@ class EstimatorResult:
     )
     bootstrap: BootstrapSummary | NotApplicable = describe(
         "uncertainty of p; not applicable when the bootstrap is switched off or there is "
-        "a single dataset"
+        "a single dataset (and in analyze(uncertainty=False), whose caller runs "
+        "analyze_uncertainty later: for a moment a served board says 'being computed', "
+        "then the recompute service replaces it with the complete board)"
     )
     K: int | None = describe(
         "positions weighted", null="the estimator uses whole rankings (Borda, Plackett–Luce)"
@@ -617,7 +619,11 @@ class Board:
     wilcoxon: WilcoxonSummary | NotApplicable = describe(
         "pairwise Wilcoxon tests (p-values in the 'wilcoxon' section)"
     )
-    evaluation: Evaluation | NotApplicable = describe("which estimator predicts best")
+    evaluation: Evaluation | NotApplicable = describe(
+        "which estimator predicts best; not applicable for a single dataset (and, like "
+        "each estimator's bootstrap, 'being computed' for a moment after the board is "
+        "served)"
+    )
     notes: tuple[str, ...] = describe("what every view should say about the data, in words")
     control: ControlComparison | NotApplicable = describe(
         "comparison of every algorithm with the default control (settings.control, else "

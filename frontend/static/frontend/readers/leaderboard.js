@@ -183,6 +183,18 @@
     });
   }
 
+  function refreshShown() {
+    var url = section().getAttribute("data-refresh") || config.fragmentUrl;
+    return fetchFragment(url).then(function (fresh) {
+      if (fresh && !fresh.getAttribute("data-pending")) {
+        setText("live-announcement", "Results version " + state.version + ": the bootstrap spread and the evaluation were added.");
+      }
+    }, function (error) {
+      state.etag = null; // ask again in full next time
+      throw error;
+    });
+  }
+
   /* The status, fetched conditionally: null when unchanged since the last answer (304). */
   function getStatus(url) {
     var headers = { Accept: "application/json" };
@@ -234,6 +246,11 @@
           state.etag = null; // ask again in full next time
           throw error;
         });
+      }
+      if (status.version && status.version === shown && section().getAttribute("data-pending")) {
+        // the shown version's board was completed (its bootstrap and evaluation) or is
+        // still pending: its status changed, so fetch the section again
+        return Promise.all([failure, refreshShown()]);
       }
       return failure;
     }).then(function () {
