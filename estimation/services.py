@@ -28,6 +28,7 @@ from estimation.background import recompute_dispatch
 from estimation.core.advisor import AdvisorStopped
 from estimation.core.analysis import (
     ENGINE_VERSION,
+    UNCERTAINTY_GAVE_WAY,
     AnalysisSettings,
     UncertaintyStopped,
     analyze,
@@ -639,20 +640,41 @@ def snapshot_uncertainty_store(
         completion = analyze_uncertainty(table, settings, board, stop=stop)
         complete, stages = completion.board, completion.timings
     except UncertaintyStopped:
+        # Newer results are computed next; this version's permalink says its spread is
+        # not coming rather than "being computed" for good (a run that finds its input
+        # current again still completes it).
         logger.info("the board of snapshot %s gave way to a newer input", snapshot.pk)
+        _board_replace(snapshot, body, etag, uncertainty_failed(board, UNCERTAINTY_GAVE_WAY))
         return False
     except Exception as exc:
         logger.exception("completing the board of snapshot %s failed", snapshot.pk)
         complete = uncertainty_failed(
             board, f"the bootstrap and evaluation failed: {type(exc).__name__}: {exc}"
         )
-    new_body = json.dumps(to_json(complete), separators=(",", ":"), allow_nan=False)
+    _board_replace(snapshot, body, etag, complete, stages, time.perf_counter() - started)
+    return True
+
+
+def _board_replace(
+    snapshot: ResultSnapshot,
+    body: str,
+    etag: str,
+    board: Board,
+    stages: dict[str, float] | None = None,
+    seconds: float | None = None,
+) -> None:
+    """Store ``board`` as ``snapshot``'s board if its stored board is still ``etag`` (and
+    differs from it); its etag, ``finished_at`` and the latest cache move together."""
+    new_body = json.dumps(to_json(board), separators=(",", ":"), allow_nan=False)
+    if new_body == body:
+        return  # nothing changes: no validator moves
     timings = dict(snapshot.timings or {})
-    timings["uncertainty_s"] = time.perf_counter() - started
+    if seconds is not None:
+        timings["uncertainty_s"] = seconds
     served_stages = timings.get("stages", {})  # its ranking stage is the quick analysis's
     timings["stages"] = {
         **served_stages,
-        **{k: v for k, v in stages.items() if k not in served_stages},
+        **{k: v for k, v in (stages or {}).items() if k not in served_stages},
     }
     finished_at = timezone.now()
     with transaction.atomic():
@@ -666,9 +688,8 @@ def snapshot_uncertainty_store(
             latest_invalidate(benchmark_id=snapshot.benchmark_id)
     if replaced:
         snapshot.finished_at, snapshot.timings = finished_at, timings
-    else:  # another run completed it first: its timings stand
+    else:  # another run wrote it first: its timings stand
         snapshot.refresh_from_db(fields=["finished_at", "timings"])
-    return True
 
 
 def snapshot_advisor_store(

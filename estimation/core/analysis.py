@@ -61,6 +61,7 @@ __all__ = [
     "ADVISOR_DEFERRED",
     "ENGINE_VERSION",
     "UNCERTAINTY_DEFERRED",
+    "UNCERTAINTY_GAVE_WAY",
     "Analysis",
     "AnalysisSettings",
     "CompletedBoard",
@@ -71,6 +72,7 @@ __all__ = [
     "uncertainty_deferrable",
     "uncertainty_deferred",
     "uncertainty_failed",
+    "uncertainty_pending",
 ]
 
 # What the payload's advisor says when analyze() was asked to leave it to analyze_advisor()
@@ -82,6 +84,12 @@ ADVISOR_DEFERRED = "computed after the other sections (estimation.core.analysis.
 UNCERTAINTY_DEFERRED = (
     "being computed: the bootstrap spread, P(best) and the held-out evaluation are added "
     "to these results in a moment"
+)
+# What they say on a version whose completion gave way to newer results: they are not
+# coming (until a run finds this version's input current again), and the page says so.
+UNCERTAINTY_GAVE_WAY = (
+    "not computed for this version: newer results arrived before its bootstrap and "
+    "evaluation were done (the latest version has them)"
 )
 
 # Any change to a number or to the payload's shape bumps this version; the golden test
@@ -314,7 +322,17 @@ def uncertainty_deferrable(win_interval: WinInterval | NotApplicable) -> bool:
 
 def uncertainty_deferred(board: Board) -> bool:
     """Whether ``board`` came from ``analyze(..., uncertainty=False)`` and still lacks its
-    bootstrap and evaluation (:func:`analyze_uncertainty` completes it)."""
+    bootstrap and evaluation, being computed or given way to newer results
+    (:func:`analyze_uncertainty` completes it)."""
+    return board.evaluation in (
+        NotApplicable(UNCERTAINTY_DEFERRED),
+        NotApplicable(UNCERTAINTY_GAVE_WAY),
+    )
+
+
+def uncertainty_pending(board: Board) -> bool:
+    """Whether ``board``'s bootstrap and evaluation are being computed now (the page says
+    so and refetches); not when its completion gave way to newer results."""
     return board.evaluation == NotApplicable(UNCERTAINTY_DEFERRED)
 
 

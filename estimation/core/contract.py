@@ -327,7 +327,8 @@ class EstimatorResult:
         "uncertainty of p; not applicable when the bootstrap is switched off or there is "
         "a single dataset (and in analyze(uncertainty=False), whose caller runs "
         "analyze_uncertainty later: for a moment a served board says 'being computed', "
-        "then the recompute service replaces it with the complete board)"
+        "then the recompute service replaces it with the complete board; a version "
+        "superseded before that says 'not computed for this version')"
     )
     K: int | None = describe(
         "positions weighted", null="the estimator uses whole rankings (Borda, Plackett–Luce)"
@@ -622,7 +623,7 @@ class Board:
     evaluation: Evaluation | NotApplicable = describe(
         "which estimator predicts best; not applicable for a single dataset (and, like "
         "each estimator's bootstrap, 'being computed' for a moment after the board is "
-        "served)"
+        "served, or 'not computed for this version' when newer results came first)"
     )
     notes: tuple[str, ...] = describe("what every view should say about the data, in words")
     control: ControlComparison | NotApplicable = describe(

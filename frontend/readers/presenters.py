@@ -17,7 +17,7 @@ from html import escape
 from itertools import pairwise
 from typing import Any
 
-from estimation.core.analysis import uncertainty_deferred
+from estimation.core.analysis import uncertainty_pending
 from estimation.core.contract import Board, BootstrapSummary, NotApplicable, ScoreSummary
 from estimation.core.registry import estimator_get
 from estimation.core.verdict import board_order, shared_positions, win_band
@@ -51,7 +51,7 @@ def leaderboard_board(board: Board) -> dict[str, Any]:
         else evaluation.predicts_best,
         "evaluation_verdict": None if isinstance(evaluation, NotApplicable) else evaluation.verdict,
         # served before its bootstrap and evaluation: the page says so, and refetches
-        "uncertainty_pending": uncertainty_deferred(board),
+        "uncertainty_pending": uncertainty_pending(board),
         "estimators": [
             {
                 "key": result.key,

@@ -82,3 +82,23 @@ def test_a_stop_request_gives_way_before_the_bootstrap():
     quick = analyze(demsar_table(), SETTINGS, uncertainty=False).payload.board
     with pytest.raises(UncertaintyStopped):
         analyze_uncertainty(demsar_table(), SETTINGS, quick, stop=lambda: True)
+
+
+def test_a_board_that_gave_way_is_still_completable_but_not_pending():
+    """A version superseded before its completion says the spread is not coming (not
+    "being computed"), and a run that finds its input current again still completes it
+    to the one-shot bytes."""
+    from estimation.core.analysis import (
+        UNCERTAINTY_GAVE_WAY,
+        uncertainty_failed,
+        uncertainty_pending,
+    )
+
+    whole = demo_analysis("demsar").payload.board
+    quick = analyze(demsar_table(), SETTINGS, uncertainty=False).payload.board
+    assert uncertainty_pending(quick)
+    gave_way = uncertainty_failed(quick, UNCERTAINTY_GAVE_WAY)
+    assert uncertainty_deferred(gave_way) and not uncertainty_pending(gave_way)
+    completed = analyze_uncertainty(demsar_table(), SETTINGS, gave_way)
+    assert _bytes(completed.board) == _bytes(whole)
+    assert not uncertainty_pending(whole)

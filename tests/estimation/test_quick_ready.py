@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from estimation import services
-from estimation.core.analysis import UNCERTAINTY_DEFERRED, analyze
+from estimation.core.analysis import UNCERTAINTY_DEFERRED, UNCERTAINTY_GAVE_WAY, analyze
 from estimation.models import ResultSnapshot, SnapshotSection
 from estimation.selectors import snapshot_status
 from estimation.services import (
@@ -19,6 +19,7 @@ from estimation.services import (
     result_table_build,
     section_bodies,
     snapshot_refresh,
+    snapshot_uncertainty_store,
 )
 from leaderboard.services import submission_accept
 from tests.factories import make_benchmark, make_submission
@@ -106,11 +107,24 @@ def test_the_completed_board_is_the_one_shot_board_and_validators_move(
 def test_a_completion_that_gave_way_or_died_is_finished_by_the_next_run(benchmark, client):
     (snapshot,) = snapshot_refresh(benchmark_id=benchmark.pk, superseded=lambda: True)
     assert snapshot.status == ResultSnapshot.Status.READY
-    assert _deferred(_board(snapshot).body)
+    # It gave way: its permalink says the spread is not coming, not "being computed".
+    board = json.loads(_board(snapshot).body)
+    assert board["evaluation"] == {"not_applicable": UNCERTAINTY_GAVE_WAY}
+    assert all(
+        e["bootstrap"] == {"not_applicable": UNCERTAINTY_GAVE_WAY} for e in board["estimators"]
+    )
     assert not SnapshotSection.objects.filter(snapshot=snapshot, name=ADVISOR_SECTION).exists()
     page = client.get("/b/toy/").content.decode()
-    assert 'data-testid="uncertainty-pending"' in page and "being computed" in page
-    assert 'data-pending="uncertainty"' in page
+    assert "uncertainty-pending" not in page and "data-pending" not in page
+    gave_way = _board(snapshot).etag
+    # Giving way again changes nothing: no validator moves.
+    snapshot_uncertainty_store(
+        snapshot=snapshot,
+        table=result_table_build(benchmark=benchmark, metric=benchmark.metrics.get()),
+        settings=analysis_settings_for(benchmark=benchmark),
+        stop=lambda: True,
+    )
+    assert _board(snapshot).etag == gave_way
 
     assert snapshot_refresh(benchmark_id=benchmark.pk) == []  # same input: completes it
     body, _ = _one_shot_board(benchmark)
