@@ -188,12 +188,7 @@ def analyze(
     settings = settings or AnalysisSettings()
     clock = _Clock(progress)
     clock.stage("ranking", 0.02)
-    prepared = prepare_rankings(
-        table,
-        missing=settings.missing,
-        tie_tol=settings.tie_tol,
-        min_coverage=settings.min_coverage,
-    )
+    prepared = _prepared(table, settings)
     names = prepared.algorithms
     ranks = prepared.ranks
     m = ranks.shape[1]
@@ -303,14 +298,19 @@ def analyze_advisor(
     returns true.
     """
     settings = settings or AnalysisSettings()
-    prepared = prepare_rankings(
+    prepared = _prepared(table, settings)
+    K = min(settings.k, prepared.known_positions)
+    return _advisor(prepared, K, _seeds(settings)[2], stop)
+
+
+def _prepared(table: ResultTable, settings: AnalysisSettings) -> PreparedRankings:
+    """The rankings every stage reads, under the settings' missing-data policy."""
+    return prepare_rankings(
         table,
         missing=settings.missing,
         tie_tol=settings.tie_tol,
         min_coverage=settings.min_coverage,
     )
-    K = min(settings.k, prepared.known_positions)
-    return _advisor(prepared, K, _seeds(settings)[2], stop)
 
 
 def uncertainty_deferrable(win_interval: WinInterval | NotApplicable) -> bool:
@@ -369,12 +369,7 @@ def analyze_uncertainty(
         return CompletedBoard(board=board)
     clock = _Clock(progress)
     clock.stage("ranking", 0.02)
-    prepared = prepare_rankings(
-        table,
-        missing=settings.missing,
-        tie_tol=settings.tie_tol,
-        min_coverage=settings.min_coverage,
-    )
+    prepared = _prepared(table, settings)
     K = min(settings.k, prepared.known_positions)
     bootstrap_seed, evaluation_seed, _ = _seeds(settings)
     fits = {r.key: {"p": r.p, "weights": r.weights} for r in board.estimators}
