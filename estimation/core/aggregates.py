@@ -13,10 +13,13 @@ for all rows at once.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 from scipy import sparse
+
+from .threads import run_interleaved
 
 __all__ = [
     "PlackettLuceResult",
@@ -459,14 +462,19 @@ def _exact_integer_sums(weights: np.ndarray) -> bool:
     return bool(np.array_equal(weights, np.rint(weights)) and weights.sum(axis=1).max() < 2.0**52)
 
 
-def _sub_design(design: _StageDesign, keep: np.ndarray) -> _StageDesign:
+def _sub_design(
+    design: _StageDesign, keep: np.ndarray, ones: np.ndarray, counting: np.ndarray
+) -> _StageDesign:
     """``design`` restricted to the datasets ``keep`` (indices, in order).
 
     A dataset of weight 0 adds exact zeros to every denominator (its stage terms are
     ``0 / S``), so leaving it out gives the same sums to the bit: the remaining cells
     keep their order (cell ``(p, i)`` before ``(p, j)`` for ``i < j``, position-major),
     and each algorithm's row of the scatter receives one term per cell as before.
-    For :func:`_denominators` only: ``chosen`` is left empty.
+    For :func:`_denominators` only: ``chosen`` is left empty. ``ones`` (float) and
+    ``counting`` (``0, 1, 2, ...`` as int32), each of at least ``m * n + 1`` elements, are
+    read-only arrays shared by every sub-design of ``design``: the matrix takes slices
+    of them instead of new arrays.
     """
     m = design.order_t.shape[0]
     used = design.n_used
@@ -483,13 +491,10 @@ def _sub_design(design: _StageDesign, keep: np.ndarray) -> _StageDesign:
         casting="same_kind",
     )
     indptr = np.concatenate(
-        [
-            np.arange((used - 1) * n + 1, dtype=np.int32),
-            (used - 1) * n + tail * np.arange(1, n + 1, dtype=np.int32),
-        ]
+        [counting[: (used - 1) * n + 1], (used - 1) * n + tail * counting[1 : n + 1]]
     )
     # Every entry is 1: an algorithm has one position per dataset, so no cell holds it twice.
-    scatter = sparse.csc_matrix((np.ones(indices.size), indices, indptr), shape=(m, used * n))
+    scatter = sparse.csc_matrix((ones[: indices.size], indices, indptr), shape=(m, used * n))
     # Tie-free complete stages: every dataset's column of stage sizes is the same.
     stage_size_t = (
         np.broadcast_to(design.stage_size_t[:, :1], order_t.shape)
@@ -519,36 +524,47 @@ def _mm_fit_rows(
 
     The iterations are those of :func:`_mm_fit` to the bit; only the datasets of
     weight 0 in a row (a third of them in a bootstrap replicate) are left out of its
-    denominators (see :func:`_sub_design`). Updates ``gamma`` in place; returns the
-    iterations and the converged flag of each row.
+    denominators (see :func:`_sub_design`). The rows are shared out between threads
+    (:func:`~estimation.core.threads.run_interleaved`), each with its own working array.
+    Updates ``gamma`` in place; returns the iterations and the converged flag of each row.
     """
     n_rows, m = gamma.shape
     n = design.order_t.shape[1]
     iterations = np.zeros(n_rows, dtype=int)
     converged = np.zeros(n_rows, dtype=bool)
-    buffer = np.empty(design.order_t.size)
-    for row in range(n_rows):
-        row_weights = weights[row : row + 1]
-        keep = np.flatnonzero(row_weights[0] > 0)
-        row_design = design
-        if keep.size < n:
-            row_design = _sub_design(design, keep)
-            row_weights = row_weights[:, keep]
-        current = gamma[row : row + 1]
-        while True:
-            denominators = _denominators(current, row_weights, row_design, buffer)
-            denominators += prior_strength
-            updated = wins[row : row + 1] / denominators
-            updated *= m / updated.sum(axis=1, keepdims=True)
-            change = np.abs(np.log(updated) - np.log(current)).max(axis=1)
-            current = updated
-            iterations[row] += 1
-            if change[0] < tol:
-                converged[row] = True
-                break
-            if iterations[row] >= max_iter:
-                break
-        gamma[row] = current[0]
+
+    ones = np.ones(design.order_t.size)
+    counting = np.arange(design.order_t.size + 1, dtype=np.int32)
+    ones.setflags(write=False)
+    counting.setflags(write=False)
+
+    def fit_rows(rows: Sequence[int]) -> None:
+        buffer = np.empty(design.order_t.size)
+        for row in rows:
+            row_weights = weights[row : row + 1]
+            keep = np.flatnonzero(row_weights[0] > 0)
+            row_design = design
+            if keep.size < n:
+                row_design = _sub_design(design, keep, ones, counting)
+                row_weights = row_weights[:, keep]
+            current = gamma[row : row + 1]
+            while True:
+                denominators = _denominators(current, row_weights, row_design, buffer)
+                denominators += prior_strength
+                updated = wins[row : row + 1] / denominators
+                updated *= m / updated.sum(axis=1, keepdims=True)
+                change = np.abs(np.log(updated) - np.log(current)).max(axis=1)
+                current = updated
+                iterations[row] += 1
+                if change[0] < tol:
+                    converged[row] = True
+                    break
+                if iterations[row] >= max_iter:
+                    break
+            gamma[row] = current[0]
+
+    # Every row is fitted on its own (each thread writes only its rows).
+    run_interleaved(fit_rows, range(n_rows))
     return iterations, converged
 
 

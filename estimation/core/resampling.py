@@ -82,7 +82,7 @@ def scheme_estimates(
     """Every scheme's win probabilities for ``B`` dataset-count vectors at once.
 
     ``pl_tol`` is the Plackett-Luce convergence tolerance (change in log worths);
-    resampling passes the looser :data:`PL_RESAMPLED_TOL`.
+    the bootstrap passes the looser :func:`resampled_pl_tol`.
 
     Parameters
     ----------
@@ -148,6 +148,21 @@ def scheme_estimates(
 # the converged fit, far below the Monte Carlo error of a percentile interval from 1000
 # replicates, at half the iterations of the 1e-8 used for point estimates.
 PL_RESAMPLED_TOL = 1e-5
+# Above this many rank cells (datasets x algorithms) each replicate is refitted on its
+# own and every MM iteration is a pass over the whole table; there the bootstrap refits
+# stop at PL_LARGE_RESAMPLED_TOL. From the fit on the mean counts a replicate then takes
+# two or three iterations instead of four or five, and its probabilities stay within
+# 0.75 % of their bootstrap standard deviation of the converged fit (the largest gap over
+# 60 replicates at m = 100 to 2000 with 600 to 12000 datasets; the interval ends within
+# 0.5 %), against the ~8 % Monte Carlo error of a 2.5 % quantile from 1000 replicates.
+# Smaller tables keep 1e-5 (and their numbers).
+PL_LARGE_REFIT_CELLS = 1_000_000
+PL_LARGE_RESAMPLED_TOL = 1e-3
+
+
+def resampled_pl_tol(n: int, m: int) -> float:
+    """The Plackett-Luce tolerance of bootstrap refits of an ``(n, m)`` rank table."""
+    return PL_LARGE_RESAMPLED_TOL if n * m > PL_LARGE_REFIT_CELLS else PL_RESAMPLED_TOL
 
 
 def _share_of_best(estimates: np.ndarray) -> np.ndarray:
@@ -295,7 +310,7 @@ def bootstrap(
         K=K,
         known_positions=known_positions,
         schemes=schemes,
-        pl_tol=PL_RESAMPLED_TOL,
+        pl_tol=resampled_pl_tol(n, m),
     )
 
     lower_q, upper_q = (1.0 - level) / 2.0, (1.0 + level) / 2.0
@@ -560,8 +575,11 @@ def evaluate_schemes(
     for f, held_out in enumerate(folds):
         train[f, held_out] = 0.0
     n_train = train.sum(axis=1)
+    # The training sets of a large table are refitted to PL_RESAMPLED_TOL; smaller ones
+    # to the point estimates' 1e-8 (scheme_estimates' default), as before.
+    large = {"pl_tol": PL_RESAMPLED_TOL} if n * m > PL_LARGE_REFIT_CELLS else {}
     estimates = scheme_estimates(
-        ranks, train, K=K, known_positions=known_positions, schemes=schemes
+        ranks, train, K=K, known_positions=known_positions, schemes=schemes, **large
     )
 
     start, size = tie_groups(ranks)

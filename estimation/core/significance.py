@@ -10,6 +10,7 @@ result ever holds ``NaN``.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal
@@ -18,6 +19,7 @@ import numpy as np
 from scipy import special, stats
 
 from .studentized_range import studentized_range_sf
+from .threads import run_interleaved
 
 __all__ = [
     "FriedmanResult",
@@ -530,7 +532,8 @@ def _signed_rank_batch(
     # Without ties the rank of the k-th smallest magnitude is k + 1, so R+ is a dot
     # product; rows with ties get mid-ranks. Every R+ is a sum of integers and halves
     # far below 2**53, hence exact in any order of summation.
-    r_plus = positive @ (position + 1.0)
+    # einsum, not a matrix product: BLAS threads would spin against the caller's threads.
+    r_plus = np.einsum("ij,j->i", positive, position + 1.0)
     tie_term = np.zeros(rows)
     tied_rows = np.flatnonzero(has_ties)
     tied_ranks = np.zeros((0, width))
@@ -685,22 +688,29 @@ def _paired_signed_rank(
     # with ``b = a + 1 ... m - 1``, so a batch's differences are a few broadcast
     # subtractions into one reused buffer (the same numbers as columns[a] - columns[b]).
     first_pair_of = np.concatenate([[0], np.cumsum(np.arange(m - 1, 0, -1))])
-    buffer = np.empty((min(chunk, n_pairs), length))
-    for start in range(0, n_pairs, chunk):
-        stop = min(start + chunk, n_pairs)
-        differences = buffer[: stop - start]
-        pair = start
-        while pair < stop:
-            a = int(first[pair])
-            end = min(stop, int(first_pair_of[a + 1]))
-            b = int(second[pair])
-            np.subtract(
-                columns[a], columns[b : b + end - pair], out=differences[pair - start : end - start]
-            )
-            pair = end
-        batch = _signed_rank_batch(differences, complete=complete, overwrite=True)
-        for name, values in per_pair.items():
-            values[start:stop] = getattr(batch, name)
+
+    def test_batches(starts: Sequence[int]) -> None:
+        buffer = np.empty((min(chunk, n_pairs), length))
+        for start in starts:
+            stop = min(start + chunk, n_pairs)
+            differences = buffer[: stop - start]
+            pair = start
+            while pair < stop:
+                a = int(first[pair])
+                end = min(stop, int(first_pair_of[a + 1]))
+                b = int(second[pair])
+                np.subtract(
+                    columns[a],
+                    columns[b : b + end - pair],
+                    out=differences[pair - start : end - start],
+                )
+                pair = end
+            batch = _signed_rank_batch(differences, complete=complete, overwrite=True)
+            for name, values in per_pair.items():
+                values[start:stop] = getattr(batch, name)
+
+    # Each batch writes its own slice of the per-pair arrays.
+    run_interleaved(test_batches, range(0, n_pairs, chunk))
     pvalue, n_common, n_nonzero = (
         per_pair["pvalue"],
         per_pair["n_observations"],
