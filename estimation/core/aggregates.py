@@ -13,7 +13,7 @@ for all rows at once.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
@@ -538,7 +538,7 @@ def _mm_fit_rows(
     ones.setflags(write=False)
     counting.setflags(write=False)
 
-    def fit_rows(rows: Sequence[int]) -> None:
+    def fit_rows(rows: Iterable[int]) -> None:
         buffer = np.empty(design.order_t.size)
         for row in rows:
             row_weights = weights[row : row + 1]

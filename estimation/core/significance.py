@@ -10,7 +10,7 @@ result ever holds ``NaN``.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal
@@ -689,7 +689,7 @@ def _paired_signed_rank(
     # subtractions into one reused buffer (the same numbers as columns[a] - columns[b]).
     first_pair_of = np.concatenate([[0], np.cumsum(np.arange(m - 1, 0, -1))])
 
-    def test_batches(starts: Sequence[int]) -> None:
+    def test_batches(starts: Iterable[int]) -> None:
         buffer = np.empty((min(chunk, n_pairs), length))
         for start in starts:
             stop = min(start + chunk, n_pairs)

@@ -9,8 +9,9 @@ the results are the same to the bit whatever the number of threads.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
+import threading
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 from typing import TypeVar
 
 __all__ = ["analysis_threads", "run_interleaved"]
@@ -40,16 +41,35 @@ def analysis_threads() -> int:
     return max(1, min(MAX_THREADS, usable or 1))
 
 
-def run_interleaved(work: Callable[[Sequence[Item]], None], items: Sequence[Item]) -> None:
+def run_interleaved(work: Callable[[Iterable[Item]], None], items: Sequence[Item]) -> None:
     """``work(items[k::threads])`` for every ``k``, one thread each; errors propagate.
 
     Interleaving balances the threads when the cost of the items drifts along the
-    sequence. With one thread (or one item) ``work`` runs here, on all items.
+    sequence. ``work`` receives an iterable: when the caller is interrupted (a task's
+    soft time limit raises in the waiting thread) or another thread fails, each thread
+    stops after its current item, so the interruption is not held up by the rest of
+    the work. With one thread (or one item) ``work`` runs here, on all items.
     """
     threads = min(analysis_threads(), len(items))
     if threads <= 1:
         work(items)
         return
+    stop = threading.Event()
+
+    def until_stopped(share: Sequence[Item]) -> Iterator[Item]:
+        for item in share:
+            if stop.is_set():
+                return
+            yield item
+
     with ThreadPoolExecutor(max_workers=threads) as pool:
-        for done in [pool.submit(work, items[k::threads]) for k in range(threads)]:
-            done.result()
+        shares = [pool.submit(work, until_stopped(items[k::threads])) for k in range(threads)]
+        try:
+            # Returns when all are done or as soon as one has failed.
+            wait(shares, return_when=FIRST_EXCEPTION)
+            for share in shares:
+                if share.done() and share.exception() is not None:
+                    share.result()
+        except BaseException:
+            stop.set()
+            raise

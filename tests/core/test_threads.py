@@ -3,6 +3,8 @@ refit tolerance of large bootstraps stays far inside the bootstrap's own noise."
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 import pytest
 
@@ -118,3 +120,21 @@ def test_cross_validation_refits_a_large_table_to_the_resampled_tolerance(monkey
     assert abs(after - before) < 1e-6 * before
     assert loose.mean_log_loss["mle"] == exact.mean_log_loss["mle"]
     assert loose.best_log == exact.best_log
+
+
+def test_an_interruption_stops_every_thread_after_its_current_item(monkeypatch):
+    """A soft time limit raises in the waiting thread: the others must not go on through
+    their whole share (the hard limit would kill the task before it records why)."""
+    monkeypatch.setenv("PODIUM_ANALYSIS_THREADS", "2")
+    done: list[int] = []
+
+    def work(items):
+        for item in items:
+            if item == 1:
+                raise RuntimeError("interrupted")
+            time.sleep(0.01)
+            done.append(item)
+
+    with pytest.raises(RuntimeError, match="interrupted"):
+        run_interleaved(work, range(200))
+    assert len(done) < 10
