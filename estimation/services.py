@@ -42,12 +42,12 @@ from estimation.core.contract import (
     Board,
     NotApplicable,
     SnapshotPayload,
-    section_from_json,
     to_json,
 )
 from estimation.core.table import ResultTable, fold_means
 from estimation.latest_cache import latest_invalidate
 from estimation.models import RecomputeState, ResultSnapshot, SnapshotSection
+from estimation.selectors import snapshot_section, snapshot_section_etag
 from leaderboard.models import Benchmark, Metric, Submission
 from leaderboard.selectors import accepted_score_columns
 
@@ -621,17 +621,13 @@ def snapshot_uncertainty_store(
     is stored as not applicable with its reason, and logged. ``board`` is the deferred
     board when the caller has it (else it is read back).
     """
-    stored = (
-        SnapshotSection.objects.filter(snapshot=snapshot, name=BOARD_SECTION)
-        .values_list("body", "etag")
-        .first()
-    )
-    if stored is None:
+    etag = snapshot_section_etag(snapshot_id=snapshot.pk, name=BOARD_SECTION)
+    if etag is None:
         return True  # deleted meanwhile (retention): nothing to complete
-    body, etag = stored
     if board is None:
-        board = section_from_json(BOARD_SECTION, json.loads(body))
-    assert board is not None
+        board = snapshot_section(snapshot_id=snapshot.pk, name=BOARD_SECTION, etag=etag)
+        if board is None:
+            return True  # deleted between the two reads
     if not uncertainty_deferred(board):
         return True
     started = time.perf_counter()
@@ -644,20 +640,19 @@ def snapshot_uncertainty_store(
         # not coming rather than "being computed" for good (a run that finds its input
         # current again still completes it).
         logger.info("the board of snapshot %s gave way to a newer input", snapshot.pk)
-        _board_replace(snapshot, body, etag, uncertainty_failed(board, UNCERTAINTY_GAVE_WAY))
+        _board_replace(snapshot, etag, uncertainty_failed(board, UNCERTAINTY_GAVE_WAY))
         return False
     except Exception as exc:
         logger.exception("completing the board of snapshot %s failed", snapshot.pk)
         complete = uncertainty_failed(
             board, f"the bootstrap and evaluation failed: {type(exc).__name__}: {exc}"
         )
-    _board_replace(snapshot, body, etag, complete, stages, time.perf_counter() - started)
+    _board_replace(snapshot, etag, complete, stages, time.perf_counter() - started)
     return True
 
 
 def _board_replace(
     snapshot: ResultSnapshot,
-    body: str,
     etag: str,
     board: Board,
     stages: dict[str, float] | None = None,
@@ -665,8 +660,8 @@ def _board_replace(
 ) -> None:
     """Store ``board`` as ``snapshot``'s board if its stored board is still ``etag`` (and
     differs from it); its etag, ``finished_at`` and the latest cache move together."""
-    new_body = json.dumps(to_json(board), separators=(",", ":"), allow_nan=False)
-    if new_body == body:
+    new_body, new_etag = _section_body(board)
+    if new_etag == etag:
         return  # nothing changes: no validator moves
     timings = dict(snapshot.timings or {})
     if seconds is not None:
@@ -680,7 +675,7 @@ def _board_replace(
     with transaction.atomic():
         replaced = SnapshotSection.objects.filter(
             snapshot=snapshot, name=BOARD_SECTION, etag=etag
-        ).update(body=new_body, etag=hashlib.sha256(new_body.encode()).hexdigest())
+        ).update(body=new_body, etag=new_etag)
         if replaced:
             ResultSnapshot.objects.filter(pk=snapshot.pk).update(
                 finished_at=finished_at, timings=timings
@@ -714,11 +709,11 @@ def snapshot_advisor_store(
     except Exception as exc:
         logger.exception("the advisor of snapshot %s failed", snapshot.pk)
         section = NotApplicable(f"the advisor failed: {type(exc).__name__}: {exc}")
-    body = json.dumps(to_json(section), separators=(",", ":"), allow_nan=False)
+    body, etag = _section_body(section)
     SnapshotSection.objects.get_or_create(
         snapshot=snapshot,
         name=ADVISOR_SECTION,
-        defaults={"body": body, "etag": hashlib.sha256(body.encode()).hexdigest()},
+        defaults={"body": body, "etag": etag},
     )
     timings = dict(snapshot.timings or {})
     timings["advisor_s"] = time.perf_counter() - started
@@ -889,11 +884,13 @@ def section_bodies(payload: SnapshotPayload) -> dict[str, tuple[str, str]]:
 
     Plain JSON or nothing: a NaN fails here, loudly, not in the database or a reader.
     """
-    bodies = {}
-    for name, section in payload.sections().items():
-        body = json.dumps(to_json(section), separators=(",", ":"), allow_nan=False)
-        bodies[name] = (body, hashlib.sha256(body.encode()).hexdigest())
-    return bodies
+    return {name: _section_body(section) for name, section in payload.sections().items()}
+
+
+def _section_body(section: object) -> tuple[str, str]:
+    """A section's compact JSON text (no NaN: it raises) and that text's sha256, its etag."""
+    body = json.dumps(to_json(section), separators=(",", ":"), allow_nan=False)
+    return body, hashlib.sha256(body.encode()).hexdigest()
 
 
 def snapshot_outdated_benchmark_ids() -> list[int]:

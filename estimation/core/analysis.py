@@ -206,10 +206,9 @@ def analyze(
 
     win_interval = _win_interval(prepared)
     if uncertainty or not uncertainty_deferrable(win_interval):
-        clock.stage("bootstrap", 0.4)
-        boot = _uncertainty(prepared, K, settings, bootstrap_seed, estimators)
-        clock.stage("evaluation", 0.75)
-        evaluation = _evaluation(prepared, K, settings, evaluation_seed)
+        boot, evaluation = _uncertainty_stages(
+            clock, prepared, K, settings, (bootstrap_seed, evaluation_seed), estimators
+        )
     else:
         boot = dict.fromkeys(ESTIMATOR_KEYS, NotApplicable(UNCERTAINTY_DEFERRED))
         evaluation = NotApplicable(UNCERTAINTY_DEFERRED)
@@ -373,6 +372,25 @@ def analyze_uncertainty(
     K = min(settings.k, prepared.known_positions)
     bootstrap_seed, evaluation_seed, _ = _seeds(settings)
     fits = {r.key: {"p": r.p, "weights": r.weights} for r in board.estimators}
+    boot, evaluation = _uncertainty_stages(
+        clock, prepared, K, settings, (bootstrap_seed, evaluation_seed), fits, stop
+    )
+    return CompletedBoard(board=_completed(board, boot, evaluation), timings=clock.finish())
+
+
+def _uncertainty_stages(
+    clock: _Clock,
+    prepared: PreparedRankings,
+    K: int,
+    settings: AnalysisSettings,
+    seeds: tuple[int, int],
+    fits: dict[str, dict[str, Any]],
+    stop: Callable[[], bool] | None = None,
+) -> tuple[dict[str, BootstrapSummary | NotApplicable], Evaluation | NotApplicable]:
+    """The "bootstrap" and "evaluation" stages of :func:`analyze` and
+    :func:`analyze_uncertainty` (``seeds``: theirs, from :func:`_seeds`); ``stop`` is
+    asked before each, and :class:`UncertaintyStopped` raised when it returns true."""
+    bootstrap_seed, evaluation_seed = seeds
     if stop is not None and stop():
         raise UncertaintyStopped
     clock.stage("bootstrap", 0.4)
@@ -381,7 +399,7 @@ def analyze_uncertainty(
         raise UncertaintyStopped
     clock.stage("evaluation", 0.75)
     evaluation = _evaluation(prepared, K, settings, evaluation_seed)
-    return CompletedBoard(board=_completed(board, boot, evaluation), timings=clock.finish())
+    return boot, evaluation
 
 
 def uncertainty_failed(board: Board, reason: str) -> Board:

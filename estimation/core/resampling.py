@@ -70,6 +70,9 @@ def _check_schemes(schemes: Sequence[str]) -> tuple[str, ...]:
     return schemes
 
 
+_POINT_PL_TOL = 1e-8  # the Plackett-Luce tolerance of point estimates
+
+
 def scheme_estimates(
     ranks: Any,
     counts: Any,
@@ -77,7 +80,7 @@ def scheme_estimates(
     K: int = 3,
     known_positions: int | None = None,
     schemes: Sequence[str] = SCHEMES,
-    pl_tol: float = 1e-8,
+    pl_tol: float = _POINT_PL_TOL,
 ) -> dict[str, np.ndarray]:
     """Every scheme's win probabilities for ``B`` dataset-count vectors at once.
 
@@ -160,9 +163,14 @@ PL_LARGE_REFIT_CELLS = 1_000_000
 PL_LARGE_RESAMPLED_TOL = 1e-3
 
 
+def _large_refit(n: int, m: int) -> bool:
+    """Whether an ``(n, m)`` rank table is over PL_LARGE_REFIT_CELLS (read at each call)."""
+    return n * m > PL_LARGE_REFIT_CELLS
+
+
 def resampled_pl_tol(n: int, m: int) -> float:
     """The Plackett-Luce tolerance of bootstrap refits of an ``(n, m)`` rank table."""
-    return PL_LARGE_RESAMPLED_TOL if n * m > PL_LARGE_REFIT_CELLS else PL_RESAMPLED_TOL
+    return PL_LARGE_RESAMPLED_TOL if _large_refit(n, m) else PL_RESAMPLED_TOL
 
 
 def _share_of_best(estimates: np.ndarray) -> np.ndarray:
@@ -576,10 +584,14 @@ def evaluate_schemes(
         train[f, held_out] = 0.0
     n_train = train.sum(axis=1)
     # The training sets of a large table are refitted to PL_RESAMPLED_TOL; smaller ones
-    # to the point estimates' 1e-8 (scheme_estimates' default), as before.
-    large = {"pl_tol": PL_RESAMPLED_TOL} if n * m > PL_LARGE_REFIT_CELLS else {}
+    # to the point estimates' tolerance.
     estimates = scheme_estimates(
-        ranks, train, K=K, known_positions=known_positions, schemes=schemes, **large
+        ranks,
+        train,
+        K=K,
+        known_positions=known_positions,
+        schemes=schemes,
+        pl_tol=PL_RESAMPLED_TOL if _large_refit(n, m) else _POINT_PL_TOL,
     )
 
     start, size = tie_groups(ranks)

@@ -486,20 +486,20 @@ def _fit_loo_counts(design: _Design, counts: np.ndarray) -> LooBatchFit:
     # Replicates with the same counts have the same fit (bootstraps of few datasets repeat
     # a handful of count vectors): fit each distinct one once. Rows whose bytes differ
     # (after + 0.0 turns -0.0 into 0.0) are distinct, so the row sort of np.unique (27 ms
-    # for 1000 x 1000 counts, against 4 ms for the bytes) runs only when two may be equal.
+    # for 1000 x 1000 counts, against 4 ms for the bytes) runs only when two are equal
+    # (equal bytes: equal finite values, which np.unique merges into fewer than B rows).
     if len({row.tobytes() for row in counts + 0.0}) < B:
         distinct, replicate_of = np.unique(counts, axis=0, return_inverse=True)
         replicate_of = replicate_of.reshape(-1)
-        if len(distinct) < B:
-            fitted = _fit_loo_counts(design, distinct)
-            return LooBatchFit(
-                n_unconverged=int(fitted.n_unconverged),
-                **{
-                    f.name: _readonly_copy(getattr(fitted, f.name)[replicate_of])
-                    for f in fields(LooBatchFit)
-                    if f.name != "n_unconverged"
-                },
-            )
+        fitted = _fit_loo_counts(design, distinct)
+        return LooBatchFit(
+            n_unconverged=int(fitted.n_unconverged),
+            **{
+                f.name: _readonly_copy(getattr(fitted, f.name)[replicate_of])
+                for f in fields(LooBatchFit)
+                if f.name != "n_unconverged"
+            },
+        )
     parts = [
         _fit_chunk(design, counts[lo : lo + chunk], self_products) for lo in range(0, B, chunk)
     ]
