@@ -20,6 +20,8 @@ it: the API's description says so, and offers ``?top=N`` for long lists of algor
 
 import os
 
+from gunicorn.http.message import MAX_REQUEST_LINE
+
 
 def _int(name: str, default: int) -> int:
     raw = os.environ.get(name, "").strip()
@@ -36,8 +38,8 @@ timeout = _int(
     "GUNICORN_TIMEOUT", MAX_UPLOAD_BYTES // MIN_CLIENT_BYTES_PER_SECOND + STORE_SLACK_SECONDS
 )
 graceful_timeout = _int("GUNICORN_GRACEFUL_TIMEOUT", timeout)
-# gunicorn's MAX_REQUEST_LINE: a larger value (or 0, "unlimited") is read as this.
-MAX_REQUEST_LINE = 8190
+# gunicorn's maximum (8190 in gunicorn 23): a value this large or larger, or a negative
+# one, is read as it; 0 means unlimited.
 limit_request_line = _int("GUNICORN_LIMIT_REQUEST_LINE", MAX_REQUEST_LINE)
 max_requests = _int("GUNICORN_MAX_REQUESTS", 500)
 max_requests_jitter = _int("GUNICORN_MAX_REQUESTS_JITTER", 100)

@@ -13,17 +13,9 @@ from leaderboard.services import (
     benchmark_update,
     metric_add,
     metric_problems,
-    text_problem,
+    text_field_problems,
     url_problem,
 )
-
-
-def _text_problems(values: dict, *, prose: tuple[str, ...] = ()) -> list[Problem]:
-    return [
-        Problem(f"{name} {problem}", name)
-        for name, value in values.items()
-        if isinstance(value, str) and (problem := text_problem(value, prose=name in prose))
-    ]
 
 
 class ServiceRulesForm(forms.ModelForm):
@@ -42,9 +34,12 @@ class ServiceRulesForm(forms.ModelForm):
 
 
 class BenchmarkForm(ServiceRulesForm):
+    def changes(self) -> dict:
+        """The editable fields this form changes, with their new values."""
+        return {n: self.cleaned_data[n] for n in self.changed_data if n in EDITABLE_FIELDS}
+
     def service_problems(self) -> list[Problem]:
-        changes = {n: self.cleaned_data[n] for n in self.changed_data if n in EDITABLE_FIELDS}
-        return benchmark_problems(changes, benchmark=self.instance)
+        return benchmark_problems(self.changes(), benchmark=self.instance)
 
 
 @admin.register(Benchmark)
@@ -60,8 +55,9 @@ class BenchmarkAdmin(admin.ModelAdmin):
 
     def save_model(self, request, obj, form, change) -> None:
         # Through the service, from the stored row, so an analysis change is recomputed.
-        changes = {n: form.cleaned_data[n] for n in form.changed_data if n in EDITABLE_FIELDS}
-        benchmark_update(benchmark=Benchmark.objects.get(pk=obj.pk), user=request.user, **changes)
+        benchmark_update(
+            benchmark=Benchmark.objects.get(pk=obj.pk), user=request.user, **form.changes()
+        )
         obj.refresh_from_db()
 
     def get_deleted_objects(self, objs, request):
@@ -79,7 +75,7 @@ class MetricForm(ServiceRulesForm):
         problems = metric_problems(
             benchmark=benchmark, name=data["name"], direction=direction, metric=metric
         )
-        return problems + _text_problems(
+        return problems + text_field_problems(
             {"description": data.get("description", "")}, prose=("description",)
         )
 
@@ -115,11 +111,10 @@ class CatalogueEntryForm(ServiceRulesForm):
 
     def service_problems(self) -> list[Problem]:
         data = self.cleaned_data
-        problems = _text_problems(
-            {"description": data.get("description", "")}, prose=("description",)
+        problems = text_field_problems(
+            {"description": data.get("description", ""), "version": data.get("version")},
+            prose=("description",),
         )
-        if "version" in data and (problem := text_problem(data["version"])):
-            problems.append(Problem(f"version {problem}", "version"))
         if data.get("url") and (problem := url_problem(data["url"])):
             problems.append(Problem(f"url {problem}", "url"))
         return problems
@@ -144,13 +139,14 @@ admin.site.register(Dataset, CatalogueEntryAdmin)
 class SubmissionForm(ServiceRulesForm):
     def service_problems(self) -> list[Problem]:
         data = self.cleaned_data
-        problems = _text_problems(
-            {"note": data.get("note", ""), "decision_note": data.get("decision_note", "")},
+        problems = text_field_problems(
+            {
+                "note": data.get("note", ""),
+                "decision_note": data.get("decision_note", ""),
+                "algorithm_version": data.get("algorithm_version"),
+            },
             prose=("note", "decision_note"),
         )
-        if version := data.get("algorithm_version"):
-            if problem := text_problem(version):
-                problems.append(Problem(f"algorithm_version {problem}", "algorithm_version"))
         if data.get("algorithm_url") and (problem := url_problem(data["algorithm_url"])):
             problems.append(Problem(f"algorithm_url {problem}", "algorithm_url"))
         return problems

@@ -10,7 +10,7 @@ import hashlib
 import math
 import re
 import secrets
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import timedelta
 
@@ -101,9 +101,9 @@ class StateConflict(ValidationFailed):
     """The object's current state does not allow this change, or it is already done
     (the API answers 409 Conflict): nothing was written."""
 
-    def __init__(self, reason: str, field: str = "status"):
+    def __init__(self, reason: str):
         self.reason = reason
-        super().__init__([Problem(reason, field)])
+        super().__init__([Problem(reason, "status")])
 
 
 class PermissionDenied(Exception):
@@ -334,15 +334,27 @@ def text_problem(text: str, *, prose: bool = False, max_length: int | None = Non
     return None
 
 
+def text_field_problems(
+    values: Mapping[str, object], *, prose: Collection[str] = ()
+) -> list[Problem]:
+    """:func:`text_problem` of each text in ``values`` (field name to value; those named
+    in ``prose`` are prose), reported on its field; values that are not text are skipped."""
+    return [
+        Problem(f"{name} {problem}", name)
+        for name, value in values.items()
+        if isinstance(value, str) and (problem := text_problem(value, prose=name in prose))
+    ]
+
+
 def _text_field_problems(fields: dict) -> list[Problem]:
     """Benchmark texts: one-line fields without control or invisible characters, prose
     within MAX_TEXT_LENGTH (lengths of one-line fields are the model's)."""
-    problems = []
-    for name, value in fields.items():
-        if isinstance(value, str) and (name in _ONE_LINE_FIELDS or name in _PROSE_FIELDS):
-            if problem := text_problem(value, prose=name in _PROSE_FIELDS):
-                problems.append(Problem(f"{name} {problem}", name))
-    return problems
+    texts = {
+        name: value
+        for name, value in fields.items()
+        if name in _ONE_LINE_FIELDS or name in _PROSE_FIELDS
+    }
+    return text_field_problems(texts, prose=_PROSE_FIELDS)
 
 
 def _full_clean(instance) -> None:
@@ -495,7 +507,7 @@ def _catalogue_entry_for_change(*, benchmark: Benchmark, user, kind: str, name: 
     return entry
 
 
-def catalogue_name_problems(kind: str, name: str) -> list[Problem]:
+def _name_problems(kind: str, name: str) -> list[Problem]:
     """The rules on a dataset's or algorithm's name (``kind``), as a new name."""
     if not name:
         return [Problem(f"the {kind} needs a name", "new_name")]
@@ -513,7 +525,7 @@ def catalogue_entry_rename(
     """Rename a dataset or algorithm (``kind``) that no accepted result uses (maintainers)."""
     entry = _catalogue_entry_for_change(benchmark=benchmark, user=user, kind=kind, name=name)
     new_name = new_name.strip()
-    problems = catalogue_name_problems(kind, new_name)
+    problems = _name_problems(kind, new_name)
     if not problems and type(entry).objects.filter(benchmark=benchmark, name=new_name).exists():
         problems.append(Problem(f"a {kind} named {new_name!r} already exists", "new_name"))
     if problems:
@@ -1330,7 +1342,8 @@ def _datasets_in_order(scores: Sequence[ScoreInput]) -> Iterable[tuple]:
 
 
 # From each status, the changes that make sense; anything else is a StateConflict with
-# the reason below (the one table behind accept, reject, withdraw and bulk decisions).
+# the reason below (the one table behind accept, reject and withdraw; bulk decisions
+# take only pending submissions and check that themselves).
 _ACTION_STATUS = {
     "accept": Submission.Status.ACCEPTED,
     "reject": Submission.Status.REJECTED,
