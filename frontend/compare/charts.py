@@ -198,14 +198,8 @@ def pareto_chart(view: ParetoView) -> Chart:
                 text_anchor=anchor,
                 fill=BLUE,
             )
-        marker = layout.element(
-            "circle",
-            cx=layout.num(cx),
-            cy=layout.num(cy),
-            r=radius,
-            fill=colour,
-            fill_opacity="0.95" if point.on_front else "0.6",
-            stroke="#ffffff",
+        marker = layout.circle(
+            cx, cy, radius, colour, "0.95" if point.on_front else "0.6", stroke="#ffffff"
         )
         parts.append(
             layout.element(

@@ -5,6 +5,7 @@ nothing recomputed) and hand presenters' output to a template."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import wraps
 from urllib.parse import quote, urlencode
 
 from django.http import Http404, HttpRequest, HttpResponse
@@ -347,10 +348,6 @@ def _leaderboard_context(
     return context
 
 
-# The notice the live page includes; its fragment renders the same template.
-FAILURE_TEMPLATE = "frontend/readers/_recompute_failure.html"
-
-
 def _failure(benchmark: Benchmark, metric: Metric | None):
     return snapshot_failure(benchmark=benchmark, metric=metric) if metric is not None else None
 
@@ -378,7 +375,11 @@ def benchmark_failure_fragment(request: HttpRequest, slug: str) -> HttpResponse:
     """The live page's recompute-failure notice alone (empty when nothing failed): what
     leaderboard.js swaps in when the status says the failure changed."""
     benchmark, metric, _metrics = _readable(request, slug)
-    response = render(request, FAILURE_TEMPLATE, {"failure": _failure(benchmark, metric)})
+    response = render(
+        request,
+        "frontend/readers/_recompute_failure.html",
+        {"failure": _failure(benchmark, metric)},
+    )
     response["X-Robots-Tag"] = "noindex"
     return response
 
@@ -406,13 +407,33 @@ def benchmark_board_fragment(request: HttpRequest, slug: str) -> HttpResponse:
     return _fragment(request, live_board_context(request, slug))
 
 
+class _VersionGone(Exception):
+    """A version retention removed, with its 410 answer (see :func:`_pruned_as_410`)."""
+
+    def __init__(self, response: HttpResponse):
+        super().__init__(response)
+        self.response = response
+
+
+def _pruned_as_410(view):
+    """The view's answer, or 410 Gone where :func:`_version_or_404` found the version
+    pruned (:func:`_version_gone`)."""
+
+    @wraps(view)
+    def answer(request: HttpRequest, *args, **kwargs) -> HttpResponse:
+        try:
+            return view(request, *args, **kwargs)
+        except _VersionGone as gone:
+            return gone.response
+
+    return answer
+
+
+@_pruned_as_410
 def benchmark_version_board_fragment(request: HttpRequest, slug: str, version: int) -> HttpResponse:
     """One version's leaderboard section alone (the estimator switcher of a permalink)."""
     benchmark, metric, metrics = _readable(request, slug)
-    try:
-        snapshot = _version_or_404(request, benchmark, metric, version)
-    except SnapshotPruned as gone:
-        return _version_gone(request, benchmark, metric, metrics, gone)
+    snapshot = _version_or_404(request, benchmark, metric, metrics, version)
     context = _leaderboard_context(
         request,
         benchmark=benchmark,
@@ -432,8 +453,14 @@ def _fragment(request: HttpRequest, context: dict) -> HttpResponse:
 
 
 def _version_or_404(
-    request: HttpRequest, benchmark: Benchmark, metric: Metric | None, version: int
+    request: HttpRequest,
+    benchmark: Benchmark,
+    metric: Metric | None,
+    metrics: list[Metric],
+    version: int,
 ) -> SnapshotView:
+    """One version of the board; 404 if it never existed, 410 Gone (through a view
+    decorated with :func:`_pruned_as_410`) if retention removed it."""
     if metric is None:
         raise Http404("This benchmark has no metric")
     try:
@@ -443,8 +470,8 @@ def _version_or_404(
             version=version,
             include_failed=user_is_maintainer(user=request.user, benchmark=benchmark),
         )
-    except SnapshotPruned:
-        raise  # the view answers 410 Gone (_version_gone)
+    except SnapshotPruned as gone:
+        raise _VersionGone(_version_gone(request, benchmark, metric, metrics, gone)) from None
     except ResultSnapshot.DoesNotExist:
         raise Http404(f"No version {version} of these results") from None
 
@@ -480,13 +507,11 @@ def _cited(benchmark: Benchmark, metric: Metric | None, snapshot: SnapshotView) 
         snapshot_cite(benchmark_id=benchmark.pk, metric_id=metric.pk, version=snapshot.version)
 
 
+@_pruned_as_410
 def benchmark_version(request: HttpRequest, slug: str, version: int) -> HttpResponse:
     """A permalink: one version's leaderboard, as it was; it never updates itself."""
     benchmark, metric, metrics = _readable(request, slug)
-    try:
-        snapshot = _version_or_404(request, benchmark, metric, version)
-    except SnapshotPruned as gone:
-        return _version_gone(request, benchmark, metric, metrics, gone)
+    snapshot = _version_or_404(request, benchmark, metric, metrics, version)
     _cited(benchmark, metric, snapshot)
     context = _leaderboard_context(
         request, benchmark=benchmark, metric=metric, metrics=metrics, snapshot=snapshot, live=False
@@ -528,15 +553,13 @@ def benchmark_history(request: HttpRequest, slug: str) -> HttpResponse:
     return render(request, "frontend/readers/benchmark_history.html", context)
 
 
+@_pruned_as_410
 def benchmark_export(request: HttpRequest, slug: str, version: int, fmt: str) -> HttpResponse:
     """One ready version as CSV, JSON or LaTeX, with its version and a citation line."""
     if fmt not in FORMATS:
         raise Http404(f"No export format {fmt!r}")
     benchmark, metric, metrics = _readable(request, slug)
-    try:
-        snapshot = _version_or_404(request, benchmark, metric, version)
-    except SnapshotPruned as gone:
-        return _version_gone(request, benchmark, metric, metrics, gone)
+    snapshot = _version_or_404(request, benchmark, metric, metrics, version)
     board = snapshot.board
     if board is None:
         raise Http404(f"Version {version} has no results ({snapshot.status})")

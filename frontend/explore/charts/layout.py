@@ -128,10 +128,11 @@ def rect(x: float, y: float, width: float, height: float, **attrs: object) -> st
     )
 
 
-def circle(cx: float, cy: float, r: float, fill: str, opacity: str) -> str:
+def circle(cx: float, cy: float, r: float, fill: str, opacity: str, **attrs: object) -> str:
+    """A dot; ``attrs`` (a stroke, say) follow its fill."""
     return (
         f'<circle cx="{num(cx)}" cy="{num(cy)}" r="{num(r)}" '
-        f'fill="{fill}" fill-opacity="{opacity}"/>'
+        f'fill="{fill}" fill-opacity="{opacity}"{attributes(attrs)}/>'
     )
 
 
@@ -319,31 +320,29 @@ def y_axis(
     scale,
     x: float,
     *,
-    grid_right: float | None = None,
+    grid_right: float,
     label: str = "",
-    label_x: float = 14.0,
     font_size: int = 11,
     formatter=None,
 ) -> str:
-    """A vertical axis: tick labels right-aligned left of ``x``, an optional grid across
-    to ``grid_right``, and an optional label turned to read upwards at ``label_x``."""
+    """A vertical axis: tick labels right-aligned left of ``x``, a grid across to
+    ``grid_right``, and an optional label turned to read upwards near the left edge."""
     parts = []
     for tick in ticks:
         y = scale(tick)
-        if grid_right is not None:
-            parts.append(line(x, y, grid_right, y, stroke=GRID))
+        parts.append(line(x, y, grid_right, y, stroke=GRID))
         shown = formatter(tick) if formatter else tick_label(tick, ticks)
         parts.append(text(x - 6, y + 4, shown, text_anchor="end", font_size=font_size, fill=MUTED))
     if label:
         middle = (scale(ticks[0]) + scale(ticks[-1])) / 2
         parts.append(
             text(
-                label_x,
+                14,
                 middle,
                 label,
                 font_size=12,
                 text_anchor="middle",
-                transform=f"rotate(-90 {num(label_x)} {num(middle)})",
+                transform=f"rotate(-90 14 {num(middle)})",
             )
         )
     return "".join(parts)

@@ -171,10 +171,14 @@
     box.hidden = false;
   }
 
+  /* The fragment that redraws the shown section: its own data-refresh, else the live one. */
+  function refreshUrl() {
+    return section().getAttribute("data-refresh") || config.fragmentUrl;
+  }
+
   function showNewVersion() {
     var first = !state.version;
-    var url = section().getAttribute("data-refresh") || config.fragmentUrl;
-    return fetchFragment(url).then(function (fresh) {
+    return fetchFragment(refreshUrl()).then(function (fresh) {
       if (!fresh || !state.version) return;
       fresh.hidden = false;
       var empty = byId("no-results");
@@ -184,8 +188,7 @@
   }
 
   function refreshShown() {
-    var url = section().getAttribute("data-refresh") || config.fragmentUrl;
-    return fetchFragment(url).then(function (fresh) {
+    return fetchFragment(refreshUrl()).then(function (fresh) {
       if (fresh && !fresh.getAttribute("data-pending")) {
         setText("live-announcement", "Results version " + state.version + ": the bootstrap spread and the evaluation were added.");
       }
