@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -62,3 +63,15 @@ def celery_worker_process(**env_overrides: str) -> Iterator[subprocess.Popen]:
     finally:
         if worker.poll() is None:
             worker.kill()
+
+
+def wait_until(predicate, timeout: float = 30.0, interval: float = 0.05):
+    """The first truthy value of ``predicate()``, polled every ``interval`` s; fails after
+    ``timeout`` s."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(interval)
+    raise AssertionError(f"condition not met within {timeout} s")

@@ -14,19 +14,9 @@ from estimation.selectors import snapshot_board
 from estimation.services import recompute_stale_enqueue
 from leaderboard.models import Benchmark, Submission
 from tests.factories import make_benchmark
-from tests.processes import ROOT, celery_worker_process, subprocess_env
+from tests.processes import ROOT, celery_worker_process, subprocess_env, wait_until
 
 pytestmark = pytest.mark.integration
-
-
-def wait_until(predicate, timeout: float = 30.0, interval: float = 0.05):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(interval)
-    raise AssertionError(f"condition not met within {timeout} s")
 
 
 SUBMIT_SCRIPT = textwrap.dedent(

@@ -20,7 +20,7 @@ def test_open_leaderboard_shows_that_the_newest_input_failed(
     from estimation.models import ResultSnapshot
     from leaderboard.services import submission_accept, submission_reject
     from tests.factories import make_benchmark, make_submission, make_user
-    from tests.test_faults import wait_until
+    from tests.processes import wait_until
 
     maintainer = make_user("maintainer")
     benchmark = make_benchmark(slug="fragile")

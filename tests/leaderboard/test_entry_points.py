@@ -5,7 +5,6 @@ slug, control characters in prose) through a path that once saved models directl
 """
 
 import pytest
-from django.contrib.auth import get_user_model
 from django.core.management import CommandError, call_command
 from django.urls import reverse
 
@@ -16,13 +15,6 @@ from tests.factories import make_benchmark, make_submission
 pytestmark = pytest.mark.django_db
 
 BIDI_OVERRIDE = "\u202e"
-
-
-@pytest.fixture
-def admin_client(client):
-    user = get_user_model().objects.create_superuser(username="root", password="pw-root-1")
-    client.force_login(user)
-    return client
 
 
 def _admin_post(client, url: str, **changes):

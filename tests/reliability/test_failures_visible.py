@@ -14,7 +14,7 @@ from estimation.models import RecomputeState, ResultSnapshot
 from estimation.services import recompute_stale_enqueue
 from leaderboard.services import submission_accept, submission_reject
 from tests.factories import make_benchmark, make_submission, make_user
-from tests.test_faults import wait_until
+from tests.processes import wait_until
 
 pytestmark = pytest.mark.integration
 

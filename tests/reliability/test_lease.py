@@ -18,8 +18,8 @@ from estimation.services import _lease_acquire, recompute_run, recompute_stale_e
 from leaderboard.models import Submission
 from leaderboard.services import submission_accept, submissions_create
 from tests.factories import make_benchmark, make_submission
-from tests.processes import celery_worker_process
-from tests.test_faults import big_entries, wait_until
+from tests.processes import celery_worker_process, wait_until
+from tests.test_faults import big_entries
 
 pytestmark = pytest.mark.integration
 

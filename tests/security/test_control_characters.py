@@ -29,6 +29,9 @@ ATTACKS = [
     (b'dataset,algorithm,score\n"d\n1",alg,0.5\n', 2, "dataset", "U+000A"),
     (b"dataset,algorithm,score,metric\nd1,alg,0.5,sc\x1bore\n", 2, "metric", "U+001B"),
     (b"dataset,alg\x00x\nd1,0.5\n", 1, "#2", "U+0000"),
+    # Invisible characters: a right-to-left override and a zero-width space.
+    ("dataset,algorithm,score\nd1,alg,0.5\nd2,al\u202eg,0.5\n".encode(), 3, "algorithm", "U+202E"),
+    ("dataset,algorithm,score\nd1,alg,0.5\nd2,al\u200bg,0.5\n".encode(), 3, "algorithm", "U+200B"),
 ]
 
 
