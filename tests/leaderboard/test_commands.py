@@ -1,8 +1,14 @@
+import io
+from datetime import timedelta
+
 import pytest
 from django.core.management import CommandError, call_command
+from django.db.models import F
+from django.utils import timezone
 
-from estimation.models import ResultSnapshot
+from estimation.models import RecomputeState, ResultSnapshot
 from leaderboard.models import Benchmark, Score, Submission
+from tests.reference_data import REPO_ROOT
 
 pytestmark = pytest.mark.django_db
 
@@ -54,3 +60,48 @@ def test_load_demo_is_idempotent_and_recompute_builds_snapshots(capsys):
     assert "already up to date" in capsys.readouterr().out
     with pytest.raises(CommandError, match="no benchmark with slug 'nope'"):
         call_command("recompute", "nope")
+
+
+DEMSAR_CSV = REPO_ROOT / "data" / "published" / "demsar2006" / "demsar2006_table6_auc.csv"
+DEMSAR_ALGORITHMS = ["C4.5", "C4.5+m", "C4.5+cf", "C4.5+m+cf"]
+
+
+def _board_algorithms(client, slug: str) -> list[str]:
+    response = client.get(f"/api/benchmarks/{slug}/snapshots/latest/")
+    assert response.status_code == 200, response.content
+    return sorted(response.json()["board"]["input"]["algorithms"])
+
+
+@pytest.mark.django_db(transaction=True)
+def test_import_benchmark_on_the_embedded_default_computes_and_the_api_serves_the_board(
+    client, settings
+):
+    # make dev's mode: the import's recompute starts a thread of the command's process,
+    # which would die with it; the command waits for it and reports the result.
+    settings.RECOMPUTE_IN_THREAD = True
+    out = io.StringIO()
+    call_command("import_benchmark", str(DEMSAR_CSV), "--slug", "my-study", stdout=out)
+    assert out.getvalue().splitlines()[-1] == "my-study: results score v1 ready"
+    assert _board_algorithms(client, "my-study") == sorted(DEMSAR_ALGORITHMS)
+    with pytest.raises(CommandError, match="--queue needs Celery workers"):
+        call_command("recompute", "my-study", "--queue")
+
+
+def test_recompute_computes_when_no_ready_snapshot_matches_the_accepted_input(client, settings):
+    settings.RECOMPUTE_LEASE_SECONDS = 1
+    out = io.StringIO()
+    call_command("import_benchmark", str(DEMSAR_CSV), "--slug", "s", "--queue", stdout=out)
+    assert out.getvalue().splitlines()[-1] == "s: results queued for the workers"
+    assert client.get("/api/benchmarks/s/snapshots/latest/").status_code == 404
+    # As a run killed with its process leaves it: its revision counted as computed, its
+    # lease still held for a moment, and no snapshot.
+    RecomputeState.objects.filter(benchmark__slug="s").update(
+        computed_revision=F("requested_revision"),
+        lease_owner="thread-of-a-dead-command",
+        lease_expires_at=timezone.now() + timedelta(seconds=1),
+    )
+    call_command("recompute", "s", stdout=out)
+    assert out.getvalue().splitlines()[-1] == "s: score v1 ready"
+    assert _board_algorithms(client, "s") == sorted(DEMSAR_ALGORITHMS)
+    call_command("recompute", "s", stdout=out)
+    assert out.getvalue().splitlines()[-2:] == ["s: already up to date", "s: serves score v1 ready"]
