@@ -10,9 +10,22 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+import pytest
 from django.conf import settings
 
 ROOT = Path(__file__).resolve().parents[1]
+# `make check` sets it: its tier runs no worker, browser or scratch cluster.
+TIER_VARIABLE = "PODIUM_TEST_TIER"
+
+
+def worker_allowed() -> None:
+    """Fail a test that starts a worker in the fast tier: it must be marked integration."""
+    if os.environ.get(TIER_VARIABLE) == "check":
+        pytest.fail(
+            "this test starts a Celery worker, which `make check` does not run: mark it "
+            "@pytest.mark.integration",
+            pytrace=False,
+        )
 
 
 def subprocess_env(**overrides: str) -> dict[str, str]:
@@ -38,6 +51,7 @@ def celery_worker_process(**env_overrides: str) -> Iterator[subprocess.Popen]:
 
     Its output is discarded: an unread pipe would block a chatty worker.
     """
+    worker_allowed()
     worker = subprocess.Popen(
         [
             sys.executable,
