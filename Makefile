@@ -7,7 +7,7 @@ BIN := $(VENV)/bin
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: dev test check lint format services browser bench bench-quick clean
+.PHONY: dev test check test-cpu-variants lint format services browser bench bench-quick clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -44,6 +44,11 @@ test: lint services browser
 check: lint services
 	PODIUM_TEST_TIER=check $(BIN)/pytest -q -m "not integration and not browser" \
 		--reuse-db --durations=10
+
+# The core tests as other CPUs run them (numpy's wide SIMD loops off; another OpenBLAS
+# kernel): floats are compared with stated tolerances, so these pass too. CI runs it.
+test-cpu-variants: $(VENV)/.dev
+	BIN=$(BIN) scripts/cpu_variants.sh
 
 lint: $(VENV)/.dev
 	$(BIN)/ruff check .
