@@ -44,6 +44,16 @@ def subprocess_env(**overrides: str) -> dict[str, str]:
     return env
 
 
+def embedded_env(database: Path) -> dict[str, str]:
+    """The environment of `make dev`: local settings (DEBUG on), SQLite at ``database``,
+    no broker (recomputes in threads)."""
+    env = {
+        k: v for k, v in os.environ.items() if not k.startswith(("DATABASE_", "REDIS_", "CELERY_"))
+    }
+    env.update(DJANGO_SETTINGS_MODULE="config.settings.local", DATABASE_URL=f"sqlite:///{database}")
+    return env
+
+
 @contextmanager
 def celery_worker_process(**env_overrides: str) -> Iterator[subprocess.Popen]:
     """A real worker in its own process (unlike ``start_worker``'s thread, it can be

@@ -1,4 +1,6 @@
 import io
+import subprocess
+import sys
 from datetime import timedelta
 
 import pytest
@@ -8,6 +10,7 @@ from django.utils import timezone
 
 from estimation.models import RecomputeState, ResultSnapshot
 from leaderboard.models import Benchmark, Score, Submission
+from tests.processes import embedded_env
 from tests.reference_data import REPO_ROOT
 
 pytestmark = pytest.mark.django_db
@@ -105,3 +108,37 @@ def test_recompute_computes_when_no_ready_snapshot_matches_the_accepted_input(cl
     assert _board_algorithms(client, "s") == sorted(DEMSAR_ALGORITHMS)
     call_command("recompute", "s", stdout=out)
     assert out.getvalue().splitlines()[-2:] == ["s: already up to date", "s: serves score v1 ready"]
+
+
+READ_BACK = """
+import django
+django.setup()
+from django.core.management import call_command
+from django.test import Client
+call_command("recompute", "my-study")
+client = Client(HTTP_HOST="127.0.0.1")
+latest = client.get("/api/benchmarks/my-study/snapshots/latest/")
+print(latest.status_code, sorted(latest.json()["board"]["input"]["algorithms"]))
+unknown = client.get("/api/no/such/thing/")
+print(unknown.status_code, unknown["Content-Type"], len(unknown.content))
+"""
+
+
+def test_the_embedded_default_imports_computes_and_answers_json(tmp_path):
+    # make dev's settings (SQLite, threads, DEBUG on), each step its own process as typed.
+    env = embedded_env(tmp_path / "podium.sqlite3")
+
+    def run(*command: str) -> list[str]:
+        done = subprocess.run(
+            [sys.executable, *command], cwd=REPO_ROOT, env=env, capture_output=True, text=True
+        )
+        assert done.returncode == 0, done.stdout + done.stderr
+        return done.stdout.splitlines()
+
+    run("manage.py", "migrate", "--verbosity=0")
+    imported = run("manage.py", "import_benchmark", str(DEMSAR_CSV), "--slug", "my-study")
+    assert imported[-1] == "my-study: results score v1 ready"
+    recomputed, served, unknown = run("-c", READ_BACK)[-3:]
+    assert recomputed == "my-study: serves score v1 ready"
+    assert served == f"200 {sorted(DEMSAR_ALGORITHMS)}"
+    assert unknown.startswith("404 application/json ")
