@@ -22,7 +22,10 @@ every field is stripped; blank lines (and rows of empty fields) are skipped.
 Auto-detection (``format=None``): ``dataset`` + ``algorithm`` + ``rank`` -> ranking;
 ``dataset`` + ``algorithm`` + ``score`` (or ``value``) -> long; otherwise ``dataset`` and
 at least one other column -> wide. Long and ranking files may hold only their listed
-columns; anything else is reported as an unexpected column.
+columns; anything else is reported as an unexpected column. A header cell one typo from a
+column name (``algoritm``, ``Datasets``; the rule of ``leaderboard.typo_guard``) gets
+"did you mean 'algorithm'?", and the layout is the one the intended names declare: such
+a header is never read as a wide file that fails on every row.
 
 Rules
 -----
@@ -76,6 +79,7 @@ from typing import IO, Literal
 import numpy as np
 
 from estimation.core.table import ResultTable, fold_means
+from leaderboard.typo_guard import NameIndex
 
 __all__ = [
     "FORMATS",
@@ -468,6 +472,44 @@ def _number_problem(raw: str, what: str) -> str:
     return f"{raw!r} is not a number"
 
 
+# Every column name of the long and ranking layouts (wide files have "dataset" only).
+_ROLE_NAMES = ("dataset", "algorithm", "score", "value", "fold", "metric", "rank")
+
+
+def _layout_of(names: list[str]) -> Format | None:
+    """The layout a header's exact column names declare, or None."""
+    lowered = {name.lower() for name in names}
+    if {"dataset", "algorithm"} <= lowered:
+        if "rank" in lowered:
+            return "ranking"
+        if lowered & {"score", "value"}:
+            return "long"
+        return None
+    if "dataset" in lowered and len(names) >= 2:
+        return "wide"
+    return None
+
+
+def _role_typos(names: list[str], roles: Iterable[str]) -> dict[int, str]:
+    """Header cells that are no column name but one typo from one of ``roles`` the header
+    lacks (``typo_guard``'s rule: case, punctuation, one edit), as index -> that name.
+
+    Hashing only (``NameIndex``): linear in the header, however many columns it has.
+    """
+    present = {name.lower() for name in names}
+    index = NameIndex.of(role for role in roles if role not in present)
+    typos: dict[int, str] = {}
+    if not index.names:
+        return typos
+    for i, name in enumerate(names):
+        if name.lower() in _ROLE_NAMES:
+            continue
+        role = index.suggest(name.lower())
+        if role is not None and role not in typos.values():
+            typos[i] = role
+    return typos
+
+
 class _Parser:
     def __init__(
         self,
@@ -482,6 +524,7 @@ class _Parser:
         self.max_rows = max_rows
         self.errors = _Errors(max_errors)
         self.header_line = 1
+        self.misread_as_wide = False  # set by _detect: a typo made the header look wide
 
     # -- reading ----------------------------------------------------------------------
 
@@ -550,17 +593,27 @@ class _Parser:
     # -- header -----------------------------------------------------------------------
 
     def _detect(self, names: list[str]) -> Format:
+        """The layout the header declares, decided once, before any row is read.
+
+        A header cell one typo away from a column name (``algoritm``) is read as the name
+        it was meant to be, if that changes the layout: without it, ``dataset,algoritm,
+        score`` would be a wide file whose every row fails ("'RandomForest' is not a
+        number"). The column checks of that layout then name the typo once.
+        """
+        layout = _layout_of(names)
+        typos = _role_typos(names, _ROLE_NAMES)
+        if typos:
+            meant = _layout_of([typos.get(i, name) for i, name in enumerate(names)])
+            if meant is not None and meant != layout:
+                self.misread_as_wide = layout == "wide"
+                return meant
+        if layout is not None:
+            return layout
         lowered = {name.lower() for name in names}
         if {"dataset", "algorithm"} <= lowered:
-            if "rank" in lowered:
-                return "ranking"
-            if lowered & {"score", "value"}:
-                return "long"
             message = (
                 f"dataset and algorithm columns but no score (or value) or rank column; {_EXPECTED}"
             )
-        elif "dataset" in lowered and len(names) >= 2:
-            return "wide"
         else:
             message = f"unrecognised header {','.join(names)!r}; {_EXPECTED}"
         raise ResultsCsvError([RowError(self.header_line, None, message)])
@@ -582,10 +635,15 @@ class _Parser:
         line = self.header_line
         roles: dict[str, int] = {}
         problems: list[RowError] = []
+        typos = _role_typos(names, allowed)
         for index, name in enumerate(names):
             role = name.lower()
             label = name or f"#{index + 1}"
-            if role not in allowed:
+            if index in typos:
+                problems.append(
+                    RowError(line, label, self._typo_problem(name, typos[index], format))
+                )
+            elif role not in allowed:
                 problems.append(
                     RowError(line, label, f"unexpected column; {format} files have {layout}")
                 )
@@ -606,18 +664,27 @@ class _Parser:
                 )
             elif "value" in roles:
                 roles["score"] = roles.pop("value")
-            elif "score" not in roles:
+            elif "score" not in roles and not {"score", "value"} & set(typos.values()):
                 problems.append(
                     RowError(line, "score", f"missing required column; long files have {layout}")
                 )
         for role in required:
-            if role not in roles:
+            if role not in roles and role not in typos.values():
                 problems.append(
                     RowError(line, role, f"missing required column; {format} files have {layout}")
                 )
         if problems:
             raise ResultsCsvError(problems)
         return roles
+
+    def _typo_problem(self, name: str, role: str, format: Format) -> str:
+        layout = {"long": _LONG_LAYOUT, "ranking": _RANKING_LAYOUT, "wide": _WIDE_LAYOUT}[format]
+        message = f"unknown column; did you mean {role!r}? {format} files have {layout}"
+        if self.misread_as_wide:
+            message += (
+                f" (if it is a wide file with an algorithm named {name!r}, choose the wide format)"
+            )
+        return message
 
     # -- long and ranking -------------------------------------------------------------
 
@@ -865,7 +932,12 @@ class _Parser:
         line = self.header_line
         problems: list[RowError] = []
         dataset_columns = [i for i, name in enumerate(names) if name.lower() == "dataset"]
-        if not dataset_columns:
+        typos = _role_typos(names, ("dataset",)) if not dataset_columns else {}
+        for index in typos:
+            problems.append(
+                RowError(line, names[index], self._typo_problem(names[index], "dataset", "wide"))
+            )
+        if not dataset_columns and not typos:
             problems.append(
                 RowError(
                     line, "dataset", f"missing required column; wide files have {_WIDE_LAYOUT}"
@@ -881,7 +953,7 @@ class _Parser:
         seen: dict[str, int] = {}
         algorithm_columns: list[tuple[int, str]] = []
         for index, name in enumerate(names):
-            if index in dataset_columns:
+            if index in dataset_columns or index in typos:
                 continue
             if not name:
                 problems.append(

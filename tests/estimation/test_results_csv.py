@@ -280,6 +280,62 @@ def test_unknown_layout_names_the_expected_headers():
     assert "unrecognised header 'dataset'" in only_error("dataset\nd\n")
 
 
+LONG_LAYOUT = "long files have dataset,algorithm,score[,fold][,metric]"
+
+
+def test_a_typo_in_a_long_header_is_named_once_not_read_as_a_wide_file():
+    rows = "".join(f"d{i},RandomForest,0.9\nd{i},SVM,0.8\n" for i in range(1000))
+    assert errors_of("dataset,algoritm,score\n" + rows) == [
+        "line 1, column \"algoritm\": unknown column; did you mean 'algorithm'? "
+        f"{LONG_LAYOUT} (if it is a wide file with an algorithm named 'algoritm', "
+        "choose the wide format)"
+    ]
+    # Told it is wide, the parser reads it as wide.
+    assert parse_results_csv_text("dataset,algoritm,score\nd,1,2\n", format="wide").algorithms == (
+        "algoritm",
+        "score",
+    )
+
+
+@pytest.mark.parametrize(
+    ("header", "expected"),
+    [
+        (
+            "dataset,algorithm,scor",
+            [f"line 1, column \"scor\": unknown column; did you mean 'score'? {LONG_LAYOUT}"],
+        ),
+        (
+            "Datasets,Algorithm,Value",
+            [f"line 1, column \"Datasets\": unknown column; did you mean 'dataset'? {LONG_LAYOUT}"],
+        ),
+        (
+            "dataset,algorithm,score,flod",
+            [f"line 1, column \"flod\": unknown column; did you mean 'fold'? {LONG_LAYOUT}"],
+        ),
+        (
+            "dataset,algorithm,rnak",
+            [
+                "line 1, column \"rnak\": unknown column; did you mean 'rank'? "
+                "ranking files have dataset,algorithm,rank"
+            ],
+        ),
+        (
+            "datset,alg-a,alg-b",
+            [
+                "line 1, column \"datset\": unknown column; did you mean 'dataset'? "
+                "wide files have dataset,<algorithm 1>,<algorithm 2>,..."
+            ],
+        ),
+    ],
+)
+def test_header_typos_get_did_you_mean(header, expected):
+    assert errors_of(header + "\nd1,a,1\n") == expected
+
+
+def test_wide_algorithm_names_near_no_column_name_stay_algorithms():
+    assert parse_results_csv_text("dataset,Rand,Folds\nd,1,2\n").algorithms == ("Rand", "Folds")
+
+
 def test_missing_and_unexpected_columns_with_explicit_format():
     assert errors_of("dataset,algorithm\nd,a\n", format="long") == [
         'line 1, column "score": missing required column; '
