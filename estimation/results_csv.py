@@ -5,8 +5,9 @@ and the import service can reuse it unchanged.
 
 Formats
 -------
-Every file has a header row, is comma separated, UTF-8 (a byte-order mark is allowed)
-and may quote fields. Header names are matched case-insensitively; whitespace around
+Every file has a header row, is UTF-8 (a byte-order mark is allowed) and may quote
+fields. Fields are separated by commas, or by semicolons as European spreadsheets save
+CSV: ``;`` when it splits the header line into more fields than ``,`` does. Header names are matched case-insensitively; whitespace around
 every field is stripped; blank lines (and rows of empty fields) are skipped.
 
 ``long``
@@ -42,8 +43,10 @@ Rules
 * Quoting is strict: a quote opened must be closed, and nothing (not even a space) may
   follow a closing quote; whitespace elsewhere around fields is ignored.
 * Scores must be finite numbers written in ASCII; ``nan``, ``inf``, ``Infinity``,
-  ``1e400``, ``1,5``, ``0x10``, ``1_0`` and full-width or other non-ASCII digits are
-  rejected. ``-0`` is stored as zero.
+  ``1e400``, ``0x10``, ``1_0`` and full-width or other non-ASCII digits are rejected.
+  ``-0`` is stored as zero. A decimal comma (``1,5``) is read only in a file separated
+  by semicolons, and such a file writes every number with one decimal mark (``1,5``
+  beside ``1.234`` is refused: the point may be a thousands separator).
 * A record (dataset, algorithm, fold, metric) may appear once; a repeat names the line
   of the first occurrence.
 * Folds are non-negative integers, given on every row or on none. Within a dataset
@@ -65,6 +68,7 @@ from __future__ import annotations
 import array
 import csv
 import io
+import itertools
 import math
 import os
 import re
@@ -466,10 +470,35 @@ def _plain_number(raw: str) -> bool:
     return raw.isascii() and "_" not in raw
 
 
-def _number_problem(raw: str, what: str) -> str:
-    if not raw:
-        return f"empty {what}"
-    return f"{raw!r} is not a number"
+def _comma_hint(raw: str) -> str:
+    if "," not in raw:
+        return ""
+    return (
+        " (a decimal comma is read only in files with ';' between fields: write "
+        f"{raw.replace(',', '.')}, or save the file with semicolons)"
+    )
+
+
+_MARKS = {",": "comma", ".": "point"}
+# A row of nothing but these is blank (no field holds anything) whatever the delimiter.
+_BLANK = ' \t\r\n,;"'
+
+
+def _delimiter_of(header: str) -> str:
+    """``;`` when it splits the header line into more fields than ``,`` does, else ``,``.
+
+    The header decides, because every layout's header is known text: European
+    spreadsheets save ``dataset;algorithm;score``, a comma-separated header may hold a
+    ``;`` inside a name and still splits at least as well on commas.
+    """
+
+    def width(delimiter: str) -> int:
+        try:
+            return len(next(csv.reader([header], delimiter=delimiter), []))
+        except csv.Error:  # a quote opened in the header: the reader will name it
+            return 0
+
+    return ";" if width(";") > width(",") else ","
 
 
 # Every column name of the long and ranking layouts (wide files have "dataset" only).
@@ -525,11 +554,65 @@ class _Parser:
         self.errors = _Errors(max_errors)
         self.header_line = 1
         self.misread_as_wide = False  # set by _detect: a typo made the header look wide
+        self.delimiter = ","  # set by parse from the header
+        self.first_mark: tuple[str, int] | None = None  # (decimal mark, line), ';' files
+
+    def _number(self, raw: str, line: int) -> float | str:
+        """A non-empty score or rank cell's value, or why it is none.
+
+        In a file with ``;`` between fields a decimal comma is read too (``0,5``, as
+        European spreadsheets save CSV), but a file uses one decimal mark: in ``0,5``
+        and ``1.234`` the point may be a thousands separator, so a mix is refused.
+        """
+        mark = ""
+        try:
+            value = float(raw)
+        except ValueError:
+            if self.delimiter != ";" or raw.count(",") != 1:
+                return f"{raw!r} is not a number{_comma_hint(raw)}"
+            try:
+                value = float(raw.replace(",", "."))
+            except ValueError:
+                return f"{raw!r} is not a number"
+            mark = ","
+        else:
+            if self.delimiter == ";" and "." in raw:
+                mark = "."
+        if not _plain_number(raw):
+            return f"{raw!r} is not a number{_PLAIN_NUMBER}"
+        if not math.isfinite(value):
+            return f"{raw!r} is not a finite number"
+        if mark:
+            if self.first_mark is None:
+                self.first_mark = (mark, line)
+            elif self.first_mark[0] != mark:
+                other, first_line = self.first_mark
+                return (
+                    f"{raw!r} has a decimal {_MARKS[mark]}, but line {first_line} has a "
+                    f"decimal {_MARKS[other]}: write every number with the same decimal mark"
+                )
+        return value
 
     # -- reading ----------------------------------------------------------------------
 
     def parse(self, stream: IO[str]) -> ParsedResults:
-        reader = csv.reader(stream, skipinitialspace=True, strict=True)
+        lines = iter(stream)
+        blank = 0
+        header_text = ""
+        for text in lines:
+            if text.strip(_BLANK):
+                header_text = text
+                break
+            blank += 1
+        self.delimiter = _delimiter_of(header_text)
+        # Blank lines before the header are fed back as empty lines, never kept: line
+        # numbers stay those an editor shows, and a file of blank lines costs no memory.
+        reader = csv.reader(
+            itertools.chain(itertools.repeat("\n", blank), [header_text], lines),
+            delimiter=self.delimiter,
+            skipinitialspace=True,
+            strict=True,
+        )
         header = self._read_header(reader)
         names = [cell.strip() for cell in header]
         format = self.format or self._detect(names)
@@ -573,7 +656,9 @@ class _Parser:
                     if len(row) > width and not "".join(row[width:]).strip():
                         row = row[:width]
                     elif len(row) != width:
-                        hint = " (a comma inside a value needs quotes)" if len(row) > width else ""
+                        separator = "semicolon" if self.delimiter == ";" else "comma"
+                        hint = f" (a {separator} inside a value needs quotes)"
+                        hint = hint if len(row) > width else ""
                         self.errors.add(
                             line, None, f"{len(row)} fields, but the header has {width}{hint}"
                         )
@@ -613,6 +698,11 @@ class _Parser:
         if {"dataset", "algorithm"} <= lowered:
             message = (
                 f"dataset and algorithm columns but no score (or value) or rank column; {_EXPECTED}"
+            )
+        elif len(names) == 1 and "\t" in names[0]:
+            message = (
+                "the fields of the header are separated by tabs: save the file as CSV, "
+                f"with commas or semicolons between fields; {_EXPECTED}"
             )
         else:
             message = f"unrecognised header {','.join(names)!r}; {_EXPECTED}"
@@ -706,7 +796,7 @@ class _Parser:
         metrics: dict[str, int] = {}
         cols = _Columns.empty()
         with_fold = without_fold = with_metric = without_metric = 0  # first line of each
-        isfinite = math.isfinite
+        number = self._number
         add_line, add_dataset, add_algorithm = (
             cols.lines.append,
             cols.datasets.append,
@@ -731,21 +821,14 @@ class _Parser:
                 errors.add(line, c_algorithm, f"algorithm name {problem}")
                 ok = False
             raw = row[i_value].strip()
-            try:
-                value = float(raw)
-            except ValueError:
-                errors.add(line, c_value, _number_problem(raw, what))
+            value = number(raw, line) if raw else f"empty {what}"
+            if isinstance(value, str):
+                errors.add(line, c_value, value)
                 ok = False
-            else:
-                if not _plain_number(raw):
-                    errors.add(line, c_value, f"{raw!r} is not a number{_PLAIN_NUMBER}")
-                    ok = False
-                elif not isfinite(value):
-                    errors.add(line, c_value, f"{raw!r} is not a finite number")
-                    ok = False
-                elif ranking and value <= 0:
-                    errors.add(line, c_value, f"{raw!r} is not a positive number (1 = best)")
-                    ok = False
+                value = math.nan
+            elif ranking and value <= 0:
+                errors.add(line, c_value, f"{raw!r} is not a positive number (1 = best)")
+                ok = False
             fold = -1
             if i_fold is not None:
                 raw_fold = row[i_fold].strip()
@@ -990,7 +1073,7 @@ class _Parser:
         dataset_lines: dict[str, int] = {}
         cols = _Columns.empty()
         coded = list(enumerate(algorithm_columns))
-        isfinite = math.isfinite
+        number = self._number
         # The cap counts results: a wide row holds one per algorithm column.
         limit = self.max_rows if self.max_rows is not None else sys.maxsize
         for line, row in self._rows(reader, len(names), i_dataset):
@@ -1013,15 +1096,9 @@ class _Parser:
                 raw = row[index].strip()
                 if not raw:
                     continue
-                try:
-                    value = float(raw)
-                except ValueError:
-                    errors.add(line, name, f"{raw!r} is not a number")
-                    continue
-                if not _plain_number(raw):
-                    errors.add(line, name, f"{raw!r} is not a number{_PLAIN_NUMBER}")
-                elif not isfinite(value):
-                    errors.add(line, name, f"{raw!r} is not a finite number")
+                value = number(raw, line)
+                if isinstance(value, str):
+                    errors.add(line, name, value)
                 elif code >= 0:
                     if len(cols.lines) >= limit:
                         errors.add(line, name, f"too many results: at most {limit} scores allowed")

@@ -190,6 +190,36 @@ def test_sources_path_text_stream_binary_stream_and_bytes(tmp_path):
         parse_results_csv(123)  # type: ignore[arg-type]
 
 
+def test_semicolon_files_with_decimal_commas_as_european_excel_saves_them():
+    long = parse_results_csv_text(
+        '\ufeffdataset;algorithm;score\r\niris;RF;0,95\r\niris;"k;NN";1,5e-1\r\n'.encode()
+    )
+    assert long.format == "long" and long.algorithms == ("RF", "k;NN")
+    np.testing.assert_array_equal(long.values, [0.95, 0.15])
+    wide = parse_results_csv_text("\n;;\ndataset;C4.5,m;SVM\nd1;0,5;1\nd2;;2\n")
+    assert wide.algorithms == ("C4.5,m", "SVM") and wide.lines.tolist() == [4, 4, 5]
+    np.testing.assert_array_equal(wide.values, [0.5, 1.0, 2.0])
+    # A point is a decimal point in a semicolon file too, if the file uses no comma.
+    assert parse_results_csv_text("dataset;a;b\nd;0.5;1\n").values.tolist() == [0.5, 1.0]
+
+
+def test_decimal_marks_and_separators_that_cannot_be_read_are_named():
+    assert errors_of("dataset;algorithm;score\nd;a;0,9\nd;b;0.8\nd;c;1.234,5\nd;e;1;2\n") == [
+        "line 3, column \"score\": '0.8' has a decimal point, but line 2 has a decimal comma: "
+        "write every number with the same decimal mark",
+        "line 4, column \"score\": '1.234,5' is not a number",
+        "line 5: 4 fields, but the header has 3 (a semicolon inside a value needs quotes)",
+    ]
+    assert only_error('dataset,algorithm,score\nd,a,"0,9"\n') == (
+        "line 2, column \"score\": '0,9' is not a number (a decimal comma is read only in "
+        "files with ';' between fields: write 0.9, or save the file with semicolons)"
+    )
+    assert only_error("dataset\talgorithm\tscore\nd\ta\t1\n").startswith(
+        "line 1: the fields of the header are separated by tabs: save the file as CSV, "
+        "with commas or semicolons between fields; expected "
+    )
+
+
 def test_wide_empty_cell_is_missing():
     table = parse_results_csv_text("dataset,a,b\nd1,1,\nd2, ,2\n").to_table()
     np.testing.assert_array_equal(np.isnan(table.values), [[False, True], [True, False]])
