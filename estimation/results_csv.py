@@ -50,8 +50,9 @@ Rules
 * A record (dataset, algorithm, fold, metric) may appear once; a repeat names the line
   of the first occurrence.
 * Folds are non-negative integers, given on every row or on none. Within a dataset
-  (and metric) every algorithm must have the same set of folds; different datasets may
-  have different folds (``fold_values`` is ``NaN``-padded). Fold labels are placed in
+  (and metric) every algorithm must have the same set of folds (or, with
+  ``incomplete="drop"``, an algorithm lacking one has no result there); different
+  datasets may have different folds (``fold_values`` is ``NaN``-padded). Fold labels are placed in
   ascending order, so labels ``1..5`` and ``0..4`` both fill fold slots ``0..4``.
 * Ranks are positive numbers. On each dataset the listed ranks, sorted, must fill the
   positions ``1, 2, ..., k`` in order, where a tie of ``t`` algorithms occupying
@@ -87,6 +88,8 @@ from leaderboard.typo_guard import NameIndex
 
 __all__ = [
     "FORMATS",
+    "INCOMPLETE",
+    "INCOMPLETE_FOLDS",
     "ParsedResults",
     "ResultsCsvError",
     "RowError",
@@ -98,6 +101,8 @@ __all__ = [
 
 Format = Literal["long", "wide", "ranking"]
 FORMATS: tuple[str, ...] = ("long", "wide", "ranking")
+Incomplete = Literal["refuse", "drop"]
+INCOMPLETE: tuple[str, ...] = ("refuse", "drop")
 
 _LONG_LAYOUT = "dataset,algorithm,score[,fold][,metric]"
 _RANKING_LAYOUT = "dataset,algorithm,rank"
@@ -114,13 +119,22 @@ _CONTROL = re.compile("[\x00-\x1f\x7f]")
 _INVISIBLE_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp"})
 
 
+# RowError.kind of a fold gap: an entry point may offer to drop what is incomplete.
+INCOMPLETE_FOLDS = "incomplete-folds"
+
+
 @dataclass(frozen=True)
 class RowError:
-    """One problem in the file: 1-based ``line`` (header = 1) and the header ``column``."""
+    """One problem in the file: 1-based ``line`` (header = 1) and the header ``column``.
+
+    ``kind`` is ``INCOMPLETE_FOLDS`` for an algorithm lacking folds others have (which
+    ``incomplete="drop"`` would leave out), else empty.
+    """
 
     line: int
     column: str | None
     message: str
+    kind: str = ""
 
     def __str__(self) -> str:
         if self.column is None:
@@ -179,7 +193,9 @@ class ParsedResults:
     records are stored as parallel read-only columns (``lines``, ``dataset_codes``,
     ``algorithm_codes``, ``values``, ``folds``, ``metric_codes``; codes index the label
     tuples, ``-1`` = no fold / no metric) so that a million rows stay cheap;
-    :attr:`records` builds :class:`ScoreRecord` objects on demand.
+    :attr:`records` builds :class:`ScoreRecord` objects on demand. ``dropped`` says
+    which algorithm's results on which dataset ``incomplete="drop"`` left out (the
+    first ``max_errors``; ``n_dropped`` counts them all); their labels stay listed.
     """
 
     format: Format
@@ -194,6 +210,8 @@ class ParsedResults:
     values: np.ndarray
     folds: np.ndarray
     metric_codes: np.ndarray
+    dropped: tuple[RowError, ...] = ()
+    n_dropped: int = 0
 
     @property
     def n_records(self) -> int:
@@ -285,6 +303,7 @@ def parse_results_csv(
     max_rows: int | None = None,
     max_errors: int = 50,
     metric_check: Callable[[str], str | None] | None = None,
+    incomplete: Incomplete = "refuse",
 ) -> ParsedResults:
     """Read and validate a results CSV.
 
@@ -295,8 +314,12 @@ def parse_results_csv(
     data rows and of results (a wide row holds several). ``metric_check(name)`` returns
     why a metric name is refused (e.g. a benchmark does not have it), or None: each such
     row is an error at its own line, and the fold checks, which would misread those rows
-    as missing folds, wait until the file has none. Raises :class:`ResultsCsvError` (a
-    ``ValueError``) listing every problem; ``OSError`` if the path cannot be read.
+    as missing folds, wait until the file has none. ``incomplete`` is what to do with an
+    algorithm that lacks, on a dataset, folds other algorithms have there: ``"refuse"``
+    the file (an error of kind ``INCOMPLETE_FOLDS`` at its line) or ``"drop"`` that
+    algorithm's results on that dataset, which then count as missing (listed in
+    ``ParsedResults.dropped``). Raises :class:`ResultsCsvError` (a ``ValueError``)
+    listing every problem; ``OSError`` if the path cannot be read.
     """
     if isinstance(source, (str, os.PathLike)):
         content: str | bytes = Path(source).read_bytes()
@@ -313,6 +336,7 @@ def parse_results_csv(
         max_rows=max_rows,
         max_errors=max_errors,
         metric_check=metric_check,
+        incomplete=incomplete,
     )
 
 
@@ -323,10 +347,13 @@ def parse_results_csv_text(
     max_rows: int | None = None,
     max_errors: int = 50,
     metric_check: Callable[[str], str | None] | None = None,
+    incomplete: Incomplete = "refuse",
 ) -> ParsedResults:
     """Like :func:`parse_results_csv`, for CSV content (``bytes`` are decoded as UTF-8)."""
     if format is not None and format not in FORMATS:
         raise ValueError(f"format must be one of {', '.join(FORMATS)} or None, got {format!r}")
+    if incomplete not in INCOMPLETE:
+        raise ValueError(f"incomplete must be one of {', '.join(INCOMPLETE)}, got {incomplete!r}")
     if max_rows is not None and (isinstance(max_rows, bool) or max_rows < 1):
         raise ValueError(f"max_rows must be a positive integer or None, got {max_rows!r}")
     if isinstance(max_errors, bool) or max_errors < 1:
@@ -339,7 +366,11 @@ def parse_results_csv_text(
     else:
         stream = io.StringIO(content.removeprefix("\ufeff"), newline="")
     return _Parser(
-        format=format, max_rows=max_rows, max_errors=max_errors, metric_check=metric_check
+        format=format,
+        max_rows=max_rows,
+        max_errors=max_errors,
+        metric_check=metric_check,
+        incomplete=incomplete,
     ).parse(stream)
 
 
@@ -369,10 +400,10 @@ class _Errors:
         self.kept: list[RowError] = []
         self.total = 0
 
-    def add(self, line: int, column: str | None, message: str) -> None:
+    def add(self, line: int, column: str | None, message: str, kind: str = "") -> None:
         self.total += 1
         if len(self.kept) < self.limit:
-            self.kept.append(RowError(line, column, message))
+            self.kept.append(RowError(line, column, message, kind))
 
     def count_unlisted(self, n: int) -> None:
         """Count ``n`` more errors without building their messages."""
@@ -547,8 +578,11 @@ class _Parser:
         max_rows: int | None,
         max_errors: int,
         metric_check: Callable[[str], str | None] | None = None,
+        incomplete: Incomplete = "refuse",
     ) -> None:
         self.format = format
+        self.incomplete = incomplete
+        self.dropped = _Errors(max_errors)  # what incomplete="drop" left out
         self.metric_check = metric_check
         self.max_rows = max_rows
         self.errors = _Errors(max_errors)
@@ -888,8 +922,13 @@ class _Parser:
         labels = (tuple(datasets), tuple(algorithms), tuple(metrics))
         self._check_duplicates(lines, d, a, folds, k, labels)
         if not errors.total:
-            if with_fold:
-                self._check_folds(lines, d, a, folds, k, labels, c_fold)
+            keep = self._check_folds(lines, d, a, folds, k, labels, c_fold) if with_fold else None
+            if keep is not None:
+                lines, d, a, values, folds, k = (
+                    _read_only(column[keep]) for column in (lines, d, a, values, folds, k)
+                )
+                if not len(lines):
+                    errors.add(self.header_line, None, "no results left: every one lacks folds")
             if ranking:
                 self._check_ranks(lines, d, values, labels[0], c_value)
         errors.raise_if_any()
@@ -906,6 +945,8 @@ class _Parser:
             values=values,
             folds=folds,
             metric_codes=k,
+            dropped=tuple(self.dropped.kept),
+            n_dropped=self.dropped.total,
         )
 
     def _check_duplicates(self, lines, d, a, folds, k, labels) -> None:
@@ -935,8 +976,12 @@ class _Parser:
             )
         self.errors.count_unlisted(len(repeats) - self.errors.limit)
 
-    def _check_folds(self, lines, d, a, folds, k, labels, column) -> None:
-        """Within a dataset (and metric) every algorithm must have the same folds."""
+    def _check_folds(self, lines, d, a, folds, k, labels, column) -> np.ndarray | None:
+        """Within a dataset (and metric) every algorithm must have the same folds.
+
+        With ``incomplete="drop"``, returns which rows to keep: all but those of an
+        algorithm on a dataset (and metric) where it lacks a fold that another has.
+        """
         datasets, algorithms, metrics = labels
         n_d, n_a = len(datasets), len(algorithms)
         # Number only the (metric, dataset) groups that occur: counters sized by the
@@ -953,7 +998,7 @@ class _Parser:
         )
         bad_groups = np.flatnonzero(rows_per_group != algs_per_group * folds_per_group)
         if not len(bad_groups):
-            return
+            return None
         in_bad = np.isin(group, bad_groups)
         per_group: dict[int, dict[int, tuple[int, set[int]]]] = {}
         for g, alg, fold, line in zip(
@@ -964,6 +1009,8 @@ class _Parser:
             strict=True,
         ):
             per_group.setdefault(g, {}).setdefault(alg, (line, set()))[1].add(fold)
+        drop = self.incomplete == "drop"
+        lacking_pairs: list[int] = []  # group * n_a + algorithm, to drop
         for g, by_algorithm in per_group.items():
             every = set().union(*(seen for _, seen in by_algorithm.values()))
             metric_code, dataset_code = divmod(int(group_keys[g]), n_d)
@@ -972,17 +1019,28 @@ class _Parser:
                 where += f' (metric "{metrics[metric_code - 1]}")'
             for alg, (first_line, seen) in by_algorithm.items():
                 lacking = sorted(every - seen)
-                if lacking:
-                    shown = ", ".join(map(str, lacking[:10])) + (
-                        ", ..." if len(lacking) > 10 else ""
-                    )
+                if not lacking:
+                    continue
+                shown = f"fold{'s' if len(lacking) > 1 else ''} " + ", ".join(
+                    map(str, lacking[:10])
+                )
+                shown += ", ..." if len(lacking) > 10 else ""
+                gap = f'algorithm "{algorithms[alg]}" on {where} lacks {shown}'
+                if drop:
+                    lacking_pairs.append(g * n_a + alg)
+                    self.dropped.add(first_line, column, f"{gap}: its results there are left out")
+                else:
                     self.errors.add(
                         first_line,
                         column,
-                        f'algorithm "{algorithms[alg]}" on {where} lacks fold{"s" if len(lacking) > 1 else ""} '
-                        f"{shown} (given for other algorithms); every algorithm of a dataset "
-                        "needs the same folds",
+                        f"{gap}, which other algorithms have there: every algorithm of a "
+                        "dataset needs the same folds; add the missing rows, or leave out "
+                        "this algorithm's rows for this dataset",
+                        kind=INCOMPLETE_FOLDS,
                     )
+        if not drop:
+            return None
+        return ~np.isin(group * n_a + a, lacking_pairs)
 
     def _check_ranks(self, lines, d, ranks, datasets, column) -> None:
         """On each dataset the sorted ranks fill positions 1..k, ties as mean positions."""
@@ -1142,6 +1200,11 @@ def _rank_problem(dataset: str, rank: float, size: int, position: int, lines: li
         )
     after = "as the best listed rank" if position == 1 else f"after positions 1..{position - 1}"
     return f'dataset "{dataset}": rank {rank:g} {after}, expected {position} ({rule})'
+
+
+def _read_only(column: np.ndarray) -> np.ndarray:
+    column.setflags(write=False)
+    return column
 
 
 def _compact(codes: np.ndarray, labels: tuple[str, ...]) -> tuple[np.ndarray, tuple[str, ...]]:

@@ -268,3 +268,75 @@ def test_a_single_dataset_says_the_loo_estimators_equal_the_win_rate(tmp_path):
     path.write_text("dataset,a,b,c\nonly,0.9,0.5,0.1\n")
     board = analyze_json(path).board
     assert any("leave-one-out estimators equal the win rate" in note for note in board.notes)
+
+
+def analyze_error(tmp_path: Path, content: str, *args: str) -> str:
+    path = tmp_path / "results.csv"
+    path.write_text(content)
+    with pytest.raises(CommandError) as caught:
+        call_command("analyze", str(path), "--json", *args, stdout=io.StringIO())
+    return str(caught.value).removeprefix(f"{path}: ")
+
+
+def test_a_header_typo_is_one_did_you_mean_not_an_error_per_row(tmp_path):
+    rows = "".join(f"d{i},RandomForest,0.9\nd{i},SVM,0.8\n" for i in range(1174))
+    assert analyze_error(tmp_path, "dataset,algoritm,score\n" + rows) == (
+        "line 1, column \"algoritm\": unknown column; did you mean 'algorithm'? long files "
+        "have dataset,algorithm,score[,fold][,metric] (if it is a wide file with an algorithm "
+        "named 'algoritm', choose the wide format)"
+    )
+
+
+def test_a_semicolon_file_with_decimal_commas_is_analysed_like_its_comma_twin(tmp_path):
+    semicolon = tmp_path / "excel.csv"
+    semicolon.write_bytes(b"\xef\xbb\xbfdataset;a;b\r\nd1;0,9;0,5\r\nd2;0,4;0,6\r\nd3;0,7;0,2\r\n")
+    comma = write_rows(
+        tmp_path / "plain.csv",
+        ["dataset", "a", "b"],
+        [["d1", 0.9, 0.5], ["d2", 0.4, 0.6], ["d3", 0.7, 0.2]],
+    )
+    assert analyze_json(semicolon, "--bootstrap", "0") == analyze_json(comma, "--bootstrap", "0")
+    assert analyze_error(tmp_path, 'dataset,a,b\nd1,"0,9",0.5\n') == (
+        "line 2, column \"a\": '0,9' is not a number (a decimal comma is read only in files "
+        "with ';' between fields: write 0.9, or save the file with semicolons)"
+    )
+
+
+FOLD_GAP = (
+    "dataset,algorithm,score,fold\n"
+    "d1,a,0.9,0\nd1,a,0.8,1\nd1,b,0.5,0\n"  # line 4: b lacks fold 1 on d1
+    "d2,a,0.4,0\nd2,b,0.6,0\nd3,a,0.7,0\nd3,b,0.2,0\n"
+)
+
+
+def test_a_missing_fold_says_how_to_proceed_and_incomplete_drop_proceeds(tmp_path):
+    assert analyze_error(tmp_path, FOLD_GAP) == (
+        'line 4, column "fold": algorithm "b" on dataset "d1" lacks fold 1, which other '
+        "algorithms have there: every algorithm of a dataset needs the same folds; add the "
+        "missing rows, or leave out this algorithm's rows for this dataset\n"
+        "To analyse the file without them, run again with --incomplete drop: each such "
+        "algorithm's results on that dataset are left out and count as missing (see --missing)."
+    )
+    path = tmp_path / "folds.csv"
+    path.write_text(FOLD_GAP)
+    err = io.StringIO()
+    out = io.StringIO()
+    call_command(
+        "analyze", str(path), "--json", "--incomplete", "drop", "--quiet", stdout=out, stderr=err
+    )
+    assert err.getvalue() == (
+        "--incomplete drop left out 1 result lacking folds:\n"
+        '  line 4, column "fold": algorithm "b" on dataset "d1" lacks fold 1: '
+        "its results there are left out\n"
+    )
+    board = SnapshotPayload.from_json(json.loads(out.getvalue())).board
+    assert board.input.datasets == ("d2", "d3")  # --missing complete: d1 has a gap now
+    worst = analyze_json(path, "--incomplete", "drop", "--missing", "worst", "--quiet").board
+    assert worst.input.datasets == ("d1", "d2", "d3")
+
+
+def test_every_option_has_help_text():
+    from estimation.management.commands.analyze import Command
+
+    parser = Command().create_parser("manage.py", "analyze")
+    assert [action.dest for action in parser._actions if not action.help] == []

@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 from estimation.results_csv import (
+    INCOMPLETE_FOLDS,
     ParsedResults,
     ResultsCsvError,
     RowError,
@@ -518,6 +519,12 @@ def test_rows_with_and_without_metric_are_rejected():
     )
 
 
+FOLD_ADVICE = (
+    ", which other algorithms have there: every algorithm of a dataset needs the same folds; "
+    "add the missing rows, or leave out this algorithm's rows for this dataset"
+)
+
+
 def test_inconsistent_folds_say_which_algorithm_lacks_which_folds():
     content = (
         "dataset,algorithm,score,fold\n"
@@ -527,11 +534,37 @@ def test_inconsistent_folds_say_which_algorithm_lacks_which_folds():
         "d2,a,1,5\nd2,b,1,5\n"  # consistent on its own
     )
     assert errors_of(content) == [
-        'line 2, column "fold": algorithm "a" on dataset "d1" lacks fold 3 '
-        "(given for other algorithms); every algorithm of a dataset needs the same folds",
-        'line 5, column "fold": algorithm "b" on dataset "d1" lacks folds 1, 2, 3 '
-        "(given for other algorithms); every algorithm of a dataset needs the same folds",
+        f'line 2, column "fold": algorithm "a" on dataset "d1" lacks fold 3{FOLD_ADVICE}',
+        f'line 5, column "fold": algorithm "b" on dataset "d1" lacks folds 1, 2, 3{FOLD_ADVICE}',
     ]
+    with pytest.raises(ResultsCsvError) as caught:
+        parse_results_csv_text(content)
+    assert {error.kind for error in caught.value.errors} == {INCOMPLETE_FOLDS}
+
+
+def test_incomplete_drop_leaves_out_the_algorithm_on_that_dataset_only():
+    content = (
+        "dataset,algorithm,score,fold\n"
+        "d1,a,0.1,0\nd1,a,0.3,1\nd1,b,0.2,0\n"  # line 4: b lacks fold 1 on d1
+        "d2,a,1,0\nd2,b,2,0\n"
+    )
+    parsed = parse_results_csv_text(content, incomplete="drop")
+    assert [str(error) for error in parsed.dropped] == [
+        'line 4, column "fold": algorithm "b" on dataset "d1" lacks fold 1: '
+        "its results there are left out"
+    ]
+    assert parsed.n_dropped == 1 and parsed.lines.tolist() == [2, 3, 5, 6]
+    table = parsed.to_table()
+    np.testing.assert_allclose(table.values, [[0.2, np.nan], [1.0, 2.0]])
+    with pytest.raises(ValueError, match="read-only"):
+        parsed.values[0] = 2.0
+    complete = content.replace("d1,b,0.2,0\n", "d1,b,0.2,0\nd1,b,0.4,1\n")
+    assert parse_results_csv_text(complete, incomplete="drop").dropped == ()
+    assert only_error("dataset,algorithm,score,fold\nd,a,1,0\nd,b,1,1\n", incomplete="drop") == (
+        "line 1: no results left: every one lacks folds"
+    )
+    with pytest.raises(ValueError, match="incomplete must be one of refuse, drop, got 'keep'"):
+        parse_results_csv_text(content, incomplete="keep")  # type: ignore[arg-type]
 
 
 def test_inconsistent_folds_are_checked_per_metric():
@@ -539,10 +572,8 @@ def test_inconsistent_folds_are_checked_per_metric():
         "dataset,algorithm,score,fold,metric\nd,a,1,0,acc\nd,b,1,0,acc\nd,a,1,1,ll\nd,b,1,2,ll\n"
     )
     assert errors_of(content) == [
-        'line 4, column "fold": algorithm "a" on dataset "d" (metric "ll") lacks fold 2 '
-        "(given for other algorithms); every algorithm of a dataset needs the same folds",
-        'line 5, column "fold": algorithm "b" on dataset "d" (metric "ll") lacks fold 1 '
-        "(given for other algorithms); every algorithm of a dataset needs the same folds",
+        f'line 4, column "fold": algorithm "a" on dataset "d" (metric "ll") lacks fold 2{FOLD_ADVICE}',
+        f'line 5, column "fold": algorithm "b" on dataset "d" (metric "ll") lacks fold 1{FOLD_ADVICE}',
     ]
 
 
