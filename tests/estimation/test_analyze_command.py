@@ -340,3 +340,36 @@ def test_every_option_has_help_text():
 
     parser = Command().create_parser("manage.py", "analyze")
     assert [action.dest for action in parser._actions if not action.help] == []
+
+
+def test_the_report_orders_and_numbers_rows_as_the_leaderboard_does(tmp_path):
+    """Equal P(win) share a position ("=2") and go by mean rank, not input order."""
+    from frontend.readers.presenters import leaderboard_rows
+
+    path = write_rows(
+        tmp_path / "order.csv",
+        ["dataset", "best", "c", "b", "a"],
+        [
+            ["d1", 0.9, 0.1, 0.2, 0.3],
+            ["d2", 0.9, 0.1, 0.2, 0.3],
+            ["d3", 0.9, 0.2, 0.1, 0.3],
+            ["d4", 0.9, 0.1, 0.3, 0.2],
+            ["d5", 0.9, 0.1, 0.2, 0.3],
+        ],
+    )
+    out = io.StringIO()
+    call_command("analyze", str(path), "--bootstrap", "0", "--quiet", stdout=out)
+    lines = out.getvalue().splitlines()
+    start = lines.index(next(line for line in lines if line.lstrip().startswith("#"))) + 2
+    printed = [line.split()[:2] for line in lines[start : start + 4]]
+    assert printed == [["1", "best"], ["=2", "a"], ["=2", "b"], ["=2", "c"]]
+    board = analyze_json(path, "--bootstrap", "0", "--quiet").board
+    site, _ = leaderboard_rows({"typed": board}, board.recommended)
+    assert printed == [[row.text["position"], row.algorithm] for row in site]
+    estimators = lines.index("All estimators (probability of winning)")
+    assert [line.split()[0] for line in lines[estimators + 3 : estimators + 7]] == [
+        "best",
+        "a",
+        "b",
+        "c",
+    ]
