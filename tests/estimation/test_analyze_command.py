@@ -11,6 +11,7 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from estimation.core.contract import NotApplicable, SnapshotPayload, pair_index
+from tests import csv_messages
 from tests.contract_validation import validate
 from tests.reference_data import PUBLISHED_DATA
 
@@ -270,20 +271,22 @@ def test_a_single_dataset_says_the_loo_estimators_equal_the_win_rate(tmp_path):
     assert any("leave-one-out estimators equal the win rate" in note for note in board.notes)
 
 
-def analyze_error(tmp_path: Path, content: str, *args: str) -> str:
+def analyze_error(tmp_path: Path, content: bytes, *args: str) -> str:
     path = tmp_path / "results.csv"
-    path.write_text(content)
+    path.write_bytes(content)
     with pytest.raises(CommandError) as caught:
         call_command("analyze", str(path), "--json", *args, stdout=io.StringIO())
     return str(caught.value).removeprefix(f"{path}: ")
 
 
+def as_printed(problems: list[csv_messages.Problem]) -> str:
+    (line, field, message), *_ = problems
+    return f'line {line}, column "{field}": {message}'
+
+
 def test_a_header_typo_is_one_did_you_mean_not_an_error_per_row(tmp_path):
-    rows = "".join(f"d{i},RandomForest,0.9\nd{i},SVM,0.8\n" for i in range(1174))
-    assert analyze_error(tmp_path, "dataset,algoritm,score\n" + rows) == (
-        "line 1, column \"algoritm\": unknown column; did you mean 'algorithm'? long files "
-        "have dataset,algorithm,score[,fold][,metric] (if it is a wide file with an algorithm "
-        "named 'algoritm', choose the wide format)"
+    assert analyze_error(tmp_path, csv_messages.HEADER_TYPO) == as_printed(
+        csv_messages.HEADER_TYPO_PROBLEMS
     )
 
 
@@ -296,29 +299,19 @@ def test_a_semicolon_file_with_decimal_commas_is_analysed_like_its_comma_twin(tm
         [["d1", 0.9, 0.5], ["d2", 0.4, 0.6], ["d3", 0.7, 0.2]],
     )
     assert analyze_json(semicolon, "--bootstrap", "0") == analyze_json(comma, "--bootstrap", "0")
-    assert analyze_error(tmp_path, 'dataset,a,b\nd1,"0,9",0.5\n') == (
-        "line 2, column \"a\": '0,9' is not a number (a decimal comma is read only in files "
-        "with ';' between fields: write 0.9, or save the file with semicolons)"
+    assert analyze_error(tmp_path, csv_messages.DECIMAL_COMMA) == as_printed(
+        csv_messages.DECIMAL_COMMA_PROBLEMS
     )
-
-
-FOLD_GAP = (
-    "dataset,algorithm,score,fold\n"
-    "d1,a,0.9,0\nd1,a,0.8,1\nd1,b,0.5,0\n"  # line 4: b lacks fold 1 on d1
-    "d2,a,0.4,0\nd2,b,0.6,0\nd3,a,0.7,0\nd3,b,0.2,0\n"
-)
 
 
 def test_a_missing_fold_says_how_to_proceed_and_incomplete_drop_proceeds(tmp_path):
-    assert analyze_error(tmp_path, FOLD_GAP) == (
-        'line 4, column "fold": algorithm "b" on dataset "d1" lacks fold 1, which other '
-        "algorithms have there: every algorithm of a dataset needs the same folds; add the "
-        "missing rows, or leave out this algorithm's rows for this dataset\n"
-        "To analyse the file without them, run again with --incomplete drop: each such "
-        "algorithm's results on that dataset are left out and count as missing (see --missing)."
+    assert analyze_error(tmp_path, csv_messages.FOLD_GAP) == (
+        as_printed(csv_messages.FOLD_GAP_PROBLEMS) + "\nTo analyse the file without them, run "
+        "again with --incomplete drop: each such algorithm's results on that dataset are "
+        "left out and count as missing (see --missing)."
     )
     path = tmp_path / "folds.csv"
-    path.write_text(FOLD_GAP)
+    path.write_bytes(csv_messages.FOLD_GAP + b"d3,alg-a,0,0.7\nd3,alg-b,0,0.2\n")
     err = io.StringIO()
     out = io.StringIO()
     call_command(
@@ -326,7 +319,7 @@ def test_a_missing_fold_says_how_to_proceed_and_incomplete_drop_proceeds(tmp_pat
     )
     assert err.getvalue() == (
         "--incomplete drop left out 1 result lacking folds:\n"
-        '  line 4, column "fold": algorithm "b" on dataset "d1" lacks fold 1: '
+        '  line 4, column "fold": algorithm "alg-b" on dataset "d1" lacks fold 1: '
         "its results there are left out\n"
     )
     board = SnapshotPayload.from_json(json.loads(out.getvalue())).board
