@@ -69,7 +69,8 @@ class Command(BaseCommand):
     help = (
         "Analyse a results CSV without a server: the same numbers the website shows. "
         "Formats: long dataset,algorithm,score[,fold][,metric]; wide dataset,<alg>,...; "
-        "ranking dataset,algorithm,rank (1 = best, may list only the top K)."
+        "ranking dataset,algorithm,rank (1 = best, may list only the top K). Fields are "
+        "separated by commas, or by semicolons with decimal commas (0,95)."
     )
     # Runs on a laptop with no database: skip the checks that would touch one.
     requires_system_checks: list[str] = []
