@@ -26,7 +26,9 @@ at least one other column -> wide. Long and ranking files may hold only their li
 columns; anything else is reported as an unexpected column. A header cell one typo from a
 column name (``algoritm``, ``Datasets``; the rule of ``leaderboard.typo_guard``) gets
 "did you mean 'algorithm'?", and the layout is the one the intended names declare: such
-a header is never read as a wide file that fails on every row.
+a header is never read as a wide file that fails on every row. Nor is a long file whose
+columns have other names (``dataset,model,accuracy``): a detected wide file with a
+column that holds no number in any row is refused with that one error.
 
 Rules
 -----
@@ -511,6 +513,7 @@ def _comma_hint(raw: str) -> str:
 
 
 _MARKS = {",": "comma", ".": "point"}
+_isfinite = math.isfinite  # a module global: one lookup less per cell
 # A row of nothing but these is blank (no field holds anything) whatever the delimiter.
 _BLANK = ' \t\r\n,;"'
 
@@ -592,6 +595,17 @@ class _Parser:
         self.first_mark: tuple[str, int] | None = None  # (decimal mark, line), ';' files
 
     def _number(self, raw: str, line: int) -> float | str:
+        """A non-empty score or rank cell's value, or why it is none (see
+        :meth:`_number_read`; this is its quick path, called once per cell)."""
+        try:
+            value = float(raw)
+        except ValueError:
+            return self._number_read(raw, line)
+        if self.delimiter == "," and _plain_number(raw) and _isfinite(value):
+            return value
+        return self._number_read(raw, line)
+
+    def _number_read(self, raw: str, line: int) -> float | str:
         """A non-empty score or rank cell's value, or why it is none.
 
         In a file with ``;`` between fields a decimal comma is read too (``0,5``, as
@@ -614,7 +628,7 @@ class _Parser:
                 mark = "."
         if not _plain_number(raw):
             return f"{raw!r} is not a number{_PLAIN_NUMBER}"
-        if not math.isfinite(value):
+        if not _isfinite(value):
             return f"{raw!r} is not a finite number"
         if mark:
             if self.first_mark is None:
@@ -1069,6 +1083,37 @@ class _Parser:
 
     # -- wide -------------------------------------------------------------------------
 
+    def _check_wide_layout(
+        self,
+        first_text: dict[int, tuple[int, str]],
+        has_number: list[bool],
+        algorithm_columns: list[tuple[int, str]],
+    ) -> None:
+        """Refuse, with one error, a detected wide file with a column of text only.
+
+        ``dataset,model,accuracy`` is read as wide (algorithms "model" and "accuracy"),
+        but a column without one number in any row holds no algorithm's scores: the rows
+        are a long file's, and their errors (a text cell, a repeated dataset, on every
+        row) would only bury that. A wide file with a few bad cells has numbers in every
+        column and is answered cell by cell.
+        """
+        textual = [alg for alg in sorted(first_text) if not has_number[alg]]
+        if not textual:
+            return
+        line, raw = first_text[textual[0]]
+        raise ResultsCsvError(
+            [
+                RowError(
+                    line,
+                    algorithm_columns[textual[0]][1],
+                    f"{raw!r} is not a number, nor is any cell of this column: a header of "
+                    f"dataset and other names is read as a wide file ({_WIDE_LAYOUT}), each "
+                    f"column an algorithm's scores; a long file names its columns "
+                    f"{_LONG_LAYOUT}, a ranking file {_RANKING_LAYOUT}",
+                )
+            ]
+        )
+
     def _parse_wide(self, reader: Iterator[list[str]], names: list[str]) -> ParsedResults:
         line = self.header_line
         problems: list[RowError] = []
@@ -1134,6 +1179,9 @@ class _Parser:
         number = self._number
         # The cap counts results: a wide row holds one per algorithm column.
         limit = self.max_rows if self.max_rows is not None else sys.maxsize
+        # Per algorithm column: whether any cell is a number, and its first text cell.
+        has_number = [False] * len(coded)
+        first_text: dict[int, tuple[int, str]] = {}
         for line, row in self._rows(reader, len(names), i_dataset):
             dataset = row[i_dataset].strip()
             code = -1
@@ -1157,7 +1205,11 @@ class _Parser:
                 value = number(raw, line)
                 if isinstance(value, str):
                     errors.add(line, name, value)
-                elif code >= 0:
+                    if alg not in first_text and not _looks_like_a_number(raw):
+                        first_text[alg] = (line, raw)
+                    continue
+                has_number[alg] = True
+                if code >= 0:
                     if len(cols.lines) >= limit:
                         errors.add(line, name, f"too many results: at most {limit} scores allowed")
                         raise _TooManyRows
@@ -1167,6 +1219,8 @@ class _Parser:
                     cols.values.append(value)
         if not errors.total and not cols.lines:
             errors.add(self.header_line, None, "no results: every algorithm cell is empty")
+        if errors.total and self.format is None:
+            self._check_wide_layout(first_text, has_number, algorithm_columns)
         errors.raise_if_any()
         cols.folds = array.array("q", [-1]) * len(cols.lines)
         cols.metrics = cols.folds
@@ -1185,6 +1239,14 @@ class _Parser:
             folds=folds,
             metric_codes=k,
         )
+
+
+def _looks_like_a_number(raw: str) -> bool:
+    try:
+        float(raw.replace(",", ".", 1))
+    except ValueError:
+        return False
+    return True
 
 
 def _rank_problem(dataset: str, rank: float, size: int, position: int, lines: list[int]) -> str:

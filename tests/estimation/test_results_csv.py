@@ -363,6 +363,28 @@ def test_header_typos_get_did_you_mean(header, expected):
     assert errors_of(header + "\nd1,a,1\n") == expected
 
 
+def test_a_long_file_with_unknown_column_names_is_one_error_not_one_per_row():
+    rows = "".join(f"d{i},RandomForest,0.9\nd{i},SVM,0.8\n" for i in range(1000))
+    assert errors_of("dataset,model,accuracy\n" + rows) == [
+        "line 2, column \"model\": 'RandomForest' is not a number, nor is any cell of this "
+        "column: a header of dataset and other names is read as a wide file "
+        "(dataset,<algorithm 1>,<algorithm 2>,...), each column an algorithm's scores; a long "
+        f"file names its columns {LONG_LAYOUT.removeprefix('long files have ')}, a ranking "
+        "file dataset,algorithm,rank"
+    ]
+    # A wide file with bad cells, but a number in every column, is answered cell by cell;
+    # so is one whose format was given.
+    assert errors_of("dataset,a,b\nd1,1,x\nd2,y,2\nd3,nan,3\n") == [
+        "line 2, column \"b\": 'x' is not a number",
+        "line 3, column \"a\": 'y' is not a number",
+        "line 4, column \"a\": 'nan' is not a finite number",
+    ]
+    assert errors_of("dataset,a,b\nd1,1,x\nd2,1,y\n", format="wide") == [
+        "line 2, column \"b\": 'x' is not a number",
+        "line 3, column \"b\": 'y' is not a number",
+    ]
+
+
 def test_wide_algorithm_names_near_no_column_name_stay_algorithms():
     assert parse_results_csv_text("dataset,Rand,Folds\nd,1,2\n").algorithms == ("Rand", "Folds")
 
