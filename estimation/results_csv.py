@@ -734,7 +734,12 @@ class _Parser:
         number"). The column checks of that layout then name the typo once.
         """
         layout = _layout_of(names)
-        typos = _role_typos(names, _ROLE_NAMES)
+        # More cells than there are column names is no long or ranking header, typo or
+        # not: a wide header with thousands of algorithms is then not searched at all.
+        if len(names) <= len(_ROLE_NAMES):
+            typos = _role_typos(names, _ROLE_NAMES)
+        else:
+            typos = _role_typos(names, ("dataset",)) if layout is None else {}
         if typos:
             meant = _layout_of([typos.get(i, name) for i, name in enumerate(names)])
             if meant is not None and meant != layout:

@@ -385,6 +385,14 @@ def test_a_long_file_with_unknown_column_names_is_one_error_not_one_per_row():
     ]
 
 
+def test_a_dataset_typo_in_a_wide_header_of_many_algorithms():
+    header = "datset," + ",".join(f"alg-{j}" for j in range(20))
+    assert errors_of(header + "\nd1" + ",0.5" * 20 + "\n") == [
+        "line 1, column \"datset\": unknown column; did you mean 'dataset'? "
+        "wide files have dataset,<algorithm 1>,<algorithm 2>,..."
+    ]
+
+
 def test_wide_algorithm_names_near_no_column_name_stay_algorithms():
     assert parse_results_csv_text("dataset,Rand,Folds\nd,1,2\n").algorithms == ("Rand", "Folds")
 
