@@ -7,8 +7,9 @@ Formats
 -------
 Every file has a header row, is UTF-8 (a byte-order mark is allowed) and may quote
 fields. Fields are separated by commas, or by semicolons as European spreadsheets save
-CSV: ``;`` when it splits the header line into more fields than ``,`` does. Header names are matched case-insensitively; whitespace around
-every field is stripped; blank lines (and rows of empty fields) are skipped.
+CSV: ``;`` when it splits the header line into more fields than ``,`` does. Header names
+are matched case-insensitively; whitespace around every field is stripped; blank lines
+(and rows of empty fields) are skipped.
 
 ``long``
     ``dataset,algorithm,score[,fold][,metric]`` in any column order (``value`` may
@@ -54,8 +55,9 @@ Rules
 * Folds are non-negative integers, given on every row or on none. Within a dataset
   (and metric) every algorithm must have the same set of folds (or, with
   ``incomplete="drop"``, an algorithm lacking one has no result there); different
-  datasets may have different folds (``fold_values`` is ``NaN``-padded). Fold labels are placed in
-  ascending order, so labels ``1..5`` and ``0..4`` both fill fold slots ``0..4``.
+  datasets may have different folds (``fold_values`` is ``NaN``-padded). Fold labels are
+  placed in ascending order, so labels ``1..5`` and ``0..4`` both fill fold slots
+  ``0..4``.
 * Ranks are positive numbers. On each dataset the listed ranks, sorted, must fill the
   positions ``1, 2, ..., k`` in order, where a tie of ``t`` algorithms occupying
   positions ``s..s+t-1`` is written as the mean position ``s + (t-1)/2`` for every
