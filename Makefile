@@ -6,6 +6,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 HOST ?= 127.0.0.1
 PORT ?= 8000
+CHECK_TESTS := not integration and not browser and not clone
 
 .PHONY: dev test check test-cpu-variants lint format services browser bench bench-quick clean
 
@@ -39,11 +40,11 @@ test: lint services browser
 	$(MAKE) bench-quick
 
 # One process, the test database kept between runs (--create-db rebuilds it); tests
-# marked integration or browser, by hand, by folder or by fixture (tests/conftest.py),
-# are left out. PODIUM_TEST_TIER makes a worker started by hand fail its test.
+# marked integration or browser (by hand, by folder or by fixture: tests/conftest.py)
+# and the fresh-clone runs (clone) are left out. PODIUM_TEST_TIER makes a worker
+# started by hand fail its test.
 check: lint services
-	PODIUM_TEST_TIER=check $(BIN)/pytest -q -m "not integration and not browser" \
-		--reuse-db --durations=10
+	PODIUM_TEST_TIER=check $(BIN)/pytest -q -m "$(CHECK_TESTS)" --reuse-db --durations=10
 
 # The core tests as other CPUs run them (numpy's wide SIMD loops off; another OpenBLAS
 # kernel): floats are compared with stated tolerances, so these pass too. CI runs it.

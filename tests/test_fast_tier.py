@@ -15,7 +15,11 @@ import pytest
 
 from tests.processes import ROOT, TIER_VARIABLE, celery_worker_process, worker_allowed
 
-FAST_TIER = "not integration and not browser"
+FAST_TIER = next(
+    line.split(":=", 1)[1].strip()
+    for line in (ROOT / "Makefile").read_text().splitlines()
+    if line.startswith("CHECK_TESTS :=")
+)
 
 
 def _tests(module: str, *, asking_for: str | None = None) -> set[str]:
