@@ -3,7 +3,7 @@
 Every snippet is meant to be copied and run as it is, against the demo data of
 `make dev`: Demšar's benchmark is open, so a submission counts at once, and the
 snippets give a score for each of its 14 datasets, so the algorithms are ranked (one with
-results on fewer than half of them is listed but not ranked). The Python snippets use
+results on fewer than half of them is not ranked). The Python snippets use
 the standard library only, so they run in any Python, the venv of `make dev` included.
 ``tests/api/test_quickstart.py`` runs each against a live server.
 """
@@ -173,7 +173,7 @@ STEPS = (
         title="2. Submit scores: as JSON, or as a CSV file",
         text="One algorithm's scores as JSON, or a results file with any number of "
         "algorithms; here, an AUC on each of the benchmark's 14 datasets (an algorithm "
-        "with results on fewer than half of them is listed but not ranked). Scripts "
+        "with results on fewer than half of them is not ranked). Scripts "
         "should always send an Idempotency-Key (any name unique to this submission): "
         "when the connection drops or the server answers 503 (the database is briefly "
         "away; wait the Retry-After seconds), send the same request with the same key "
