@@ -47,7 +47,7 @@ from estimation.core.contract import (
 from estimation.core.table import ResultTable, fold_means
 from estimation.latest_cache import latest_invalidate
 from estimation.models import RecomputeState, ResultSnapshot, SnapshotSection
-from estimation.selectors import snapshot_section, snapshot_section_etag
+from estimation.selectors import recompute_pending, snapshot_section, snapshot_section_etag
 from leaderboard.models import Benchmark, Metric, Submission
 from leaderboard.selectors import accepted_score_columns
 
@@ -362,15 +362,16 @@ def recompute_here(*, benchmark_id: int, owner: str) -> list[ResultSnapshot]:
     its fingerprint even when an earlier run counted the revision as done (a run killed
     with its process, as a command's background thread is). This process's own
     background runs are waited for first; a lease another process holds is waited for
-    until that run ends or, when it died, the lease expires and is taken over.
+    until that run ends or, when it died, the lease expires and is taken over (a live run
+    longer than that is left to finish: :func:`recompute_pending` then says so).
     """
     recompute_threads_join()
     _revision_bump(benchmark_id=benchmark_id)
     deadline = time.monotonic() + 2 * _lease_seconds() + 5
     while True:
         created = recompute_run(benchmark_id=benchmark_id, owner=owner)
-        stale = RecomputeState.objects.get(pk=benchmark_id).is_stale
-        if created or not stale or time.monotonic() > deadline:
+        pending = recompute_pending(benchmark_id=benchmark_id)
+        if created or not pending or time.monotonic() > deadline:
             return created
         time.sleep(0.5)  # another run holds the lease
 

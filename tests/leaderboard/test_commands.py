@@ -107,7 +107,7 @@ def test_recompute_computes_when_no_ready_snapshot_matches_the_accepted_input(cl
     assert out.getvalue().splitlines()[-1] == "s: score v1 ready"
     assert _board_algorithms(client, "s") == sorted(DEMSAR_ALGORITHMS)
     call_command("recompute", "s", stdout=out)
-    assert out.getvalue().splitlines()[-2:] == ["s: already up to date", "s: serves score v1 ready"]
+    assert out.getvalue().splitlines()[-1] == "s: already up to date (score v1 ready)"
 
 
 READ_BACK = """
@@ -139,6 +139,22 @@ def test_the_embedded_default_imports_computes_and_answers_json(tmp_path):
     imported = run("manage.py", "import_benchmark", str(DEMSAR_CSV), "--slug", "my-study")
     assert imported[-1] == "my-study: results score v1 ready"
     recomputed, served, unknown = run("-c", READ_BACK)[-3:]
-    assert recomputed == "my-study: serves score v1 ready"
+    assert recomputed == "my-study: already up to date (score v1 ready)"
     assert served == f"200 {sorted(DEMSAR_ALGORITHMS)}"
     assert unknown.startswith("404 application/json ")
+
+
+def test_recompute_leaves_a_live_run_to_finish_and_says_so(settings):
+    settings.RECOMPUTE_LEASE_SECONDS = 0  # waits 5 s for the other run's lease
+    call_command(
+        "import_benchmark", str(DEMSAR_CSV), "--slug", "s", "--queue", stdout=io.StringIO()
+    )
+    RecomputeState.objects.filter(benchmark__slug="s").update(
+        lease_owner="a-worker-mid-run", lease_expires_at=timezone.now() + timedelta(hours=1)
+    )
+    out = io.StringIO()
+    call_command("recompute", "s", stdout=out)
+    assert out.getvalue() == (
+        "s: still being computed by another run (see its snapshots/status/)\n"
+    )
+    assert not ResultSnapshot.objects.filter(benchmark__slug="s").exists()

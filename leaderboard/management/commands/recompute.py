@@ -2,7 +2,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
 from estimation.models import ResultSnapshot
-from estimation.selectors import snapshot_status
+from estimation.selectors import recompute_pending, snapshot_status
 from estimation.services import recompute_here, recompute_request, snapshot_outdated_benchmark_ids
 from leaderboard.models import Benchmark
 
@@ -26,6 +26,8 @@ def results_compute(benchmark: Benchmark) -> list[ResultSnapshot]:
 
 def results_served(benchmark: Benchmark) -> str:
     """What each metric serves now, in a few words."""
+    if recompute_pending(benchmark_id=benchmark.pk):
+        return "still being computed by another run (see its snapshots/status/)"
     served = []
     for metric in benchmark.metrics.all():
         newest = snapshot_status(benchmark=benchmark, metric=metric).newest
@@ -75,7 +77,10 @@ class Command(BaseCommand):
                 self.stdout.write(f"{benchmark.slug}: queued")
                 continue
             created = results_compute(benchmark)
-            done = ", ".join(f"{s.metric.name} v{s.version} {s.status}" for s in created)
-            self.stdout.write(f"{benchmark.slug}: {done or 'already up to date'}")
-            if not created:
-                self.stdout.write(f"{benchmark.slug}: serves {results_served(benchmark)}")
+            if created:
+                line = ", ".join(f"{s.metric.name} v{s.version} {s.status}" for s in created)
+            elif recompute_pending(benchmark_id=benchmark.pk):
+                line = results_served(benchmark)  # another run is still at it
+            else:
+                line = f"already up to date ({results_served(benchmark)})"
+            self.stdout.write(f"{benchmark.slug}: {line}")
