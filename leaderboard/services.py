@@ -13,6 +13,7 @@ import secrets
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import timedelta
+from typing import cast
 
 import numpy as np
 from django.conf import settings
@@ -151,7 +152,7 @@ class ScoreBlock(Sequence[ScoreInput]):
             line=line,
         )
 
-    def __getitem__(self, index):  # type: ignore[override]
+    def __getitem__(self, index):
         if isinstance(index, slice):
             return [self[i] for i in range(*index.indices(len(self)))]
         i = range(len(self))[index]
@@ -479,7 +480,10 @@ def metric_problems(
 # Published results name their datasets and algorithms, so only names that no accepted
 # result uses may change: a typo in a pending submission, or a name a rejected one left.
 
-_CATALOGUE = {"dataset": Dataset, "algorithm": Algorithm}
+_CATALOGUE: dict[str, type[Dataset] | type[Algorithm]] = {
+    "dataset": Dataset,
+    "algorithm": Algorithm,
+}
 
 
 def _catalogue_entry_for_change(*, benchmark: Benchmark, user, kind: str, name: str):
@@ -488,7 +492,7 @@ def _catalogue_entry_for_change(*, benchmark: Benchmark, user, kind: str, name: 
     entry = model.objects.select_for_update().filter(benchmark=benchmark, name=name).first()
     if entry is None:
         raise ValidationFailed([Problem(f"no {kind} named {name!r} in this benchmark", "name")])
-    if kind == "dataset":
+    if isinstance(entry, Dataset):
         accepted = Score.objects.filter(
             dataset=entry, submission__status=Submission.Status.ACCEPTED
         ).exists()
@@ -1494,7 +1498,7 @@ def api_token_create(*, user, name: str) -> tuple[ApiToken, str]:
     problems = []
     if not name:
         problems.append(Problem("a token needs a name", "name"))
-    elif len(name) > ApiToken._meta.get_field("name").max_length:
+    elif len(name) > cast(int, ApiToken._meta.get_field("name").max_length):
         problems.append(Problem("the name is longer than 100 characters", "name"))
     elif problem := control_character_problem(name):
         problems.append(Problem(f"the name {problem}", "name"))

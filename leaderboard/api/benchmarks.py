@@ -157,7 +157,7 @@ class BenchmarkCreateApi(ApiView):
             model = Benchmark
             fields = ["slug", "title", "metrics", *EDITABLE_FIELDS]
             # The service reports a taken slug as one of its problems.
-            extra_kwargs = {"slug": {"validators": []}}
+            extra_kwargs: dict[str, dict[str, object]] = {"slug": {"validators": []}}
 
         def validate_slug(self, slug: str) -> str:
             if slug in RESERVED_SLUGS:

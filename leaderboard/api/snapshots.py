@@ -462,6 +462,7 @@ class SnapshotStatusApi(ApiView):
         newest = data["newest"]
         if (
             newest is not None
+            and status.newest is not None
             and newest["status"] == ResultSnapshot.Status.FAILED
             and not user_is_maintainer(user=request.user, benchmark=benchmark)
         ):
@@ -507,7 +508,7 @@ def _json_bytes(key: str, data: Callable[[], object]) -> _Body:
     return body
 
 
-def _encoded(request: Request, body: _Body) -> HttpResponse:
+def _encoded(request: HttpRequest | Request, body: _Body) -> HttpResponse:
     """The brotli or gzip bytes when the client takes them, else the plain ones."""
     accept = request.META.get("HTTP_ACCEPT_ENCODING", "")
     coding = next((c for c in ("br", "gzip") if accepts_encoding(accept, c)), None)
@@ -519,7 +520,7 @@ def _encoded(request: Request, body: _Body) -> HttpResponse:
     return response
 
 
-def _not_modified(request: Request, etag: str, last_modified) -> HttpResponse | None:
+def _not_modified(request: HttpRequest | Request, etag: str, last_modified) -> HttpResponse | None:
     """304 when the client's validators still match (If-None-Match wins, weakly compared)."""
     timestamp = int(last_modified.timestamp()) if last_modified else None
     response = get_conditional_response(request, etag=etag, last_modified=timestamp)
@@ -573,7 +574,7 @@ class SectionQuerySerializer(QuerySerializer):
         return data
 
 
-SECTION_PARAMETERS = [
+SECTION_PARAMETERS: list[OpenApiParameter | type[serializers.Serializer]] = [
     metric_parameter,
     SectionQuerySerializer,
     OpenApiParameter("name", str, OpenApiParameter.PATH, enum=list(SECTION_NAMES)),

@@ -111,7 +111,7 @@ class SubmissionDetailOutputSerializer(SubmissionOutputSerializer):
     @extend_schema_field(ScoreSerializer(many=True))
     def get_scores(self, submission) -> list[dict]:
         rows = submission_score_rows(submission=submission)
-        return self.ScoreSerializer(rows, many=True).data
+        return self.ScoreSerializer(rows, many=True).data  # type: ignore[return-value]  # many=True: a ReturnList
 
 
 def _stored(submissions: list[Submission]) -> list[Submission]:
@@ -141,7 +141,7 @@ def _stored_or_written(
             exc_info=True,
         )
     for submission, entry in zip(submissions, entries, strict=True):
-        submission.n_scores = len(entry.scores)
+        submission.n_scores = len(entry.scores)  # type: ignore[attr-defined]  # as annotate() sets it
     return submissions
 
 
@@ -358,7 +358,7 @@ class SubmissionUploadApi(ApiView):
         )
         code = status.HTTP_200_OK if _replayed(submissions, key, started) else 201
         stored = _stored_or_written(submissions, entries)
-        body = {"submissions": stored, "n_scores": sum(s.n_scores for s in stored)}
+        body = {"submissions": stored, "n_scores": sum(s.n_scores for s in stored)}  # type: ignore[attr-defined]
         return Response(self.OutputSerializer(body).data, status=code)
 
 
