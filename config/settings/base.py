@@ -160,6 +160,7 @@ SPECTACULAR_SETTINGS = {
         "drf_spectacular.hooks.postprocess_schema_enums",
         "leaderboard.api.examples.examples_fill",
         "leaderboard.api.schema.responses_complete",
+        "leaderboard.api.schema.parameters_complete",
     ],
     "ENUM_NAME_OVERRIDES": {
         "SubmissionStatusEnum": "leaderboard.models.Submission.Status",

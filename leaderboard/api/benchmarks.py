@@ -8,7 +8,13 @@ from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from leaderboard.api.common import ApiView, PageQuerySerializer, StrictInput, benchmark_or_404
+from leaderboard.api.common import (
+    ApiView,
+    BoundedJSONParser,
+    PageQuerySerializer,
+    StrictInput,
+    benchmark_or_404,
+)
 from leaderboard.api.errors import ErrorSerializer
 from leaderboard.api.pagination import LimitOffsetPagination, paginated_response
 from leaderboard.models import Algorithm, Benchmark, Dataset, Metric
@@ -22,6 +28,7 @@ from leaderboard.selectors import (
 )
 from leaderboard.services import (
     EDITABLE_FIELDS,
+    MAX_METRICS,
     RESERVED_SLUGS,
     benchmark_create,
     benchmark_update,
@@ -143,14 +150,21 @@ class BenchmarkListApi(ApiView):
 
 class BenchmarkCreateApi(ApiView):
     permission_classes = [IsAuthenticated]
+    # JSON only: a form cannot carry the list of metrics (objects).
+    parser_classes = [BoundedJSONParser]
 
     class InputSerializer(StrictInput, serializers.ModelSerializer):
         class MetricSerializer(StrictInput, serializers.Serializer):
             name = serializers.CharField(max_length=100)
             direction = serializers.ChoiceField(choices=Metric.Direction.choices)
 
-        metrics = MetricSerializer(
-            many=True, help_text="The first metric is the primary one (ranked by default)."
+        # DRF takes min_length and max_length with many=True (ListSerializer); its stubs
+        # do not say so.
+        metrics = MetricSerializer(  # type: ignore[call-arg]
+            many=True,
+            min_length=1,
+            max_length=MAX_METRICS,
+            help_text="The first metric is the primary one (ranked by default).",
         )
 
         class Meta:
@@ -204,6 +218,8 @@ class BenchmarkUpdateApi(ApiView):
         """Only the fields to change, at least one: every field is optional (the schema
         said ``title`` was required, and a request without a body changed nothing and
         answered 200; Schemathesis ST201)."""
+
+        min_properties = 1  # the schema's minProperties (leaderboard.api.schema)
 
         class Meta:
             model = Benchmark

@@ -35,6 +35,7 @@ from rest_framework.response import Response
 from config.compression import accepts_encoding, brotli_compress
 from estimation.core.contract import (
     SECTION_NAMES,
+    UnknownAlgorithmsError,
     choose_algorithms,
     contract_markdown,
     json_schema,
@@ -69,6 +70,7 @@ from estimation.services import snapshot_cite
 from leaderboard.api.common import (
     ApiView,
     MetricQuerySerializer,
+    NameListField,
     PageQuerySerializer,
     QuerySerializer,
     benchmark_or_404,
@@ -138,10 +140,16 @@ GONE_HELP = (
     "A version that retention removed (older versions nobody cited are pruned) answers "
     "410 Gone with the latest version and its URL; a version that never existed, 404."
 )
+# ``?algorithms=`` in characters, such that any list this long fits in gunicorn's request
+# line of 8190 bytes (config/gunicorn.py) with the rest of the request: percent-encoded,
+# one character takes up to 12 bytes (4 in UTF-8), 6000 here; the path (an 80-character
+# slug) and ``&metric=`` (100 characters) take under 1400 more. A longer list is refused
+# by the API (400), not by the server before it.
+ALGORITHMS_MAX_LENGTH = 500
 LONG_LIST_HELP = (
     "A list of algorithms travels in the URL, whose request line is limited to 8190 bytes "
-    "(gunicorn's maximum; a longer one is refused before the API sees it): for many "
-    "algorithms ask `?top=N`, or fetch the whole section and filter it."
+    f"(gunicorn's maximum): `algorithms` takes up to {ALGORITHMS_MAX_LENGTH} characters. For "
+    "many algorithms ask `?top=N`, or fetch the whole section and filter it."
 )
 FAILURE_HELP = (
     "null, unless the newest input of this metric failed: why, and how the results "
@@ -554,10 +562,10 @@ class SnapshotVersionApi(ApiView):
 
 
 class SectionQuerySerializer(QuerySerializer):
-    algorithms = serializers.CharField(
+    algorithms = NameListField(
         required=False,
         min_length=1,
-        max_length=100_000,
+        max_length=ALGORITHMS_MAX_LENGTH,
         help_text="comma-separated algorithm names: the section for these only (the URL's "
         "length limits the list: for many algorithms use top)",
     )
@@ -629,6 +637,10 @@ class SnapshotSectionApi(ApiView):
                 names=_names(chosen["algorithms"]) if "algorithms" in chosen else None,
                 top=board.top(chosen["top"]) if "top" in chosen else None,
             )
+        except UnknownAlgorithmsError as exc:
+            # Like an unknown metric: what was asked for is not there (404), the query
+            # itself is well formed.
+            raise NotFound(f"Algorithms {str(exc).partition(': ')[2]}.") from None
         except ValueError as exc:
             field, _, message = str(exc).partition(": ")
             raise ValidationFailed([Problem(message, field)]) from None

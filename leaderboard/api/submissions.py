@@ -213,7 +213,8 @@ class SubmissionCreateApi(ApiView):
             required=False, allow_blank=True, max_length=50, default=""
         )
         note = serializers.CharField(required=False, allow_blank=True, default="")
-        scores = ScoreSerializer(many=True, allow_empty=True)
+        # DRF takes min_length with many=True (ListSerializer); its stubs do not say so.
+        scores = ScoreSerializer(many=True, min_length=1)  # type: ignore[call-arg]
         allow_new_datasets = serializers.BooleanField(
             required=False,
             default=False,
@@ -278,10 +279,10 @@ class SubmissionUploadApi(ApiView):
 
     class InputSerializer(StrictInput, serializers.Serializer):
         file = serializers.FileField(help_text="results CSV, UTF-8")
+        # Not nullable: a form field is text, and "null" is no format.
         format = serializers.ChoiceField(
             choices=FORMATS,
             required=False,
-            allow_null=True,
             default=None,
             help_text="long: dataset,algorithm,score[,fold][,metric]; wide: "
             "dataset,<algorithm>,...; ranking: dataset,algorithm,rank. Detected from the "
