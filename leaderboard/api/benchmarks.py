@@ -180,9 +180,10 @@ class BenchmarkCreateApi(ApiView):
 
     @extend_schema(
         summary="Create a benchmark",
-        description="Any logged-in user may create a benchmark and becomes its maintainer.",
+        description="Any logged-in user may create a benchmark and becomes its maintainer "
+        "(409 when the slug is taken).",
         request=InputSerializer,
-        responses={201: BenchmarkDetailOutputSerializer, **ERRORS},
+        responses={201: BenchmarkDetailOutputSerializer, **ERRORS, 409: ErrorSerializer},
     )
     def post(self, request: Request) -> Response:
         serializer = self.InputSerializer(data=request.data)
@@ -335,11 +336,15 @@ class _CatalogueOutputSerializer(serializers.Serializer):
 def _catalogue_schema(action: str, kind: str, request):
     return extend_schema(
         summary=f"{action.capitalize()} a {kind}",
-        description=f"Maintainers only; refused (400) while accepted results use the {kind}"
-        + (" or pending submissions do" if action == "delete" else "")
+        description=f"Maintainers only; 404 for a name the benchmark does not have, 409 while "
+        f"accepted results use the {kind}"
+        + (" or pending submissions do" if action == "delete" else " or the new name is taken")
         + ". Rejected or withdrawn results go with a deleted name.",
         request=request,
-        responses={200: _CatalogueOutputSerializer, 400: ErrorSerializer, 403: ErrorSerializer},
+        responses={
+            200: _CatalogueOutputSerializer,
+            **{code: ErrorSerializer for code in (400, 403, 404, 409)},
+        },
     )
 
 

@@ -573,13 +573,9 @@ class SectionQuerySerializer(QuerySerializer):
         required=False,
         min_value=1,
         max_value=MAX_TOP,
-        help_text="the section for the N most probable winners (recommended estimator)",
+        help_text="the section for the N most probable winners (recommended estimator); "
+        "with algorithms, for those and these together",
     )
-
-    def validate(self, data):
-        if "algorithms" in data and "top" in data:
-            raise serializers.ValidationError("give algorithms or top, not both")
-        return data
 
 
 SECTION_PARAMETERS: list[OpenApiParameter | type[serializers.Serializer]] = [
@@ -632,11 +628,19 @@ class SnapshotSectionApi(ApiView):
         if board is None or section is None:
             raise snapshot_not_found(snapshot.metric, snapshot.version)
         try:
-            keep = choose_algorithms(
-                board.algorithms,
-                names=_names(chosen["algorithms"]) if "algorithms" in chosen else None,
-                top=board.top(chosen["top"]) if "top" in chosen else None,
+            # Both: the named algorithms and the top N together (the schema cannot say
+            # that two optional parameters exclude each other, so they do not).
+            named = (
+                choose_algorithms(board.algorithms, names=_names(chosen["algorithms"]))
+                if "algorithms" in chosen
+                else []
             )
+            top = (
+                choose_algorithms(board.algorithms, top=board.top(chosen["top"]))
+                if "top" in chosen
+                else []
+            )
+            keep = sorted({*named, *top})
         except UnknownAlgorithmsError as exc:
             # Like an unknown metric: what was asked for is not there (404), the query
             # itself is well formed.

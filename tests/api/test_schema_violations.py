@@ -196,3 +196,16 @@ def test_an_undeclared_method_is_a_405_before_the_query_is_read(client, benchmar
     response = client.generic("TRACE", "/api/benchmarks/toy/snapshots/status/?metric=")
     assert response.status_code == 405
     assert response.json()["detail"] == 'Method "TRACE" not allowed.'
+
+
+def test_a_name_the_benchmark_lacks_is_not_found_and_a_taken_one_a_conflict(
+    maintainer, benchmark, researcher
+):
+    api = client_for(maintainer)
+    missing = api.post("/api/benchmarks/toy/datasets/rename/", {"name": "nope", "new_name": "x"})
+    assert missing.status_code == 404, missing.content
+    assert missing.json()["problems"][0]["field"] == "name"
+    body = {"slug": "toy", "title": "Again", "metrics": [{"name": "m", "direction": "higher"}]}
+    taken = client_for(researcher).post("/api/benchmarks/create/", body, format="json")
+    assert taken.status_code == 409, taken.content
+    assert taken.json()["problems"][0]["field"] == "slug"
