@@ -266,10 +266,6 @@ class ApiView(APIView):
         return settings.DATA_UPLOAD_MAX_MEMORY_SIZE
 
     def initial(self, request, *args, **kwargs):
-        method = request.method.lower()
-        if method not in self.http_method_names or not hasattr(self, method):
-            # 405 before the body and query checks: a TRACE with a bad query is no 400.
-            raise MethodNotAllowed(request.method)
         try:
             length = int(request.META.get("CONTENT_LENGTH") or 0)
         except ValueError:
@@ -284,6 +280,10 @@ class ApiView(APIView):
                 "uncompressed (it is bounded by its size on the wire)."
             )
         super().initial(request, *args, **kwargs)
+        method = request.method.lower()
+        if method not in self.http_method_names or not hasattr(self, method):
+            # 405 before the query is checked: a TRACE with a bad query is no 400.
+            raise MethodNotAllowed(request.method)
         query = self.get_query_serializer_class()(data=request.query_params)
         query.is_valid(raise_exception=True)
         self.query = dict(query.validated_data)
