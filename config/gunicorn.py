@@ -16,6 +16,9 @@ A request line (method, path and query) may be up to ``limit_request_line`` = 81
 bytes, gunicorn's maximum (its default, 4094, refused a section asked for ~200 named
 algorithms). gunicorn answers a longer one itself, with an HTML 400, before Podium sees
 it: the API's description says so, and offers ``?top=N`` for long lists of algorithms.
+The schema's bound on ``?algorithms=`` (``ALGORITHMS_MAX_LENGTH`` in
+leaderboard.api.snapshots) keeps every request line it allows under this limit, so a
+longer list is the API's 400 (JSON), not this one.
 """
 
 import os

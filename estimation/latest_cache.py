@@ -86,6 +86,8 @@ def latest_invalidate(
 
     names = set(metrics)
     if slug is None:
+        if benchmark_id is None:
+            return
         slug = Benchmark.objects.filter(pk=benchmark_id).values_list("slug", flat=True).first()
         if slug is None:
             return

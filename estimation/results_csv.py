@@ -696,6 +696,7 @@ class _Parser:
         limit = self.max_rows if self.max_rows is not None else sys.maxsize
         count = 0
         previous = reader.line_num  # type: ignore[attr-defined]
+        row: list[str] | None
         try:
             for row in reader:
                 line = previous + 1
@@ -765,6 +766,8 @@ class _Parser:
 
     def _record_columns(self, names: list[str], format: Format) -> dict[str, int]:
         """Map role -> column index for long and ranking files; raise on a bad header."""
+        allowed: tuple[str, ...]
+        required: tuple[str, ...]
         if format == "long":
             allowed, required, layout = (
                 ("dataset", "algorithm", "score", "value", "fold", "metric"),

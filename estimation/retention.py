@@ -28,8 +28,10 @@ prune_snapshots [--dry-run]`` applies the policy, and so does the beat task
 from __future__ import annotations
 
 import itertools
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import Any
 
 from django.conf import settings
 from django.db import transaction
@@ -59,7 +61,7 @@ def _failed_keep() -> timedelta:
     return timedelta(days=getattr(settings, "SNAPSHOT_FAILED_KEEP_DAYS", 7))
 
 
-def _prunable(rows: list[dict], *, now: datetime) -> tuple[list[int], list[int]]:
+def _prunable(rows: list[Mapping[str, Any]], *, now: datetime) -> tuple[list[int], list[int]]:
     """One metric's versions (oldest first) -> (superseded ready ids, old failed ids)."""
     if not rows:
         return [], []
@@ -90,7 +92,7 @@ def snapshots_prune(*, dry_run: bool = False, now: datetime | None = None) -> Pr
     )
     superseded: list[int] = []
     failed: list[int] = []
-    group: list[dict] = []
+    group: list[Mapping[str, Any]] = []
     key = None
     for row in rows.iterator(chunk_size=5000):
         if (row["benchmark_id"], row["metric_id"]) != key:

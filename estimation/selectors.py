@@ -424,6 +424,8 @@ def snapshot_failure(
     failed (the usual case).
     """
     if status is None:
+        if metric is None:
+            raise TypeError("snapshot_failure() needs the status or the metric")
         newest_status = (
             ResultSnapshot.objects.filter(benchmark=benchmark, metric=metric)
             .order_by("-version", "-id")

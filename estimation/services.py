@@ -17,6 +17,7 @@ import threading
 import time
 from collections.abc import Callable
 from datetime import timedelta
+from typing import Literal, cast
 
 import numpy as np
 from django.conf import settings as django_settings
@@ -133,12 +134,13 @@ def _newest_cells(columns) -> np.ndarray:
 
 def analysis_settings_for(*, benchmark: Benchmark) -> AnalysisSettings:
     return AnalysisSettings(
-        missing=benchmark.missing_policy,
+        # The fields' choices are these literals (and AnalysisSettings checks them).
+        missing=cast("Literal['complete', 'worst']", benchmark.missing_policy),
         min_coverage=benchmark.min_coverage,
         tie_tol=benchmark.tie_tolerance,
         k=benchmark.top_k,
         alpha=benchmark.alpha,
-        correction=benchmark.correction,
+        correction=cast("Literal['holm', 'bonferroni']", benchmark.correction),
         bootstrap=benchmark.bootstrap_size,
         seed=benchmark.seed,
         default_estimator=benchmark.default_estimator,
@@ -538,7 +540,7 @@ def _snapshot_compute(
                     engine_version=ENGINE_VERSION,
                     status=ResultSnapshot.Status.FAILED,
                     failed_during=ResultSnapshot.FailedDuring.ANALYSIS,
-                    error=NO_SCORES if empty else known,
+                    error=NO_SCORES if empty or known is None else known,
                     submissions=submissions,
                     finished_at=timezone.now(),
                 )

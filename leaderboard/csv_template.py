@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from leaderboard.spreadsheet import csv_text
 
 PLACEHOLDER_ALGORITHM = "your-algorithm"
+_NO_FOLD: tuple[None] = (None,)
 
 
 def csv_template(
@@ -30,6 +31,6 @@ def csv_template(
         {"dataset": dataset, "algorithm": PLACEHOLDER_ALGORITHM, "metric": metric, "fold": fold}
         for dataset in datasets
         for metric in (metrics if with_metric else metrics[:1])
-        for fold in folds.get(dataset) or [None]
+        for fold in folds.get(dataset) or _NO_FOLD
     )
     return csv_text(columns, rows)

@@ -257,6 +257,7 @@ def benchmark_folds_by_dataset(*, benchmark: Benchmark) -> dict[str, list[int]]:
     )
     folds: dict[str, list[int]] = {}
     for dataset, fold in rows:
+        assert fold is not None  # fold__isnull=False
         folds.setdefault(dataset, []).append(fold)
     return folds
 

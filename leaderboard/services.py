@@ -13,6 +13,7 @@ import secrets
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import timedelta
+from typing import cast
 
 import numpy as np
 from django.conf import settings
@@ -97,6 +98,14 @@ class ValidationFailed(ValueError):
         super().__init__("; ".join(str(p) for p in self.problems[:5]))
 
 
+class NameNotFound(ValidationFailed):
+    """The benchmark has no entry of that name (the API answers 404): nothing was written."""
+
+
+class NameConflict(ValidationFailed):
+    """The name is taken, or the entry is in use (the API answers 409): nothing was written."""
+
+
 class StateConflict(ValidationFailed):
     """The object's current state does not allow this change, or it is already done
     (the API answers 409 Conflict): nothing was written."""
@@ -151,7 +160,7 @@ class ScoreBlock(Sequence[ScoreInput]):
             line=line,
         )
 
-    def __getitem__(self, index):  # type: ignore[override]
+    def __getitem__(self, index):
         if isinstance(index, slice):
             return [self[i] for i in range(*index.indices(len(self)))]
         i = range(len(self))[index]
@@ -227,10 +236,12 @@ def benchmark_create(
     metrics = list(metrics)
     problems = _metric_problems(metrics)
     problems += benchmark_problems({"slug": slug, "title": title, **fields}, benchmark=None)
-    if Benchmark.objects.filter(slug=slug).exists():
+    taken = Benchmark.objects.filter(slug=slug).exists()
+    if taken:
         problems.append(Problem(f"a benchmark with slug {slug!r} already exists", "slug"))
     if problems:
-        raise ValidationFailed(problems)
+        # A taken slug alone is a conflict (409); with other problems, all of them (400).
+        raise (NameConflict if taken and len(problems) == 1 else ValidationFailed)(problems)
     benchmark = Benchmark(slug=slug, title=title, **fields)
     _full_clean(benchmark)
     benchmark.save()
@@ -479,7 +490,10 @@ def metric_problems(
 # Published results name their datasets and algorithms, so only names that no accepted
 # result uses may change: a typo in a pending submission, or a name a rejected one left.
 
-_CATALOGUE = {"dataset": Dataset, "algorithm": Algorithm}
+_CATALOGUE: dict[str, type[Dataset] | type[Algorithm]] = {
+    "dataset": Dataset,
+    "algorithm": Algorithm,
+}
 
 
 def _catalogue_entry_for_change(*, benchmark: Benchmark, user, kind: str, name: str):
@@ -487,15 +501,15 @@ def _catalogue_entry_for_change(*, benchmark: Benchmark, user, kind: str, name: 
     model = _CATALOGUE[kind]
     entry = model.objects.select_for_update().filter(benchmark=benchmark, name=name).first()
     if entry is None:
-        raise ValidationFailed([Problem(f"no {kind} named {name!r} in this benchmark", "name")])
-    if kind == "dataset":
+        raise NameNotFound([Problem(f"no {kind} named {name!r} in this benchmark", "name")])
+    if isinstance(entry, Dataset):
         accepted = Score.objects.filter(
             dataset=entry, submission__status=Submission.Status.ACCEPTED
         ).exists()
     else:
         accepted = entry.submissions.filter(status=Submission.Status.ACCEPTED).exists()
     if accepted:
-        raise ValidationFailed(
+        raise NameConflict(
             [
                 Problem(
                     f"{kind} {name!r} is used by accepted results, which are public: "
@@ -526,10 +540,10 @@ def catalogue_entry_rename(
     entry = _catalogue_entry_for_change(benchmark=benchmark, user=user, kind=kind, name=name)
     new_name = new_name.strip()
     problems = _name_problems(kind, new_name)
-    if not problems and type(entry).objects.filter(benchmark=benchmark, name=new_name).exists():
-        problems.append(Problem(f"a {kind} named {new_name!r} already exists", "new_name"))
     if problems:
         raise ValidationFailed(problems)
+    if type(entry).objects.filter(benchmark=benchmark, name=new_name).exists():
+        raise NameConflict([Problem(f"a {kind} named {new_name!r} already exists", "new_name")])
     entry.name = new_name
     entry.save(update_fields=["name"])
     return entry
@@ -549,7 +563,7 @@ def catalogue_entry_delete(*, benchmark: Benchmark, user, kind: str, name: str) 
         pending = entry.submissions.filter(status=Submission.Status.PENDING)
     n_pending = pending.values("submission_id" if kind == "dataset" else "pk").distinct().count()
     if n_pending:
-        raise ValidationFailed(
+        raise NameConflict(
             [
                 Problem(
                     f"{n_pending} pending submission{'s' if n_pending > 1 else ''} use "
@@ -1494,7 +1508,7 @@ def api_token_create(*, user, name: str) -> tuple[ApiToken, str]:
     problems = []
     if not name:
         problems.append(Problem("a token needs a name", "name"))
-    elif len(name) > ApiToken._meta.get_field("name").max_length:
+    elif len(name) > cast(int, ApiToken._meta.get_field("name").max_length):
         problems.append(Problem("the name is longer than 100 characters", "name"))
     elif problem := control_character_problem(name):
         problems.append(Problem(f"the name {problem}", "name"))

@@ -34,7 +34,9 @@ def formula_risk(text: str) -> bool:
     """Whether a spreadsheet could read ``text`` as a formula (see the module's notes)."""
     if text.startswith(FORMULA_TRIGGERS):
         return True
-    head = text[_LEADING.match(text).end() :][:1]
+    leading = _LEADING.match(text)
+    assert leading is not None  # the pattern matches the empty string
+    head = text[leading.end() :][:1]
     return bool(head) and unicodedata.normalize("NFKC", head)[:1] in _FORMULA_STARTS
 
 

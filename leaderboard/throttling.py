@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 from types import SimpleNamespace
+from typing import cast
 
 from redis.exceptions import RedisError
 from rest_framework.settings import api_settings
@@ -28,7 +29,9 @@ def client_address(request) -> str:
 
 class _SettingsRateThrottle(SimpleRateThrottle):
     def get_rate(self) -> str | None:
-        return api_settings.DEFAULT_THROTTLE_RATES.get(self.scope)
+        # The stubs type the rates as numbers; DRF's are "N/period" strings.
+        rates = cast("dict[str, str | None]", api_settings.DEFAULT_THROTTLE_RATES)
+        return rates.get(self.scope or "")
 
     def allow_request(self, request, view) -> bool:
         try:
@@ -37,7 +40,7 @@ class _SettingsRateThrottle(SimpleRateThrottle):
             logger.warning("throttle %s: the cache is unreachable; not throttling", self.scope)
             return True
 
-    def key(self, ident: str) -> str:
+    def _cache_key(self, ident: str) -> str:
         return self.cache_format % {"scope": self.scope, "ident": ident}
 
 
@@ -49,7 +52,7 @@ class AnonThrottle(_SettingsRateThrottle):
     def get_cache_key(self, request, view) -> str | None:
         if request.user and request.user.is_authenticated:
             return None
-        return self.key(self.get_ident(request))
+        return self._cache_key(self.get_ident(request))
 
 
 class UserThrottle(_SettingsRateThrottle):
@@ -60,7 +63,7 @@ class UserThrottle(_SettingsRateThrottle):
     def get_cache_key(self, request, view) -> str | None:
         if not (request.user and request.user.is_authenticated):
             return None
-        return self.key(str(request.user.pk))
+        return self._cache_key(str(request.user.pk))
 
 
 class SubmitThrottle(_SettingsRateThrottle):
@@ -71,7 +74,7 @@ class SubmitThrottle(_SettingsRateThrottle):
     def get_cache_key(self, request, view) -> str | None:
         if not (request.user and request.user.is_authenticated):
             return None
-        return self.key(f"{view.kwargs['slug']}:{request.user.pk}")
+        return self._cache_key(f"{view.kwargs['slug']}:{request.user.pk}")
 
 
 class BenchmarkSubmitThrottle(_SettingsRateThrottle):
@@ -80,7 +83,7 @@ class BenchmarkSubmitThrottle(_SettingsRateThrottle):
     scope = "benchmark_submit"
 
     def get_cache_key(self, request, view) -> str | None:
-        return self.key(view.kwargs["slug"])
+        return self._cache_key(view.kwargs["slug"])
 
 
 # One policy for every submission path: the API's submission views use these classes,

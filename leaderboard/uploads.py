@@ -12,6 +12,7 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import cast
 
 from django.conf import settings
 from django.db import close_old_connections, transaction
@@ -76,7 +77,7 @@ def _dispatch(job_id: int) -> None:
 
 def upload_job_run(*, job_id: int) -> UploadJob | None:
     """Process a queued job (a duplicate delivery finds it taken and does nothing)."""
-    from estimation.results_csv import ResultsCsvError, parse_results_csv_text
+    from estimation.results_csv import Format, ResultsCsvError, parse_results_csv_text
     from leaderboard.api.errors import exception_handler, max_problems
     from leaderboard.services import (
         PermissionDenied,
@@ -104,7 +105,7 @@ def upload_job_run(*, job_id: int) -> UploadJob | None:
     try:
         parsed = parse_results_csv_text(
             bytes(job.content),
-            format=job.format or None,
+            format=cast("Format | None", job.format or None),  # the parser checks it
             max_rows=settings.PODIUM_MAX_UPLOAD_ROWS,
             max_errors=max_problems(),
             metric_check=benchmark_metric_check(benchmark=job.benchmark),
@@ -126,7 +127,9 @@ def upload_job_run(*, job_id: int) -> UploadJob | None:
         return _finish(job_id, UploadJob.Status.FAILED, response.data, response.status_code)
     except Exception:
         logger.exception("upload %s failed", job_id)
-        body = {"detail": "The upload could not be processed; nothing was written."}
+        body: dict[str, object] = {
+            "detail": "The upload could not be processed; nothing was written."
+        }
         return _finish(job_id, UploadJob.Status.FAILED, body, 500)
     body = {
         "submissions": [s.pk for s in submissions],

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 from pathlib import Path
+from typing import Any
 
 from csp.constants import NONE, SELF
 
@@ -94,7 +95,7 @@ USE_I18N = True
 USE_TZ = True
 
 STATIC_URL = "static/"
-STATIC_ROOT = BASE_DIR / "staticfiles"
+STATIC_ROOT: Path | None = BASE_DIR / "staticfiles"
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
@@ -102,7 +103,7 @@ STORAGES = {
 
 # REST API. Sessions for the web, personal tokens (Authorization: Token <raw>) for
 # scripts; the token authenticator comes first so that anonymous writes get a 401.
-REST_FRAMEWORK = {
+REST_FRAMEWORK: dict[str, Any] = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "leaderboard.authentication.ApiTokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
@@ -161,6 +162,7 @@ SPECTACULAR_SETTINGS = {
         "drf_spectacular.hooks.postprocess_schema_enums",
         "leaderboard.api.examples.examples_fill",
         "leaderboard.api.schema.responses_complete",
+        "leaderboard.api.schema.parameters_complete",
     ],
     "ENUM_NAME_OVERRIDES": {
         "SubmissionStatusEnum": "leaderboard.models.Submission.Status",

@@ -1020,6 +1020,10 @@ def restrict(section: Any, keep: Sequence[int]) -> Any:
 MAX_CHOSEN_ALGORITHMS = 1000
 
 
+class UnknownAlgorithmsError(ValueError):
+    """Names chosen by :func:`choose_algorithms` that the snapshot does not have."""
+
+
 def choose_algorithms(
     algorithms: Sequence[str],
     *,
@@ -1042,7 +1046,7 @@ def choose_algorithms(
     if unknown:
         shown = ", ".join(repr(n[:100]) for n in unknown[:5])
         more = f" and {len(unknown) - 5} more" if len(unknown) > 5 else ""
-        raise ValueError(f"algorithms: not in this snapshot: {shown}{more}")
+        raise UnknownAlgorithmsError(f"algorithms: not in this snapshot: {shown}{more}")
     return sorted({position[name] for name in chosen})
 
 

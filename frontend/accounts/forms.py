@@ -15,7 +15,7 @@ class SignupForm(AccessibleErrorsMixin, UserCreationForm):
         help_text="Maintainers may use it to reach you about your submissions."
     )
 
-    class Meta(UserCreationForm.Meta):
+    class Meta(UserCreationForm.Meta):  # type: ignore[name-defined]  # the stubs omit Meta
         model = get_user_model()
         fields = ("username", "email")
 

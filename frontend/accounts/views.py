@@ -118,7 +118,7 @@ def api_tokens(request: HttpRequest) -> HttpResponse:
         else:
             # Post/redirect/get: a reload neither shows the value again nor creates
             # another token.
-            response = redirect("account-tokens", permanent=False)
+            response: HttpResponse = redirect("account-tokens", permanent=False)
             response.set_signed_cookie(
                 NEW_TOKEN_COOKIE,
                 f"{token.pk}:{raw}",
@@ -141,9 +141,9 @@ def api_tokens(request: HttpRequest) -> HttpResponse:
         )
     if shown:
         token_id, _, raw = shown.partition(":")
-        token = api_token_list(user=request.user).filter(pk=int(token_id)).first()
-        if token is not None:
-            created = {"token": token, "raw": raw}
+        new_token = api_token_list(user=request.user).filter(pk=int(token_id)).first()
+        if new_token is not None:
+            created = {"token": new_token, "raw": raw}
     context = {
         "section": "tokens",
         "form": form,

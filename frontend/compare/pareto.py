@@ -84,9 +84,10 @@ def pareto_view(
     oriented = np.where(directions, means, -means)
     front_index = np.flatnonzero(on_front)
     # For each algorithm off the front, the first front algorithm that beats it on both.
-    beaten = (oriented[:, None, :] <= oriented[None, front_index, :]).all(axis=2) & (
-        oriented[:, None, :] < oriented[None, front_index, :]
-    ).any(axis=2)
+    beaten = np.asarray(
+        (oriented[:, None, :] <= oriented[None, front_index, :]).all(axis=2)
+        & (oriented[:, None, :] < oriented[None, front_index, :]).any(axis=2)
+    )
     points = [
         ParetoPoint(
             name,

@@ -7,8 +7,10 @@ message in ``aria-describedby`` so that a screen reader reads it with the field.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from django import forms
+from django.core.exceptions import NON_FIELD_ERRORS
 
 from leaderboard.services import Problem
 
@@ -19,7 +21,14 @@ class SummaryError:
     href: str = ""
 
 
-class AccessibleErrorsMixin:
+# For the type checker, the mixin is a form (it is mixed into forms only).
+if TYPE_CHECKING:
+    _Form = forms.BaseForm
+else:
+    _Form = object
+
+
+class AccessibleErrorsMixin(_Form):
     """Point every invalid widget at its error message (``<auto_id>_error``)."""
 
     def full_clean(self) -> None:
@@ -42,7 +51,7 @@ def form_summary(form: forms.BaseForm) -> list[SummaryError]:
     """The form's errors in field order, each linking to its field (non-field ones first)."""
     summary = [SummaryError(str(message)) for message in form.non_field_errors()]
     for name, messages in form.errors.items():
-        if name == forms.forms.NON_FIELD_ERRORS or name not in form.fields:
+        if name == NON_FIELD_ERRORS or name not in form.fields:
             continue
         bound = form[name]
         summary.extend(

@@ -48,7 +48,7 @@ class BenchmarkSettingsForm(AccessibleErrorsMixin, forms.ModelForm):
 
     class Meta:
         model = Benchmark
-        fields = (*ABOUT_FIELDS, *POLICY_FIELDS, *ANALYSIS_ORDER)
+        fields: tuple[str, ...] = (*ABOUT_FIELDS, *POLICY_FIELDS, *ANALYSIS_ORDER)
         widgets = {
             "description": forms.Textarea(attrs={"rows": 4}),
             "citation": forms.Textarea(attrs={"rows": 3}),

@@ -14,12 +14,13 @@ import io
 import uuid
 import zlib
 from dataclasses import dataclass
+from typing import cast
 
 import numpy as np
 from django.conf import settings
 from django.db import transaction
 
-from estimation.results_csv import ParsedResults, RowError, parse_results_csv
+from estimation.results_csv import Format, ParsedResults, RowError, parse_results_csv
 from leaderboard.models import Benchmark, Submission
 from leaderboard.selectors import algorithm_names_public, dataset_names_public
 from leaderboard.services import (
@@ -113,7 +114,7 @@ def upload_parse(content: bytes, *, fmt: str | None, benchmark: Benchmark) -> Pa
     """Raises ResultsCsvError listing the file's problems by line and column."""
     return parse_results_csv(
         io.BytesIO(content),
-        format=fmt or None,
+        format=cast("Format | None", fmt or None),  # the parser checks it
         max_rows=settings.PODIUM_MAX_UPLOAD_ROWS,
         max_errors=MAX_ERRORS,
         metric_check=benchmark_metric_check(benchmark=benchmark),

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import math
 import uuid
+from typing import Any, cast
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST
@@ -169,7 +170,10 @@ def submit_form(request: HttpRequest, slug: str) -> HttpResponse:
     metrics = list(benchmark_metric_list(benchmark=benchmark))
     datasets = dataset_names_public(benchmark=benchmark)
     value_label = "rank" if benchmark.ranking_only else "score"
-    details = {"metrics": metrics, "allow_new_algorithms": benchmark.allow_new_algorithms}
+    details: dict[str, Any] = {
+        "metrics": metrics,
+        "allow_new_algorithms": benchmark.allow_new_algorithms,
+    }
     page_errors: list[SummaryError] = []
     if request.method == "GET":
         form = SubmissionDetailsForm(initial={"idempotency_key": _fresh_key()}, **details)
@@ -225,8 +229,7 @@ def submit_form(request: HttpRequest, slug: str) -> HttpResponse:
             page_errors = [*form_summary(form), *grid.summary()]
         else:
             # Not submitted yet: show what was typed, without judging it.
-            initial = request.POST.dict()
-            initial["folds"] = grid.folds
+            initial = {**request.POST.dict(), "folds": grid.folds}
             form = SubmissionDetailsForm(initial=initial, **details)
     context = {
         "benchmark": benchmark,
@@ -272,8 +275,9 @@ def _submit_grid(
         rest = grid.add_problems(exc.problems, cell_of_line)
         if any(problem.field == "idempotency_key" for problem in rest):
             rest = [problem for problem in rest if problem.field != "idempotency_key"]
-            form.data = form.data.copy()
-            form.data["idempotency_key"] = _fresh_key()
+            data = cast(QueryDict, form.data).copy()  # the form is bound to request.POST
+            data["idempotency_key"] = _fresh_key()
+            form.data = data
             grid.errors.append(
                 "This page was already submitted once with other values; submit again to "
                 "store these values as a new submission."

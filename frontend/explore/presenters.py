@@ -176,6 +176,9 @@ def dataset_tukey_table(
     result = repeated_measures_tukey(matrix, alpha=alpha)
     if result.not_applicable:
         return TukeyTable([], "computed", result.not_applicable)
+    # Applicable: every matrix is present.
+    assert result.cohen_d is not None and result.mean_difference is not None
+    assert result.pvalues is not None and result.significant is not None
     lower, upper = tukey_intervals(result)
     omnibus = repeated_measures_anova(matrix)
     rows = []

@@ -224,7 +224,7 @@ def algorithm_badge_snippet(
 
 def methods(request: HttpRequest) -> HttpResponse:
     """The methods; with ``?benchmark=<slug>``, that benchmark's estimator advisor too."""
-    context = {"minimax_examples": presenters.minimax_examples()}
+    context: dict[str, object] = {"minimax_examples": presenters.minimax_examples()}
     slug = request.GET.get("benchmark")
     if slug:
         benchmark = _visible_benchmark(request, slug[:100])

@@ -212,7 +212,8 @@ def _leaderboard_context(
     slug = benchmark.slug
     page = "benchmark-leaderboard" if live else "benchmark-version"
     board_fragment = "benchmark-board-fragment" if live else "benchmark-version-board-fragment"
-    page_kwargs = {"slug": slug} if live else {"slug": slug, "version": snapshot.version}
+    version_kwargs = {} if live or snapshot is None else {"version": snapshot.version}
+    page_kwargs: dict[str, object] = {"slug": slug, **version_kwargs}
 
     def link(**query: str) -> BoardLink:
         full = {**metric_query, **query}
@@ -560,6 +561,7 @@ def benchmark_export(request: HttpRequest, slug: str, version: int, fmt: str) ->
         raise Http404(f"No export format {fmt!r}")
     benchmark, metric, metrics = _readable(request, slug)
     snapshot = _version_or_404(request, benchmark, metric, metrics, version)
+    assert metric is not None  # _version_or_404 raised 404 otherwise
     board = snapshot.board
     if board is None:
         raise Http404(f"Version {version} has no results ({snapshot.status})")

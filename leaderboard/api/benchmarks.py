@@ -8,7 +8,13 @@ from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from leaderboard.api.common import ApiView, PageQuerySerializer, StrictInput, benchmark_or_404
+from leaderboard.api.common import (
+    ApiView,
+    BoundedJSONParser,
+    PageQuerySerializer,
+    StrictInput,
+    benchmark_or_404,
+)
 from leaderboard.api.errors import ErrorSerializer
 from leaderboard.api.pagination import LimitOffsetPagination, paginated_response
 from leaderboard.models import Algorithm, Benchmark, Dataset, Metric
@@ -22,6 +28,7 @@ from leaderboard.selectors import (
 )
 from leaderboard.services import (
     EDITABLE_FIELDS,
+    MAX_METRICS,
     RESERVED_SLUGS,
     benchmark_create,
     benchmark_update,
@@ -143,21 +150,28 @@ class BenchmarkListApi(ApiView):
 
 class BenchmarkCreateApi(ApiView):
     permission_classes = [IsAuthenticated]
+    # JSON only: a form cannot carry the list of metrics (objects).
+    parser_classes = [BoundedJSONParser]
 
     class InputSerializer(StrictInput, serializers.ModelSerializer):
         class MetricSerializer(StrictInput, serializers.Serializer):
             name = serializers.CharField(max_length=100)
             direction = serializers.ChoiceField(choices=Metric.Direction.choices)
 
-        metrics = MetricSerializer(
-            many=True, help_text="The first metric is the primary one (ranked by default)."
+        # DRF takes min_length and max_length with many=True (ListSerializer); its stubs
+        # do not say so.
+        metrics = MetricSerializer(  # type: ignore[call-arg]
+            many=True,
+            min_length=1,
+            max_length=MAX_METRICS,
+            help_text="The first metric is the primary one (ranked by default).",
         )
 
         class Meta:
             model = Benchmark
             fields = ["slug", "title", "metrics", *EDITABLE_FIELDS]
             # The service reports a taken slug as one of its problems.
-            extra_kwargs = {"slug": {"validators": []}}
+            extra_kwargs: dict[str, dict[str, object]] = {"slug": {"validators": []}}
 
         def validate_slug(self, slug: str) -> str:
             if slug in RESERVED_SLUGS:
@@ -166,9 +180,10 @@ class BenchmarkCreateApi(ApiView):
 
     @extend_schema(
         summary="Create a benchmark",
-        description="Any logged-in user may create a benchmark and becomes its maintainer.",
+        description="Any logged-in user may create a benchmark and becomes its maintainer "
+        "(409 when the slug is taken).",
         request=InputSerializer,
-        responses={201: BenchmarkDetailOutputSerializer, **ERRORS},
+        responses={201: BenchmarkDetailOutputSerializer, **ERRORS, 409: ErrorSerializer},
     )
     def post(self, request: Request) -> Response:
         serializer = self.InputSerializer(data=request.data)
@@ -204,6 +219,8 @@ class BenchmarkUpdateApi(ApiView):
         """Only the fields to change, at least one: every field is optional (the schema
         said ``title`` was required, and a request without a body changed nothing and
         answered 200; Schemathesis ST201)."""
+
+        min_properties = 1  # the schema's minProperties (leaderboard.api.schema)
 
         class Meta:
             model = Benchmark
@@ -319,11 +336,15 @@ class _CatalogueOutputSerializer(serializers.Serializer):
 def _catalogue_schema(action: str, kind: str, request):
     return extend_schema(
         summary=f"{action.capitalize()} a {kind}",
-        description=f"Maintainers only; refused (400) while accepted results use the {kind}"
-        + (" or pending submissions do" if action == "delete" else "")
+        description=f"Maintainers only; 404 for a name the benchmark does not have, 409 while "
+        f"accepted results use the {kind}"
+        + (" or pending submissions do" if action == "delete" else " or the new name is taken")
         + ". Rejected or withdrawn results go with a deleted name.",
         request=request,
-        responses={200: _CatalogueOutputSerializer, 400: ErrorSerializer, 403: ErrorSerializer},
+        responses={
+            200: _CatalogueOutputSerializer,
+            **{code: ErrorSerializer for code in (400, 403, 404, 409)},
+        },
     )
 
 

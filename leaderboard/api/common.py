@@ -9,7 +9,7 @@ from django.conf import settings
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema_field
 from rest_framework import serializers
-from rest_framework.exceptions import NotFound, ParseError
+from rest_framework.exceptions import MethodNotAllowed, NotFound, ParseError
 from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
 from rest_framework.utils import html
 from rest_framework.views import APIView
@@ -22,7 +22,7 @@ from leaderboard.selectors import (
     benchmark_metric_get,
     submission_get_visible,
 )
-from leaderboard.services import Problem, ValidationFailed, user_is_maintainer
+from leaderboard.services import Problem, ValidationFailed, text_problem, user_is_maintainer
 
 IDEMPOTENCY_HEADER = "Idempotency-Key"
 # Room for the "#<index>" the services append for a file's i-th algorithm (max_length 100).
@@ -30,7 +30,8 @@ IDEMPOTENCY_KEY_MAX = 80
 
 idempotency_parameter = OpenApiParameter(
     IDEMPOTENCY_HEADER,
-    str,
+    # Printable ASCII (space to tilde) but "#".
+    {"type": "string", "maxLength": IDEMPOTENCY_KEY_MAX, "pattern": '^[ -"$-~]*$'},
     OpenApiParameter.HEADER,
     required=False,
     description="Send one with every script's submission. Retrying with the same key "
@@ -127,10 +128,33 @@ def _boolean_text_problem(field: serializers.Field, value) -> str | None:
     return None
 
 
+# Texts that may span lines (leaderboard.services.text_problem with prose=True); every
+# other text field is one line, without control or invisible characters.
+PROSE_FIELDS = frozenset({"description", "citation", "note"})
+
+
+def is_prose(field: serializers.Field) -> bool:
+    return field.field_name in PROSE_FIELDS
+
+
+def _text_problem(field: serializers.Field, value) -> str | None:
+    """The services' rule on texts, for what DRF trims before they see it: a one-line
+    name ending in a newline or a tab was stored. (The services name the field of any
+    other control character themselves.)"""
+    if not (isinstance(field, serializers.CharField) and isinstance(value, str)):
+        return None
+    trimmed = value.strip() if field.trim_whitespace else value
+    if trimmed == value:
+        return None
+    prose = is_prose(field)
+    problem = text_problem(value, prose=prose)
+    return problem if problem and not text_problem(trimmed, prose=prose) else None
+
+
 def _type_problem(field: serializers.Field, value, *, form: bool) -> str | None:
     if value is None:
         return None  # the field's own allow_null decides
-    if problem := _length_problem(field, value):
+    if problem := _length_problem(field, value) or _text_problem(field, value):
         return problem
     if form:
         if value == "" and not getattr(field, "allow_blank", False):
@@ -187,6 +211,10 @@ class QuerySerializer(serializers.Serializer):
 
 def _allows_blank(field: serializers.Field) -> bool:
     return bool(getattr(field, "allow_blank", False))
+
+
+class NameListField(serializers.CharField):
+    """Comma-separated names (``?algorithms=a,b``): at least one besides commas and spaces."""
 
 
 class PageQuerySerializer(QuerySerializer):
@@ -252,6 +280,10 @@ class ApiView(APIView):
                 "uncompressed (it is bounded by its size on the wire)."
             )
         super().initial(request, *args, **kwargs)
+        method = request.method.lower()
+        if method not in self.http_method_names or not hasattr(self, method):
+            # 405 before the query is checked: a TRACE with a bad query is no 400.
+            raise MethodNotAllowed(request.method)
         query = self.get_query_serializer_class()(data=request.query_params)
         query.is_valid(raise_exception=True)
         self.query = dict(query.validated_data)

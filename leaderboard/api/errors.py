@@ -5,7 +5,9 @@ Every refusal is ``{"detail": "..."}``; refused input adds ``"problems"``, a lis
 ``"problems_total"``, the count before capping. Services' ``ValidationFailed`` and
 ``PermissionDenied`` become 400 and 403, a rejected results file 400, a body over the
 size limit 413, a version of the results that retention removed 410 (with the latest
-version and its URL), a state change that is a no-op or impossible 409. A database outage is 503 with ``Retry-After`` (config.handlers gives
+version and its URL), a state change that is a no-op or impossible 409, and so is a
+name that is taken or in use (``NameConflict``); a name the benchmark lacks is 404
+(``NameNotFound``). A database outage is 503 with ``Retry-After`` (config.handlers gives
 the same envelope to failures outside the API's views: unmatched URLs, crashes).
 """
 
@@ -24,7 +26,14 @@ from rest_framework.views import exception_handler as drf_exception_handler
 
 from estimation.results_csv import ResultsCsvError
 from estimation.selectors import SnapshotPruned
-from leaderboard.services import PermissionDenied, Problem, StateConflict, ValidationFailed
+from leaderboard.services import (
+    NameConflict,
+    NameNotFound,
+    PermissionDenied,
+    Problem,
+    StateConflict,
+    ValidationFailed,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -117,12 +126,14 @@ def api_non_field_key() -> str:
     return api_settings.NON_FIELD_ERRORS_KEY
 
 
-def _refused(problems: list[dict], total: int | None = None) -> Response:
+def _refused(
+    problems: list[dict], total: int | None = None, code: int = status.HTTP_400_BAD_REQUEST
+) -> Response:
     n = len(problems) if total is None else total
     detail = (
         f"The input was refused; nothing was written. {n} problem{'s' if n != 1 else ''} found."
     )
-    return Response(problems_body(detail, problems, total), status=status.HTTP_400_BAD_REQUEST)
+    return Response(problems_body(detail, problems, total), status=code)
 
 
 def _same_url_for(request, version: int) -> str | None:
@@ -149,6 +160,12 @@ def exception_handler(exc, context):
         return _gone(exc, context.get("request"))
     if isinstance(exc, StateConflict):
         return Response({"detail": exc.reason}, status=status.HTTP_409_CONFLICT)
+    if isinstance(exc, NameNotFound | NameConflict):
+        # The request is well formed; what it names is not there, or is taken or in use.
+        code = (
+            status.HTTP_404_NOT_FOUND if isinstance(exc, NameNotFound) else status.HTTP_409_CONFLICT
+        )
+        return _refused([p.to_dict() for p in exc.problems], code=code)
     if isinstance(exc, ValidationFailed):
         return _refused([p.to_dict() for p in exc.problems])
     if isinstance(exc, ResultsCsvError):

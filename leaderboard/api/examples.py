@@ -369,6 +369,11 @@ def _as_openapi(example: OpenApiExample) -> dict:
     return {"summary": example.name, "value": example.value}
 
 
+def _status_codes(example: OpenApiExample) -> tuple[str, ...]:
+    """As drf-spectacular reads them: strings, and 200 and 201 when not given."""
+    return tuple(map(str, example.status_codes or ("200", "201")))
+
+
 def examples_fill(result: dict, generator, request, public) -> dict:
     """drf-spectacular postprocessing hook: the examples it does not attach by itself.
 
@@ -390,7 +395,9 @@ def examples_fill(result: dict, generator, request, public) -> dict:
             for code, response in operation.get("responses", {}).items():
                 for content in response.get("content", {}).values():
                     if "examples" not in content:
-                        found = [e for e in examples if e.response_only and code in e.status_codes]
+                        found = [
+                            e for e in examples if e.response_only and code in _status_codes(e)
+                        ]
                         if found:
                             content["examples"] = {
                                 e.name.replace(" ", ""): _as_openapi(e) for e in found

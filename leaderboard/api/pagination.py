@@ -27,6 +27,15 @@ class LimitOffsetPagination(pagination.LimitOffsetPagination):
         properties["previous"]["example"] = None
         return paginated
 
+    def get_schema_operation_parameters(self, view) -> list[dict]:
+        """DRF's two parameters, with the bounds the views' PageQuerySerializer checks."""
+        parameters = super().get_schema_operation_parameters(view)
+        bounds = {self.limit_query_param: 1, self.offset_query_param: 0}
+        for parameter in parameters:
+            if parameter["name"] in bounds:
+                parameter["schema"]["minimum"] = bounds[parameter["name"]]
+        return parameters
+
 
 def paginated_response(*, queryset, serializer_class, request, view, context=None) -> Response:
     paginator = LimitOffsetPagination()

@@ -6,6 +6,11 @@ import re
 
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from drf_spectacular.openapi import AutoSchema as SpectacularAutoSchema
+from rest_framework import serializers
+
+from leaderboard.api.common import NameListField, is_prose
+from leaderboard.api.text_schema import text_pattern
+from leaderboard.services import MAX_TEXT_LENGTH
 
 
 class AutoSchema(SpectacularAutoSchema):
@@ -23,6 +28,39 @@ class AutoSchema(SpectacularAutoSchema):
         from leaderboard.api.examples import EXAMPLES
 
         return [*super().get_examples(), *EXAMPLES.get(self.get_operation_id(), [])]
+
+    def _map_serializer_field(self, field, direction, bypass_extensions=False):
+        """A text field's schema says what the services take: its characters (a pattern)
+        and, for prose, its length."""
+        schema = super()._map_serializer_field(field, direction, bypass_extensions)
+        if isinstance(field, serializers.ListSerializer) and schema.get("type") == "array":
+            for key, name in (("minItems", "min_length"), ("maxItems", "max_length")):
+                if (value := getattr(field, name, None)) is not None:
+                    schema[key] = value
+        if direction == "request" and isinstance(field, serializers.SlugField):
+            schema["pattern"] = _SLUG["pattern"]  # its validators may be left out (a taken slug)
+        elif (
+            direction == "request"
+            and isinstance(field, serializers.CharField)
+            and schema.get("type") == "string"
+            and "enum" not in schema
+            and "pattern" not in schema
+        ):
+            prose = is_prose(field)
+            blank = field.allow_blank or not field.trim_whitespace
+            separators = "," if isinstance(field, NameListField) else ""
+            schema["pattern"] = text_pattern(prose=prose, blank=blank, separators=separators)
+            if prose:
+                schema.setdefault("maxLength", MAX_TEXT_LENGTH)
+        return schema
+
+    def _map_basic_serializer(self, serializer, direction):
+        """``min_properties`` on an input serializer: how many fields a request must send."""
+        schema = super()._map_basic_serializer(serializer, direction)
+        minimum = getattr(serializer, "min_properties", None)
+        if direction == "request" and minimum:
+            schema["minProperties"] = minimum
+        return schema
 
     def get_serializer_name(self, serializer, direction) -> str:
         """``SubmissionCreateApi.InputSerializer`` -> ``SubmissionCreateInput``.
@@ -125,4 +163,33 @@ def responses_complete(result: dict, generator, request, public) -> dict:
                     responses[code] = response
                 elif "headers" in response:
                     responses[code].setdefault("headers", {}).update(response["headers"])
+    return result
+
+
+# Django's slug path converter; the model's max_length (Benchmark.slug).
+_SLUG = {"type": "string", "pattern": "^[-a-zA-Z0-9_]+$", "maxLength": 80}
+
+
+def parameters_complete(result: dict, generator, request, public) -> dict:
+    """drf-spectacular postprocessing hook: each parameter says what the API takes.
+
+    A query text holds no control or invisible character (``QuerySerializer``) and, if
+    it has a ``minLength``, not whitespace alone (DRF trims it); a benchmark's slug in a
+    path is what the URL's slug converter matches.
+    """
+    for item in result.get("paths", {}).values():
+        for operation in item.values():
+            if not isinstance(operation, dict):
+                continue
+            for parameter in operation.get("parameters", []):
+                schema = parameter.get("schema", {})
+                if parameter["in"] == "path" and parameter["name"] == "slug":
+                    parameter["schema"] = {**schema, **_SLUG}
+                elif (
+                    parameter["in"] == "query"
+                    and schema.get("type") == "string"
+                    and "enum" not in schema
+                    and "pattern" not in schema
+                ):
+                    schema["pattern"] = text_pattern(blank=not schema.get("minLength"))
     return result

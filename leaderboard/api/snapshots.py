@@ -35,6 +35,7 @@ from rest_framework.response import Response
 from config.compression import accepts_encoding, brotli_compress
 from estimation.core.contract import (
     SECTION_NAMES,
+    UnknownAlgorithmsError,
     choose_algorithms,
     contract_markdown,
     json_schema,
@@ -69,6 +70,7 @@ from estimation.services import snapshot_cite
 from leaderboard.api.common import (
     ApiView,
     MetricQuerySerializer,
+    NameListField,
     PageQuerySerializer,
     QuerySerializer,
     benchmark_or_404,
@@ -138,10 +140,16 @@ GONE_HELP = (
     "A version that retention removed (older versions nobody cited are pruned) answers "
     "410 Gone with the latest version and its URL; a version that never existed, 404."
 )
+# ``?algorithms=`` in characters, such that any list this long fits in gunicorn's request
+# line of 8190 bytes (config/gunicorn.py) with the rest of the request: percent-encoded,
+# one character takes up to 12 bytes (4 in UTF-8), 6000 here; the path (an 80-character
+# slug) and ``&metric=`` (100 characters) take under 1400 more. A longer list is refused
+# by the API (400), not by the server before it.
+ALGORITHMS_MAX_LENGTH = 500
 LONG_LIST_HELP = (
     "A list of algorithms travels in the URL, whose request line is limited to 8190 bytes "
-    "(gunicorn's maximum; a longer one is refused before the API sees it): for many "
-    "algorithms ask `?top=N`, or fetch the whole section and filter it."
+    f"(gunicorn's maximum): `algorithms` takes up to {ALGORITHMS_MAX_LENGTH} characters. For "
+    "many algorithms ask `?top=N`, or fetch the whole section and filter it."
 )
 FAILURE_HELP = (
     "null, unless the newest input of this metric failed: why, and how the results "
@@ -462,6 +470,7 @@ class SnapshotStatusApi(ApiView):
         newest = data["newest"]
         if (
             newest is not None
+            and status.newest is not None
             and newest["status"] == ResultSnapshot.Status.FAILED
             and not user_is_maintainer(user=request.user, benchmark=benchmark)
         ):
@@ -507,7 +516,7 @@ def _json_bytes(key: str, data: Callable[[], object]) -> _Body:
     return body
 
 
-def _encoded(request: Request, body: _Body) -> HttpResponse:
+def _encoded(request: HttpRequest | Request, body: _Body) -> HttpResponse:
     """The brotli or gzip bytes when the client takes them, else the plain ones."""
     accept = request.META.get("HTTP_ACCEPT_ENCODING", "")
     coding = next((c for c in ("br", "gzip") if accepts_encoding(accept, c)), None)
@@ -519,7 +528,7 @@ def _encoded(request: Request, body: _Body) -> HttpResponse:
     return response
 
 
-def _not_modified(request: Request, etag: str, last_modified) -> HttpResponse | None:
+def _not_modified(request: HttpRequest | Request, etag: str, last_modified) -> HttpResponse | None:
     """304 when the client's validators still match (If-None-Match wins, weakly compared)."""
     timestamp = int(last_modified.timestamp()) if last_modified else None
     response = get_conditional_response(request, etag=etag, last_modified=timestamp)
@@ -553,10 +562,10 @@ class SnapshotVersionApi(ApiView):
 
 
 class SectionQuerySerializer(QuerySerializer):
-    algorithms = serializers.CharField(
+    algorithms = NameListField(
         required=False,
         min_length=1,
-        max_length=100_000,
+        max_length=ALGORITHMS_MAX_LENGTH,
         help_text="comma-separated algorithm names: the section for these only (the URL's "
         "length limits the list: for many algorithms use top)",
     )
@@ -564,16 +573,12 @@ class SectionQuerySerializer(QuerySerializer):
         required=False,
         min_value=1,
         max_value=MAX_TOP,
-        help_text="the section for the N most probable winners (recommended estimator)",
+        help_text="the section for the N most probable winners (recommended estimator); "
+        "with algorithms, for those and these together",
     )
 
-    def validate(self, data):
-        if "algorithms" in data and "top" in data:
-            raise serializers.ValidationError("give algorithms or top, not both")
-        return data
 
-
-SECTION_PARAMETERS = [
+SECTION_PARAMETERS: list[OpenApiParameter | type[serializers.Serializer]] = [
     metric_parameter,
     SectionQuerySerializer,
     OpenApiParameter("name", str, OpenApiParameter.PATH, enum=list(SECTION_NAMES)),
@@ -623,11 +628,23 @@ class SnapshotSectionApi(ApiView):
         if board is None or section is None:
             raise snapshot_not_found(snapshot.metric, snapshot.version)
         try:
-            keep = choose_algorithms(
-                board.algorithms,
-                names=_names(chosen["algorithms"]) if "algorithms" in chosen else None,
-                top=board.top(chosen["top"]) if "top" in chosen else None,
+            # Both: the named algorithms and the top N together (the schema cannot say
+            # that two optional parameters exclude each other, so they do not).
+            named = (
+                choose_algorithms(board.algorithms, names=_names(chosen["algorithms"]))
+                if "algorithms" in chosen
+                else []
             )
+            top = (
+                choose_algorithms(board.algorithms, top=board.top(chosen["top"]))
+                if "top" in chosen
+                else []
+            )
+            keep = sorted({*named, *top})
+        except UnknownAlgorithmsError as exc:
+            # Like an unknown metric: what was asked for is not there (404), the query
+            # itself is well formed.
+            raise NotFound(f"Algorithms {str(exc).partition(': ')[2]}.") from None
         except ValueError as exc:
             field, _, message = str(exc).partition(": ")
             raise ValidationFailed([Problem(message, field)]) from None

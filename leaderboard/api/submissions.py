@@ -111,7 +111,7 @@ class SubmissionDetailOutputSerializer(SubmissionOutputSerializer):
     @extend_schema_field(ScoreSerializer(many=True))
     def get_scores(self, submission) -> list[dict]:
         rows = submission_score_rows(submission=submission)
-        return self.ScoreSerializer(rows, many=True).data
+        return self.ScoreSerializer(rows, many=True).data  # type: ignore[return-value]  # many=True: a ReturnList
 
 
 def _stored(submissions: list[Submission]) -> list[Submission]:
@@ -141,7 +141,7 @@ def _stored_or_written(
             exc_info=True,
         )
     for submission, entry in zip(submissions, entries, strict=True):
-        submission.n_scores = len(entry.scores)
+        submission.n_scores = len(entry.scores)  # type: ignore[attr-defined]  # as annotate() sets it
     return submissions
 
 
@@ -213,7 +213,8 @@ class SubmissionCreateApi(ApiView):
             required=False, allow_blank=True, max_length=50, default=""
         )
         note = serializers.CharField(required=False, allow_blank=True, default="")
-        scores = ScoreSerializer(many=True, allow_empty=True)
+        # DRF takes min_length with many=True (ListSerializer); its stubs do not say so.
+        scores = ScoreSerializer(many=True, min_length=1)  # type: ignore[call-arg]
         allow_new_datasets = serializers.BooleanField(
             required=False,
             default=False,
@@ -281,10 +282,10 @@ class SubmissionUploadApi(ApiView):
             help_text="results CSV, UTF-8; fields separated by commas, or by semicolons "
             "with decimal commas (0,95) as European spreadsheets save CSV"
         )
+        # Not nullable: a form field is text, and "null" is no format.
         format = serializers.ChoiceField(
             choices=FORMATS,
             required=False,
-            allow_null=True,
             default=None,
             help_text="long: dataset,algorithm,score[,fold][,metric]; wide: "
             "dataset,<algorithm>,...; ranking: dataset,algorithm,rank. Detected from the "
@@ -361,7 +362,7 @@ class SubmissionUploadApi(ApiView):
         )
         code = status.HTTP_200_OK if _replayed(submissions, key, started) else 201
         stored = _stored_or_written(submissions, entries)
-        body = {"submissions": stored, "n_scores": sum(s.n_scores for s in stored)}
+        body = {"submissions": stored, "n_scores": sum(s.n_scores for s in stored)}  # type: ignore[attr-defined]
         return Response(self.OutputSerializer(body).data, status=code)
 
 

@@ -1,8 +1,12 @@
 import json
+import re
 
 import pytest
 import yaml
 from drf_spectacular.validation import validate_schema
+
+from estimation.results_csv import control_character_problem
+from leaderboard.api.text_schema import text_pattern
 
 pytestmark = pytest.mark.django_db
 
@@ -93,3 +97,47 @@ def test_section_docs_say_long_algorithm_lists_are_limited_by_the_url(client):
     ):
         description = schema["paths"][path]["get"]["description"]
         assert "8190 bytes" in description and "`?top=N`" in description
+
+
+def _parameters(schema: dict, path: str, method: str = "get") -> dict[str, dict]:
+    operation = schema["paths"][path][method]
+    return {p["name"]: p["schema"] for p in operation["parameters"]}
+
+
+def _request_body(schema: dict, path: str) -> dict:
+    ref = schema["paths"][path]["post"]["requestBody"]["content"]["application/json"]["schema"]
+    return schema["components"]["schemas"][ref["$ref"].rsplit("/", 1)[1]]
+
+
+def test_the_schema_says_which_texts_the_api_takes(client):
+    """Constraints Schemathesis (positive_data_acceptance) found missing: each is a rule
+    the API enforces, so a value the schema allows is one the API takes."""
+    schema = json.loads(client.get("/api/schema/?format=json").content)
+    listing = _parameters(schema, "/api/benchmarks/")
+    assert re.fullmatch(listing["q"]["pattern"], "forest 森林 a\u00a0b")
+    assert not re.fullmatch(listing["q"]["pattern"], "a\x18b")
+    section = _parameters(schema, "/api/benchmarks/{slug}/snapshots/{version}/sections/{name}/")
+    assert section["algorithms"]["maxLength"] == 500  # 12 bytes each fit in the request line
+    assert not re.fullmatch(section["algorithms"]["pattern"], " , ,")
+    assert not re.fullmatch(section["metric"]["pattern"], "   ")
+    assert section["slug"]["pattern"] == "^[-a-zA-Z0-9_]+$"
+    for path in ("/api/benchmarks/{slug}/algorithms/", "/api/benchmarks/{slug}/snapshots/"):
+        assert _parameters(schema, path)["limit"]["minimum"] == 1
+    submission = _request_body(schema, "/api/benchmarks/{slug}/submissions/create/")
+    assert submission["properties"]["scores"]["minItems"] == 1
+    assert submission["properties"]["note"]["maxLength"] == 20_000
+    assert re.fullmatch(submission["properties"]["note"]["pattern"], "line one\nline\ttwo")
+    create = schema["paths"]["/api/benchmarks/create/"]["post"]["requestBody"]["content"]
+    assert set(create) == {"application/json"}  # a form cannot carry the metrics
+    metrics = _request_body(schema, "/api/benchmarks/create/")["properties"]["metrics"]
+    assert (metrics["minItems"], metrics["maxItems"]) == (1, 50)
+    assert _request_body(schema, "/api/benchmarks/{slug}/update/")["minProperties"] == 1
+
+
+def test_the_text_pattern_is_the_name_rule_in_ascii():
+    """The ASCII part of the rule (leaderboard.api.text_schema says why only that part)."""
+    pattern = re.compile(text_pattern())
+    names = [f"a{chr(code)}b" for code in range(128)]
+    assert [
+        n for n in names if bool(pattern.fullmatch(n)) != (control_character_problem(n) is None)
+    ] == []

@@ -161,3 +161,53 @@ def test_the_schema_of_the_update_requires_no_field():
     schema = SchemaGenerator().get_schema(request=None, public=True)
     component = schema["components"]["schemas"]["BenchmarkUpdateInputRequest"]
     assert "required" not in component
+
+
+# What the schema now forbids, or allows, found by Schemathesis with every check.
+
+
+def test_a_name_ending_in_a_control_character_is_refused_not_trimmed(researcher, open_benchmark):
+    """DRF trims whitespace, "\\n" and "\\x1f" among it, before the services check a name."""
+    for algorithm in ("alg\n", "\x1falg"):
+        response = post(client_for(researcher), {**VALID, "algorithm": algorithm})
+        assert response.status_code == 400, response.content
+        [problem] = response.json()["problems"]
+        assert problem["field"] == "algorithm" and "control character" in problem["message"]
+    assert not Submission.objects.exists()
+
+
+def test_a_submission_without_scores_is_refused_by_its_schema_rule(researcher, open_benchmark):
+    response = post(client_for(researcher), {**VALID, "scores": []})
+    assert response.status_code == 400, response.content
+    assert response.json()["problems"] == [
+        {"line": None, "field": "scores", "message": "Ensure this field has at least 1 elements."}
+    ]
+
+
+def test_a_benchmark_is_created_from_json_only(researcher):
+    response = client_for(researcher).post(
+        "/api/benchmarks/create/", {"slug": "s", "title": "T", "metrics": "accuracy"}
+    )
+    assert response.status_code == 415, response.content
+    assert not Benchmark.objects.exists()
+
+
+def test_an_undeclared_method_is_a_405_before_the_query_is_read(researcher, benchmark):
+    # After authentication (an anonymous TRACE is a 401, as DRF answers any unsafe method).
+    api = client_for(researcher)
+    response = api.generic("TRACE", "/api/benchmarks/toy/snapshots/status/?metric=")
+    assert response.status_code == 405
+    assert response.json()["detail"] == 'Method "TRACE" not allowed.'
+
+
+def test_a_name_the_benchmark_lacks_is_not_found_and_a_taken_one_a_conflict(
+    maintainer, benchmark, researcher
+):
+    api = client_for(maintainer)
+    missing = api.post("/api/benchmarks/toy/datasets/rename/", {"name": "nope", "new_name": "x"})
+    assert missing.status_code == 404, missing.content
+    assert missing.json()["problems"][0]["field"] == "name"
+    body = {"slug": "toy", "title": "Again", "metrics": [{"name": "m", "direction": "higher"}]}
+    taken = client_for(researcher).post("/api/benchmarks/create/", body, format="json")
+    assert taken.status_code == 409, taken.content
+    assert taken.json()["problems"][0]["field"] == "slug"

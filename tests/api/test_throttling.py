@@ -1,9 +1,13 @@
+from types import SimpleNamespace
+
 import pytest
 import redis
 from django.core.cache import caches
 from django.core.cache.backends.redis import RedisCache
+from django.test import RequestFactory
 
 from leaderboard.models import Submission
+from leaderboard.throttling import BenchmarkSubmitThrottle
 from tests.api.conftest import client_for
 from tests.factories import make_benchmark
 
@@ -82,3 +86,13 @@ def test_anonymous_reads_are_throttled_per_address(rates, client, researcher):
 def test_a_scope_without_a_rate_is_not_throttled(rates, client):
     rates(anon=None)
     assert {client.get("/api/benchmarks/").status_code for _ in range(5)} == {200}
+
+
+def test_one_throttle_object_counts_more_than_one_request(rates):
+    # DRF stores the cache key in the attribute ``key``, which once shadowed the key
+    # method: the same throttle asked a second time failed with "'str' is not callable".
+    rates(benchmark_submit="2/minute")
+    throttle = BenchmarkSubmitThrottle()
+    view = SimpleNamespace(kwargs={"slug": "toy"})
+    request = RequestFactory().post("/")
+    assert [throttle.allow_request(request, view) for _ in range(3)] == [True, True, False]

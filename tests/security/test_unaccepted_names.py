@@ -186,11 +186,11 @@ def test_maintainer_renames_and_deletes_names_no_accepted_result_uses():
         (f"{base}/datasets/delete/", {"name": "d1"}),
     ):
         response = api.post(path, data, format="json")
-        assert response.status_code == 400, (path, response.content)
+        assert response.status_code == 409, (path, response.content)  # in use: a conflict
         assert "accepted results" in response.content.decode()
     # A pending submission's name can be renamed but not deleted.
     pending = _evil_submission(benchmark, algorithm="typo-alg")
-    assert api.post(f"{base}/algorithms/delete/", {"name": "typo-alg"}).status_code == 400
+    assert api.post(f"{base}/algorithms/delete/", {"name": "typo-alg"}).status_code == 409
     response = api.post(f"{base}/algorithms/rename/", {"name": "typo-alg", "new_name": "fixed-alg"})
     assert response.status_code == 200
     pending.refresh_from_db()

@@ -28,11 +28,16 @@ from frontend.explore.charts.rank_distribution import positional_counts
 class Margin(Protocol):
     """A dataset-level comparison of one algorithm with the dataset's winner."""
 
-    dataset: str
-    score: float
-    winner: str
-    best: float
-    margin: float
+    @property
+    def dataset(self) -> str: ...
+    @property
+    def score(self) -> float: ...
+    @property
+    def winner(self) -> str: ...
+    @property
+    def best(self) -> float: ...
+    @property
+    def margin(self) -> float: ...
 
 
 # The rank-matrix section, or why it is not there (None: not loaded).

@@ -47,9 +47,10 @@ def critical_difference_data(
         return CriticalDifferenceData(key, label, title, not_applicable=summary.reason)
     if isinstance(section, NotApplicable):
         return CriticalDifferenceData(key, label, title, not_applicable=section.reason)
-    if section is not None and isinstance(section.groups, NotApplicable):
+    groups = () if section is None else section.groups
+    if isinstance(groups, NotApplicable):
         # too many algorithms for a readable diagram
-        return CriticalDifferenceData(key, label, title, not_applicable=section.groups.reason)
+        return CriticalDifferenceData(key, label, title, not_applicable=groups.reason)
     if isinstance(board.mean_rank, NotApplicable):
         return CriticalDifferenceData(
             key, label, title, not_applicable="mean ranks need complete rankings"
@@ -68,7 +69,6 @@ def critical_difference_data(
     mean_rank = board.column(board.mean_rank)
     names = sorted(mean_rank, key=lambda a: (mean_rank[a], a))
     letters = board.column(summary.letters)
-    groups = () if section is None else section.groups
     return CriticalDifferenceData(
         key,
         label,

@@ -12,11 +12,16 @@ from frontend.explore.charts.layout import BLUE, MUTED, VERMILION, Chart, line, 
 class ScoreSummary(Protocol):
     """One algorithm's scores on one dataset (``frontend.explore.selectors``)."""
 
-    algorithm: str
-    mean: float
-    minimum: float
-    maximum: float
-    folds: Sequence[float]
+    @property
+    def algorithm(self) -> str: ...
+    @property
+    def mean(self) -> float: ...
+    @property
+    def minimum(self) -> float: ...
+    @property
+    def maximum(self) -> float: ...
+    @property
+    def folds(self) -> Sequence[float]: ...
 
 
 def dataset_scores_chart(

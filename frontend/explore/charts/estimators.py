@@ -107,6 +107,7 @@ def estimator_weights_data(board: Board) -> tuple[EstimatorWeights, ...]:
             fit.append(f"LOO loss {fmt(result.loss)} (win rate {fmt(result.loss_mle)})")
         if result.bound is not None:
             fit.append(f"bound {fmt(result.bound)} (win rate {fmt(result.bound_mle)})")
+        assert result.weights is not None  # a top-k estimator's result has its weights
         rows.append(
             EstimatorWeights(estimator_get(result.key).label, tuple(result.weights), tuple(fit))
         )

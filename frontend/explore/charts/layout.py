@@ -108,7 +108,7 @@ def attributes(attrs: dict[str, object]) -> str:
     )
 
 
-def element(tag: str, content: str = "", **attrs: object) -> str:
+def element(tag: str, content: str = "", /, **attrs: object) -> str:
     if content:
         return f"<{tag}{attributes(attrs)}>{content}</{tag}>"
     return f"<{tag}{attributes(attrs)}/>"
