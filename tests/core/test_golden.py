@@ -45,6 +45,13 @@ GOLDEN: dict[str, dict[str, str]] = {
         "demsar": "4fb55638f9d5d730f6710251a5db44a866248218721dcdd6be1a314bdbc7850d",
         "simulated": "3a58cad75cdc4c7976ae4808ec3a232169849660ba0c1bc95de2ac488925f52a",
     },
+    # Schema 4 (issue 21): each estimator's own bias-corrected interval with its kind and
+    # label, the rank intervals and plausible winners, recommended_by, the verdict's
+    # sentences from the plausible winners.
+    "0.7.0": {
+        "demsar": "ed412ca661828b5841b2a17706e7ce30082c4ff2c9664aecd84bca7ba1c90ba2",
+        "simulated": "d80a26702156c1c0d6afc991b1b4e9231506f91796a24e337439fc1e10e3be29",
+    },
 }
 SIGNIFICANT_DIGITS = 10  # below this, BLAS rounding may differ between machines
 
