@@ -14,7 +14,6 @@ Pure functions over a typed :class:`~estimation.core.contract.Board`:
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -32,6 +31,7 @@ from estimation.core.contract import (
     Verdict,
     WinInterval,
 )
+from estimation.core.rank_inference import TIE_DIGITS
 from estimation.core.registry import estimator_get, interval_label
 
 __all__ = [
@@ -39,12 +39,10 @@ __all__ = [
     "board_order",
     "board_verdict",
     "leader_interval",
+    "rank_span",
     "shared_positions",
     "win_band",
 ]
-
-# Probabilities closer than this are one value (sums of floats differ in the last bits).
-_TIE_DIGITS = 12
 
 
 @dataclass(frozen=True)
@@ -97,7 +95,7 @@ def leader_interval(board: Board, estimator: str | None = None) -> tuple[float |
 
 
 def _probability(value: float | None) -> float:
-    return 0.0 if value is None else round(value, _TIE_DIGITS)
+    return 0.0 if value is None else round(value, TIE_DIGITS)
 
 
 def _mean_ranks(board: Board) -> tuple[float | None, ...]:
@@ -109,18 +107,14 @@ def _mean_ranks(board: Board) -> tuple[float | None, ...]:
 def _rounded(values: Sequence[float | None]) -> np.ndarray:
     """P(win) as an array, None as 0, rounded so that float noise is no difference."""
     array = np.array([0.0 if v is None else v for v in values], dtype=float)
-    return np.round(array, _TIE_DIGITS)
+    return np.round(array, TIE_DIGITS)
 
 
 def board_order(board: Board, estimator: str) -> list[int]:
     """Indices of the algorithms, most probable winner first; ties on P(win) go to the
-    better mean rank, then to the name, so the order never depends on anything else."""
-    p = _rounded(board.estimator(estimator).p)
-    ranks = np.array([math.inf if r is None else r for r in _mean_ranks(board)], dtype=float)
-    names = np.array(board.algorithms, dtype=str)
-    if not len(names):
-        return []
-    return np.lexsort((names, ranks, -p)).tolist()
+    better mean rank, then to the name, so the order never depends on anything else
+    (:meth:`Board.order`, the one rule)."""
+    return board.order(estimator)
 
 
 def shared_positions(board: Board, estimator: str, order: Sequence[int]) -> list[int]:
@@ -129,6 +123,17 @@ def shared_positions(board: Board, estimator: str, order: Sequence[int]) -> list
     places = np.arange(1, len(order) + 1)
     starts = np.r_[True, p[1:] != p[:-1]] if len(order) else np.array([], dtype=bool)
     return np.maximum.accumulate(np.where(starts, places, 0)).tolist()
+
+
+def rank_span(board: Board, index: int) -> str | None:
+    """The rank interval of algorithm ``index`` as readers see it ("1–3", or "2" when it
+    is one rank; the table's rank column and the badge, "#1–3", both show it), or None
+    while the board has no rank intervals."""
+    ranks = board.ranks
+    if not isinstance(ranks, RankIntervals):
+        return None
+    low, high = ranks.lower[index], ranks.upper[index]
+    return str(low) if low == high else f"{low}–{high}"
 
 
 def _num(value: float | None, digits: int = 3) -> str:
