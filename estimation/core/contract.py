@@ -358,6 +358,15 @@ class WinInterval:
         "upper end of Goodman's simultaneous interval", units="probability", null="never"
     )
     method: str = describe("how the intervals were computed, in words")
+    kind: Literal["confidence", "spread"] = describe(
+        "'confidence' only when the coverage table (bench/README.md 'coverage') shows "
+        ">= 0.93 at nominal 0.95 (registry.WILSON_INTERVAL_KIND); else 'spread'",
+        default="spread",
+    )
+    label: str = describe(
+        "exactly the words readers see for the Wilson interval, shown beside the win rate only",
+        default="95 % Wilson spread",
+    )
 
 
 @dataclass(frozen=True)

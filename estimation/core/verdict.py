@@ -32,7 +32,7 @@ from estimation.core.contract import (
     WinInterval,
 )
 from estimation.core.rank_inference import TIE_DIGITS
-from estimation.core.registry import estimator_get, interval_label
+from estimation.core.registry import estimator_get
 
 __all__ = [
     "WinBand",
@@ -66,19 +66,15 @@ def win_band(board: Board, estimator: str) -> WinBand | None:
     this is the only function that decides.
 
     Every interval belongs to the number beside it: the win rate's is the Wilson
-    interval on the tie-split win count (``board.win_interval``, a confidence interval
-    for the win probability; METHODS 6), falling back to its own bootstrap interval
+    interval on the tie-split win count (``board.win_interval``, labelled by its measured
+    coverage; METHODS 6), falling back to its own bootstrap interval
     where Wilson does not apply; every other estimator's is its own bootstrap interval
     (``EstimatorResult.bootstrap``), which contains its estimate and carries its label.
     """
     dedicated = board.win_interval
     if estimator == "mle" and isinstance(dedicated, WinInterval):
         return WinBand(
-            dedicated.lower,
-            dedicated.upper,
-            dedicated.level,
-            "confidence",
-            interval_label("confidence", dedicated.level),
+            dedicated.lower, dedicated.upper, dedicated.level, dedicated.kind, dedicated.label
         )
     boot = board.estimator(estimator).bootstrap
     if isinstance(boot, BootstrapSummary):

@@ -21,9 +21,15 @@ from estimation.core.contract import (
     NotApplicable,
     RankIntervals,
     Verdict,
+    WinInterval,
 )
 from estimation.core.rank_inference import rank_intervals
-from estimation.core.registry import ESTIMATOR_KEYS, estimator_get, interval_label
+from estimation.core.registry import (
+    ESTIMATOR_KEYS,
+    WILSON_INTERVAL_KIND,
+    estimator_get,
+    interval_label,
+)
 from estimation.core.resampling import bias_corrected_interval
 from estimation.core.table import ResultTable
 from estimation.core.verdict import board_order, shared_positions, win_band
@@ -50,11 +56,17 @@ def _check_board(board: Board) -> None:
         if band is None:
             assert isinstance(boot, NotApplicable)
             continue
-        slack = WILSON_ROUNDING if band.kind == "confidence" and result.key == "mle" else 0.0
+        slack = WILSON_ROUNDING if result.key == "mle" else 0.0
         assert np.all(np.array(band.lower, float) <= p + slack), result.key
         assert np.all(p <= np.array(band.upper, float) + slack), result.key
         if result.key != "mle":  # Wilson belongs to the win rate only
             assert isinstance(boot, BootstrapSummary) and band.lower == boot.lower
+        elif isinstance(board.win_interval, WinInterval):
+            assert (
+                band.label
+                == board.win_interval.label
+                == interval_label(WILSON_INTERVAL_KIND, band.level, source="Wilson")
+            )
 
     verdict = board.verdict
     assert isinstance(verdict, Verdict)
