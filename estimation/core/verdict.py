@@ -20,6 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from estimation.core.contract import (
+    AdvisorSection,
     Board,
     BootstrapSummary,
     Evaluation,
@@ -36,6 +37,7 @@ from estimation.core.registry import estimator_get
 
 __all__ = [
     "WinBand",
+    "advisor_evidence",
     "board_order",
     "board_verdict",
     "leader_interval",
@@ -420,6 +422,16 @@ def _answer(board: Board, key: str, leader: str) -> str:
     return text + "."
 
 
+def _default_stands(key: str) -> str:
+    """Why the default stands when the evidence favours another estimator (one wording
+    for the evaluation's sentence and the advisor's)."""
+    short = estimator_get(key).short_label
+    return (
+        f"{short} stays the default because a rule fixed before the data are seen "
+        "chooses it, not the data it is judged on"
+    )
+
+
 def _default_evidence(board: Board, key: str) -> str | None:
     """One sentence on what the held-out evaluation says about the default estimator, and
     why the default stands when it favours another (the rule in board.recommended_by)."""
@@ -427,7 +439,6 @@ def _default_evidence(board: Board, key: str) -> str | None:
     if key != board.recommended or not isinstance(evaluation, Evaluation):
         return None
     short = estimator_get(key).short_label
-    stands = f"{short} stays the default because a rule fixed before the data are seen chooses it, not the data it is judged on"
     best = evaluation.predicts_best
     if best == key:
         return f"The held-out evaluation agrees: {short} predicts held-out winners best here."
@@ -440,13 +451,38 @@ def _default_evidence(board: Board, key: str) -> str | None:
         )
         return (
             f"The held-out evaluation finds that {estimator_get(best).short_label} predicts "
-            f"better than the win rate here{losses}; {stands}."
+            f"better than the win rate here{losses}; {_default_stands(key)}."
         )
     if key == "mle":
         return None
     return (
         f"The held-out evaluation finds no estimator predicting clearly better than the win "
-        f"rate here; {stands}."
+        f"rate here; {_default_stands(key)}."
+    )
+
+
+def advisor_evidence(board: Board, advisor: AdvisorSection) -> str | None:
+    """The sentence shown beside the advisor's table about the board's default estimator:
+    what the simulations at this benchmark's size found, and why the default stands when
+    they favour another. None when the advisor has no simulations at this size."""
+    key = board.recommended
+    short = estimator_get(key).short_label
+    found = {
+        truth.truth: size.best
+        for truth in advisor.truths
+        for size in truth.sizes
+        if size.factor == 1
+    }
+    if not found:
+        return None
+    others = sorted({best for best in found.values() if best != key})
+    if not others:
+        return f"The advisor's simulations agree: {short} is closest to the truth at this size."
+    names = _names([estimator_get(k).short_label for k in others])
+    verb = "comes" if len(others) == 1 else "come"
+    return (
+        f"In the advisor's simulations at this size {names} {verb} closer to the truth "
+        f"(lowest mean KL error); {_default_stands(key)}."
     )
 
 

@@ -6,6 +6,7 @@ from dataclasses import replace
 
 from estimation.core.contract import BootstrapSummary, NotApplicable, Verdict
 from estimation.core.verdict import (
+    advisor_evidence,
     board_order,
     board_verdict,
     leader_interval,
@@ -111,3 +112,26 @@ def test_rank_span_reads_the_rank_intervals():
     one = replace(board.ranks, lower=(3, 4, 1, 2), upper=(3, 4, 1, 2))
     assert rank_span(replace(board, ranks=one), 2) == "1"
     assert rank_span(replace(board, ranks=NotApplicable("being computed")), 0) is None
+
+
+def test_the_advisor_sentence_is_about_the_default_and_says_why_it_stands():
+    analysis = demo_analysis("demsar")
+    board, advisor = analysis.payload.board, analysis.payload.advisor
+    # at n = 14 the simulations favour Borda (Plackett-Luce truth) and Plackett-Luce
+    # (the resampled rankings), not the default
+    text = advisor_evidence(board, advisor)
+    assert text.startswith("In the advisor's simulations at this size Borda and Plackett–Luce")
+    assert text.endswith(
+        "LOO (log loss) stays the default because a rule fixed before the "
+        "data are seen chooses it, not the data it is judged on."
+    )
+    agreeing = replace(
+        advisor,
+        truths=tuple(
+            replace(t, sizes=tuple(replace(s, best="loo_kl") for s in t.sizes))
+            for t in advisor.truths
+        ),
+    )
+    assert advisor_evidence(board, agreeing) == (
+        "The advisor's simulations agree: LOO (log loss) is closest to the truth at this size."
+    )
