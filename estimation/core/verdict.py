@@ -399,7 +399,7 @@ def _answer(board: Board, key: str, leader: str) -> str:
     if isinstance(ranks, NotApplicable):
         return (
             f"{leader} has the highest estimated P(win) by {_label(key)}; no rank intervals "
-            f"say yet whether the data separate it from the others ({ranks.reason})."
+            f"say whether the data separate it from the others ({ranks.reason})."
         )
     level = f"{ranks.level:.0%}".replace("%", " %")
     winners = ranks.plausible_winners
