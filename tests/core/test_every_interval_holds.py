@@ -228,3 +228,17 @@ def test_a_difference_without_spread_is_not_taken_as_certain_from_few_datasets(p
         result = rank_intervals(theta, replicates, n_datasets=n, pairwise_max=pairwise_max)
         assert result.best.tolist() == ([True, False, False] if separated else [True] * 3)
         assert result.lower.tolist() == ([1, 2, 2] if separated else [1, 1, 1])
+
+
+def test_a_failed_bootstrap_gives_its_reason_to_the_ranks():
+    from estimation.core.analysis import uncertainty_failed
+
+    table = DEMO_TABLES["demsar"]()
+    quick = analyze(table, SETTINGS, advisor=False, uncertainty=False).payload.board
+    failed = uncertainty_failed(quick, "the bootstrap failed: out of memory")
+    assert failed.ranks == NotApplicable("the bootstrap failed: out of memory")
+    assert "out of memory" in failed.verdict.sentences[0]
+    _check_board(failed)
+    off = analyze(table, AnalysisSettings(bootstrap=0), advisor=False).payload.board
+    assert off.ranks == NotApplicable("the bootstrap is switched off (0 replicates)")
+    _check_board(off)
