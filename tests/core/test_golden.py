@@ -31,6 +31,13 @@ GOLDEN: dict[str, dict[str, str]] = {
         "demsar": "be0bf0d10777c294ac4629d8a18814fed8d0596409a9584b320cf12af8dcf4d1",
         "simulated": "8cab800366da92c02cb723b040d1b23e03d567d9bf00ad97462957f1760de9af",
     },
+    # Schema 4 (issue 21): each estimator's own bias-corrected interval with its kind and
+    # label, the rank intervals and plausible winners, recommended_by, the verdict's
+    # sentences from the plausible winners.
+    "0.7.0": {
+        "demsar": "bac05fed8ff01ddeb06be70045bf3759e9884ed5c268319588c9da42f8b4743a",
+        "simulated": "74901e454fb1fcc062e8b283435d94d0bbe37521089efae82b4aad1bacf886c7",
+    },
 }
 
 
