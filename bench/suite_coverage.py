@@ -29,6 +29,7 @@ from __future__ import annotations
 import datetime
 import json
 import os
+import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -170,11 +171,35 @@ def real_truths() -> list[Truth]:
 
 @dataclass(frozen=True)
 class Family:
-    """One kind of displayed interval and what it claims to cover."""
+    """One displayed interval and what it claims to cover.
+
+    ``shows`` names the interval in what :func:`displayed_intervals` returns; ``target``
+    is what it is checked against: ``"p"`` the true win probabilities, ``"rank"`` the
+    true ranks (a tie in the truth is covered when the interval holds any of the tied
+    positions), ``"rank_all"`` the same but holding every tied position, ``"best"`` a
+    set of algorithms that should contain a truly best one. ``claim`` is ``"each"``
+    (every algorithm's own truth, pointwise), ``"all"`` (all at once) or ``"set"``.
+    """
 
     key: str
     label: str
-    claim: str  # "each" (every algorithm's own truth) or "all" (all at once)
+    claim: str
+    target: str = "p"
+    shows: str = ""
+
+    @property
+    def interval(self) -> str:
+        return self.shows or self.key
+
+    @property
+    def claims(self) -> str:
+        """What the family claims to cover, in words."""
+        if self.target == "best":
+            return "holds a truly best algorithm"
+        if self.target == "p":
+            return "each algorithm's P(win)" if self.claim == "each" else "all P(win) at once"
+        ties = "any" if self.target == "rank" else "all"
+        return f"all ranks at once (a tie in the truth: {ties} of its positions)"
 
 
 def families() -> tuple[Family, ...]:
@@ -182,7 +207,7 @@ def families() -> tuple[Family, ...]:
 
     return (
         *(
-            Family(e.key, f"{e.short_label}: bootstrap band (percentile)", "each")
+            Family(e.key, f"{e.short_label}: its own bootstrap interval", "each")
             for e in ESTIMATORS
         ),
         Family("wilson", "Wilson (win rate)", "each"),
@@ -190,22 +215,57 @@ def families() -> tuple[Family, ...]:
     )
 
 
+Shown = tuple[np.ndarray, np.ndarray] | np.ndarray
+"""A (lower, upper) pair of arrays, or a boolean mask over algorithms (a set)."""
+
+
 def displayed_intervals(
     ranks: np.ndarray, *, rng: np.random.Generator, n_boot: int, K: int
-) -> dict[str, tuple[np.ndarray, np.ndarray]]:
-    """Every interval the board shows for the win probabilities of one benchmark."""
+) -> dict[str, Shown]:
+    """Every interval the board shows for one benchmark, computed by the engine."""
     from estimation.core.intervals import win_intervals
     from estimation.core.resampling import bootstrap
 
     boot = bootstrap(ranks, rng=rng, n_boot=n_boot, K=K, level=LEVEL)
     wins = win_intervals(ranks, level=LEVEL)
-    out = {key: (s.lower, s.upper) for key, s in boot.schemes.items()}
+    out: dict[str, Shown] = {key: (s.lower, s.upper) for key, s in boot.schemes.items()}
     out["wilson"] = (wins.lower, wins.upper)
     out["goodman"] = (wins.simultaneous_lower, wins.simultaneous_upper)
     return out
 
 
-IntervalsFn = Callable[..., dict[str, tuple[np.ndarray, np.ndarray]]]
+IntervalsFn = Callable[..., dict[str, Shown]]
+
+
+def true_rank_span(p: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """First and last position (1 = best) each algorithm may take in the truth: equal
+    true probabilities (within 1e-12) share the positions of their tie group."""
+    first = 1 + (p[None, :] > p[:, None] + COVER_TOL).sum(axis=1)
+    last = (p[None, :] >= p[:, None] - COVER_TOL).sum(axis=1)
+    return first, last
+
+
+def hits(family: Family, shown: Shown, truth: Truth) -> np.ndarray:
+    """Per algorithm, whether ``shown`` covers the truth (for a set: one entry)."""
+    if family.target == "best":
+        return np.array([bool(np.asarray(shown)[truth.leaders].any())])
+    lower, upper = shown
+    if family.target == "p":
+        return (lower - COVER_TOL <= truth.p) & (truth.p <= upper + COVER_TOL)
+    first, last = true_rank_span(truth.p)
+    if family.target == "rank":
+        return (lower <= last) & (first <= upper)
+    if family.target == "rank_all":
+        return (lower <= first) & (last <= upper)
+    raise ValueError(f"target must be p, rank, rank_all or best, got {family.target!r}")
+
+
+def width(family: Family, shown: Shown) -> float:
+    """Mean width of the intervals (in probability or in ranks); a set's size."""
+    if family.target == "best":
+        return float(np.asarray(shown).sum())
+    lower, upper = shown
+    return float(np.mean(np.asarray(upper, dtype=float) - lower))
 
 
 # --------------------------------------------------------------------------------------
@@ -214,7 +274,11 @@ IntervalsFn = Callable[..., dict[str, tuple[np.ndarray, np.ndarray]]]
 
 @dataclass(frozen=True)
 class Coverage:
-    """Coverage of one interval family in one cell (shares of the ``R`` benchmarks)."""
+    """Coverage of one interval family in one cell (shares of the ``R`` benchmarks).
+
+    For a set (``claim="set"``) every field but ``width`` is the share of benchmarks
+    whose set holds a truly best algorithm, and ``width`` its mean size.
+    """
 
     per_algorithm: float
     leader: float
@@ -250,27 +314,31 @@ def simulate_cell(
     n_boot: int,
     K: int,
     intervals: IntervalsFn = displayed_intervals,
+    checked: Sequence[Family] | None = None,
 ) -> Cell:
     """Draw ``replicates`` benchmarks of ``n`` datasets from ``truth`` and check every
-    interval of :func:`displayed_intervals` (or ``intervals``) against it."""
+    family of ``checked`` (default :func:`families`) against it; ``intervals``
+    (default :func:`displayed_intervals`) computes what is shown."""
     started = time.perf_counter()
-    covered: dict[str, list[np.ndarray]] = {}
-    widths: dict[str, list[float]] = {}
+    checked = tuple(families() if checked is None else checked)
+    covered: dict[str, list[np.ndarray]] = {f.key: [] for f in checked}
+    widths: dict[str, list[float]] = {f.key: [] for f in checked}
     for _ in range(replicates):
         ranks = truth.draw(rng, n)
-        for key, (lower, upper) in intervals(ranks, rng=rng, n_boot=n_boot, K=K).items():
-            hit = (lower - COVER_TOL <= truth.p) & (truth.p <= upper + COVER_TOL)
-            covered.setdefault(key, []).append(hit)
-            widths.setdefault(key, []).append(float(np.mean(upper - lower)))
+        shown = intervals(ranks, rng=rng, n_boot=n_boot, K=K)
+        for family in checked:
+            covered[family.key].append(hits(family, shown[family.interval], truth))
+            widths[family.key].append(width(family, shown[family.interval]))
     leaders = truth.leaders
     coverage = {}
-    for key, hits in covered.items():
-        table = np.array(hits)  # (R, m)
-        coverage[key] = Coverage(
+    for family in checked:
+        table = np.array(covered[family.key])  # (R, m), or (R, 1) for a set
+        leader = table.mean() if family.target == "best" else table[:, leaders].mean()
+        coverage[family.key] = Coverage(
             per_algorithm=float(table.mean()),
-            leader=float(table[:, leaders].mean()),
+            leader=float(leader),
             joint=float(table.all(axis=1).mean()),
-            width=float(np.mean(widths[key])),
+            width=float(np.mean(widths[family.key])),
         )
     return Cell(truth.key, n, truth.m, replicates, time.perf_counter() - started, coverage)
 
@@ -304,7 +372,7 @@ def run_grid(
             if progress:
                 print(
                     f"coverage: {truth.key} n={n} m={truth.m} {cell.seconds:.1f} s",
-                    file=__import__("sys").stderr,
+                    file=sys.stderr,
                     flush=True,
                 )
     return cells
@@ -372,7 +440,10 @@ def coverage_payload(
         "seconds": round(seconds, 1),
         "measured": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC"),
         "machine": machine_line(),
-        "families": [{"key": f.key, "label": f.label, "claim": f.claim} for f in fams],
+        "families": [
+            {"key": f.key, "label": f.label, "claim": f.claim, "target": f.target, "shows": f.shows}
+            for f in fams
+        ],
         "truths": [{"key": t.key, "label": t.label, "m": t.m, "source": t.source} for t in truths],
         "cells": [
             {
@@ -393,6 +464,8 @@ def _pct(value: float) -> str:
 
 def report(payload: dict[str, Any], *, quick: bool = False) -> str:
     """The markdown section: verdicts per family and n, then every cell."""
+    from estimation.core.registry import ESTIMATOR_KEYS
+
     fams = [Family(**f) for f in payload["families"]]
     grid_n = sorted({c["n"] for c in payload["cells"]})
     R = payload["replicates"]
@@ -406,9 +479,9 @@ def report(payload: dict[str, Any], *, quick: bool = False) -> str:
         f"({payload['machine']}). Monte Carlo standard error of a cell's coverage "
         f"c: sqrt(c (1 - c) / {R}), {se95:.3f} at 0.95, {standard_error(0.9, R):.3f} at "
         "0.90, an upper bound for the averages over algorithms.",
-        "**Who may be called a confidence interval** (per n: the worst cell over every "
-        f"truth and m, of what the interval claims and of the leader's coverage; "
-        f"'confidence' when it is >= {CONFIDENCE_FLOOR}, else 'spread'):",
+        f"**Does it reach {CONFIDENCE_FLOOR} at nominal {LEVEL}?** Per n, the worst cell "
+        "over every truth and m of what the interval claims (and, for a pointwise "
+        "interval, of the leader's coverage), with its standard error and the cell:",
     ]
     headers = ["interval", "claims", *(f"n = {n}" for n in grid_n)]
     rows = []
@@ -416,14 +489,24 @@ def report(payload: dict[str, Any], *, quick: bool = False) -> str:
         cells = []
         for n in grid_n:
             verdict = payload["verdicts"][f.key][str(n)]
-            word = "confidence" if verdict["confidence"] else "spread"
             cells.append(
-                f"{word} (worst {_pct(verdict['worst'])} ± {verdict['worst_se']:.3f}, "
-                f"{verdict['worst_cell']})"
+                f"{'yes' if verdict['confidence'] else '**no**'} (worst "
+                f"{_pct(verdict['worst'])} ± {verdict['worst_se']:.3f}, {verdict['worst_cell']})"
             )
-        claim = "each algorithm's P(win)" if f.claim == "each" else "all P(win) at once"
-        rows.append([f.label, claim, *cells])
+        rows.append([f.label, f.claims, *cells])
     parts.append(markdown_table(headers, rows))
+    estimators = [f for f in fams if f.key in ESTIMATOR_KEYS]
+    everywhere = [
+        f.key
+        for f in estimators
+        if all(payload["verdicts"][f.key][str(n)]["confidence"] for n in grid_n)
+    ]
+    parts.append(
+        "Estimators whose own interval may be called a confidence interval for the win "
+        "probability at every n of the grid (the registry's `interval_kind`): "
+        + (", ".join(f"`{key}`" for key in everywhere) or "none")
+        + "; every other estimator's interval is a spread."
+    )
     for measure, title in (
         (
             "claimed",
