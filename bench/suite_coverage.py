@@ -202,9 +202,29 @@ class Family:
         return f"all ranks at once (a tie in the truth: {ties} of its positions)"
 
 
-def families() -> tuple[Family, ...]:
-    from estimation.core.registry import ESTIMATORS
+RANKED = ("loo_kl", "mle")
+"""Estimators whose rank intervals are measured: Podium's default (what a board shows
+unless its maintainer chose another) and the win rate, whose estimand is P(win) at
+every n."""
 
+
+def families() -> tuple[Family, ...]:
+    from estimation.core.registry import ESTIMATORS, estimator_get
+
+    ranked = []
+    for key in RANKED:
+        name = estimator_get(key).short_label
+        ranked += [
+            Family(f"ranks_{key}", f"Rank intervals ({name})", "all", "rank", f"ranks:{key}"),
+            Family(
+                f"ranks_all_ties_{key}",
+                f"Rank intervals ({name}), ties strict",
+                "all",
+                "rank_all",
+                f"ranks:{key}",
+            ),
+            Family(f"winners_{key}", f"Plausible winners ({name})", "set", "best", f"best:{key}"),
+        ]
     return (
         *(
             Family(e.key, f"{e.short_label}: its own bootstrap interval", "each")
@@ -212,6 +232,7 @@ def families() -> tuple[Family, ...]:
         ),
         Family("wilson", "Wilson (win rate)", "each"),
         Family("goodman", "Goodman, simultaneous (win rate)", "all"),
+        *ranked,
     )
 
 
@@ -222,15 +243,27 @@ Shown = tuple[np.ndarray, np.ndarray] | np.ndarray
 def displayed_intervals(
     ranks: np.ndarray, *, rng: np.random.Generator, n_boot: int, K: int
 ) -> dict[str, Shown]:
-    """Every interval the board shows for one benchmark, computed by the engine."""
+    """Every interval a board shows for one benchmark, computed as the analysis does
+    (``analysis._uncertainty`` and ``analysis._win_interval``): each estimator's own
+    bootstrap interval, Wilson and Goodman, and the rank intervals and plausible winners
+    from the replicates of the estimators in :data:`RANKED`."""
+    from estimation.core.analysis import BOOTSTRAP_LEVEL, RANK_LEVEL, WIN_INTERVAL_LEVEL
     from estimation.core.intervals import win_intervals
+    from estimation.core.rank_inference import rank_intervals
     from estimation.core.resampling import bootstrap
 
-    boot = bootstrap(ranks, rng=rng, n_boot=n_boot, K=K, level=LEVEL)
-    wins = win_intervals(ranks, level=LEVEL)
+    boot = bootstrap(ranks, rng=rng, n_boot=n_boot, K=K, level=BOOTSTRAP_LEVEL, keep=RANKED)
+    wins = win_intervals(ranks, level=WIN_INTERVAL_LEVEL)
     out: dict[str, Shown] = {key: (s.lower, s.upper) for key, s in boot.schemes.items()}
     out["wilson"] = (wins.lower, wins.upper)
     out["goodman"] = (wins.simultaneous_lower, wins.simultaneous_upper)
+    for key in RANKED:
+        chosen = boot.schemes[key]
+        inference = rank_intervals(
+            chosen.estimate, chosen.replicates, n_datasets=len(ranks), level=RANK_LEVEL
+        )
+        out[f"ranks:{key}"] = (inference.lower, inference.upper)
+        out[f"best:{key}"] = inference.best
     return out
 
 
@@ -423,6 +456,7 @@ def coverage_payload(
     K: int,
     seed: int,
     seconds: float,
+    cpu_seconds: float,
     grid_n: Sequence[int],
 ) -> dict[str, Any]:
     """The machine-readable table (``docs/coverage.json``); see the module docstring."""
@@ -437,7 +471,9 @@ def coverage_payload(
         "bootstrap": n_boot,
         "K": K,
         "seed": seed,
+        "command": "python -m bench coverage" + (f" --seed {seed}" if seed else ""),
         "seconds": round(seconds, 1),
+        "cpu_seconds": round(cpu_seconds, 1),
         "measured": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC"),
         "machine": machine_line(),
         "families": [
@@ -475,7 +511,8 @@ def report(payload: dict[str, Any], *, quick: bool = False) -> str:
         f"### coverage (nominal {LEVEL:.2f}; R = {R} simulated benchmarks per cell, "
         f"B = {payload['bootstrap']} bootstrap replicates, K = {payload['K']}, "
         f"seed {payload['seed']}{'; quick' if quick else ''})",
-        f"Measured {payload['measured']} in {payload['seconds']:.0f} s on one core "
+        f"`{payload['command']}`, measured {payload['measured']}: {payload['seconds']:.0f} s "
+        f"wall, {payload['cpu_seconds']:.0f} s CPU, one thread "
         f"({payload['machine']}). Monte Carlo standard error of a cell's coverage "
         f"c: sqrt(c (1 - c) / {R}), {se95:.3f} at 0.95, {standard_error(0.9, R):.3f} at "
         "0.90, an upper bound for the averages over algorithms.",
@@ -535,8 +572,15 @@ def report(payload: dict[str, Any], *, quick: bool = False) -> str:
         "Truths: "
         + "; ".join(f"`{key}` {t['label']}" for key, t in truths.items())
         + ". Per cell, R benchmarks of n datasets are drawn from the truth and analysed "
-        "with the engine's functions (`resampling.bootstrap`, `intervals.win_intervals`); "
-        "an interval covers when lower <= p <= upper (within 1e-12). Resampled tables "
+        "as the analysis does, with the engine's functions (`resampling.bootstrap`: each "
+        "estimator's own bias-corrected interval; `intervals.win_intervals`: Wilson and "
+        "Goodman; `rank_inference.rank_intervals` on the replicates of `loo_kl`, the "
+        "default, and of `mle`: ranks and plausible winners). A P(win) interval covers "
+        "when lower <= p <= upper (within 1e-12); a rank interval covers the rank of the "
+        "true P(win); where the truth ties (equal worths, equal win rates of a table) the "
+        "plain rank row counts any position of the tie as covered, the 'ties strict' row "
+        "only an interval holding all of them (what the stepdown guarantees). The "
+        "leader is the truly best algorithm (mean over tied leaders). Resampled tables "
         "keep their own m; their truth is the table's tie-split win rate."
     )
     return "\n\n".join(parts)
@@ -568,7 +612,7 @@ def run(options: Options) -> str:
     replicates = QUICK_REPLICATES if quick else REPLICATES
     n_boot = QUICK_BOOTSTRAP if quick else defaults.bootstrap
     truths = grid_truths(grid_m, real=not quick)
-    started = time.perf_counter()
+    started, cpu_started = time.perf_counter(), time.process_time()
     cells = run_grid(
         truths,
         grid_n,
@@ -586,6 +630,7 @@ def run(options: Options) -> str:
         K=defaults.k,
         seed=options.seed,
         seconds=time.perf_counter() - started,
+        cpu_seconds=time.process_time() - cpu_started,
         grid_n=grid_n,
     )
     section = report(payload, quick=quick)
