@@ -177,3 +177,55 @@ def test_the_readme_section_is_replaced_not_repeated(tmp_path):
     assert text.count(coverage.SECTION_START) == 1 and "first" not in text
     assert text.index("second") < text.index("## What the numbers say")
     assert text.endswith("* fast\n")
+
+
+def _labelled_confidence() -> list[str]:
+    from estimation.core.registry import ESTIMATORS
+
+    return [e.key for e in ESTIMATORS if e.interval_kind == "confidence"]
+
+
+def test_the_committed_table_is_complete_and_backs_every_confidence_label():
+    """docs/coverage.json (what the methods page shows) covers the whole grid, and no
+    estimator is called a confidence interval unless the table shows it reaching 0.93
+    at every n."""
+    import json
+
+    from estimation.core.registry import ESTIMATOR_KEYS
+
+    table = json.loads(coverage.COVERAGE_JSON.read_text(encoding="utf-8"))
+    cells = {(c["truth"], c["n"], c["m"]) for c in table["cells"]}
+    for shape in coverage.PL_SHAPES:
+        for n in coverage.GRID_N:
+            assert {(shape, n, m) for m in coverage.GRID_M} <= cells
+    assert {key for key, _, _ in cells} >= {"demsar", "tabzilla"}
+    assert set(table["verdicts"]) >= set(ESTIMATOR_KEYS) | {"wilson", "goodman"}
+    for key in _labelled_confidence():
+        assert all(table["verdicts"][key][str(n)]["confidence"] for n in coverage.GRID_N), key
+
+
+@pytest.mark.parametrize("key", _labelled_confidence())
+def test_bands_labelled_confidence_cover_the_true_win_probability(key):
+    """The engine's own interval of every estimator the registry calls a confidence
+    interval, on a small grid (B = 200, so the ends are noisier than the board's)."""
+    from estimation.core.resampling import bootstrap
+
+    def own_interval(ranks, *, rng, n_boot, K):
+        summary = bootstrap(ranks, rng=rng, n_boot=n_boot, K=K, schemes=[key]).schemes[key]
+        return {key: (summary.lower, summary.upper)}
+
+    replicates = 150
+    family = coverage.Family(key, key, "each")
+    for truth in (coverage.plackett_luce_truth("pl_two", 4), coverage.real_truths()[0]):
+        cell = coverage.simulate_cell(
+            truth,
+            30,
+            replicates=replicates,
+            rng=np.random.default_rng(2),
+            n_boot=200,
+            K=3,
+            intervals=own_interval,
+            checked=[family],
+        )
+        floor = coverage.CONFIDENCE_FLOOR - _allowance(coverage.LEVEL, replicates)
+        assert cell.coverage[key].per_algorithm >= floor, truth.key
