@@ -351,8 +351,8 @@ def leaderboard_rows(
     p = result.p
     boot = result.bootstrap
     spread = boot if isinstance(boot, BootstrapSummary) else None
-    # The bar is the confidence interval for the win probability itself (one function
-    # decides which: verdict.win_band); the bootstrap band is the spread of the estimate.
+    # The bar is this estimator's own interval (one function decides which:
+    # verdict.win_band; Wilson only for the win rate), labelled by band.label.
     interval = win_band(typed, estimator)
     highest = max(
         [
