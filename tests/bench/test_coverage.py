@@ -128,8 +128,9 @@ def test_a_too_narrow_interval_is_caught():
     )
     narrow = cell.coverage["wilson"]
     assert narrow.per_algorithm < coverage.CONFIDENCE_FLOOR - _allowance(0.93, replicates)
-    verdict = coverage.qualifies(WILSON, [cell], 30)
-    assert verdict["confidence"] is False and verdict["worst_cell"] == "pl_two n=30 m=4"
+    verdict = coverage.qualifies(WILSON, [coverage.cell_dict(cell)], 30)
+    assert verdict["confidence"] is False and verdict["clearly_short"] is True
+    assert verdict["worst_cell"] == "pl_two n=30 m=4"
 
 
 def test_the_bootstrap_bands_are_checked_against_the_truth():
@@ -148,7 +149,9 @@ def test_the_bootstrap_bands_are_checked_against_the_truth():
 def test_the_same_seed_gives_the_same_table():
     truths = [coverage.plackett_luce_truth("pl_flat", 4)]
     first, second, other = (
-        coverage.run_grid(truths, (10,), replicates=5, seed=seed, n_boot=100, K=3)
+        coverage.run_grid(
+            truths, (10,), replicates=5, analytic_replicates=20, seed=seed, n_boot=100, K=3
+        )
         for seed in (0, 0, 1)
     )
     assert [c.coverage for c in first] == [c.coverage for c in second]
