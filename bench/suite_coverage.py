@@ -1,12 +1,18 @@
 """Suite ``coverage``: how often every displayed interval covers what it claims (issue 21).
 
-Benchmarks are drawn from known truths and analysed with the engine's own functions
-(not the Django stack); each interval is checked against the truth it claims to cover:
+Benchmarks are drawn from known truths and analysed with the engine's own functions, as
+the analysis calls them (not the Django stack); each interval is checked against the
+truth it claims to cover:
 
-* each estimator's 95 % bootstrap band (``resampling.bootstrap``, the engine's default
-  B and K) and Wilson's interval (``intervals.win_intervals``) against the true
-  probability that the algorithm wins a new dataset, per algorithm;
-* Goodman's simultaneous intervals against all the true win probabilities at once.
+* each estimator's own 95 % interval (``resampling.bootstrap``, bias-corrected
+  percentile, the engine's default B and K) and Wilson's interval
+  (``intervals.win_intervals``) against the true probability that each algorithm wins a
+  new dataset;
+* Goodman's simultaneous intervals against all the true win probabilities at once;
+* the simultaneous rank intervals (``rank_inference.rank_intervals``, on the bootstrap
+  replicates of the default estimator ``loo_kl`` and of the win rate) against the ranks
+  of the true win probabilities, all at once, and their plausible winners against the
+  truly best algorithm.
 
 Truths: Plackett-Luce with fixed worths (the true P(win) of ``j`` is ``w_j / sum(w)``,
 PL's first-place probability) at every ``m``, and real tables resampled (``n`` datasets
@@ -14,10 +20,11 @@ drawn with replacement from the table's rankings; the truth is the table's own
 tie-split win rate) at the table's own ``m``. A truth with tied leaders counts the
 leader's coverage as the mean over the tied leaders.
 
-Coverage figures are Monte Carlo estimates from ``R`` simulated benchmarks per cell,
-seeded per cell; the table states ``R`` and the standard error ``sqrt(c (1 - c) / R)``
-(for averages over algorithms that is an upper bound: the average of ``m`` indicators
-varies less than one of them).
+Coverage figures are Monte Carlo estimates from ``R`` simulated benchmarks per cell
+(:data:`REPLICATES`; Wilson and Goodman, closed forms, on :data:`ANALYTIC_REPLICATES`
+more), seeded per cell; the table states ``R`` and the standard error
+``sqrt(c (1 - c) / R)`` (for averages over algorithms that is an upper bound: the
+average of ``m`` indicators varies less than one of them).
 
 ``python -m bench coverage`` (not ``--quick``) also replaces this suite's section of
 bench/README.md and writes the machine-readable table the methods page reads,
