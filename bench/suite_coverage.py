@@ -646,6 +646,11 @@ def report(payload: dict[str, Any], *, quick: bool = False) -> str:
         ),
         ("leader", "The truly best algorithm's coverage"),
         ("joint", "All algorithms covered at once"),
+        (
+            "width",
+            "Mean width (P(win) intervals: upper - lower; rank intervals: upper - lower in "
+            "positions, m - 1 when they say nothing; plausible winners: how many)",
+        ),
     ):
         parts.append(f"**{title}:**")
         shown = fams if measure != "leader" else [f for f in fams if f.claim != "set"]
@@ -658,7 +663,7 @@ def report(payload: dict[str, Any], *, quick: bool = False) -> str:
             for f in shown:
                 cov = c["coverage"][f.key]
                 value = claimed(f, cov) if measure == "claimed" else cov[measure]
-                values.append(_pct(value))
+                values.append(f"{value:.2f}" if measure == "width" else _pct(value))
             rows.append([c["truth"], c["n"], c["m"], *values])
         parts.append(markdown_table(headers, rows))
     parts.append(
