@@ -133,6 +133,34 @@ def test_a_too_narrow_interval_is_caught():
     assert verdict["worst_cell"] == "pl_two n=30 m=4"
 
 
+def test_a_shrunken_bootstrap_band_is_caught():
+    """The win rate's own band shrunk to a third of its width around the estimate, as a
+    band that is too narrow would be: the bench reports the shortfall."""
+    from estimation.core.resampling import bootstrap
+
+    def shrunken(ranks, *, rng, n_boot, K):
+        summary = bootstrap(ranks, rng=rng, n_boot=n_boot, K=K, schemes=["mle"]).schemes["mle"]
+        centre = summary.estimate
+        return {
+            "mle": (centre + (summary.lower - centre) / 3, centre + (summary.upper - centre) / 3)
+        }
+
+    replicates = 100
+    family = coverage.Family("mle", "win rate, shrunken", "each")
+    cell = coverage.simulate_cell(
+        coverage.plackett_luce_truth("pl_two", 4),
+        30,
+        replicates=replicates,
+        rng=np.random.default_rng(4),
+        n_boot=100,
+        K=3,
+        intervals=shrunken,
+        checked=[family],
+    )
+    assert cell.coverage["mle"].per_algorithm < 0.93 - _allowance(0.93, replicates)
+    assert coverage.qualifies(family, [coverage.cell_dict(cell)], 30)["clearly_short"]
+
+
 def test_the_bootstrap_bands_are_checked_against_the_truth():
     """The engine's own bands on a tiny cell: every family gets a coverage in [0, 1], and
     Borda's band, which estimates Borda's share and not P(win), misses a clear leader."""
