@@ -257,12 +257,6 @@ class LeaderboardRow:
                     if bar
                     else '<span class="ci">–</span>'
                 )
-                if self.spread_low is not None:
-                    drawn += (
-                        '<details class="spread" data-testid="cell-spread"><summary>spread'
-                        "</summary>Bootstrap band of this estimate (its spread over resampled "
-                        f"datasets, not a confidence interval): {escape(text['spread'])}</details>"
-                    )
                 cells.append(f'<td class="interval" data-testid="cell-interval">{drawn}</td>')
             else:
                 css = ("num" if column.numeric else "") + ("" if column.phone else " secondary")

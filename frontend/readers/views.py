@@ -116,6 +116,7 @@ class Header:
     title: str
     link: BoardLink | None
     aria_sort: str  # "ascending", "descending" or "" (not sorted by this column)
+    scale: str = ""  # the interval bar's range, on its own small line
 
 
 def _sort_request(request: HttpRequest) -> tuple[str | None, bool]:
@@ -275,14 +276,12 @@ def _leaderboard_context(
             order_query = {"sort": column.key, "order": "desc" if wants_desc else "asc"}
             if column.key == "position" and not current:
                 order_query = {}
-            label = column.label
-            if column.key == "interval":
-                label = f"{label} (bar: 0 to {scale:g})"
             headers.append(
                 Header(
                     column=column,
-                    label=label,
+                    label=column.label,
                     title=column.title,
+                    scale=f"bar: 0 to {scale:g}" if column.key == "interval" else "",
                     link=link(
                         **estimator_query, **({"all": "1"} if show_all else {}), **order_query
                     )
