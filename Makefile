@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: dev test lint format services browser bench bench-quick clean
+.PHONY: dev test test-cpu-variants lint format services browser bench bench-quick clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -38,6 +38,11 @@ test: $(VENV)/.dev services browser
 	$(BIN)/mypy
 	$(BIN)/pytest
 	$(MAKE) bench-quick
+
+# The core tests as other CPUs run them (numpy's wide SIMD loops off; another OpenBLAS
+# kernel): floats are compared with stated tolerances, so these pass too. CI runs it.
+test-cpu-variants: $(VENV)/.dev
+	BIN=$(BIN) scripts/cpu_variants.sh
 
 lint: $(VENV)/.dev
 	$(BIN)/ruff check .

@@ -36,6 +36,7 @@ from estimation.core.contract import (
     NotApplicable,
     PairNote,
     PairwiseMatrix,
+    RankIntervals,
     RankMatrixSection,
     RepeatedMeasuresAnova,
     ScoreSummary,
@@ -50,11 +51,17 @@ from estimation.core.contract import (
 )
 from estimation.core.control import control_comparison
 from estimation.core.intervals import WILSON_METHOD, win_intervals
+from estimation.core.rank_inference import RankInference, rank_intervals, rank_method_words
 from estimation.core.rankings import PreparedRankings, prepare_rankings
-from estimation.core.registry import ESTIMATOR_KEYS
-from estimation.core.resampling import bootstrap, evaluate_schemes
+from estimation.core.registry import (
+    ESTIMATOR_KEYS,
+    default_estimator_rule,
+    estimator_get,
+    interval_label,
+)
+from estimation.core.resampling import BIAS_CORRECTED_METHOD, bootstrap, evaluate_schemes
 from estimation.core.table import ResultTable
-from estimation.core.verdict import board_verdict
+from estimation.core.verdict import board_order, board_verdict
 from estimation.core.win_probability import fit_loo, fit_minimax, mle
 
 __all__ = [
@@ -82,8 +89,8 @@ ADVISOR_DEFERRED = "computed after the other sections (estimation.core.analysis.
 # to leave them to analyze_uncertainty() (the recompute service serves the board first).
 # Pages show it as it is: plain words.
 UNCERTAINTY_DEFERRED = (
-    "being computed: the bootstrap spread, P(best) and the held-out evaluation are added "
-    "to these results in a moment"
+    "being computed: the bootstrap intervals, P(best), the rank intervals and the "
+    "held-out evaluation are added to these results in a moment"
 )
 # What they say on a version whose completion gave way to newer results: they are not
 # coming (until a run finds this version's input current again), and the page says so.
@@ -94,7 +101,7 @@ UNCERTAINTY_GAVE_WAY = (
 
 # Any change to a number or to the payload's shape bumps this version; the golden test
 # (tests/core/test_golden.py) pins the payload of two demos to it.
-ENGINE_VERSION = "0.6.0"
+ENGINE_VERSION = "0.7.0"
 
 # Within-dataset Tukey tables are stored with a snapshot up to this many pairs in all
 # (they grow as datasets x algorithms^2); beyond, the dataset page computes one table
@@ -205,13 +212,15 @@ def analyze(
     aware_mean, within = _tests_within_datasets(prepared, settings)
 
     win_interval = _win_interval(prepared)
+    recommended, recommended_by = default_estimator_rule(settings.default_estimator)
+    inference: RankInference | NotApplicable
     if uncertainty or not uncertainty_deferrable(win_interval):
-        boot, evaluation = _uncertainty_stages(
+        boot, inference, evaluation = _uncertainty_stages(
             clock, prepared, K, settings, (bootstrap_seed, evaluation_seed), estimators
         )
     else:
         boot = dict.fromkeys(ESTIMATOR_KEYS, NotApplicable(UNCERTAINTY_DEFERRED))
-        evaluation = NotApplicable(UNCERTAINTY_DEFERRED)
+        inference = evaluation = NotApplicable(UNCERTAINTY_DEFERRED)
     results = tuple(
         EstimatorResult(key=key, bootstrap=boot[key], **estimators[key]) for key in ESTIMATOR_KEYS
     )
@@ -233,7 +242,8 @@ def analyze(
         input=_input_facts(table, prepared),
         settings=settings,
         k_used=K,
-        recommended=settings.default_estimator,
+        recommended=recommended,
+        recommended_by=recommended_by,
         estimators=results,
         win_interval=win_interval,
         mean_rank=mean_rank,
@@ -252,7 +262,7 @@ def analyze(
         ),
         scores=_score_summary(table, prepared),
     )
-    board = replace(board, verdict=board_verdict(board))
+    board = _with_answer(board, inference)
     payload = SnapshotPayload(
         schema_version=SCHEMA_VERSION,
         engine_version=ENGINE_VERSION,
@@ -313,9 +323,10 @@ def _prepared(table: ResultTable, settings: AnalysisSettings) -> PreparedRanking
 
 
 def uncertainty_deferrable(win_interval: WinInterval | NotApplicable) -> bool:
-    """Whether the board may be served before its bootstrap: only when the leaderboard's
-    bands and verdict come from the Wilson interval (:func:`verdict.win_band` falls back
-    to the bootstrap spread when that interval is not applicable)."""
+    """Whether the board may be served before its bootstrap: only when the win rate's
+    band is the Wilson interval (:func:`verdict.win_band` falls back to the win rate's
+    bootstrap interval when Wilson is not applicable), so that a served board always
+    has one interval; every other estimator's band says "being computed" meanwhile."""
     return isinstance(win_interval, WinInterval)
 
 
@@ -372,10 +383,12 @@ def analyze_uncertainty(
     K = min(settings.k, prepared.known_positions)
     bootstrap_seed, evaluation_seed, _ = _seeds(settings)
     fits = {r.key: {"p": r.p, "weights": r.weights} for r in board.estimators}
-    boot, evaluation = _uncertainty_stages(
+    boot, inference, evaluation = _uncertainty_stages(
         clock, prepared, K, settings, (bootstrap_seed, evaluation_seed), fits, stop
     )
-    return CompletedBoard(board=_completed(board, boot, evaluation), timings=clock.finish())
+    return CompletedBoard(
+        board=_completed(board, boot, inference, evaluation), timings=clock.finish()
+    )
 
 
 def _uncertainty_stages(
@@ -386,32 +399,37 @@ def _uncertainty_stages(
     seeds: tuple[int, int],
     fits: dict[str, dict[str, Any]],
     stop: Callable[[], bool] | None = None,
-) -> tuple[dict[str, BootstrapSummary | NotApplicable], Evaluation | NotApplicable]:
-    """The "bootstrap" and "evaluation" stages of :func:`analyze` and
+) -> tuple[
+    dict[str, BootstrapSummary | NotApplicable],
+    RankInference | NotApplicable,
+    Evaluation | NotApplicable,
+]:
+    """The "bootstrap" (with the rank intervals) and "evaluation" stages of :func:`analyze` and
     :func:`analyze_uncertainty` (``seeds``: theirs, from :func:`_seeds`); ``stop`` is
     asked before each, and :class:`UncertaintyStopped` raised when it returns true."""
     bootstrap_seed, evaluation_seed = seeds
     if stop is not None and stop():
         raise UncertaintyStopped
     clock.stage("bootstrap", 0.4)
-    boot = _uncertainty(prepared, K, settings, bootstrap_seed, fits)
+    boot, inference = _uncertainty(prepared, K, settings, bootstrap_seed, fits)
     if stop is not None and stop():
         raise UncertaintyStopped
     clock.stage("evaluation", 0.75)
     evaluation = _evaluation(prepared, K, settings, evaluation_seed)
-    return boot, evaluation
+    return boot, inference, evaluation
 
 
 def uncertainty_failed(board: Board, reason: str) -> Board:
     """A deferred ``board`` whose completion failed: its bootstrap and evaluation say
     ``reason`` instead of "being computed" (the rest of the board stands)."""
     failed = NotApplicable(reason)
-    return _completed(board, dict.fromkeys(ESTIMATOR_KEYS, failed), failed)
+    return _completed(board, dict.fromkeys(ESTIMATOR_KEYS, failed), failed, failed)
 
 
 def _completed(
     board: Board,
     boot: dict[str, BootstrapSummary | NotApplicable],
+    inference: RankInference | NotApplicable,
     evaluation: Evaluation | NotApplicable,
 ) -> Board:
     complete = replace(
@@ -419,7 +437,33 @@ def _completed(
         estimators=tuple(replace(r, bootstrap=boot[r.key]) for r in board.estimators),
         evaluation=evaluation,
     )
-    return replace(complete, verdict=board_verdict(complete))
+    return _with_answer(complete, inference)
+
+
+def _with_answer(board: Board, inference: RankInference | NotApplicable) -> Board:
+    """``board`` with its rank intervals and the verdict that reads them."""
+    ranked = replace(board, ranks=_rank_section(board, inference))
+    return replace(ranked, verdict=board_verdict(ranked))
+
+
+def _rank_section(
+    board: Board, inference: RankInference | NotApplicable
+) -> RankIntervals | NotApplicable:
+    """The board's rank intervals: plausible winners in the order the rows are listed."""
+    if isinstance(inference, NotApplicable):
+        return inference
+    key = board.recommended
+    names = board.algorithms
+    order = board_order(board, key)
+    return RankIntervals(
+        estimator=key,
+        target=f"the rank (1 = largest) of each algorithm's {estimator_get(key).estimand}",
+        method=rank_method_words(inference),
+        level=inference.level,
+        lower=tuple(int(v) for v in inference.lower),
+        upper=tuple(int(v) for v in inference.upper),
+        plausible_winners=tuple(names[i] for i in order if inference.best[i]),
+    )
 
 
 def _score_summary(table: ResultTable, prepared: PreparedRankings) -> ScoreSummary | NotApplicable:
@@ -697,6 +741,8 @@ def _anova(fold_scores: np.ndarray) -> RepeatedMeasuresAnova | NotApplicable:
 
 
 WIN_INTERVAL_LEVEL = 0.95
+BOOTSTRAP_LEVEL = 0.95  # of each estimator's own interval
+RANK_LEVEL = 0.95  # simultaneous, of the rank intervals
 # Fewer replicates give percentile bands that are mostly noise (with 1, a point).
 MIN_BOOTSTRAP = 100
 
@@ -719,19 +765,22 @@ def _uncertainty(
     settings: AnalysisSettings,
     seed: int,
     estimators: dict[str, dict[str, Any]],
-) -> dict[str, BootstrapSummary | NotApplicable]:
+) -> tuple[dict[str, BootstrapSummary | NotApplicable], RankInference | NotApplicable]:
+    """Each estimator's own interval and P(best), and the rank intervals of the
+    recommended one (from the same replicates), or why there are none."""
+    reason: NotApplicable | None = None
     if settings.bootstrap == 0:
-        off = NotApplicable("the bootstrap is switched off (0 replicates)")
-        return dict.fromkeys(ESTIMATOR_KEYS, off)
-    if settings.bootstrap < MIN_BOOTSTRAP:
-        few = NotApplicable(
+        reason = NotApplicable("the bootstrap is switched off (0 replicates)")
+    elif settings.bootstrap < MIN_BOOTSTRAP:
+        reason = NotApplicable(
             f"{settings.bootstrap} bootstrap replicates are too few for a 95 % band "
             f"(at least {MIN_BOOTSTRAP} are needed); none is shown"
         )
-        return dict.fromkeys(ESTIMATOR_KEYS, few)
-    if prepared.n_datasets < 2:
-        single = NotApplicable("a single dataset: resampling datasets shows no spread")
-        return dict.fromkeys(ESTIMATOR_KEYS, single)
+    elif prepared.n_datasets < 2:
+        reason = NotApplicable("a single dataset: resampling datasets shows no spread")
+    if reason is not None:
+        return dict.fromkeys(ESTIMATOR_KEYS, reason), reason
+    recommended = default_estimator_rule(settings.default_estimator)[0]
     result = bootstrap(
         prepared.ranks,
         rng=seed,
@@ -740,13 +789,27 @@ def _uncertainty(
         known_positions=prepared.known_positions,
         # The full-data fits of _point_estimates: the bootstrap need not fit them again.
         full_data={key: (entry["p"], entry["weights"]) for key, entry in estimators.items()},
+        level=BOOTSTRAP_LEVEL,
+        keep=(recommended,),
     )
-    return {
-        scheme: BootstrapSummary(
-            lower=floats(summary.lower), upper=floats(summary.upper), p_best=floats(summary.p_best)
+    boot: dict[str, BootstrapSummary | NotApplicable] = {}
+    for scheme, summary in result.schemes.items():
+        kind = estimator_get(scheme).interval_kind
+        boot[scheme] = BootstrapSummary(
+            lower=floats(summary.lower),
+            upper=floats(summary.upper),
+            p_best=floats(summary.p_best),
+            level=BOOTSTRAP_LEVEL,
+            method=BIAS_CORRECTED_METHOD,
+            kind=kind,
+            label=interval_label(kind, BOOTSTRAP_LEVEL),
         )
-        for scheme, summary in result.schemes.items()
-    }
+    chosen = result.schemes[recommended]
+    assert chosen.replicates is not None  # kept above
+    inference = rank_intervals(
+        chosen.estimate, chosen.replicates, n_datasets=prepared.n_datasets, level=RANK_LEVEL
+    )
+    return boot, inference
 
 
 def _evaluation(

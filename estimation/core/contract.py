@@ -44,7 +44,7 @@ from typing import Any, Literal, TypeGuard, TypeVar
 
 import numpy as np
 
-from estimation.core.registry import ESTIMATOR_KEYS
+from estimation.core.registry import ESTIMATOR_KEYS, PODIUM_DEFAULT_ESTIMATOR
 
 __all__ = [
     "SCHEMA_VERSION",
@@ -53,6 +53,7 @@ __all__ = [
     "EstimatorResult",
     "NotApplicable",
     "PairwiseMatrix",
+    "RankIntervals",
     "ScoreSummary",
     "SnapshotPayload",
     "Verdict",
@@ -66,7 +67,7 @@ __all__ = [
     "to_json",
 ]
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 
 T = TypeVar("T")
 
@@ -194,7 +195,9 @@ class AnalysisSettings:
     evaluation_repeats: int = describe("repeats of the evaluation's folds", default=5)
     seed: int = describe("seed of every random draw (bootstrap, evaluation folds)", default=0)
     default_estimator: str = describe(
-        "the estimator the benchmark recommends (a registry key)", default="loo_kl"
+        "the estimator the benchmark's maintainer chose as its default (a registry key; "
+        "Podium's default when none was chosen; see Board.recommended_by)",
+        default=PODIUM_DEFAULT_ESTIMATOR,
     )
     control: str | None = describe(
         "the algorithm the comparison with a control uses by default",
@@ -269,24 +272,65 @@ class InputFacts:
     )
 
 
+_BEFORE_0_7 = "the percentile band of the replicates (engines before 0.7.0)"
+
+
 @dataclass(frozen=True)
 class BootstrapSummary:
-    """An estimator's bootstrap over datasets (resampled with replacement): the spread of
-    the estimate, not a confidence interval for the win probability (the leave-one-out
-    estimators shrink the leader, so the band can miss the true value; see
-    Board.win_interval)."""
+    """An estimator's bootstrap over datasets (resampled with replacement): THE interval
+    of that estimator's own estimate (it contains EstimatorResult.p), and P(best).
+
+    Whether the interval may be called a confidence interval for the win probability is
+    decided per estimator by the registry's ``interval_kind`` (measured coverage); the
+    others are the spread of the estimate (the leave-one-out estimators shrink the
+    leader, so their band can miss the true value)."""
 
     lower: tuple[float | None, ...] = describe(
-        "lower end of the 95% percentile band of the estimate, per algorithm",
+        "lower end of the estimator's own interval, per algorithm; never above p",
         units="probability",
         null="never for a finished bootstrap",
     )
     upper: tuple[float | None, ...] = describe(
-        "upper end of the 95% percentile interval", units="probability"
+        "upper end of the estimator's own interval; never below p", units="probability"
     )
     p_best: tuple[float | None, ...] = describe(
         "share of replicates in which the algorithm has the highest P(win) (ties split)",
         units="probability",
+    )
+    level: float = describe("nominal level of the interval", units="probability", default=0.95)
+    method: str = describe("how the interval was computed, in words", default=_BEFORE_0_7)
+    kind: Literal["confidence", "spread"] = describe(
+        "'confidence': a confidence interval for the true win probability (measured "
+        "coverage >= 0.93 at nominal 0.95, bench/README.md 'coverage'); 'spread': the "
+        "spread of the estimate, not a claim about the true probability",
+        default="spread",
+    )
+    label: str = describe(
+        "exactly the words readers see for this interval ('95 % confidence interval' "
+        "or '95 % bootstrap spread')",
+        default="95 % bootstrap spread",
+    )
+
+
+@dataclass(frozen=True)
+class RankIntervals:
+    """Simultaneous confidence intervals for every algorithm's rank, and the confidence
+    set of the best (METHODS 6; estimation/core/rank_inference.py)."""
+
+    estimator: str = describe("registry key of the estimator whose estimates are ranked")
+    target: str = describe("the quantity whose ranks the intervals cover, in words")
+    method: str = describe("how the intervals were computed and what they assume, in words")
+    level: float = describe(
+        "simultaneous confidence level: all intervals hold together with this probability",
+        units="probability",
+    )
+    lower: tuple[int, ...] = describe(
+        "best rank the algorithm may have, per algorithm (1 = best)", units="rank"
+    )
+    upper: tuple[int, ...] = describe("worst rank the algorithm may have", units="rank")
+    plausible_winners: tuple[str, ...] = describe(
+        "the confidence set of the best: the algorithms whose rank interval starts at 1, "
+        "in the order the board lists rows"
     )
 
 
@@ -561,12 +605,17 @@ class Verdict:
         "the leader's P(win)", units="probability", null="not defined"
     )
     lower: float | None = describe(
-        "lower end of the leader's interval", units="probability", null="no interval"
+        "lower end of the leader's interval under the estimator: its own interval "
+        "(EstimatorResult.bootstrap), the Wilson interval only for the win rate",
+        units="probability",
+        null="no interval",
     )
     upper: float | None = describe(
         "upper end of the leader's interval", units="probability", null="no interval"
     )
-    interval: str = describe("which interval lower/upper are, in words ('' when none)")
+    interval: str = describe(
+        "the interval's label as readers see it (e.g. '95 % bootstrap spread'; '' when none)"
+    )
     tied: tuple[str, ...] = describe(
         "algorithms tied with the leader: equal P(win), or intervals overlapping so much "
         "that each point estimate lies inside the other's interval"
@@ -582,7 +631,10 @@ class Verdict:
     p_best_leader: str | None = describe(
         "the algorithm with the highest P(best) under the estimator", null="no bootstrap"
     )
-    sentences: tuple[str, ...] = describe("the verdict in two to four plain sentences")
+    sentences: tuple[str, ...] = describe(
+        "the verdict in plain sentences; the first two carry the answer (the first from "
+        "the plausible winners), the rest are detail a page may put behind 'more'"
+    )
     groups_note: str | None = describe(
         "why Friedman's test can find a difference that no pair of the group test shows",
         null="there is no such contrast",
@@ -598,11 +650,16 @@ class Board:
     input: InputFacts = describe("what the numbers were computed from")
     settings: AnalysisSettings = describe("the analysis choices")
     k_used: int = describe("positions the top-K estimators used (k, capped by known_positions)")
-    recommended: str = describe("the benchmark's recommended estimator (registry key)")
+    recommended: str = describe(
+        "the benchmark's default estimator (registry key), chosen by the one rule "
+        "recommended_by names; the verdict, the ranks, the evaluation's and the "
+        "advisor's sentences and the badge all read it"
+    )
     estimators: tuple[EstimatorResult, ...] = describe("every estimator, in registry order")
     win_interval: WinInterval | NotApplicable = describe(
-        "confidence intervals for each algorithm's win probability (Wilson, and Goodman's "
-        "simultaneous ones)"
+        "confidence intervals for each algorithm's win probability on its win count "
+        "(Wilson, and Goodman's simultaneous ones): they belong to the win rate (registry "
+        "key 'mle') only, and are shown only beside it"
     )
     mean_rank: tuple[float | None, ...] | NotApplicable = describe(
         "mean rank per algorithm across datasets (1 = best); not applicable for top-K rankings",
@@ -638,6 +695,16 @@ class Board:
     verdict: Verdict | NotApplicable = describe(
         "the plain answer for the recommended estimator (estimation/core/verdict.py)",
         default=NotApplicable("not computed"),
+    )
+    ranks: RankIntervals | NotApplicable = describe(
+        "simultaneous rank intervals of the recommended estimator and the plausible "
+        "winners; 'being computed' while the bootstrap is (as each estimator's "
+        "bootstrap), and not applicable with the bootstrap's reason when it is",
+        default=NotApplicable("computed by an engine before 0.7.0"),
+    )
+    recommended_by: str = describe(
+        "one sentence naming the rule that chose the default estimator",
+        default="",
     )
 
     @property

@@ -4,10 +4,12 @@ Pure functions over a typed :class:`~estimation.core.contract.Board`:
 
 * :func:`board_order` is the order every view lists algorithms in: the estimator's
   P(win), then mean rank, then name; :func:`shared_positions` gives tied rows one rank.
-* :func:`win_band` is the one place the interval quoted beside P(win) is read from.
-* :func:`board_verdict` answers "who is most likely to win the next dataset, and how sure
-  are we" in a :class:`~estimation.core.contract.Verdict`: numbers and two to four
-  sentences that the page, the JSON export and the API's board section all carry.
+* :func:`win_band` is the one place the interval quoted beside P(win) is read from: the
+  estimator's own interval, the Wilson interval only for the win rate.
+* :func:`board_verdict` answers "who wins, and how sure are we" in a
+  :class:`~estimation.core.contract.Verdict`: numbers and sentences that the page, the
+  JSON export and the API's board section all carry; the first comes from the plausible
+  winners (the confidence set of the best, ``Board.ranks``).
 """
 
 from __future__ import annotations
@@ -21,14 +23,16 @@ import numpy as np
 from estimation.core.contract import (
     Board,
     BootstrapSummary,
+    Evaluation,
     Friedman,
     NemenyiSummary,
     NotApplicable,
+    RankIntervals,
     ScoreSummary,
     Verdict,
     WinInterval,
 )
-from estimation.core.registry import estimator_get
+from estimation.core.registry import estimator_get, interval_label
 
 __all__ = [
     "WinBand",
@@ -45,33 +49,42 @@ _TIE_DIGITS = 12
 
 @dataclass(frozen=True)
 class WinBand:
-    """An interval around each algorithm's P(win), in board order."""
+    """The interval of an estimator's P(win), per algorithm in the board's algorithm
+    order, with the words readers see for it."""
 
     lower: tuple[float | None, ...]
     upper: tuple[float | None, ...]
     level: float
-    method: str
+    kind: str  # "confidence" or "spread" (registry.Estimator.interval_kind)
+    label: str  # e.g. "95 % bootstrap spread"
 
     @property
     def words(self) -> str:
-        return f"{self.level:.0%} {self.method}".replace("%", " %")
+        return self.label
 
 
 def win_band(board: Board, estimator: str) -> WinBand | None:
-    """The interval shown beside each P(win), or None when there is none: this is the only
-    function that decides.
+    """The interval shown beside each P(win) of ``estimator``, or None when there is none:
+    this is the only function that decides.
 
-    The confidence interval for the win probability itself (``board.win_interval``,
-    Wilson on the tie-split win counts; METHODS 6) whatever the estimator, since every
-    estimator estimates the same probability; the estimator's bootstrap spread only when
-    that interval is not applicable.
+    Every interval belongs to the number beside it: the win rate's is the Wilson
+    interval on the tie-split win count (``board.win_interval``, a confidence interval
+    for the win probability; METHODS 6), falling back to its own bootstrap interval
+    where Wilson does not apply; every other estimator's is its own bootstrap interval
+    (``EstimatorResult.bootstrap``), which contains its estimate and carries its label.
     """
     dedicated = board.win_interval
-    if isinstance(dedicated, WinInterval):
-        return WinBand(dedicated.lower, dedicated.upper, dedicated.level, "confidence interval")
+    if estimator == "mle" and isinstance(dedicated, WinInterval):
+        return WinBand(
+            dedicated.lower,
+            dedicated.upper,
+            dedicated.level,
+            "confidence",
+            interval_label("confidence", dedicated.level),
+        )
     boot = board.estimator(estimator).bootstrap
     if isinstance(boot, BootstrapSummary):
-        return WinBand(boot.lower, boot.upper, 0.95, "bootstrap interval")
+        return WinBand(boot.lower, boot.upper, boot.level, boot.kind, boot.label)
     return None
 
 
@@ -280,21 +293,20 @@ def board_verdict(board: Board, estimator: str | None = None) -> Verdict | NotAp
     label = _label(key)
     a = names[leader]
 
-    interval = f" ({band.words} {_num(low)}–{_num(high)})" if band and low is not None else ""
-    first = f"{a} is the most likely to win the next dataset: P(win) = {_num(p[leader])}{interval}"
-    first += f" by {label}, {_coverage(board)}."
-    if tied:
+    interval = f" ({band.label} {_num(low)}–{_num(high)})" if band and low is not None else ""
+    number = f"{a} has the highest P(win), {_num(p[leader])}{interval}, by {label}"
+    number += f", {_coverage(board)}."
+    equal = [j for j in tied if _rounded(p)[j] == _rounded(p)[leader]]
+    shown_ties = equal if isinstance(board.ranks, RankIntervals) else tied
+    if shown_ties:
         spans = ", ".join(
             f"{names[j]} (P(win) = {_num(p[j])}"
-            + (f", interval {_num(band.lower[j])}–{_num(band.upper[j])})" if band else ")")
-            for j in tied
+            + (f", {band.label} {_num(band.lower[j])}–{_num(band.upper[j])})" if band else ")")
+            for j in shown_ties
         )
-        first += (
-            f" It is a tie with {spans}: "
-            f"{'the intervals overlap heavily' if band else 'their P(win) is equal'}, "
-            f"so the data cannot order them."
-        )
-    sentences = [first]
+        how = "their P(win) is equal" if shown_ties == equal else "the intervals overlap heavily"
+        number += f" It is a tie with {spans}: {how}, so the data cannot order them."
+    sentences = [_answer(board, key, a), number]
 
     if test is None:
         sentences.append("No test across datasets applies here, so none separates the leader.")
@@ -345,6 +357,9 @@ def board_verdict(board: Board, estimator: str | None = None) -> Verdict | NotAp
             f"{boot.p_best[j]:.0%} of bootstrap resamples, {a} in {boot.p_best[leader]:.0%}."
         ).replace("%", " %")
     sentences.append(agreement)
+    evidence = _default_evidence(board, key)
+    if evidence is not None:
+        sentences.append(evidence)
 
     return Verdict(
         estimator=key,
@@ -360,6 +375,77 @@ def board_verdict(board: Board, estimator: str | None = None) -> Verdict | NotAp
         p_best_leader=p_best_leader,
         sentences=tuple(sentences),
         groups_note=_groups_note(board),
+    )
+
+
+def _either(names: Sequence[str]) -> str:
+    """ "A, B or C" (a long list: the first five and how many more)."""
+    names = list(names)
+    if len(names) > 6:
+        return f"one of {', '.join(names[:5])} and {len(names) - 5} others"
+    if len(names) <= 1:
+        return "".join(names)
+    return f"{', '.join(names[:-1])} or {names[-1]}"
+
+
+def _answer(board: Board, key: str, leader: str) -> str:
+    """The verdict's first sentence: the plausible winners (the confidence set of the
+    best), one name only when the set has one member; without rank intervals, a
+    sentence that claims no single winner."""
+    ranks = board.ranks
+    if isinstance(ranks, NotApplicable):
+        return (
+            f"{leader} has the highest estimated P(win) by {_label(key)}; no rank intervals "
+            f"say yet whether the data separate it from the others ({ranks.reason})."
+        )
+    level = f"{ranks.level:.0%}".replace("%", " %")
+    winners = ranks.plausible_winners
+    if len(winners) == 1:
+        text = (
+            f"With {level} confidence the best is {winners[0]}: the data separate it from "
+            f"every other algorithm"
+        )
+    elif len(winners) == len(board.algorithms):
+        text = (
+            f"With {level} confidence the best is {_either(winners)}: the data cannot "
+            f"separate any of the {len(winners)} algorithms"
+        )
+    else:
+        text = (
+            f"With {level} confidence the best is {_either(winners)}: the data cannot separate them"
+        )
+    if ranks.estimator != key:
+        text += f" (rank intervals of {_label(ranks.estimator)}, the default estimator)"
+    return text + "."
+
+
+def _default_evidence(board: Board, key: str) -> str | None:
+    """One sentence on what the held-out evaluation says about the default estimator, and
+    why the default stands when it favours another (the rule in board.recommended_by)."""
+    evaluation = board.evaluation
+    if key != board.recommended or not isinstance(evaluation, Evaluation):
+        return None
+    short = estimator_get(key).short_label
+    stands = f"{short} stays the default because a rule fixed before the data are seen chooses it, not the data it is judged on"
+    best = evaluation.predicts_best
+    if best == key:
+        return f"The held-out evaluation agrees: {short} predicts held-out winners best here."
+    if best is not None:
+        ours, theirs = evaluation.log_loss.get(key), evaluation.log_loss.get(best)
+        losses = (
+            f" (held-out log loss {_num(theirs)} against {_num(ours)})"
+            if ours is not None and theirs is not None
+            else ""
+        )
+        return (
+            f"The held-out evaluation finds that {estimator_get(best).short_label} predicts "
+            f"better than the win rate here{losses}; {stands}."
+        )
+    if key == "mle":
+        return None
+    return (
+        f"The held-out evaluation finds no estimator predicting clearly better than the win "
+        f"rate here; {stands}."
     )
 
 

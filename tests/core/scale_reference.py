@@ -9,9 +9,14 @@ its output from the engine of commit 0bf631f (main before the scale work), writt
 
 run in a directory holding that commit's ``estimation`` (``git archive 0bf631f
 estimation/__init__.py estimation/core | tar -x``) with this checkout on PYTHONPATH.
-The results of the tests, the groups and the win matrix are exact (sorting and
-element-wise arithmetic), so they are stored as SHA-256 digests of their bytes; the
-fits that go through BLAS are stored as values.
+Exact results (counts, statistics that are sums of ranks, significance flags, methods,
+reasons, bars and letters) are stored there as SHA-256 digests. Floats differ in their
+last bits between CPUs and SIMD kernels, so they are stored as values and compared with
+the tolerances of :mod:`tests.core.references`: the fits in that JSON file, and the
+p-values, effect sizes and win matrices in ``scale_reference.npz``. The arrays of the
+``.npz`` file were written on 2026-12-01 by ``python -m tests.core.scale_reference --floats``
+from engine 0.6.0, after checking that their SHA-256 digests equalled those 0bf631f had
+stored (so they are 0bf631f's numbers, to the bit, on that machine).
 """
 
 from __future__ import annotations
@@ -20,9 +25,27 @@ import hashlib
 import json
 import re
 import sys
+from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+DATA = Path(__file__).parent / "data"
+
+
+FLOAT_FIELDS = (
+    "/pvalues",
+    "/pvalues_corrected",
+    "/effect_size",
+    "/wilcoxon_bonferroni",
+    "/wins",
+    "/wins_gaps",
+)
+"""Keys whose values are floats from arithmetic that may round differently on another CPU."""
+
+
+def is_float_key(key: str) -> bool:
+    return key.endswith(FLOAT_FIELDS)
 
 
 def _digest(value: Any) -> str:
@@ -99,6 +122,7 @@ def _identical_as_before(result: Any) -> Any:
 
 
 def reference_results() -> dict[str, Any]:
+    """Digests of the exact results, the float arrays, and the fitted values."""
     from estimation.core import aggregates, resampling, significance, within_dataset
 
     out: dict[str, Any] = {}
@@ -115,43 +139,41 @@ def reference_results() -> dict[str, Any]:
             "n_common",
             "n_nonzero",
         ):
-            out[f"{name}/wilcoxon/{field}"] = _digest(getattr(result, field))
-        out[f"{name}/wilcoxon/method"] = _digest(result.method)
-        out[f"{name}/wilcoxon/not_applicable"] = _digest(result.not_applicable)
+            out[f"{name}/wilcoxon/{field}"] = getattr(result, field)
+        out[f"{name}/wilcoxon/method"] = result.method
+        out[f"{name}/wilcoxon/not_applicable"] = result.not_applicable
         bonferroni = _identical_as_before(
             significance.wilcoxon_pairwise(scores, correction="bonferroni")
         )
-        out[f"{name}/wilcoxon_bonferroni"] = _digest(bonferroni.pvalues_corrected)
+        out[f"{name}/wilcoxon_bonferroni"] = bonferroni.pvalues_corrected
         ranks = _complete_ranks(scores)
         mean_ranks = ranks.mean(axis=0)
         nemenyi = significance.nemenyi(ranks, alpha=0.05)
-        out[f"{name}/nemenyi/pvalues"] = _digest(nemenyi.pvalues)
+        out[f"{name}/nemenyi/pvalues"] = nemenyi.pvalues
         for test, significant in (
             ("nemenyi", nemenyi.significant),
             ("wilcoxon", result.significant),
         ):
             groups = significance.indistinguishable_groups(significant, mean_ranks)
-            out[f"{name}/{test}/bars"] = _digest(
+            out[f"{name}/{test}/bars"] = (
                 None if groups.bars is None else [list(bar) for bar in groups.bars]
             )
-            out[f"{name}/{test}/letters"] = _digest(
-                None if groups.letters is None else list(groups.letters)
-            )
+            out[f"{name}/{test}/letters"] = None if groups.letters is None else list(groups.letters)
             out[f"{name}/{test}/most_letters"] = (
                 None if groups.letters is None else max(map(letter_count, groups.letters))
             )
         gapped_ranks = _gapped_ranks(scores)
-        out[f"{name}/wins"] = _digest(aggregates.pairwise_win_matrix(ranks))
-        out[f"{name}/wins_gaps"] = _digest(aggregates.pairwise_win_matrix(gapped_ranks))
+        out[f"{name}/wins"] = aggregates.pairwise_win_matrix(ranks)
+        out[f"{name}/wins_gaps"] = aggregates.pairwise_win_matrix(gapped_ranks)
 
     rng = np.random.default_rng(7)
     folds = np.round(rng.normal(size=(10, 30)) + np.linspace(0, 1, 30), 1)
     fold_test = _identical_as_before(
         within_dataset.fold_wilcoxon_pairwise(folds, correction="holm", alpha=0.05)
     )
-    out["folds/pvalues_corrected"] = _digest(fold_test.pvalues_corrected)
-    out["folds/effect_size"] = _digest(fold_test.effect_size)
-    out["folds/not_applicable"] = _digest(fold_test.not_applicable)
+    out["folds/pvalues_corrected"] = fold_test.pvalues_corrected
+    out["folds/effect_size"] = fold_test.effect_size
+    out["folds/not_applicable"] = fold_test.not_applicable
 
     tables = score_tables()
     ranks = _complete_ranks(tables["rounded_gaps"])  # 12 algorithms with ties
@@ -169,16 +191,13 @@ def reference_results() -> dict[str, Any]:
             tol=1e-5,
         ).tolist(),
     }
-    boot = resampling.bootstrap(ranks, rng=11, n_boot=200, K=3, schemes=SCHEMES_BEFORE)
+    boot = _bootstrap(ranks, rng=11, n_boot=200)
     for scheme, summary in boot.schemes.items():
-        values[f"bootstrap/{scheme}"] = [
-            summary.lower.tolist(),
-            summary.upper.tolist(),
-            summary.p_best.tolist(),
-        ]
-    wide_boot = resampling.bootstrap(wide, rng=12, n_boot=100, K=3, schemes=SCHEMES_BEFORE)
+        lower, upper = _percentile_band(summary)
+        values[f"bootstrap/{scheme}"] = [lower, upper, summary.p_best.tolist()]
+    wide_boot = _bootstrap(wide, rng=12, n_boot=100)
     for scheme, summary in wide_boot.schemes.items():
-        values[f"bootstrap_wide/{scheme}"] = [summary.lower.tolist(), summary.upper.tolist()]
+        values[f"bootstrap_wide/{scheme}"] = list(_percentile_band(summary))
     evaluation = resampling.evaluate_schemes(ranks, rng=13, K=3, schemes=SCHEMES_BEFORE)
     # The parts of the evaluation that issue 11 kept (it replaced the Wilcoxon tests
     # against a data-selected best by tests against the win rate, and TV's "best").
@@ -191,7 +210,38 @@ def reference_results() -> dict[str, Any]:
         "tv_loss": {"mean": evaluation.mean_tv_loss},
     }
     values["evaluation_losses"] = [evaluation.log_loss.tolist(), evaluation.tv_loss.tolist()]
-    return {"digests": out, "values": values}
+    digests = {
+        key: value if key.endswith("/most_letters") else _digest(value)
+        for key, value in out.items()
+        if not is_float_key(key)
+    }
+    floats = {
+        key: np.asarray(value, dtype=float) for key, value in out.items() if is_float_key(key)
+    }
+    return {"digests": digests, "floats": floats, "values": values}
+
+
+def _bootstrap(ranks: np.ndarray, *, rng: int, n_boot: int) -> Any:
+    """The bootstrap of every scheme of before, keeping its replicates where the engine
+    can (from 0.7.0; the commit of the reference could not)."""
+    from estimation.core import resampling
+
+    kwargs: dict[str, Any] = {"rng": rng, "n_boot": n_boot, "K": 3, "schemes": SCHEMES_BEFORE}
+    try:
+        return resampling.bootstrap(ranks, keep=SCHEMES_BEFORE, **kwargs)
+    except TypeError:  # an engine before 0.7.0
+        return resampling.bootstrap(ranks, **kwargs)
+
+
+def _percentile_band(summary: Any) -> tuple[list[float], list[float]]:
+    """The 95 % percentile band of the replicates: the interval of engines before 0.7.0,
+    which then published it; from 0.7.0 it is recomputed from the kept replicates (the
+    published interval became bias-corrected), so the refits stay compared as before."""
+    replicates = getattr(summary, "replicates", None)
+    if replicates is None:
+        return summary.lower.tolist(), summary.upper.tolist()
+    lower, upper = np.quantile(replicates, [0.025, 0.975], axis=0)
+    return lower.tolist(), upper.tolist()
 
 
 def _gapped_ranks(scores: np.ndarray) -> np.ndarray:
@@ -206,5 +256,10 @@ def _gapped_ranks(scores: np.ndarray) -> np.ndarray:
 
 
 if __name__ == "__main__":
-    json.dump(reference_results(), sys.stdout, indent=1, sort_keys=True)
-    sys.stdout.write("\n")
+    results = reference_results()
+    if sys.argv[1:] == ["--floats"]:
+        np.savez_compressed(DATA / "scale_reference.npz", **results["floats"])
+    else:
+        reference = {"digests": results["digests"], "values": results["values"]}
+        json.dump(reference, sys.stdout, indent=1, sort_keys=True)
+        sys.stdout.write("\n")

@@ -71,11 +71,15 @@ def test_without_the_wilson_interval_the_bootstrap_is_the_band_and_is_not_deferr
     board = demo_analysis("demsar").payload.board
     assert uncertainty_deferrable(board.win_interval)
     assert not uncertainty_deferrable(NotApplicable("no interval"))
-    # the verdict falls back to the bootstrap there: a deferred one would lack its band
+    # the win rate's band falls back to its own bootstrap there: a deferred board would
+    # lack even that one
     from estimation.core.verdict import win_band
 
     fallback = replace(board, win_interval=NotApplicable("no interval"))
-    assert win_band(fallback, board.recommended).method == "bootstrap interval"
+    mle_boot = board.estimator("mle").bootstrap
+    assert win_band(board, "mle").label == "95 % confidence interval"
+    assert win_band(fallback, "mle").lower == mle_boot.lower
+    assert win_band(fallback, "mle").label == mle_boot.label == "95 % bootstrap spread"
 
 
 def test_a_stop_request_gives_way_before_the_bootstrap():

@@ -1,79 +1,64 @@
 """The engine version cannot drift: the payloads of two demos are pinned to it.
 
-Any change to a number or to the payload's shape changes a digest below. Then bump
-``ENGINE_VERSION`` (estimation/core/analysis.py) and record the new digests under the new
-version; a deployment recomputes every snapshot of an older engine (README).
+A fresh payload of each demo must equal the stored reference of the current
+``ENGINE_VERSION`` (tests/core/golden.py): exact parts to the letter, floats within a
+tolerance that holds on any CPU. Any change to a number or to the payload's shape fails
+here. Then bump ``ENGINE_VERSION`` (estimation/core/analysis.py), write the references
+anew (the command is in tests/core/golden.py) and record their digests below under the
+new version; a deployment recomputes every snapshot of an older engine (README).
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
+import copy
 
 import pytest
 
 from estimation.core.analysis import ENGINE_VERSION
 from estimation.core.contract import SCHEMA_VERSION
 from tests.core.demo_tables import demo_analysis
+from tests.core.golden import DEMOS, load_reference, reference_digest
+from tests.core.references import ITERATIVE, reference_mismatches
 
-# version -> digest of each demo's canonical payload. Keep old entries: a new version
-# must come with new digests, never reuse an old version's.
+# version -> SHA-256 of each demo's reference file. Keep old entries: a new version must
+# come with new references, never reuse an old version's. (Before 0.6.0 the entries were
+# digests of payloads rounded to 10 significant digits, which a last-bit difference on
+# another CPU could flip: see git history.)
 GOLDEN: dict[str, dict[str, str]] = {
-    "0.4.0": {
-        "demsar": "fbcd77c861e534e973cc1c2eedec5d33cbcd9ff7ceed58874bd97d4bf8de3b0a",
-        "simulated": "3bd8e72c6ecfc4556cbdd573c3e13e5ece7320d1adb33fc02fe9eb3646725c62",
-    },
-    # Schema 2: CD groups and compact letters may be NotApplicable (unreadable at large m);
-    # the numbers of both demos are unchanged.
-    "0.4.1": {
-        "demsar": "693eb6963b0db33ae658e59ad624e36f910f44619d163e70867eb9204c45fdf3",
-        "simulated": "9de95760aed3cdb2e30afedccb4f433216ebd4d250a0d2b36132d0a0521fd7fe",
-    },
-    # Schema 3 (issues 11 and 12): loo_brier, Board.win_interval (Wilson, Goodman), the
-    # evaluation's Brier column and tests against the win rate, Friedman's exact p under
-    # perfect agreement, the comparison with a control, the RM ANOVA and Tukey intervals
-    # within datasets, the advisor section, the verdict and the score summary; the numbers
-    # of the estimators of 0.4.1 are unchanged on both demos.
-    "0.5.0": {
-        "demsar": "bf5d352da9b65841210419c8156a0d5c5863a7f2613229a57206e9145d2cbbf0",
-        "simulated": "5cdb6e7df731d07849fc4754498a19e6d94e291bcaaa7eb91d9aa5aa123d0663",
-    },
-    # Bootstrap refits of tables over a million rank cells stop at 1e-3 and their
-    # cross-validation refits at 1e-5 (issue 8's m = 500, n = 5000 target); both demos
-    # are far smaller, and their numbers are those of 0.5.0.
+    # The numbers of 0.6.0 as they were pinned before, stored whole (their rounded digests
+    # matched these files).
     "0.6.0": {
-        "demsar": "4fb55638f9d5d730f6710251a5db44a866248218721dcdd6be1a314bdbc7850d",
-        "simulated": "3a58cad75cdc4c7976ae4808ec3a232169849660ba0c1bc95de2ac488925f52a",
+        "demsar": "be0bf0d10777c294ac4629d8a18814fed8d0596409a9584b320cf12af8dcf4d1",
+        "simulated": "8cab800366da92c02cb723b040d1b23e03d567d9bf00ad97462957f1760de9af",
+    },
+    # Schema 4 (issue 21): each estimator's own bias-corrected interval with its kind and
+    # label, the rank intervals and plausible winners, recommended_by, the verdict's
+    # sentences from the plausible winners.
+    "0.7.0": {
+        "demsar": "93aaa77c782379c1d4fe9e2c732528bd0f842efc38a00cc2b378ae6d905e2717",
+        "simulated": "47a658235f2d1410c760afd1374037036177cf126da8f54e9a44416e0ad9ff5d",
     },
 }
-SIGNIFICANT_DIGITS = 10  # below this, BLAS rounding may differ between machines
 
 
-def _rounded(value):
-    if isinstance(value, float):
-        return float(f"{value:.{SIGNIFICANT_DIGITS}g}")
-    if isinstance(value, list):
-        return [_rounded(v) for v in value]
-    if isinstance(value, dict):
-        return {k: _rounded(v) for k, v in value.items()}
-    return value
-
-
-def canonical_digest(payload: dict) -> str:
-    text = json.dumps(_rounded(payload), sort_keys=True, separators=(",", ":"), allow_nan=False)
-    return hashlib.sha256(text.encode()).hexdigest()
-
-
-@pytest.mark.parametrize("demo", ["demsar", "simulated"])
+@pytest.mark.parametrize("demo", DEMOS)
 def test_payload_is_pinned_to_the_engine_version(demo):
     payload = demo_analysis(demo).to_json()
     assert payload["engine_version"] == ENGINE_VERSION
     assert payload["schema_version"] == SCHEMA_VERSION
-    pinned = GOLDEN.get(ENGINE_VERSION, {}).get(demo)
-    digest = canonical_digest(payload)
-    assert digest == pinned, (
-        f"numbers or shape changed: bump ENGINE_VERSION and update the golden hash "
-        f"({demo}: {digest} under engine {ENGINE_VERSION!r} in tests/core/test_golden.py)"
+    reference = load_reference(demo)
+    assert reference["engine_version"] == ENGINE_VERSION, (
+        f"the {demo} reference is of engine {reference['engine_version']!r}: after bumping "
+        "ENGINE_VERSION, write the references anew (tests/core/golden.py)"
+    )
+    assert reference_digest(demo) == GOLDEN.get(ENGINE_VERSION, {}).get(demo), (
+        f"the {demo} reference was rewritten without a new engine version, or its digest "
+        f"({reference_digest(demo)}) is not recorded under {ENGINE_VERSION!r} in GOLDEN"
+    )
+    mismatches = reference_mismatches(payload, reference, ITERATIVE)
+    assert mismatches == [], (
+        f"numbers or shape changed ({len(mismatches)} places, first: {mismatches[:5]}): "
+        "bump ENGINE_VERSION and write the references anew (tests/core/golden.py)"
     )
 
 
@@ -84,7 +69,21 @@ def test_a_version_is_never_reused_with_other_digests():
     assert len(set(seen)) == len(seen), "two engine versions share the same digests"
 
 
-def test_the_digest_ignores_rounding_noise_but_not_a_changed_number():
-    payload = {"p": [0.1 + 0.2, 0.5]}
-    assert canonical_digest(payload) == canonical_digest({"p": [0.3, 0.5]})
-    assert canonical_digest(payload) != canonical_digest({"p": [0.3000001, 0.5]})
+def test_the_comparison_ignores_rounding_noise_but_not_a_changed_number():
+    reference = load_reference("demsar")
+    estimate = reference["board"]["estimators"][0]["p"]
+    noisy = copy.deepcopy(reference)
+    noisy["board"]["estimators"][0]["p"] = [v * (1 + 1e-12) for v in estimate]
+    assert reference_mismatches(noisy, reference, ITERATIVE) == []
+
+    changed = copy.deepcopy(reference)
+    changed["board"]["estimators"][0]["p"] = [estimate[0] * (1 + 1e-4), *estimate[1:]]
+    assert len(reference_mismatches(changed, reference, ITERATIVE)) == 1
+
+    renamed = copy.deepcopy(reference)
+    renamed["board"]["input"]["algorithms"][0] += "x"
+    assert reference_mismatches(renamed, reference, ITERATIVE) != []
+
+    reshaped = copy.deepcopy(reference)
+    reshaped["board"]["new_field"] = 1
+    assert reference_mismatches(reshaped, reference, ITERATIVE) != []

@@ -9,6 +9,7 @@ from estimation.core import aggregates
 from estimation.core.rankings import prepare_rankings, rank_scores
 from estimation.core.resampling import (
     SCHEMES,
+    bias_corrected_interval,
     bootstrap,
     evaluate_schemes,
     nadeau_bengio,
@@ -114,7 +115,8 @@ def test_bootstrap_matches_a_by_hand_replication():
         "loo_kl": np.array([fit_loo_batch(ranks, c[None, :], K=3).p_kl[0] for c in counts]),
     }
     for name, replicates in by_hand.items():
-        lower, upper = np.quantile(replicates, [0.025, 0.975], axis=0)
+        estimate = result.schemes[name].estimate
+        lower, upper = bias_corrected_interval(estimate, replicates, level=0.95)
         np.testing.assert_allclose(result.schemes[name].lower, lower, atol=1e-7)
         np.testing.assert_allclose(result.schemes[name].upper, upper, atol=1e-7)
         best = replicates.max(axis=1, keepdims=True)

@@ -28,14 +28,19 @@ def test_demsar_estimators_disagree_and_the_verdict_says_why():
     text = " ".join(verdict.sentences)
     assert "The estimators disagree on the leader" in text
     assert "wins more datasets outright (win rate 0.45 against 0.30)" in text
-    # n = 14: the Wilson intervals of all four overlap heavily, so none can be ordered
-    assert verdict.tied == ("C4.5+m+cf", "C4.5+cf", "C4.5")
-    assert "It is a tie with C4.5+m+cf" in text
+    # n = 14: LOO (log loss)'s own intervals of the leader and C4.5+m+cf each hold the
+    # other's point; the answer is the plausible winners: all four
+    assert verdict.tied == ("C4.5+m+cf",)
+    assert board.ranks.plausible_winners == ("C4.5+m", "C4.5+m+cf", "C4.5+cf", "C4.5")
+    assert verdict.sentences[0] == (
+        "With 95 % confidence the best is C4.5+m, C4.5+m+cf, C4.5+cf or C4.5: the data "
+        "cannot separate any of the 4 algorithms."
+    )
     assert verdict.test == "Nemenyi" and len(verdict.indistinguishable) == 3
     # the quoted interval is the accessor's, whichever interval the board carries
     low, high = leader_interval(board)
     assert (verdict.lower, verdict.upper) == (low, high)
-    assert f"{low:.3f}–{high:.3f}" in verdict.sentences[0]
+    assert f"95 % bootstrap spread {low:.3f}–{high:.3f}" in verdict.sentences[1]
     assert "Friedman's test finds" in verdict.groups_note
     assert "inf" not in text.split() and "nan" not in text.lower().split()
 
@@ -43,7 +48,7 @@ def test_demsar_estimators_disagree_and_the_verdict_says_why():
 def test_simulated_all_agree_but_small_margins_are_named():
     verdict = _board("simulated").verdict
     assert verdict.leader == "new" and len(set(verdict.leaders.values())) == 1
-    assert "wins often by small margins" in verdict.sentences[-1]
+    assert "wins often by small margins" in verdict.sentences[3]
     assert verdict.groups_note is None
 
 
@@ -60,7 +65,7 @@ def test_p_best_disagreeing_with_p_win_is_said():
     )
     verdict = board_verdict(board)
     assert verdict.p_best_leader == "old"
-    assert "P(best) favours old" in verdict.sentences[-1]
+    assert "P(best) favours old" in verdict.sentences[3]
 
 
 def test_order_is_deterministic_and_ties_share_a_position():
