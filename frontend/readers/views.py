@@ -37,6 +37,7 @@ from frontend.readers.presenters import (
     leaderboard_board,
     leaderboard_rows,
     selected_estimator,
+    table_legend,
 )
 from frontend.readers.selectors import (
     HISTORY_LIMIT,
@@ -247,7 +248,8 @@ def _leaderboard_context(
         chosen = next(e for e in board["estimators"] if e["key"] == estimator)
         show_all = request.GET.get("all") == "1"
         estimator_query = {"estimator": estimator} if "estimator" in request.GET else {}
-        columns = board_columns(board, metric.name if metric else None)
+        legend = table_legend(typed_board, estimator)
+        columns = board_columns(board, metric.name if metric else None, legend)
         sort, descending = _sort_request(request)
         if sort not in {c.key for c in columns if c.sortable}:
             sort, descending = None, False
@@ -295,6 +297,7 @@ def _leaderboard_context(
         context.update(
             board=board,
             estimator=chosen,
+            legend=legend,
             rows=[mark_safe(row.html(columns, algorithm_url(row.algorithm))) for row in rows],
             columns=columns,
             headers=headers,

@@ -118,21 +118,27 @@ def test_csv_export_has_one_row_per_algorithm(client, computed):
     board = snapshot_board(snapshot=computed)
     lines = response.content.decode().splitlines()
     header = lines[0].split(",")
-    assert header[:6] == [
+    assert header[:9] == [
         "position",
         "algorithm",
+        "rank_low",
+        "rank_high",
+        "plausible_winner",
         "mean_score",
         "sd_score",
         "win_rate",
         "mean_rank",
     ]
-    assert header[6:10] == [
-        "win_ci_low",
-        "win_ci_high",
-        "win_ci_simultaneous_low",
-        "win_ci_simultaneous_high",
+    # each estimator's point, its own interval and that interval's label
+    assert header[9:14] == [
+        "loo_kl",
+        "loo_kl_low",
+        "loo_kl_high",
+        "loo_kl_interval",
+        "loo_kl_p_best",
     ]
-    assert ["loo_kl", "loo_kl_spread_low", "loo_kl_spread_high", "loo_kl_p_best"] == header[10:14]
+    assert {"mle_low", "mle_simultaneous_low"} <= set(header)
+    assert not any(name.startswith("win_ci") or "spread" in name for name in header)
     # the page's order: the recommended estimator, then mean rank, then name
     order = [board.algorithms[i] for i in board_order(board, board.recommended)]
     assert [line.split(",")[1] for line in lines[1:]] == order
@@ -143,8 +149,12 @@ def test_csv_export_has_one_row_per_algorithm(client, computed):
     assert float(alpha["win_rate"]) == pytest.approx(board.win_rate[index], abs=5e-5)
     loo = board.estimator("loo_kl")
     assert float(alpha["loo_kl"]) == pytest.approx(loo.p[index], abs=5e-5)
-    assert float(alpha["loo_kl_spread_high"]) == pytest.approx(loo.bootstrap.upper[index], abs=5e-5)
-    assert float(alpha["win_ci_low"]) == pytest.approx(board.win_interval.lower[index], abs=5e-5)
+    assert float(alpha["loo_kl_high"]) == pytest.approx(loo.bootstrap.upper[index], abs=5e-5)
+    assert alpha["loo_kl_interval"] == loo.bootstrap.label
+    # the Wilson interval only beside the win rate
+    assert float(alpha["mle_low"]) == pytest.approx(board.win_interval.lower[index], abs=5e-5)
+    assert int(alpha["rank_low"]) == board.ranks.lower[index]
+    assert alpha["plausible_winner"] == str("alpha" in board.ranks.plausible_winners)
 
 
 def test_json_export(client, computed):
