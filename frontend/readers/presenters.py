@@ -110,7 +110,8 @@ class Column:
 
 
 COLUMNS: tuple[Column, ...] = (
-    Column("position", "#", "Position by the chosen estimator; equal P(win) share one", phone=True),
+    # on a phone the rank interval stays in the row and the position goes to its details
+    Column("position", "#", "Position by the chosen estimator; equal P(win) share one"),
     # label and title from the board's rank intervals (table_legend)
     Column("ranks", "Rank", numeric=False, phone=True, sortable=False),
     Column("algorithm", "Algorithm", numeric=False, phone=True),

@@ -73,6 +73,18 @@ def test_the_answer_and_the_first_rows_are_on_the_first_screen(
         expect(more.locator("p").first).to_be_visible()
     problems = rows.evaluate_all(OVERPRINTS)
     assert not problems, problems
+    # the row's visible cells fit the screen and the table's frame: nothing hides behind
+    # a sideways scroll
+    cut = rows.first.evaluate(
+        """row => {
+            const edge = Math.min(window.innerWidth,
+                                  row.closest('.table-wrap').getBoundingClientRect().right);
+            return [...row.children].filter(c => c.getClientRects().length)
+                .filter(c => c.getBoundingClientRect().right > edge + 1)
+                .map(c => c.dataset.testid || 'name');
+        }"""
+    )
+    assert not cut, f"{size}: cut off at the right edge: {cut}"
     assert helpers.horizontal_overflow(page)["scrollWidth"] <= SIZES[size]["viewport"]["width"]
 
 
