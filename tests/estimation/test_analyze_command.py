@@ -156,6 +156,38 @@ def test_readable_report_leads_with_the_recommended_estimator():
     assert "1 dataset has a tie for first place" in report
 
 
+def test_readable_report_pairs_each_p_win_with_its_own_interval():
+    """Issue 21: the headline P(win) beside the estimator's own interval under its label,
+    the Wilson interval only beside the win rate, the rank intervals and the plausible
+    winners, and the verdict's two sentences first."""
+    path = DEMSAR / "demsar2006_table6_auc.csv"
+    out = io.StringIO()
+    call_command("analyze", str(path), "--bootstrap", "200", "--quiet", stdout=out)
+    report = out.getvalue()
+    board = analyze_json(path, "--bootstrap", "200").board
+    head = board.estimator(board.recommended)
+    lines = report.splitlines()
+    header = next(line for line in lines if line.startswith("#  rank"))
+    assert head.bootstrap.label in header
+    assert "win rate 95 % confidence interval" in header
+    for sentence in board.verdict.sentences[:2]:
+        assert sentence in report
+    assert board.recommended_by in report
+    for i, name in enumerate(board.algorithms):
+        row = next(
+            line
+            for line in lines
+            if f"  {name}{'*' if name in board.ranks.plausible_winners else ''}  " in line
+        )
+        own = f"[{head.bootstrap.lower[i]:.3f}, {head.bootstrap.upper[i]:.3f}]"
+        wilson = f"[{board.win_interval.lower[i]:.3f}, {board.win_interval.upper[i]:.3f}]"
+        # the own interval right after P(win); Wilson's after the win rate
+        assert row.index(f"{head.p[i]:.3f}") < row.index(own) < row.index(wilson), row
+        low, high = board.ranks.lower[i], board.ranks.upper[i]
+        assert (str(low) if low == high else f"{low}-{high}") in row.split()[1]
+    assert "* plausible winner" in report
+
+
 @pytest.mark.parametrize(
     ("content", "message"),
     [
