@@ -124,6 +124,25 @@ def _deferred():
     return NotApplicable(UNCERTAINTY_DEFERRED)
 
 
+def test_chart_whiskers_are_each_estimates_own_interval_and_say_which():
+    from frontend.explore.charts.win_probability import (
+        algorithm_estimates_chart,
+        win_probability_chart,
+        win_probability_data,
+    )
+
+    typed = own_board()
+    data = win_probability_data(typed, "loo_kl")
+    b = typed.algorithms.index("B")
+    assert data.bars[0].label == "B"
+    assert data.bars[0].interval == (LOO_OWN.lower[b], LOO_OWN.upper[b])
+    assert data.interval_label == LOO_OWN.label
+    chart = win_probability_chart(typed, "loo_kl")
+    assert f"Whiskers: {LOO_OWN.label}" in chart.note and LOO_OWN.label in chart.description
+    each = algorithm_estimates_chart(typed, "B")
+    assert LOO_OWN.label in each.note and "95 % confidence interval" in each.note
+
+
 # --- the badge ---------------------------------------------------------------------------
 
 
