@@ -463,7 +463,8 @@ def leaderboard_rows(
     names = typed.algorithms
     result = typed.estimator(estimator)
     p = result.p
-    # Each P(win) beside its own estimator's interval: verdict.win_band is the one rule.
+    # Each P(win) beside its own estimator's interval: verdict.win_band is the one rule
+    # (Wilson only for the win rate), labelled by band.label.
     interval = win_band(typed, estimator)
     ranks = typed.ranks if isinstance(typed.ranks, RankIntervals) else None
     plausible = set(ranks.plausible_winners) if ranks else set()
