@@ -18,6 +18,7 @@ SUITES = (
     "loo",
     "analyze",
     "scale",
+    "coverage",
     "ingest",
     "ingest_options",
     "latency",

@@ -17,7 +17,7 @@ from django.contrib.auth import get_user_model
 from django.db import transaction
 
 from leaderboard.models import Benchmark, Submission
-from leaderboard.published import published_table
+from leaderboard.published import published_table, tabzilla_full_scores
 from leaderboard.services import ScoreInput, SubmissionInput, benchmark_create, submissions_create
 
 
@@ -125,25 +125,6 @@ def _load_tabzilla_top3() -> Benchmark:
         [SubmissionInput(algorithm=name, scores=scores) for name, scores in by_algorithm.items()],
     )
     return benchmark
-
-
-def tabzilla_full_scores() -> dict[str, dict[str, tuple[float, float]]]:
-    """{algorithm: {dataset: (accuracy, log loss)}} from the TabZilla repository's table.
-
-    Accuracy is the published ``Accuracy__test_mean``. The table gives log loss min-max
-    scaled per dataset with the range beside it; the mean log loss is
-    ``min + normalized * (max - min)`` (PROVENANCE.md), exact up to rounding.
-    """
-    scores: dict[str, dict[str, tuple[float, float]]] = {}
-    for row in _read_csv("tabzilla_full", "tuned_aggregated_results.csv"):
-        low = float(row["Log Loss__test_mean_min"])
-        high = float(row["Log Loss__test_mean_max"])
-        log_loss = low + float(row["normalized_Log Loss__test_mean"]) * (high - low)
-        scores.setdefault(row["alg_name"], {})[row["dataset_name"]] = (
-            float(row["Accuracy__test_mean"]),
-            log_loss,
-        )
-    return scores
 
 
 def _load_tabzilla_full() -> Benchmark:

@@ -1,0 +1,640 @@
+"""Suite ``coverage``: how often every displayed interval covers what it claims (issue 21).
+
+Benchmarks are drawn from known truths and analysed with the engine's own functions
+(not the Django stack); each interval is checked against the truth it claims to cover:
+
+* each estimator's 95 % bootstrap band (``resampling.bootstrap``, the engine's default
+  B and K) and Wilson's interval (``intervals.win_intervals``) against the true
+  probability that the algorithm wins a new dataset, per algorithm;
+* Goodman's simultaneous intervals against all the true win probabilities at once.
+
+Truths: Plackett-Luce with fixed worths (the true P(win) of ``j`` is ``w_j / sum(w)``,
+PL's first-place probability) at every ``m``, and real tables resampled (``n`` datasets
+drawn with replacement from the table's rankings; the truth is the table's own
+tie-split win rate) at the table's own ``m``. A truth with tied leaders counts the
+leader's coverage as the mean over the tied leaders.
+
+Coverage figures are Monte Carlo estimates from ``R`` simulated benchmarks per cell,
+seeded per cell; the table states ``R`` and the standard error ``sqrt(c (1 - c) / R)``
+(for averages over algorithms that is an upper bound: the average of ``m`` indicators
+varies less than one of them).
+
+``python -m bench coverage`` (not ``--quick``) also replaces this suite's section of
+bench/README.md and writes the machine-readable table the methods page reads,
+``docs/coverage.json`` (:data:`COVERAGE_JSON`).
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import os
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from bench.common import ROOT, Options, machine_line, markdown_table
+
+GRID_N = (10, 30, 100)
+GRID_M = (4, 10, 30)
+QUICK_N = (10, 30)
+QUICK_M = (4,)
+REPLICATES = 100
+QUICK_REPLICATES = 10
+QUICK_BOOTSTRAP = 200
+LEVEL = 0.95
+CONFIDENCE_FLOOR = 0.93
+"""An interval may be called a confidence interval where it covers at least this often."""
+COVER_TOL = 1e-12
+"""Interval ends are compared with the truth within this (rounding of the quantiles)."""
+
+COVERAGE_JSON = ROOT / "docs" / "coverage.json"
+README = ROOT / "bench" / "README.md"
+SECTION_START = "<!-- coverage: written by `python -m bench coverage`; do not edit by hand -->"
+SECTION_END = "<!-- coverage: end -->"
+
+
+# --------------------------------------------------------------------------------------
+# truths
+
+
+@dataclass(frozen=True, eq=False)
+class Truth:
+    """A population of rankings with known win probabilities.
+
+    ``draw(rng, n)`` returns the average ranks of ``n`` datasets; ``p`` is the true
+    probability that each algorithm wins a new dataset (a tie for first of ``t``
+    counting ``1/t`` for each member).
+    """
+
+    key: str
+    label: str
+    p: np.ndarray
+    draw: Callable[[np.random.Generator, int], np.ndarray]
+    source: str = ""
+
+    @property
+    def m(self) -> int:
+        return len(self.p)
+
+    @property
+    def leaders(self) -> np.ndarray:
+        """Indices of the truly best algorithms (more than one when tied)."""
+        return np.flatnonzero(self.p >= self.p.max() - COVER_TOL)
+
+
+PL_SHAPES: dict[str, str] = {
+    "pl_clear": "Plackett–Luce, one clear leader (P(win) 0.5, the rest equal)",
+    "pl_two": "Plackett–Luce, two close leaders (0.30 and 0.25, the rest equal)",
+    "pl_flat": "Plackett–Luce, near-flat (worths falling evenly from 1.5 to 1)",
+}
+
+
+def pl_worths(shape: str, m: int) -> np.ndarray:
+    """Worths of a Plackett-Luce truth, scaled so that they are its win probabilities."""
+    if shape == "pl_clear":
+        worths = np.r_[0.5, np.full(m - 1, 0.5 / (m - 1))]
+    elif shape == "pl_two":
+        worths = np.r_[0.30, 0.25, np.full(m - 2, 0.45 / (m - 2))]
+    elif shape == "pl_flat":
+        worths = np.linspace(1.5, 1.0, m)
+    else:
+        raise ValueError(f"shape must be one of {list(PL_SHAPES)}, got {shape!r}")
+    return worths / worths.sum()
+
+
+def plackett_luce_truth(shape: str, m: int) -> Truth:
+    """Rankings by sequential choice with fixed worths (the Gumbel-max construction)."""
+    from estimation.core.rankings import rank_scores
+
+    worths = pl_worths(shape, m)
+    log_worths = np.log(worths)
+
+    def draw(rng: np.random.Generator, n: int) -> np.ndarray:
+        return rank_scores(log_worths + rng.gumbel(size=(n, m)))
+
+    return Truth(key=shape, label=PL_SHAPES[shape], p=worths, draw=draw, source="simulated")
+
+
+def resampled_truth(key: str, label: str, population: np.ndarray, source: str) -> Truth:
+    """``n`` rankings drawn with replacement from a real table's rankings."""
+    from estimation.core.win_probability import mle
+
+    population = np.array(population, dtype=float)
+    population.setflags(write=False)
+
+    def draw(rng: np.random.Generator, n: int) -> np.ndarray:
+        return population[rng.integers(0, len(population), size=n)]
+
+    return Truth(key=key, label=label, p=np.array(mle(population).p), draw=draw, source=source)
+
+
+def real_truths() -> list[Truth]:
+    """Demšar (2006) Table 6 (AUC, m = 4, 14 datasets) and TabZilla (accuracy, m = 18,
+    104 datasets), ranked as the engine ranks them (``prepare_rankings``, defaults)."""
+    from estimation.core.rankings import prepare_rankings
+    from estimation.core.table import ResultTable
+    from estimation.results_csv import parse_results_csv
+    from leaderboard.published import published_table, tabzilla_full_scores
+
+    demsar = parse_results_csv(str(published_table("demsar2006", "demsar2006_table6_auc.csv")))
+    demsar_ranks = prepare_rankings(demsar.to_table(metric=None, higher_is_better=True)).ranks
+    scores = tabzilla_full_scores()
+    algorithms = tuple(sorted(scores))
+    datasets = tuple(sorted(scores[algorithms[0]]))
+    accuracy = np.array([[scores[a].get(d, (np.nan,))[0] for a in algorithms] for d in datasets])
+    tabzilla = ResultTable(datasets=datasets, algorithms=algorithms, values=accuracy)
+    return [
+        resampled_truth(
+            "demsar",
+            f"Demšar 2006 Table 6 resampled (AUC, {demsar_ranks.shape[0]} datasets)",
+            demsar_ranks,
+            "data/published/demsar2006/demsar2006_table6_auc.csv",
+        ),
+        resampled_truth(
+            "tabzilla",
+            f"TabZilla resampled (accuracy, {len(datasets)} datasets)",
+            prepare_rankings(tabzilla).ranks,
+            "data/published/tabzilla_full/tuned_aggregated_results.csv",
+        ),
+    ]
+
+
+# --------------------------------------------------------------------------------------
+# intervals
+
+
+@dataclass(frozen=True)
+class Family:
+    """One displayed interval and what it claims to cover.
+
+    ``shows`` names the interval in what :func:`displayed_intervals` returns; ``target``
+    is what it is checked against: ``"p"`` the true win probabilities, ``"rank"`` the
+    true ranks (a tie in the truth is covered when the interval holds any of the tied
+    positions), ``"rank_all"`` the same but holding every tied position, ``"best"`` a
+    set of algorithms that should contain a truly best one. ``claim`` is ``"each"``
+    (every algorithm's own truth, pointwise), ``"all"`` (all at once) or ``"set"``.
+    """
+
+    key: str
+    label: str
+    claim: str
+    target: str = "p"
+    shows: str = ""
+
+    @property
+    def interval(self) -> str:
+        return self.shows or self.key
+
+    @property
+    def claims(self) -> str:
+        """What the family claims to cover, in words."""
+        if self.target == "best":
+            return "holds a truly best algorithm"
+        if self.target == "p":
+            return "each algorithm's P(win)" if self.claim == "each" else "all P(win) at once"
+        ties = "any" if self.target == "rank" else "all"
+        return f"all ranks at once (a tie in the truth: {ties} of its positions)"
+
+
+RANKED = ("loo_kl", "mle")
+"""Estimators whose rank intervals are measured: Podium's default (what a board shows
+unless its maintainer chose another) and the win rate, whose estimand is P(win) at
+every n."""
+
+
+def families() -> tuple[Family, ...]:
+    from estimation.core.registry import ESTIMATORS, estimator_get
+
+    ranked = []
+    for key in RANKED:
+        name = estimator_get(key).short_label
+        ranked += [
+            Family(f"ranks_{key}", f"Rank intervals ({name})", "all", "rank", f"ranks:{key}"),
+            Family(
+                f"ranks_all_ties_{key}",
+                f"Rank intervals ({name}), ties strict",
+                "all",
+                "rank_all",
+                f"ranks:{key}",
+            ),
+            Family(f"winners_{key}", f"Plausible winners ({name})", "set", "best", f"best:{key}"),
+        ]
+    return (
+        *(
+            Family(e.key, f"{e.short_label}: its own bootstrap interval", "each")
+            for e in ESTIMATORS
+        ),
+        Family("wilson", "Wilson (win rate)", "each"),
+        Family("goodman", "Goodman, simultaneous (win rate)", "all"),
+        *ranked,
+    )
+
+
+Shown = tuple[np.ndarray, np.ndarray] | np.ndarray
+"""A (lower, upper) pair of arrays, or a boolean mask over algorithms (a set)."""
+
+
+def displayed_intervals(
+    ranks: np.ndarray, *, rng: np.random.Generator, n_boot: int, K: int
+) -> dict[str, Shown]:
+    """Every interval a board shows for one benchmark, computed as the analysis does
+    (``analysis._uncertainty`` and ``analysis._win_interval``): each estimator's own
+    bootstrap interval, Wilson and Goodman, and the rank intervals and plausible winners
+    from the replicates of the estimators in :data:`RANKED`."""
+    from estimation.core.analysis import BOOTSTRAP_LEVEL, RANK_LEVEL, WIN_INTERVAL_LEVEL
+    from estimation.core.intervals import win_intervals
+    from estimation.core.rank_inference import rank_intervals
+    from estimation.core.resampling import bootstrap
+
+    boot = bootstrap(ranks, rng=rng, n_boot=n_boot, K=K, level=BOOTSTRAP_LEVEL, keep=RANKED)
+    wins = win_intervals(ranks, level=WIN_INTERVAL_LEVEL)
+    out: dict[str, Shown] = {key: (s.lower, s.upper) for key, s in boot.schemes.items()}
+    out["wilson"] = (wins.lower, wins.upper)
+    out["goodman"] = (wins.simultaneous_lower, wins.simultaneous_upper)
+    for key in RANKED:
+        chosen = boot.schemes[key]
+        inference = rank_intervals(
+            chosen.estimate, chosen.replicates, n_datasets=len(ranks), level=RANK_LEVEL
+        )
+        out[f"ranks:{key}"] = (inference.lower, inference.upper)
+        out[f"best:{key}"] = inference.best
+    return out
+
+
+IntervalsFn = Callable[..., dict[str, Shown]]
+
+
+def true_rank_span(p: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """First and last position (1 = best) each algorithm may take in the truth: equal
+    true probabilities (within 1e-12) share the positions of their tie group."""
+    first = 1 + (p[None, :] > p[:, None] + COVER_TOL).sum(axis=1)
+    last = (p[None, :] >= p[:, None] - COVER_TOL).sum(axis=1)
+    return first, last
+
+
+def hits(family: Family, shown: Shown, truth: Truth) -> np.ndarray:
+    """Per algorithm, whether ``shown`` covers the truth (for a set: one entry)."""
+    if family.target == "best":
+        return np.array([bool(np.asarray(shown)[truth.leaders].any())])
+    lower, upper = shown
+    if family.target == "p":
+        return (lower - COVER_TOL <= truth.p) & (truth.p <= upper + COVER_TOL)
+    first, last = true_rank_span(truth.p)
+    if family.target == "rank":
+        return (lower <= last) & (first <= upper)
+    if family.target == "rank_all":
+        return (lower <= first) & (last <= upper)
+    raise ValueError(f"target must be p, rank, rank_all or best, got {family.target!r}")
+
+
+def width(family: Family, shown: Shown) -> float:
+    """Mean width of the intervals (in probability or in ranks); a set's size."""
+    if family.target == "best":
+        return float(np.asarray(shown).sum())
+    lower, upper = shown
+    return float(np.mean(np.asarray(upper, dtype=float) - lower))
+
+
+# --------------------------------------------------------------------------------------
+# simulation
+
+
+@dataclass(frozen=True)
+class Coverage:
+    """Coverage of one interval family in one cell (shares of the ``R`` benchmarks).
+
+    For a set (``claim="set"``) every field but ``width`` is the share of benchmarks
+    whose set holds a truly best algorithm, and ``width`` its mean size.
+    """
+
+    per_algorithm: float
+    leader: float
+    joint: float
+    width: float
+
+    def to_dict(self) -> dict[str, float]:
+        return {k: round(v, 4) for k, v in vars(self).items()}
+
+
+@dataclass(frozen=True)
+class Cell:
+    truth: str
+    n: int
+    m: int
+    replicates: int
+    seconds: float
+    coverage: dict[str, Coverage] = field(default_factory=dict)
+
+
+def cell_seed(seed: int, truth_index: int, n: int, m: int) -> np.random.SeedSequence:
+    """One independent stream per (truth, n, m): a cell's numbers do not depend on which
+    other cells run."""
+    return np.random.SeedSequence([seed, truth_index, n, m])
+
+
+def simulate_cell(
+    truth: Truth,
+    n: int,
+    *,
+    replicates: int,
+    rng: np.random.Generator,
+    n_boot: int,
+    K: int,
+    intervals: IntervalsFn = displayed_intervals,
+    checked: Sequence[Family] | None = None,
+) -> Cell:
+    """Draw ``replicates`` benchmarks of ``n`` datasets from ``truth`` and check every
+    family of ``checked`` (default :func:`families`) against it; ``intervals``
+    (default :func:`displayed_intervals`) computes what is shown."""
+    started = time.perf_counter()
+    checked = tuple(families() if checked is None else checked)
+    covered: dict[str, list[np.ndarray]] = {f.key: [] for f in checked}
+    widths: dict[str, list[float]] = {f.key: [] for f in checked}
+    for _ in range(replicates):
+        ranks = truth.draw(rng, n)
+        shown = intervals(ranks, rng=rng, n_boot=n_boot, K=K)
+        for family in checked:
+            covered[family.key].append(hits(family, shown[family.interval], truth))
+            widths[family.key].append(width(family, shown[family.interval]))
+    leaders = truth.leaders
+    coverage = {}
+    for family in checked:
+        table = np.array(covered[family.key])  # (R, m), or (R, 1) for a set
+        leader = table.mean() if family.target == "best" else table[:, leaders].mean()
+        coverage[family.key] = Coverage(
+            per_algorithm=float(table.mean()),
+            leader=float(leader),
+            joint=float(table.all(axis=1).mean()),
+            width=float(np.mean(widths[family.key])),
+        )
+    return Cell(truth.key, n, truth.m, replicates, time.perf_counter() - started, coverage)
+
+
+def standard_error(c: float, replicates: int) -> float:
+    """Monte Carlo standard error of a coverage share, ``sqrt(c (1 - c) / R)``."""
+    return float(np.sqrt(max(c * (1.0 - c), 0.0) / replicates))
+
+
+def grid_truths(grid_m: Sequence[int], *, real: bool = True) -> list[Truth]:
+    truths = [plackett_luce_truth(shape, m) for shape in PL_SHAPES for m in grid_m]
+    return truths + (real_truths() if real else [])
+
+
+def run_grid(
+    truths: Sequence[Truth],
+    grid_n: Sequence[int],
+    *,
+    replicates: int,
+    seed: int,
+    n_boot: int,
+    K: int,
+    progress: bool = False,
+) -> list[Cell]:
+    cells = []
+    for index, truth in enumerate(truths):
+        for n in grid_n:
+            rng = np.random.default_rng(cell_seed(seed, index, n, truth.m))
+            cell = simulate_cell(truth, n, replicates=replicates, rng=rng, n_boot=n_boot, K=K)
+            cells.append(cell)
+            if progress:
+                print(
+                    f"coverage: {truth.key} n={n} m={truth.m} {cell.seconds:.1f} s",
+                    file=sys.stderr,
+                    flush=True,
+                )
+    return cells
+
+
+# --------------------------------------------------------------------------------------
+# verdicts and output
+
+
+def claimed(family: Family, coverage: Coverage) -> float:
+    """The coverage a family claims: each algorithm's (averaged), or all at once."""
+    return coverage.per_algorithm if family.claim == "each" else coverage.joint
+
+
+def qualifies(
+    family: Family, cells: Sequence[Cell], n: int, *, floor: float = CONFIDENCE_FLOOR
+) -> dict[str, Any]:
+    """Whether ``family`` may be called a confidence interval at ``n``.
+
+    It qualifies when, in every cell with ``n`` datasets, what it claims (per algorithm
+    or jointly) and, for per-algorithm claims, the leader's coverage both reach
+    ``floor`` (point estimates; ``worst`` and its standard error are reported so that a
+    reader can see how close a call it is).
+    """
+    values = []
+    for cell in cells:
+        if cell.n != n or family.key not in cell.coverage:
+            continue
+        coverage = cell.coverage[family.key]
+        values.append((claimed(family, coverage), cell))
+        if family.claim == "each":
+            values.append((coverage.leader, cell))
+    worst, worst_cell = min(values, key=lambda item: item[0])
+    return {
+        "confidence": bool(worst >= floor),
+        "worst": round(worst, 4),
+        "worst_se": round(standard_error(worst, worst_cell.replicates), 4),
+        "worst_cell": f"{worst_cell.truth} n={worst_cell.n} m={worst_cell.m}",
+    }
+
+
+def coverage_payload(
+    cells: Sequence[Cell],
+    truths: Sequence[Truth],
+    *,
+    replicates: int,
+    n_boot: int,
+    K: int,
+    seed: int,
+    seconds: float,
+    cpu_seconds: float,
+    grid_n: Sequence[int],
+) -> dict[str, Any]:
+    """The machine-readable table (``docs/coverage.json``); see the module docstring."""
+    fams = families()
+    return {
+        "about": "How often each displayed interval covers what it claims, measured by "
+        "simulation (python -m bench coverage). Coverage values are shares of "
+        "`replicates` simulated benchmarks; standard error sqrt(c (1 - c) / replicates).",
+        "level": LEVEL,
+        "confidence_floor": CONFIDENCE_FLOOR,
+        "replicates": replicates,
+        "bootstrap": n_boot,
+        "K": K,
+        "seed": seed,
+        "command": "python -m bench coverage" + (f" --seed {seed}" if seed else ""),
+        "seconds": round(seconds, 1),
+        "cpu_seconds": round(cpu_seconds, 1),
+        "measured": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC"),
+        "machine": machine_line(),
+        "families": [
+            {"key": f.key, "label": f.label, "claim": f.claim, "target": f.target, "shows": f.shows}
+            for f in fams
+        ],
+        "truths": [{"key": t.key, "label": t.label, "m": t.m, "source": t.source} for t in truths],
+        "cells": [
+            {
+                "truth": c.truth,
+                "n": c.n,
+                "m": c.m,
+                "coverage": {key: value.to_dict() for key, value in c.coverage.items()},
+            }
+            for c in cells
+        ],
+        "verdicts": {f.key: {str(n): qualifies(f, cells, n) for n in grid_n} for f in fams},
+    }
+
+
+def _pct(value: float) -> str:
+    return f"{value:.3f}"
+
+
+def report(payload: dict[str, Any], *, quick: bool = False) -> str:
+    """The markdown section: verdicts per family and n, then every cell."""
+    from estimation.core.registry import ESTIMATOR_KEYS
+
+    fams = [Family(**f) for f in payload["families"]]
+    grid_n = sorted({c["n"] for c in payload["cells"]})
+    R = payload["replicates"]
+    se95 = standard_error(LEVEL, R)
+    truths = {t["key"]: t for t in payload["truths"]}
+    parts = [
+        f"### coverage (nominal {LEVEL:.2f}; R = {R} simulated benchmarks per cell, "
+        f"B = {payload['bootstrap']} bootstrap replicates, K = {payload['K']}, "
+        f"seed {payload['seed']}{'; quick' if quick else ''})",
+        f"`{payload['command']}`, measured {payload['measured']}: {payload['seconds']:.0f} s "
+        f"wall, {payload['cpu_seconds']:.0f} s CPU, one thread "
+        f"({payload['machine']}). Monte Carlo standard error of a cell's coverage "
+        f"c: sqrt(c (1 - c) / {R}), {se95:.3f} at 0.95, {standard_error(0.9, R):.3f} at "
+        "0.90, an upper bound for the averages over algorithms.",
+        f"**Does it reach {CONFIDENCE_FLOOR} at nominal {LEVEL}?** Per n, the worst cell "
+        "over every truth and m of what the interval claims (and, for a pointwise "
+        "interval, of the leader's coverage), with its standard error and the cell:",
+    ]
+    headers = ["interval", "claims", *(f"n = {n}" for n in grid_n)]
+    rows = []
+    for f in fams:
+        cells = []
+        for n in grid_n:
+            verdict = payload["verdicts"][f.key][str(n)]
+            cells.append(
+                f"{'yes' if verdict['confidence'] else '**no**'} (worst "
+                f"{_pct(verdict['worst'])} ± {verdict['worst_se']:.3f}, {verdict['worst_cell']})"
+            )
+        rows.append([f.label, f.claims, *cells])
+    parts.append(markdown_table(headers, rows))
+    estimators = [f for f in fams if f.key in ESTIMATOR_KEYS]
+    everywhere = [
+        f.key
+        for f in estimators
+        if all(payload["verdicts"][f.key][str(n)]["confidence"] for n in grid_n)
+    ]
+    parts.append(
+        "Estimators whose own interval may be called a confidence interval for the win "
+        "probability at every n of the grid (the registry's `interval_kind`): "
+        + (", ".join(f"`{key}`" for key in everywhere) or "none")
+        + "; every other estimator's interval is a spread."
+    )
+    for measure, title in (
+        (
+            "claimed",
+            "What each interval claims: per algorithm (averaged) for pointwise "
+            "intervals, all algorithms at once for simultaneous ones",
+        ),
+        ("leader", "The truly best algorithm's coverage"),
+        ("joint", "All algorithms covered at once"),
+    ):
+        parts.append(f"**{title}:**")
+        headers = ["truth", "n", "m", *(f.key for f in fams)]
+        rows = []
+        for c in payload["cells"]:
+            values = []
+            for f in fams:
+                cov = c["coverage"][f.key]
+                value = (
+                    (cov["per_algorithm"] if f.claim == "each" else cov["joint"])
+                    if measure == "claimed"
+                    else cov[measure]
+                )
+                values.append(_pct(value))
+            rows.append([c["truth"], c["n"], c["m"], *values])
+        parts.append(markdown_table(headers, rows))
+    parts.append(
+        "Truths: "
+        + "; ".join(f"`{key}` {t['label']}" for key, t in truths.items())
+        + ". Per cell, R benchmarks of n datasets are drawn from the truth and analysed "
+        "as the analysis does, with the engine's functions (`resampling.bootstrap`: each "
+        "estimator's own bias-corrected interval; `intervals.win_intervals`: Wilson and "
+        "Goodman; `rank_inference.rank_intervals` on the replicates of `loo_kl`, the "
+        "default, and of `mle`: ranks and plausible winners). A P(win) interval covers "
+        "when lower <= p <= upper (within 1e-12); a rank interval covers the rank of the "
+        "true P(win); where the truth ties (equal worths, equal win rates of a table) the "
+        "plain rank row counts any position of the tie as covered, the 'ties strict' row "
+        "only an interval holding all of them (what the stepdown guarantees). The "
+        "leader is the truly best algorithm (mean over tied leaders). Resampled tables "
+        "keep their own m; their truth is the table's tie-split win rate."
+    )
+    return "\n\n".join(parts)
+
+
+def write_readme_section(section: str, readme: Path = README) -> None:
+    """Replace the coverage section of bench/README.md (or add it before the end)."""
+    text = readme.read_text(encoding="utf-8")
+    block = f"{SECTION_START}\n\n{section}\n\n{SECTION_END}"
+    if SECTION_START in text and SECTION_END in text:
+        head, rest = text.split(SECTION_START, 1)
+        tail = rest.split(SECTION_END, 1)[1]
+        text = head + block + tail
+    else:
+        anchor = "## What the numbers say"
+        head, sep, tail = text.partition(anchor)
+        text = f"{head}{block}\n\n{sep}{tail}" if sep else f"{text.rstrip()}\n\n{block}\n"
+    readme.write_text(text, encoding="utf-8")
+
+
+def run(options: Options) -> str:
+    from estimation.core.contract import AnalysisSettings
+
+    os.environ.setdefault("PODIUM_ANALYSIS_THREADS", "1")
+    defaults = AnalysisSettings()
+    quick = options.quick
+    grid_n = QUICK_N if quick else GRID_N
+    grid_m = QUICK_M if quick else GRID_M
+    replicates = QUICK_REPLICATES if quick else REPLICATES
+    n_boot = QUICK_BOOTSTRAP if quick else defaults.bootstrap
+    truths = grid_truths(grid_m, real=not quick)
+    started, cpu_started = time.perf_counter(), time.process_time()
+    cells = run_grid(
+        truths,
+        grid_n,
+        replicates=replicates,
+        seed=options.seed,
+        n_boot=n_boot,
+        K=defaults.k,
+        progress=not quick,
+    )
+    payload = coverage_payload(
+        cells,
+        truths,
+        replicates=replicates,
+        n_boot=n_boot,
+        K=defaults.k,
+        seed=options.seed,
+        seconds=time.perf_counter() - started,
+        cpu_seconds=time.process_time() - cpu_started,
+        grid_n=grid_n,
+    )
+    section = report(payload, quick=quick)
+    if not quick:
+        COVERAGE_JSON.write_text(json.dumps(payload, indent=1) + "\n", encoding="utf-8")
+        write_readme_section(section)
+    return section
