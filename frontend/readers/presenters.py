@@ -150,6 +150,14 @@ COLUMNS: tuple[Column, ...] = (
 COLUMN_KEYS = tuple(column.key for column in COLUMNS)
 
 
+def rank_interval_label(level: float) -> str:
+    """What the pages call a rank interval ("95 % rank interval")."""
+    return f"{level:.0%} rank interval".replace("%", " %")
+
+
+PLAUSIBLE_MARK = "★"  # marks a plausible winner's row (the caption says what it means)
+
+
 @dataclass(frozen=True)
 class TableLegend:
     """What the table's interval and rank columns are, in the engine's own words: the
@@ -174,7 +182,7 @@ class TableLegend:
     def ranks_label(self) -> str:
         if self.ranks is None:
             return "Rank interval (being computed)" if self.ranks_pending else "Rank interval"
-        return f"{self.ranks.level:.0%} rank interval".replace("%", " %")
+        return rank_interval_label(self.ranks.level)
 
     @property
     def ranks_title(self) -> str:
@@ -201,10 +209,10 @@ class TableLegend:
             return ""
         level = f"{self.ranks.level:.0%}".replace("%", " %")
         return (
-            f"★ plausible winner: its rank interval starts at 1, so with {level} confidence "
-            f"the best is one of the {len(self.plausible_winners)} marked"
+            f"{PLAUSIBLE_MARK} plausible winner: its rank interval starts at 1, so with {level} "
+            f"confidence the best is one of the {len(self.plausible_winners)} marked"
             if len(self.plausible_winners) > 1
-            else f"★ plausible winner: with {level} confidence the best, the only one"
+            else f"{PLAUSIBLE_MARK} plausible winner: with {level} confidence the best, the only one"
         )
 
 
@@ -358,7 +366,8 @@ class LeaderboardRow:
                 )
                 star = (
                     '<span class="plausible" data-testid="plausible-winner" title="plausible '
-                    'winner">★<span class="visually-hidden"> plausible winner</span></span>'
+                    f'winner">{PLAUSIBLE_MARK}<span class="visually-hidden"> plausible winner'
+                    "</span></span>"
                     if self.plausible
                     else ""
                 )

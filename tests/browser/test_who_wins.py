@@ -91,3 +91,19 @@ def test_the_badge_of_a_plausible_winner_shows_its_rank_interval(demo_site, page
     text = page.locator("[data-testid=badge-preview] svg text").nth(1).text_content()
     assert text.startswith(f"#{board.ranks.lower[i]}–{board.ranks.upper[i]} of ")
     assert not text.startswith("#1 ")
+
+
+def test_the_methods_page_shows_the_measured_coverage(demo_site, page, phone_page, screenshot):
+    from frontend.explore.coverage import coverage_table
+
+    table = coverage_table()
+    for tab, name in ((page, "desktop"), (phone_page, "phone")):
+        tab.goto(demo_site.url("methods") + "#coverage")
+        rows = tab.locator("[data-testid=coverage-row]")
+        expect(rows).to_have_count(len(table.rows))
+        expect(rows.first).to_be_visible()
+        assert helpers.horizontal_overflow(tab)["scrollWidth"] <= tab.viewport_size["width"]
+        screenshot(tab, f"coverage-{name}", full_page=False)
+    cells = page.locator("[data-testid=coverage-cells]")
+    cells.locator("summary").click()
+    expect(cells.locator("tbody tr")).to_have_count(len(table.cells))
