@@ -9,6 +9,8 @@ import dataclasses
 import io
 import json
 
+import pytest
+
 from estimation.core.contract import BootstrapSummary, NotApplicable, RankIntervals
 from frontend.readers.presenters import (
     board_columns,
@@ -230,3 +232,36 @@ def test_the_latex_table_names_its_interval_and_its_rank_interval():
     assert "Wilson" not in text
     b_line = next(line for line in text.splitlines() if line.startswith("1 & 1--2 & B"))
     assert "[0.450, 0.700]" in b_line and "$^\\star$" in b_line
+
+
+# --- pages, while the ranks are being computed --------------------------------------------
+
+
+@pytest.mark.django_db
+def test_a_board_served_before_its_bootstrap_says_the_ranks_are_being_computed(client):
+    import numpy as np
+
+    from estimation.core.analysis import AnalysisSettings, analyze
+    from estimation.core.table import ResultTable
+    from tests.factories import make_benchmark
+    from tests.frontend.test_readers_support import store_snapshot
+
+    rng = np.random.default_rng(3)
+    table = ResultTable(
+        datasets=tuple(f"d{i}" for i in range(12)),
+        algorithms=("a", "b", "c"),
+        values=rng.normal(size=(12, 3)) + np.array([0.5, 0.2, 0.0]),
+    )
+    payload = analyze(table, AnalysisSettings(bootstrap=100), uncertainty=False).payload
+    assert isinstance(payload.board.ranks, NotApplicable)
+    store_snapshot(make_benchmark("pending"), payload)
+    page = client.get("/b/pending/").content.decode()
+    assert 'data-testid="uncertainty-pending"' in page
+    assert "Rank interval (being computed)" in page
+    assert page.count('data-testid="cell-ranks">…</td>') == 3
+    assert 'data-testid="plausible-winner"' not in page
+    # the win rate still has its interval (Wilson); the default's says it is coming
+    assert "interval (being computed)" in page
+    # the badge of a served board keeps working, and claims no rank yet
+    text = _badge(payload.board, "a").value_text
+    assert text.startswith("rank being computed · P(win)") and "#" not in text
