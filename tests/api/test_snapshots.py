@@ -270,3 +270,22 @@ def test_the_contract_and_its_schema_are_published_and_linked_from_the_docs(clie
     assert reference.status_code == 200 and b"null when" in reference.content
     docs = client.get("/api/docs/").content.decode()
     assert 'href="/api/contract/"' in docs and 'href="/api/contract/snapshot.schema.json"' in docs
+
+
+def test_board_section_carries_each_estimators_labelled_interval_and_the_ranks(client, computed):
+    """Issue 21: the API's board is the contract itself, so each estimator's own interval
+    (with its label, kind, method and level), the rank intervals, the plausible winners and
+    the default's rule reach API readers with no serialiser of their own."""
+    board = client.get(f"{BASE}latest/").json()["board"]
+    for entry in board["estimators"]:
+        interval = entry["bootstrap"]
+        assert {"lower", "upper", "label", "kind", "method", "level"} <= set(interval)
+        for low, p, high in zip(interval["lower"], entry["p"], interval["upper"], strict=True):
+            assert low <= p <= high
+    ranks = board["ranks"]
+    assert set(ranks["plausible_winners"]) <= set(board["input"]["algorithms"])
+    assert all(lo <= hi for lo, hi in zip(ranks["lower"], ranks["upper"], strict=True))
+    assert board["recommended_by"]
+    assert board["verdict"]["interval"] == next(
+        e["bootstrap"]["label"] for e in board["estimators"] if e["key"] == board["recommended"]
+    )
