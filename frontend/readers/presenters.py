@@ -212,7 +212,7 @@ class TableLegend:
             f"{PLAUSIBLE_MARK} plausible winner: its rank interval starts at 1, so with {level} "
             f"confidence the best is one of the {len(self.plausible_winners)} marked"
             if len(self.plausible_winners) > 1
-            else f"{PLAUSIBLE_MARK} plausible winner: with {level} confidence the best, the only one"
+            else f"{PLAUSIBLE_MARK}: with {level} confidence the best (the only plausible winner)"
         )
 
 
