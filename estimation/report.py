@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
 from estimation.core.contract import (
+    Board,
     BootstrapSummary,
     NemenyiSection,
     NemenyiSummary,
@@ -17,8 +19,8 @@ from estimation.core.contract import (
     WilcoxonSummary,
     WinInterval,
 )
-from estimation.core.registry import estimator_get, interval_label
-from estimation.core.verdict import board_order, shared_positions, win_band
+from estimation.core.registry import estimator_get
+from estimation.core.verdict import board_order, rank_span, shared_positions, win_band
 
 MAX_MATRIX_ALGORITHMS = 12
 
@@ -47,6 +49,13 @@ def _table(headers: Sequence[str], rows: Sequence[Sequence[str]], align: str) ->
         ).rstrip()
 
     return [line(headers), line(["-" * w for w in widths]), *(line(row) for row in rows)]
+
+
+def _position_labels(board: Board, estimator: str, order: Sequence[int]) -> list[str]:
+    """Each row's position as the leaderboard shows it: ``=4`` when rows share it."""
+    positions = shared_positions(board, estimator, order)
+    counts = Counter(positions)
+    return [f"={p}" if counts[p] > 1 else str(p) for p in positions]
 
 
 def render_report(payload: SnapshotPayload, *, source: str = "") -> str:
@@ -84,21 +93,16 @@ def render_report(payload: SnapshotPayload, *, source: str = "") -> str:
     ranks = board.ranks if isinstance(board.ranks, RankIntervals) else None
     win_rate, mean_rank = board.column(board.win_rate), board.column(board.mean_rank)
     significance_rank = board.column(board.significance_rank)
+    # The site's order and numbering (equal P(win) share "=4"), from the one rule.
     order = board_order(board, head.key)
-    positions = shared_positions(board, head.key, order)
-    tied = {q for q in positions if positions.count(q) > 1}
     rows = []
-    for position, i in zip(positions, order, strict=True):
+    for position, i in zip(_position_labels(board, head.key, order), order, strict=True):
         name = algorithms[i]
-        rank = "n/a"
-        if ranks:
-            low, high = ranks.lower[i], ranks.upper[i]
-            rank = str(low) if low == high else f"{low}-{high}"
         plausible = "*" if ranks and name in ranks.plausible_winners else ""
         rows.append(
             [
-                f"={position}" if position in tied else str(position),
-                rank,
+                position,
+                rank_span(board, i) or "n/a",
                 name + plausible,
                 _number(head.p[i]),
                 f"[{_number(band.lower[i])}, {_number(band.upper[i])}]" if band else "n/a",
@@ -121,7 +125,7 @@ def render_report(payload: SnapshotPayload, *, source: str = "") -> str:
             band.label if band else "interval",
             "P(best)",
             "win rate",
-            f"win rate {interval_label('confidence', wilson.level)}" if wilson else "win rate CI",
+            f"win rate {wilson.label}" if wilson else "win rate interval",
             "mean rank",
             "signif. rank",
             "group",

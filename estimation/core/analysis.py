@@ -55,6 +55,7 @@ from estimation.core.rank_inference import RankInference, rank_intervals, rank_m
 from estimation.core.rankings import PreparedRankings, prepare_rankings
 from estimation.core.registry import (
     ESTIMATOR_KEYS,
+    WILSON_INTERVAL_KIND,
     default_estimator_rule,
     estimator_get,
     interval_label,
@@ -756,6 +757,8 @@ def _win_interval(prepared: PreparedRankings) -> WinInterval:
         simultaneous_lower=floats(intervals.simultaneous_lower),
         simultaneous_upper=floats(intervals.simultaneous_upper),
         method=WILSON_METHOD,
+        kind=WILSON_INTERVAL_KIND,
+        label=interval_label(WILSON_INTERVAL_KIND, intervals.level, source="Wilson"),
     )
 
 

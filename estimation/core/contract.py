@@ -44,6 +44,7 @@ from typing import Any, Literal, TypeGuard, TypeVar
 
 import numpy as np
 
+from estimation.core.rank_inference import TIE_DIGITS
 from estimation.core.registry import ESTIMATOR_KEYS, PODIUM_DEFAULT_ESTIMATOR
 
 __all__ = [
@@ -357,6 +358,15 @@ class WinInterval:
         "upper end of Goodman's simultaneous interval", units="probability", null="never"
     )
     method: str = describe("how the intervals were computed, in words")
+    kind: Literal["confidence", "spread"] = describe(
+        "'confidence' only when the coverage table (bench/README.md 'coverage') shows "
+        ">= 0.93 at nominal 0.95 (registry.WILSON_INTERVAL_KIND); else 'spread'",
+        default="spread",
+    )
+    label: str = describe(
+        "exactly the words readers see for the Wilson interval, shown beside the win rate only",
+        default="95 % Wilson spread",
+    )
 
 
 @dataclass(frozen=True)
@@ -740,11 +750,22 @@ class Board:
                 return test, self.column(summary.letters)
         return None, {}
 
+    def order(self, estimator: str) -> list[int]:
+        """Indices of the algorithms in the order every view lists them: the estimator's
+        P(win) (equal to TIE_DIGITS decimals: one value, so float noise decides
+        nothing), then the better mean rank, then the name."""
+        p = np.round(np.array([v or 0.0 for v in self.estimator(estimator).p], float), TIE_DIGITS)
+        ranks = np.full(len(p), np.inf)
+        if not isinstance(self.mean_rank, NotApplicable):
+            ranks = np.array([np.inf if r is None else r for r in self.mean_rank], dtype=float)
+        if not len(p):
+            return []
+        return np.lexsort((np.array(self.algorithms, dtype=str), ranks, -p)).tolist()
+
     def top(self, n: int, estimator: str | None = None) -> list[str]:
-        """The ``n`` most probable winners under ``estimator`` (default: recommended)."""
-        p = self.estimator(estimator or self.recommended).p
-        order = sorted(range(len(p)), key=lambda i: (-(p[i] or 0.0), self.algorithms[i]))
-        return [self.algorithms[i] for i in order[:n]]
+        """The ``n`` most probable winners under ``estimator`` (default: recommended), in
+        the board's order (:meth:`order`)."""
+        return [self.algorithms[i] for i in self.order(estimator or self.recommended)[:n]]
 
 
 # --- the large sections ---------------------------------------------------------------------

@@ -24,6 +24,7 @@ import numpy as np
 
 __all__ = [
     "PAIRWISE_MAX_ALGORITHMS",
+    "TIE_DIGITS",
     "RankInference",
     "rank_intervals",
     "rank_method_words",
@@ -33,7 +34,9 @@ PAIRWISE_MAX_ALGORITHMS = 60
 """Up to this many algorithms the pairwise stepdown runs (1770 pairs: about 14 MB of
 bootstrap statistics at B = 1000); above, simultaneous marginal intervals."""
 
-_TIE_DIGITS = 12  # estimates equal to this many decimals are one value (verdict.py's rule)
+TIE_DIGITS = 12
+"""Estimates equal to this many decimals are one value (sums of floats differ in the last
+bits): the tie rule of the board's order, the verdict and the rank intervals."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -166,7 +169,7 @@ def rank_intervals(
     """
     theta, boot = _check(estimates, replicates, level, n_datasets)
     m = theta.size
-    rounded = np.round(theta, _TIE_DIGITS)
+    rounded = np.round(theta, TIE_DIGITS)
     root_n = float(np.sqrt(n_datasets))
     if m <= pairwise_max:
         above, c = _pairwise_stepdown(theta, boot, rounded, root_n, float(level))

@@ -14,13 +14,13 @@ Pure functions over a typed :class:`~estimation.core.contract.Board`:
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
 from estimation.core.contract import (
+    AdvisorSection,
     Board,
     BootstrapSummary,
     Evaluation,
@@ -32,19 +32,19 @@ from estimation.core.contract import (
     Verdict,
     WinInterval,
 )
-from estimation.core.registry import estimator_get, interval_label
+from estimation.core.rank_inference import TIE_DIGITS
+from estimation.core.registry import estimator_get
 
 __all__ = [
     "WinBand",
+    "advisor_evidence",
     "board_order",
     "board_verdict",
     "leader_interval",
+    "rank_span",
     "shared_positions",
     "win_band",
 ]
-
-# Probabilities closer than this are one value (sums of floats differ in the last bits).
-_TIE_DIGITS = 12
 
 
 @dataclass(frozen=True)
@@ -68,19 +68,15 @@ def win_band(board: Board, estimator: str) -> WinBand | None:
     this is the only function that decides.
 
     Every interval belongs to the number beside it: the win rate's is the Wilson
-    interval on the tie-split win count (``board.win_interval``, a confidence interval
-    for the win probability; METHODS 6), falling back to its own bootstrap interval
+    interval on the tie-split win count (``board.win_interval``, labelled by its measured
+    coverage; METHODS 6), falling back to its own bootstrap interval
     where Wilson does not apply; every other estimator's is its own bootstrap interval
     (``EstimatorResult.bootstrap``), which contains its estimate and carries its label.
     """
     dedicated = board.win_interval
     if estimator == "mle" and isinstance(dedicated, WinInterval):
         return WinBand(
-            dedicated.lower,
-            dedicated.upper,
-            dedicated.level,
-            "confidence",
-            interval_label("confidence", dedicated.level),
+            dedicated.lower, dedicated.upper, dedicated.level, dedicated.kind, dedicated.label
         )
     boot = board.estimator(estimator).bootstrap
     if isinstance(boot, BootstrapSummary):
@@ -97,7 +93,7 @@ def leader_interval(board: Board, estimator: str | None = None) -> tuple[float |
 
 
 def _probability(value: float | None) -> float:
-    return 0.0 if value is None else round(value, _TIE_DIGITS)
+    return 0.0 if value is None else round(value, TIE_DIGITS)
 
 
 def _mean_ranks(board: Board) -> tuple[float | None, ...]:
@@ -109,18 +105,14 @@ def _mean_ranks(board: Board) -> tuple[float | None, ...]:
 def _rounded(values: Sequence[float | None]) -> np.ndarray:
     """P(win) as an array, None as 0, rounded so that float noise is no difference."""
     array = np.array([0.0 if v is None else v for v in values], dtype=float)
-    return np.round(array, _TIE_DIGITS)
+    return np.round(array, TIE_DIGITS)
 
 
 def board_order(board: Board, estimator: str) -> list[int]:
     """Indices of the algorithms, most probable winner first; ties on P(win) go to the
-    better mean rank, then to the name, so the order never depends on anything else."""
-    p = _rounded(board.estimator(estimator).p)
-    ranks = np.array([math.inf if r is None else r for r in _mean_ranks(board)], dtype=float)
-    names = np.array(board.algorithms, dtype=str)
-    if not len(names):
-        return []
-    return np.lexsort((names, ranks, -p)).tolist()
+    better mean rank, then to the name, so the order never depends on anything else
+    (:meth:`Board.order`, the one rule)."""
+    return board.order(estimator)
 
 
 def shared_positions(board: Board, estimator: str, order: Sequence[int]) -> list[int]:
@@ -129,6 +121,17 @@ def shared_positions(board: Board, estimator: str, order: Sequence[int]) -> list
     places = np.arange(1, len(order) + 1)
     starts = np.r_[True, p[1:] != p[:-1]] if len(order) else np.array([], dtype=bool)
     return np.maximum.accumulate(np.where(starts, places, 0)).tolist()
+
+
+def rank_span(board: Board, index: int) -> str | None:
+    """The rank interval of algorithm ``index`` as readers see it ("1–3", or "2" when it
+    is one rank; the table's rank column and the badge, "#1–3", both show it), or None
+    while the board has no rank intervals."""
+    ranks = board.ranks
+    if not isinstance(ranks, RankIntervals):
+        return None
+    low, high = ranks.lower[index], ranks.upper[index]
+    return str(low) if low == high else f"{low}–{high}"
 
 
 def _num(value: float | None, digits: int = 3) -> str:
@@ -396,7 +399,7 @@ def _answer(board: Board, key: str, leader: str) -> str:
     if isinstance(ranks, NotApplicable):
         return (
             f"{leader} has the highest estimated P(win) by {_label(key)}; no rank intervals "
-            f"say yet whether the data separate it from the others ({ranks.reason})."
+            f"say whether the data separate it from the others ({ranks.reason})."
         )
     level = f"{ranks.level:.0%}".replace("%", " %")
     winners = ranks.plausible_winners
@@ -419,6 +422,16 @@ def _answer(board: Board, key: str, leader: str) -> str:
     return text + "."
 
 
+def _default_stands(key: str) -> str:
+    """Why the default stands when the evidence favours another estimator (one wording
+    for the evaluation's sentence and the advisor's)."""
+    short = estimator_get(key).short_label
+    return (
+        f"{short} stays the default because a rule fixed before the data are seen "
+        "chooses it, not the data it is judged on"
+    )
+
+
 def _default_evidence(board: Board, key: str) -> str | None:
     """One sentence on what the held-out evaluation says about the default estimator, and
     why the default stands when it favours another (the rule in board.recommended_by)."""
@@ -426,7 +439,6 @@ def _default_evidence(board: Board, key: str) -> str | None:
     if key != board.recommended or not isinstance(evaluation, Evaluation):
         return None
     short = estimator_get(key).short_label
-    stands = f"{short} stays the default because a rule fixed before the data are seen chooses it, not the data it is judged on"
     best = evaluation.predicts_best
     if best == key:
         return f"The held-out evaluation agrees: {short} predicts held-out winners best here."
@@ -439,13 +451,38 @@ def _default_evidence(board: Board, key: str) -> str | None:
         )
         return (
             f"The held-out evaluation finds that {estimator_get(best).short_label} predicts "
-            f"better than the win rate here{losses}; {stands}."
+            f"better than the win rate here{losses}; {_default_stands(key)}."
         )
     if key == "mle":
         return None
     return (
         f"The held-out evaluation finds no estimator predicting clearly better than the win "
-        f"rate here; {stands}."
+        f"rate here; {_default_stands(key)}."
+    )
+
+
+def advisor_evidence(board: Board, advisor: AdvisorSection) -> str | None:
+    """The sentence shown beside the advisor's table about the board's default estimator:
+    what the simulations at this benchmark's size found, and why the default stands when
+    they favour another. None when the advisor has no simulations at this size."""
+    key = board.recommended
+    short = estimator_get(key).short_label
+    found = {
+        truth.truth: size.best
+        for truth in advisor.truths
+        for size in truth.sizes
+        if size.factor == 1
+    }
+    if not found:
+        return None
+    others = sorted({best for best in found.values() if best != key})
+    if not others:
+        return f"The advisor's simulations agree: {short} is closest to the truth at this size."
+    names = _names([estimator_get(k).short_label for k in others])
+    verb = "comes" if len(others) == 1 else "come"
+    return (
+        f"In the advisor's simulations at this size {names} {verb} closer to the truth "
+        f"(lowest mean KL error); {_default_stands(key)}."
     )
 
 

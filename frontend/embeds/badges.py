@@ -27,22 +27,16 @@ class BadgeFacts:
     of: int
     probability: float | None  # P(win) by the benchmark's recommended estimator
     results_version: int | None
-    rank_low: int | None = None  # the rank interval (Board.ranks), 1 = best
-    rank_high: int | None = None
+    rank_span: str | None = None  # the rank interval, "1–3" (verdict.rank_span)
     ranks_pending: bool = False  # the rank intervals are being computed
 
     @property
     def rank_text(self) -> str:
         """'#1–3 of 8', '#2 of 8' when the interval is one rank; the bare position never
         (it would read as '#1' for an algorithm the data cannot separate from others)."""
-        if self.rank_low is None or self.rank_high is None:
+        if self.rank_span is None:
             return "rank being computed" if self.ranks_pending else "no rank interval"
-        span = (
-            str(self.rank_low)
-            if self.rank_low == self.rank_high
-            else f"{self.rank_low}–{self.rank_high}"
-        )
-        return f"#{span} of {self.of}"
+        return f"#{self.rank_span} of {self.of}"
 
     @property
     def value_text(self) -> str:
@@ -85,8 +79,7 @@ def badge_facts(
         of=len(rows),
         probability=None if row is None else row.probability,
         results_version=results_version,
-        rank_low=None if row is None else row.rank_low,
-        rank_high=None if row is None else row.rank_high,
+        rank_span=None if row is None else row.rank_span,
         ranks_pending=row is not None and row.ranks_pending,
     )
 

@@ -27,7 +27,7 @@ from estimation.core.contract import (
     WinInterval,
 )
 from estimation.core.registry import estimator_get
-from estimation.core.verdict import WinBand, board_order, shared_positions, win_band
+from estimation.core.verdict import WinBand, board_order, rank_span, shared_positions, win_band
 
 
 def estimator_order(board: Board) -> list[str]:
@@ -307,6 +307,7 @@ class LeaderboardRow:
     tied: bool = False  # shares its position with another row
     rank_low: int | None = None  # the rank interval (Board.ranks), 1 = best
     rank_high: int | None = None
+    rank_span: str | None = None  # as readers see it, "1–3" (verdict.rank_span)
     plausible: bool = False  # in the plausible-winners set
     ranks_pending: bool = False
 
@@ -334,11 +335,9 @@ class LeaderboardRow:
 
     @property
     def rank_text(self) -> str:
-        if self.rank_low is None or self.rank_high is None:
+        if self.rank_span is None:
             return "…" if self.ranks_pending else "–"
-        if self.rank_low == self.rank_high:
-            return str(self.rank_low)
-        return f"{self.rank_low}–{self.rank_high}"
+        return self.rank_span
 
     def cells(self, columns: list[Column]) -> list[tuple[Column, str]]:
         text = self.text
@@ -553,6 +552,7 @@ def leaderboard_rows(
                 tied=counts[positions[i]] > 1,
                 rank_low=ranks.lower[i] if ranks else None,
                 rank_high=ranks.upper[i] if ranks else None,
+                rank_span=rank_span(typed, i),
                 plausible=names[i] in plausible,
                 ranks_pending=pending,
             )

@@ -21,9 +21,15 @@ from estimation.core.contract import (
     NotApplicable,
     RankIntervals,
     Verdict,
+    WinInterval,
 )
 from estimation.core.rank_inference import rank_intervals
-from estimation.core.registry import ESTIMATOR_KEYS, estimator_get, interval_label
+from estimation.core.registry import (
+    ESTIMATOR_KEYS,
+    WILSON_INTERVAL_KIND,
+    estimator_get,
+    interval_label,
+)
 from estimation.core.resampling import bias_corrected_interval
 from estimation.core.table import ResultTable
 from estimation.core.verdict import board_order, shared_positions, win_band
@@ -50,11 +56,17 @@ def _check_board(board: Board) -> None:
         if band is None:
             assert isinstance(boot, NotApplicable)
             continue
-        slack = WILSON_ROUNDING if band.kind == "confidence" and result.key == "mle" else 0.0
+        slack = WILSON_ROUNDING if result.key == "mle" else 0.0
         assert np.all(np.array(band.lower, float) <= p + slack), result.key
         assert np.all(p <= np.array(band.upper, float) + slack), result.key
         if result.key != "mle":  # Wilson belongs to the win rate only
             assert isinstance(boot, BootstrapSummary) and band.lower == boot.lower
+        elif isinstance(board.win_interval, WinInterval):
+            assert (
+                band.label
+                == board.win_interval.label
+                == interval_label(WILSON_INTERVAL_KIND, band.level, source="Wilson")
+            )
 
     verdict = board.verdict
     assert isinstance(verdict, Verdict)
@@ -216,3 +228,17 @@ def test_a_difference_without_spread_is_not_taken_as_certain_from_few_datasets(p
         result = rank_intervals(theta, replicates, n_datasets=n, pairwise_max=pairwise_max)
         assert result.best.tolist() == ([True, False, False] if separated else [True] * 3)
         assert result.lower.tolist() == ([1, 2, 2] if separated else [1, 1, 1])
+
+
+def test_a_failed_bootstrap_gives_its_reason_to_the_ranks():
+    from estimation.core.analysis import uncertainty_failed
+
+    table = DEMO_TABLES["demsar"]()
+    quick = analyze(table, SETTINGS, advisor=False, uncertainty=False).payload.board
+    failed = uncertainty_failed(quick, "the bootstrap failed: out of memory")
+    assert failed.ranks == NotApplicable("the bootstrap failed: out of memory")
+    assert "out of memory" in failed.verdict.sentences[0]
+    _check_board(failed)
+    off = analyze(table, AnalysisSettings(bootstrap=0), advisor=False).payload.board
+    assert off.ranks == NotApplicable("the bootstrap is switched off (0 replicates)")
+    _check_board(off)

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from estimation.core.contract import BootstrapSummary, Verdict
+from estimation.core.contract import BootstrapSummary, NotApplicable, Verdict
 from estimation.core.verdict import (
+    advisor_evidence,
     board_order,
     board_verdict,
     leader_interval,
+    rank_span,
     shared_positions,
     win_band,
 )
@@ -76,3 +78,60 @@ def test_order_is_deterministic_and_ties_share_a_position():
     assert names[:2] == ["C4.5+m+cf", "C4.5+m"]
     assert shared_positions(board, "loo_tv", order)[:3] == [1, 1, 3]
     assert win_band(board, "loo_tv") is not None
+
+
+def test_a_last_digit_difference_decides_no_leader():
+    """Two P(win) equal but for float noise are one value: the leader is the better mean
+    rank, both share position 1, and the verdict calls it a tie (estimation rounding rule:
+    rank_inference.TIE_DIGITS)."""
+    board = _board("demsar")
+    names = board.algorithms
+    mle = board.estimator("mle")
+    a, b = names.index("C4.5+m"), names.index("C4.5+m+cf")
+    p = list(mle.p)
+    p[a], p[b] = 0.375 + 1e-15, 0.375  # C4.5+m+cf has the better mean rank (1.93)
+    p = [v if i in (a, b) else (1 - 0.75) / 2 for i, v in enumerate(p)]
+    changed = replace(mle, p=tuple(p))
+    board = replace(
+        board,
+        recommended="mle",
+        estimators=tuple(changed if e.key == "mle" else e for e in board.estimators),
+    )
+    order = board_order(board, "mle")
+    assert names[order[0]] == "C4.5+m+cf" and board.top(1, "mle") == ["C4.5+m+cf"]
+    assert shared_positions(board, "mle", order)[:2] == [1, 1]
+    verdict = board_verdict(board)
+    assert verdict.leader == "C4.5+m+cf" and "C4.5+m" in verdict.tied
+
+
+def test_rank_span_reads_the_rank_intervals():
+    board = _board("simulated")
+    assert board.algorithms == ("baseline", "legacy", "new", "old")
+    assert board.ranks.lower == (2, 2, 1, 1) and board.ranks.upper == (4, 4, 2, 4)
+    assert [rank_span(board, i) for i in range(4)] == ["2–4", "2–4", "1–2", "1–4"]
+    one = replace(board.ranks, lower=(3, 4, 1, 2), upper=(3, 4, 1, 2))
+    assert rank_span(replace(board, ranks=one), 2) == "1"
+    assert rank_span(replace(board, ranks=NotApplicable("being computed")), 0) is None
+
+
+def test_the_advisor_sentence_is_about_the_default_and_says_why_it_stands():
+    analysis = demo_analysis("demsar")
+    board, advisor = analysis.payload.board, analysis.payload.advisor
+    # at n = 14 the simulations favour Borda (Plackett-Luce truth) and Plackett-Luce
+    # (the resampled rankings), not the default
+    text = advisor_evidence(board, advisor)
+    assert text.startswith("In the advisor's simulations at this size Borda and Plackett–Luce")
+    assert text.endswith(
+        "LOO (log loss) stays the default because a rule fixed before the "
+        "data are seen chooses it, not the data it is judged on."
+    )
+    agreeing = replace(
+        advisor,
+        truths=tuple(
+            replace(t, sizes=tuple(replace(s, best="loo_kl") for s in t.sizes))
+            for t in advisor.truths
+        ),
+    )
+    assert advisor_evidence(board, agreeing) == (
+        "The advisor's simulations agree: LOO (log loss) is closest to the truth at this size."
+    )
