@@ -16,7 +16,12 @@ from typing import Any
 
 from django.conf import settings
 
-from estimation.core.registry import ESTIMATOR_KEYS, estimator_get, interval_label
+from estimation.core.registry import (
+    ESTIMATOR_KEYS,
+    WILSON_INTERVAL_KIND,
+    estimator_get,
+    interval_label,
+)
 from frontend.readers.presenters import PLAUSIBLE_MARK, rank_interval_label
 
 COVERAGE_JSON = Path(settings.BASE_DIR) / "docs" / "coverage.json"
@@ -84,7 +89,8 @@ def _called(key: str, level: float) -> str:
     if key in ESTIMATOR_KEYS:
         return interval_label(estimator_get(key).interval_kind, level)
     if key == "wilson":
-        return f"{interval_label('confidence', level)} (beside the win rate)"
+        wilson = interval_label(WILSON_INTERVAL_KIND, level, source="Wilson")
+        return f"{wilson} (beside the win rate)"
     if key.startswith("ranks_"):
         return rank_interval_label(level)
     if key.startswith("winners_"):

@@ -239,7 +239,7 @@ def test_win_probability_data_sorted_with_intervals():
     assert [bar.label for bar in data.bars] == ["B", "A", "C"]
     # the win rate's own interval: Wilson's on its win count (estimation.core.verdict.win_band)
     assert data.bars[0].interval == (0.4, 0.95) and data.bars[0].p_best == 0.9
-    assert data.interval_label == data.bars[0].interval_label == "95 % confidence interval"
+    assert data.interval_label == data.bars[0].interval_label == board().win_interval.label
     no_ci = win_probability_data(board(), "loo_kl")
     assert not no_ci.has_intervals and no_ci.bars[0].interval == (None, None)
     assert no_ci.interval_note == "the bootstrap is switched off (0 replicates)"

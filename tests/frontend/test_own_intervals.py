@@ -90,7 +90,7 @@ def test_the_interval_column_is_named_by_the_engines_label():
     assert loo["interval"].label == LOO_OWN.label
     assert LOO_OWN.method in loo["interval"].title
     mle = {c.key: c for c in board_columns(table, "acc", table_legend(typed, "mle"))}
-    assert mle["interval"].label == "95 % confidence interval"
+    assert mle["interval"].label == typed.win_interval.label
     assert "Wilson" in mle["interval"].title
     assert loo["ranks"].label == "95 % rank interval"
 
@@ -142,7 +142,7 @@ def test_chart_whiskers_are_each_estimates_own_interval_and_say_which():
     chart = win_probability_chart(typed, "loo_kl")
     assert f"Whiskers: {LOO_OWN.label}" in chart.note and LOO_OWN.label in chart.description
     each = algorithm_estimates_chart(typed, "B")
-    assert LOO_OWN.label in each.note and "95 % confidence interval" in each.note
+    assert LOO_OWN.label in each.note and typed.win_interval.label in each.note
 
 
 # --- the badge ---------------------------------------------------------------------------
@@ -206,7 +206,7 @@ def test_the_csv_carries_each_estimators_own_interval_label_ranks_and_winners():
         assert float(row["loo_kl_high"]) == LOO_OWN.upper[i]
         assert row["loo_kl_interval"] == LOO_OWN.label
         assert float(row["mle_low"]) == typed.win_interval.lower[i]
-        assert row["mle_interval"] == "95 % confidence interval"
+        assert row["mle_interval"] == typed.win_interval.label
         assert (int(row["rank_low"]), int(row["rank_high"])) == (RANKS.lower[i], RANKS.upper[i])
         assert row["plausible_winner"] == str(name in RANKS.plausible_winners)
     # no column pairs an estimator's point with the win rate's interval any more
