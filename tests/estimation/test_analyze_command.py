@@ -387,9 +387,7 @@ def test_the_report_orders_and_numbers_rows_as_the_leaderboard_does(tmp_path):
     lines = out.getvalue().splitlines()
     start = lines.index(next(line for line in lines if line.lstrip().startswith("#"))) + 2
     # position, rank interval ("n/a" without a bootstrap), then the name
-    printed = [
-        [line.split()[0], line.split()[2].rstrip("*")] for line in lines[start : start + 4]
-    ]
+    printed = [[line.split()[0], line.split()[2].rstrip("*")] for line in lines[start : start + 4]]
     assert printed == [["1", "best"], ["=2", "a"], ["=2", "b"], ["=2", "c"]]
     board = analyze_json(path, "--bootstrap", "0", "--quiet").board
     site, _ = leaderboard_rows({"typed": board}, board.recommended)
