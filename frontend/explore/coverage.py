@@ -70,6 +70,7 @@ class CoverageTable:
     level: float
     floor: float
     replicates: int
+    analytic_replicates: int  # benchmarks per cell for the closed forms (Wilson, Goodman)
     bootstrap: int
     command: str
     measured: str
@@ -130,6 +131,7 @@ def coverage_table_from(data: dict[str, Any]) -> CoverageTable:
         level=level,
         floor=float(data["confidence_floor"]),
         replicates=int(data["replicates"]),
+        analytic_replicates=int(data.get("analytic_replicates", data["replicates"])),
         bootstrap=int(data["bootstrap"]),
         command=data["command"],
         measured=data["measured"],
