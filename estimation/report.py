@@ -12,13 +12,15 @@ from estimation.core.contract import (
     NemenyiSection,
     NemenyiSummary,
     NotApplicable,
+    RankIntervals,
     SnapshotPayload,
+    Verdict,
     WilcoxonSection,
     WilcoxonSummary,
     WinInterval,
 )
 from estimation.core.registry import estimator_get
-from estimation.core.verdict import board_order, shared_positions
+from estimation.core.verdict import board_order, rank_span, shared_positions, win_band
 
 MAX_MATRIX_ALGORITHMS = 12
 
@@ -71,64 +73,78 @@ def render_report(payload: SnapshotPayload, *, source: str = "") -> str:
     lines.extend(f"Note: {note}" for note in board.notes)
     lines.append("")
 
+    verdict = board.verdict
+    if isinstance(verdict, Verdict):
+        lines += [*verdict.sentences[:2], ""]
+    if board.recommended_by:
+        lines += [board.recommended_by, ""]
+
     weights = head.weights
     weight_text = f", weights {' '.join(f'{w:.3f}' for w in weights)}" if weights else ""
     lines.append(
         f"Probability of winning a new dataset: {estimator_get(head.key).label}{weight_text}"
     )
     _, letters = board.letters()
-    p = board.column(head.p)
+    # every P(win) beside its own interval (win_band); Wilson's only beside the win rate
+    band = win_band(board, head.key)
     boot = head.bootstrap if isinstance(head.bootstrap, BootstrapSummary) else None
-    lower, upper = (
-        board.column(boot.lower) if boot else {},
-        board.column(boot.upper) if boot else {},
-    )
     p_best = board.column(boot.p_best) if boot else {}
     wilson = board.win_interval if isinstance(board.win_interval, WinInterval) else None
-    ci_lower = board.column(wilson.lower) if wilson else {}
-    ci_upper = board.column(wilson.upper) if wilson else {}
+    ranks = board.ranks if isinstance(board.ranks, RankIntervals) else None
     win_rate, mean_rank = board.column(board.win_rate), board.column(board.mean_rank)
     significance_rank = board.column(board.significance_rank)
     # The site's order and numbering (equal P(win) share "=4"), from the one rule.
-    indices = board_order(board, head.key)
-    order = [algorithms[i] for i in indices]
+    order = board_order(board, head.key)
     rows = []
-    for position, name in zip(_position_labels(board, head.key, indices), order, strict=True):
+    for position, i in zip(_position_labels(board, head.key, order), order, strict=True):
+        name = algorithms[i]
+        plausible = "*" if ranks and name in ranks.plausible_winners else ""
         rows.append(
             [
                 position,
-                name,
-                _number(p[name]),
-                f"[{_number(ci_lower[name])}, {_number(ci_upper[name])}]" if wilson else "n/a",
-                f"[{_number(lower[name])}, {_number(upper[name])}]" if boot else "n/a",
+                rank_span(board, i) or "n/a",
+                name + plausible,
+                _number(head.p[i]),
+                f"[{_number(band.lower[i])}, {_number(band.upper[i])}]" if band else "n/a",
                 _number(p_best.get(name)),
                 _number(win_rate[name]),
+                f"[{_number(wilson.lower[i])}, {_number(wilson.upper[i])}]" if wilson else "n/a",
                 _number(mean_rank.get(name), 2),
                 _number(significance_rank.get(name), 2),
                 letters.get(name, ""),
             ]
         )
+    level = f"{ranks.level:.0%}".replace("%", " %") if ranks else ""
+    rank_header = f"rank ({level})" if ranks else "rank"
     lines += _table(
         [
             "#",
+            rank_header,
             "algorithm",
             "P(win)",
-            "95% CI (Wilson)",
-            "spread (bootstrap)",
+            band.label if band else "interval",
             "P(best)",
             "win rate",
+            f"win rate {wilson.label}" if wilson else "win rate interval",
             "mean rank",
             "signif. rank",
             "group",
         ],
         rows,
-        "><>>>>>>><",
+        ">><>>>>>>><",
     )
+    if ranks:
+        lines.append(
+            f"* plausible winner: rank interval starts at 1 ({level} simultaneous "
+            f"rank intervals of {estimator_get(ranks.estimator).label}: {ranks.method})"
+        )
+    elif isinstance(board.ranks, NotApplicable):
+        lines.append(f"Rank intervals: not applicable ({board.ranks.reason})")
     lines.append("")
 
     lines.append("All estimators (probability of winning)")
     columns = {result.key: board.column(result.p) for result in board.estimators}
-    rows = [[name, *(_number(columns[s][name]) for s in columns)] for name in order]
+    rows = [[algorithms[i], *(_number(columns[s][algorithms[i]]) for s in columns)] for i in order]
     lines += _table(["algorithm", *columns], rows, "<" + ">" * len(columns))
     minimax = board.estimator("minimax")
     if minimax.bound is not None:

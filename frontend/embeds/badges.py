@@ -1,7 +1,8 @@
 """An algorithm's badge on one benchmark: a small SVG for a README, and its Markdown.
 
-``badge_facts`` reads the leaderboard's own order (:func:`frontend.readers.presenters.
-leaderboard_rows`, so a badge never disagrees with the table); ``badge_svg`` draws it.
+``badge_facts`` reads the leaderboard's own rows (:func:`frontend.readers.presenters.
+leaderboard_rows`, so a badge never disagrees with the table): the rank interval
+(``Board.ranks``), never a lone "#1" the data do not support; ``badge_svg`` draws it.
 Every name is escaped: the SVG is plain XML whatever the algorithm is called.
 """
 
@@ -26,6 +27,16 @@ class BadgeFacts:
     of: int
     probability: float | None  # P(win) by the benchmark's recommended estimator
     results_version: int | None
+    rank_span: str | None = None  # the rank interval, "1–3" (verdict.rank_span)
+    ranks_pending: bool = False  # the rank intervals are being computed
+
+    @property
+    def rank_text(self) -> str:
+        """'#1–3 of 8', '#2 of 8' when the interval is one rank; the bare position never
+        (it would read as '#1' for an algorithm the data cannot separate from others)."""
+        if self.rank_span is None:
+            return "rank being computed" if self.ranks_pending else "no rank interval"
+        return f"#{self.rank_span} of {self.of}"
 
     @property
     def value_text(self) -> str:
@@ -34,7 +45,7 @@ class BadgeFacts:
         if self.rank is None:
             return f"not ranked · v{self.results_version}"
         p = "–" if self.probability is None else f"{self.probability:.2f}"
-        return f"#{self.rank} of {self.of} · P(win) {p} · v{self.results_version}"
+        return f"{self.rank_text} · P(win) {p} · v{self.results_version}"
 
     @property
     def label_text(self) -> str:
@@ -68,6 +79,8 @@ def badge_facts(
         of=len(rows),
         probability=None if row is None else row.probability,
         results_version=results_version,
+        rank_span=None if row is None else row.rank_span,
+        ranks_pending=row is not None and row.ranks_pending,
     )
 
 

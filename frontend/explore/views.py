@@ -17,6 +17,7 @@ from estimation.selectors import SnapshotSections, snapshot_latest
 from frontend.compare.links import select_options
 from frontend.embeds.badges import badge_facts, badge_markdown, badge_svg
 from frontend.explore import advice, charts, presenters, selectors
+from frontend.explore.coverage import coverage_table
 from leaderboard.models import Algorithm, Benchmark, Dataset
 from leaderboard.selectors import benchmark_get_visible, benchmark_metric_get, benchmark_metric_list
 from leaderboard.spreadsheet import csv_stream
@@ -224,7 +225,10 @@ def algorithm_badge_snippet(
 
 def methods(request: HttpRequest) -> HttpResponse:
     """The methods; with ``?benchmark=<slug>``, that benchmark's estimator advisor too."""
-    context: dict[str, object] = {"minimax_examples": presenters.minimax_examples()}
+    context: dict[str, object] = {
+        "minimax_examples": presenters.minimax_examples(),
+        "coverage": coverage_table(),
+    }
     slug = request.GET.get("benchmark")
     if slug:
         benchmark = _visible_benchmark(request, slug[:100])

@@ -15,10 +15,10 @@ from urllib.parse import quote
 
 from django.core.serializers.json import DjangoJSONEncoder
 
-from estimation.core.contract import Board, NotApplicable, to_json
+from estimation.core.contract import Board, NotApplicable, RankIntervals, to_json
 from estimation.core.registry import estimator_get
 from estimation.core.verdict import board_verdict
-from frontend.readers.presenters import leaderboard_board, leaderboard_rows
+from frontend.readers.presenters import leaderboard_board, leaderboard_rows, table_legend
 from leaderboard.api.export import rows_as_csv, snapshot_rows
 
 FORMATS = {
@@ -81,10 +81,16 @@ def export_json(board: Board, source: ExportSource, estimator: str | None = None
         "permalink": source.permalink,
         "citation": source.citation_line,
         "recommended_estimator": board.recommended,
+        "recommended_by": board.recommended_by,
         "estimator": estimator if estimator in board.estimator_keys else board.recommended,
         "verdict": None if isinstance(verdict, NotApplicable) else to_json(verdict),
+        "plausible_winners": list(ranks.plausible_winners)
+        if isinstance(ranks := board.ranks, RankIntervals)
+        else None,
         "columns": columns,
         "rows": rows,
+        # everything else, each interval with its label, method and kind: the contract
+        "board": to_json(board),
     }
     return json.dumps(body, cls=DjangoJSONEncoder, indent=2, ensure_ascii=False)
 
@@ -123,9 +129,10 @@ def export_latex(board: Board, source: ExportSource, estimator: str) -> str:
     """A booktabs table (needs ``\\usepackage{booktabs}`` and ``\\usepackage{url}``)."""
     label = estimator_get(estimator).label
     table = leaderboard_board(board)
+    legend = table_legend(board, estimator)
     rows, _ = leaderboard_rows(table, estimator)
-    columns = ["\\#", "Algorithm", "$P(\\mathrm{win})$", "95\\,\\% CI", "$P(\\mathrm{best})$"]
-    columns += ["Win rate"]
+    columns = ["\\#", latex_escape(legend.ranks_label), "Algorithm", "$P(\\mathrm{win})$"]
+    columns += [latex_escape(legend.interval_label), "$P(\\mathrm{best})$", "Win rate"]
     if table["has_scores"]:
         columns.append(f"Mean {latex_escape(source.metric)} (SD)")
     if table["has_mean_rank"]:
@@ -141,7 +148,7 @@ def export_latex(board: Board, source: ExportSource, estimator: str) -> str:
         "% Needs \\usepackage{booktabs} and \\usepackage{url} (or hyperref).",
         "\\begin{table}[ht]",
         "\\centering",
-        f"\\begin{{tabular}}{{rl{'r' * (len(columns) - 2)}}}",
+        f"\\begin{{tabular}}{{rcl{'r' * (len(columns) - 3)}}}",
         "\\toprule",
         " & ".join(columns) + " \\\\",
         "\\midrule",
@@ -149,9 +156,11 @@ def export_latex(board: Board, source: ExportSource, estimator: str) -> str:
     for row in rows:
         interval = f"[{_number(row.low)}, {_number(row.high)}]" if row.low is not None else "--"
         position = f"={row.position}" if row.tied else str(row.position)
+        star = "$^\\star$" if row.plausible else ""
         cells = [
             position,
-            latex_escape(row.algorithm),
+            row.rank_text.replace("–", "--").replace("…", "--"),
+            latex_escape(row.algorithm) + star,
             _number(row.probability),
             interval,
             _number(row.p_best, 2),
@@ -172,9 +181,19 @@ def export_latex(board: Board, source: ExportSource, estimator: str) -> str:
     cite = f"{latex_escape(prefix)} " if prefix else ""
     caption = (
         f"{latex_escape(source.benchmark_title)}, metric {latex_escape(source.metric)}: "
-        f"probability that each algorithm wins a new dataset, "
-        f"{latex_escape(label)}, with 95\\,\\% Wilson confidence intervals for the win probability"
+        f"probability that each algorithm wins a new dataset, {latex_escape(label)}, "
+        f"with its {latex_escape(legend.interval_label)}"
     )
+    if legend.ranks is not None:
+        of = (
+            f" of {latex_escape(estimator_get(legend.ranks.estimator).label)}"
+            if legend.ranks_of_another_estimator
+            else ""
+        )
+        caption += (
+            f"; {latex_escape(legend.ranks_label)}{of} (1 = best, simultaneous); "
+            f"$^\\star$: a plausible winner (its rank interval starts at 1)"
+        )
     if table["group_test"]:
         caption += (
             f"; algorithms sharing a letter are not significantly different ({table['group_test']})"

@@ -18,9 +18,16 @@ from itertools import pairwise
 from typing import Any
 
 from estimation.core.analysis import uncertainty_pending
-from estimation.core.contract import Board, BootstrapSummary, NotApplicable, ScoreSummary
+from estimation.core.contract import (
+    Board,
+    BootstrapSummary,
+    NotApplicable,
+    RankIntervals,
+    ScoreSummary,
+    WinInterval,
+)
 from estimation.core.registry import estimator_get
-from estimation.core.verdict import board_order, shared_positions, win_band
+from estimation.core.verdict import WinBand, board_order, rank_span, shared_positions, win_band
 
 
 def estimator_order(board: Board) -> list[str]:
@@ -45,6 +52,7 @@ def leaderboard_board(board: Board) -> dict[str, Any]:
     return {
         "typed": board,
         "recommended": board.recommended,
+        "recommended_by": board.recommended_by,
         # the badge only when the lowest-loss estimator beats the win rate (METHODS 7)
         "best_predictor": None
         if isinstance(evaluation, NotApplicable)
@@ -102,7 +110,10 @@ class Column:
 
 
 COLUMNS: tuple[Column, ...] = (
-    Column("position", "#", "Position by the chosen estimator; equal P(win) share one", phone=True),
+    # on a phone the rank interval stays in the row and the position goes to its details
+    Column("position", "#", "Position by the chosen estimator; equal P(win) share one"),
+    # label and title from the board's rank intervals (table_legend)
+    Column("ranks", "Rank", numeric=False, phone=True, sortable=False),
     Column("algorithm", "Algorithm", numeric=False, phone=True),
     Column(
         "probability",
@@ -111,16 +122,8 @@ COLUMNS: tuple[Column, ...] = (
         phone=True,
         descending=True,
     ),
-    Column(
-        "interval",
-        "95 % confidence interval",
-        "95 % Wilson confidence interval for the probability of winning a new dataset, from "
-        "the datasets won (ties split); the bootstrap spread of this estimator's number is "
-        "under “spread”",
-        numeric=False,
-        phone=True,
-        sortable=False,
-    ),
+    # label and title from the chosen estimator's own interval (table_legend)
+    Column("interval", "Interval", numeric=False, phone=True, sortable=False),
     Column(
         "p_best",
         "P(best)",
@@ -147,8 +150,104 @@ COLUMNS: tuple[Column, ...] = (
 COLUMN_KEYS = tuple(column.key for column in COLUMNS)
 
 
-def board_columns(board: dict[str, Any], metric: str | None = None) -> list[Column]:
-    """The columns this board shows, with the labels that depend on it."""
+def rank_interval_label(level: float) -> str:
+    """What the pages call a rank interval ("95 % rank interval")."""
+    return f"{level:.0%} rank interval".replace("%", " %")
+
+
+PLAUSIBLE_MARK = "★"  # marks a plausible winner's row (the caption says what it means)
+
+
+@dataclass(frozen=True)
+class TableLegend:
+    """What the table's interval and rank columns are, in the engine's own words: the
+    chosen estimator's interval (:func:`estimation.core.verdict.win_band`, its label) and
+    the board's rank intervals with the plausible winners (``Board.ranks``)."""
+
+    estimator: str
+    interval: WinBand | None
+    interval_method: str  # how it was computed, in the engine's words
+    interval_pending: bool  # no interval yet: the bootstrap is being computed
+    ranks: RankIntervals | None
+    ranks_reason: str  # why there are no rank intervals ("" when there are)
+    ranks_pending: bool
+
+    @property
+    def interval_label(self) -> str:
+        if self.interval is not None:
+            return self.interval.label
+        return "interval (being computed)" if self.interval_pending else "interval"
+
+    @property
+    def ranks_label(self) -> str:
+        if self.ranks is None:
+            return "Rank interval (being computed)" if self.ranks_pending else "Rank interval"
+        return rank_interval_label(self.ranks.level)
+
+    @property
+    def ranks_title(self) -> str:
+        if self.ranks is None:
+            return f"Rank intervals: {self.ranks_reason}"
+        by = estimator_get(self.ranks.estimator).label
+        return (
+            f"Simultaneous {self.ranks_label} (1 = best) of the {self.ranks.target}, by {by}: "
+            f"{self.ranks.method}"
+        )
+
+    @property
+    def ranks_of_another_estimator(self) -> bool:
+        return self.ranks is not None and self.ranks.estimator != self.estimator
+
+    @property
+    def plausible_winners(self) -> tuple[str, ...]:
+        return self.ranks.plausible_winners if self.ranks is not None else ()
+
+    @property
+    def plausible_sentence(self) -> str:
+        """What the ★ on a row means, for the table's caption."""
+        if self.ranks is None:
+            return ""
+        level = f"{self.ranks.level:.0%}".replace("%", " %")
+        return (
+            f"{PLAUSIBLE_MARK} plausible winner: its rank interval starts at 1, so with {level} "
+            f"confidence the best is one of the {len(self.plausible_winners)} marked"
+            if len(self.plausible_winners) > 1
+            else f"{PLAUSIBLE_MARK}: with {level} confidence the best (the only plausible winner)"
+        )
+
+
+def _interval_method(board: Board, estimator: str, band: WinBand | None) -> str:
+    """The method behind :func:`win_band`'s interval: Wilson's for the win rate when that
+    is the band, else the estimator's own bootstrap."""
+    if band is None:
+        return ""
+    wilson = board.win_interval
+    if estimator == "mle" and isinstance(wilson, WinInterval) and band.lower == wilson.lower:
+        return wilson.method
+    boot = board.estimator(estimator).bootstrap
+    return boot.method if isinstance(boot, BootstrapSummary) else ""
+
+
+def table_legend(board: Board, estimator: str) -> TableLegend:
+    pending = uncertainty_pending(board)
+    band = win_band(board, estimator)
+    ranks = board.ranks
+    return TableLegend(
+        estimator=estimator,
+        interval=band,
+        interval_method=_interval_method(board, estimator, band),
+        interval_pending=pending,
+        ranks=ranks if isinstance(ranks, RankIntervals) else None,
+        ranks_reason=ranks.reason if isinstance(ranks, NotApplicable) else "",
+        ranks_pending=pending,
+    )
+
+
+def board_columns(
+    board: dict[str, Any], metric: str | None = None, legend: TableLegend | None = None
+) -> list[Column]:
+    """The columns this board shows, with the labels that depend on it (and, with
+    ``legend``, on the chosen estimator)."""
     out = []
     for column in COLUMNS:
         if column.key == "mean_score":
@@ -165,6 +264,15 @@ def board_columns(board: dict[str, Any], metric: str | None = None) -> list[Colu
             continue
         elif column.key == "significance_rank" and not board["has_significance_rank"]:
             continue
+        elif column.key == "interval" and legend is not None:
+            band = legend.interval
+            column = replace(
+                column,
+                label=legend.interval_label,
+                title=f"{band.label} of this P(win): {legend.interval_method}" if band else "",
+            )
+        elif column.key == "ranks" and legend is not None:
+            column = replace(column, label=legend.ranks_label, title=legend.ranks_title)
         elif column.key == "group":
             if not board["group_test"]:
                 continue
@@ -183,10 +291,8 @@ class LeaderboardRow:
     position: int
     algorithm: str
     probability: float | None
-    low: float | None  # the confidence interval for the win probability (Wilson)
+    low: float | None  # this estimator's own interval (verdict.win_band; its label in TableLegend)
     high: float | None
-    spread_low: float | None  # the bootstrap band of this estimate (its spread)
-    spread_high: float | None
     p_best: float | None
     win_rate: float | None
     mean_rank: float | None
@@ -199,6 +305,11 @@ class LeaderboardRow:
     sd_score: float | None = None
     score_digits: int = 3
     tied: bool = False  # shares its position with another row
+    rank_low: int | None = None  # the rank interval (Board.ranks), 1 = best
+    rank_high: int | None = None
+    rank_span: str | None = None  # as readers see it, "1–3" (verdict.rank_span)
+    plausible: bool = False  # in the plausible-winners set
+    ranks_pending: bool = False
 
     # Formatted once here: Django's floatformat costs ~20 µs a cell, 30 ms at m = 100.
     @property
@@ -211,7 +322,7 @@ class LeaderboardRow:
             "algorithm": self.algorithm,
             "probability": number_text(self.probability, 3),
             "interval": f"{number_text(self.low, 3)}–{number_text(self.high, 3)}",
-            "spread": f"{number_text(self.spread_low, 3)}–{number_text(self.spread_high, 3)}",
+            "ranks": self.rank_text,
             "p_best": number_text(self.p_best, 2),
             "win_rate": number_text(self.win_rate, 3),
             "mean_score": score,
@@ -221,6 +332,12 @@ class LeaderboardRow:
             "plackett_luce": number_text(self.plackett_luce, 3),
             "group": self.group or "–",
         }
+
+    @property
+    def rank_text(self) -> str:
+        if self.rank_span is None:
+            return "…" if self.ranks_pending else "–"
+        return self.rank_span
 
     def cells(self, columns: list[Column]) -> list[tuple[Column, str]]:
         text = self.text
@@ -246,9 +363,16 @@ class LeaderboardRow:
                     if details
                     else ""
                 )
+                star = (
+                    '<span class="plausible" data-testid="plausible-winner" title="plausible '
+                    f'winner">{PLAUSIBLE_MARK}<span class="visually-hidden"> plausible winner'
+                    "</span></span>"
+                    if self.plausible
+                    else ""
+                )
                 cells.append(
                     f'<th scope="row" class="algorithm"><a href="{escape(url)}">{name}</a>'
-                    f"{more}</th>"
+                    f"{star}{more}</th>"
                 )
             elif column.key == "interval":
                 bar = self.bar
@@ -257,12 +381,6 @@ class LeaderboardRow:
                     if bar
                     else '<span class="ci">–</span>'
                 )
-                if self.spread_low is not None:
-                    drawn += (
-                        '<details class="spread" data-testid="cell-spread"><summary>spread'
-                        "</summary>Bootstrap band of this estimate (its spread over resampled "
-                        f"datasets, not a confidence interval): {escape(text['spread'])}</details>"
-                    )
                 cells.append(f'<td class="interval" data-testid="cell-interval">{drawn}</td>')
             else:
                 css = ("num" if column.numeric else "") + ("" if column.phone else " secondary")
@@ -270,7 +388,11 @@ class LeaderboardRow:
                     f'<td class="{css.strip()}" data-testid="cell-{column.testid}">'
                     f"{escape(text[column.key])}</td>"
                 )
-        return f'<tr data-testid="leaderboard-row" data-algorithm="{name}">{"".join(cells)}</tr>'
+        plausible = ' class="plausible-winner" data-plausible="1"' if self.plausible else ""
+        return (
+            f'<tr data-testid="leaderboard-row" data-algorithm="{name}"{plausible}>'
+            f"{''.join(cells)}</tr>"
+        )
 
 
 # Below this share of the bar, an interval could be drawn narrower than 2 px (the bar is
@@ -349,11 +471,12 @@ def leaderboard_rows(
     names = typed.algorithms
     result = typed.estimator(estimator)
     p = result.p
-    boot = result.bootstrap
-    spread = boot if isinstance(boot, BootstrapSummary) else None
-    # The bar is this estimator's own interval (one function decides which:
-    # verdict.win_band; Wilson only for the win rate), labelled by band.label.
+    # Each P(win) beside its own estimator's interval: verdict.win_band is the one rule
+    # (Wilson only for the win rate), labelled by band.label.
     interval = win_band(typed, estimator)
+    ranks = typed.ranks if isinstance(typed.ranks, RankIntervals) else None
+    plausible = set(ranks.plausible_winners) if ranks else set()
+    pending = uncertainty_pending(typed)
     highest = max(
         [
             max((interval.upper[i] if interval else None) or 0.0, p[i] or 0.0)
@@ -415,8 +538,6 @@ def leaderboard_rows(
                 probability=p[i],
                 low=low,
                 high=high,
-                spread_low=spread.lower[i] if spread else None,
-                spread_high=spread.upper[i] if spread else None,
                 p_best=p_best[i],
                 win_rate=win_rate[i],
                 mean_rank=mean_rank[i],
@@ -429,6 +550,11 @@ def leaderboard_rows(
                 sd_score=sds[i],
                 score_digits=digits,
                 tied=counts[positions[i]] > 1,
+                rank_low=ranks.lower[i] if ranks else None,
+                rank_high=ranks.upper[i] if ranks else None,
+                rank_span=rank_span(typed, i),
+                plausible=names[i] in plausible,
+                ranks_pending=pending,
             )
         )
     return rows, scale

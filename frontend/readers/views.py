@@ -37,6 +37,7 @@ from frontend.readers.presenters import (
     leaderboard_board,
     leaderboard_rows,
     selected_estimator,
+    table_legend,
 )
 from frontend.readers.selectors import (
     HISTORY_LIMIT,
@@ -116,6 +117,7 @@ class Header:
     title: str
     link: BoardLink | None
     aria_sort: str  # "ascending", "descending" or "" (not sorted by this column)
+    scale: str = ""  # the interval bar's range, on its own small line
 
 
 def _sort_request(request: HttpRequest) -> tuple[str | None, bool]:
@@ -247,7 +249,8 @@ def _leaderboard_context(
         chosen = next(e for e in board["estimators"] if e["key"] == estimator)
         show_all = request.GET.get("all") == "1"
         estimator_query = {"estimator": estimator} if "estimator" in request.GET else {}
-        columns = board_columns(board, metric.name if metric else None)
+        legend = table_legend(typed_board, estimator)
+        columns = board_columns(board, metric.name if metric else None, legend)
         sort, descending = _sort_request(request)
         if sort not in {c.key for c in columns if c.sortable}:
             sort, descending = None, False
@@ -276,14 +279,12 @@ def _leaderboard_context(
             order_query = {"sort": column.key, "order": "desc" if wants_desc else "asc"}
             if column.key == "position" and not current:
                 order_query = {}
-            label = column.label
-            if column.key == "interval":
-                label = f"{label} (bar: 0 to {scale:g})"
             headers.append(
                 Header(
                     column=column,
-                    label=label,
+                    label=column.label,
                     title=column.title,
+                    scale=f"bar: 0 to {scale:g}" if column.key == "interval" else "",
                     link=link(
                         **estimator_query, **({"all": "1"} if show_all else {}), **order_query
                     )
@@ -297,6 +298,7 @@ def _leaderboard_context(
         context.update(
             board=board,
             estimator=chosen,
+            legend=legend,
             rows=[mark_safe(row.html(columns, algorithm_url(row.algorithm))) for row in rows],
             columns=columns,
             headers=headers,

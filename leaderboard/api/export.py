@@ -1,9 +1,11 @@
 """A snapshot's board as one row per algorithm: the leaderboard table, for spreadsheets.
 
 Pairwise tables (p-values, effect sizes, win matrix) stay in the JSON export; the CSV
-keeps what a reader sorts and plots: the position and the metric's mean and SD, the
-headline columns, then every estimator's probability with its bootstrap interval and
-P(best), then the group letters. Rows come in the page's order
+keeps what a reader sorts and plots: the position, the rank interval and whether the
+algorithm is a plausible winner, the metric's mean and SD, the headline columns, then
+every estimator's probability with its own interval (``<key>_low``, ``<key>_high`` and
+its label in ``<key>_interval``: :func:`estimation.core.verdict.win_band`, the Wilson
+interval only for the win rate ``mle``) and P(best), then the group letters. Rows come in the page's order
 (:func:`estimation.core.verdict.board_order`); a CSV rounds its numbers
 (:func:`rounded_rows`), JSON keeps full precision.
 """
@@ -16,11 +18,12 @@ from estimation.core.contract import (
     Board,
     BootstrapSummary,
     NemenyiSummary,
+    RankIntervals,
     ScoreSummary,
     WilcoxonSummary,
     WinInterval,
 )
-from estimation.core.verdict import board_order, shared_positions
+from estimation.core.verdict import board_order, shared_positions, win_band
 from leaderboard.spreadsheet import csv_text
 
 # Decimals a CSV keeps: probabilities and shares to 4, ranks to 3, scores to 6 significant.
@@ -32,7 +35,17 @@ SCORE_SIGNIFICANT = 6
 def _per_algorithm(board: Board) -> list[tuple[str, dict[str, Any]]]:
     """(column, {algorithm: value}) in column order, for whatever the board holds."""
     column = board.column
-    columns: list[tuple[str, dict[str, Any]]] = []
+    names = board.algorithms
+    ranks = board.ranks if isinstance(board.ranks, RankIntervals) else None
+    # present (empty) while the ranks are being computed: one header for every version
+    columns: list[tuple[str, dict[str, Any]]] = [
+        ("rank_low", column(ranks.lower) if ranks else {}),
+        ("rank_high", column(ranks.upper) if ranks else {}),
+        (
+            "plausible_winner",
+            {name: name in ranks.plausible_winners for name in names} if ranks else {},
+        ),
+    ]
     if isinstance(board.scores, ScoreSummary):
         columns += [
             ("mean_score", column(board.scores.mean)),
@@ -43,28 +56,25 @@ def _per_algorithm(board: Board) -> list[tuple[str, dict[str, Any]]]:
         values = column(getattr(board, key))
         if values:
             columns.append((key, values))
-    # The confidence interval for the win probability (Wilson; Goodman simultaneous), and
-    # per estimator the bootstrap band: the spread of the estimate, not an interval for p.
-    interval = board.win_interval
-    if isinstance(interval, WinInterval):
-        columns += [
-            ("win_ci_low", column(interval.lower)),
-            ("win_ci_high", column(interval.upper)),
-            ("win_ci_simultaneous_low", column(interval.simultaneous_lower)),
-            ("win_ci_simultaneous_high", column(interval.simultaneous_upper)),
-        ]
+    # Each estimator's point with its own interval and that interval's label (one rule:
+    # win_band); the win rate's also has Goodman's simultaneous interval.
     for result in board.estimators:
+        band = win_band(board, result.key)
         boot = result.bootstrap
-        columns.append((result.key, column(result.p)))
-        if isinstance(boot, BootstrapSummary):
+        columns += [
+            (result.key, column(result.p)),
+            (f"{result.key}_low", column(band.lower) if band else {}),
+            (f"{result.key}_high", column(band.upper) if band else {}),
+            (f"{result.key}_interval", dict.fromkeys(names, band.label) if band else {}),
+            (
+                f"{result.key}_p_best",
+                column(boot.p_best) if isinstance(boot, BootstrapSummary) else {},
+            ),
+        ]
+        if result.key == "mle" and isinstance(board.win_interval, WinInterval):
             columns += [
-                (f"{result.key}_spread_low", column(boot.lower)),
-                (f"{result.key}_spread_high", column(boot.upper)),
-                (f"{result.key}_p_best", column(boot.p_best)),
-            ]
-        else:
-            columns += [
-                (f"{result.key}_{end}", {}) for end in ("spread_low", "spread_high", "p_best")
+                ("mle_simultaneous_low", column(board.win_interval.simultaneous_lower)),
+                ("mle_simultaneous_high", column(board.win_interval.simultaneous_upper)),
             ]
     for test, summary in (("nemenyi", board.nemenyi), ("wilcoxon", board.wilcoxon)):
         if isinstance(summary, (NemenyiSummary, WilcoxonSummary)):

@@ -118,21 +118,27 @@ def test_csv_export_has_one_row_per_algorithm(client, computed):
     board = snapshot_board(snapshot=computed)
     lines = response.content.decode().splitlines()
     header = lines[0].split(",")
-    assert header[:6] == [
+    assert header[:9] == [
         "position",
         "algorithm",
+        "rank_low",
+        "rank_high",
+        "plausible_winner",
         "mean_score",
         "sd_score",
         "win_rate",
         "mean_rank",
     ]
-    assert header[6:10] == [
-        "win_ci_low",
-        "win_ci_high",
-        "win_ci_simultaneous_low",
-        "win_ci_simultaneous_high",
+    # each estimator's point, its own interval and that interval's label
+    assert header[9:14] == [
+        "loo_kl",
+        "loo_kl_low",
+        "loo_kl_high",
+        "loo_kl_interval",
+        "loo_kl_p_best",
     ]
-    assert ["loo_kl", "loo_kl_spread_low", "loo_kl_spread_high", "loo_kl_p_best"] == header[10:14]
+    assert {"mle_low", "mle_simultaneous_low"} <= set(header)
+    assert not any(name.startswith("win_ci") or "spread" in name for name in header)
     # the page's order: the recommended estimator, then mean rank, then name
     order = [board.algorithms[i] for i in board_order(board, board.recommended)]
     assert [line.split(",")[1] for line in lines[1:]] == order
@@ -143,8 +149,12 @@ def test_csv_export_has_one_row_per_algorithm(client, computed):
     assert float(alpha["win_rate"]) == pytest.approx(board.win_rate[index], abs=5e-5)
     loo = board.estimator("loo_kl")
     assert float(alpha["loo_kl"]) == pytest.approx(loo.p[index], abs=5e-5)
-    assert float(alpha["loo_kl_spread_high"]) == pytest.approx(loo.bootstrap.upper[index], abs=5e-5)
-    assert float(alpha["win_ci_low"]) == pytest.approx(board.win_interval.lower[index], abs=5e-5)
+    assert float(alpha["loo_kl_high"]) == pytest.approx(loo.bootstrap.upper[index], abs=5e-5)
+    assert alpha["loo_kl_interval"] == loo.bootstrap.label
+    # the Wilson interval only beside the win rate
+    assert float(alpha["mle_low"]) == pytest.approx(board.win_interval.lower[index], abs=5e-5)
+    assert int(alpha["rank_low"]) == board.ranks.lower[index]
+    assert alpha["plausible_winner"] == str("alpha" in board.ranks.plausible_winners)
 
 
 def test_json_export(client, computed):
@@ -273,3 +283,22 @@ def test_the_contract_and_its_schema_are_published_and_linked_from_the_docs(clie
     assert reference.status_code == 200 and b"null when" in reference.content
     docs = client.get("/api/docs/").content.decode()
     assert 'href="/api/contract/"' in docs and 'href="/api/contract/snapshot.schema.json"' in docs
+
+
+def test_board_section_carries_each_estimators_labelled_interval_and_the_ranks(client, computed):
+    """Issue 21: the API's board is the contract itself, so each estimator's own interval
+    (with its label, kind, method and level), the rank intervals, the plausible winners and
+    the default's rule reach API readers with no serialiser of their own."""
+    board = client.get(f"{BASE}latest/").json()["board"]
+    for entry in board["estimators"]:
+        interval = entry["bootstrap"]
+        assert {"lower", "upper", "label", "kind", "method", "level"} <= set(interval)
+        for low, p, high in zip(interval["lower"], entry["p"], interval["upper"], strict=True):
+            assert low <= p <= high
+    ranks = board["ranks"]
+    assert set(ranks["plausible_winners"]) <= set(board["input"]["algorithms"])
+    assert all(lo <= hi for lo, hi in zip(ranks["lower"], ranks["upper"], strict=True))
+    assert board["recommended_by"]
+    assert board["verdict"]["interval"] == next(
+        e["bootstrap"]["label"] for e in board["estimators"] if e["key"] == board["recommended"]
+    )

@@ -353,15 +353,16 @@ def screenshots_enabled() -> bool:
 
 @pytest.fixture
 def screenshot(request) -> Callable:
-    """``screenshot(page, name)``: save a full-page PNG; returns its path (None when off)."""
+    """``screenshot(page, name)``: save a full-page PNG (``full_page=False``: the viewport
+    alone, what a reader sees first); returns its path (None when off)."""
     test_name = re.sub(r"[^A-Za-z0-9_.-]+", "-", request.node.name).strip("-")
 
-    def save(page, name: str) -> Path | None:
+    def save(page, name: str, *, full_page: bool = True) -> Path | None:
         if not screenshots_enabled():
             return None
         SCREENSHOT_DIR.mkdir(parents=True, exist_ok=True)
         path = SCREENSHOT_DIR / f"{test_name}-{name}.png"
-        page.screenshot(path=str(path), full_page=True)
+        page.screenshot(path=str(path), full_page=full_page)
         return path
 
     return save

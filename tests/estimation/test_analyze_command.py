@@ -11,6 +11,7 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from estimation.core.contract import NotApplicable, SnapshotPayload, pair_index
+from estimation.core.verdict import rank_span
 from tests import csv_messages
 from tests.contract_validation import validate
 from tests.reference_data import PUBLISHED_DATA
@@ -155,6 +156,37 @@ def test_readable_report_leads_with_the_recommended_estimator():
     assert "Nemenyi critical difference 1.254" in report
     assert "Which estimator predicts best here" in report
     assert "1 dataset has a tie for first place" in report
+
+
+def test_readable_report_pairs_each_p_win_with_its_own_interval():
+    """Issue 21: the headline P(win) beside the estimator's own interval under its label,
+    the Wilson interval only beside the win rate, the rank intervals and the plausible
+    winners, and the verdict's two sentences first."""
+    path = DEMSAR / "demsar2006_table6_auc.csv"
+    out = io.StringIO()
+    call_command("analyze", str(path), "--bootstrap", "200", "--quiet", stdout=out)
+    report = out.getvalue()
+    board = analyze_json(path, "--bootstrap", "200").board
+    head = board.estimator(board.recommended)
+    lines = report.splitlines()
+    header = next(line for line in lines if line.startswith("#  rank"))
+    assert head.bootstrap.label in header
+    assert f"win rate {board.win_interval.label}" in header
+    for sentence in board.verdict.sentences[:2]:
+        assert sentence in report
+    assert board.recommended_by in report
+    for i, name in enumerate(board.algorithms):
+        row = next(
+            line
+            for line in lines
+            if f"  {name}{'*' if name in board.ranks.plausible_winners else ''}  " in line
+        )
+        own = f"[{head.bootstrap.lower[i]:.3f}, {head.bootstrap.upper[i]:.3f}]"
+        wilson = f"[{board.win_interval.lower[i]:.3f}, {board.win_interval.upper[i]:.3f}]"
+        # the own interval right after P(win); Wilson's after the win rate
+        assert row.index(f"{head.p[i]:.3f}") < row.index(own) < row.index(wilson), row
+        assert row.split()[1] == rank_span(board, i)
+    assert "* plausible winner" in report
 
 
 @pytest.mark.parametrize(
@@ -354,7 +386,8 @@ def test_the_report_orders_and_numbers_rows_as_the_leaderboard_does(tmp_path):
     call_command("analyze", str(path), "--bootstrap", "0", "--quiet", stdout=out)
     lines = out.getvalue().splitlines()
     start = lines.index(next(line for line in lines if line.lstrip().startswith("#"))) + 2
-    printed = [line.split()[:2] for line in lines[start : start + 4]]
+    # position, rank interval ("n/a" without a bootstrap), then the name
+    printed = [[line.split()[0], line.split()[2].rstrip("*")] for line in lines[start : start + 4]]
     assert printed == [["1", "best"], ["=2", "a"], ["=2", "b"], ["=2", "c"]]
     board = analyze_json(path, "--bootstrap", "0", "--quiet").board
     site, _ = leaderboard_rows({"typed": board}, board.recommended)

@@ -237,7 +237,9 @@ def test_win_probability_data_sorted_with_intervals():
     data = win_probability_data(board())
     assert data.estimator_label == "Win rate"
     assert [bar.label for bar in data.bars] == ["B", "A", "C"]
-    assert data.bars[0].interval == (0.5, 1.0) and data.bars[0].p_best == 0.9
+    # the win rate's own interval: Wilson's on its win count (estimation.core.verdict.win_band)
+    assert data.bars[0].interval == (0.4, 0.95) and data.bars[0].p_best == 0.9
+    assert data.interval_label == data.bars[0].interval_label == board().win_interval.label
     no_ci = win_probability_data(board(), "loo_kl")
     assert not no_ci.has_intervals and no_ci.bars[0].interval == (None, None)
     assert no_ci.interval_note == "the bootstrap is switched off (0 replicates)"
@@ -287,6 +289,7 @@ def wide(m: int) -> tuple[Board, RankMatrixSection]:
         nemenyi=NemenyiSummary(
             alpha=0.05, q_alpha=3.0, critical_difference=3.0, letters=("a",) * m
         ),
+        win_interval=NA("not needed here"),  # the base board's is for three algorithms
     )
     ranks = tuple(tuple(float(j + 1) for j in range(m)) for _ in range(3))
     return wide_board, RankMatrixSection(algorithms=names, datasets=("x", "y", "z"), ranks=ranks)

@@ -9,6 +9,7 @@ import pytest
 
 from estimation.core.contract import NotApplicable, section_from_json, to_json
 from estimation.core.registry import estimator_get
+from estimation.core.verdict import win_band
 from frontend.explore import charts
 from tests.frontend.explore_fixtures import demo_benchmarks  # noqa: F401
 
@@ -113,7 +114,10 @@ def test_win_probability_numbers_for_every_estimator(demo_benchmarks):  # noqa: 
         chart = charts.win_probability_chart(board, entry.key)
         assert_accessible_svg(chart)
         assert estimator_get(entry.key).label in chart.title
-        for p, low, high in zip(entry.p, entry.bootstrap.lower, entry.bootstrap.upper, strict=True):
+        # the whiskers are the estimate's own interval (the win rate's: Wilson), named
+        band = win_band(board, entry.key)
+        assert f"Whiskers: {band.label}" in chart.note
+        for p, low, high in zip(entry.p, band.lower, band.upper, strict=True):
             assert f"{p:.3f}" in chart.table
             assert f"{low:.3f}" in chart.table and f"{high:.3f}" in chart.table
     with pytest.raises(ValueError, match="estimator must be one of"):

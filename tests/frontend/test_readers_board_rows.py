@@ -28,11 +28,8 @@ def test_rows_of_one_page_keep_their_positions_and_the_whole_boards_scale():
     assert [row.position for row in page] == [2, 3]
     # B's confidence interval (up to 0.95) sets the scale, though B is not on this page
     assert page_scale == scale == 1.0
-    # the bar is the Wilson interval for the win probability; the bootstrap band is the
-    # spread of the estimate, in the details
+    # the win rate's own interval is the Wilson interval on its win count
     assert (page[0].low, page[0].high, page[0].p_best, page[0].group) == (0.05, 0.6, 0.1, "ab")
-    assert (page[0].spread_low, page[0].spread_high) == (0.0, 0.5)
-    assert page[0].text["spread"] == "0.000–0.500"
     assert page[0].borda == 0.3 and page[0].plackett_luce == 0.3
     assert table["n_algorithms"] == 3 and table["group_test"] == "Nemenyi"
     assert "algorithms" not in table  # nothing per algorithm is built for the whole board

@@ -79,8 +79,11 @@ def test_csv_export_carries_version_and_citation(client):
     assert [row["algorithm"] for row in rows] == on_page
     assert {
         "loo_kl",
-        "loo_kl_spread_low",
-        "win_ci_low",
+        "loo_kl_low",
+        "loo_kl_interval",
+        "mle_low",
+        "rank_low",
+        "plausible_winner",
         "borda",
         "plackett_luce",
         "nemenyi_group",
@@ -117,7 +120,8 @@ def test_latex_export_is_a_booktabs_table_with_escaped_names(client):
     assert r"Smith\_2020: 50\% \#1;" in body
     assert "Borda count" in body
     first_row = body.split("\\midrule\n")[1].splitlines()[0]
-    assert first_row.startswith(r"1 & C4.5+m\_cf")  # position, then the name
+    # position, the rank interval (from 1: a plausible winner, starred), then the name
+    assert re.match(r"1 & 1(--2)? & C4\.5\+m\\_cf \\& 100\\%\$\^\\star\$ & ", first_row), first_row
     assert "(SD)" in body  # the metric's mean and SD
 
 

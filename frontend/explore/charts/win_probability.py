@@ -1,5 +1,6 @@
-"""Probability of winning a new dataset, as bars with the bootstrap spread of each estimate: every
-algorithm under one estimator, or one algorithm under every estimator."""
+"""Probability of winning a new dataset, as bars with each estimate's own interval as
+whiskers (:func:`estimation.core.verdict.win_band`, named by its label): every algorithm
+under one estimator, or one algorithm under every estimator."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from dataclasses import dataclass
 
 from estimation.core.contract import Board, EstimatorResult, NotApplicable
 from estimation.core.registry import estimator_get
+from estimation.core.verdict import win_band
 from frontend.explore.charts import layout
 from frontend.explore.charts.layout import BLACK, BLUE, GREEN, MUTED, Chart, fmt, line, rect, text
 from frontend.explore.charts.ordering import SHORT_LABELS
@@ -17,12 +19,13 @@ Interval = tuple[float | None, float | None]
 
 @dataclass(frozen=True)
 class IntervalBar:
-    """One bar: a point estimate with its 95 % interval and P(best) (None when unknown)."""
+    """One bar: a point estimate with its own interval and P(best) (None when unknown)."""
 
     label: str
     value: float | None
     interval: Interval
     p_best: float | None
+    interval_label: str = ""  # the engine's words for the interval ("" when none)
 
 
 @dataclass(frozen=True)
@@ -30,6 +33,7 @@ class WinProbabilityData:
     estimator_label: str
     bars: tuple[IntervalBar, ...]  # highest probability first, at most MAX_DRAWN_ALGORITHMS
     has_intervals: bool
+    interval_label: str  # e.g. "95 % bootstrap spread" ("" when there is none)
     interval_note: str
     total: int  # algorithms estimated, drawn or not
 
@@ -42,11 +46,17 @@ class AlgorithmEstimatesData:
     recommended: str  # short label of the headline estimator
 
 
-def _interval(result: EstimatorResult, index: int) -> Interval:
-    boot = result.bootstrap
-    if isinstance(boot, NotApplicable):
-        return None, None
-    return boot.lower[index], boot.upper[index]
+def _interval(board: Board, result: EstimatorResult, index: int) -> tuple[Interval, str]:
+    """The estimate's own interval and its label (the win rate's: Wilson)."""
+    band = win_band(board, result.key)
+    if band is None:
+        return (None, None), ""
+    return (band.lower[index], band.upper[index]), band.label
+
+
+def _bar(board: Board, result: EstimatorResult, index: int, label: str) -> IntervalBar:
+    interval, words = _interval(board, result, index)
+    return IntervalBar(label, result.p[index], interval, _p_best(result, index), words)
 
 
 def _p_best(result: EstimatorResult, index: int) -> float | None:
@@ -66,14 +76,13 @@ def win_probability_data(
     p = result.p
     order = sorted(range(len(p)), key=lambda i: (-(p[i] or 0.0), board.algorithms[i]))
     boot = result.bootstrap
+    band = win_band(board, estimator)
     return WinProbabilityData(
         estimator_label=estimator_get(estimator).label,
-        bars=tuple(
-            IntervalBar(board.algorithms[i], p[i], _interval(result, i), _p_best(result, i))
-            for i in order[:max_bars]
-        ),
-        has_intervals=not isinstance(boot, NotApplicable),
-        interval_note=boot.reason if isinstance(boot, NotApplicable) else "",
+        bars=tuple(_bar(board, result, i, board.algorithms[i]) for i in order[:max_bars]),
+        has_intervals=band is not None,
+        interval_label=band.label if band else "",
+        interval_note=boot.reason if band is None and isinstance(boot, NotApplicable) else "",
         total=len(order),
     )
 
@@ -83,13 +92,7 @@ def algorithm_estimates_data(board: Board, algorithm: str) -> AlgorithmEstimates
     return AlgorithmEstimatesData(
         algorithm=algorithm,
         bars=tuple(
-            IntervalBar(
-                SHORT_LABELS[result.key],
-                result.p[index],
-                _interval(result, index),
-                _p_best(result, index),
-            )
-            for result in board.estimators
+            _bar(board, result, index, SHORT_LABELS[result.key]) for result in board.estimators
         ),
         full_labels=tuple(estimator_get(result.key).label for result in board.estimators),
         recommended=SHORT_LABELS[board.recommended],
@@ -105,7 +108,7 @@ def _interval_rows(
     axis_label: str,
     highlight: str | None = None,
 ) -> str:
-    """Horizontal bars from 0 with a 95 % interval whisker on each."""
+    """Horizontal bars from 0 with each bar's own interval as a whisker."""
     labels = [bar.label for bar in bars]
     width = 640.0
     left = layout.label_width(labels, cap=170) + 8
@@ -153,10 +156,12 @@ def _interval_rows(
 def draw_win_probability(data: WinProbabilityData) -> Chart:
     key = "win-probability"
     label = data.estimator_label
+    words = data.interval_label
     title = f"Probability of winning a new dataset: {label}"
+    whiskers = f"; whiskers: the {words} of each estimate" if words else ""
     description = (
         f"Bars: estimated probability that each of {len(data.bars)} algorithms wins a new "
-        f"dataset ({label}); whiskers: 95 % bootstrap spread of the estimate (not a confidence interval for the win probability; the leaderboard shows that)."
+        f"dataset ({label}){whiskers}."
     )
     markup = _interval_rows(
         data.bars,
@@ -166,8 +171,8 @@ def draw_win_probability(data: WinProbabilityData) -> Chart:
         axis_label="probability of winning a new dataset",
     )
     table = layout.html_table(
-        f"Win probability ({label}) with the 95 % bootstrap spread of the estimate and P(best)",
-        ["Algorithm", "P(win)", "95 % low", "95 % high", "P(best)"],
+        f"Win probability ({label}) with its {words or 'interval'} and P(best)",
+        ["Algorithm", "P(win)", f"{words or 'interval'}: low", "high", "P(best)"],
         [
             [
                 bar.label,
@@ -180,11 +185,10 @@ def draw_win_probability(data: WinProbabilityData) -> Chart:
         ],
         key=key,
     )
-    note = data.interval_note or (
-        "" if data.has_intervals else "No bootstrap spread was computed for this snapshot."
-    )
+    legend = f"Whiskers: {words} of each P(win)." if words else ""
+    note = data.interval_note or ("" if data.has_intervals else "No interval was computed.")
     capped = layout.capped_note(len(data.bars), data.total, "most probable")
-    return Chart(key, title, description, markup, table, (note + capped).strip())
+    return Chart(key, title, description, markup, table, f"{legend} {note}{capped}".strip())
 
 
 def draw_algorithm_estimates(data: AlgorithmEstimatesData) -> Chart:
@@ -193,7 +197,7 @@ def draw_algorithm_estimates(data: AlgorithmEstimatesData) -> Chart:
     title = f"{algorithm}: probability of winning under every estimator"
     description = (
         f"Estimated probability that {algorithm} wins a new dataset, under {len(data.bars)} "
-        "estimators, with the 95 % bootstrap spread of each estimate."
+        "estimators; whiskers: each estimate's own interval (named in the table)."
     )
     markup = _interval_rows(
         data.bars,
@@ -204,20 +208,31 @@ def draw_algorithm_estimates(data: AlgorithmEstimatesData) -> Chart:
         highlight=data.recommended,
     )
     table = layout.html_table(
-        f"Win probability of {algorithm} by estimator",
-        ["Estimator", "P(win)", "95 % low", "95 % high", "P(best)"],
+        f"Win probability of {algorithm} by estimator, each with its own interval",
+        ["Estimator", "P(win)", "Interval", "low", "high", "P(best)"],
         [
-            [full, fmt(bar.value), fmt(bar.interval[0]), fmt(bar.interval[1]), fmt(bar.p_best, 2)]
+            [
+                full,
+                fmt(bar.value),
+                bar.interval_label or "–",
+                fmt(bar.interval[0]),
+                fmt(bar.interval[1]),
+                fmt(bar.p_best, 2),
+            ]
             for full, bar in zip(data.full_labels, data.bars, strict=True)
         ],
         key=key,
     )
-    note = f"Green: the benchmark's headline estimator ({data.recommended})."
+    kinds = sorted({bar.interval_label for bar in data.bars if bar.interval_label})
+    whiskers = (
+        f" Whiskers: {'; '.join(kinds)} (each estimator's own, see the table)." if kinds else ""
+    )
+    note = f"Green: the benchmark's headline estimator ({data.recommended}).{whiskers}"
     return Chart(key, title, description, markup, table, note)
 
 
 def win_probability_chart(board: Board, estimator: str | None = None) -> Chart:
-    """P(win a new dataset) per algorithm under one estimator, with the bootstrap spread of the estimate."""
+    """P(win a new dataset) per algorithm under one estimator, with its own interval."""
     return draw_win_probability(win_probability_data(board, estimator))
 
 

@@ -190,7 +190,7 @@
   function refreshShown() {
     return fetchFragment(refreshUrl()).then(function (fresh) {
       if (fresh && !fresh.getAttribute("data-pending")) {
-        setText("live-announcement", "Results version " + state.version + ": the bootstrap spread and the evaluation were added.");
+        setText("live-announcement", "Results version " + state.version + ": the bootstrap intervals, rank intervals and the evaluation were added.");
       }
     }, function (error) {
       state.etag = null; // ask again in full next time

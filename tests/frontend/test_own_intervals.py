@@ -1,0 +1,267 @@
+"""Issue 21, what a reader sees: every P(win) beside its own estimator's interval (with
+the engine's label), the rank intervals and the plausible winners in the table, the
+badge and the exports (no database)."""
+
+from __future__ import annotations
+
+import csv
+import dataclasses
+import io
+import json
+
+import pytest
+
+from estimation.core.contract import BootstrapSummary, NotApplicable, RankIntervals
+from frontend.readers.presenters import (
+    board_columns,
+    leaderboard_board,
+    leaderboard_rows,
+    table_legend,
+)
+from tests.frontend.test_chart_data import board
+
+# loo_kl's own interval: different from Wilson's on every algorithm, and holding its p
+LOO_OWN = BootstrapSummary(
+    lower=(0.2, 0.45, 0.02),
+    upper=(0.41, 0.7, 0.2),
+    p_best=(0.2, 0.75, 0.05),
+    level=0.95,
+    method="bias-corrected percentile bootstrap over datasets",
+    kind="spread",
+    label="95 % bootstrap spread",
+)
+RANKS = RankIntervals(
+    estimator="loo_kl",
+    target="probability of winning a new dataset",
+    method="pairwise max-t stepdown",
+    level=0.95,
+    lower=(1, 1, 2),
+    upper=(2, 2, 3),
+    plausible_winners=("B", "A"),
+)
+
+
+def own_board(**changes):
+    """The chart tests' board with loo_kl (the default) carrying its own interval, the
+    aggregate estimators, rank intervals and the default's rule."""
+    from estimation.core.contract import EstimatorResult
+
+    base = board()
+    loo = dataclasses.replace(base.estimator("loo_kl"), bootstrap=LOO_OWN)
+    off = NotApplicable("the bootstrap is switched off (0 replicates)")
+    aggregates = tuple(
+        EstimatorResult(key=key, p=(0.3, 0.5, 0.2), bootstrap=off, K=None, weights=None)
+        for key in ("borda", "plackett_luce")
+    )
+    estimators = tuple(loo if e.key == "loo_kl" else e for e in base.estimators) + aggregates
+    fields = {
+        "estimators": estimators,
+        "recommended": "loo_kl",
+        "ranks": RANKS,
+        "recommended_by": "Leave-one-out (log loss) is the default: Podium's default.",
+        **changes,
+    }
+    return dataclasses.replace(base, **fields)
+
+
+def test_each_estimators_p_win_sits_beside_its_own_interval():
+    typed = own_board()
+    table = leaderboard_board(typed)
+    loo_rows, _ = leaderboard_rows(table, "loo_kl")
+    by_name = {row.algorithm: row for row in loo_rows}
+    for i, name in enumerate(typed.algorithms):
+        row = by_name[name]
+        assert (row.low, row.high) == (LOO_OWN.lower[i], LOO_OWN.upper[i])
+        assert row.low <= row.probability <= row.high
+        # never the win rate's Wilson interval
+        assert (row.low, row.high) != (typed.win_interval.lower[i], typed.win_interval.upper[i])
+    mle_rows, _ = leaderboard_rows(table, "mle")
+    wilson = {
+        name: (typed.win_interval.lower[i], typed.win_interval.upper[i])
+        for i, name in enumerate(typed.algorithms)
+    }
+    assert all((row.low, row.high) == wilson[row.algorithm] for row in mle_rows)
+
+
+def test_the_interval_column_is_named_by_the_engines_label():
+    typed = own_board()
+    table = leaderboard_board(typed)
+    loo = {c.key: c for c in board_columns(table, "acc", table_legend(typed, "loo_kl"))}
+    assert loo["interval"].label == LOO_OWN.label
+    assert LOO_OWN.method in loo["interval"].title
+    mle = {c.key: c for c in board_columns(table, "acc", table_legend(typed, "mle"))}
+    assert mle["interval"].label == typed.win_interval.label
+    assert "Wilson" in mle["interval"].title
+    assert loo["ranks"].label == "95 % rank interval"
+
+
+def test_rows_show_rank_intervals_and_mark_the_plausible_winners():
+    typed = own_board()
+    rows, _ = leaderboard_rows(leaderboard_board(typed), "loo_kl")
+    columns = board_columns(leaderboard_board(typed), "acc", table_legend(typed, "loo_kl"))
+    by_name = {row.algorithm: row for row in rows}
+    assert by_name["B"].text["ranks"] == "1–2" and by_name["C"].text["ranks"] == "2–3"
+    assert [r.algorithm for r in rows if r.plausible] == ["B", "A"]
+    html = by_name["A"].html(columns, "/a/")
+    assert 'data-plausible="1"' in html and 'data-testid="plausible-winner"' in html
+    assert "data-plausible" not in by_name["C"].html(columns, "/c/")
+    assert 'data-testid="cell-ranks">1–2</td>' in html
+
+
+def test_pending_ranks_say_so_and_show_no_winner_marker():
+    pending = NotApplicable("being computed: the rank intervals are added in a moment")
+    typed = own_board(ranks=pending)
+    typed = dataclasses.replace(typed, evaluation=_deferred())
+    legend = table_legend(typed, "loo_kl")
+    assert legend.ranks is None and legend.ranks_pending
+    assert "being computed" in legend.ranks_label
+    rows, _ = leaderboard_rows(leaderboard_board(typed), "loo_kl")
+    assert {row.text["ranks"] for row in rows} == {"…"}
+    assert not any(row.plausible for row in rows)
+
+
+def _deferred():
+    from estimation.core.analysis import UNCERTAINTY_DEFERRED
+
+    return NotApplicable(UNCERTAINTY_DEFERRED)
+
+
+def test_chart_whiskers_are_each_estimates_own_interval_and_say_which():
+    from frontend.explore.charts.win_probability import (
+        algorithm_estimates_chart,
+        win_probability_chart,
+        win_probability_data,
+    )
+
+    typed = own_board()
+    data = win_probability_data(typed, "loo_kl")
+    b = typed.algorithms.index("B")
+    assert data.bars[0].label == "B"
+    assert data.bars[0].interval == (LOO_OWN.lower[b], LOO_OWN.upper[b])
+    assert data.interval_label == LOO_OWN.label
+    chart = win_probability_chart(typed, "loo_kl")
+    assert f"Whiskers: {LOO_OWN.label}" in chart.note and LOO_OWN.label in chart.description
+    each = algorithm_estimates_chart(typed, "B")
+    assert LOO_OWN.label in each.note and typed.win_interval.label in each.note
+
+
+# --- the badge ---------------------------------------------------------------------------
+
+
+def _badge(typed, algorithm):
+    from frontend.embeds.badges import badge_facts
+
+    return badge_facts(
+        board=typed, algorithm=algorithm, algorithm_version="", benchmark="b", results_version=3
+    )
+
+
+def test_the_badge_shows_the_rank_interval_never_a_lone_first_place():
+    typed = own_board()
+    leader = _badge(typed, "B")
+    assert leader.value_text.startswith("#1–2 of 3")
+    assert "#1 " not in leader.value_text
+    single = dataclasses.replace(
+        typed,
+        ranks=dataclasses.replace(
+            RANKS, lower=(2, 1, 3), upper=(2, 1, 3), plausible_winners=("B",)
+        ),
+    )
+    assert _badge(single, "B").value_text.startswith("#1 of 3")
+
+
+def test_the_badge_keeps_working_while_the_ranks_are_pending():
+    typed = dataclasses.replace(
+        own_board(ranks=NotApplicable("being computed")), evaluation=_deferred()
+    )
+    text = _badge(typed, "B").value_text
+    assert "#" not in text and "rank being computed" in text and "v3" in text
+
+
+# --- exports -----------------------------------------------------------------------------
+
+
+def _source():
+    from frontend.readers.exports import ExportSource
+
+    return ExportSource(
+        benchmark_title="T",
+        benchmark_citation="",
+        metric="acc",
+        version=3,
+        finished_at=None,
+        permalink="http://x/b/t/v3/",
+    )
+
+
+def test_the_csv_carries_each_estimators_own_interval_label_ranks_and_winners():
+    from frontend.readers.exports import export_csv
+
+    typed = own_board()
+    rows = list(csv.DictReader(io.StringIO(export_csv(typed, _source(), "loo_kl"))))
+    by_name = {row["algorithm"]: row for row in rows}
+    for i, name in enumerate(typed.algorithms):
+        row = by_name[name]
+        assert float(row["loo_kl_low"]) == LOO_OWN.lower[i]
+        assert float(row["loo_kl_high"]) == LOO_OWN.upper[i]
+        assert row["loo_kl_interval"] == LOO_OWN.label
+        assert float(row["mle_low"]) == typed.win_interval.lower[i]
+        assert row["mle_interval"] == typed.win_interval.label
+        assert (int(row["rank_low"]), int(row["rank_high"])) == (RANKS.lower[i], RANKS.upper[i])
+        assert row["plausible_winner"] == str(name in RANKS.plausible_winners)
+    # no column pairs an estimator's point with the win rate's interval any more
+    assert not any(c.startswith("win_ci") or "spread" in c for c in rows[0])
+
+
+def test_the_json_export_carries_the_whole_board():
+    from estimation.core.contract import Board, from_json
+    from frontend.readers.exports import export_json
+
+    typed = own_board()
+    body = json.loads(export_json(typed, _source(), "loo_kl"))
+    assert from_json(Board, body["board"]) == typed
+    assert body["plausible_winners"] == ["B", "A"]
+    assert body["recommended_by"] == typed.recommended_by
+
+
+def test_the_latex_table_names_its_interval_and_its_rank_interval():
+    from frontend.readers.exports import export_latex
+
+    text = export_latex(own_board(), _source(), "loo_kl")
+    assert "95 \\% bootstrap spread" in text and "95 \\% rank interval" in text
+    assert "Wilson" not in text
+    b_line = next(line for line in text.splitlines() if line.startswith("1 & 1--2 & B"))
+    assert "[0.450, 0.700]" in b_line and "$^\\star$" in b_line
+
+
+# --- pages, while the ranks are being computed --------------------------------------------
+
+
+@pytest.mark.django_db
+def test_a_board_served_before_its_bootstrap_says_the_ranks_are_being_computed(client):
+    import numpy as np
+
+    from estimation.core.analysis import AnalysisSettings, analyze
+    from estimation.core.table import ResultTable
+    from tests.factories import make_benchmark
+    from tests.frontend.test_readers_support import store_snapshot
+
+    rng = np.random.default_rng(3)
+    table = ResultTable(
+        datasets=tuple(f"d{i}" for i in range(12)),
+        algorithms=("a", "b", "c"),
+        values=rng.normal(size=(12, 3)) + np.array([0.5, 0.2, 0.0]),
+    )
+    payload = analyze(table, AnalysisSettings(bootstrap=100), uncertainty=False).payload
+    assert isinstance(payload.board.ranks, NotApplicable)
+    store_snapshot(make_benchmark("pending"), payload)
+    page = client.get("/b/pending/").content.decode()
+    assert 'data-testid="uncertainty-pending"' in page
+    assert "Rank interval (being computed)" in page
+    assert page.count('data-testid="cell-ranks">…</td>') == 3
+    assert 'data-testid="plausible-winner"' not in page
+    # the win rate still has its interval (Wilson); the default's says it is coming
+    assert "interval (being computed)" in page
+    # the badge of a served board keeps working, and claims no rank yet
+    text = _badge(payload.board, "a").value_text
+    assert text.startswith("rank being computed · P(win)") and "#" not in text
