@@ -49,7 +49,7 @@ from estimation.core.contract import (
     floats,
 )
 from estimation.core.control import control_comparison
-from estimation.core.intervals import WILSON_METHOD, win_intervals
+from estimation.core.intervals import WIN_INTERVAL_METHOD, win_intervals
 from estimation.core.rankings import PreparedRankings, prepare_rankings
 from estimation.core.registry import ESTIMATOR_KEYS
 from estimation.core.resampling import bootstrap, evaluate_schemes
@@ -314,7 +314,7 @@ def _prepared(table: ResultTable, settings: AnalysisSettings) -> PreparedRanking
 
 def uncertainty_deferrable(win_interval: WinInterval | NotApplicable) -> bool:
     """Whether the board may be served before its bootstrap: only when the leaderboard's
-    bands and verdict come from the Wilson interval (:func:`verdict.win_band` falls back
+    bands and verdict come from the exact interval on the win rate (:func:`verdict.win_band` falls back
     to the bootstrap spread when that interval is not applicable)."""
     return isinstance(win_interval, WinInterval)
 
@@ -709,7 +709,7 @@ def _win_interval(prepared: PreparedRankings) -> WinInterval:
         upper=floats(intervals.upper),
         simultaneous_lower=floats(intervals.simultaneous_lower),
         simultaneous_upper=floats(intervals.simultaneous_upper),
-        method=WILSON_METHOD,
+        method=WIN_INTERVAL_METHOD,
     )
 
 

@@ -292,25 +292,28 @@ class BootstrapSummary:
 
 @dataclass(frozen=True)
 class WinInterval:
-    """A confidence interval for each algorithm's probability of winning a new dataset
-    (METHODS 6): what the leaderboard's interval bar shows."""
+    """A confidence interval for each algorithm's probability of winning a new dataset,
+    on its tie-split win count (METHODS 6): it belongs to the win rate (registry key
+    "mle") and is shown beside it only."""
 
     level: float = describe("confidence level of every interval", units="probability")
     lower: tuple[float | None, ...] = describe(
-        "lower end of the Wilson score interval on the tie-split win count, per algorithm",
+        "lower end of the exact (Clopper-Pearson) interval on the tie-split win count, per "
+        "algorithm",
         units="probability",
         null="never",
     )
     upper: tuple[float | None, ...] = describe(
-        "upper end of the Wilson score interval", units="probability", null="never"
+        "upper end of the exact interval", units="probability", null="never"
     )
     simultaneous_lower: tuple[float | None, ...] = describe(
-        "lower end of Goodman's simultaneous interval (all algorithms hold together at the level)",
+        "lower end of the simultaneous interval (the exact interval at level 1 - alpha/m: all "
+        "algorithms hold together at the level)",
         units="probability",
         null="never",
     )
     simultaneous_upper: tuple[float | None, ...] = describe(
-        "upper end of Goodman's simultaneous interval", units="probability", null="never"
+        "upper end of the simultaneous interval", units="probability", null="never"
     )
     method: str = describe("how the intervals were computed, in words")
 
@@ -601,8 +604,8 @@ class Board:
     recommended: str = describe("the benchmark's recommended estimator (registry key)")
     estimators: tuple[EstimatorResult, ...] = describe("every estimator, in registry order")
     win_interval: WinInterval | NotApplicable = describe(
-        "confidence intervals for each algorithm's win probability (Wilson, and Goodman's "
-        "simultaneous ones)"
+        "confidence intervals for each algorithm's win probability on its win count (exact, "
+        "and simultaneous by Bonferroni): they belong to the win rate"
     )
     mean_rank: tuple[float | None, ...] | NotApplicable = describe(
         "mean rank per algorithm across datasets (1 = best); not applicable for top-K rankings",
@@ -876,9 +879,10 @@ class AdvisorSize:
     n_datasets: int = describe("datasets in each simulated benchmark")
     factor: int = describe("n_datasets as a multiple of the benchmark's (1, 2 or 4)")
     n_simulations: int = describe("simulated benchmarks")
-    wilson_width: float | None = describe(
-        "mean width of the 95% Wilson interval on the leader's win count: the confidence "
-        "interval of the win probability, the same for every estimator",
+    interval_width: float | None = describe(
+        "mean width of the 95% exact (Clopper-Pearson) interval on the leader's win count: "
+        "the confidence interval of the win probability beside the win rate, the same for "
+        "every estimator",
         units="probability",
         null="not finite",
     )
