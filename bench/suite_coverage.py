@@ -39,7 +39,7 @@ import os
 import sys
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -54,7 +54,7 @@ QUICK_M = (4,)
 REPLICATES = 100
 ANALYTIC_REPLICATES = 2000
 """Benchmarks per cell for Wilson and Goodman (closed forms, milliseconds each)."""
-ANALYTIC = ("wilson", "goodman")
+ANALYTIC = ("exact", "exact_simultaneous")
 QUICK_REPLICATES = 10
 QUICK_ANALYTIC_REPLICATES = 100
 QUICK_BOOTSTRAP = 200
@@ -241,8 +241,8 @@ def families() -> tuple[Family, ...]:
             Family(e.key, f"{e.short_label}: its own bootstrap interval", "each")
             for e in ESTIMATORS
         ),
-        Family("wilson", "Wilson (win rate)", "each"),
-        Family("goodman", "Goodman, simultaneous (win rate)", "all"),
+        Family("exact", "Exact (win rate)", "each"),
+        Family("exact_simultaneous", "Exact, simultaneous by Bonferroni (win rate)", "all"),
         *ranked,
     )
 
@@ -256,7 +256,7 @@ def displayed_intervals(
 ) -> dict[str, Shown]:
     """Every interval a board shows for one benchmark, computed as the analysis does
     (``analysis._uncertainty`` and ``analysis._win_interval``): each estimator's own
-    bootstrap interval, Wilson and Goodman, and the rank intervals and plausible winners
+    bootstrap interval, the win rate's exact intervals, and the rank intervals and plausible winners
     from the replicates of the estimators in :data:`RANKED`."""
     from estimation.core.analysis import BOOTSTRAP_LEVEL, RANK_LEVEL
     from estimation.core.rank_inference import rank_intervals
@@ -278,15 +278,16 @@ def displayed_intervals(
 def win_rate_intervals(
     ranks: np.ndarray, *, rng: np.random.Generator, n_boot: int, K: int
 ) -> dict[str, Shown]:
-    """Wilson's and Goodman's intervals alone, as the analysis computes them (closed
-    forms: no bootstrap, so they are checked on many more benchmarks)."""
+    """The win rate's exact intervals alone, pointwise and simultaneous, as the analysis
+    computes them (closed forms: no bootstrap, so they are checked on many more
+    benchmarks)."""
     from estimation.core.analysis import WIN_INTERVAL_LEVEL
     from estimation.core.intervals import win_intervals
 
     wins = win_intervals(ranks, level=WIN_INTERVAL_LEVEL)
     return {
-        "wilson": (wins.lower, wins.upper),
-        "goodman": (wins.simultaneous_lower, wins.simultaneous_upper),
+        "exact": (wins.lower, wins.upper),
+        "exact_simultaneous": (wins.simultaneous_lower, wins.simultaneous_upper),
     }
 
 
@@ -427,7 +428,7 @@ def run_grid(
     progress: bool = False,
 ) -> list[Cell]:
     """Every cell of the grid, in two passes with their own streams: the intervals that
-    need the bootstrap on ``replicates`` benchmarks, and Wilson's and Goodman's (closed
+    need the bootstrap on ``replicates`` benchmarks, and the win rate's exact intervals (closed
     forms, no bootstrap) on ``analytic_replicates`` further benchmarks."""
     bootstrapped = [f for f in families() if f.key not in ANALYTIC]
     analytic = [f for f in families() if f.key in ANALYTIC]
@@ -743,11 +744,47 @@ def run(options: Options) -> str:
     return report(payload, quick=True) if quick else write_outputs(payload)
 
 
+def refresh_analytic(stored: dict[str, Any]) -> dict[str, Any]:
+    """The stored payload with its closed-form families simulated again (their own seed
+    stream per cell, as :func:`run_grid` draws them), the bootstrapped ones kept: for a
+    change to the win rate's intervals alone, in seconds instead of a full run."""
+    from estimation.core.contract import AnalysisSettings
+
+    analytic = [f for f in families() if f.key in ANALYTIC]
+    truths = grid_truths(GRID_M, real=True)
+    index = {(c["truth"], c["n"], c["m"]): c for c in stored["cells"]}
+    for number, truth in enumerate(truths):
+        for n in GRID_N:
+            closed = simulate_cell(
+                truth,
+                n,
+                replicates=stored["analytic_replicates"],
+                rng=np.random.default_rng(cell_seed(stored["seed"], number, n, truth.m, stream=1)),
+                n_boot=stored["bootstrap"],
+                K=AnalysisSettings().k,
+                intervals=win_rate_intervals,
+                checked=analytic,
+            )
+            coverage = index[(truth.key, n, truth.m)]["coverage"]
+            for key in ("wilson", "goodman"):  # the families' names before engine 0.7.0
+                coverage.pop(key, None)
+            coverage.update({key: value.to_dict() for key, value in closed.coverage.items()})
+    stored["families"] = [
+        asdict(f) if f.key in ANALYTIC else next(g for g in stored["families"] if g["key"] == f.key)
+        for f in families()
+    ]
+    stored["verdicts"] = verdicts(stored)
+    return stored
+
+
 if __name__ == "__main__":
     # ``python -m bench.suite_coverage --render``: rewrite the README section and the
-    # verdicts from the stored cells of docs/coverage.json, without simulating again.
-    if sys.argv[1:] != ["--render"]:
-        sys.exit("usage: python -m bench.suite_coverage --render")
+    # verdicts from the stored cells of docs/coverage.json, without simulating again;
+    # ``--analytic``: simulate the closed-form families again first (refresh_analytic).
+    if sys.argv[1:] not in (["--render"], ["--analytic"]):
+        sys.exit("usage: python -m bench.suite_coverage --render | --analytic")
     stored = json.loads(COVERAGE_JSON.read_text(encoding="utf-8"))
+    if sys.argv[1:] == ["--analytic"]:
+        stored = refresh_analytic(stored)
     stored["verdicts"] = verdicts(stored)
     print(write_outputs(stored))

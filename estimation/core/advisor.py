@@ -48,7 +48,7 @@ from estimation.core.contract import (
     NotApplicable,
     floats,
 )
-from estimation.core.intervals import wilson_width
+from estimation.core.intervals import exact_width
 from estimation.core.resampling import SCHEMES, scheme_estimates
 from estimation.core.win_probability import _validated_ranks
 
@@ -87,8 +87,8 @@ _POOLS = 4
 """Independent Plackett-Luce pools per size (subsets of one pool overlap; several pools
 keep the simulated benchmarks closer to independent)."""
 
-_LEVEL_Z = 1.959963984540054
-"""Normal quantile of a two-sided 95 % interval."""
+_LEVEL = 0.95
+"""Level of the confidence interval whose width the advisor reports."""
 
 _TIE = 1e-12
 
@@ -111,7 +111,7 @@ class SizeResult:
     n_datasets: int
     factor: int
     n_simulations: int
-    wilson_width: float
+    interval_width: float
     estimators: tuple[EstimatorError, ...]
 
     @property
@@ -176,7 +176,8 @@ def _errors(
     estimates: dict[str, np.ndarray], truth: np.ndarray, n: int, keys: Sequence[str]
 ) -> tuple[tuple[EstimatorError, ...], float]:
     """Each estimator's mean errors against ``truth`` over the replicates, and the mean
-    Wilson width of the leader's win probability (from the win rate's estimates)."""
+    width of the exact interval of the leader's win probability (from the win rate's
+    estimates)."""
     m = truth.shape[0]
     leaders = truth >= truth.max() - _TIE
     leader = int(np.argmax(truth))
@@ -200,7 +201,7 @@ def _errors(
             )
         )
     wins = estimates["mle"][:, leader] * n
-    return tuple(rows), float(wilson_width(wins, n, z=_LEVEL_Z).mean())
+    return tuple(rows), float(exact_width(wins, n, level=_LEVEL).mean())
 
 
 def _width_weight(m: int) -> float:
@@ -285,9 +286,9 @@ def advise(
     * ``spread_width``: the central 95 % range of the estimate of the leader's win
       probability across the simulated benchmarks (how wide a band around it must be).
 
-    ``wilson_width`` (per size) is the mean width of the 95 % Wilson score interval on
-    the leader's tie-split win count: the confidence interval the leaderboard draws,
-    the same for every estimator. A Plackett-Luce benchmark of ``n'`` datasets is a
+    ``interval_width`` (per size) is the mean width of the 95 % exact (Clopper-Pearson)
+    interval on the leader's tie-split win count: the confidence interval the
+    leaderboard draws beside the win rate, the same for every estimator. A Plackett-Luce benchmark of ``n'`` datasets is a
     random subset of ``n'`` of a pool of ``2 n'`` independent draws, so it is exactly
     ``n'`` independent draws; four pools per size keep the benchmarks nearly
     independent of each other.
@@ -360,13 +361,13 @@ def advise(
             np.put_along_axis(mask, chosen, 1.0, axis=1)
             parts.append(estimate(pool, mask))
         estimates = {key: np.concatenate([part[key] for part in parts]) for key in keys}
-        rows, wilson = _errors(estimates, pl_truth, size, schemes)
-        pl_sizes.append(SizeResult(size, factor, s, wilson, rows))
+        rows, width = _errors(estimates, pl_truth, size, schemes)
+        pl_sizes.append(SizeResult(size, factor, s, width, rows))
         # Empirical: the benchmark's own datasets, resampled with replacement.
         _check(stop)
         counts = generator.multinomial(size, np.full(n, 1.0 / n), size=s).astype(float)
-        rows, wilson = _errors(estimate(ranks, counts), empirical_truth, size, schemes)
-        empirical_sizes.append(SizeResult(size, factor, s, wilson, rows))
+        rows, width = _errors(estimate(ranks, counts), empirical_truth, size, schemes)
+        empirical_sizes.append(SizeResult(size, factor, s, width, rows))
     truths = (
         TruthResult("plackett_luce", pl_truth, int(np.argmax(pl_truth)), tuple(pl_sizes)),
         TruthResult(
@@ -415,7 +416,7 @@ def advisor_section(
                         n_datasets=size.n_datasets,
                         factor=size.factor,
                         n_simulations=size.n_simulations,
-                        wilson_width=_finite(size.wilson_width),
+                        interval_width=_finite(size.interval_width),
                         best=size.best,
                         estimators=tuple(
                             AdvisorEstimator(

@@ -50,12 +50,12 @@ from estimation.core.contract import (
     floats,
 )
 from estimation.core.control import control_comparison
-from estimation.core.intervals import WILSON_METHOD, win_intervals
+from estimation.core.intervals import WIN_INTERVAL_METHOD, win_intervals
 from estimation.core.rank_inference import RankInference, rank_intervals, rank_method_words
 from estimation.core.rankings import PreparedRankings, prepare_rankings
 from estimation.core.registry import (
     ESTIMATOR_KEYS,
-    WILSON_INTERVAL_KIND,
+    WIN_RATE_INTERVAL_KIND,
     default_estimator_rule,
     estimator_get,
     interval_label,
@@ -325,8 +325,8 @@ def _prepared(table: ResultTable, settings: AnalysisSettings) -> PreparedRanking
 
 def uncertainty_deferrable(win_interval: WinInterval | NotApplicable) -> bool:
     """Whether the board may be served before its bootstrap: only when the win rate's
-    band is the Wilson interval (:func:`verdict.win_band` falls back to the win rate's
-    bootstrap interval when Wilson is not applicable), so that a served board always
+    band is its exact interval (:func:`verdict.win_band` falls back to the win rate's
+    bootstrap interval when that is not applicable), so that a served board always
     has one interval; every other estimator's band says "being computed" meanwhile."""
     return isinstance(win_interval, WinInterval)
 
@@ -756,9 +756,9 @@ def _win_interval(prepared: PreparedRankings) -> WinInterval:
         upper=floats(intervals.upper),
         simultaneous_lower=floats(intervals.simultaneous_lower),
         simultaneous_upper=floats(intervals.simultaneous_upper),
-        method=WILSON_METHOD,
-        kind=WILSON_INTERVAL_KIND,
-        label=interval_label(WILSON_INTERVAL_KIND, intervals.level, source="Wilson"),
+        method=WIN_INTERVAL_METHOD,
+        kind=WIN_RATE_INTERVAL_KIND,
+        label=interval_label(WIN_RATE_INTERVAL_KIND, intervals.level, source="exact"),
     )
 
 

@@ -337,30 +337,33 @@ class RankIntervals:
 
 @dataclass(frozen=True)
 class WinInterval:
-    """A confidence interval for each algorithm's probability of winning a new dataset
-    (METHODS 6): what the leaderboard's interval bar shows."""
+    """A confidence interval for each algorithm's probability of winning a new dataset,
+    on its tie-split win count (METHODS 6): it belongs to the win rate (registry key
+    "mle") and is shown beside it only."""
 
     level: float = describe("confidence level of every interval", units="probability")
     lower: tuple[float | None, ...] = describe(
-        "lower end of the Wilson score interval on the tie-split win count, per algorithm",
+        "lower end of the exact (Clopper-Pearson) interval on the tie-split win count, per "
+        "algorithm",
         units="probability",
         null="never",
     )
     upper: tuple[float | None, ...] = describe(
-        "upper end of the Wilson score interval", units="probability", null="never"
+        "upper end of the exact interval", units="probability", null="never"
     )
     simultaneous_lower: tuple[float | None, ...] = describe(
-        "lower end of Goodman's simultaneous interval (all algorithms hold together at the level)",
+        "lower end of the simultaneous interval (the exact interval at level 1 - alpha/m: all "
+        "algorithms hold together at the level)",
         units="probability",
         null="never",
     )
     simultaneous_upper: tuple[float | None, ...] = describe(
-        "upper end of Goodman's simultaneous interval", units="probability", null="never"
+        "upper end of the simultaneous interval", units="probability", null="never"
     )
     method: str = describe("how the intervals were computed, in words")
     kind: Literal["confidence", "spread"] = describe(
         "'confidence' only when the coverage table (bench/README.md 'coverage') shows "
-        ">= 0.93 at nominal 0.95 (registry.WILSON_INTERVAL_KIND); else 'spread'",
+        ">= 0.93 at nominal 0.95 (registry.WIN_RATE_INTERVAL_KIND); else 'spread'",
         default="spread",
     )
     label: str = describe(
@@ -668,7 +671,7 @@ class Board:
     estimators: tuple[EstimatorResult, ...] = describe("every estimator, in registry order")
     win_interval: WinInterval | NotApplicable = describe(
         "confidence intervals for each algorithm's win probability on its win count "
-        "(Wilson, and Goodman's simultaneous ones): they belong to the win rate (registry "
+        "(exact, and simultaneous by Bonferroni): they belong to the win rate (registry "
         "key 'mle') only, and are shown only beside it"
     )
     mean_rank: tuple[float | None, ...] | NotApplicable = describe(
@@ -964,9 +967,9 @@ class AdvisorSize:
     n_datasets: int = describe("datasets in each simulated benchmark")
     factor: int = describe("n_datasets as a multiple of the benchmark's (1, 2 or 4)")
     n_simulations: int = describe("simulated benchmarks")
-    wilson_width: float | None = describe(
-        "mean width of the 95% Wilson interval on the leader's win count (the win rate's "
-        "interval; labelled by its measured coverage, registry.WILSON_INTERVAL_KIND)",
+    interval_width: float | None = describe(
+        "mean width of the 95% exact (Clopper-Pearson) interval on the leader's win count "
+        "(the win rate's interval, registry.WIN_RATE_INTERVAL_KIND)",
         units="probability",
         null="not finite",
     )

@@ -41,7 +41,7 @@ class AdvisorTable:
     size_label: str
     n_datasets: int
     n_simulations: int
-    wilson_width: float | None
+    interval_width: float | None
     best_label: str
     leader: str
     rows: list[AdvisorRow]
@@ -92,7 +92,7 @@ def advisor_view(
                     size_label=size_label(factor),
                     n_datasets=size.n_datasets,
                     n_simulations=size.n_simulations,
-                    wilson_width=size.wilson_width,
+                    interval_width=size.interval_width,
                     best_label=estimator_get(size.best).label,
                     leader=truth.leader,
                     rows=rows,

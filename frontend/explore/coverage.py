@@ -18,7 +18,7 @@ from django.conf import settings
 
 from estimation.core.registry import (
     ESTIMATOR_KEYS,
-    WILSON_INTERVAL_KIND,
+    WIN_RATE_INTERVAL_KIND,
     estimator_get,
     interval_label,
 )
@@ -89,9 +89,10 @@ class CoverageTable:
 def _called(key: str, level: float) -> str:
     if key in ESTIMATOR_KEYS:
         return interval_label(estimator_get(key).interval_kind, level)
-    if key == "wilson":
-        wilson = interval_label(WILSON_INTERVAL_KIND, level, source="Wilson")
-        return f"{wilson} (beside the win rate)"
+    if key in ("exact", "exact_simultaneous"):
+        label = interval_label(WIN_RATE_INTERVAL_KIND, level, source="exact")
+        together = ", simultaneous" if key == "exact_simultaneous" else ""
+        return f"{label}{together} (beside the win rate)"
     if key.startswith("ranks_"):
         return rank_interval_label(level)
     if key.startswith("winners_"):

@@ -14,44 +14,42 @@ import pytest
 from scipy import stats
 
 from bench import suite_coverage as coverage
-from estimation.core.intervals import wilson_interval, win_intervals
+from estimation.core.intervals import exact_interval, win_intervals
 
 ALLOWANCE_SE = 4.0
 """Monte Carlo allowance in standard errors (one-sided 4 SE: a false alarm about once in
 30,000 runs per comparison)."""
 
 
-def _wilson_only(level: float = coverage.LEVEL):
-    z = float(stats.norm.ppf((1.0 + level) / 2.0))
-
+def _win_rate_only(level: float = coverage.LEVEL):
     def intervals(ranks, *, rng, n_boot, K):
         result = win_intervals(ranks, level=coverage.LEVEL)
         return {
-            "wilson": wilson_interval(result.wins, result.n, z=z),
-            "goodman": (result.simultaneous_lower, result.simultaneous_upper),
+            "exact": exact_interval(result.wins, result.n, level=level),
+            "exact_simultaneous": (result.simultaneous_lower, result.simultaneous_upper),
         }
 
     return intervals
 
 
-WILSON = coverage.Family("wilson", "Wilson", "each")
-GOODMAN = coverage.Family("goodman", "Goodman", "all")
+EXACT = coverage.Family("exact", "Exact", "each")
+SIMULTANEOUS = coverage.Family("exact_simultaneous", "Exact, simultaneous", "all")
 
 
 def _allowance(c: float, replicates: int) -> float:
     return ALLOWANCE_SE * coverage.standard_error(c, replicates)
 
 
-def _exact_wilson_coverage(p: float, n: int) -> float:
-    """P(Wilson's 95 % interval holds p) when the win count is Binomial(n, p)."""
+def _binomial_coverage(p: float, n: int) -> float:
+    """P(the exact 95 % interval holds p) when the win count is Binomial(n, p)."""
     x = np.arange(n + 1)
-    lower, upper = wilson_interval(x, n, z=float(stats.norm.ppf(0.975)))
+    lower, upper = exact_interval(x, n, level=0.95)
     covered = (lower <= p) & (p <= upper)
     return float(stats.binom.pmf(x, n, p)[covered].sum())
 
 
 @pytest.mark.parametrize("n", [10, 30])
-def test_the_tally_matches_wilson_coverage_computed_exactly(n):
+def test_the_tally_matches_the_coverage_computed_exactly(n):
     """Plackett-Luce rankings have no ties, so each win count is Binomial(n, p_j): the
     simulated coverage of every algorithm must match the exact binomial sum."""
     truth = coverage.plackett_luce_truth("pl_two", 4)
@@ -63,11 +61,11 @@ def test_the_tally_matches_wilson_coverage_computed_exactly(n):
         rng=np.random.default_rng(7),
         n_boot=0,
         K=3,
-        intervals=_wilson_only(),
-        checked=[WILSON],
+        intervals=_win_rate_only(),
+        checked=[EXACT],
     )
-    exact = [_exact_wilson_coverage(float(p), n) for p in truth.p]
-    measured = cell.coverage["wilson"]
+    exact = [_binomial_coverage(float(p), n) for p in truth.p]
+    measured = cell.coverage["exact"]
     assert abs(measured.per_algorithm - np.mean(exact)) <= _allowance(np.mean(exact), replicates)
     assert abs(measured.leader - exact[0]) <= _allowance(exact[0], replicates)
 
@@ -89,9 +87,9 @@ def test_resampled_tables_take_the_table_win_rate_as_their_truth():
 
 
 def test_intervals_that_claim_95_percent_reach_the_floor_on_a_small_grid():
-    """Wilson (each algorithm) and Goodman (all at once) on four algorithms at n = 10 and
-    30, two truths: both claim 95 % and, on this grid, reach 0.93 (the full grid in
-    bench/README.md shows where they fall short: many algorithms with small P(win))."""
+    """The exact interval (each algorithm) and its Bonferroni form (all at once) on four
+    algorithms at n = 10 and 30, two truths: both claim 95 % and reach 0.93 (the full grid
+    is in bench/README.md)."""
     replicates = 2000
     truths = [coverage.plackett_luce_truth("pl_two", 4), coverage.real_truths()[0]]
     for truth in truths:
@@ -103,16 +101,16 @@ def test_intervals_that_claim_95_percent_reach_the_floor_on_a_small_grid():
                 rng=np.random.default_rng(11),
                 n_boot=0,
                 K=3,
-                intervals=_wilson_only(),
-                checked=[WILSON, GOODMAN],
+                intervals=_win_rate_only(),
+                checked=[EXACT, SIMULTANEOUS],
             )
             floor = coverage.CONFIDENCE_FLOOR - _allowance(coverage.LEVEL, replicates)
-            assert cell.coverage["wilson"].per_algorithm >= floor, (truth.key, n)
-            assert cell.coverage["goodman"].joint >= floor, (truth.key, n)
+            assert cell.coverage["exact"].per_algorithm >= floor, (truth.key, n)
+            assert cell.coverage["exact_simultaneous"].joint >= floor, (truth.key, n)
 
 
 def test_a_too_narrow_interval_is_caught():
-    """A 60 % Wilson interval presented as a 95 % one: the bench must see it under-cover
+    """A 60 % exact interval presented as a 95 % one: the bench must see it under-cover
     and refuse to call it a confidence interval."""
     replicates = 400
     truth = coverage.plackett_luce_truth("pl_two", 4)
@@ -123,12 +121,12 @@ def test_a_too_narrow_interval_is_caught():
         rng=np.random.default_rng(5),
         n_boot=0,
         K=3,
-        intervals=_wilson_only(level=0.6),
-        checked=[WILSON],
+        intervals=_win_rate_only(level=0.6),
+        checked=[EXACT],
     )
-    narrow = cell.coverage["wilson"]
+    narrow = cell.coverage["exact"]
     assert narrow.per_algorithm < coverage.CONFIDENCE_FLOOR - _allowance(0.93, replicates)
-    verdict = coverage.qualifies(WILSON, [coverage.cell_dict(cell)], 30)
+    verdict = coverage.qualifies(EXACT, [coverage.cell_dict(cell)], 30)
     assert verdict["confidence"] is False and verdict["clearly_short"] is True
     assert verdict["worst_cell"] == "pl_two n=30 m=4"
 
@@ -218,7 +216,7 @@ def _labelled_confidence() -> list[str]:
 
 def test_the_committed_table_is_complete_and_backs_every_confidence_label():
     """docs/coverage.json (what the methods page shows) covers the whole grid, and no
-    interval (an estimator's own, or Wilson's) is called a confidence interval unless
+    interval (an estimator's own, or the win rate's exact one) is called a confidence interval unless
     the table shows it reaching 0.93 at every n."""
     import json
 
@@ -230,11 +228,11 @@ def test_the_committed_table_is_complete_and_backs_every_confidence_label():
         for n in coverage.GRID_N:
             assert {(shape, n, m) for m in coverage.GRID_M} <= cells
     assert {key for key, _, _ in cells} >= {"demsar", "tabzilla"}
-    assert set(table["verdicts"]) >= set(ESTIMATOR_KEYS) | {"wilson", "goodman"}
-    from estimation.core.registry import WILSON_INTERVAL_KIND
+    assert set(table["verdicts"]) >= set(ESTIMATOR_KEYS) | {"exact", "exact_simultaneous"}
+    from estimation.core.registry import WIN_RATE_INTERVAL_KIND
 
-    wilson = ["wilson"] if WILSON_INTERVAL_KIND == "confidence" else []
-    for key in [*_labelled_confidence(), *wilson]:
+    win_rate = ["exact", "exact_simultaneous"] if WIN_RATE_INTERVAL_KIND == "confidence" else []
+    for key in [*_labelled_confidence(), *win_rate]:
         assert all(table["verdicts"][key][str(n)]["confidence"] for n in coverage.GRID_N), key
 
 

@@ -83,9 +83,9 @@ def test_every_estimator_of_the_registry_is_scored_under_both_truths():
             for row in size.estimators:
                 assert row.kl >= 0 and 0 <= row.tv <= 2
                 assert 0 <= row.leader_first <= 1 and 0 <= row.spread_width <= 1
-            # the Wilson interval narrows roughly as 1 / sqrt(n)
-            assert 0 < size.wilson_width < 1
-        widths = [s.wilson_width for s in truth.sizes]
+            # the exact interval narrows roughly as 1 / sqrt(n)
+            assert 0 < size.interval_width < 1
+        widths = [s.interval_width for s in truth.sizes]
         assert widths[0] > widths[1] > widths[2]
 
 

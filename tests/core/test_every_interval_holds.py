@@ -26,7 +26,7 @@ from estimation.core.contract import (
 from estimation.core.rank_inference import rank_intervals
 from estimation.core.registry import (
     ESTIMATOR_KEYS,
-    WILSON_INTERVAL_KIND,
+    WIN_RATE_INTERVAL_KIND,
     estimator_get,
     interval_label,
 )
@@ -65,7 +65,7 @@ def _check_board(board: Board) -> None:
             assert (
                 band.label
                 == board.win_interval.label
-                == interval_label(WILSON_INTERVAL_KIND, band.level, source="Wilson")
+                == interval_label(WIN_RATE_INTERVAL_KIND, band.level, source="exact")
             )
 
     verdict = board.verdict

@@ -44,7 +44,7 @@ def test_a_family_below_the_floor_is_flagged_and_one_above_is_not():
         "machine": "m",
         "cpu_seconds": 1.0,
         "families": [
-            {"key": "wilson", "label": "Wilson", "claim": "each"},
+            {"key": "exact", "label": "Exact", "claim": "each"},
             {"key": "ranks_mle", "label": "Ranks", "claim": "all"},
         ],
         "truths": [{"key": "t", "label": "Truth T"}],
@@ -54,13 +54,13 @@ def test_a_family_below_the_floor_is_flagged_and_one_above_is_not():
                 "n": 10,
                 "m": 4,
                 "coverage": {
-                    "wilson": {"per_algorithm": 0.9, "joint": 0.5},
+                    "exact": {"per_algorithm": 0.9, "joint": 0.5},
                     "ranks_mle": {"per_algorithm": 1.0, "joint": 0.97},
                 },
             }
         ],
         "verdicts": {
-            "wilson": {
+            "exact": {
                 "10": {"confidence": False, "worst": 0.9, "worst_se": 0.03, "worst_cell": "t"}
             },
             "ranks_mle": {
@@ -69,9 +69,9 @@ def test_a_family_below_the_floor_is_flagged_and_one_above_is_not():
         },
     }
     table = coverage_table_from(data)
-    wilson, ranks = table.rows
-    assert not wilson.worst[0].reaches_floor and ranks.worst[0].reaches_floor
-    assert wilson.worst[0].text == "90.0 % ± 3.0"
+    exact, ranks = table.rows
+    assert not exact.worst[0].reaches_floor and ranks.worst[0].reaches_floor
+    assert exact.worst[0].text == "90.0 % ± 3.0"
     # a cell shows the measure of the family's claim: per algorithm, or all together
     assert table.cells[0].coverage == (0.9, 0.97)
     assert table.cells[0].truth == "Truth T"
