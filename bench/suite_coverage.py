@@ -88,6 +88,8 @@ class Truth:
     p: np.ndarray
     draw: Callable[[np.random.Generator, int], np.ndarray]
     source: str = ""
+    known_positions: int | None = None
+    """Positions known on every dataset (top-K input), None when rankings are whole."""
 
     @property
     def m(self) -> int:
@@ -132,7 +134,13 @@ def plackett_luce_truth(shape: str, m: int) -> Truth:
     return Truth(key=shape, label=PL_SHAPES[shape], p=worths, draw=draw, source="simulated")
 
 
-def resampled_truth(key: str, label: str, population: np.ndarray, source: str) -> Truth:
+def resampled_truth(
+    key: str,
+    label: str,
+    population: np.ndarray,
+    source: str,
+    known_positions: int | None = None,
+) -> Truth:
     """``n`` rankings drawn with replacement from a real table's rankings."""
     from estimation.core.win_probability import mle
 
@@ -142,12 +150,14 @@ def resampled_truth(key: str, label: str, population: np.ndarray, source: str) -
     def draw(rng: np.random.Generator, n: int) -> np.ndarray:
         return population[rng.integers(0, len(population), size=n)]
 
-    return Truth(key=key, label=label, p=np.array(mle(population).p), draw=draw, source=source)
+    p = np.array(mle(population).p)
+    return Truth(key, label, p, draw, source=source, known_positions=known_positions)
 
 
 def real_truths() -> list[Truth]:
-    """Demšar (2006) Table 6 (AUC, m = 4, 14 datasets) and TabZilla (accuracy, m = 18,
-    104 datasets), ranked as the engine ranks them (``prepare_rankings``, defaults)."""
+    """Demšar (2006) Table 6 (AUC, m = 4, 14 datasets), TabZilla (accuracy, m = 18, 104
+    datasets) and TabZilla's published top-3 lists (36 datasets, only the first three
+    positions known), ranked as the engine ranks them (``prepare_rankings``, defaults)."""
     from estimation.core.rankings import prepare_rankings
     from estimation.core.table import ResultTable
     from estimation.results_csv import parse_results_csv
@@ -160,6 +170,7 @@ def real_truths() -> list[Truth]:
     datasets = tuple(sorted(scores[algorithms[0]]))
     accuracy = np.array([[scores[a].get(d, (np.nan,))[0] for a in algorithms] for d in datasets])
     tabzilla = ResultTable(datasets=datasets, algorithms=algorithms, values=accuracy)
+    top3 = prepare_rankings(_tabzilla_top3_table())
     return [
         resampled_truth(
             "demsar",
@@ -173,7 +184,39 @@ def real_truths() -> list[Truth]:
             prepare_rankings(tabzilla).ranks,
             "data/published/tabzilla_full/tuned_aggregated_results.csv",
         ),
+        resampled_truth(
+            "tabzilla_top3",
+            f"TabZilla top-3 lists resampled ({top3.n_datasets} datasets, first "
+            f"{top3.known_positions} positions known)",
+            top3.ranks,
+            "data/published/tabzilla_top3/tabzilla_table4_top3.csv",
+            known_positions=top3.known_positions,
+        ),
     ]
+
+
+def _tabzilla_top3_table() -> Any:
+    """The published top-3 lists as a rank table (positions 1-3, the rest not listed)."""
+    import csv
+
+    from estimation.core.table import ResultTable
+    from leaderboard.published import published_table
+
+    path = published_table("tabzilla_top3", "tabzilla_table4_top3.csv")
+    with open(path, newline="", encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle))
+    columns = ("first", "second", "third")
+    algorithms = tuple(sorted({row[c] for row in rows for c in columns}))
+    values = np.full((len(rows), len(algorithms)), np.nan)
+    for i, row in enumerate(rows):
+        for position, column in enumerate(columns, start=1):
+            values[i, algorithms.index(row[column])] = float(position)
+    return ResultTable(
+        datasets=tuple(row["dataset"] for row in rows),
+        algorithms=algorithms,
+        values=values,
+        kind="rank",
+    )
 
 
 # --------------------------------------------------------------------------------------
@@ -252,7 +295,12 @@ Shown = tuple[np.ndarray, np.ndarray] | np.ndarray
 
 
 def displayed_intervals(
-    ranks: np.ndarray, *, rng: np.random.Generator, n_boot: int, K: int
+    ranks: np.ndarray,
+    *,
+    rng: np.random.Generator,
+    n_boot: int,
+    K: int,
+    known_positions: int | None = None,
 ) -> dict[str, Shown]:
     """Every interval a board shows for one benchmark, computed as the analysis does
     (``analysis._uncertainty`` and ``analysis._win_interval``): each estimator's own
@@ -262,7 +310,15 @@ def displayed_intervals(
     from estimation.core.rank_inference import rank_intervals
     from estimation.core.resampling import bootstrap
 
-    boot = bootstrap(ranks, rng=rng, n_boot=n_boot, K=K, level=BOOTSTRAP_LEVEL, keep=RANKED)
+    boot = bootstrap(
+        ranks,
+        rng=rng,
+        n_boot=n_boot,
+        K=K,
+        known_positions=known_positions,
+        level=BOOTSTRAP_LEVEL,
+        keep=RANKED,
+    )
     out: dict[str, Shown] = {key: (s.lower, s.upper) for key, s in boot.schemes.items()}
     out.update(win_rate_intervals(ranks, rng=rng, n_boot=n_boot, K=K))
     for key in RANKED:
@@ -276,7 +332,12 @@ def displayed_intervals(
 
 
 def win_rate_intervals(
-    ranks: np.ndarray, *, rng: np.random.Generator, n_boot: int, K: int
+    ranks: np.ndarray,
+    *,
+    rng: np.random.Generator,
+    n_boot: int,
+    K: int,
+    known_positions: int | None = None,
 ) -> dict[str, Shown]:
     """Wilson's and Goodman's intervals alone, as the analysis computes them (closed
     forms: no bootstrap, so they are checked on many more benchmarks)."""
@@ -386,7 +447,7 @@ def simulate_cell(
     widths: dict[str, list[float]] = {f.key: [] for f in checked}
     for _ in range(replicates):
         ranks = truth.draw(rng, n)
-        shown = intervals(ranks, rng=rng, n_boot=n_boot, K=K)
+        shown = intervals(ranks, rng=rng, n_boot=n_boot, K=K, known_positions=truth.known_positions)
         for family in checked:
             covered[family.key].append(hits(family, shown[family.interval], truth))
             widths[family.key].append(width(family, shown[family.interval]))
