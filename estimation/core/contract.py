@@ -965,8 +965,8 @@ class AdvisorSize:
     factor: int = describe("n_datasets as a multiple of the benchmark's (1, 2 or 4)")
     n_simulations: int = describe("simulated benchmarks")
     wilson_width: float | None = describe(
-        "mean width of the 95% Wilson interval on the leader's win count: the confidence "
-        "interval of the win probability, the same for every estimator",
+        "mean width of the 95% Wilson interval on the leader's win count (the win rate's "
+        "interval; labelled by its measured coverage, registry.WILSON_INTERVAL_KIND)",
         units="probability",
         null="not finite",
     )

@@ -1,11 +1,11 @@
 """Confidence intervals for the win probability itself (METHODS.md section 6).
 
-The bootstrap band of an estimator (:mod:`estimation.core.resampling`) is the spread of
-that estimate; it is not a confidence interval for ``p`` (the leave-one-out estimators
-shrink the leader, so their band can miss the true ``p``). What the leaderboard's
-interval bar shows is a confidence interval for ``p[a]``, the probability that ``a``
-wins a new dataset: Wilson's score interval on ``a``'s tie-split win count, and, for
-the whole table at once, Goodman's simultaneous intervals.
+The win rate's intervals for ``p[a]``, the probability that ``a`` wins a new dataset:
+Wilson's score interval on ``a``'s tie-split win count, and, for the whole table at once,
+Goodman's simultaneous intervals. They are shown beside the win rate only; every other
+estimator is shown with its own bootstrap interval (:mod:`estimation.core.resampling`).
+Whether they may be called confidence intervals is decided by their measured coverage
+(``registry.WILSON_INTERVAL_KIND``; bench/README.md "coverage").
 """
 
 from __future__ import annotations
