@@ -5,10 +5,10 @@ the analysis calls them (not the Django stack); each interval is checked against
 truth it claims to cover:
 
 * each estimator's own 95 % interval (``resampling.bootstrap``, bias-corrected
-  percentile, the engine's default B and K) and Wilson's interval
+  percentile, the engine's default B and K) and the win rate's exact interval
   (``intervals.win_intervals``) against the true probability that each algorithm wins a
   new dataset;
-* Goodman's simultaneous intervals against all the true win probabilities at once;
+* the win rate's simultaneous (Bonferroni) exact intervals against all the true win probabilities at once;
 * the simultaneous rank intervals (``rank_inference.rank_intervals``, on the bootstrap
   replicates of the default estimator ``loo_kl`` and of the win rate) against the ranks
   of the true win probabilities, all at once, and their plausible winners against the
@@ -21,7 +21,7 @@ tie-split win rate) at the table's own ``m``. A truth with tied leaders counts t
 leader's coverage as the mean over the tied leaders.
 
 Coverage figures are Monte Carlo estimates from ``R`` simulated benchmarks per cell
-(:data:`REPLICATES`; Wilson and Goodman, closed forms, on :data:`ANALYTIC_REPLICATES`
+(:data:`REPLICATES`; the win rate's exact intervals, closed forms, on :data:`ANALYTIC_REPLICATES`
 more), seeded per cell; the table states ``R`` and the standard error
 ``sqrt(c (1 - c) / R)`` (for averages over algorithms that is an upper bound: the
 average of ``m`` indicators varies less than one of them).
@@ -53,7 +53,7 @@ QUICK_N = (10, 30)
 QUICK_M = (4,)
 REPLICATES = 100
 ANALYTIC_REPLICATES = 2000
-"""Benchmarks per cell for Wilson and Goodman (closed forms, milliseconds each)."""
+"""Benchmarks per cell for the win rate's exact intervals (closed forms, milliseconds each)."""
 ANALYTIC = ("exact", "exact_simultaneous")
 QUICK_REPLICATES = 10
 QUICK_ANALYTIC_REPLICATES = 100
@@ -88,6 +88,8 @@ class Truth:
     p: np.ndarray
     draw: Callable[[np.random.Generator, int], np.ndarray]
     source: str = ""
+    known_positions: int | None = None
+    """Positions known on every dataset (top-K input), None when rankings are whole."""
 
     @property
     def m(self) -> int:
@@ -132,7 +134,13 @@ def plackett_luce_truth(shape: str, m: int) -> Truth:
     return Truth(key=shape, label=PL_SHAPES[shape], p=worths, draw=draw, source="simulated")
 
 
-def resampled_truth(key: str, label: str, population: np.ndarray, source: str) -> Truth:
+def resampled_truth(
+    key: str,
+    label: str,
+    population: np.ndarray,
+    source: str,
+    known_positions: int | None = None,
+) -> Truth:
     """``n`` rankings drawn with replacement from a real table's rankings."""
     from estimation.core.win_probability import mle
 
@@ -142,12 +150,14 @@ def resampled_truth(key: str, label: str, population: np.ndarray, source: str) -
     def draw(rng: np.random.Generator, n: int) -> np.ndarray:
         return population[rng.integers(0, len(population), size=n)]
 
-    return Truth(key=key, label=label, p=np.array(mle(population).p), draw=draw, source=source)
+    p = np.array(mle(population).p)
+    return Truth(key, label, p, draw, source=source, known_positions=known_positions)
 
 
 def real_truths() -> list[Truth]:
-    """Demšar (2006) Table 6 (AUC, m = 4, 14 datasets) and TabZilla (accuracy, m = 18,
-    104 datasets), ranked as the engine ranks them (``prepare_rankings``, defaults)."""
+    """Demšar (2006) Table 6 (AUC, m = 4, 14 datasets), TabZilla (accuracy, m = 18, 104
+    datasets) and TabZilla's published top-3 lists (36 datasets, only the first three
+    positions known), ranked as the engine ranks them (``prepare_rankings``, defaults)."""
     from estimation.core.rankings import prepare_rankings
     from estimation.core.table import ResultTable
     from estimation.results_csv import parse_results_csv
@@ -160,6 +170,7 @@ def real_truths() -> list[Truth]:
     datasets = tuple(sorted(scores[algorithms[0]]))
     accuracy = np.array([[scores[a].get(d, (np.nan,))[0] for a in algorithms] for d in datasets])
     tabzilla = ResultTable(datasets=datasets, algorithms=algorithms, values=accuracy)
+    top3 = prepare_rankings(_tabzilla_top3_table())
     return [
         resampled_truth(
             "demsar",
@@ -173,7 +184,39 @@ def real_truths() -> list[Truth]:
             prepare_rankings(tabzilla).ranks,
             "data/published/tabzilla_full/tuned_aggregated_results.csv",
         ),
+        resampled_truth(
+            "tabzilla_top3",
+            f"TabZilla top-3 lists resampled ({top3.n_datasets} datasets, first "
+            f"{top3.known_positions} positions known)",
+            top3.ranks,
+            "data/published/tabzilla_top3/tabzilla_table4_top3.csv",
+            known_positions=top3.known_positions,
+        ),
     ]
+
+
+def _tabzilla_top3_table() -> Any:
+    """The published top-3 lists as a rank table (positions 1-3, the rest not listed)."""
+    import csv
+
+    from estimation.core.table import ResultTable
+    from leaderboard.published import published_table
+
+    path = published_table("tabzilla_top3", "tabzilla_table4_top3.csv")
+    with open(path, newline="", encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle))
+    columns = ("first", "second", "third")
+    algorithms = tuple(sorted({row[c] for row in rows for c in columns}))
+    values = np.full((len(rows), len(algorithms)), np.nan)
+    for i, row in enumerate(rows):
+        for position, column in enumerate(columns, start=1):
+            values[i, algorithms.index(row[column])] = float(position)
+    return ResultTable(
+        datasets=tuple(row["dataset"] for row in rows),
+        algorithms=algorithms,
+        values=values,
+        kind="rank",
+    )
 
 
 # --------------------------------------------------------------------------------------
@@ -252,7 +295,12 @@ Shown = tuple[np.ndarray, np.ndarray] | np.ndarray
 
 
 def displayed_intervals(
-    ranks: np.ndarray, *, rng: np.random.Generator, n_boot: int, K: int
+    ranks: np.ndarray,
+    *,
+    rng: np.random.Generator,
+    n_boot: int,
+    K: int,
+    known_positions: int | None = None,
 ) -> dict[str, Shown]:
     """Every interval a board shows for one benchmark, computed as the analysis does
     (``analysis._uncertainty`` and ``analysis._win_interval``): each estimator's own
@@ -262,7 +310,15 @@ def displayed_intervals(
     from estimation.core.rank_inference import rank_intervals
     from estimation.core.resampling import bootstrap
 
-    boot = bootstrap(ranks, rng=rng, n_boot=n_boot, K=K, level=BOOTSTRAP_LEVEL, keep=RANKED)
+    boot = bootstrap(
+        ranks,
+        rng=rng,
+        n_boot=n_boot,
+        K=K,
+        known_positions=known_positions,
+        level=BOOTSTRAP_LEVEL,
+        keep=RANKED,
+    )
     out: dict[str, Shown] = {key: (s.lower, s.upper) for key, s in boot.schemes.items()}
     out.update(win_rate_intervals(ranks, rng=rng, n_boot=n_boot, K=K))
     for key in RANKED:
@@ -276,7 +332,12 @@ def displayed_intervals(
 
 
 def win_rate_intervals(
-    ranks: np.ndarray, *, rng: np.random.Generator, n_boot: int, K: int
+    ranks: np.ndarray,
+    *,
+    rng: np.random.Generator,
+    n_boot: int,
+    K: int,
+    known_positions: int | None = None,
 ) -> dict[str, Shown]:
     """The win rate's exact intervals alone, pointwise and simultaneous, as the analysis
     computes them (closed forms: no bootstrap, so they are checked on many more
@@ -387,7 +448,7 @@ def simulate_cell(
     widths: dict[str, list[float]] = {f.key: [] for f in checked}
     for _ in range(replicates):
         ranks = truth.draw(rng, n)
-        shown = intervals(ranks, rng=rng, n_boot=n_boot, K=K)
+        shown = intervals(ranks, rng=rng, n_boot=n_boot, K=K, known_positions=truth.known_positions)
         for family in checked:
             covered[family.key].append(hits(family, shown[family.interval], truth))
             widths[family.key].append(width(family, shown[family.interval]))
@@ -598,7 +659,7 @@ def report(payload: dict[str, Any], *, quick: bool = False) -> str:
     truths = {t["key"]: t for t in payload["truths"]}
     parts = [
         f"### coverage (nominal {LEVEL:.2f}; R = {R} simulated benchmarks per cell, "
-        f"{R_fast} for Wilson and Goodman; B = {payload['bootstrap']} bootstrap replicates, "
+        f"{R_fast} for the win rate's exact intervals; B = {payload['bootstrap']} bootstrap replicates, "
         f"K = {payload['K']}, seed {payload['seed']}{'; quick' if quick else ''})",
         f"`{payload['command']}`, measured {payload['measured']}: {payload['seconds']:.0f} s "
         f"wall, {payload['cpu_seconds']:.0f} s CPU, one thread "
@@ -672,16 +733,16 @@ def report(payload: dict[str, Any], *, quick: bool = False) -> str:
         + "; ".join(f"`{key}` {t['label']}" for key, t in truths.items())
         + ". Per cell, R benchmarks of n datasets are drawn from the truth and analysed "
         "as the analysis does, with the engine's functions (`resampling.bootstrap`: each "
-        "estimator's own bias-corrected interval; `intervals.win_intervals`: Wilson and "
-        "Goodman; `rank_inference.rank_intervals` on the replicates of `loo_kl`, the "
+        "estimator's own bias-corrected interval; `intervals.win_intervals`: the win rate's "
+        "exact intervals; `rank_inference.rank_intervals` on the replicates of `loo_kl`, the "
         "default, and of `mle`: ranks and plausible winners). A P(win) interval covers "
         "when lower <= p <= upper (within 1e-12); a rank interval covers the rank of the "
         "true P(win); where the truth ties (equal worths, equal win rates of a table) the "
         "plain rank row counts any position of the tie as covered, the 'ties strict' row "
         "only an interval holding all of them (what the stepdown guarantees). The "
         "leader is the truly best algorithm (mean over tied leaders). Resampled tables "
-        "keep their own m; their truth is the table's tie-split win rate. Wilson and "
-        "Goodman are checked on their own R benchmarks per cell (another seed stream)."
+        "keep their own m; their truth is the table's tie-split win rate. The exact "
+        "intervals are checked on their own R benchmarks per cell (another seed stream)."
     )
     return "\n\n".join(parts)
 

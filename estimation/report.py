@@ -85,7 +85,7 @@ def render_report(payload: SnapshotPayload, *, source: str = "") -> str:
         f"Probability of winning a new dataset: {estimator_get(head.key).label}{weight_text}"
     )
     _, letters = board.letters()
-    # every P(win) beside its own interval (win_band); Wilson's only beside the win rate
+    # every P(win) beside its own interval (win_band); the exact interval only beside the win rate
     band = win_band(board, head.key)
     boot = head.bootstrap if isinstance(head.bootstrap, BootstrapSummary) else None
     p_best = board.column(boot.p_best) if boot else {}

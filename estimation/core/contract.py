@@ -367,8 +367,8 @@ class WinInterval:
         default="spread",
     )
     label: str = describe(
-        "exactly the words readers see for the Wilson interval, shown beside the win rate only",
-        default="95 % Wilson spread",
+        "exactly the words readers see for the win rate's interval, shown beside it only",
+        default="95 % confidence interval",
     )
 
 
@@ -619,7 +619,7 @@ class Verdict:
     )
     lower: float | None = describe(
         "lower end of the leader's interval under the estimator: its own interval "
-        "(EstimatorResult.bootstrap), the Wilson interval only for the win rate",
+        "(EstimatorResult.bootstrap), the exact interval only for the win rate",
         units="probability",
         null="no interval",
     )

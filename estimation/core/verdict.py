@@ -5,7 +5,7 @@ Pure functions over a typed :class:`~estimation.core.contract.Board`:
 * :func:`board_order` is the order every view lists algorithms in: the estimator's
   P(win), then mean rank, then name; :func:`shared_positions` gives tied rows one rank.
 * :func:`win_band` is the one place the interval quoted beside P(win) is read from: the
-  estimator's own interval, the Wilson interval only for the win rate.
+  estimator's own interval, the exact interval only for the win rate.
 * :func:`board_verdict` answers "who wins, and how sure are we" in a
   :class:`~estimation.core.contract.Verdict`: numbers and sentences that the page, the
   JSON export and the API's board section all carry; the first comes from the plausible
@@ -67,10 +67,10 @@ def win_band(board: Board, estimator: str) -> WinBand | None:
     """The interval shown beside each P(win) of ``estimator``, or None when there is none:
     this is the only function that decides.
 
-    Every interval belongs to the number beside it: the win rate's is the Wilson
-    interval on the tie-split win count (``board.win_interval``, labelled by its measured
-    coverage; METHODS 6), falling back to its own bootstrap interval
-    where Wilson does not apply; every other estimator's is its own bootstrap interval
+    Every interval belongs to the number beside it: the win rate's is the exact
+    (Clopper-Pearson) interval on the tie-split win count (``board.win_interval``, labelled
+    by its measured coverage; METHODS 6), falling back to its own bootstrap interval
+    where that does not apply; every other estimator's is its own bootstrap interval
     (``EstimatorResult.bootstrap``), which contains its estimate and carries its label.
     """
     dedicated = board.win_interval

@@ -70,7 +70,7 @@ class CoverageTable:
     level: float
     floor: float
     replicates: int
-    analytic_replicates: int  # benchmarks per cell for the closed forms (Wilson, Goodman)
+    analytic_replicates: int  # benchmarks per cell for the closed forms (the exact intervals)
     bootstrap: int
     command: str
     measured: str

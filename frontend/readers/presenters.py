@@ -217,7 +217,7 @@ class TableLegend:
 
 
 def _interval_method(board: Board, estimator: str, band: WinBand | None) -> str:
-    """The method behind :func:`win_band`'s interval: Wilson's for the win rate when that
+    """The method behind :func:`win_band`'s interval: the exact interval for the win rate when that
     is the band, else the estimator's own bootstrap."""
     if band is None:
         return ""
@@ -472,7 +472,7 @@ def leaderboard_rows(
     result = typed.estimator(estimator)
     p = result.p
     # Each P(win) beside its own estimator's interval: verdict.win_band is the one rule
-    # (Wilson only for the win rate), labelled by band.label.
+    # (the exact interval only for the win rate), labelled by band.label.
     interval = win_band(typed, estimator)
     ranks = typed.ranks if isinstance(typed.ranks, RankIntervals) else None
     plausible = set(ranks.plausible_winners) if ranks else set()

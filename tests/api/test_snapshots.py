@@ -151,7 +151,7 @@ def test_csv_export_has_one_row_per_algorithm(client, computed):
     assert float(alpha["loo_kl"]) == pytest.approx(loo.p[index], abs=5e-5)
     assert float(alpha["loo_kl_high"]) == pytest.approx(loo.bootstrap.upper[index], abs=5e-5)
     assert alpha["loo_kl_interval"] == loo.bootstrap.label
-    # the Wilson interval only beside the win rate
+    # the exact interval only beside the win rate
     assert float(alpha["mle_low"]) == pytest.approx(board.win_interval.lower[index], abs=5e-5)
     assert int(alpha["rank_low"]) == board.ranks.lower[index]
     assert alpha["plausible_winner"] == str("alpha" in board.ranks.plausible_winners)

@@ -22,7 +22,7 @@ ALLOWANCE_SE = 4.0
 
 
 def _win_rate_only(level: float = coverage.LEVEL):
-    def intervals(ranks, *, rng, n_boot, K):
+    def intervals(ranks, *, rng, n_boot, K, known_positions=None):
         result = win_intervals(ranks, level=coverage.LEVEL)
         return {
             "exact": exact_interval(result.wins, result.n, level=level),
@@ -79,8 +79,8 @@ def test_plackett_luce_truths_win_as_often_as_their_worths_say():
 
 
 def test_resampled_tables_take_the_table_win_rate_as_their_truth():
-    demsar, tabzilla = coverage.real_truths()
-    assert (demsar.m, tabzilla.m) == (4, 18)
+    demsar, tabzilla, top3 = coverage.real_truths()
+    assert (demsar.m, tabzilla.m) == (4, 18) and top3.known_positions == 3
     assert demsar.p.sum() == pytest.approx(1.0) and tabzilla.p.sum() == pytest.approx(1.0)
     ranks = demsar.draw(np.random.default_rng(0), 5)
     assert ranks.shape == (5, 4)
@@ -136,7 +136,7 @@ def test_a_shrunken_bootstrap_band_is_caught():
     band that is too narrow would be: the bench reports the shortfall."""
     from estimation.core.resampling import bootstrap
 
-    def shrunken(ranks, *, rng, n_boot, K):
+    def shrunken(ranks, *, rng, n_boot, K, known_positions=None):
         summary = bootstrap(ranks, rng=rng, n_boot=n_boot, K=K, schemes=["mle"]).schemes["mle"]
         centre = summary.estimate
         return {
@@ -227,7 +227,7 @@ def test_the_committed_table_is_complete_and_backs_every_confidence_label():
     for shape in coverage.PL_SHAPES:
         for n in coverage.GRID_N:
             assert {(shape, n, m) for m in coverage.GRID_M} <= cells
-    assert {key for key, _, _ in cells} >= {"demsar", "tabzilla"}
+    assert {key for key, _, _ in cells} >= {"demsar", "tabzilla", "tabzilla_top3"}
     assert set(table["verdicts"]) >= set(ESTIMATOR_KEYS) | {"exact", "exact_simultaneous"}
     from estimation.core.registry import WIN_RATE_INTERVAL_KIND
 
@@ -242,8 +242,10 @@ def test_bands_labelled_confidence_cover_the_true_win_probability(key):
     interval, on a small grid (B = 200, so the ends are noisier than the board's)."""
     from estimation.core.resampling import bootstrap
 
-    def own_interval(ranks, *, rng, n_boot, K):
-        summary = bootstrap(ranks, rng=rng, n_boot=n_boot, K=K, schemes=[key]).schemes[key]
+    def own_interval(ranks, *, rng, n_boot, K, known_positions=None):
+        summary = bootstrap(
+            ranks, rng=rng, n_boot=n_boot, K=K, known_positions=known_positions, schemes=[key]
+        ).schemes[key]
         return {key: (summary.lower, summary.upper)}
 
     replicates = 150

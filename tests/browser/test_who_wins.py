@@ -54,7 +54,7 @@ def test_each_p_win_is_shown_with_its_own_interval(demo_site, new_page, screensh
             assert shown["interval"] == f"{low:.3f}–{high:.3f}", (key, name)
             assert shown["p"] == f"{p[i]:.3f}"
             assert low - 1e-12 <= p[i] <= high + 1e-12, (key, name, low, p[i], high)
-        # a Wilson interval (on wins) only beside the win rate
+        # the exact interval (on wins) only beside the win rate
         if key != "mle":
             assert band.lower != board.win_interval.lower, key
         if key == board.recommended:

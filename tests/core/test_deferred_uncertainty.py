@@ -77,7 +77,7 @@ def test_without_the_wilson_interval_the_bootstrap_is_the_band_and_is_not_deferr
 
     fallback = replace(board, win_interval=NotApplicable("no interval"))
     mle_boot = board.estimator("mle").bootstrap
-    assert win_band(board, "mle").label == board.win_interval.label == "95 % Wilson spread"
+    assert win_band(board, "mle").label == board.win_interval.label == "95 % confidence interval"
     assert win_band(fallback, "mle").lower == mle_boot.lower
     assert win_band(fallback, "mle").label == mle_boot.label == "95 % bootstrap spread"
 

@@ -35,7 +35,7 @@ from estimation.core.table import ResultTable
 from estimation.core.verdict import board_order, shared_positions, win_band
 from tests.core.demo_tables import DEMO_TABLES, SETTINGS
 
-# Wilson's interval contains x/n exactly in real arithmetic; its closed form is evaluated
+# The exact interval contains x/n in real arithmetic; its closed form is evaluated
 # in floats, so an end may pass the point by a few ulps (at x = 0 or x = n).
 WILSON_ROUNDING = 1e-12
 
@@ -59,7 +59,7 @@ def _check_board(board: Board) -> None:
         slack = WILSON_ROUNDING if result.key == "mle" else 0.0
         assert np.all(np.array(band.lower, float) <= p + slack), result.key
         assert np.all(p <= np.array(band.upper, float) + slack), result.key
-        if result.key != "mle":  # Wilson belongs to the win rate only
+        if result.key != "mle":  # the exact interval belongs to the win rate only
             assert isinstance(boot, BootstrapSummary) and band.lower == boot.lower
         elif isinstance(board.win_interval, WinInterval):
             assert (

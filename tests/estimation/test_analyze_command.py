@@ -160,7 +160,7 @@ def test_readable_report_leads_with_the_recommended_estimator():
 
 def test_readable_report_pairs_each_p_win_with_its_own_interval():
     """Issue 21: the headline P(win) beside the estimator's own interval under its label,
-    the Wilson interval only beside the win rate, the rank intervals and the plausible
+    the exact interval only beside the win rate, the rank intervals and the plausible
     winners, and the verdict's two sentences first."""
     path = DEMSAR / "demsar2006_table6_auc.csv"
     out = io.StringIO()
@@ -183,7 +183,7 @@ def test_readable_report_pairs_each_p_win_with_its_own_interval():
         )
         own = f"[{head.bootstrap.lower[i]:.3f}, {head.bootstrap.upper[i]:.3f}]"
         wilson = f"[{board.win_interval.lower[i]:.3f}, {board.win_interval.upper[i]:.3f}]"
-        # the own interval right after P(win); Wilson's after the win rate
+        # the own interval right after P(win); the exact one after the win rate
         assert row.index(f"{head.p[i]:.3f}") < row.index(own) < row.index(wilson), row
         assert row.split()[1] == rank_span(board, i)
     assert "* plausible winner" in report

@@ -148,5 +148,5 @@ def test_a_failed_completion_says_why_and_keeps_the_board(benchmark, monkeypatch
     reason = board["evaluation"]["not_applicable"]
     assert "injected fault" in reason and "failed" in reason
     assert all(e["bootstrap"]["not_applicable"] == reason for e in board["estimators"])
-    assert board["verdict"]["sentences"]  # the verdict stands on the Wilson interval
+    assert board["verdict"]["sentences"]  # the verdict stands on the win rate's exact interval
     assert SnapshotSection.objects.filter(snapshot=snapshot, name=ADVISOR_SECTION).exists()

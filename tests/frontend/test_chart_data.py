@@ -93,7 +93,7 @@ def board(**changes) -> Board:
             upper=(0.6, 0.95, 0.3),
             simultaneous_lower=(0.03, 0.3, 0.0),
             simultaneous_upper=(0.7, 0.97, 0.4),
-            method="Wilson",
+            method="exact",
         ),
         mean_rank=(2.125, 1.25, 2.625),
         significance_rank=NA("the results have no folds"),
@@ -237,7 +237,7 @@ def test_win_probability_data_sorted_with_intervals():
     data = win_probability_data(board())
     assert data.estimator_label == "Win rate"
     assert [bar.label for bar in data.bars] == ["B", "A", "C"]
-    # the win rate's own interval: Wilson's on its win count (estimation.core.verdict.win_band)
+    # the win rate's own interval: the exact one on its win count (estimation.core.verdict.win_band)
     assert data.bars[0].interval == (0.4, 0.95) and data.bars[0].p_best == 0.9
     assert data.interval_label == data.bars[0].interval_label == board().win_interval.label
     no_ci = win_probability_data(board(), "loo_kl")

@@ -114,7 +114,7 @@ def test_win_probability_numbers_for_every_estimator(demo_benchmarks):  # noqa: 
         chart = charts.win_probability_chart(board, entry.key)
         assert_accessible_svg(chart)
         assert estimator_get(entry.key).label in chart.title
-        # the whiskers are the estimate's own interval (the win rate's: Wilson), named
+        # the whiskers are the estimate's own interval (the win rate's: the exact interval), named
         band = win_band(board, entry.key)
         assert f"Whiskers: {band.label}" in chart.note
         for p, low, high in zip(entry.p, band.lower, band.upper, strict=True):

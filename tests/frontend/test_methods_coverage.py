@@ -93,4 +93,4 @@ def test_the_methods_page_shows_the_coverage_table(client):
         if row.called:
             assert row.called in text
     assert f"{table.replicates} simulated benchmarks per cell" in section
-    assert f"{table.analytic_replicates} for Wilson" in section
+    assert f"{table.analytic_replicates} for the exact intervals" in section

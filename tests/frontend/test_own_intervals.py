@@ -20,7 +20,7 @@ from frontend.readers.presenters import (
 )
 from tests.frontend.test_chart_data import board
 
-# loo_kl's own interval: different from Wilson's on every algorithm, and holding its p
+# loo_kl's own interval: different from the win rate's exact one on every algorithm, and holding its p
 LOO_OWN = BootstrapSummary(
     lower=(0.2, 0.45, 0.02),
     upper=(0.41, 0.7, 0.2),
@@ -73,7 +73,7 @@ def test_each_estimators_p_win_sits_beside_its_own_interval():
         row = by_name[name]
         assert (row.low, row.high) == (LOO_OWN.lower[i], LOO_OWN.upper[i])
         assert row.low <= row.probability <= row.high
-        # never the win rate's Wilson interval
+        # never the win rate's exact interval
         assert (row.low, row.high) != (typed.win_interval.lower[i], typed.win_interval.upper[i])
     mle_rows, _ = leaderboard_rows(table, "mle")
     wilson = {
@@ -91,7 +91,7 @@ def test_the_interval_column_is_named_by_the_engines_label():
     assert LOO_OWN.method in loo["interval"].title
     mle = {c.key: c for c in board_columns(table, "acc", table_legend(typed, "mle"))}
     assert mle["interval"].label == typed.win_interval.label
-    assert "Wilson" in mle["interval"].title
+    assert "Clopper-Pearson" in mle["interval"].title
     assert loo["ranks"].label == "95 % rank interval"
 
 
@@ -229,7 +229,7 @@ def test_the_latex_table_names_its_interval_and_its_rank_interval():
 
     text = export_latex(own_board(), _source(), "loo_kl")
     assert "95 \\% bootstrap spread" in text and "95 \\% rank interval" in text
-    assert "Wilson" not in text
+    assert "Clopper-Pearson" not in text
     b_line = next(line for line in text.splitlines() if line.startswith("1 & 1--2 & B"))
     assert "[0.450, 0.700]" in b_line and "$^\\star$" in b_line
 
@@ -260,7 +260,7 @@ def test_a_board_served_before_its_bootstrap_says_the_ranks_are_being_computed(c
     assert "Rank interval (being computed)" in page
     assert page.count('data-testid="cell-ranks">…</td>') == 3
     assert 'data-testid="plausible-winner"' not in page
-    # the win rate still has its interval (Wilson); the default's says it is coming
+    # the win rate still has its interval (exact); the default's says it is coming
     assert "interval (being computed)" in page
     # the badge of a served board keeps working, and claims no rank yet
     text = _badge(payload.board, "a").value_text

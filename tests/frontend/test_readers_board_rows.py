@@ -28,7 +28,7 @@ def test_rows_of_one_page_keep_their_positions_and_the_whole_boards_scale():
     assert [row.position for row in page] == [2, 3]
     # B's confidence interval (up to 0.95) sets the scale, though B is not on this page
     assert page_scale == scale == 1.0
-    # the win rate's own interval is the Wilson interval on its win count
+    # the win rate's own interval is the exact interval on its win count
     assert (page[0].low, page[0].high, page[0].p_best, page[0].group) == (0.05, 0.6, 0.1, "ab")
     assert page[0].borda == 0.3 and page[0].plackett_luce == 0.3
     assert table["n_algorithms"] == 3 and table["group_test"] == "Nemenyi"

@@ -47,7 +47,7 @@ class AlgorithmEstimatesData:
 
 
 def _interval(board: Board, result: EstimatorResult, index: int) -> tuple[Interval, str]:
-    """The estimate's own interval and its label (the win rate's: Wilson)."""
+    """The estimate's own interval and its label (the win rate's: the exact interval)."""
     band = win_band(board, result.key)
     if band is None:
         return (None, None), ""
