@@ -508,7 +508,8 @@ class ControlComparison:
         units="mean rank",
     )
     z: tuple[float | None, ...] = describe(
-        "(R_control - R_a) / se: positive when a ranks better than the control",
+        "(R_control - R_a) / se; z > 0: the algorithm has a better (lower) mean rank than "
+        "the control",
         null="the control itself",
     )
     pvalue: tuple[float | None, ...] = describe(
