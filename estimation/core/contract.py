@@ -737,7 +737,8 @@ class WilcoxonSection:
     )
     not_applicable_pairs: tuple[PairNote, ...] = describe(
         "pairs whose p-value needs a note, and why: no common dataset (no test, null "
-        "p-value), or identical on every dataset (p = 1, not counted in the correction)"
+        "p-value), or identical on every dataset (p = 1, counted in the correction like "
+        "every tested pair)"
     )
 
 

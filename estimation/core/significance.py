@@ -718,13 +718,13 @@ def _paired_signed_rank(
     )
     r_plus, r_minus, statistic = per_pair["r_plus"], per_pair["r_minus"], per_pair["statistic"]
     methods = per_pair["method"]
-    corrected = adjust_pvalues(pvalue, correction=correction)
     # Identical on every block: no evidence of a difference, p = 1 (METHODS 4), with a
-    # note; such a pair is not counted in the correction's family, so it leaves the
-    # other pairs' corrected p-values as they were.
+    # note. The pair stays in the correction's family: the family is every pair tested,
+    # fixed before the data are seen, so leaving a pair out after seeing it would shrink
+    # the others' corrected p-values and weaken the family-wise guarantee.
     identical = (n_common > 0) & (n_nonzero == 0)
     pvalue = np.where(identical, 1.0, pvalue)
-    corrected = np.where(identical, 1.0, corrected)
+    corrected = adjust_pvalues(pvalue, correction=correction)
     statistic = np.where(identical, 0.0, statistic)
     with np.errstate(invalid="ignore", divide="ignore"):
         effect = np.where(n_nonzero > 0, (r_plus - r_minus) / (r_plus + r_minus), np.nan)
@@ -793,7 +793,10 @@ def wilcoxon_pairwise(
     pair (two-sided, zeros dropped, ``method="auto"``), vectorised over pairs: see
     ``_signed_rank_batch`` for the three regimes. With few non-zero differences the
     smallest attainable p-value is large (``2 / 2**k`` for ``k`` differences without
-    ties), so a small benchmark may be unable to show any difference. The effect size
+    ties), so a small benchmark may be unable to show any difference. A pair identical
+    on every dataset has p = 1 and a note, and counts in the Holm or Bonferroni family
+    like every other pair with a common dataset (pairs without one have no test and are
+    left out). The effect size
     is the matched-pairs rank-biserial correlation ``(R+ - R-) / (R+ + R-)`` (Kerby
     2014), in ``[-1, 1]``, positive when the row algorithm scores higher.
 

@@ -17,6 +17,16 @@ p-values, effect sizes and win matrices in ``scale_reference.npz``. The arrays o
 ``.npz`` file were written on 2026-12-01 by ``python -m tests.core.scale_reference --floats``
 from engine 0.6.0, after checking that their SHA-256 digests equalled those 0bf631f had
 stored (so they are 0bf631f's numbers, to the bit, on that machine).
+
+One deliberate change since (issue 24): a pair identical on every block stays in the
+correction's family with p = 1, so the corrected p-values of the other pairs of a table
+with such a pair grew. Of the reference tables only ``integers`` has one (algorithms 4
+and 5), and only its two arrays in :data:`REFRESHED_FOR_THE_WHOLE_FAMILY` changed (every
+digest, the significance flags and letters included, stayed as it was); they were
+rewritten with ``python -m tests.core.scale_reference --refresh``, which replaces those
+keys of the ``.npz`` file and keeps every other array as stored.
+``tests/core/test_scale.py`` checks the rewritten arrays against statsmodels' Holm and
+Bonferroni over all the pairs of the reference's own raw p-values.
 """
 
 from __future__ import annotations
@@ -42,6 +52,13 @@ FLOAT_FIELDS = (
     "/wins_gaps",
 )
 """Keys whose values are floats from arithmetic that may round differently on another CPU."""
+
+
+REFRESHED_FOR_THE_WHOLE_FAMILY = (
+    "integers/wilcoxon/pvalues_corrected",
+    "integers/wilcoxon_bonferroni",
+)
+"""The reference arrays rewritten when identical pairs joined the correction's family."""
 
 
 def is_float_key(key: str) -> bool:
@@ -100,10 +117,11 @@ SCHEMES_BEFORE = ("mle", "loo_kl", "loo_tv", "minimax", "borda", "plackett_luce"
 
 
 def _identical_as_before(result: Any) -> Any:
-    """Issue 11's one deliberate change to the pairwise Wilcoxon tests, undone for the
-    comparison: a pair identical on every block now has p = 1 (outside the correction's
-    family, so no other pair moves), statistic 0, effect 0 and a note; before, all four
-    were missing and the note read "all k paired differences are zero"."""
+    """Issue 11's change to the identical pair itself, undone for the comparison: a pair
+    identical on every block now has p = 1, statistic 0, effect 0 and a note; before, all
+    four were missing and the note read "all k paired differences are zero". (Issue 24's
+    change, that pair's p = 1 counted in the correction, moves the other pairs: see
+    :data:`REFRESHED_FOR_THE_WHOLE_FAMILY`.)"""
     import dataclasses
 
     identical = (result.n_common > 0) & (result.n_nonzero == 0)
@@ -239,6 +257,11 @@ if __name__ == "__main__":
     results = reference_results()
     if sys.argv[1:] == ["--floats"]:
         np.savez_compressed(DATA / "scale_reference.npz", **results["floats"])
+    elif sys.argv[1:] == ["--refresh"]:
+        with np.load(DATA / "scale_reference.npz") as stored:
+            arrays = {key: stored[key] for key in stored.files}
+        arrays.update({key: results["floats"][key] for key in REFRESHED_FOR_THE_WHOLE_FAMILY})
+        np.savez_compressed(DATA / "scale_reference.npz", **arrays)
     else:
         reference = {"digests": results["digests"], "values": results["values"]}
         json.dump(reference, sys.stdout, indent=1, sort_keys=True)

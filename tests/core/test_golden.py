@@ -31,6 +31,10 @@ GOLDEN: dict[str, dict[str, str]] = {
         "demsar": "be0bf0d10777c294ac4629d8a18814fed8d0596409a9584b320cf12af8dcf4d1",
         "simulated": "8cab800366da92c02cb723b040d1b23e03d567d9bf00ad97462957f1760de9af",
     },
+    "0.7.0": {
+        "demsar": "3e8831a8f61834f35c7ddbd3155c80cdcf2c07101e88a2d93e6fa3ff468c94c6",
+        "simulated": "bc78ef6969b92a40fd01c7d63a97233c02498ccd7d2e92902de371685f7c4c94",
+    },
 }
 
 

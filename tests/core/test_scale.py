@@ -69,6 +69,27 @@ def test_tests_and_groups_are_those_of_before(results):
         assert_close_arrays(results["floats"][key], values, CLOSED_FORM, key)
 
 
+def test_refreshed_corrections_are_holm_and_bonferroni_over_every_pair():
+    """The two arrays rewritten when identical pairs joined the family (issue 24) are
+    statsmodels' corrections of the reference's own raw p-values over all pairs, the
+    identical pair at p = 1 (before, that pair was left out: 0.756836 where all pairs
+    give 0.757812)."""
+    from statsmodels.stats.multitest import multipletests
+
+    raw = REFERENCE_FLOATS["integers/wilcoxon/pvalues"]
+    upper = np.triu_indices(raw.shape[0], 1)
+    identical = np.isnan(raw[upper])
+    assert identical.sum() == 1
+    family = np.where(identical, 1.0, raw[upper])
+    for key, method in zip(
+        scale_reference.REFRESHED_FOR_THE_WHOLE_FAMILY, ("holm", "bonferroni"), strict=True
+    ):
+        expected = multipletests(family, method=method)[1]
+        stored = REFERENCE_FLOATS[key][upper]
+        assert np.isnan(stored[identical]).all()
+        np.testing.assert_allclose(stored[~identical], expected[~identical], rtol=1e-12)
+
+
 def test_significance_flags_are_not_decided_by_the_last_bits():
     """The flags and groups are compared exactly: that holds on any CPU only if no
     reference p-value lies within the float tolerance of the level it is tested at."""

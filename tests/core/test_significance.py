@@ -20,6 +20,7 @@ from estimation.core.significance import (
     nemenyi,
     wilcoxon_pairwise,
 )
+from estimation.core.within_dataset import fold_wilcoxon_pairwise
 from tests.reference_data import PUBLISHED_DATA
 
 DEMSAR = PUBLISHED_DATA / "demsar2006"
@@ -222,6 +223,26 @@ def test_wilcoxon_corrections_match_statsmodels():
         np.testing.assert_allclose(result.pvalues_corrected[upper], reference, rtol=1e-12)
         np.testing.assert_array_equal(result.significant[upper], reference < 0.05)
     np.testing.assert_allclose(adjust_pvalues([0.01, np.nan, 0.04]), [0.02, np.nan, 0.04])
+
+
+@pytest.mark.parametrize("correction", ["holm", "bonferroni"])
+def test_pairs_identical_everywhere_stay_in_the_correction_family(correction):
+    """a and b are identical on every dataset, c beats both on all four: the two tested
+    pairs have the exact p = 2/16. Holm over all three pairs (the identical one with
+    p = 1) gives 0.375 for both, as statsmodels does; leaving the identical pair out
+    gave 0.25. Within a dataset (folds as blocks) the same."""
+    a = np.array([0.1, 0.2, 0.3, 0.4])
+    scores = np.column_stack([a, a, a + 1.0])
+    upper = np.triu_indices(3, 1)
+    for result in (
+        wilcoxon_pairwise(scores, correction=correction),
+        fold_wilcoxon_pairwise(scores, correction=correction),
+    ):
+        np.testing.assert_array_equal(result.pvalues[upper], [1.0, 0.125, 0.125])
+        reference = multipletests([1.0, 0.125, 0.125], method=correction)[1]
+        np.testing.assert_allclose(result.pvalues_corrected[upper], reference, rtol=1e-15)
+        assert result.pvalues_corrected[0, 2] == pytest.approx(0.375, rel=1e-15)
+        assert result.not_applicable[0, 1].startswith("identical on every")
 
 
 def test_rank_biserial_hand_computation_and_antisymmetry():
