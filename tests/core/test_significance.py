@@ -329,3 +329,15 @@ def test_wilcoxon_pairwise_with_ties_zeros_and_gaps_matches_scipy_on_many_observ
             reference = stats.wilcoxon(scores[both, a], scores[both, b])
             assert result.pvalues[a, b] == reference.pvalue
             assert result.statistic[a, b] == reference.statistic
+
+
+@pytest.mark.filterwarnings("error::RuntimeWarning")
+def test_wilcoxon_on_scores_of_both_signs_near_the_float_limit():
+    """Differences of scores near +-1.7e308 overflowed to infinity (and tied there); the
+    test does not depend on the scale, so it equals scipy's on the halved scores (exact)."""
+    rng = np.random.default_rng(3)
+    scores = rng.uniform(0.5, 1.0, size=(8, 3)) * np.array([1.7e308, -1.7e308, 1.7e308])
+    result = wilcoxon_pairwise(scores)
+    for a, b in [(0, 1), (0, 2), (1, 2)]:
+        expected = stats.wilcoxon(scores[:, a] / 2, scores[:, b] / 2)
+        assert result.pvalues[a, b] == pytest.approx(expected.pvalue, rel=1e-12)

@@ -236,3 +236,59 @@ def test_tukey_intervals_cover_the_true_differences_at_the_family_level():
         lower, upper = tukey_intervals(result)
         covered += bool(((lower[off] <= d[off]) & (d[off] <= upper[off])).all())
     assert covered / 400 >= 0.93
+
+
+def _hand_statistics(scores):
+    """F, Tukey p-values and Cohen's d of the HAND-like table, computed at ordinary scale."""
+    anova = repeated_measures_anova(scores)
+    tukey = repeated_measures_tukey(scores)
+    return anova.statistic, anova.pvalue, tukey.q, tukey.pvalues, tukey.cohen_d
+
+
+@pytest.mark.filterwarnings("error::RuntimeWarning")
+@pytest.mark.parametrize("scale", [1e308 / 0.86, -1e308 / 0.86, 1e-308 / 0.69, 2.0**-1060])
+def test_scores_near_the_float_limits_give_the_statistics_of_the_same_scores_scaled(scale):
+    """F, q, the Tukey p-values and Cohen's d do not depend on the scale. On HAND times
+    1e308 the squares overflowed (OverflowError in the ANOVA, inf and NaN in Tukey); on
+    HAND times 1e-308 they underflowed to zero (F 'infinite', every p 0). The reference
+    is the same stored scores brought to ordinary size by a power of two (exact), and for
+    normal scores also HAND itself: multiplying by a scale that is not a power of two
+    rounds each score once (relative 1.1e-16), which the statistics amplify by the
+    conditioning of the differences (about 1e2 here), so 1e-12 leaves room. (Subnormal
+    scores, 2**-1060 times HAND, keep 14 bits: only the exact reference applies.)"""
+    scores = HAND * scale
+    shift = 1060 if abs(scale) < 1e-310 else -int(np.frexp(scores)[1].max())
+    references = [np.ldexp(scores, shift)]
+    if abs(scale) > 1e-310:
+        references.append(HAND * np.sign(scale))
+    got = _hand_statistics(scores)
+    upper = np.triu_indices(3, 1)
+    for reference in references:
+        expected = _hand_statistics(reference)
+        assert got[0] == pytest.approx(expected[0], rel=1e-12)
+        assert got[1] == pytest.approx(expected[1], rel=1e-12)
+        np.testing.assert_allclose(got[2][upper], expected[2][upper], rtol=1e-12)
+        np.testing.assert_allclose(got[3][upper], expected[3][upper], rtol=1e-12)
+        np.testing.assert_allclose(got[4][upper], expected[4][upper], rtol=1e-12)
+    # Differences of means in the scores' own units.
+    difference = repeated_measures_tukey(scores).mean_difference[upper]
+    at_ordinary_size = repeated_measures_tukey(references[0]).mean_difference[upper]
+    np.testing.assert_allclose(difference, np.ldexp(at_ordinary_size, -shift), rtol=1e-12)
+
+
+@pytest.mark.filterwarnings("error::RuntimeWarning")
+def test_differences_beyond_the_float_range_are_refused_with_the_values_named():
+    """Scores of both signs near 1.7e308: their differences exceed the float range, so
+    the Tukey table says so (naming the largest score); F is still computed (it does not
+    depend on the scale) and equals that of the scores divided by 1e300."""
+    scores = np.array([[1.0, -1.0, 0.5], [0.9, -0.95, 0.4], [0.97, -0.9, 0.45]]) * 1.7e308
+    tukey = repeated_measures_tukey(scores)
+    assert tukey.not_applicable is not None
+    assert "1.7e+308" in tukey.not_applicable and "exceed the float range" in tukey.not_applicable
+    anova = repeated_measures_anova(scores)
+    reference = repeated_measures_anova(scores / 1e300)
+    assert anova.statistic == pytest.approx(reference.statistic, rel=1e-12)
+    assert anova.ss_algorithms is None and anova.ss_residual is None
+    # The signed-rank test over the folds does not depend on the scale either.
+    signed = fold_wilcoxon_pairwise(scores)
+    np.testing.assert_array_equal(signed.pvalues, fold_wilcoxon_pairwise(scores / 1e300).pvalues)

@@ -7,10 +7,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 from django.core.management import CommandError, call_command
 
 from estimation.core.contract import NotApplicable, SnapshotPayload, pair_index
+from estimation.core.within_dataset import repeated_measures_anova
 from tests.contract_validation import validate
 from tests.reference_data import PUBLISHED_DATA
 
@@ -268,3 +270,36 @@ def test_a_single_dataset_says_the_loo_estimators_equal_the_win_rate(tmp_path):
     path.write_text("dataset,a,b,c\nonly,0.9,0.5,0.1\n")
     board = analyze_json(path).board
     assert any("leave-one-out estimators equal the win rate" in note for note in board.notes)
+
+
+@pytest.mark.parametrize(
+    ("magnitude", "signs"), [(1e308, (1, 1, 1)), (1.7e308, (1, -1, 1)), (1e-308, (1, 1, -1))]
+)
+def test_fold_scores_near_the_float_limits_are_analysed(tmp_path, magnitude, signs):
+    """Finite fold scores near 1e308 stopped the command with an OverflowError in the
+    repeated-measures ANOVA, printing nothing. Now every test that does not depend on
+    the scale is computed (F equals that of the same scores at ordinary size, within
+    1e-10: two roundings per score, 1.1e-16 each, amplified by the conditioning of the
+    sums of squares, about 1e2), and what cannot be shown in the scores' units says so.
+    """
+    rng = np.random.default_rng(24)
+    base = rng.uniform(0.5, 1.0, size=(4, 5, 3)) * np.array(signs)
+    rows = [
+        [f"d{d}", name, fold, repr(float(base[d, fold, a] * magnitude))]
+        for d in range(4)
+        for a, name in enumerate("abc")
+        for fold in range(5)
+    ]
+    path = write_rows(tmp_path / "big.csv", ["dataset", "algorithm", "fold", "score"], rows)
+    payload = analyze_json(path, "--bootstrap", "0")
+    anova = payload.within_dataset.entry("d0").anova
+    expected = repeated_measures_anova(base[0])
+    assert anova.statistic == pytest.approx(expected.statistic, rel=1e-10)
+    tukey = payload.within_dataset.entry("d0").tukey
+    if signs == (1, -1, 1):
+        assert isinstance(tukey, NotApplicable) and "exceed the float range" in tukey.reason
+    else:
+        assert not isinstance(tukey, NotApplicable) and None not in tukey.pvalue
+    readable = io.StringIO()
+    call_command("analyze", str(path), "--bootstrap", "0", stdout=readable)
+    assert readable.getvalue().strip()
