@@ -32,8 +32,8 @@ GOLDEN: dict[str, dict[str, str]] = {
         "simulated": "8cab800366da92c02cb723b040d1b23e03d567d9bf00ad97462957f1760de9af",
     },
     "0.7.0": {
-        "demsar": "3e8831a8f61834f35c7ddbd3155c80cdcf2c07101e88a2d93e6fa3ff468c94c6",
-        "simulated": "bc78ef6969b92a40fd01c7d63a97233c02498ccd7d2e92902de371685f7c4c94",
+        "demsar": "5611920b8d71f92d64026cb5d842a4cafa9072d474de4615be5d43d0c179bfc4",
+        "simulated": "3e2be714996e370fe6ecb8423f4ca04479dba0fc324fe77a46c9d27acf957a44",
     },
 }
 
