@@ -1,11 +1,14 @@
 # The two commands: `make dev` runs Podium with demo data; `make test` runs the suite.
+# `make check` is the edit-test loop: lint, types and the tests that need no browser,
+# worker or scratch cluster.
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 HOST ?= 127.0.0.1
 PORT ?= 8000
+CHECK_TESTS := not integration and not browser and not clone
 
-.PHONY: dev test test-cpu-variants lint format services browser bench bench-quick clean
+.PHONY: dev test check test-cpu-variants lint format services browser bench bench-quick clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -32,12 +35,16 @@ services:
 browser:
 	scripts/ensure_browser.sh
 
-test: $(VENV)/.dev services browser
-	$(BIN)/ruff check .
-	$(BIN)/ruff format --check .
-	$(BIN)/mypy
+test: lint services browser
 	$(BIN)/pytest
 	$(MAKE) bench-quick
+
+# One process, the test database kept between runs (--create-db rebuilds it); tests
+# marked integration or browser (by hand, by folder or by fixture: tests/conftest.py)
+# and the fresh-clone runs (clone) are left out. PODIUM_TEST_TIER makes a worker
+# started by hand fail its test.
+check: lint services
+	PODIUM_TEST_TIER=check $(BIN)/pytest -q -m "$(CHECK_TESTS)" --reuse-db --durations=10
 
 # The core tests as other CPUs run them (numpy's wide SIMD loops off; another OpenBLAS
 # kernel): floats are compared with stated tolerances, so these pass too. CI runs it.

@@ -70,6 +70,25 @@ def page_not_found(request, exception, template_name=defaults.ERROR_404_TEMPLATE
     return defaults.page_not_found(request, exception, template_name)
 
 
+class ApiUnmatchedUrlMiddleware:
+    """An unmatched ``/api/`` URL answers the envelope's 404 with DEBUG on too.
+
+    With DEBUG on Django answers an unmatched URL with its technical 404 page (26 kB of
+    HTML) and never calls ``handler404``. Only unmatched URLs (no ``resolver_match``)
+    are answered here: a view's own 404 (an unknown benchmark, or the browsable API's
+    HTML page for a browser) is left as it is.
+    """
+
+    def __init__(self, get_response) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request):
+        response = self.get_response(request)
+        if response.status_code == 404 and request.resolver_match is None and _is_api(request):
+            return page_not_found(request, None)
+        return response
+
+
 def server_error(request, template_name=defaults.ERROR_500_TEMPLATE_NAME):
     # Django calls this while handling the exception, so it is still the current one.
     outage = is_database_outage(sys.exc_info()[1])

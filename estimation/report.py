@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
 from estimation.core.contract import (
+    Board,
     BootstrapSummary,
     NemenyiSection,
     NemenyiSummary,
@@ -16,6 +18,7 @@ from estimation.core.contract import (
     WinInterval,
 )
 from estimation.core.registry import estimator_get
+from estimation.core.verdict import board_order, shared_positions
 
 MAX_MATRIX_ALGORITHMS = 12
 
@@ -44,6 +47,13 @@ def _table(headers: Sequence[str], rows: Sequence[Sequence[str]], align: str) ->
         ).rstrip()
 
     return [line(headers), line(["-" * w for w in widths]), *(line(row) for row in rows)]
+
+
+def _position_labels(board: Board, estimator: str, order: Sequence[int]) -> list[str]:
+    """Each row's position as the leaderboard shows it: ``=4`` when rows share it."""
+    positions = shared_positions(board, estimator, order)
+    counts = Counter(positions)
+    return [f"={p}" if counts[p] > 1 else str(p) for p in positions]
 
 
 def render_report(payload: SnapshotPayload, *, source: str = "") -> str:
@@ -79,12 +89,14 @@ def render_report(payload: SnapshotPayload, *, source: str = "") -> str:
     ci_upper = board.column(wilson.upper) if wilson else {}
     win_rate, mean_rank = board.column(board.win_rate), board.column(board.mean_rank)
     significance_rank = board.column(board.significance_rank)
-    order = sorted(algorithms, key=lambda a: -(p[a] or 0.0))
+    # The site's order and numbering (equal P(win) share "=4"), from the one rule.
+    indices = board_order(board, head.key)
+    order = [algorithms[i] for i in indices]
     rows = []
-    for position, name in enumerate(order, start=1):
+    for position, name in zip(_position_labels(board, head.key, indices), order, strict=True):
         rows.append(
             [
-                str(position),
+                position,
                 name,
                 _number(p[name]),
                 f"[{_number(ci_lower[name])}, {_number(ci_upper[name])}]" if wilson else "n/a",

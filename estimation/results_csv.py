@@ -5,9 +5,11 @@ and the import service can reuse it unchanged.
 
 Formats
 -------
-Every file has a header row, is comma separated, UTF-8 (a byte-order mark is allowed)
-and may quote fields. Header names are matched case-insensitively; whitespace around
-every field is stripped; blank lines (and rows of empty fields) are skipped.
+Every file has a header row, is UTF-8 (a byte-order mark is allowed) and may quote
+fields. Fields are separated by commas, or by semicolons as European spreadsheets save
+CSV: ``;`` when it splits the header line into more fields than ``,`` does. Header names
+are matched case-insensitively; whitespace around every field is stripped; blank lines
+(and rows of empty fields) are skipped.
 
 ``long``
     ``dataset,algorithm,score[,fold][,metric]`` in any column order (``value`` may
@@ -22,7 +24,12 @@ every field is stripped; blank lines (and rows of empty fields) are skipped.
 Auto-detection (``format=None``): ``dataset`` + ``algorithm`` + ``rank`` -> ranking;
 ``dataset`` + ``algorithm`` + ``score`` (or ``value``) -> long; otherwise ``dataset`` and
 at least one other column -> wide. Long and ranking files may hold only their listed
-columns; anything else is reported as an unexpected column.
+columns; anything else is reported as an unexpected column. A header cell one typo from a
+column name (``algoritm``, ``Datasets``; the rule of ``leaderboard.typo_guard``) gets
+"did you mean 'algorithm'?", and the layout is the one the intended names declare: such
+a header is never read as a wide file that fails on every row. Nor is a long file whose
+columns have other names (``dataset,model,accuracy``): a detected wide file with a
+column that holds no number in any row is refused with that one error.
 
 Rules
 -----
@@ -39,14 +46,18 @@ Rules
 * Quoting is strict: a quote opened must be closed, and nothing (not even a space) may
   follow a closing quote; whitespace elsewhere around fields is ignored.
 * Scores must be finite numbers written in ASCII; ``nan``, ``inf``, ``Infinity``,
-  ``1e400``, ``1,5``, ``0x10``, ``1_0`` and full-width or other non-ASCII digits are
-  rejected. ``-0`` is stored as zero.
+  ``1e400``, ``0x10``, ``1_0`` and full-width or other non-ASCII digits are rejected.
+  ``-0`` is stored as zero. A decimal comma (``1,5``) is read only in a file separated
+  by semicolons, and such a file writes every number with one decimal mark (``1,5``
+  beside ``1.234`` is refused: the point may be a thousands separator).
 * A record (dataset, algorithm, fold, metric) may appear once; a repeat names the line
   of the first occurrence.
 * Folds are non-negative integers, given on every row or on none. Within a dataset
-  (and metric) every algorithm must have the same set of folds; different datasets may
-  have different folds (``fold_values`` is ``NaN``-padded). Fold labels are placed in
-  ascending order, so labels ``1..5`` and ``0..4`` both fill fold slots ``0..4``.
+  (and metric) every algorithm must have the same set of folds (or, with
+  ``incomplete="drop"``, an algorithm lacking one has no result there); different
+  datasets may have different folds (``fold_values`` is ``NaN``-padded). Fold labels are
+  placed in ascending order, so labels ``1..5`` and ``0..4`` both fill fold slots
+  ``0..4``.
 * Ranks are positive numbers. On each dataset the listed ranks, sorted, must fill the
   positions ``1, 2, ..., k`` in order, where a tie of ``t`` algorithms occupying
   positions ``s..s+t-1`` is written as the mean position ``s + (t-1)/2`` for every
@@ -62,6 +73,7 @@ from __future__ import annotations
 import array
 import csv
 import io
+import itertools
 import math
 import os
 import re
@@ -76,9 +88,12 @@ from typing import IO, Literal
 import numpy as np
 
 from estimation.core.table import ResultTable, fold_means
+from leaderboard.typo_guard import NameIndex
 
 __all__ = [
     "FORMATS",
+    "INCOMPLETE",
+    "INCOMPLETE_FOLDS",
     "ParsedResults",
     "ResultsCsvError",
     "RowError",
@@ -90,6 +105,8 @@ __all__ = [
 
 Format = Literal["long", "wide", "ranking"]
 FORMATS: tuple[str, ...] = ("long", "wide", "ranking")
+Incomplete = Literal["refuse", "drop"]
+INCOMPLETE: tuple[str, ...] = ("refuse", "drop")
 
 _LONG_LAYOUT = "dataset,algorithm,score[,fold][,metric]"
 _RANKING_LAYOUT = "dataset,algorithm,rank"
@@ -106,13 +123,22 @@ _CONTROL = re.compile("[\x00-\x1f\x7f]")
 _INVISIBLE_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp"})
 
 
+# RowError.kind of a fold gap: an entry point may offer to drop what is incomplete.
+INCOMPLETE_FOLDS = "incomplete-folds"
+
+
 @dataclass(frozen=True)
 class RowError:
-    """One problem in the file: 1-based ``line`` (header = 1) and the header ``column``."""
+    """One problem in the file: 1-based ``line`` (header = 1) and the header ``column``.
+
+    ``kind`` is ``INCOMPLETE_FOLDS`` for an algorithm lacking folds others have (which
+    ``incomplete="drop"`` would leave out), else empty.
+    """
 
     line: int
     column: str | None
     message: str
+    kind: str = ""
 
     def __str__(self) -> str:
         if self.column is None:
@@ -171,7 +197,9 @@ class ParsedResults:
     records are stored as parallel read-only columns (``lines``, ``dataset_codes``,
     ``algorithm_codes``, ``values``, ``folds``, ``metric_codes``; codes index the label
     tuples, ``-1`` = no fold / no metric) so that a million rows stay cheap;
-    :attr:`records` builds :class:`ScoreRecord` objects on demand.
+    :attr:`records` builds :class:`ScoreRecord` objects on demand. ``dropped`` says
+    which algorithm's results on which dataset ``incomplete="drop"`` left out (the
+    first ``max_errors``; ``n_dropped`` counts them all); their labels stay listed.
     """
 
     format: Format
@@ -186,6 +214,8 @@ class ParsedResults:
     values: np.ndarray
     folds: np.ndarray
     metric_codes: np.ndarray
+    dropped: tuple[RowError, ...] = ()
+    n_dropped: int = 0
 
     @property
     def n_records(self) -> int:
@@ -277,6 +307,7 @@ def parse_results_csv(
     max_rows: int | None = None,
     max_errors: int = 50,
     metric_check: Callable[[str], str | None] | None = None,
+    incomplete: Incomplete = "refuse",
 ) -> ParsedResults:
     """Read and validate a results CSV.
 
@@ -287,8 +318,12 @@ def parse_results_csv(
     data rows and of results (a wide row holds several). ``metric_check(name)`` returns
     why a metric name is refused (e.g. a benchmark does not have it), or None: each such
     row is an error at its own line, and the fold checks, which would misread those rows
-    as missing folds, wait until the file has none. Raises :class:`ResultsCsvError` (a
-    ``ValueError``) listing every problem; ``OSError`` if the path cannot be read.
+    as missing folds, wait until the file has none. ``incomplete`` is what to do with an
+    algorithm that lacks, on a dataset, folds other algorithms have there: ``"refuse"``
+    the file (an error of kind ``INCOMPLETE_FOLDS`` at its line) or ``"drop"`` that
+    algorithm's results on that dataset, which then count as missing (listed in
+    ``ParsedResults.dropped``). Raises :class:`ResultsCsvError` (a ``ValueError``)
+    listing every problem; ``OSError`` if the path cannot be read.
     """
     if isinstance(source, (str, os.PathLike)):
         content: str | bytes = Path(source).read_bytes()
@@ -305,6 +340,7 @@ def parse_results_csv(
         max_rows=max_rows,
         max_errors=max_errors,
         metric_check=metric_check,
+        incomplete=incomplete,
     )
 
 
@@ -315,10 +351,13 @@ def parse_results_csv_text(
     max_rows: int | None = None,
     max_errors: int = 50,
     metric_check: Callable[[str], str | None] | None = None,
+    incomplete: Incomplete = "refuse",
 ) -> ParsedResults:
     """Like :func:`parse_results_csv`, for CSV content (``bytes`` are decoded as UTF-8)."""
     if format is not None and format not in FORMATS:
         raise ValueError(f"format must be one of {', '.join(FORMATS)} or None, got {format!r}")
+    if incomplete not in INCOMPLETE:
+        raise ValueError(f"incomplete must be one of {', '.join(INCOMPLETE)}, got {incomplete!r}")
     if max_rows is not None and (isinstance(max_rows, bool) or max_rows < 1):
         raise ValueError(f"max_rows must be a positive integer or None, got {max_rows!r}")
     if isinstance(max_errors, bool) or max_errors < 1:
@@ -331,7 +370,11 @@ def parse_results_csv_text(
     else:
         stream = io.StringIO(content.removeprefix("\ufeff"), newline="")
     return _Parser(
-        format=format, max_rows=max_rows, max_errors=max_errors, metric_check=metric_check
+        format=format,
+        max_rows=max_rows,
+        max_errors=max_errors,
+        metric_check=metric_check,
+        incomplete=incomplete,
     ).parse(stream)
 
 
@@ -361,10 +404,10 @@ class _Errors:
         self.kept: list[RowError] = []
         self.total = 0
 
-    def add(self, line: int, column: str | None, message: str) -> None:
+    def add(self, line: int, column: str | None, message: str, kind: str = "") -> None:
         self.total += 1
         if len(self.kept) < self.limit:
-            self.kept.append(RowError(line, column, message))
+            self.kept.append(RowError(line, column, message, kind))
 
     def count_unlisted(self, n: int) -> None:
         """Count ``n`` more errors without building their messages."""
@@ -462,10 +505,74 @@ def _plain_number(raw: str) -> bool:
     return raw.isascii() and "_" not in raw
 
 
-def _number_problem(raw: str, what: str) -> str:
-    if not raw:
-        return f"empty {what}"
-    return f"{raw!r} is not a number"
+def _comma_hint(raw: str) -> str:
+    if "," not in raw:
+        return ""
+    return (
+        " (a decimal comma is read only in files with ';' between fields: write "
+        f"{raw.replace(',', '.')}, or save the file with semicolons)"
+    )
+
+
+_MARKS = {",": "comma", ".": "point"}
+_isfinite = math.isfinite  # a module global: one lookup less per cell
+# A row of nothing but these is blank (no field holds anything) whatever the delimiter.
+_BLANK = ' \t\r\n,;"'
+
+
+def _delimiter_of(header: str) -> str:
+    """``;`` when it splits the header line into more fields than ``,`` does, else ``,``.
+
+    The header decides, because every layout's header is known text: European
+    spreadsheets save ``dataset;algorithm;score``, a comma-separated header may hold a
+    ``;`` inside a name and still splits at least as well on commas.
+    """
+
+    def width(delimiter: str) -> int:
+        try:
+            return len(next(csv.reader([header], delimiter=delimiter), []))
+        except csv.Error:  # a quote opened in the header: the reader will name it
+            return 0
+
+    return ";" if width(";") > width(",") else ","
+
+
+# Every column name of the long and ranking layouts (wide files have "dataset" only).
+_ROLE_NAMES = ("dataset", "algorithm", "score", "value", "fold", "metric", "rank")
+
+
+def _layout_of(names: list[str]) -> Format | None:
+    """The layout a header's exact column names declare, or None."""
+    lowered = {name.lower() for name in names}
+    if {"dataset", "algorithm"} <= lowered:
+        if "rank" in lowered:
+            return "ranking"
+        if lowered & {"score", "value"}:
+            return "long"
+        return None
+    if "dataset" in lowered and len(names) >= 2:
+        return "wide"
+    return None
+
+
+def _role_typos(names: list[str], roles: Iterable[str]) -> dict[int, str]:
+    """Header cells that are no column name but one typo from one of ``roles`` the header
+    lacks (``typo_guard``'s rule: case, punctuation, one edit), as index -> that name.
+
+    Hashing only (``NameIndex``): linear in the header, however many columns it has.
+    """
+    present = {name.lower() for name in names}
+    index = NameIndex.of(role for role in roles if role not in present)
+    typos: dict[int, str] = {}
+    if not index.names:
+        return typos
+    for i, name in enumerate(names):
+        if name.lower() in _ROLE_NAMES:
+            continue
+        role = index.suggest(name.lower())
+        if role is not None and role not in typos.values():
+            typos[i] = role
+    return typos
 
 
 class _Parser:
@@ -476,17 +583,86 @@ class _Parser:
         max_rows: int | None,
         max_errors: int,
         metric_check: Callable[[str], str | None] | None = None,
+        incomplete: Incomplete = "refuse",
     ) -> None:
         self.format = format
+        self.incomplete = incomplete
+        self.dropped = _Errors(max_errors)  # what incomplete="drop" left out
         self.metric_check = metric_check
         self.max_rows = max_rows
         self.errors = _Errors(max_errors)
         self.header_line = 1
+        self.misread_as_wide = False  # set by _detect: a typo made the header look wide
+        self.delimiter = ","  # set by parse from the header
+        self.first_mark: tuple[str, int] | None = None  # (decimal mark, line), ';' files
+
+    def _number(self, raw: str, line: int) -> float | str:
+        """A non-empty score or rank cell's value, or why it is none (see
+        :meth:`_number_read`; this is its quick path, called once per cell)."""
+        try:
+            value = float(raw)
+        except ValueError:
+            return self._number_read(raw, line)
+        if self.delimiter == "," and _plain_number(raw) and _isfinite(value):
+            return value
+        return self._number_read(raw, line)
+
+    def _number_read(self, raw: str, line: int) -> float | str:
+        """A non-empty score or rank cell's value, or why it is none.
+
+        In a file with ``;`` between fields a decimal comma is read too (``0,5``, as
+        European spreadsheets save CSV), but a file uses one decimal mark: in ``0,5``
+        and ``1.234`` the point may be a thousands separator, so a mix is refused.
+        """
+        mark = ""
+        try:
+            value = float(raw)
+        except ValueError:
+            if self.delimiter != ";" or raw.count(",") != 1:
+                return f"{raw!r} is not a number{_comma_hint(raw)}"
+            try:
+                value = float(raw.replace(",", "."))
+            except ValueError:
+                return f"{raw!r} is not a number"
+            mark = ","
+        else:
+            if self.delimiter == ";" and "." in raw:
+                mark = "."
+        if not _plain_number(raw):
+            return f"{raw!r} is not a number{_PLAIN_NUMBER}"
+        if not _isfinite(value):
+            return f"{raw!r} is not a finite number"
+        if mark:
+            if self.first_mark is None:
+                self.first_mark = (mark, line)
+            elif self.first_mark[0] != mark:
+                other, first_line = self.first_mark
+                return (
+                    f"{raw!r} has a decimal {_MARKS[mark]}, but line {first_line} has a "
+                    f"decimal {_MARKS[other]}: write every number with the same decimal mark"
+                )
+        return value
 
     # -- reading ----------------------------------------------------------------------
 
     def parse(self, stream: IO[str]) -> ParsedResults:
-        reader = csv.reader(stream, skipinitialspace=True, strict=True)
+        lines = iter(stream)
+        blank = 0
+        header_text = ""
+        for text in lines:
+            if text.strip(_BLANK):
+                header_text = text
+                break
+            blank += 1
+        self.delimiter = _delimiter_of(header_text)
+        # Blank lines before the header are fed back as empty lines, never kept: line
+        # numbers stay those an editor shows, and a file of blank lines costs no memory.
+        reader = csv.reader(
+            itertools.chain(itertools.repeat("\n", blank), [header_text], lines),
+            delimiter=self.delimiter,
+            skipinitialspace=True,
+            strict=True,
+        )
         header = self._read_header(reader)
         names = [cell.strip() for cell in header]
         format = self.format or self._detect(names)
@@ -530,7 +706,9 @@ class _Parser:
                     if len(row) > width and not "".join(row[width:]).strip():
                         row = row[:width]
                     elif len(row) != width:
-                        hint = " (a comma inside a value needs quotes)" if len(row) > width else ""
+                        separator = "semicolon" if self.delimiter == ";" else "comma"
+                        hint = f" (a {separator} inside a value needs quotes)"
+                        hint = hint if len(row) > width else ""
                         self.errors.add(
                             line, None, f"{len(row)} fields, but the header has {width}{hint}"
                         )
@@ -550,17 +728,37 @@ class _Parser:
     # -- header -----------------------------------------------------------------------
 
     def _detect(self, names: list[str]) -> Format:
+        """The layout the header declares, decided once, before any row is read.
+
+        A header cell one typo away from a column name (``algoritm``) is read as the name
+        it was meant to be, if that changes the layout: without it, ``dataset,algoritm,
+        score`` would be a wide file whose every row fails ("'RandomForest' is not a
+        number"). The column checks of that layout then name the typo once.
+        """
+        layout = _layout_of(names)
+        # More cells than there are column names is no long or ranking header, typo or
+        # not: a wide header with thousands of algorithms is then not searched at all.
+        if len(names) <= len(_ROLE_NAMES):
+            typos = _role_typos(names, _ROLE_NAMES)
+        else:
+            typos = _role_typos(names, ("dataset",)) if layout is None else {}
+        if typos:
+            meant = _layout_of([typos.get(i, name) for i, name in enumerate(names)])
+            if meant is not None and meant != layout:
+                self.misread_as_wide = layout == "wide"
+                return meant
+        if layout is not None:
+            return layout
         lowered = {name.lower() for name in names}
         if {"dataset", "algorithm"} <= lowered:
-            if "rank" in lowered:
-                return "ranking"
-            if lowered & {"score", "value"}:
-                return "long"
             message = (
                 f"dataset and algorithm columns but no score (or value) or rank column; {_EXPECTED}"
             )
-        elif "dataset" in lowered and len(names) >= 2:
-            return "wide"
+        elif len(names) == 1 and "\t" in names[0]:
+            message = (
+                "the fields of the header are separated by tabs: save the file as CSV, "
+                f"with commas or semicolons between fields; {_EXPECTED}"
+            )
         else:
             message = f"unrecognised header {','.join(names)!r}; {_EXPECTED}"
         raise ResultsCsvError([RowError(self.header_line, None, message)])
@@ -582,10 +780,15 @@ class _Parser:
         line = self.header_line
         roles: dict[str, int] = {}
         problems: list[RowError] = []
+        typos = _role_typos(names, allowed)
         for index, name in enumerate(names):
             role = name.lower()
             label = name or f"#{index + 1}"
-            if role not in allowed:
+            if index in typos:
+                problems.append(
+                    RowError(line, label, self._typo_problem(name, typos[index], format))
+                )
+            elif role not in allowed:
                 problems.append(
                     RowError(line, label, f"unexpected column; {format} files have {layout}")
                 )
@@ -606,18 +809,27 @@ class _Parser:
                 )
             elif "value" in roles:
                 roles["score"] = roles.pop("value")
-            elif "score" not in roles:
+            elif "score" not in roles and not {"score", "value"} & set(typos.values()):
                 problems.append(
                     RowError(line, "score", f"missing required column; long files have {layout}")
                 )
         for role in required:
-            if role not in roles:
+            if role not in roles and role not in typos.values():
                 problems.append(
                     RowError(line, role, f"missing required column; {format} files have {layout}")
                 )
         if problems:
             raise ResultsCsvError(problems)
         return roles
+
+    def _typo_problem(self, name: str, role: str, format: Format) -> str:
+        layout = {"long": _LONG_LAYOUT, "ranking": _RANKING_LAYOUT, "wide": _WIDE_LAYOUT}[format]
+        message = f"unknown column; did you mean {role!r}? {format} files have {layout}"
+        if self.misread_as_wide:
+            message += (
+                f" (if it is a wide file with an algorithm named {name!r}, choose the wide format)"
+            )
+        return message
 
     # -- long and ranking -------------------------------------------------------------
 
@@ -639,7 +851,7 @@ class _Parser:
         metrics: dict[str, int] = {}
         cols = _Columns.empty()
         with_fold = without_fold = with_metric = without_metric = 0  # first line of each
-        isfinite = math.isfinite
+        number = self._number
         add_line, add_dataset, add_algorithm = (
             cols.lines.append,
             cols.datasets.append,
@@ -664,21 +876,14 @@ class _Parser:
                 errors.add(line, c_algorithm, f"algorithm name {problem}")
                 ok = False
             raw = row[i_value].strip()
-            try:
-                value = float(raw)
-            except ValueError:
-                errors.add(line, c_value, _number_problem(raw, what))
+            value = number(raw, line) if raw else f"empty {what}"
+            if isinstance(value, str):
+                errors.add(line, c_value, value)
                 ok = False
-            else:
-                if not _plain_number(raw):
-                    errors.add(line, c_value, f"{raw!r} is not a number{_PLAIN_NUMBER}")
-                    ok = False
-                elif not isfinite(value):
-                    errors.add(line, c_value, f"{raw!r} is not a finite number")
-                    ok = False
-                elif ranking and value <= 0:
-                    errors.add(line, c_value, f"{raw!r} is not a positive number (1 = best)")
-                    ok = False
+                value = math.nan
+            elif ranking and value <= 0:
+                errors.add(line, c_value, f"{raw!r} is not a positive number (1 = best)")
+                ok = False
             fold = -1
             if i_fold is not None:
                 raw_fold = row[i_fold].strip()
@@ -738,8 +943,13 @@ class _Parser:
         labels = (tuple(datasets), tuple(algorithms), tuple(metrics))
         self._check_duplicates(lines, d, a, folds, k, labels)
         if not errors.total:
-            if with_fold:
-                self._check_folds(lines, d, a, folds, k, labels, c_fold)
+            keep = self._check_folds(lines, d, a, folds, k, labels, c_fold) if with_fold else None
+            if keep is not None:
+                lines, d, a, values, folds, k = (
+                    _read_only(column[keep]) for column in (lines, d, a, values, folds, k)
+                )
+                if not len(lines):
+                    errors.add(self.header_line, None, "no results left: every one lacks folds")
             if ranking:
                 self._check_ranks(lines, d, values, labels[0], c_value)
         errors.raise_if_any()
@@ -756,6 +966,8 @@ class _Parser:
             values=values,
             folds=folds,
             metric_codes=k,
+            dropped=tuple(self.dropped.kept),
+            n_dropped=self.dropped.total,
         )
 
     def _check_duplicates(self, lines, d, a, folds, k, labels) -> None:
@@ -785,8 +997,12 @@ class _Parser:
             )
         self.errors.count_unlisted(len(repeats) - self.errors.limit)
 
-    def _check_folds(self, lines, d, a, folds, k, labels, column) -> None:
-        """Within a dataset (and metric) every algorithm must have the same folds."""
+    def _check_folds(self, lines, d, a, folds, k, labels, column) -> np.ndarray | None:
+        """Within a dataset (and metric) every algorithm must have the same folds.
+
+        With ``incomplete="drop"``, returns which rows to keep: all but those of an
+        algorithm on a dataset (and metric) where it lacks a fold that another has.
+        """
         datasets, algorithms, metrics = labels
         n_d, n_a = len(datasets), len(algorithms)
         # Number only the (metric, dataset) groups that occur: counters sized by the
@@ -803,7 +1019,7 @@ class _Parser:
         )
         bad_groups = np.flatnonzero(rows_per_group != algs_per_group * folds_per_group)
         if not len(bad_groups):
-            return
+            return None
         in_bad = np.isin(group, bad_groups)
         per_group: dict[int, dict[int, tuple[int, set[int]]]] = {}
         for g, alg, fold, line in zip(
@@ -814,6 +1030,8 @@ class _Parser:
             strict=True,
         ):
             per_group.setdefault(g, {}).setdefault(alg, (line, set()))[1].add(fold)
+        drop = self.incomplete == "drop"
+        lacking_pairs: list[int] = []  # group * n_a + algorithm, to drop
         for g, by_algorithm in per_group.items():
             every = set().union(*(seen for _, seen in by_algorithm.values()))
             metric_code, dataset_code = divmod(int(group_keys[g]), n_d)
@@ -822,17 +1040,28 @@ class _Parser:
                 where += f' (metric "{metrics[metric_code - 1]}")'
             for alg, (first_line, seen) in by_algorithm.items():
                 lacking = sorted(every - seen)
-                if lacking:
-                    shown = ", ".join(map(str, lacking[:10])) + (
-                        ", ..." if len(lacking) > 10 else ""
-                    )
+                if not lacking:
+                    continue
+                shown = f"fold{'s' if len(lacking) > 1 else ''} " + ", ".join(
+                    map(str, lacking[:10])
+                )
+                shown += ", ..." if len(lacking) > 10 else ""
+                gap = f'algorithm "{algorithms[alg]}" on {where} lacks {shown}'
+                if drop:
+                    lacking_pairs.append(g * n_a + alg)
+                    self.dropped.add(first_line, column, f"{gap}: its results there are left out")
+                else:
                     self.errors.add(
                         first_line,
                         column,
-                        f'algorithm "{algorithms[alg]}" on {where} lacks fold{"s" if len(lacking) > 1 else ""} '
-                        f"{shown} (given for other algorithms); every algorithm of a dataset "
-                        "needs the same folds",
+                        f"{gap}, which other algorithms have there: every algorithm of a "
+                        "dataset needs the same folds; add the missing rows, or leave out "
+                        "this algorithm's rows for this dataset",
+                        kind=INCOMPLETE_FOLDS,
                     )
+        if not drop:
+            return None
+        return ~np.isin(group * n_a + a, lacking_pairs)
 
     def _check_ranks(self, lines, d, ranks, datasets, column) -> None:
         """On each dataset the sorted ranks fill positions 1..k, ties as mean positions."""
@@ -861,11 +1090,47 @@ class _Parser:
 
     # -- wide -------------------------------------------------------------------------
 
+    def _check_wide_layout(
+        self,
+        first_text: dict[int, tuple[int, str]],
+        has_number: list[bool],
+        algorithm_columns: list[tuple[int, str]],
+    ) -> None:
+        """Refuse, with one error, a detected wide file with a column of text only.
+
+        ``dataset,model,accuracy`` is read as wide (algorithms "model" and "accuracy"),
+        but a column without one number in any row holds no algorithm's scores: the rows
+        are a long file's, and their errors (a text cell, a repeated dataset, on every
+        row) would only bury that. A wide file with a few bad cells has numbers in every
+        column and is answered cell by cell.
+        """
+        textual = [alg for alg in sorted(first_text) if not has_number[alg]]
+        if not textual:
+            return
+        line, raw = first_text[textual[0]]
+        raise ResultsCsvError(
+            [
+                RowError(
+                    line,
+                    algorithm_columns[textual[0]][1],
+                    f"{raw!r} is not a number, nor is any cell of this column: a header of "
+                    f"dataset and other names is read as a wide file ({_WIDE_LAYOUT}), each "
+                    f"column an algorithm's scores; a long file names its columns "
+                    f"{_LONG_LAYOUT}, a ranking file {_RANKING_LAYOUT}",
+                )
+            ]
+        )
+
     def _parse_wide(self, reader: Iterator[list[str]], names: list[str]) -> ParsedResults:
         line = self.header_line
         problems: list[RowError] = []
         dataset_columns = [i for i, name in enumerate(names) if name.lower() == "dataset"]
-        if not dataset_columns:
+        typos = _role_typos(names, ("dataset",)) if not dataset_columns else {}
+        for index in typos:
+            problems.append(
+                RowError(line, names[index], self._typo_problem(names[index], "dataset", "wide"))
+            )
+        if not dataset_columns and not typos:
             problems.append(
                 RowError(
                     line, "dataset", f"missing required column; wide files have {_WIDE_LAYOUT}"
@@ -881,7 +1146,7 @@ class _Parser:
         seen: dict[str, int] = {}
         algorithm_columns: list[tuple[int, str]] = []
         for index, name in enumerate(names):
-            if index in dataset_columns:
+            if index in dataset_columns or index in typos:
                 continue
             if not name:
                 problems.append(
@@ -918,9 +1183,12 @@ class _Parser:
         dataset_lines: dict[str, int] = {}
         cols = _Columns.empty()
         coded = list(enumerate(algorithm_columns))
-        isfinite = math.isfinite
+        number = self._number
         # The cap counts results: a wide row holds one per algorithm column.
         limit = self.max_rows if self.max_rows is not None else sys.maxsize
+        # Per algorithm column: whether any cell is a number, and its first text cell.
+        has_number = [False] * len(coded)
+        first_text: dict[int, tuple[int, str]] = {}
         for line, row in self._rows(reader, len(names), i_dataset):
             dataset = row[i_dataset].strip()
             code = -1
@@ -941,16 +1209,14 @@ class _Parser:
                 raw = row[index].strip()
                 if not raw:
                     continue
-                try:
-                    value = float(raw)
-                except ValueError:
-                    errors.add(line, name, f"{raw!r} is not a number")
+                value = number(raw, line)
+                if isinstance(value, str):
+                    errors.add(line, name, value)
+                    if alg not in first_text and not _looks_like_a_number(raw):
+                        first_text[alg] = (line, raw)
                     continue
-                if not _plain_number(raw):
-                    errors.add(line, name, f"{raw!r} is not a number{_PLAIN_NUMBER}")
-                elif not isfinite(value):
-                    errors.add(line, name, f"{raw!r} is not a finite number")
-                elif code >= 0:
+                has_number[alg] = True
+                if code >= 0:
                     if len(cols.lines) >= limit:
                         errors.add(line, name, f"too many results: at most {limit} scores allowed")
                         raise _TooManyRows
@@ -960,6 +1226,8 @@ class _Parser:
                     cols.values.append(value)
         if not errors.total and not cols.lines:
             errors.add(self.header_line, None, "no results: every algorithm cell is empty")
+        if errors.total and self.format is None:
+            self._check_wide_layout(first_text, has_number, algorithm_columns)
         errors.raise_if_any()
         cols.folds = array.array("q", [-1]) * len(cols.lines)
         cols.metrics = cols.folds
@@ -980,6 +1248,14 @@ class _Parser:
         )
 
 
+def _looks_like_a_number(raw: str) -> bool:
+    try:
+        float(raw.replace(",", ".", 1))
+    except ValueError:
+        return False
+    return True
+
+
 def _rank_problem(dataset: str, rank: float, size: int, position: int, lines: list[int]) -> str:
     expected = position + (size - 1) / 2
     rule = (
@@ -993,6 +1269,11 @@ def _rank_problem(dataset: str, rank: float, size: int, position: int, lines: li
         )
     after = "as the best listed rank" if position == 1 else f"after positions 1..{position - 1}"
     return f'dataset "{dataset}": rank {rank:g} {after}, expected {position} ({rule})'
+
+
+def _read_only(column: np.ndarray) -> np.ndarray:
+    column.setflags(write=False)
+    return column
 
 
 def _compact(codes: np.ndarray, labels: tuple[str, ...]) -> tuple[np.ndarray, tuple[str, ...]]:

@@ -346,6 +346,12 @@ SNAPSHOT_SUMMARY_FIELDS = (
 _STATUS_FIELDS = ("id", *SNAPSHOT_SUMMARY_FIELDS, "failed_during")
 
 
+def recompute_pending(*, benchmark_id: int) -> bool:
+    """Whether a requested revision of the benchmark's input is not computed yet."""
+    state = RecomputeState.objects.filter(pk=benchmark_id).first()
+    return state is not None and state.is_stale
+
+
 def snapshot_status(*, benchmark: Benchmark, metric: Metric) -> SnapshotStatus:
     """At most two indexed single-row reads; no section is read."""
     snapshots = ResultSnapshot.objects.filter(benchmark=benchmark, metric=metric).only(

@@ -24,7 +24,7 @@ from django.db import IntegrityError, connection, transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
-from estimation.background import recompute_dispatch
+from estimation.background import recompute_dispatch, recompute_threads_join
 from estimation.core.advisor import AdvisorStopped
 from estimation.core.analysis import (
     ENGINE_VERSION,
@@ -47,7 +47,7 @@ from estimation.core.contract import (
 from estimation.core.table import ResultTable, fold_means
 from estimation.latest_cache import latest_invalidate
 from estimation.models import RecomputeState, ResultSnapshot, SnapshotSection
-from estimation.selectors import snapshot_section, snapshot_section_etag
+from estimation.selectors import recompute_pending, snapshot_section, snapshot_section_etag
 from leaderboard.models import Benchmark, Metric, Submission
 from leaderboard.selectors import accepted_score_columns
 
@@ -352,6 +352,28 @@ def recompute_run(*, benchmark_id: int, owner: str) -> list[ResultSnapshot]:
     if state.is_stale and (not backing_off or state.requested_revision > target):
         recompute_dispatch(benchmark_id)
     return created
+
+
+def recompute_here(*, benchmark_id: int, owner: str) -> list[ResultSnapshot]:
+    """Bring a benchmark's results up to date in this process before returning (the
+    management commands): every metric whose input no ready snapshot matches is computed.
+
+    A new revision is recorded but not enqueued, so the run checks every metric against
+    its fingerprint even when an earlier run counted the revision as done (a run killed
+    with its process, as a command's background thread is). This process's own
+    background runs are waited for first; a lease another process holds is waited for
+    until that run ends or, when it died, the lease expires and is taken over (a live run
+    longer than that is left to finish: :func:`recompute_pending` then says so).
+    """
+    recompute_threads_join()
+    _revision_bump(benchmark_id=benchmark_id)
+    deadline = time.monotonic() + 2 * _lease_seconds() + 5
+    while True:
+        created = recompute_run(benchmark_id=benchmark_id, owner=owner)
+        pending = recompute_pending(benchmark_id=benchmark_id)
+        if created or not pending or time.monotonic() > deadline:
+            return created
+        time.sleep(0.5)  # another run holds the lease
 
 
 def _retry_delay(failures: int) -> float:

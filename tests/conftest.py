@@ -18,9 +18,21 @@ def _external_study(item: pytest.Item) -> str | None:
     return marker.args[0]
 
 
+# Fixtures that start what the fast tier (`make check`) runs without: a test that uses
+# one is marked for it wherever it lives, so that no marker can be forgotten. (The
+# browser and reliability folders mark their own tests; celery_worker_process, which
+# is not a fixture, refuses to start in the fast tier.)
+MARKED_BY_FIXTURE = {"celery_worker": "integration", "page": "browser", "stack": "integration"}
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """A test marked external_data runs only where its table is: else it is skipped, or,
-    on CI or with PODIUM_REQUIRE_REFERENCE_DATA=1, it fails (pytest_runtest_setup)."""
+    """Marks by fixture (above). A test marked external_data runs only where its table
+    is: else it is skipped, or, on CI or with PODIUM_REQUIRE_REFERENCE_DATA=1, it fails
+    (pytest_runtest_setup)."""
+    for item in items:
+        for fixture, marker in MARKED_BY_FIXTURE.items():
+            if fixture in getattr(item, "fixturenames", ()):
+                item.add_marker(marker)
     if reference_data_required():
         return
     for item in items:
@@ -75,6 +87,10 @@ def redis_url(django_db_setup) -> str:
 def celery_worker(redis_url, transactional_db):
     """A real Celery worker in a thread, consuming from real Redis, writing to PostgreSQL."""
     from celery.contrib.testing.worker import start_worker
+
+    from tests.processes import worker_allowed
+
+    worker_allowed()
 
     from config.celery import app
 

@@ -10,9 +10,22 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+import pytest
 from django.conf import settings
 
 ROOT = Path(__file__).resolve().parents[1]
+# `make check` sets it: its tier runs no worker, browser or scratch cluster.
+TIER_VARIABLE = "PODIUM_TEST_TIER"
+
+
+def worker_allowed() -> None:
+    """Fail a test that starts a worker in the fast tier: it must be marked integration."""
+    if os.environ.get(TIER_VARIABLE) == "check":
+        pytest.fail(
+            "this test starts a Celery worker, which `make check` does not run: mark it "
+            "@pytest.mark.integration",
+            pytrace=False,
+        )
 
 
 def subprocess_env(**overrides: str) -> dict[str, str]:
@@ -31,6 +44,16 @@ def subprocess_env(**overrides: str) -> dict[str, str]:
     return env
 
 
+def embedded_env(database: Path) -> dict[str, str]:
+    """The environment of `make dev`: local settings (DEBUG on), SQLite at ``database``,
+    no broker (recomputes in threads)."""
+    env = {
+        k: v for k, v in os.environ.items() if not k.startswith(("DATABASE_", "REDIS_", "CELERY_"))
+    }
+    env.update(DJANGO_SETTINGS_MODULE="config.settings.local", DATABASE_URL=f"sqlite:///{database}")
+    return env
+
+
 @contextmanager
 def celery_worker_process(**env_overrides: str) -> Iterator[subprocess.Popen]:
     """A real worker in its own process (unlike ``start_worker``'s thread, it can be
@@ -38,6 +61,7 @@ def celery_worker_process(**env_overrides: str) -> Iterator[subprocess.Popen]:
 
     Its output is discarded: an unread pipe would block a chatty worker.
     """
+    worker_allowed()
     worker = subprocess.Popen(
         [
             sys.executable,

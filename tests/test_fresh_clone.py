@@ -21,6 +21,9 @@ import pytest
 
 from tests.reference_data import FOLDER_VARIABLE, REPO_ROOT, REQUIRE_VARIABLE
 
+# Four more pytest runs, the core tests among them: `make test` only.
+pytestmark = pytest.mark.clone
+
 # The core tests, plus a module with a test marked external_data that needs no database.
 CORE_RUN = ["tests/core", "tests/estimation/test_results_csv.py"]
 EXTERNAL_TEST = (

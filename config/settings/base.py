@@ -43,6 +43,8 @@ MIDDLEWARE = [
     "config.compression.CompressionMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
+    # Inside CommonMiddleware, which still redirects an API URL missing its slash.
+    "config.handlers.ApiUnmatchedUrlMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",

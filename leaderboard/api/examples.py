@@ -3,13 +3,16 @@
 ``leaderboard.api.schema.AutoSchema.get_examples`` hands them to drf-spectacular, so they
 appear in /api/schema/ and on /api/docs/; ``tests/api/test_quickstart.py`` checks that
 every operation has them. The values are trimmed copies of real responses of the demo
-benchmarks (lists cut to one or two items).
+benchmarks (lists cut to one or two items); ``tests/api/test_docs_examples.py`` compares
+their shape with real responses. A paginated list's example is one item: drf-spectacular
+wraps it in the page (``LimitOffsetPagination.get_paginated_response_schema``).
 """
 
 from __future__ import annotations
 
 from drf_spectacular.utils import OpenApiExample
 
+from estimation.core.analysis import ENGINE_VERSION
 from estimation.core.contract import SECTION_NAMES
 
 TIME = "2026-01-15T10:30:00Z"
@@ -74,6 +77,13 @@ SUBMISSION = {
     "decision_note": "",
     "n_scores": 2,
 }
+SUBMISSION_DETAIL = {
+    **SUBMISSION,
+    "scores": [
+        {"dataset": "iris", "metric": "AUC", "fold": None, "value": 0.97},
+        {"dataset": "wine", "metric": "AUC", "fold": None, "value": 0.95},
+    ],
+}
 SNAPSHOT_SUMMARY = {
     "version": 7,
     "status": "ready",
@@ -81,7 +91,7 @@ SNAPSHOT_SUMMARY = {
     "progress": 1.0,
     "error": "",
     "fingerprint": "be8dc55133b23a553904ccbdc3c212a207c9efdf9f7a8d4ed6c5f0df46f13093",
-    "engine_version": "0.4.0",
+    "engine_version": ENGINE_VERSION,
     "schema_version": 1,
     "created_at": TIME,
     "finished_at": TIME,
@@ -92,7 +102,20 @@ SNAPSHOT = {
     "benchmark": SLUG,
     "metric": "AUC",
     **SNAPSHOT_SUMMARY,
-    "timings": {"load_s": 0.03, "analyse_s": 0.6},
+    "timings": {
+        "load_s": 0.05,
+        "analyse_s": 0.12,
+        "uncertainty_s": 0.47,
+        "advisor_s": 0.88,
+        "stages": {
+            "ranking": 0.003,
+            "tests": 0.016,
+            "estimators": 0.047,
+            "within_dataset": 0.008,
+            "bootstrap": 0.324,
+            "evaluation": 0.14,
+        },
+    },
     # Trimmed: every field of the board is in /api/contract/.
     "board": {
         "schema_version": 1,
@@ -120,10 +143,6 @@ PROBLEMS = {
 }
 
 
-def _page(*items) -> dict:
-    return {"count": len(items), "next": None, "previous": None, "results": list(items)}
-
-
 def _request(value, name: str = "Request") -> OpenApiExample:
     return OpenApiExample(name, value=value, request_only=True)
 
@@ -133,7 +152,7 @@ def _response(value, status: str = "200", name: str = "Response") -> OpenApiExam
 
 
 EXAMPLES: dict[str, list[OpenApiExample]] = {
-    "benchmark_list": [_response(_page(BENCHMARK_SUMMARY))],
+    "benchmark_list": [_response(BENCHMARK_SUMMARY)],
     "benchmark_detail": [_response(BENCHMARK_DETAIL)],
     "benchmark_create": [
         _request(
@@ -154,15 +173,11 @@ EXAMPLES: dict[str, list[OpenApiExample]] = {
         _response({**BENCHMARK_DETAIL, "submission_policy": "moderated"}),
     ],
     "metric_list": [
-        _response(
-            _page({"name": "AUC", "direction": "higher", "is_primary": True, "description": ""})
-        )
+        _response({"name": "AUC", "direction": "higher", "is_primary": True, "description": ""})
     ],
-    "dataset_list": [_response(_page({"name": "iris", "description": "", "n_scores": 4}))],
+    "dataset_list": [_response({"name": "iris", "description": "", "n_scores": 4})],
     "algorithm_list": [
-        _response(
-            _page({"name": "C4.5", "description": "", "url": "", "version": "", "n_accepted": 1})
-        )
+        _response({"name": "C4.5", "description": "", "url": "", "version": "", "n_accepted": 1})
     ],
     "dataset_rename": [
         _request({"name": "Iris", "new_name": "iris-v2"}),
@@ -174,8 +189,8 @@ EXAMPLES: dict[str, list[OpenApiExample]] = {
         _response({"name": "my-classifier"}),
     ],
     "algorithm_delete": [_request({"name": "my-clasifier"}), _response({"name": "my-clasifier"})],
-    "submission_list": [_response(_page(SUBMISSION))],
-    "submission_detail": [_response(SUBMISSION)],
+    "submission_list": [_response(SUBMISSION)],
+    "submission_detail": [_response(SUBMISSION_DETAIL)],
     "submission_create": [
         _request(
             {
@@ -221,7 +236,7 @@ EXAMPLES: dict[str, list[OpenApiExample]] = {
         _response({**SUBMISSION, "status": "rejected", "decided_by": "demo-maintainer"}),
     ],
     "submission_withdraw": [_request({}), _response({**SUBMISSION, "status": "withdrawn"})],
-    "snapshot_history": [_response(_page(SNAPSHOT_SUMMARY))],
+    "snapshot_history": [_response(SNAPSHOT_SUMMARY)],
     "snapshot_latest": [_response({**SNAPSHOT, "computing": None, "failure": None})],
     "snapshot_version": [_response(SNAPSHOT)],
     "snapshot_export_json": [
@@ -231,29 +246,35 @@ EXAMPLES: dict[str, list[OpenApiExample]] = {
                 "metric": "AUC",
                 "version": 7,
                 "fingerprint": SNAPSHOT_SUMMARY["fingerprint"],
-                "engine_version": "0.3.0",
+                "engine_version": ENGINE_VERSION,
                 "finished_at": TIME,
-                "columns": ["algorithm", "win_rate", "mean_rank", "loo_kl"],
+                # Trimmed: a column per number of the leaderboard table.
+                "columns": ["position", "algorithm", "win_rate", "mean_rank", "loo_kl"],
                 "rows": [
-                    {"algorithm": "C4.5+m+cf", "win_rate": 0.45, "mean_rank": 1.96, "loo_kl": 0.41}
+                    {
+                        "position": 1,
+                        "algorithm": "C4.5+m",
+                        "win_rate": 0.304,
+                        "mean_rank": 2.0,
+                        "loo_kl": 0.327,
+                    }
                 ],
+                "board": SNAPSHOT["board"],
             }
         )
     ],
     "snapshot_export_csv": [
-        _response("algorithm,win_rate,mean_rank,loo_kl\nC4.5+m+cf,0.45,1.96,0.41\n")
+        _response("position,algorithm,win_rate,mean_rank,loo_kl\n1,C4.5+m,0.304,2.0,0.327\n")
     ],
     "api_token_list": [
         _response(
-            [
-                {
-                    "id": 3,
-                    "name": "laptop",
-                    "prefix": "pod_Xk2f9Qa1",
-                    "created_at": TIME,
-                    "last_used_at": TIME,
-                }
-            ]
+            {
+                "id": 3,
+                "name": "laptop",
+                "prefix": "pod_Xk2f9Qa1",
+                "created_at": TIME,
+                "last_used_at": TIME,
+            }
         )
     ],
     "api_token_create": [

@@ -14,6 +14,19 @@ class LimitOffsetPagination(pagination.LimitOffsetPagination):
     def default_limit(self) -> int:  # type: ignore[override]
         return settings.REST_FRAMEWORK.get("PAGE_SIZE") or 50
 
+    def get_paginated_response_schema(self, schema: dict) -> dict:
+        """DRF's schema with the examples of a one-page answer.
+
+        drf-spectacular wraps each list example (one item) in these examples; DRF's own
+        say 123 items with links to api.example.org/accounts/.
+        """
+        paginated = super().get_paginated_response_schema(schema)
+        properties = paginated["properties"]
+        properties["count"]["example"] = 1
+        properties["next"]["example"] = None
+        properties["previous"]["example"] = None
+        return paginated
+
 
 def paginated_response(*, queryset, serializer_class, request, view, context=None) -> Response:
     paginator = LimitOffsetPagination()

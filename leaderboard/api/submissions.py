@@ -277,7 +277,10 @@ class SubmissionUploadApi(ApiView):
     parser_classes = [MultiPartParser]
 
     class InputSerializer(StrictInput, serializers.Serializer):
-        file = serializers.FileField(help_text="results CSV, UTF-8")
+        file = serializers.FileField(
+            help_text="results CSV, UTF-8; fields separated by commas, or by semicolons "
+            "with decimal commas (0,95) as European spreadsheets save CSV"
+        )
         format = serializers.ChoiceField(
             choices=FORMATS,
             required=False,

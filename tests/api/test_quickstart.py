@@ -1,8 +1,10 @@
 """/api/docs/ opens with a quick start whose snippets run, as printed, against a live server.
 
 The snippets are read from the rendered page (so what a user copies is what runs):
-the shell ones with bash and curl, the Python ones with this interpreter and requests.
-Every operation of the schema also has a request and a response example.
+the shell ones with bash and curl, the Python ones with this interpreter without its
+site-packages (the standard library only, as in any venv). The server recomputes in a
+thread, as under `make dev`, and the quick start ends with the submitted algorithms in
+the board. Every operation of the schema also has a request and a response example.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import sys
 import pytest
 import requests
 
+from estimation.background import recompute_threads_join
 from estimation.services import recompute_run
 from leaderboard.demo import DEMOS
 from leaderboard.models import Submission
@@ -29,9 +32,19 @@ SNIPPET = re.compile(
 
 
 @pytest.mark.django_db(transaction=True)
-def test_the_quick_start_runs_against_a_live_server(live_server, tmp_path):
+def test_the_quick_start_runs_against_a_live_server_and_ends_ranked(
+    live_server, tmp_path, settings
+):
     benchmark = DEMOS["demsar-2006"]()
-    recompute_run(benchmark_id=benchmark.pk, owner="quickstart-test")
+    (served,) = recompute_run(benchmark_id=benchmark.pk, owner="quickstart-test")
+    settings.RECOMPUTE_IN_THREAD = True  # from here on make dev's embedded mode: no worker
+    try:
+        _quick_start(live_server, tmp_path, served_before=served.version)
+    finally:
+        recompute_threads_join(timeout=120)
+
+
+def _quick_start(live_server, tmp_path, *, served_before: int) -> None:
     _, raw = api_token_create(user=make_user("newcomer"), name="quick start")
 
     page = requests.get(live_server.url + "/api/docs/", timeout=30)
@@ -56,7 +69,7 @@ def test_the_quick_start_runs_against_a_live_server(live_server, tmp_path):
         language, code = snippets[key]
         command = ["bash", "-euo", "pipefail", "-c", code]
         if language == "python":
-            command = [sys.executable, "-c", code]
+            command = [sys.executable, "-I", "-S", "-c", code]  # no site-packages
         done = subprocess.run(
             command, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120
         )
@@ -67,10 +80,11 @@ def test_the_quick_start_runs_against_a_live_server(live_server, tmp_path):
     assert (created["algorithm"], created["status"], created["n_scores"]) == (
         "my-classifier",
         "accepted",  # the demo is open
-        2,
+        14,  # every dataset, so that it is ranked
     )
     uploaded = json.loads(run("upload-csv-curl"))
     assert [s["algorithm"] for s in uploaded["submissions"]] == ["my-forest"]
+    assert uploaded["n_scores"] == 14
     # The same keys and content again, from Python: answered 200 with what was stored.
     replayed = run("submit-python").splitlines()
     assert replayed[0].startswith("200 ") and replayed[1].startswith("200 ")
@@ -79,8 +93,21 @@ def test_the_quick_start_runs_against_a_live_server(live_server, tmp_path):
     snapshot = json.loads(run("snapshot-curl"))
     assert snapshot["status"] == "ready" and snapshot["benchmark"] == "demsar-2006"
     printed = run("snapshot-python").splitlines()
-    assert printed[0].startswith(f"version {snapshot['version']} ranked by ")
-    assert len(printed) == 1 + 4  # the four C4.5 variants
+    assert printed[0].startswith("version ") and " ranked by " in printed[0]
+    ranked = [line.split()[0] for line in printed[1:]]
+    assert sorted(ranked) == [
+        "C4.5",
+        "C4.5+cf",
+        "C4.5+m",
+        "C4.5+m+cf",
+        "my-classifier",
+        "my-forest",
+    ]
+    latest = requests.get(
+        live_server.url + "/api/benchmarks/demsar-2006/snapshots/latest/", timeout=30
+    ).json()
+    assert int(printed[0].split()[1]) == latest["version"] > served_before
+    assert not any("not ranked" in note for note in latest["board"]["notes"])
 
 
 @pytest.mark.django_db

@@ -79,6 +79,20 @@ def test_every_api_status_is_json(client, benchmark, researcher):
     assert unauthenticated.status_code == 401 and "detail" in unauthenticated.json()
 
 
+@pytest.mark.parametrize("debug", [False, True])
+@pytest.mark.django_db
+def test_an_unknown_api_url_is_the_json_404_with_debug_on_or_off(client, settings, debug):
+    # make dev runs with DEBUG on, where Django answers an unmatched URL with HTML.
+    settings.DEBUG = debug
+    missing = client.get("/api/no/such/thing/")
+    assert missing.status_code == 404 and missing["Content-Type"] == "application/json"
+    assert missing.json() == {"detail": "No API endpoint at '/api/no/such/thing/'; see /api/docs/."}
+    unknown = client.get("/api/benchmarks/no-such-benchmark/")  # the view's own 404
+    assert unknown.status_code == 404 and "detail" in unknown.json()
+    page = client.get("/no/such/page/")  # the site's pages keep their HTML 404
+    assert page.status_code == 404 and page["Content-Type"].startswith("text/html")
+
+
 @pytest.mark.django_db
 def test_a_crash_is_a_json_500(benchmark, monkeypatch):
     from leaderboard.api import benchmarks

@@ -4,6 +4,7 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
 from leaderboard.models import Benchmark, Dataset, Score, Submission
+from tests import csv_messages
 from tests.api.conftest import client_for
 from tests.factories import make_benchmark
 
@@ -250,3 +251,33 @@ def test_a_boolean_query_parameter_is_exactly_true_or_false():
         query = Query(data={"flag": text})
         assert not query.is_valid()
         assert "true or false" in str(query.errors["flag"][0])
+
+
+@pytest.mark.parametrize(
+    ("content", "problems"),
+    [
+        (csv_messages.HEADER_TYPO, csv_messages.HEADER_TYPO_PROBLEMS),
+        (csv_messages.DECIMAL_COMMA, csv_messages.DECIMAL_COMMA_PROBLEMS),
+        (csv_messages.FOLD_GAP, csv_messages.FOLD_GAP_PROBLEMS),
+    ],
+    ids=["header-typo", "decimal-comma", "fold-gap"],
+)
+def test_newcomers_mistakes_get_the_parsers_exact_messages(
+    researcher, benchmark, content, problems
+):
+    response = upload(client_for(researcher), content)
+    assert response.status_code == 400
+    assert response.json() == {
+        "detail": "The input was refused; nothing was written. 1 problem found.",
+        "problems": [problem._asdict() for problem in problems],
+        "problems_total": 1,
+    }
+    assert not Submission.objects.exists()
+
+
+def test_a_semicolon_file_with_decimal_commas_is_stored(researcher, benchmark):
+    response = upload(client_for(researcher), csv_messages.SEMICOLON, allow_new_datasets="true")
+    assert response.status_code == 201, response.json()
+    assert sorted(
+        Score.objects.values_list("submission__algorithm__name", "dataset__name", "value")
+    ) == sorted(csv_messages.SEMICOLON_SCORES)

@@ -13,6 +13,7 @@ from django.core.management import CommandError, call_command
 
 from estimation.core.contract import NotApplicable, SnapshotPayload, pair_index
 from estimation.core.within_dataset import repeated_measures_anova
+from tests import csv_messages
 from tests.contract_validation import validate
 from tests.reference_data import PUBLISHED_DATA
 
@@ -303,3 +304,100 @@ def test_fold_scores_near_the_float_limits_are_analysed(tmp_path, magnitude, sig
     readable = io.StringIO()
     call_command("analyze", str(path), "--bootstrap", "0", stdout=readable)
     assert readable.getvalue().strip()
+
+
+def analyze_error(tmp_path: Path, content: bytes, *args: str) -> str:
+    path = tmp_path / "results.csv"
+    path.write_bytes(content)
+    with pytest.raises(CommandError) as caught:
+        call_command("analyze", str(path), "--json", *args, stdout=io.StringIO())
+    return str(caught.value).removeprefix(f"{path}: ")
+
+
+def as_printed(problems: list[csv_messages.Problem]) -> str:
+    (line, field, message), *_ = problems
+    return f'line {line}, column "{field}": {message}'
+
+
+def test_a_header_typo_is_one_did_you_mean_not_an_error_per_row(tmp_path):
+    assert analyze_error(tmp_path, csv_messages.HEADER_TYPO) == as_printed(
+        csv_messages.HEADER_TYPO_PROBLEMS
+    )
+
+
+def test_a_semicolon_file_with_decimal_commas_is_analysed_like_its_comma_twin(tmp_path):
+    semicolon = tmp_path / "excel.csv"
+    semicolon.write_bytes(b"\xef\xbb\xbfdataset;a;b\r\nd1;0,9;0,5\r\nd2;0,4;0,6\r\nd3;0,7;0,2\r\n")
+    comma = write_rows(
+        tmp_path / "plain.csv",
+        ["dataset", "a", "b"],
+        [["d1", 0.9, 0.5], ["d2", 0.4, 0.6], ["d3", 0.7, 0.2]],
+    )
+    assert analyze_json(semicolon, "--bootstrap", "0") == analyze_json(comma, "--bootstrap", "0")
+    assert analyze_error(tmp_path, csv_messages.DECIMAL_COMMA) == as_printed(
+        csv_messages.DECIMAL_COMMA_PROBLEMS
+    )
+
+
+def test_a_missing_fold_says_how_to_proceed_and_incomplete_drop_proceeds(tmp_path):
+    assert analyze_error(tmp_path, csv_messages.FOLD_GAP) == (
+        as_printed(csv_messages.FOLD_GAP_PROBLEMS) + "\nTo analyse the file without them, run "
+        "again with --incomplete drop: each such algorithm's results on that dataset are "
+        "left out and count as missing (see --missing)."
+    )
+    path = tmp_path / "folds.csv"
+    path.write_bytes(csv_messages.FOLD_GAP + b"d3,alg-a,0,0.7\nd3,alg-b,0,0.2\n")
+    err = io.StringIO()
+    out = io.StringIO()
+    call_command(
+        "analyze", str(path), "--json", "--incomplete", "drop", "--quiet", stdout=out, stderr=err
+    )
+    assert err.getvalue() == (
+        "--incomplete drop left out 1 result lacking folds:\n"
+        '  line 4, column "fold": algorithm "alg-b" on dataset "d1" lacks fold 1: '
+        "its results there are left out\n"
+    )
+    board = SnapshotPayload.from_json(json.loads(out.getvalue())).board
+    assert board.input.datasets == ("d2", "d3")  # --missing complete: d1 has a gap now
+    worst = analyze_json(path, "--incomplete", "drop", "--missing", "worst", "--quiet").board
+    assert worst.input.datasets == ("d1", "d2", "d3")
+
+
+def test_every_option_has_help_text():
+    from estimation.management.commands.analyze import Command
+
+    parser = Command().create_parser("manage.py", "analyze")
+    assert [action.dest for action in parser._actions if not action.help] == []
+
+
+def test_the_report_orders_and_numbers_rows_as_the_leaderboard_does(tmp_path):
+    """Equal P(win) share a position ("=2") and go by mean rank, not input order."""
+    from frontend.readers.presenters import leaderboard_rows
+
+    path = write_rows(
+        tmp_path / "order.csv",
+        ["dataset", "best", "c", "b", "a"],
+        [
+            ["d1", 0.9, 0.1, 0.2, 0.3],
+            ["d2", 0.9, 0.1, 0.2, 0.3],
+            ["d3", 0.9, 0.2, 0.1, 0.3],
+            ["d4", 0.9, 0.1, 0.3, 0.2],
+            ["d5", 0.9, 0.1, 0.2, 0.3],
+        ],
+    )
+    out = io.StringIO()
+    call_command("analyze", str(path), "--bootstrap", "0", "--quiet", stdout=out)
+    lines = out.getvalue().splitlines()
+    start = lines.index(next(line for line in lines if line.lstrip().startswith("#"))) + 2
+    printed = [line.split()[:2] for line in lines[start : start + 4]]
+    assert printed == [["1", "best"], ["=2", "a"], ["=2", "b"], ["=2", "c"]]
+    board = analyze_json(path, "--bootstrap", "0", "--quiet").board
+    site, _ = leaderboard_rows({"typed": board}, board.recommended)
+    assert printed == [[row.text["position"], row.algorithm] for row in site]
+    estimators = lines.index("All estimators (probability of winning)")
+    assert [line.split()[0] for line in lines[estimators + 3 : estimators + 7]] == [
+        "best",
+        "a",
+        "b",
+        "c",
+    ]

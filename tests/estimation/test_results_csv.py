@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 from estimation.results_csv import (
+    INCOMPLETE_FOLDS,
     ParsedResults,
     ResultsCsvError,
     RowError,
@@ -190,6 +191,36 @@ def test_sources_path_text_stream_binary_stream_and_bytes(tmp_path):
         parse_results_csv(123)  # type: ignore[arg-type]
 
 
+def test_semicolon_files_with_decimal_commas_as_european_excel_saves_them():
+    long = parse_results_csv_text(
+        '\ufeffdataset;algorithm;score\r\niris;RF;0,95\r\niris;"k;NN";1,5e-1\r\n'.encode()
+    )
+    assert long.format == "long" and long.algorithms == ("RF", "k;NN")
+    np.testing.assert_array_equal(long.values, [0.95, 0.15])
+    wide = parse_results_csv_text("\n;;\ndataset;C4.5,m;SVM\nd1;0,5;1\nd2;;2\n")
+    assert wide.algorithms == ("C4.5,m", "SVM") and wide.lines.tolist() == [4, 4, 5]
+    np.testing.assert_array_equal(wide.values, [0.5, 1.0, 2.0])
+    # A point is a decimal point in a semicolon file too, if the file uses no comma.
+    assert parse_results_csv_text("dataset;a;b\nd;0.5;1\n").values.tolist() == [0.5, 1.0]
+
+
+def test_decimal_marks_and_separators_that_cannot_be_read_are_named():
+    assert errors_of("dataset;algorithm;score\nd;a;0,9\nd;b;0.8\nd;c;1.234,5\nd;e;1;2\n") == [
+        "line 3, column \"score\": '0.8' has a decimal point, but line 2 has a decimal comma: "
+        "write every number with the same decimal mark",
+        "line 4, column \"score\": '1.234,5' is not a number",
+        "line 5: 4 fields, but the header has 3 (a semicolon inside a value needs quotes)",
+    ]
+    assert only_error('dataset,algorithm,score\nd,a,"0,9"\n') == (
+        "line 2, column \"score\": '0,9' is not a number (a decimal comma is read only in "
+        "files with ';' between fields: write 0.9, or save the file with semicolons)"
+    )
+    assert only_error("dataset\talgorithm\tscore\nd\ta\t1\n").startswith(
+        "line 1: the fields of the header are separated by tabs: save the file as CSV, "
+        "with commas or semicolons between fields; expected "
+    )
+
+
 def test_wide_empty_cell_is_missing():
     table = parse_results_csv_text("dataset,a,b\nd1,1,\nd2, ,2\n").to_table()
     np.testing.assert_array_equal(np.isnan(table.values), [[False, True], [True, False]])
@@ -278,6 +309,92 @@ def test_unknown_layout_names_the_expected_headers():
     assert "dataset,<algorithm 1>,<algorithm 2>,... (wide)" in message
     assert "no score (or value) or rank column" in only_error("dataset,algorithm\nd,a\n")
     assert "unrecognised header 'dataset'" in only_error("dataset\nd\n")
+
+
+LONG_LAYOUT = "long files have dataset,algorithm,score[,fold][,metric]"
+
+
+def test_a_typo_in_a_long_header_is_named_once_not_read_as_a_wide_file():
+    rows = "".join(f"d{i},RandomForest,0.9\nd{i},SVM,0.8\n" for i in range(1000))
+    assert errors_of("dataset,algoritm,score\n" + rows) == [
+        "line 1, column \"algoritm\": unknown column; did you mean 'algorithm'? "
+        f"{LONG_LAYOUT} (if it is a wide file with an algorithm named 'algoritm', "
+        "choose the wide format)"
+    ]
+    # Told it is wide, the parser reads it as wide.
+    assert parse_results_csv_text("dataset,algoritm,score\nd,1,2\n", format="wide").algorithms == (
+        "algoritm",
+        "score",
+    )
+
+
+@pytest.mark.parametrize(
+    ("header", "expected"),
+    [
+        (
+            "dataset,algorithm,scor",
+            [f"line 1, column \"scor\": unknown column; did you mean 'score'? {LONG_LAYOUT}"],
+        ),
+        (
+            "Datasets,Algorithm,Value",
+            [f"line 1, column \"Datasets\": unknown column; did you mean 'dataset'? {LONG_LAYOUT}"],
+        ),
+        (
+            "dataset,algorithm,score,flod",
+            [f"line 1, column \"flod\": unknown column; did you mean 'fold'? {LONG_LAYOUT}"],
+        ),
+        (
+            "dataset,algorithm,rnak",
+            [
+                "line 1, column \"rnak\": unknown column; did you mean 'rank'? "
+                "ranking files have dataset,algorithm,rank"
+            ],
+        ),
+        (
+            "datset,alg-a,alg-b",
+            [
+                "line 1, column \"datset\": unknown column; did you mean 'dataset'? "
+                "wide files have dataset,<algorithm 1>,<algorithm 2>,..."
+            ],
+        ),
+    ],
+)
+def test_header_typos_get_did_you_mean(header, expected):
+    assert errors_of(header + "\nd1,a,1\n") == expected
+
+
+def test_a_long_file_with_unknown_column_names_is_one_error_not_one_per_row():
+    rows = "".join(f"d{i},RandomForest,0.9\nd{i},SVM,0.8\n" for i in range(1000))
+    assert errors_of("dataset,model,accuracy\n" + rows) == [
+        "line 2, column \"model\": 'RandomForest' is not a number, nor is any cell of this "
+        "column: a header of dataset and other names is read as a wide file "
+        "(dataset,<algorithm 1>,<algorithm 2>,...), each column an algorithm's scores; a long "
+        f"file names its columns {LONG_LAYOUT.removeprefix('long files have ')}, a ranking "
+        "file dataset,algorithm,rank"
+    ]
+    # A wide file with bad cells, but a number in every column, is answered cell by cell;
+    # so is one whose format was given.
+    assert errors_of("dataset,a,b\nd1,1,x\nd2,y,2\nd3,nan,3\n") == [
+        "line 2, column \"b\": 'x' is not a number",
+        "line 3, column \"a\": 'y' is not a number",
+        "line 4, column \"a\": 'nan' is not a finite number",
+    ]
+    assert errors_of("dataset,a,b\nd1,1,x\nd2,1,y\n", format="wide") == [
+        "line 2, column \"b\": 'x' is not a number",
+        "line 3, column \"b\": 'y' is not a number",
+    ]
+
+
+def test_a_dataset_typo_in_a_wide_header_of_many_algorithms():
+    header = "datset," + ",".join(f"alg-{j}" for j in range(20))
+    assert errors_of(header + "\nd1" + ",0.5" * 20 + "\n") == [
+        "line 1, column \"datset\": unknown column; did you mean 'dataset'? "
+        "wide files have dataset,<algorithm 1>,<algorithm 2>,..."
+    ]
+
+
+def test_wide_algorithm_names_near_no_column_name_stay_algorithms():
+    assert parse_results_csv_text("dataset,Rand,Folds\nd,1,2\n").algorithms == ("Rand", "Folds")
 
 
 def test_missing_and_unexpected_columns_with_explicit_format():
@@ -432,6 +549,12 @@ def test_rows_with_and_without_metric_are_rejected():
     )
 
 
+FOLD_ADVICE = (
+    ", which other algorithms have there: every algorithm of a dataset needs the same folds; "
+    "add the missing rows, or leave out this algorithm's rows for this dataset"
+)
+
+
 def test_inconsistent_folds_say_which_algorithm_lacks_which_folds():
     content = (
         "dataset,algorithm,score,fold\n"
@@ -441,11 +564,37 @@ def test_inconsistent_folds_say_which_algorithm_lacks_which_folds():
         "d2,a,1,5\nd2,b,1,5\n"  # consistent on its own
     )
     assert errors_of(content) == [
-        'line 2, column "fold": algorithm "a" on dataset "d1" lacks fold 3 '
-        "(given for other algorithms); every algorithm of a dataset needs the same folds",
-        'line 5, column "fold": algorithm "b" on dataset "d1" lacks folds 1, 2, 3 '
-        "(given for other algorithms); every algorithm of a dataset needs the same folds",
+        f'line 2, column "fold": algorithm "a" on dataset "d1" lacks fold 3{FOLD_ADVICE}',
+        f'line 5, column "fold": algorithm "b" on dataset "d1" lacks folds 1, 2, 3{FOLD_ADVICE}',
     ]
+    with pytest.raises(ResultsCsvError) as caught:
+        parse_results_csv_text(content)
+    assert {error.kind for error in caught.value.errors} == {INCOMPLETE_FOLDS}
+
+
+def test_incomplete_drop_leaves_out_the_algorithm_on_that_dataset_only():
+    content = (
+        "dataset,algorithm,score,fold\n"
+        "d1,a,0.1,0\nd1,a,0.3,1\nd1,b,0.2,0\n"  # line 4: b lacks fold 1 on d1
+        "d2,a,1,0\nd2,b,2,0\n"
+    )
+    parsed = parse_results_csv_text(content, incomplete="drop")
+    assert [str(error) for error in parsed.dropped] == [
+        'line 4, column "fold": algorithm "b" on dataset "d1" lacks fold 1: '
+        "its results there are left out"
+    ]
+    assert parsed.n_dropped == 1 and parsed.lines.tolist() == [2, 3, 5, 6]
+    table = parsed.to_table()
+    np.testing.assert_allclose(table.values, [[0.2, np.nan], [1.0, 2.0]])
+    with pytest.raises(ValueError, match="read-only"):
+        parsed.values[0] = 2.0
+    complete = content.replace("d1,b,0.2,0\n", "d1,b,0.2,0\nd1,b,0.4,1\n")
+    assert parse_results_csv_text(complete, incomplete="drop").dropped == ()
+    assert only_error("dataset,algorithm,score,fold\nd,a,1,0\nd,b,1,1\n", incomplete="drop") == (
+        "line 1: no results left: every one lacks folds"
+    )
+    with pytest.raises(ValueError, match="incomplete must be one of refuse, drop, got 'keep'"):
+        parse_results_csv_text(content, incomplete="keep")  # type: ignore[arg-type]
 
 
 def test_inconsistent_folds_are_checked_per_metric():
@@ -453,10 +602,8 @@ def test_inconsistent_folds_are_checked_per_metric():
         "dataset,algorithm,score,fold,metric\nd,a,1,0,acc\nd,b,1,0,acc\nd,a,1,1,ll\nd,b,1,2,ll\n"
     )
     assert errors_of(content) == [
-        'line 4, column "fold": algorithm "a" on dataset "d" (metric "ll") lacks fold 2 '
-        "(given for other algorithms); every algorithm of a dataset needs the same folds",
-        'line 5, column "fold": algorithm "b" on dataset "d" (metric "ll") lacks fold 1 '
-        "(given for other algorithms); every algorithm of a dataset needs the same folds",
+        f'line 4, column "fold": algorithm "a" on dataset "d" (metric "ll") lacks fold 2{FOLD_ADVICE}',
+        f'line 5, column "fold": algorithm "b" on dataset "d" (metric "ll") lacks fold 1{FOLD_ADVICE}',
     ]
 
 

@@ -4,12 +4,10 @@ PostgreSQL takes the binary COPY paths; this runs the whole write -> read-back c
 a child interpreter on a fresh SQLite file with the embedded settings.
 """
 
-import os
 import subprocess
 import sys
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.processes import ROOT, embedded_env
 
 SCRIPT = """
 import django
@@ -42,13 +40,7 @@ print(table.fold_values[0].tolist())
 
 
 def test_sqlite_write_and_read_back(tmp_path):
-    env = {
-        k: v for k, v in os.environ.items() if not k.startswith(("DATABASE_", "REDIS_", "CELERY_"))
-    }
-    env.update(
-        DJANGO_SETTINGS_MODULE="config.settings.local",
-        DATABASE_URL=f"sqlite:///{tmp_path / 'podium.sqlite3'}",
-    )
+    env = embedded_env(tmp_path / "podium.sqlite3")
     result = subprocess.run(
         [sys.executable, "-c", SCRIPT], cwd=ROOT, capture_output=True, text=True, env=env
     )

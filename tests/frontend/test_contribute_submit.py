@@ -1,5 +1,6 @@
 """Submitting results by web form and by CSV upload (preview, then confirm)."""
 
+import html
 import re
 
 import pytest
@@ -7,6 +8,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 
 from leaderboard.models import Benchmark, Score, Submission
 from leaderboard.services import ScoreInput, SubmissionInput, submission_create
+from tests import csv_messages
 from tests.factories import make_benchmark, make_user
 
 pytestmark = pytest.mark.django_db
@@ -360,3 +362,38 @@ def test_a_posted_grid_size_beyond_the_field_limit_reads_no_more_cells(researche
     )
     cells = sum(len(row.cells) for row in grid.rows)
     assert cells <= settings.DATA_UPLOAD_MAX_NUMBER_FIELDS
+
+
+@pytest.mark.parametrize(
+    ("content", "problems"),
+    [
+        (csv_messages.HEADER_TYPO, csv_messages.HEADER_TYPO_PROBLEMS),
+        (csv_messages.DECIMAL_COMMA, csv_messages.DECIMAL_COMMA_PROBLEMS),
+        (csv_messages.FOLD_GAP, csv_messages.FOLD_GAP_PROBLEMS),
+    ],
+    ids=["header-typo", "decimal-comma", "fold-gap"],
+)
+def test_csv_newcomers_mistakes_get_the_parsers_exact_messages(
+    client, benchmark, researcher, content, problems
+):
+    response = _upload(client, content)
+    assert response.status_code == 200
+    shown = [(p.line, p.column, p.message) for p in response.context["file_errors"]]
+    assert shown == [tuple(problem) for problem in problems]
+    body = response.content.decode()
+    assert html.escape(problems[0].message) in body
+    assert "The file has 1 problem (listed below); nothing was stored." in body
+    assert Submission.objects.filter(submitter=researcher).count() == 0
+
+
+def test_csv_semicolon_file_with_decimal_commas_previews_and_stores(client, benchmark, researcher):
+    preview = _upload(client, csv_messages.SEMICOLON)
+    body = preview.content.decode()
+    assert 'data-testid="upload-format">long (scores)' in body
+    assert 'data-testid="upload-rows">2<' in body
+    token = re.search(r'name="token" value="([0-9a-f]+)"', body).group(1)
+    assert client.post("/b/study/submit/csv/confirm/", {"token": token}).status_code == 302
+    stored = Score.objects.filter(submission__submitter=researcher)
+    assert sorted(
+        stored.values_list("submission__algorithm__name", "dataset__name", "value")
+    ) == sorted(csv_messages.SEMICOLON_SCORES)

@@ -1,8 +1,17 @@
+import io
+import subprocess
+import sys
+from datetime import timedelta
+
 import pytest
 from django.core.management import CommandError, call_command
+from django.db.models import F
+from django.utils import timezone
 
-from estimation.models import ResultSnapshot
+from estimation.models import RecomputeState, ResultSnapshot
 from leaderboard.models import Benchmark, Score, Submission
+from tests.processes import embedded_env
+from tests.reference_data import REPO_ROOT
 
 pytestmark = pytest.mark.django_db
 
@@ -10,7 +19,10 @@ pytestmark = pytest.mark.django_db
 @pytest.mark.external_data("fernandez_delgado_2014")
 def test_import_benchmark_takes_a_real_wide_file_with_missing_cells(capsys, external_data):
     path = external_data / "fd2014_accuracy_179classifiers.csv"
-    call_command("import_benchmark", str(path), "--slug", "fd2014", "--metric", "accuracy")
+    # --queue: the import is what this checks (the analysis of 179 x 121 is not needed).
+    call_command(
+        "import_benchmark", str(path), "--slug", "fd2014", "--metric", "accuracy", "--queue"
+    )
     benchmark = Benchmark.objects.get(slug="fd2014")
     # 121 x 179 cells of which 449 are empty (PROVENANCE.md).
     assert Score.objects.filter(submission__benchmark=benchmark).count() == 121 * 179 - 449
@@ -54,3 +66,104 @@ def test_load_demo_is_idempotent_and_recompute_builds_snapshots(capsys):
     assert "already up to date" in capsys.readouterr().out
     with pytest.raises(CommandError, match="no benchmark with slug 'nope'"):
         call_command("recompute", "nope")
+
+
+DEMSAR_CSV = REPO_ROOT / "data" / "published" / "demsar2006" / "demsar2006_table6_auc.csv"
+DEMSAR_ALGORITHMS = ["C4.5", "C4.5+m", "C4.5+cf", "C4.5+m+cf"]
+
+
+def _board_algorithms(client, slug: str) -> list[str]:
+    response = client.get(f"/api/benchmarks/{slug}/snapshots/latest/")
+    assert response.status_code == 200, response.content
+    return sorted(response.json()["board"]["input"]["algorithms"])
+
+
+@pytest.mark.django_db(transaction=True)
+def test_import_benchmark_on_the_embedded_default_computes_and_the_api_serves_the_board(
+    client, settings
+):
+    # make dev's mode: the import's recompute starts a thread of the command's process,
+    # which would die with it; the command waits for it and reports the result.
+    settings.RECOMPUTE_IN_THREAD = True
+    out = io.StringIO()
+    call_command("import_benchmark", str(DEMSAR_CSV), "--slug", "my-study", stdout=out)
+    assert out.getvalue().splitlines()[-1] == "my-study: results score v1 ready"
+    assert _board_algorithms(client, "my-study") == sorted(DEMSAR_ALGORITHMS)
+    with pytest.raises(CommandError, match="--queue needs Celery workers"):
+        call_command("recompute", "my-study", "--queue")
+
+
+def test_recompute_computes_when_no_ready_snapshot_matches_the_accepted_input(client, settings):
+    settings.RECOMPUTE_LEASE_SECONDS = 1
+    out = io.StringIO()
+    call_command("import_benchmark", str(DEMSAR_CSV), "--slug", "s", "--queue", stdout=out)
+    assert out.getvalue().splitlines()[-1] == "s: results queued for the workers"
+    assert client.get("/api/benchmarks/s/snapshots/latest/").status_code == 404
+    # As a run killed with its process leaves it: its revision counted as computed, its
+    # lease still held for a moment, and no snapshot.
+    RecomputeState.objects.filter(benchmark__slug="s").update(
+        computed_revision=F("requested_revision"),
+        lease_owner="thread-of-a-dead-command",
+        lease_expires_at=timezone.now() + timedelta(seconds=1),
+    )
+    call_command("recompute", "s", stdout=out)
+    assert out.getvalue().splitlines()[-1] == "s: score v1 ready"
+    assert _board_algorithms(client, "s") == sorted(DEMSAR_ALGORITHMS)
+    call_command("recompute", "s", stdout=out)
+    assert out.getvalue().splitlines()[-1] == "s: already up to date (score v1 ready)"
+
+
+# Each a process of its own that then exits, as `manage.py ...` typed in a shell.
+IMPORT = """
+import django
+django.setup()
+from django.core.management import call_command
+call_command("migrate", verbosity=0)
+call_command("import_benchmark", {csv!r}, "--slug", "my-study")
+"""
+READ_BACK = """
+import django
+django.setup()
+from django.core.management import call_command
+from django.test import Client
+call_command("recompute", "my-study")
+client = Client(HTTP_HOST="127.0.0.1")
+latest = client.get("/api/benchmarks/my-study/snapshots/latest/")
+print(latest.status_code, sorted(latest.json()["board"]["input"]["algorithms"]))
+unknown = client.get("/api/no/such/thing/")
+print(unknown.status_code, unknown["Content-Type"], len(unknown.content))
+"""
+
+
+def test_the_embedded_default_imports_computes_and_answers_json(tmp_path):
+    # make dev's settings (SQLite, recomputes in threads, DEBUG on).
+    env = embedded_env(tmp_path / "podium.sqlite3")
+
+    def run(script: str) -> list[str]:
+        done = subprocess.run(
+            [sys.executable, "-c", script], cwd=REPO_ROOT, env=env, capture_output=True, text=True
+        )
+        assert done.returncode == 0, done.stdout + done.stderr
+        return done.stdout.splitlines()
+
+    assert run(IMPORT.format(csv=str(DEMSAR_CSV)))[-1] == "my-study: results score v1 ready"
+    recomputed, served, unknown = run(READ_BACK)[-3:]
+    assert recomputed == "my-study: already up to date (score v1 ready)"
+    assert served == f"200 {sorted(DEMSAR_ALGORITHMS)}"
+    assert unknown.startswith("404 application/json ")
+
+
+def test_recompute_leaves_a_live_run_to_finish_and_says_so(settings):
+    settings.RECOMPUTE_LEASE_SECONDS = 0  # waits 5 s for the other run's lease
+    call_command(
+        "import_benchmark", str(DEMSAR_CSV), "--slug", "s", "--queue", stdout=io.StringIO()
+    )
+    RecomputeState.objects.filter(benchmark__slug="s").update(
+        lease_owner="a-worker-mid-run", lease_expires_at=timezone.now() + timedelta(hours=1)
+    )
+    out = io.StringIO()
+    call_command("recompute", "s", stdout=out)
+    assert out.getvalue() == (
+        "s: still being computed by another run (see its snapshots/status/)\n"
+    )
+    assert not ResultSnapshot.objects.filter(benchmark__slug="s").exists()

@@ -1,5 +1,6 @@
 import argparse
 import contextlib
+import dataclasses
 import json
 import math
 
@@ -9,7 +10,19 @@ from estimation.console_progress import ConsoleProgress
 from estimation.core.analysis import MIN_BOOTSTRAP, Analysis, AnalysisSettings, analyze
 from estimation.core.registry import ESTIMATOR_KEYS
 from estimation.report import render_report
-from estimation.results_csv import FORMATS, ResultsCsvError, parse_results_csv
+from estimation.results_csv import (
+    FORMATS,
+    INCOMPLETE,
+    INCOMPLETE_FOLDS,
+    ParsedResults,
+    ResultsCsvError,
+    parse_results_csv,
+)
+
+DROP_HINT = (
+    "To analyse the file without them, run again with --incomplete drop: each such "
+    "algorithm's results on that dataset are left out and count as missing (see --missing)."
+)
 
 
 def _seconds(text: str) -> float:
@@ -38,6 +51,13 @@ def _replicates(text: str) -> int:
     return value
 
 
+def _setting_help(name: str) -> str:
+    """The help of an analysis option: its meaning as ``AnalysisSettings`` documents it."""
+    setting = next(f for f in dataclasses.fields(AnalysisSettings) if f.name == name)
+    units = f", {setting.metadata['units']}" if setting.metadata["units"] else ""
+    return f"{setting.metadata['meaning']} (default {setting.default}{units})"
+
+
 def _seed(text: str) -> int:
     value = _integer(text)
     if value is None or value < 0:
@@ -49,7 +69,8 @@ class Command(BaseCommand):
     help = (
         "Analyse a results CSV without a server: the same numbers the website shows. "
         "Formats: long dataset,algorithm,score[,fold][,metric]; wide dataset,<alg>,...; "
-        "ranking dataset,algorithm,rank (1 = best, may list only the top K)."
+        "ranking dataset,algorithm,rank (1 = best, may list only the top K). Fields are "
+        "separated by commas, or by semicolons with decimal commas (0,95)."
     )
     # Runs on a laptop with no database: skip the checks that would touch one.
     requires_system_checks: list[str] = []
@@ -59,8 +80,13 @@ class Command(BaseCommand):
         parser.add_argument("--format", choices=FORMATS, help="default: detect from the header")
         parser.add_argument("--lower-is-better", action="store_true", help="e.g. error, log loss")
         parser.add_argument("--k", type=int, default=3, help="top positions used (default 3)")
-        parser.add_argument("--alpha", type=float, default=0.05)
-        parser.add_argument("--correction", choices=["holm", "bonferroni"], default="holm")
+        parser.add_argument("--alpha", type=float, default=0.05, help=_setting_help("alpha"))
+        parser.add_argument(
+            "--correction",
+            choices=["holm", "bonferroni"],
+            default="holm",
+            help=_setting_help("correction"),
+        )
         parser.add_argument(
             "--bootstrap",
             type=_replicates,
@@ -70,9 +96,24 @@ class Command(BaseCommand):
         parser.add_argument(
             "--seed", type=_seed, default=0, help="non-negative integer seed (default 0)"
         )
-        parser.add_argument("--missing", choices=["complete", "worst"], default="complete")
-        parser.add_argument("--min-coverage", type=float, default=0.5)
-        parser.add_argument("--tie-tol", type=float, default=0.0)
+        parser.add_argument(
+            "--missing",
+            choices=["complete", "worst"],
+            default="complete",
+            help=_setting_help("missing"),
+        )
+        parser.add_argument(
+            "--incomplete",
+            choices=INCOMPLETE,
+            default="refuse",
+            help="an algorithm that lacks, on a dataset, folds other algorithms have there: "
+            "refuse the file (default, naming each) or drop its results on that dataset, "
+            "which then count as missing (see --missing)",
+        )
+        parser.add_argument(
+            "--min-coverage", type=float, default=0.5, help=_setting_help("min_coverage")
+        )
+        parser.add_argument("--tie-tol", type=float, default=0.0, help=_setting_help("tie_tol"))
         parser.add_argument("--metric", help="metric to analyse in a multi-metric long file")
         parser.add_argument(
             "--estimator",
@@ -117,19 +158,37 @@ class Command(BaseCommand):
 
         return ConsoleProgress(write, terminal=self.stderr.isatty(), delay=delay)
 
+    def _report_dropped(self, parsed: ParsedResults) -> None:
+        """What --incomplete drop left out, on standard error (standard output is the report)."""
+        if not parsed.n_dropped:
+            return
+        n = parsed.n_dropped
+        lines = [f"--incomplete drop left out {n} result{'s' if n != 1 else ''} lacking folds:"]
+        lines += [f"  {error}" for error in parsed.dropped]
+        if parsed.n_dropped > len(parsed.dropped):
+            lines.append(f"  ... and {parsed.n_dropped - len(parsed.dropped)} more")
+        self.stderr.write("\n".join(lines), style_func=str)
+
     def _analyze(self, options: dict, progress: ConsoleProgress | None) -> Analysis:
         path = options["path"]
         try:
-            parsed = parse_results_csv(path, format=options["format"])
+            parsed = parse_results_csv(
+                path, format=options["format"], incomplete=options["incomplete"]
+            )
             table = parsed.to_table(
                 metric=options["metric"], higher_is_better=not options["lower_is_better"]
             )
         except ResultsCsvError as exc:
-            raise CommandError(f"{path}: {exc}") from None
+            incomplete = any(error.kind == INCOMPLETE_FOLDS for error in exc.errors)
+            raise CommandError(
+                f"{path}: {exc}" + (f"\n{DROP_HINT}" if incomplete else "")
+            ) from None
         except OSError as exc:
             raise CommandError(f"cannot read {path}: {exc.strerror or exc}") from None
         except ValueError as exc:  # e.g. a metric that is not in the file
             raise CommandError(f"{path}: {exc}") from None
+        if options["verbosity"] > 0:
+            self._report_dropped(parsed)
         try:
             settings = AnalysisSettings(
                 missing=options["missing"],

@@ -3,6 +3,12 @@ from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 
 from estimation.results_csv import FORMATS, ResultsCsvError, parse_results_csv
+from leaderboard.management.commands.recompute import (
+    QUEUE_HELP,
+    queue_refused_without_workers,
+    results_compute,
+    results_served,
+)
 from leaderboard.models import Benchmark, Metric, Submission
 from leaderboard.services import (
     ValidationFailed,
@@ -16,7 +22,8 @@ class Command(BaseCommand):
     help = (
         "Create a benchmark (if its slug is new) and import a results CSV into it as "
         "accepted results. Formats: long dataset,algorithm,score[,fold][,metric]; "
-        "wide dataset,<alg>,...; ranking dataset,algorithm,rank."
+        "wide dataset,<alg>,...; ranking dataset,algorithm,rank. Then computes the "
+        "results (or, with --queue, leaves them to the workers)."
     )
 
     def add_arguments(self, parser) -> None:
@@ -37,8 +44,11 @@ class Command(BaseCommand):
             default=Benchmark.SubmissionPolicy.MODERATED,
         )
         parser.add_argument("--maintainer", help="username to make a maintainer")
+        parser.add_argument("--queue", action="store_true", help=QUEUE_HELP)
 
     def handle(self, *args, **options) -> None:
+        if options["queue"]:
+            queue_refused_without_workers()
         try:
             parsed = parse_results_csv(options["csv"], format=options["format"])
         except ResultsCsvError as exc:
@@ -65,6 +75,13 @@ class Command(BaseCommand):
                 f"on {len(parsed.datasets)} datasets"
             )
         )
+        # The import committed and asked for a recompute (a task, or a thread of this
+        # process that would die with it): without --queue the results are computed here.
+        if options["queue"]:
+            self.stdout.write(f"{benchmark.slug}: results queued for the workers")
+        else:
+            results_compute(benchmark)
+            self.stdout.write(f"{benchmark.slug}: results {results_served(benchmark)}")
 
     def _benchmark(self, options, *, ranking_only: bool) -> Benchmark:
         existing = Benchmark.objects.filter(slug=options["slug"]).first()

@@ -1,0 +1,64 @@
+"""`make check`, the fast tier: no test that needs a worker or a browser gets into it.
+
+Its tests are those not marked integration or browser; a test is marked by its folder
+(tests/browser, tests/reliability) or, wherever it lives, by the fixtures it uses
+(tests/conftest.py); and a worker started without the fixture refuses to start there.
+"""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+
+import pytest
+
+from tests.processes import ROOT, TIER_VARIABLE, celery_worker_process, worker_allowed
+
+FAST_TIER = next(
+    line.split(":=", 1)[1].strip()
+    for line in (ROOT / "Makefile").read_text().splitlines()
+    if line.startswith("CHECK_TESTS :=")
+)
+
+
+def _tests(module: str, *, asking_for: str | None = None) -> set[str]:
+    """The test functions of ``module`` (those whose parameters include ``asking_for``)."""
+    tree = ast.parse((ROOT / module).read_text())
+    return {
+        f"{module}::{node.name}"
+        for node in tree.body
+        if isinstance(node, ast.FunctionDef)
+        and node.name.startswith("test_")
+        and (asking_for is None or asking_for in [arg.arg for arg in node.args.args])
+    }
+
+
+def test_tests_using_the_worker_fixture_are_left_out_of_the_fast_tier_unmarked():
+    # Neither module marks its tests: some ask for the celery_worker fixture, some not.
+    modules = ["tests/api/test_background_upload.py", "tests/api/test_upload_sweep.py"]
+    for module in modules:
+        assert "mark.integration" not in (ROOT / module).read_text()
+
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "--collect-only", "-q", "-m", FAST_TIER, *modules],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    fast = {line for line in done.stdout.splitlines() if "::" in line}
+    everything = set().union(*(_tests(module) for module in modules))
+    worker_tests = set().union(*(_tests(m, asking_for="celery_worker") for m in modules))
+    assert worker_tests and fast
+    assert fast == everything - worker_tests
+
+
+def test_a_worker_started_without_the_fixture_fails_in_the_fast_tier(monkeypatch):
+    monkeypatch.delenv(TIER_VARIABLE, raising=False)
+    worker_allowed()  # outside the fast tier: allowed
+    monkeypatch.setenv(TIER_VARIABLE, "check")
+    with pytest.raises(pytest.fail.Exception, match=r"mark it @pytest\.mark\.integration"):
+        with celery_worker_process():
+            pass
