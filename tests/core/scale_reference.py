@@ -23,10 +23,17 @@ correction's family with p = 1, so the corrected p-values of the other pairs of 
 with such a pair grew. Of the reference tables only ``integers`` has one (algorithms 4
 and 5), and only its two arrays in :data:`REFRESHED_FOR_THE_WHOLE_FAMILY` changed (every
 digest, the significance flags and letters included, stayed as it was); they were
-rewritten with ``python -m tests.core.scale_reference --refresh``, which replaces those
-keys of the ``.npz`` file and keeps every other array as stored.
+rewritten with ``python -m tests.core.scale_reference --refresh``, which replaces the
+keys of :data:`REFRESHED` in the ``.npz`` file and keeps every other array as stored.
 ``tests/core/test_scale.py`` checks the rewritten arrays against statsmodels' Holm and
-Bonferroni over all the pairs of the reference's own raw p-values. A second one: the
+Bonferroni over all the pairs of the reference's own raw p-values. A second one:
+paired differences equal in decimal are ties (the fold-mean rounding rule,
+``estimation.core.table.paired_differences``), which moves the Wilcoxon tests of the
+tables of rounded scores (``rounded_gaps``, ``rounded_many``, the ``folds`` table): the
+entries in :data:`REFRESHED_FOR_DECIMAL_TIES` were rewritten by the same ``--refresh``
+(which also replaces those digests in the ``.json`` file and keeps every other one);
+the significance flags, bars and letters did not change, and the test checks the new
+p-values against scipy on the exact decimal differences. A third one: the
 studentized range goes through one interpolant for every batch size, so the stored
 Nemenyi p-values (scipy's, or the old interpolant's for more than 40 statistics) are
 compared within :data:`tests.core.references.STUDENTIZED_RANGE`, not rewritten.
@@ -62,6 +69,23 @@ REFRESHED_FOR_THE_WHOLE_FAMILY = (
     "integers/wilcoxon_bonferroni",
 )
 """The reference arrays rewritten when identical pairs joined the correction's family."""
+
+REFRESHED_FOR_DECIMAL_TIES = (
+    "rounded_gaps/wilcoxon/pvalues",
+    "rounded_gaps/wilcoxon/pvalues_corrected",
+    "rounded_gaps/wilcoxon/effect_size",
+    "rounded_gaps/wilcoxon/statistic",
+    "rounded_gaps/wilcoxon_bonferroni",
+    "rounded_many/wilcoxon/pvalues",
+    "rounded_many/wilcoxon/pvalues_corrected",
+    "rounded_many/wilcoxon/effect_size",
+    "rounded_many/wilcoxon/statistic",
+    "rounded_many/wilcoxon_bonferroni",
+    "folds/effect_size",
+)
+"""The entries rewritten when differences equal in decimal became ties (issue 24)."""
+
+REFRESHED = REFRESHED_FOR_THE_WHOLE_FAMILY + REFRESHED_FOR_DECIMAL_TIES
 
 
 def is_float_key(key: str) -> bool:
@@ -263,8 +287,14 @@ if __name__ == "__main__":
     elif sys.argv[1:] == ["--refresh"]:
         with np.load(DATA / "scale_reference.npz") as stored:
             arrays = {key: stored[key] for key in stored.files}
-        arrays.update({key: results["floats"][key] for key in REFRESHED_FOR_THE_WHOLE_FAMILY})
+        arrays.update({key: results["floats"][key] for key in REFRESHED if key in arrays})
         np.savez_compressed(DATA / "scale_reference.npz", **arrays)
+        path = DATA / "scale_reference.json"
+        reference = json.loads(path.read_text(encoding="utf-8"))
+        for key in REFRESHED:
+            if key in reference["digests"]:
+                reference["digests"][key] = results["digests"][key]
+        path.write_text(json.dumps(reference, indent=1, sort_keys=True) + "\n", encoding="utf-8")
     else:
         reference = {"digests": results["digests"], "values": results["values"]}
         json.dump(reference, sys.stdout, indent=1, sort_keys=True)

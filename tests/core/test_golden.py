@@ -33,7 +33,7 @@ GOLDEN: dict[str, dict[str, str]] = {
     },
     "0.7.0": {
         "demsar": "5611920b8d71f92d64026cb5d842a4cafa9072d474de4615be5d43d0c179bfc4",
-        "simulated": "3e2be714996e370fe6ecb8423f4ca04479dba0fc324fe77a46c9d27acf957a44",
+        "simulated": "c572e6cd5b2189e05d752cf42b5a125bb359bae25ac379810c02b3f7fab0e6f8",
     },
 }
 

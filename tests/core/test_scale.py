@@ -11,6 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from scipy import stats
 
 from estimation.core import significance
 from estimation.core.analysis import AnalysisSettings, analyze
@@ -92,6 +93,38 @@ def test_refreshed_corrections_are_holm_and_bonferroni_over_every_pair():
         stored = REFERENCE_FLOATS[key][upper]
         assert np.isnan(stored[identical]).all()
         np.testing.assert_allclose(stored[~identical], expected[~identical], rtol=1e-12)
+
+
+def _decimal_differences(x, y):
+    from fractions import Fraction
+
+    return np.array(
+        [
+            float(Fraction(repr(float(a))) - Fraction(repr(float(b))))
+            for a, b in zip(x, y, strict=True)
+        ]
+    )
+
+
+@pytest.mark.parametrize("name", ["rounded_gaps", "rounded_many"])
+def test_refreshed_wilcoxon_entries_are_scipy_on_the_exact_decimal_differences(name):
+    """The entries rewritten when differences equal in decimal became ties (issue 24)
+    are scipy's Wilcoxon p-values and the rank-biserial of the exact decimal differences
+    (scores rounded to 1 or 2 decimals); 1e-12 relative as in test_significance."""
+    scores = scale_reference.score_tables()[name]
+    pvalues = REFERENCE_FLOATS[f"{name}/wilcoxon/pvalues"]
+    effects = REFERENCE_FLOATS[f"{name}/wilcoxon/effect_size"]
+    m = scores.shape[1]
+    for i, j in zip(*np.triu_indices(m, 1), strict=True):
+        both = np.isfinite(scores[:, i]) & np.isfinite(scores[:, j])
+        exact = _decimal_differences(scores[both, i], scores[both, j])
+        if not exact.any():
+            continue
+        assert pvalues[i, j] == pytest.approx(stats.wilcoxon(exact).pvalue, rel=1e-12)
+        nonzero = exact[exact != 0]
+        ranks = stats.rankdata(np.abs(nonzero))
+        plus, minus = ranks[nonzero > 0].sum(), ranks[nonzero < 0].sum()
+        assert effects[i, j] == pytest.approx((plus - minus) / (plus + minus), abs=1e-12)
 
 
 def test_significance_flags_are_not_decided_by_the_last_bits():

@@ -178,10 +178,13 @@ def test_nemenyi_matches_scikit_posthocs_and_autorank():
 
 
 def _scipy_pair(x, y):
+    """scipy's test on the exact decimal differences of the pair's common results (the
+    engine's rule: differences equal in decimal are ties; see
+    test_differences_equal_in_decimal_are_ties)."""
     both = ~np.isnan(x) & ~np.isnan(y)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return stats.wilcoxon(x[both], y[both])
+        return stats.wilcoxon(_decimal_differences(x[both], y[both]))
 
 
 @pytest.mark.parametrize("n", [4, 9, 13, 14, 30, 50, 51, 120])
@@ -326,8 +329,7 @@ def test_wilcoxon_pairwise_with_ties_zeros_and_gaps_matches_scipy_on_many_observ
     result = wilcoxon_pairwise(scores)
     for a in range(5):
         for b in range(a + 1, 5):
-            both = ~np.isnan(scores[:, a]) & ~np.isnan(scores[:, b])
-            reference = stats.wilcoxon(scores[both, a], scores[both, b])
+            reference = _scipy_pair(scores[:, a], scores[:, b])
             assert result.pvalues[a, b] == reference.pvalue
             assert result.statistic[a, b] == reference.statistic
 
@@ -342,3 +344,66 @@ def test_wilcoxon_on_scores_of_both_signs_near_the_float_limit():
     for a, b in [(0, 1), (0, 2), (1, 2)]:
         expected = stats.wilcoxon(scores[:, a] / 2, scores[:, b] / 2)
         assert result.pvalues[a, b] == pytest.approx(expected.pvalue, rel=1e-12)
+
+
+def _decimal_differences(x, y):
+    """Exact decimal differences of scores read from their shortest repr (as parsed)."""
+    from fractions import Fraction
+
+    return np.array(
+        [
+            float(Fraction(repr(float(a))) - Fraction(repr(float(b))))
+            for a, b in zip(x, y, strict=True)
+        ]
+    )
+
+
+def _rank_biserial(differences):
+    nonzero = differences[differences != 0]
+    ranks = stats.rankdata(np.abs(nonzero))
+    plus, minus = ranks[nonzero > 0].sum(), ranks[nonzero < 0].sum()
+    return (plus - minus) / (plus + minus)
+
+
+def test_differences_equal_in_decimal_are_ties():
+    """0.70 - 0.68 and 0.52 - 0.50 are both 0.02 in decimal but 0.019999999999999907 and
+    0.020000000000000018 in floats: scipy on the floats ranks them 1 and 2 (p 0.875,
+    r -0.2); on the exact decimal differences they tie (p 1.0, r -0.1). Podium gives the
+    decimal answer, across datasets and over the folds of one dataset."""
+    a = np.array([0.70, 0.50, 0.33, 0.26])
+    b = np.array([0.68, 0.52, 0.30, 0.30])
+    assert stats.wilcoxon(a, b).pvalue == 0.875  # the fragility is in the floats
+    exact = _decimal_differences(a, b)
+    expected = stats.wilcoxon(exact)
+    assert expected.pvalue == pytest.approx(1.0, abs=1e-15)
+    assert _rank_biserial(exact) == pytest.approx(-0.1, abs=1e-15)
+    for result in (
+        wilcoxon_pairwise(np.column_stack([a, b])),
+        fold_wilcoxon_pairwise(np.column_stack([a, b])),
+    ):
+        assert result.pvalues[0, 1] == pytest.approx(expected.pvalue, abs=1e-15)
+        assert result.effect_size[0, 1] == pytest.approx(-0.1, abs=1e-15)
+        assert result.statistic[0, 1] == expected.statistic
+
+
+def test_wilcoxon_agrees_with_exact_decimal_differences_on_random_tables():
+    """115 random tables of scores with two decimals (as accuracies are published):
+    every pair's p-value and rank-biserial equal scipy's on the exact decimal
+    differences (scipy on the float differences disagrees on dozens of pairs). Exact
+    and permutation p-values are sums of exact counts; the normal approximation is a
+    few elementary calls: 1e-12 relative is far above any rounding there."""
+    rng = np.random.default_rng(115)
+    float_disagreements = 0
+    for _ in range(115):
+        n, m = int(rng.integers(5, 60)), int(rng.integers(2, 6))
+        scores = np.round(rng.uniform(0.3, 1.0, (n, m)), 2)
+        result = wilcoxon_pairwise(scores)
+        for i, j in zip(*np.triu_indices(m, 1), strict=True):
+            exact = _decimal_differences(scores[:, i], scores[:, j])
+            if not exact.any():
+                continue
+            expected = stats.wilcoxon(exact).pvalue
+            assert result.pvalues[i, j] == pytest.approx(expected, rel=1e-12)
+            assert result.effect_size[i, j] == pytest.approx(_rank_biserial(exact), abs=1e-12)
+            float_disagreements += stats.wilcoxon(scores[:, i], scores[:, j]).pvalue != expected
+    assert float_disagreements > 20
