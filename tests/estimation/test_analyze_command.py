@@ -401,3 +401,18 @@ def test_the_report_orders_and_numbers_rows_as_the_leaderboard_does(tmp_path):
         "b",
         "c",
     ]
+
+
+def test_scores_whose_spread_exceeds_the_float_range_say_so(tmp_path):
+    """An algorithm scoring +1.79e308 and -1.79e308 has a standard deviation beyond the
+    float range: the score summary says so and names it; the rank-based analysis and the
+    signed-rank tests (scale-free) are computed."""
+    path = tmp_path / "spread.csv"
+    path.write_text(
+        "dataset,a,b\n"
+        "d1,1.79e308,1.0\nd2,-1.79e308,2.0\nd3,1.79e308,3.0\nd4,-1.79e308,4.0\nd5,1.7e308,5.0\n"
+    )
+    board = analyze_json(path, "--bootstrap", "0").board
+    assert isinstance(board.scores, NotApplicable)
+    assert "'a' (as large as 1.79e+308)" in board.scores.reason
+    assert board.column(board.mean_rank) == pytest.approx({"a": 1.4, "b": 1.6})
