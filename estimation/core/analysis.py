@@ -478,10 +478,24 @@ def _score_summary(table: ResultTable, prepared: PreparedRankings) -> ScoreSumma
     values = np.asarray(table.values, dtype=float)[np.ix_(rows, cols)]
     present = np.isfinite(values)
     n = present.sum(axis=0)
+    # Each column divided by a power of two (exact) that keeps its sums and squares
+    # finite near the float limits; the results are scaled back.
+    exponent = np.frexp(np.nanmax(np.where(present, np.abs(values), 0.0), axis=0))[1]
+    values = np.ldexp(values, -exponent)
     total = np.where(present, values, 0.0).sum(axis=0)
     mean = np.divide(total, n, out=np.full(n.shape, np.nan), where=n > 0)
     squares = np.where(present, (values - mean) ** 2, 0.0).sum(axis=0)
     sd = np.sqrt(np.divide(squares, n - 1, out=np.full(n.shape, np.nan), where=n > 1))
+    with np.errstate(over="ignore"):
+        mean, sd = np.ldexp(mean, exponent), np.ldexp(sd, exponent)
+    beyond = np.isinf(mean) | np.isinf(sd)
+    if beyond.any():
+        j = int(np.flatnonzero(beyond)[0])
+        largest = float(np.nanmax(np.abs(np.ldexp(values[:, j], exponent[j]))))
+        return NotApplicable(
+            f"the scores of {prepared.algorithms[j]!r} (as large as {largest:.6g}) have a "
+            "mean or standard deviation beyond the float range (about 1.8e308)"
+        )
     return ScoreSummary(mean=floats(mean), sd=floats(sd), n_datasets=tuple(int(v) for v in n))
 
 
@@ -686,7 +700,11 @@ def _tests_within_datasets(
             signed_rank = within_dataset.fold_wilcoxon_pairwise(
                 _complete_folds(folds[i]), correction=settings.correction, alpha=settings.alpha
             )
-            table = _tukey_table(tukey[i], signed_rank)
+            table = (
+                _tukey_table(tukey[i], signed_rank)
+                if tukey[i].not_applicable is None
+                else NotApplicable(str(tukey[i].not_applicable))
+            )
         entries.append(
             DatasetTests(
                 dataset=dataset,

@@ -565,7 +565,8 @@ class ControlComparison:
         units="mean rank",
     )
     z: tuple[float | None, ...] = describe(
-        "(R_control - R_a) / se: positive when a ranks better than the control",
+        "(R_control - R_a) / se; z > 0: the algorithm has a better (lower) mean rank than "
+        "the control",
         null="the control itself",
     )
     pvalue: tuple[float | None, ...] = describe(
@@ -827,7 +828,8 @@ class WilcoxonSection:
     )
     not_applicable_pairs: tuple[PairNote, ...] = describe(
         "pairs whose p-value needs a note, and why: no common dataset (no test, null "
-        "p-value), or identical on every dataset (p = 1, not counted in the correction)"
+        "p-value), or identical on every dataset (p = 1, counted in the correction like "
+        "every tested pair)"
     )
 
 

@@ -6,7 +6,11 @@ ranks ``R`` over ``n`` datasets the statistic of algorithm ``a`` is
 
     z_a = (R_c - R_a) / sqrt(m (m + 1) / (6 n))
 
-(positive: ``a`` ranks better than the control), with two-sided normal p-values
+The sign is fixed: ``z > 0``: the algorithm has a better (lower) mean rank than the
+control; ``z < 0``: a worse (higher) one. METHODS.md section 4 writes the numerator the
+other way round, ``(R_a - R_c)``; the p-values are two-sided, so only the sign of ``z``
+differs, and this one is the convention of the code, the snapshot contract
+(``ControlComparison.z``), the pages and the methods page. Two-sided normal p-values are
 corrected for the ``m - 1`` comparisons by Holm's step-down procedure or by
 Bonferroni-Dunn. The Bonferroni-Dunn critical difference is
 ``q_alpha * sqrt(m (m + 1) / (6 n))`` with ``q_alpha`` the normal quantile at

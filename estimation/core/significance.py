@@ -19,6 +19,7 @@ import numpy as np
 from scipy import special, stats
 
 from .studentized_range import studentized_range_sf
+from .table import decimal_exponents, paired_differences
 from .threads import run_interleaved
 
 __all__ = [
@@ -665,12 +666,17 @@ def _paired_signed_rank(
     if np.isinf(samples).any():
         raise ValueError("scores must be finite or NaN (missing)")
     length, m = samples.shape
+    if length and m and np.nanmax(np.abs(samples), initial=0.0) > np.finfo(float).max / 2:
+        # Halved (exactly, bar the last bit of subnormals), no difference overflows; the
+        # signed-rank test does not depend on the scale.
+        samples = samples / 2
     first, second = np.triu_indices(m, 1)
     n_pairs = first.size
     # Pairs in batches whose (pairs x blocks) arrays hold _PAIR_CHUNK_ELEMENTS, written
     # into per-pair arrays: memory is O(chunk + m^2), never O(m^2 x blocks).
     chunk = max(1, _PAIR_CHUNK_ELEMENTS // max(length, 1))
     columns = np.ascontiguousarray(samples.T)
+    exponents = decimal_exponents(columns)
     per_pair = {
         name: np.zeros(n_pairs, dtype=dtype)
         for name, dtype in (
@@ -686,7 +692,8 @@ def _paired_signed_rank(
     complete = not np.isnan(samples).any()
     # Pairs (a, b) come in upper-triangle order: those of one ``a`` are consecutive,
     # with ``b = a + 1 ... m - 1``, so a batch's differences are a few broadcast
-    # subtractions into one reused buffer (the same numbers as columns[a] - columns[b]).
+    # subtractions into one reused buffer, rounded by the fold-mean rule
+    # (table.paired_differences: differences equal in decimal are equal, hence ties).
     first_pair_of = np.concatenate([[0], np.cumsum(np.arange(m - 1, 0, -1))])
 
     def test_batches(starts: Iterable[int]) -> None:
@@ -699,10 +706,11 @@ def _paired_signed_rank(
                 a = int(first[pair])
                 end = min(stop, int(first_pair_of[a + 1]))
                 b = int(second[pair])
-                np.subtract(
+                paired_differences(
                     columns[a],
                     columns[b : b + end - pair],
                     out=differences[pair - start : end - start],
+                    exponents=(exponents[a], exponents[b : b + end - pair]),
                 )
                 pair = end
             batch = _signed_rank_batch(differences, complete=complete, overwrite=True)
@@ -718,13 +726,13 @@ def _paired_signed_rank(
     )
     r_plus, r_minus, statistic = per_pair["r_plus"], per_pair["r_minus"], per_pair["statistic"]
     methods = per_pair["method"]
-    corrected = adjust_pvalues(pvalue, correction=correction)
     # Identical on every block: no evidence of a difference, p = 1 (METHODS 4), with a
-    # note; such a pair is not counted in the correction's family, so it leaves the
-    # other pairs' corrected p-values as they were.
+    # note. The pair stays in the correction's family: the family is every pair tested,
+    # fixed before the data are seen, so leaving a pair out after seeing it would shrink
+    # the others' corrected p-values and weaken the family-wise guarantee.
     identical = (n_common > 0) & (n_nonzero == 0)
     pvalue = np.where(identical, 1.0, pvalue)
-    corrected = np.where(identical, 1.0, corrected)
+    corrected = adjust_pvalues(pvalue, correction=correction)
     statistic = np.where(identical, 0.0, statistic)
     with np.errstate(invalid="ignore", divide="ignore"):
         effect = np.where(n_nonzero > 0, (r_plus - r_minus) / (r_plus + r_minus), np.nan)
@@ -793,7 +801,18 @@ def wilcoxon_pairwise(
     pair (two-sided, zeros dropped, ``method="auto"``), vectorised over pairs: see
     ``_signed_rank_batch`` for the three regimes. With few non-zero differences the
     smallest attainable p-value is large (``2 / 2**k`` for ``k`` differences without
-    ties), so a small benchmark may be unable to show any difference. The effect size
+    ties), so a small benchmark may be unable to show any difference. Paired
+    differences are rounded by the fold-mean rule first
+    (:func:`estimation.core.table.paired_differences`: at the 15th significant digit of
+    the larger score), so differences that are equal in decimal are ties, and zeros,
+    whatever the float noise of the subtraction (0.70 - 0.68 and 0.52 - 0.50 tie; scipy
+    on the raw floats would rank them 1 and 2). This is scipy's test on the exact
+    decimal differences; on such input it can differ from scipy on the floats, also in
+    the regime (ties send ``method="auto"`` from exact to the normal approximation). A
+    pair identical
+    on every dataset has p = 1 and a note, and counts in the Holm or Bonferroni family
+    like every other pair with a common dataset (pairs without one have no test and are
+    left out). The effect size
     is the matched-pairs rank-biserial correlation ``(R+ - R-) / (R+ + R-)`` (Kerby
     2014), in ``[-1, 1]``, positive when the row algorithm scores higher.
 

@@ -58,9 +58,24 @@ def _tukey_not_applicable(f: int, m: int) -> str | None:
     return None
 
 
+def _scale_exponents(stack: np.ndarray) -> np.ndarray:
+    """Per block of a ``(k, f, m)`` stack, the power of two that brings its largest
+    magnitude into ``[0.5, 1)`` (0 for a block of zeros)."""
+    largest = np.abs(stack).max(axis=(1, 2))
+    return np.frexp(largest)[1].astype(np.int64)
+
+
+def _scaled(stack: np.ndarray, exponents: np.ndarray) -> np.ndarray:
+    """``stack`` divided by ``2**exponents`` per block: exact (a power of two), and
+    every sum of squares of the result stays far inside the float range."""
+    return np.ldexp(stack, -exponents[:, None, None])
+
+
 def _tukey_means(stack: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
-    """Column means and standard errors for ``(k, f, m)`` blocks."""
+    """Column means and standard errors for ``(k, f, m)`` blocks, in the units of
+    :func:`_scaled` (``q = |d| / se`` does not depend on them)."""
     _, f, m = stack.shape
+    stack = _scaled(stack, _scale_exponents(stack))
     column_means = stack.mean(axis=1)  # (k, m)
     residuals = (
         stack
@@ -148,7 +163,10 @@ class TukeyResult:
 
 
 def _paired_cohen_d(fold_scores: np.ndarray) -> np.ndarray:
-    """Mean of the fold differences over their sample standard deviation, (m, m)."""
+    """Mean of the fold differences over their sample standard deviation, (m, m);
+    computed on the scores divided by a power of two (d does not depend on the scale),
+    so that differences and squares of scores near the float limits stay finite."""
+    fold_scores = _scaled(fold_scores[None], _scale_exponents(fold_scores[None]) + 1)[0]
     differences = fold_scores[:, :, None] - fold_scores[:, None, :]
     mean = differences.mean(axis=0)
     sd = differences.std(axis=0, ddof=1)
@@ -185,7 +203,12 @@ def repeated_measures_tukey(fold_scores: np.ndarray, *, alpha: float = 0.05) -> 
     order algorithms within a dataset rather than generalise beyond it. If the
     residuals vanish (``se = 0``), every non-zero difference gets p-value 0 and a zero
     difference p-value 1. The effect size is the paired Cohen's d (mean of the fold
-    differences over their sample standard deviation).
+    differences over their sample standard deviation). Sums of squares are computed on
+    the scores divided by a power of two (exact; ``q``, the p-values and d do not
+    depend on the scale), so scores near the float limits (1e308, 1e-308) neither
+    overflow nor underflow; a table whose differences of means or intervals would
+    exceed the float range in the scores' units is not applicable, with a reason that
+    names the largest score.
 
     References
     ----------
@@ -224,6 +247,15 @@ def repeated_measures_tukey_batch(
         stack = np.stack([tables[i] for i in indices])
         column_means, differences, se, df = _tukey_core(stack)
         q = _studentized(differences, se[:, None, None])
+        # Back from the scaled units of _tukey_means; scores near the float limits can
+        # have differences or intervals beyond it, and those tables are refused.
+        exponents = _scale_exponents(stack)
+        reach = np.abs(differences).max(axis=(1, 2)) + _tukey_critical_q(m, df, alpha) * se
+        with np.errstate(over="ignore"):
+            unrepresentable = ~np.isfinite(np.ldexp(reach, exponents))
+            column_means = np.ldexp(column_means, exponents[:, None])
+            differences = np.ldexp(differences, exponents[:, None, None])
+            se = np.ldexp(se, exponents)
         upper = np.triu_indices(m, 1)
         # The finite-df studentized range is a slow double integral: few values are
         # computed one by one, many through a verified interpolant (_SfInterpolant).
@@ -233,6 +265,25 @@ def repeated_measures_tukey_batch(
         tail[finite] = studentized_range_sf(distinct[finite], m, df)
         upper_pvalues = np.clip(tail, 0, 1)[inverse].reshape(len(indices), -1)
         for position, index in enumerate(indices):
+            if unrepresentable[position]:
+                largest = float(np.abs(tables[index]).max())
+                results[index] = TukeyResult(
+                    f,
+                    m,
+                    alpha,
+                    None,
+                    None,
+                    None,
+                    None,
+                    None,
+                    None,
+                    None,
+                    None,
+                    f"scores as large as {largest:.6g}: the differences of mean scores or "
+                    "their Tukey intervals exceed the float range (about 1.8e308); "
+                    "rescale the scores",
+                )
+                continue
             pvalues = np.ones((m, m))
             pvalues[upper] = upper_pvalues[position]
             pvalues = np.minimum(pvalues, pvalues.T)
@@ -262,7 +313,9 @@ def fold_wilcoxon_pairwise(
 
     Same computation and result as :func:`estimation.core.significance.wilcoxon_pairwise`
     (scipy.stats.wilcoxon defaults, Holm or Bonferroni, matched-pairs rank-biserial
-    effect size), with folds as the paired observations. With 10 folds the smallest
+    effect size), with folds as the paired observations, and the same rule for ties:
+    fold differences equal in decimal (after the fold-mean rounding rule,
+    :func:`estimation.core.table.paired_differences`) are ties. With 10 folds the smallest
     attainable two-sided p-value is ``2 / 2**10``, about 0.002, before correction.
     """
     fold_scores = np.asarray(fold_scores, dtype=float)
@@ -420,13 +473,21 @@ def repeated_measures_anova(fold_scores: np.ndarray) -> RepeatedMeasuresAnova:
     as the Tukey HSD's, so the two agree) give ``SS_residual`` with ``(f - 1)(m - 1)``.
     The p-value is the upper tail of ``F(m - 1, (f - 1)(m - 1))``. No sphericity
     correction: with folds of one cross-validation the test orders algorithms within a
-    dataset rather than generalises (see :func:`repeated_measures_tukey`).
+    dataset rather than generalises (see :func:`repeated_measures_tukey`). The sums
+    of squares are computed on the scores divided by a power of two (exact; F does not
+    depend on the scale), so finite scores near the float limits (1e308, 1e-308) give
+    the F of the same scores scaled; ``ss_algorithms`` and ``ss_residual`` are ``None``
+    when they exceed the float range in the scores' squared units.
     """
     scores = _check_fold_scores(fold_scores)
     f, m = scores.shape
     reason = _tukey_not_applicable(f, m)
     if reason is not None:
         return RepeatedMeasuresAnova(f, m, None, None, None, None, None, reason)
+    # F does not depend on the scale: compute in units that keep every square finite
+    # (exact, a power of two), and report the sums of squares in the scores' units.
+    exponent = int(_scale_exponents(scores[None])[0])
+    scores = _scaled(scores[None], np.array([exponent]))[0]
     grand = scores.mean()
     column_means = scores.mean(axis=0)
     residuals = scores - scores.mean(axis=1, keepdims=True) - column_means + grand
@@ -441,12 +502,29 @@ def repeated_measures_anova(fold_scores: np.ndarray) -> RepeatedMeasuresAnova:
             if ss_algorithms > (1e-12 * scale) ** 2 * scores.size
             else "every fold scores every algorithm alike: F is undefined"
         )
-        return RepeatedMeasuresAnova(f, m, None, None, (df1, df2), ss_algorithms, 0.0, note)
+        return RepeatedMeasuresAnova(
+            f, m, None, None, (df1, df2), _in_squared_units(ss_algorithms, exponent), 0.0, note
+        )
     statistic = (ss_algorithms / df1) / (ss_residual / df2)
     pvalue = float(stats.f.sf(statistic, df1, df2))
     return RepeatedMeasuresAnova(
-        f, m, float(statistic), pvalue, (df1, df2), ss_algorithms, ss_residual, None
+        f,
+        m,
+        float(statistic),
+        pvalue,
+        (df1, df2),
+        _in_squared_units(ss_algorithms, exponent),
+        _in_squared_units(ss_residual, exponent),
+        None,
     )
+
+
+def _in_squared_units(sum_of_squares: float, exponent: int) -> float | None:
+    """A sum of squares of scaled scores in the squared units of the scores; ``None``
+    beyond the float range."""
+    with np.errstate(over="ignore"):
+        value = float(np.ldexp(sum_of_squares, 2 * exponent))
+    return value if np.isfinite(value) else None
 
 
 def tukey_intervals(result: TukeyResult) -> tuple[np.ndarray, np.ndarray]:

@@ -17,6 +17,26 @@ p-values, effect sizes and win matrices in ``scale_reference.npz``. The arrays o
 ``.npz`` file were written on 2026-12-01 by ``python -m tests.core.scale_reference --floats``
 from engine 0.6.0, after checking that their SHA-256 digests equalled those 0bf631f had
 stored (so they are 0bf631f's numbers, to the bit, on that machine).
+
+One deliberate change since (issue 24): a pair identical on every block stays in the
+correction's family with p = 1, so the corrected p-values of the other pairs of a table
+with such a pair grew. Of the reference tables only ``integers`` has one (algorithms 4
+and 5), and only its two arrays in :data:`REFRESHED_FOR_THE_WHOLE_FAMILY` changed (every
+digest, the significance flags and letters included, stayed as it was); they were
+rewritten with ``python -m tests.core.scale_reference --refresh``, which replaces the
+keys of :data:`REFRESHED` in the ``.npz`` file and keeps every other array as stored.
+``tests/core/test_scale.py`` checks the rewritten arrays against statsmodels' Holm and
+Bonferroni over all the pairs of the reference's own raw p-values. A second one:
+paired differences equal in decimal are ties (the fold-mean rounding rule,
+``estimation.core.table.paired_differences``), which moves the Wilcoxon tests of the
+tables of rounded scores (``rounded_gaps``, ``rounded_many``, the ``folds`` table): the
+entries in :data:`REFRESHED_FOR_DECIMAL_TIES` were rewritten by the same ``--refresh``
+(which also replaces those digests in the ``.json`` file and keeps every other one);
+the significance flags, bars and letters did not change, and the test checks the new
+p-values against scipy on the exact decimal differences. A third one: the
+studentized range goes through one interpolant for every batch size, so the stored
+Nemenyi p-values (scipy's, or the old interpolant's for more than 40 statistics) are
+compared within :data:`tests.core.references.STUDENTIZED_RANGE`, not rewritten.
 """
 
 from __future__ import annotations
@@ -42,6 +62,30 @@ FLOAT_FIELDS = (
     "/wins_gaps",
 )
 """Keys whose values are floats from arithmetic that may round differently on another CPU."""
+
+
+REFRESHED_FOR_THE_WHOLE_FAMILY = (
+    "integers/wilcoxon/pvalues_corrected",
+    "integers/wilcoxon_bonferroni",
+)
+"""The reference arrays rewritten when identical pairs joined the correction's family."""
+
+REFRESHED_FOR_DECIMAL_TIES = (
+    "rounded_gaps/wilcoxon/pvalues",
+    "rounded_gaps/wilcoxon/pvalues_corrected",
+    "rounded_gaps/wilcoxon/effect_size",
+    "rounded_gaps/wilcoxon/statistic",
+    "rounded_gaps/wilcoxon_bonferroni",
+    "rounded_many/wilcoxon/pvalues",
+    "rounded_many/wilcoxon/pvalues_corrected",
+    "rounded_many/wilcoxon/effect_size",
+    "rounded_many/wilcoxon/statistic",
+    "rounded_many/wilcoxon_bonferroni",
+    "folds/effect_size",
+)
+"""The entries rewritten when differences equal in decimal became ties (issue 24)."""
+
+REFRESHED = REFRESHED_FOR_THE_WHOLE_FAMILY + REFRESHED_FOR_DECIMAL_TIES
 
 
 def is_float_key(key: str) -> bool:
@@ -100,10 +144,11 @@ SCHEMES_BEFORE = ("mle", "loo_kl", "loo_tv", "minimax", "borda", "plackett_luce"
 
 
 def _identical_as_before(result: Any) -> Any:
-    """Issue 11's one deliberate change to the pairwise Wilcoxon tests, undone for the
-    comparison: a pair identical on every block now has p = 1 (outside the correction's
-    family, so no other pair moves), statistic 0, effect 0 and a note; before, all four
-    were missing and the note read "all k paired differences are zero"."""
+    """Issue 11's change to the identical pair itself, undone for the comparison: a pair
+    identical on every block now has p = 1, statistic 0, effect 0 and a note; before, all
+    four were missing and the note read "all k paired differences are zero". (Issue 24's
+    change, that pair's p = 1 counted in the correction, moves the other pairs: see
+    :data:`REFRESHED_FOR_THE_WHOLE_FAMILY`.)"""
     import dataclasses
 
     identical = (result.n_common > 0) & (result.n_nonzero == 0)
@@ -259,6 +304,17 @@ if __name__ == "__main__":
     results = reference_results()
     if sys.argv[1:] == ["--floats"]:
         np.savez_compressed(DATA / "scale_reference.npz", **results["floats"])
+    elif sys.argv[1:] == ["--refresh"]:
+        with np.load(DATA / "scale_reference.npz") as stored:
+            arrays = {key: stored[key] for key in stored.files}
+        arrays.update({key: results["floats"][key] for key in REFRESHED if key in arrays})
+        np.savez_compressed(DATA / "scale_reference.npz", **arrays)
+        path = DATA / "scale_reference.json"
+        reference = json.loads(path.read_text(encoding="utf-8"))
+        for key in REFRESHED:
+            if key in reference["digests"]:
+                reference["digests"][key] = results["digests"][key]
+        path.write_text(json.dumps(reference, indent=1, sort_keys=True) + "\n", encoding="utf-8")
     else:
         reference = {"digests": results["digests"], "values": results["values"]}
         json.dump(reference, sys.stdout, indent=1, sort_keys=True)

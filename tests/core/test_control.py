@@ -113,3 +113,29 @@ def test_the_board_carries_the_default_control_from_the_settings():
 def test_a_blank_control_setting_is_refused():
     with pytest.raises(ValueError, match="control"):
         AnalysisSettings(control="  ")
+
+
+def test_one_sign_for_z_in_the_code_the_contract_and_the_pages():
+    """z > 0 means a better (lower) mean rank than the control, wherever z is defined:
+    the computation (checked by hand: R_c - R_a over se), the contract's description,
+    the control table and the methods page, which say so in the same words."""
+    from pathlib import Path
+
+    from estimation.core import control
+    from estimation.core.contract import ControlComparison as Comparison
+
+    result = compare_with_control([2.0, 1.5, 2.5], 6, 0)
+    se = np.sqrt(3 * 4 / 36)
+    np.testing.assert_allclose(result.z[1:], [(2.0 - 1.5) / se, (2.0 - 2.5) / se], rtol=1e-15)
+    assert result.z[1] > 0 > result.z[2]
+    stated = "z > 0: the algorithm has a better (lower) mean rank than the control"
+    assert stated in " ".join((control.__doc__ or "").replace("``", "").split())
+    description = Comparison.__dataclass_fields__["z"].metadata["meaning"]
+    assert description.startswith("(R_control - R_a) / se; " + stated)
+    templates = Path(__file__).resolve().parents[2] / "frontend" / "templates" / "frontend"
+    methods = (templates / "explore" / "methods.html").read_text(encoding="utf-8")
+    assert stated.replace(">", "&gt;") in " ".join(methods.split())
+    assert "(R<sub>control</sub> − R<sub>a</sub>)" in methods
+    table = (templates / "explore" / "_control.html").read_text(encoding="utf-8")
+    assert "z &gt; 0: a better (lower) mean rank than the control" in table
+    assert "z = (mean rank of the control − mean rank of the algorithm)" in table

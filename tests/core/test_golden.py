@@ -33,10 +33,13 @@ GOLDEN: dict[str, dict[str, str]] = {
     },
     # Schema 4 (issue 21): each estimator's own bias-corrected interval with its kind and
     # label, the rank intervals and plausible winners, recommended_by, the verdict's
-    # sentences from the plausible winners.
+    # sentences from the plausible winners; the win rate's exact (Clopper-Pearson)
+    # intervals in place of Wilson's and Goodman's (issue 24 as well: identical pairs in
+    # the Holm family, decimal ties in the Wilcoxon differences, a batch-independent
+    # studentized range, scores near the float limits).
     "0.7.0": {
-        "demsar": "bac05fed8ff01ddeb06be70045bf3759e9884ed5c268319588c9da42f8b4743a",
-        "simulated": "74901e454fb1fcc062e8b283435d94d0bbe37521089efae82b4aad1bacf886c7",
+        "demsar": "cb64309ecc5dca9b363a119affd5989aabb31ce224ac5b65ba15a5360319ab67",
+        "simulated": "2e44e0f7b601eabff911e1e2549e3469acc5500e2c0ac266f17ea26f3c9029dc",
     },
 }
 

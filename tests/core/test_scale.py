@@ -11,6 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from scipy import stats
 
 from estimation.core import significance
 from estimation.core.analysis import AnalysisSettings, analyze
@@ -28,6 +29,7 @@ from tests.core import scale_reference
 from tests.core.references import (
     CLOSED_FORM,
     ITERATIVE,
+    STUDENTIZED_RANGE,
     assert_close_arrays,
     reference_mismatches,
 )
@@ -48,7 +50,9 @@ def test_tests_and_groups_are_those_of_before(results):
     algorithms, with ties, zero differences and missing values; the one deliberate
     change is that letters an algorithm would carry more of than the alphabet has are
     now not applicable. Exact results are compared by digest, floats within
-    :data:`~tests.core.references.CLOSED_FORM`."""
+    :data:`~tests.core.references.CLOSED_FORM`, the Nemenyi p-values within
+    :data:`~tests.core.references.STUDENTIZED_RANGE` (issue 24: one interpolant for
+    every batch size)."""
     expected, got = REFERENCE["digests"], results["digests"]
     assert got.keys() == expected.keys()
     changed = []
@@ -66,7 +70,61 @@ def test_tests_and_groups_are_those_of_before(results):
     assert changed == ["asymptotic_200/nemenyi/letters", "asymptotic_200/wilcoxon/letters"]
     assert results["floats"].keys() == REFERENCE_FLOATS.keys()
     for key, values in REFERENCE_FLOATS.items():
-        assert_close_arrays(results["floats"][key], values, CLOSED_FORM, key)
+        tolerance = STUDENTIZED_RANGE if key.endswith("/nemenyi/pvalues") else CLOSED_FORM
+        assert_close_arrays(results["floats"][key], values, tolerance, key)
+
+
+def test_refreshed_corrections_are_holm_and_bonferroni_over_every_pair():
+    """The two arrays rewritten when identical pairs joined the family (issue 24) are
+    statsmodels' corrections of the reference's own raw p-values over all pairs, the
+    identical pair at p = 1 (before, that pair was left out: 0.756836 where all pairs
+    give 0.757812)."""
+    from statsmodels.stats.multitest import multipletests
+
+    raw = REFERENCE_FLOATS["integers/wilcoxon/pvalues"]
+    upper = np.triu_indices(raw.shape[0], 1)
+    identical = np.isnan(raw[upper])
+    assert identical.sum() == 1
+    family = np.where(identical, 1.0, raw[upper])
+    for key, method in zip(
+        scale_reference.REFRESHED_FOR_THE_WHOLE_FAMILY, ("holm", "bonferroni"), strict=True
+    ):
+        expected = multipletests(family, method=method)[1]
+        stored = REFERENCE_FLOATS[key][upper]
+        assert np.isnan(stored[identical]).all()
+        np.testing.assert_allclose(stored[~identical], expected[~identical], rtol=1e-12)
+
+
+def _decimal_differences(x, y):
+    from fractions import Fraction
+
+    return np.array(
+        [
+            float(Fraction(repr(float(a))) - Fraction(repr(float(b))))
+            for a, b in zip(x, y, strict=True)
+        ]
+    )
+
+
+@pytest.mark.parametrize("name", ["rounded_gaps", "rounded_many"])
+def test_refreshed_wilcoxon_entries_are_scipy_on_the_exact_decimal_differences(name):
+    """The entries rewritten when differences equal in decimal became ties (issue 24)
+    are scipy's Wilcoxon p-values and the rank-biserial of the exact decimal differences
+    (scores rounded to 1 or 2 decimals); 1e-12 relative as in test_significance."""
+    scores = scale_reference.score_tables()[name]
+    pvalues = REFERENCE_FLOATS[f"{name}/wilcoxon/pvalues"]
+    effects = REFERENCE_FLOATS[f"{name}/wilcoxon/effect_size"]
+    m = scores.shape[1]
+    for i, j in zip(*np.triu_indices(m, 1), strict=True):
+        both = np.isfinite(scores[:, i]) & np.isfinite(scores[:, j])
+        exact = _decimal_differences(scores[both, i], scores[both, j])
+        if not exact.any():
+            continue
+        assert pvalues[i, j] == pytest.approx(stats.wilcoxon(exact).pvalue, rel=1e-12)
+        nonzero = exact[exact != 0]
+        ranks = stats.rankdata(np.abs(nonzero))
+        plus, minus = ranks[nonzero > 0].sum(), ranks[nonzero < 0].sum()
+        assert effects[i, j] == pytest.approx((plus - minus) / (plus + minus), abs=1e-12)
 
 
 def test_significance_flags_are_not_decided_by_the_last_bits():

@@ -20,6 +20,7 @@ from estimation.core.significance import (
     nemenyi,
     wilcoxon_pairwise,
 )
+from estimation.core.within_dataset import fold_wilcoxon_pairwise
 from tests.reference_data import PUBLISHED_DATA
 
 DEMSAR = PUBLISHED_DATA / "demsar2006"
@@ -167,7 +168,8 @@ def test_nemenyi_matches_scikit_posthocs_and_autorank():
     ranks = stats.rankdata(-scores, axis=1)
     result = nemenyi(ranks)
     reference = _scikit_posthocs().posthoc_nemenyi_friedman(scores).to_numpy()
-    np.testing.assert_allclose(result.pvalues, reference, rtol=1e-12, atol=1e-15)
+    # Within the verified bound of the studentized-range interpolant (1e-7 sf + 1e-13).
+    np.testing.assert_allclose(result.pvalues, reference, rtol=1e-7, atol=1e-13)
     # autorank interpolates q from statsmodels' tables (qsturng): agreement to 1e-3.
     assert result.critical_difference == pytest.approx(_critical_distance(0.05, 6, 30), rel=1e-3)
 
@@ -176,10 +178,13 @@ def test_nemenyi_matches_scikit_posthocs_and_autorank():
 
 
 def _scipy_pair(x, y):
+    """scipy's test on the exact decimal differences of the pair's common results (the
+    engine's rule: differences equal in decimal are ties; see
+    test_differences_equal_in_decimal_are_ties)."""
     both = ~np.isnan(x) & ~np.isnan(y)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return stats.wilcoxon(x[both], y[both])
+        return stats.wilcoxon(_decimal_differences(x[both], y[both]))
 
 
 @pytest.mark.parametrize("n", [4, 9, 13, 14, 30, 50, 51, 120])
@@ -222,6 +227,26 @@ def test_wilcoxon_corrections_match_statsmodels():
         np.testing.assert_allclose(result.pvalues_corrected[upper], reference, rtol=1e-12)
         np.testing.assert_array_equal(result.significant[upper], reference < 0.05)
     np.testing.assert_allclose(adjust_pvalues([0.01, np.nan, 0.04]), [0.02, np.nan, 0.04])
+
+
+@pytest.mark.parametrize("correction", ["holm", "bonferroni"])
+def test_pairs_identical_everywhere_stay_in_the_correction_family(correction):
+    """a and b are identical on every dataset, c beats both on all four: the two tested
+    pairs have the exact p = 2/16. Holm over all three pairs (the identical one with
+    p = 1) gives 0.375 for both, as statsmodels does; leaving the identical pair out
+    gave 0.25. Within a dataset (folds as blocks) the same."""
+    a = np.array([0.1, 0.2, 0.3, 0.4])
+    scores = np.column_stack([a, a, a + 1.0])
+    upper = np.triu_indices(3, 1)
+    for result in (
+        wilcoxon_pairwise(scores, correction=correction),
+        fold_wilcoxon_pairwise(scores, correction=correction),
+    ):
+        np.testing.assert_array_equal(result.pvalues[upper], [1.0, 0.125, 0.125])
+        reference = multipletests([1.0, 0.125, 0.125], method=correction)[1]
+        np.testing.assert_allclose(result.pvalues_corrected[upper], reference, rtol=1e-15)
+        assert result.pvalues_corrected[0, 2] == pytest.approx(0.375, rel=1e-15)
+        assert result.not_applicable[0, 1].startswith("identical on every")
 
 
 def test_rank_biserial_hand_computation_and_antisymmetry():
@@ -304,7 +329,81 @@ def test_wilcoxon_pairwise_with_ties_zeros_and_gaps_matches_scipy_on_many_observ
     result = wilcoxon_pairwise(scores)
     for a in range(5):
         for b in range(a + 1, 5):
-            both = ~np.isnan(scores[:, a]) & ~np.isnan(scores[:, b])
-            reference = stats.wilcoxon(scores[both, a], scores[both, b])
+            reference = _scipy_pair(scores[:, a], scores[:, b])
             assert result.pvalues[a, b] == reference.pvalue
             assert result.statistic[a, b] == reference.statistic
+
+
+@pytest.mark.filterwarnings("error::RuntimeWarning")
+def test_wilcoxon_on_scores_of_both_signs_near_the_float_limit():
+    """Differences of scores near +-1.7e308 overflowed to infinity (and tied there); the
+    test does not depend on the scale, so it equals scipy's on the halved scores (exact)."""
+    rng = np.random.default_rng(3)
+    scores = rng.uniform(0.5, 1.0, size=(8, 3)) * np.array([1.7e308, -1.7e308, 1.7e308])
+    result = wilcoxon_pairwise(scores)
+    for a, b in [(0, 1), (0, 2), (1, 2)]:
+        expected = stats.wilcoxon(scores[:, a] / 2, scores[:, b] / 2)
+        assert result.pvalues[a, b] == pytest.approx(expected.pvalue, rel=1e-12)
+
+
+def _decimal_differences(x, y):
+    """Exact decimal differences of scores read from their shortest repr (as parsed)."""
+    from fractions import Fraction
+
+    return np.array(
+        [
+            float(Fraction(repr(float(a))) - Fraction(repr(float(b))))
+            for a, b in zip(x, y, strict=True)
+        ]
+    )
+
+
+def _rank_biserial(differences):
+    nonzero = differences[differences != 0]
+    ranks = stats.rankdata(np.abs(nonzero))
+    plus, minus = ranks[nonzero > 0].sum(), ranks[nonzero < 0].sum()
+    return (plus - minus) / (plus + minus)
+
+
+def test_differences_equal_in_decimal_are_ties():
+    """0.70 - 0.68 and 0.52 - 0.50 are both 0.02 in decimal but 0.019999999999999907 and
+    0.020000000000000018 in floats: scipy on the floats ranks them 1 and 2 (p 0.875,
+    r -0.2); on the exact decimal differences they tie (p 1.0, r -0.1). Podium gives the
+    decimal answer, across datasets and over the folds of one dataset."""
+    a = np.array([0.70, 0.50, 0.33, 0.26])
+    b = np.array([0.68, 0.52, 0.30, 0.30])
+    assert stats.wilcoxon(a, b).pvalue == 0.875  # the fragility is in the floats
+    exact = _decimal_differences(a, b)
+    expected = stats.wilcoxon(exact)
+    assert expected.pvalue == pytest.approx(1.0, abs=1e-15)
+    assert _rank_biserial(exact) == pytest.approx(-0.1, abs=1e-15)
+    for result in (
+        wilcoxon_pairwise(np.column_stack([a, b])),
+        fold_wilcoxon_pairwise(np.column_stack([a, b])),
+    ):
+        assert result.pvalues[0, 1] == pytest.approx(expected.pvalue, abs=1e-15)
+        assert result.effect_size[0, 1] == pytest.approx(-0.1, abs=1e-15)
+        assert result.statistic[0, 1] == expected.statistic
+
+
+def test_wilcoxon_agrees_with_exact_decimal_differences_on_random_tables():
+    """115 random tables of scores with two decimals (as accuracies are published):
+    every pair's p-value and rank-biserial equal scipy's on the exact decimal
+    differences (scipy on the float differences disagrees on dozens of pairs). Exact
+    and permutation p-values are sums of exact counts; the normal approximation is a
+    few elementary calls: 1e-12 relative is far above any rounding there."""
+    rng = np.random.default_rng(115)
+    float_disagreements = 0
+    for _ in range(115):
+        n, m = int(rng.integers(5, 60)), int(rng.integers(2, 6))
+        scores = np.round(rng.uniform(0.3, 1.0, (n, m)), 2)
+        result = wilcoxon_pairwise(scores)
+        for i, j in zip(*np.triu_indices(m, 1), strict=True):
+            exact = _decimal_differences(scores[:, i], scores[:, j])
+            if not exact.any():
+                continue
+            expected = stats.wilcoxon(exact).pvalue
+            assert result.pvalues[i, j] == pytest.approx(expected, rel=1e-12)
+            assert result.effect_size[i, j] == pytest.approx(_rank_biserial(exact), abs=1e-12)
+            float_disagreements += stats.wilcoxon(scores[:, i], scores[:, j]).pvalue != expected
+    assert float_disagreements > 20

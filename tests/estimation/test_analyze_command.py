@@ -7,11 +7,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 from django.core.management import CommandError, call_command
 
 from estimation.core.contract import NotApplicable, SnapshotPayload, pair_index
 from estimation.core.verdict import rank_span
+from estimation.core.within_dataset import repeated_measures_anova
 from tests import csv_messages
 from tests.contract_validation import validate
 from tests.reference_data import PUBLISHED_DATA
@@ -303,6 +305,39 @@ def test_a_single_dataset_says_the_loo_estimators_equal_the_win_rate(tmp_path):
     assert any("leave-one-out estimators equal the win rate" in note for note in board.notes)
 
 
+@pytest.mark.parametrize(
+    ("magnitude", "signs"), [(1e308, (1, 1, 1)), (1.7e308, (1, -1, 1)), (1e-308, (1, 1, -1))]
+)
+def test_fold_scores_near_the_float_limits_are_analysed(tmp_path, magnitude, signs):
+    """Finite fold scores near 1e308 stopped the command with an OverflowError in the
+    repeated-measures ANOVA, printing nothing. Now every test that does not depend on
+    the scale is computed (F equals that of the same scores at ordinary size, within
+    1e-10: two roundings per score, 1.1e-16 each, amplified by the conditioning of the
+    sums of squares, about 1e2), and what cannot be shown in the scores' units says so.
+    """
+    rng = np.random.default_rng(24)
+    base = rng.uniform(0.5, 1.0, size=(4, 5, 3)) * np.array(signs)
+    rows = [
+        [f"d{d}", name, fold, repr(float(base[d, fold, a] * magnitude))]
+        for d in range(4)
+        for a, name in enumerate("abc")
+        for fold in range(5)
+    ]
+    path = write_rows(tmp_path / "big.csv", ["dataset", "algorithm", "fold", "score"], rows)
+    payload = analyze_json(path, "--bootstrap", "0")
+    anova = payload.within_dataset.entry("d0").anova
+    expected = repeated_measures_anova(base[0])
+    assert anova.statistic == pytest.approx(expected.statistic, rel=1e-10)
+    tukey = payload.within_dataset.entry("d0").tukey
+    if signs == (1, -1, 1):
+        assert isinstance(tukey, NotApplicable) and "exceed the float range" in tukey.reason
+    else:
+        assert not isinstance(tukey, NotApplicable) and None not in tukey.pvalue
+    readable = io.StringIO()
+    call_command("analyze", str(path), "--bootstrap", "0", stdout=readable)
+    assert readable.getvalue().strip()
+
+
 def analyze_error(tmp_path: Path, content: bytes, *args: str) -> str:
     path = tmp_path / "results.csv"
     path.write_bytes(content)
@@ -399,3 +434,18 @@ def test_the_report_orders_and_numbers_rows_as_the_leaderboard_does(tmp_path):
         "b",
         "c",
     ]
+
+
+def test_scores_whose_spread_exceeds_the_float_range_say_so(tmp_path):
+    """An algorithm scoring +1.79e308 and -1.79e308 has a standard deviation beyond the
+    float range: the score summary says so and names it; the rank-based analysis and the
+    signed-rank tests (scale-free) are computed."""
+    path = tmp_path / "spread.csv"
+    path.write_text(
+        "dataset,a,b\n"
+        "d1,1.79e308,1.0\nd2,-1.79e308,2.0\nd3,1.79e308,3.0\nd4,-1.79e308,4.0\nd5,1.7e308,5.0\n"
+    )
+    board = analyze_json(path, "--bootstrap", "0").board
+    assert isinstance(board.scores, NotApplicable)
+    assert "'a' (as large as 1.79e+308)" in board.scores.reason
+    assert board.column(board.mean_rank) == pytest.approx({"a": 1.4, "b": 1.6})
