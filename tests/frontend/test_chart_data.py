@@ -28,6 +28,7 @@ from estimation.core.contract import (
     WilcoxonSummary,
     WinInterval,
 )
+from estimation.core.intervals import WIN_INTERVAL_METHOD
 from frontend.explore.charts.algorithm import rank_histogram_data
 from frontend.explore.charts.critical_difference import critical_difference_data
 from frontend.explore.charts.estimators import estimator_evaluation_data, estimator_weights_data
@@ -93,7 +94,7 @@ def board(**changes) -> Board:
             upper=(0.6, 0.95, 0.3),
             simultaneous_lower=(0.03, 0.3, 0.0),
             simultaneous_upper=(0.7, 0.97, 0.4),
-            method="exact",
+            method=WIN_INTERVAL_METHOD,
         ),
         mean_rank=(2.125, 1.25, 2.625),
         significance_rank=NA("the results have no folds"),
