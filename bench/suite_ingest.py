@@ -65,9 +65,9 @@ class _Stopwatch:
 def run(options: Options, scratch) -> str:
     from django.db import transaction
 
-    from estimation.results_csv import parse_results_csv
     from estimation.services import result_table_build
     from leaderboard import services
+    from leaderboard.ingest.results_csv import parse_results_csv
     from leaderboard.models import Score, Submission
     from leaderboard.selectors import accepted_score_rows
 

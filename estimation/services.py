@@ -25,7 +25,8 @@ from django.db import IntegrityError, connection, transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
-from estimation.background import recompute_dispatch, recompute_threads_join
+from estimation import requests
+from estimation.background import recompute_threads_join
 from estimation.core.advisor import AdvisorStopped
 from estimation.core.analysis import (
     ENGINE_VERSION,
@@ -167,38 +168,6 @@ def fingerprint(table: ResultTable, settings: AnalysisSettings) -> str:
     return digest.hexdigest()
 
 
-# --- requests -------------------------------------------------------------------------
-
-
-def recompute_request(*, benchmark_id: int) -> None:
-    """Record that a benchmark's input changed; enqueue a recompute after commit.
-
-    If the broker is down the change is still recorded (the caller's transaction commits
-    normally); :func:`recompute_stale_enqueue` picks it up once the broker is back.
-    """
-    _revision_bump(benchmark_id=benchmark_id)
-
-    def enqueue() -> None:
-        try:
-            recompute_dispatch(benchmark_id)
-        except Exception:  # the broker client raises many unrelated types
-            logger.warning(
-                "could not enqueue the recompute of benchmark %s; the stale sweep will retry",
-                benchmark_id,
-                exc_info=True,
-            )
-
-    transaction.on_commit(enqueue)
-
-
-def _revision_bump(*, benchmark_id: int) -> None:
-    with transaction.atomic():
-        RecomputeState.objects.get_or_create(benchmark_id=benchmark_id)
-        RecomputeState.objects.filter(pk=benchmark_id).update(
-            requested_revision=F("requested_revision") + 1, requested_at=timezone.now()
-        )
-
-
 def recompute_stale_enqueue() -> list[int]:
     """Enqueue a recompute for every benchmark whose input changed since its last run, or
     whose results an older engine computed (so a deployment of a new engine recomputes
@@ -213,7 +182,7 @@ def recompute_stale_enqueue() -> list[int]:
         .values_list("benchmark_id", flat=True)
     )
     for benchmark_id in stale:
-        recompute_dispatch(benchmark_id)
+        requests.recompute_dispatch(benchmark_id)
     return stale
 
 
@@ -352,7 +321,7 @@ def recompute_run(*, benchmark_id: int, owner: str) -> list[ResultSnapshot]:
     # off is retried by the sweep (or at once by a newer request than the one it failed).
     state = RecomputeState.objects.get(pk=benchmark_id)
     if state.is_stale and (not backing_off or state.requested_revision > target):
-        recompute_dispatch(benchmark_id)
+        requests.recompute_dispatch(benchmark_id)
     return created
 
 
@@ -368,7 +337,7 @@ def recompute_here(*, benchmark_id: int, owner: str) -> list[ResultSnapshot]:
     longer than that is left to finish: :func:`recompute_pending` then says so).
     """
     recompute_threads_join()
-    _revision_bump(benchmark_id=benchmark_id)
+    requests.revision_bump(benchmark_id=benchmark_id)
     deadline = time.monotonic() + 2 * _lease_seconds() + 5
     while True:
         created = recompute_run(benchmark_id=benchmark_id, owner=owner)
@@ -944,9 +913,9 @@ def recompute_outdated_request(*, enqueue: bool = True) -> list[int]:
         if _outdated_already_requested(benchmark_id):
             continue
         if enqueue:
-            recompute_request(benchmark_id=benchmark_id)
+            requests.recompute_request(benchmark_id=benchmark_id)
         else:
-            _revision_bump(benchmark_id=benchmark_id)
+            requests.revision_bump(benchmark_id=benchmark_id)
     return outdated
 
 

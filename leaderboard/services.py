@@ -24,8 +24,8 @@ from django.db.models import Q
 from django.utils import timezone
 
 from estimation.core.analysis import MIN_BOOTSTRAP
-from estimation.results_csv import control_character_problem
-from estimation.services import recompute_request
+from estimation.requests import recompute_request
+from leaderboard.ingest.results_csv import control_character_problem
 from leaderboard.models import (
     Algorithm,
     ApiToken,
@@ -117,6 +117,17 @@ class StateConflict(ValidationFailed):
 
 class PermissionDenied(Exception):
     """The user may not do this to this object."""
+
+
+class Gone(Exception):
+    """What was asked for existed and was removed (the API answers 410 Gone, pointing to
+    ``latest``, the version to read instead, when there is one)."""
+
+    latest: int | None = None
+
+    @property
+    def reason(self) -> str:
+        return str(self)
 
 
 @dataclass(frozen=True)
@@ -326,7 +337,7 @@ def text_problem(text: str, *, prose: bool = False, max_length: int | None = Non
     """Why ``text`` cannot be stored, or None: the one rule for every user text.
 
     One-line texts (names, titles, token names) follow
-    :func:`~estimation.results_csv.control_character_problem` (no control or invisible
+    :func:`~leaderboard.ingest.results_csv.control_character_problem` (no control or invisible
     characters); prose (descriptions, citations, notes) may hold line breaks and tabs,
     and at most ``MAX_TEXT_LENGTH`` characters unless ``max_length`` says otherwise.
     """
@@ -690,7 +701,7 @@ def benchmark_metric_check(*, benchmark: Benchmark) -> Callable[[str], str | Non
 def submission_entries_from_csv(
     *, benchmark: Benchmark, parsed, note: str = ""
 ) -> list[SubmissionInput]:
-    """One SubmissionInput per algorithm of a parsed results file (estimation.results_csv).
+    """One SubmissionInput per algorithm of a parsed results file (leaderboard.ingest.results_csv).
 
     Every score keeps its line so that later problems still point into the file.
     """

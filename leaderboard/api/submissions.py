@@ -16,7 +16,6 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.reverse import reverse
 
-from estimation.results_csv import FORMATS, parse_results_csv
 from leaderboard.api.common import (
     ApiView,
     BoundedJSONParser,
@@ -32,6 +31,7 @@ from leaderboard.api.common import (
 )
 from leaderboard.api.errors import ErrorSerializer, PayloadTooLarge, max_problems
 from leaderboard.api.pagination import LimitOffsetPagination, paginated_response
+from leaderboard.ingest.results_csv import FORMATS, parse_results_csv
 from leaderboard.models import Submission, UploadJob
 from leaderboard.selectors import (
     submission_list_by_ids,

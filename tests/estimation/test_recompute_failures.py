@@ -8,6 +8,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
+from estimation import requests as recompute_requests
 from estimation.models import RecomputeState, ResultSnapshot
 from estimation.services import (
     LeaseLost,
@@ -137,7 +138,7 @@ def test_a_load_failure_is_recorded_and_retried_with_back_off(monkeypatch, setti
 
     monkeypatch.setattr(services, "result_table_build", unreadable)
     dispatched = []
-    monkeypatch.setattr(services, "recompute_dispatch", dispatched.append)
+    monkeypatch.setattr(recompute_requests, "recompute_dispatch", dispatched.append)
     accept(benchmark, "c")
     (failed,) = run(benchmark)
     assert (failed.version, failed.status, failed.failed_during) == (2, "failed", "load")

@@ -81,7 +81,8 @@ def test_failed_analysis_is_recorded_and_previous_snapshot_still_served(monkeypa
 
 def test_recompute_run_coalesces_changes_that_arrive_while_it_runs(monkeypatch):
     from estimation import services
-    from estimation.services import recompute_request, recompute_run
+    from estimation.requests import recompute_request
+    from estimation.services import recompute_run
 
     benchmark = make_benchmark()
     accepted(benchmark, "a", {"d1": 0.9, "d2": 0.1})

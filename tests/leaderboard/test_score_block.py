@@ -12,8 +12,8 @@ import dataclasses
 import numpy as np
 import pytest
 
-from estimation.results_csv import parse_results_csv_text
 from leaderboard import services
+from leaderboard.ingest.results_csv import parse_results_csv_text
 from leaderboard.models import Score
 from leaderboard.services import (
     ScoreBlock,
