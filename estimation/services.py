@@ -195,7 +195,7 @@ class LeaseLost(Exception):
 
 
 def _lease_seconds() -> int:
-    return getattr(django_settings, "RECOMPUTE_LEASE_SECONDS", 15)
+    return django_settings.RECOMPUTE_LEASE_SECONDS
 
 
 def _lease_acquire(*, benchmark_id: int, owner: str) -> bool:
@@ -348,8 +348,8 @@ def recompute_here(*, benchmark_id: int, owner: str) -> list[ResultSnapshot]:
 
 
 def _retry_delay(failures: int) -> float:
-    base = getattr(django_settings, "RECOMPUTE_RETRY_BASE_SECONDS", 30)
-    cap = getattr(django_settings, "RECOMPUTE_RETRY_MAX_SECONDS", 3600)
+    base = django_settings.RECOMPUTE_RETRY_BASE_SECONDS
+    cap = django_settings.RECOMPUTE_RETRY_MAX_SECONDS
     return float(min(cap, base * 2 ** min(failures - 1, 30)))
 
 

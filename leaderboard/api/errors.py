@@ -86,7 +86,7 @@ class UnsupportedContentEncoding(exceptions.APIException):
 
 
 def max_problems() -> int:
-    return getattr(settings, "PODIUM_API_MAX_PROBLEMS", 100)
+    return settings.PODIUM_API_MAX_PROBLEMS
 
 
 def problems_body(detail: str, problems: list[dict], total: int | None = None) -> dict:

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 
 from django.conf import settings
 from django.db import DatabaseError
 from django.utils import timezone
-from drf_spectacular.utils import extend_schema, extend_schema_field
+from drf_spectacular.utils import extend_schema, extend_schema_field, extend_schema_view
 from rest_framework import serializers, status
 from rest_framework.exceptions import NotFound
 from rest_framework.parsers import MultiPartParser
@@ -409,56 +410,50 @@ class _DecisionApi(ApiView):
 
     permission_classes = [IsAuthenticated]
     parser_classes = [BoundedJSONParser]
+    InputSerializer = _DecisionInputSerializer
+    decide: Callable[..., Submission]  # the service that makes the decision
+
+    def post(self, request: Request, slug: str, submission_id: int) -> Response:
+        benchmark = benchmark_or_404(slug=slug, user=request.user)
+        submission = submission_or_404(
+            benchmark=benchmark, user=request.user, submission_id=submission_id
+        )
+        serializer = self.InputSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        submission = type(self).decide(
+            submission=submission, user=request.user, note=serializer.validated_data["note"]
+        )
+        (stored,) = _stored([submission])
+        return Response(SubmissionOutputSerializer(stored).data)
 
 
-class SubmissionAcceptApi(_DecisionApi):
-    class InputSerializer(_DecisionInputSerializer):
-        pass
+_DECISION_RESPONSES = {200: SubmissionOutputSerializer, **ERRORS, 409: ErrorSerializer}
 
-    @extend_schema(
+
+@extend_schema_view(
+    post=extend_schema(
         summary="Accept a pending submission",
         description="Maintainers only. 409 when it is not pending (already accepted, "
         "rejected or withdrawn).",
-        request=InputSerializer,
-        responses={200: SubmissionOutputSerializer, **ERRORS, 409: ErrorSerializer},
+        request=_DecisionInputSerializer,
+        responses=_DECISION_RESPONSES,
     )
-    def post(self, request: Request, slug: str, submission_id: int) -> Response:
-        benchmark = benchmark_or_404(slug=slug, user=request.user)
-        submission = submission_or_404(
-            benchmark=benchmark, user=request.user, submission_id=submission_id
-        )
-        serializer = self.InputSerializer(data=request.data)
-        serializer.is_valid(raise_exception=True)
-        submission = submission_accept(
-            submission=submission, user=request.user, note=serializer.validated_data["note"]
-        )
-        (stored,) = _stored([submission])
-        return Response(SubmissionOutputSerializer(stored).data)
+)
+class SubmissionAcceptApi(_DecisionApi):
+    decide = staticmethod(submission_accept)
 
 
-class SubmissionRejectApi(_DecisionApi):
-    class InputSerializer(_DecisionInputSerializer):
-        pass
-
-    @extend_schema(
+@extend_schema_view(
+    post=extend_schema(
         summary="Reject a submission",
         description="Maintainers only; rejecting an accepted submission removes its scores "
         "from the results. 409 when it is already rejected or withdrawn.",
-        request=InputSerializer,
-        responses={200: SubmissionOutputSerializer, **ERRORS, 409: ErrorSerializer},
+        request=_DecisionInputSerializer,
+        responses=_DECISION_RESPONSES,
     )
-    def post(self, request: Request, slug: str, submission_id: int) -> Response:
-        benchmark = benchmark_or_404(slug=slug, user=request.user)
-        submission = submission_or_404(
-            benchmark=benchmark, user=request.user, submission_id=submission_id
-        )
-        serializer = self.InputSerializer(data=request.data)
-        serializer.is_valid(raise_exception=True)
-        submission = submission_reject(
-            submission=submission, user=request.user, note=serializer.validated_data["note"]
-        )
-        (stored,) = _stored([submission])
-        return Response(SubmissionOutputSerializer(stored).data)
+)
+class SubmissionRejectApi(_DecisionApi):
+    decide = staticmethod(submission_reject)
 
 
 class UploadJobOutputSerializer(serializers.Serializer):
