@@ -1,4 +1,4 @@
-"""Reads of result snapshots and of their sections (estimation/core/contract.py)."""
+"""Reads of result snapshots and of their sections (estimation/core/contract/)."""
 
 from __future__ import annotations
 
