@@ -62,7 +62,15 @@ def test_gunicorn_config_outlasts_the_largest_upload_and_recycles_workers(monkey
     """The timeout covers reading PODIUM_MAX_UPLOAD_BYTES at 1 MB/s plus storing it."""
     import runpy
 
-    for name in ("PODIUM_MAX_UPLOAD_BYTES", "GUNICORN_TIMEOUT", "GUNICORN_MAX_REQUESTS"):
+    for name in (
+        "PODIUM_MAX_UPLOAD_BYTES",
+        "GUNICORN_TIMEOUT",
+        "GUNICORN_MAX_REQUESTS",
+        "GUNICORN_MAX_REQUESTS_JITTER",
+        "GUNICORN_PRELOAD",
+        "GUNICORN_WORKER_CLASS",
+        "GUNICORN_FORWARDED_ALLOW_IPS",
+    ):
         monkeypatch.delenv(name, raising=False)
     config = runpy.run_path(str(ROOT / "config" / "gunicorn.py"))
     assert config["timeout"] >= 100 * 1024 * 1024 / 1_000_000 + 30
@@ -73,8 +81,17 @@ def test_gunicorn_config_outlasts_the_largest_upload_and_recycles_workers(monkey
     from gunicorn.config import Config
 
     checked = Config()
+    assert config["preload_app"] is True and config["worker_class"] == "sync"
+    assert config["forwarded_allow_ips"] == "", "trust no proxy's X-Forwarded-* unless named"
+    assert (
+        config["max_requests"] >= 5000
+        and config["max_requests_jitter"] >= config["max_requests"] // 4
+    )
     for name in (
         "bind",
+        "preload_app",
+        "worker_class",
+        "forwarded_allow_ips",
         "workers",
         "timeout",
         "graceful_timeout",
