@@ -42,10 +42,23 @@ class OperationsStatus:
     silent_minutes: int
     stall: str | None  # queued recomputes and no worker seen lately
     beat_silent: str | None  # no beat seen lately
+    mail: str | None  # mail to submitters goes nowhere useful
 
     @property
     def warnings(self) -> tuple[str, ...]:
-        return tuple(w for w in (self.stall, self.beat_silent) if w)
+        return tuple(w for w in (self.stall, self.beat_silent, self.mail) if w)
+
+
+def mail_warning() -> str | None:
+    """SMTP to this machine's port 25 in production is almost always a mistake: in a
+    container nothing listens there, and every mail to a submitter is lost."""
+    smtp = settings.EMAIL_BACKEND == "django.core.mail.backends.smtp.EmailBackend"
+    if smtp and settings.EMAIL_HOST in ("localhost", "127.0.0.1", "::1"):
+        return (
+            f"Mail to submitters goes to SMTP on {settings.EMAIL_HOST}:{settings.EMAIL_PORT}, "
+            "which inside a container is nobody: set DJANGO_EMAIL_HOST (README, Production)."
+        )
+    return None
 
 
 def _minutes_ago(now: datetime, then: datetime | None) -> str:
@@ -125,6 +138,7 @@ def operations_status(*, benchmark_ids: Iterable[int] | None = None, now=None) -
         silent_minutes=settings.PODIUM_WORKER_SILENT_MINUTES,
         stall=stall,
         beat_silent=beat_silent,
+        mail=mail_warning(),
     )
 
 

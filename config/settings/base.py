@@ -260,11 +260,20 @@ PODIUM_WORKER_SILENT_MINUTES = env_int("PODIUM_WORKER_SILENT_MINUTES", 2)
 # /metrics (Prometheus): open when empty, else only for "Authorization: Bearer <token>".
 PODIUM_METRICS_TOKEN = env_str("PODIUM_METRICS_TOKEN", "")
 
+# PODIUM_LOG_FORMAT: plain (default) or json (one object per line, config/json_logs.py).
+LOG_FORMAT = env_str("PODIUM_LOG_FORMAT", "plain")
+if LOG_FORMAT not in ("plain", "json"):
+    from django.core.exceptions import ImproperlyConfigured
+
+    raise ImproperlyConfigured(f"PODIUM_LOG_FORMAT must be plain or json; got {LOG_FORMAT!r}")
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
-    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "formatters": {
+        "plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"},
+        "json": {"()": "config.json_logs.JsonFormatter"},
+    },
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": LOG_FORMAT}},
     "root": {"handlers": ["console"], "level": env_str("PODIUM_LOG_LEVEL", "INFO")},
 }
 

@@ -77,6 +77,8 @@ def test_beat_records_its_heartbeat_from_its_scheduler(tmp_path):
 
 def test_status_page_and_maintainers_page_say_when_queued_work_has_no_worker(client, settings):
     settings.RECOMPUTE_IN_THREAD = False
+    settings.EMAIL_BACKEND = "django.core.mail.backends.smtp.EmailBackend"  # production's
+    settings.EMAIL_HOST = "localhost"
     maintainer = make_user("keeper")
     benchmark = make_benchmark(slug="stalled", creator=maintainer)
     now = timezone.now()
@@ -102,6 +104,7 @@ def test_status_page_and_maintainers_page_say_when_queued_work_has_no_worker(cli
     text = status.content.decode()
     assert "1 recompute is queued and no worker has been seen for 5 minutes" in text
     assert "No beat scheduler has been seen ever" in text
+    assert "Mail to submitters goes to SMTP on localhost:25" in text  # DJANGO_EMAIL_HOST unset
     assert "celery@gone" in text
 
     # A live worker: no warning about workers on either page.
@@ -115,5 +118,6 @@ def test_status_page_and_maintainers_page_say_when_queued_work_has_no_worker(cli
 def test_nothing_to_warn_about_in_the_embedded_mode(settings):
     settings.RECOMPUTE_IN_THREAD = True
     _queued(make_benchmark(slug="embedded"))
+    settings.EMAIL_BACKEND = "django.core.mail.backends.console.EmailBackend"
     status = operations_status()
     assert status.recomputes_queued == 1 and status.warnings == ()
