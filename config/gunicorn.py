@@ -138,7 +138,12 @@ def pre_fork(server, worker) -> None:
 
 
 def worker_exit(server, worker) -> None:
-    """The worker's last act: close, flush, and exit without interpreter teardown."""
+    """The worker's last act: close, flush, and exit without interpreter teardown.
+
+    Only for a worker that booted: one that failed to boot leaves with gunicorn's own
+    exit code (3), which tells the master to stop instead of forking again and again."""
+    if not worker.booted:
+        return
     try:
         from django.db import connections
 
