@@ -101,9 +101,12 @@ def stall_warning(
     )
 
 
-def operations_status(*, benchmark_ids: Iterable[int] | None = None, now=None) -> OperationsStatus:
+def operations_status(
+    *, benchmark_ids: Iterable[int] | None = None, queue: bool = True, now=None
+) -> OperationsStatus:
     """The status of the background work; ``benchmark_ids`` narrows the queued count to
-    those benchmarks (a maintainer's)."""
+    those benchmarks (a maintainer's); ``queue=False`` leaves the broker unasked
+    (``queue_depth`` None), for pages that do not show it."""
     now = now or timezone.now()
     background = not settings.CELERY_TASK_ALWAYS_EAGER and not settings.RECOMPUTE_IN_THREAD
     heartbeats = list(Heartbeat.objects.order_by("role", "-seen_at"))
@@ -132,7 +135,7 @@ def operations_status(*, benchmark_ids: Iterable[int] | None = None, now=None) -
         beats=beats,
         recomputes_queued=count,
         oldest_queued_at=queued["oldest"],
-        queue_depth=queue_depth() if background else None,
+        queue_depth=queue_depth() if background and queue else None,
         worker_seen_at=worker_seen_at,
         beat_seen_at=beat_seen_at,
         silent_minutes=settings.PODIUM_WORKER_SILENT_MINUTES,

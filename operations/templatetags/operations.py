@@ -14,6 +14,6 @@ register = template.Library()
 def recompute_stall_notice(context, benchmarks) -> dict:
     ids = [(item[0] if isinstance(item, tuple) else item).pk for item in benchmarks]
     return {
-        "stall": operations_status(benchmark_ids=ids).stall if ids else None,
+        "stall": operations_status(benchmark_ids=ids, queue=False).stall if ids else None,
         "user": context.get("user"),
     }
