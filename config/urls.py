@@ -29,6 +29,7 @@ urlpatterns = [
     path("api/", include("leaderboard.api.urls")),
     path("api/", include("estimation.api.urls")),
     path("api-auth/", include(browsable_api_auth)),
+    path("", include("operations.urls")),
     path("", include("frontend.urls")),
 ]
 

@@ -16,13 +16,16 @@ Everything else is **pruned** (the row and its sections):
 - a ready version superseded within the coalescing window that nobody cited (a burst
   of changes leaves the last version of the burst, not every step of it);
 - a failed version that is no longer the newest, once it is older than
-  ``SNAPSHOT_FAILED_KEEP_DAYS`` (7 days; until then maintainers see it in the history).
+  ``SNAPSHOT_FAILED_KEEP_DAYS`` (7 days; until then maintainers see it in the history);
+- an abandoned version (its worker stopped, or the database went away under it: the
+  next run redid the work) as soon as a newer version exists: it never held results,
+  and its failure is no news to anyone once superseded.
 
 A pruned version's number is not reused, and it is remembered (``PrunedSnapshot``): its
 URLs answer 410 Gone and name the latest version (a number never used answers 404).
 ``python manage.py
 prune_snapshots [--dry-run]`` applies the policy, and so does the beat task
-``estimation.prune_snapshots`` every hour.
+``estimation.prune_snapshots`` every ``PODIUM_PRUNE_SECONDS`` (5 minutes).
 """
 
 from __future__ import annotations
@@ -48,7 +51,7 @@ class PruneResult:
 
     snapshot_ids: tuple[int, ...]
     superseded: int  # ready versions superseded within the window, never cited
-    failed: int  # failed versions no longer the newest, past their keep time
+    failed: int  # failed versions no longer the newest: past their keep time, or abandoned
     section_bytes: int  # size of their stored sections
     dry_run: bool
 
@@ -79,7 +82,8 @@ def _prunable(rows: list[Mapping[str, Any]], *, now: datetime) -> tuple[list[int
         if row["status"] != ResultSnapshot.Status.FAILED or row["pk"] == newest:
             continue
         finished = row["finished_at"] or row["created_at"]
-        if now - finished >= _failed_keep():
+        abandoned = row["failed_during"] == ResultSnapshot.FailedDuring.ABANDONED
+        if abandoned or now - finished >= _failed_keep():
             failed.append(row["pk"])
     return superseded, failed
 
@@ -88,7 +92,14 @@ def snapshots_prune(*, dry_run: bool = False, now: datetime | None = None) -> Pr
     """Apply the retention policy of this module to every benchmark's versions."""
     now = now or timezone.now()
     rows = ResultSnapshot.objects.order_by("benchmark_id", "metric_id", "version").values(
-        "pk", "benchmark_id", "metric_id", "status", "finished_at", "created_at", "cited_at"
+        "pk",
+        "benchmark_id",
+        "metric_id",
+        "status",
+        "failed_during",
+        "finished_at",
+        "created_at",
+        "cited_at",
     )
     superseded: list[int] = []
     failed: list[int] = []

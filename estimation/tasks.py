@@ -6,6 +6,7 @@ from celery import shared_task
 from django.conf import settings
 from django.db import InterfaceError, OperationalError
 
+from estimation.completion import incomplete_served_enqueue
 from estimation.retention import snapshots_prune
 from estimation.services import recompute_run, recompute_stale_enqueue
 
@@ -32,7 +33,8 @@ def recompute_benchmark(self, benchmark_id: int) -> list[int]:
 
 @shared_task(name="estimation.recompute_stale", acks_late=True, time_limit=60)
 def recompute_stale() -> list[int]:
-    return recompute_stale_enqueue()
+    stale = recompute_stale_enqueue()
+    return stale + incomplete_served_enqueue(already=stale)
 
 
 @shared_task(name="estimation.prune_snapshots", acks_late=True, time_limit=600)

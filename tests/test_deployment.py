@@ -14,7 +14,10 @@ def load_compose() -> dict:
 
 def test_compose_runs_the_services_with_health_checks():
     services = load_compose()["services"]
-    assert set(services) == {"db", "redis", "web", "worker", "beat"}
+    assert set(services) == {"db", "redis", "web", "worker", "beat", "proxy"}
+    assert services["proxy"]["profiles"] == ["tls"]  # Caddy only with --profile tls
+    assert services["proxy"]["image"].startswith("caddy:")
+    assert "/health/ready/" in " ".join(services["web"]["healthcheck"]["test"])
     for name in ("db", "redis", "web", "worker"):
         assert "healthcheck" in services[name], name
     assert services["beat"]["command"][:4] == ["celery", "-A", "config", "beat"]
@@ -24,8 +27,8 @@ def test_compose_runs_the_services_with_health_checks():
 
 def test_stateful_services_keep_their_data_in_volumes():
     compose = load_compose()
-    for name in ("db", "redis"):
-        volume = compose["services"][name]["volumes"][0].split(":")[0]
+    for name in ("db", "redis", "proxy"):
+        volume = compose["services"][name]["volumes"][-2 if name == "proxy" else 0].split(":")[0]
         assert volume in compose["volumes"], name
 
 
@@ -62,7 +65,15 @@ def test_gunicorn_config_outlasts_the_largest_upload_and_recycles_workers(monkey
     """The timeout covers reading PODIUM_MAX_UPLOAD_BYTES at 1 MB/s plus storing it."""
     import runpy
 
-    for name in ("PODIUM_MAX_UPLOAD_BYTES", "GUNICORN_TIMEOUT", "GUNICORN_MAX_REQUESTS"):
+    for name in (
+        "PODIUM_MAX_UPLOAD_BYTES",
+        "GUNICORN_TIMEOUT",
+        "GUNICORN_MAX_REQUESTS",
+        "GUNICORN_MAX_REQUESTS_JITTER",
+        "GUNICORN_PRELOAD",
+        "GUNICORN_WORKER_CLASS",
+        "GUNICORN_FORWARDED_ALLOW_IPS",
+    ):
         monkeypatch.delenv(name, raising=False)
     config = runpy.run_path(str(ROOT / "config" / "gunicorn.py"))
     assert config["timeout"] >= 100 * 1024 * 1024 / 1_000_000 + 30
@@ -73,8 +84,17 @@ def test_gunicorn_config_outlasts_the_largest_upload_and_recycles_workers(monkey
     from gunicorn.config import Config
 
     checked = Config()
+    assert config["preload_app"] is True and config["worker_class"] == "sync"
+    assert config["forwarded_allow_ips"] == "", "trust no proxy's X-Forwarded-* unless named"
+    assert (
+        config["max_requests"] >= 5000
+        and config["max_requests_jitter"] >= config["max_requests"] // 4
+    )
     for name in (
         "bind",
+        "preload_app",
+        "worker_class",
+        "forwarded_allow_ips",
         "workers",
         "timeout",
         "graceful_timeout",
@@ -141,3 +161,91 @@ def test_gunicorn_passes_request_lines_up_to_its_maximum_to_podium(tmp_path):
     finally:
         server.terminate()
         server.wait(timeout=30)
+
+
+# Variables the code reads: env_str("NAME"...) and friends in config and the apps, and
+# gunicorn's settings (config/gunicorn.py).
+_READ = re.compile(
+    r"""(?:env_(?:str|int|bool|list|required)|_int|_bool|environ\.get|getenv)\(\s*["']([A-Z][A-Z0-9_]+)["']"""
+)
+# Read by code, but not settings of a deployment: the quick-start snippets' base URL.
+NOT_SETTINGS = {"PODIUM_URL"}
+SET_BY_COMPOSE = {"DJANGO_SETTINGS_MODULE", "DATABASE_URL", "REDIS_URL", "CELERY_BROKER_URL"}
+
+
+def readme_settings_table() -> set[str]:
+    readme = (ROOT / "README.md").read_text()
+    table = readme.split("### Configuration", 1)[1].split("\n\n| variable |", 1)[1]
+    rows = [line for line in table.splitlines() if line.startswith("| `")]
+    assert len(rows) > 20
+    names: set[str] = set()
+    for row in rows:
+        names |= set(re.findall(r"`([A-Z][A-Z0-9_]+)`", row.split(" | ")[0]))
+    return names
+
+
+def env_example_names() -> set[str]:
+    text = (ROOT / ".env.example").read_text()
+    return set(re.findall(r"^#? ?([A-Z][A-Z0-9_]+)=", text, re.M))
+
+
+def test_every_setting_the_code_reads_is_in_readme_and_env_example():
+    read = set()
+    for folder in ("config", "leaderboard", "estimation", "frontend", "operations"):
+        for path in (ROOT / folder).rglob("*.py"):
+            read |= set(_READ.findall(path.read_text()))
+    read -= NOT_SETTINGS
+    assert read, "the pattern found nothing"
+    table = readme_settings_table()
+    assert read <= table, f"read by the code, missing from README's table: {sorted(read - table)}"
+    example = env_example_names()
+    assert example == table - SET_BY_COMPOSE, (
+        f"in the table, not in .env.example: {sorted(table - SET_BY_COMPOSE - example)}; "
+        f"in .env.example, not in the table: {sorted(example - table)}"
+    )
+
+
+def test_compose_passes_the_env_file_to_every_podium_service():
+    compose = load_compose()
+    table = readme_settings_table()
+    for name in ("web", "worker", "beat"):
+        service = compose["services"][name]
+        assert service["env_file"] == [".env"], name
+        assert set(service["environment"]) <= table, name
+        assert set(service["environment"]) == SET_BY_COMPOSE | {"DJANGO_SECRET_KEY"}, name
+    text = (ROOT / "docker-compose.yml").read_text()
+    interpolated = set(re.findall(r"\$\{([A-Z][A-Z0-9_]+)", text))
+    assert interpolated <= table, sorted(interpolated - table)
+
+
+def test_caddy_proxies_to_web_and_keeps_operators_endpoints_inside():
+    caddyfile = (ROOT / "deploy" / "Caddyfile").read_text()
+    assert "{$PODIUM_DOMAIN}" in caddyfile
+    assert "reverse_proxy web:8000" in caddyfile
+    assert re.search(r"@internal path /metrics /health/ready/\s+respond @internal 404", caddyfile)
+    compose = load_compose()
+    assert "./deploy/Caddyfile:/etc/caddy/Caddyfile:ro" in compose["services"]["proxy"]["volumes"]
+    assert compose["services"]["web"]["ports"] == ["${PODIUM_WEB_PORT:-127.0.0.1:8000}:8000"]
+
+
+def test_readme_production_steps_name_what_an_operator_needs():
+    readme = (ROOT / "README.md").read_text()
+    production = readme.split("## Production with docker-compose", 1)[1].split("\n## ", 1)[0]
+    for needed in (
+        "cp .env.example .env",
+        "DJANGO_ALLOWED_HOSTS",
+        "DJANGO_CSRF_TRUSTED_ORIGINS",
+        "createsuperuser",
+        "DJANGO_EMAIL_HOST",
+        "PODIUM_LOG_FORMAT=json",
+        "--profile tls",
+        "### Upgrades",
+        "migrate",
+        "exactly one",
+        "pg_dump -U podium -Fc",
+        "pg_restore",
+        "/health/ready/",
+        "/status/",
+        "/metrics",
+    ):
+        assert needed in production, needed

@@ -30,9 +30,14 @@ INSTALLED_APPS = [
     "leaderboard",
     "estimation",
     "frontend",
+    "operations",
 ]
 
 MIDDLEWARE = [
+    # /health/, /health/ready/ and /metrics before the host check and the https redirect
+    # (probes ask by address, over http); then every other request is timed for /metrics.
+    "operations.middleware.ProbeMiddleware",
+    "operations.metrics.RequestMetricsMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "csp.middleware.CSPMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
@@ -238,15 +243,37 @@ CELERY_BEAT_SCHEDULE = {
         "task": "estimation.recompute_stale",
         "schedule": float(RECOMPUTE_SWEEP_SECONDS),
     },
-    "prune-snapshots": {"task": "estimation.prune_snapshots", "schedule": 3600.0},
+    "prune-snapshots": {
+        "task": "estimation.prune_snapshots",
+        "schedule": float(env_int("PODIUM_PRUNE_SECONDS", 300)),
+    },
     "sweep-uploads": {"task": "leaderboard.sweep_uploads", "schedule": 60.0},
 }
 
+# Beat's scheduler records beat's heartbeat (operations/beat.py); workers record theirs
+# from a thread (operations/heartbeats.py), every PODIUM_HEARTBEAT_SECONDS (0: never).
+# The status page and "Benchmarks I maintain" warn when recomputes are queued and no
+# worker was seen for PODIUM_WORKER_SILENT_MINUTES (the status page also for beat).
+CELERY_BEAT_SCHEDULER = "operations.beat:HeartbeatScheduler"
+PODIUM_HEARTBEAT_SECONDS = env_int("PODIUM_HEARTBEAT_SECONDS", 15)
+PODIUM_WORKER_SILENT_MINUTES = env_int("PODIUM_WORKER_SILENT_MINUTES", 2)
+# /metrics (Prometheus): open when empty, else only for "Authorization: Bearer <token>".
+PODIUM_METRICS_TOKEN = env_str("PODIUM_METRICS_TOKEN", "")
+
+# PODIUM_LOG_FORMAT: plain (default) or json (one object per line, config/json_logs.py).
+LOG_FORMAT = env_str("PODIUM_LOG_FORMAT", "plain")
+if LOG_FORMAT not in ("plain", "json"):
+    from django.core.exceptions import ImproperlyConfigured
+
+    raise ImproperlyConfigured(f"PODIUM_LOG_FORMAT must be plain or json; got {LOG_FORMAT!r}")
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
-    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "formatters": {
+        "plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"},
+        "json": {"()": "config.json_logs.JsonFormatter"},
+    },
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": LOG_FORMAT}},
     "root": {"handlers": ["console"], "level": env_str("PODIUM_LOG_LEVEL", "INFO")},
 }
 

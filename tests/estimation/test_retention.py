@@ -212,3 +212,29 @@ def test_the_openapi_schema_documents_410_on_version_endpoints(client):
             "latest_version",
             "latest",
         }
+
+
+def test_an_abandoned_version_goes_once_a_newer_one_exists(history):
+    """Abandoned (its worker or the database went away): pruned at once when superseded,
+    kept while it is the newest."""
+    newest = ResultSnapshot.objects.get(benchmark=history, version=7)
+    ResultSnapshot.objects.filter(pk=newest.pk).update(
+        failed_during="abandoned", finished_at=timezone.now()
+    )
+    from estimation.retention import snapshots_prune
+
+    snapshots_prune()
+    assert 7 in kept(history)
+    snapshot_ready_store(
+        snapshot=ResultSnapshot.objects.create(
+            benchmark=history, metric=newest.metric, version=8, fingerprint="8", engine_version="x"
+        ),
+        payload=analyze(
+            result_table_build(benchmark=history, metric=newest.metric),
+            analysis_settings_for(benchmark=history),
+        ).payload,
+    )
+    result = snapshots_prune()
+    assert 7 not in kept(history) and 8 in kept(history)
+    assert result.failed >= 1
+    assert PrunedSnapshot.objects.filter(benchmark=history, version=7).exists()

@@ -19,10 +19,21 @@ JUSTIFIED = {"security.W021"}
 _VARIABLE = re.compile(r"\$\{(?P<name>\w+)(?::(?P<op>[-?])(?P<arg>[^}]*))?\}")
 
 
+def env_file_example() -> dict[str, str]:
+    """The variables .env.example sets (its commented lines keep defaults)."""
+    lines = (ROOT / ".env.example").read_text().splitlines()
+    return dict(line.split("=", 1) for line in lines if line.strip() and not line.startswith("#"))
+
+
 def compose_environment(given: dict[str, str]) -> dict[str, str]:
-    """The web service's environment as compose would build it from ``given``."""
+    """The web service's environment as compose would build it from ``given``, with
+    .env being .env.example filled in by ``given`` (env_file; environment wins)."""
     compose = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
-    raw = compose["services"]["web"]["environment"]
+    assert compose["services"]["web"]["env_file"] == [".env"]
+    raw = {
+        **{k: v for k, v in env_file_example().items() if v},
+        **compose["services"]["web"]["environment"],
+    }
 
     def substitute(match: re.Match) -> str:
         name, op, arg = match["name"], match["op"], match["arg"]

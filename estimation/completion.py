@@ -1,0 +1,64 @@
+"""Served versions left incomplete, found by beat's sweep and handed to a worker.
+
+A version is served (ready) before its board's bootstrap and evaluation and its
+advisor are stored (estimation.services.snapshot_refresh). A run that stops in between
+leaves its benchmark stale, and the stale sweep redoes it. But a state in which the
+revision counts as computed while the served version still lacks its advisor (a
+database restored from a dump taken in that window, a worker stopped after recording
+the revision on another metric, a version whose advisor gave way to an input since
+undone) has no stale revision, and nothing completed it. Here the sweep also looks for
+the newest ready version of each metric that has no advisor section (the last thing
+stored; a failed advisor is stored as not applicable) and whose benchmark no live run
+holds, and asks for a recompute (a new revision, so the run is not taken for a
+duplicate): the run finds the input unchanged and completes that version in place.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from django.db.models import Exists, F, OuterRef, Q
+from django.utils import timezone
+
+from estimation.models import RecomputeState, ResultSnapshot, SnapshotSection
+from estimation.selectors import _servable
+from estimation.services import recompute_request
+
+ADVISOR_SECTION = "advisor"
+
+
+def incomplete_served_benchmarks() -> list[int]:
+    """Benchmarks whose served version of some metric lacks its advisor, with no live
+    lease on them."""
+    servable = _servable(ResultSnapshot.objects.all())
+    newer = servable.filter(
+        benchmark_id=OuterRef("benchmark_id"),
+        metric_id=OuterRef("metric_id"),
+        version__gt=OuterRef("version"),
+    )
+    advisor = SnapshotSection.objects.filter(snapshot_id=OuterRef("pk"), name=ADVISOR_SECTION)
+    leased = RecomputeState.objects.filter(
+        pk=OuterRef("benchmark_id"), lease_expires_at__gte=timezone.now()
+    ).exclude(lease_owner="")
+    return sorted(
+        set(
+            servable.filter(~Q(Exists(newer)), ~Q(Exists(advisor)), ~Q(Exists(leased)))
+            .values_list("benchmark_id", flat=True)
+            .distinct()
+        )
+    )
+
+
+def incomplete_served_enqueue(*, already: Iterable[int] = ()) -> list[int]:
+    """Ask for a recompute of each benchmark :func:`incomplete_served_benchmarks` names
+    that is not stale already (the stale sweep, whose ids are ``already``, runs those)."""
+    skip = set(already)
+    stale = set(
+        RecomputeState.objects.filter(computed_revision__lt=F("requested_revision")).values_list(
+            "pk", flat=True
+        )
+    )
+    found = [pk for pk in incomplete_served_benchmarks() if pk not in skip | stale]
+    for benchmark_id in found:
+        recompute_request(benchmark_id=benchmark_id)
+    return found

@@ -1,0 +1,164 @@
+"""Prometheus metrics (prometheus-client), served at ``/metrics``.
+
+Per request, in every web process: ``podium_http_request_duration_seconds`` (a histogram
+by method, view name and status class; its ``_count`` is the request rate). Under
+gunicorn each worker writes its samples to files in ``PROMETHEUS_MULTIPROC_DIR``
+(config/gunicorn.py sets one) and a scrape adds them up over the live workers.
+
+At scrape time, read from the database and the broker (:class:`StateCollector`): the
+broker queue's depth, the benchmarks waiting for a recompute and the oldest wait, the
+seconds since each worker and beat was last seen, each served version's age and how
+long its run took, stored versions by status, and consecutive recompute failures per
+benchmark. These describe shared state, so any web process answers them alike.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+
+from django.db import DatabaseError
+from django.db.models import Count
+from django.urls import Resolver404, resolve
+from prometheus_client import CollectorRegistry, Histogram, generate_latest
+from prometheus_client.core import GaugeMetricFamily
+from prometheus_client.multiprocess import MultiProcessCollector
+from prometheus_client.registry import Collector
+
+REQUEST_SECONDS = Histogram(
+    "podium_http_request_duration_seconds",
+    "Time from the request reaching Django to its response, by view.",
+    ["method", "view", "status"],
+    buckets=(0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60),
+)
+METHODS = {"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"}
+
+
+def _view_name(request) -> str:
+    match = getattr(request, "resolver_match", None)
+    if match is None:  # answered by a middleware before URL resolution (the fast path)
+        try:
+            match = resolve(request.path_info)
+        except Resolver404:
+            return "unmatched"
+    return match.view_name or match._func_path
+
+
+class RequestMetricsMiddleware:
+    """Times every request Django answers (outermost, so middleware answers count)."""
+
+    def __init__(self, get_response) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request):
+        start = time.perf_counter()
+        response = self.get_response(request)
+        method = request.method if request.method in METHODS else "other"
+        REQUEST_SECONDS.labels(
+            method=method, view=_view_name(request), status=f"{response.status_code // 100}xx"
+        ).observe(time.perf_counter() - start)
+        return response
+
+
+class StateCollector(Collector):
+    """Gauges of the deployment's shared state, read when scraped."""
+
+    def collect(self):
+        from estimation.models import RecomputeState, ResultSnapshot
+        from operations.status import operations_status, served_snapshot_ages
+
+        try:
+            status = operations_status()
+            ages = served_snapshot_ages(now=status.now)
+            by_status = dict(
+                ResultSnapshot.objects.values_list("status").annotate(n=Count("pk")).order_by()
+            )
+            failing = list(
+                RecomputeState.objects.filter(failures__gt=0).values_list(
+                    "benchmark__slug", "failures"
+                )
+            )
+        except DatabaseError:
+            up = GaugeMetricFamily("podium_database_up", "Whether the database answered.")
+            up.add_metric([], 0)
+            yield up
+            return
+        up = GaugeMetricFamily("podium_database_up", "Whether the database answered.")
+        up.add_metric([], 1)
+        yield up
+
+        depth = GaugeMetricFamily(
+            "podium_queue_depth", "Tasks waiting in the broker's queue (absent: unknown)."
+        )
+        if status.queue_depth is not None:
+            depth.add_metric([], status.queue_depth)
+        yield depth
+        queued = GaugeMetricFamily(
+            "podium_recomputes_queued", "Benchmarks whose input changed since their last run."
+        )
+        queued.add_metric([], status.recomputes_queued)
+        yield queued
+        wait = GaugeMetricFamily(
+            "podium_recompute_oldest_wait_seconds", "Since the oldest queued recompute was asked."
+        )
+        if status.oldest_queued_at is not None:
+            wait.add_metric([], (status.now - status.oldest_queued_at).total_seconds())
+        yield wait
+        seen = GaugeMetricFamily(
+            "podium_heartbeat_age_seconds",
+            "Since each Celery worker or beat last recorded its heartbeat.",
+            labels=["role", "name"],
+        )
+        for process in (*status.workers, *status.beats):
+            seen.add_metric([process.role, process.name], process.age_seconds)
+        yield seen
+        age = GaugeMetricFamily(
+            "podium_snapshot_age_seconds",
+            "Since the served version of each benchmark and metric finished.",
+            labels=["benchmark", "metric"],
+        )
+        duration = GaugeMetricFamily(
+            "podium_recompute_duration_seconds",
+            "How long the run of the served version took (created to finished).",
+            labels=["benchmark", "metric"],
+        )
+        for row in ages:
+            age.add_metric([row.slug, row.metric], row.age_seconds)
+            if row.duration_seconds is not None:
+                duration.add_metric([row.slug, row.metric], row.duration_seconds)
+        yield age
+        yield duration
+        stored = GaugeMetricFamily(
+            "podium_snapshots", "Stored result versions, by status.", labels=["status"]
+        )
+        for value in ResultSnapshot.Status.values:
+            stored.add_metric([value], by_status.get(value, 0))
+        yield stored
+        failures = GaugeMetricFamily(
+            "podium_recompute_failures",
+            "Consecutive runs of a benchmark that could not load or store its results.",
+            labels=["benchmark"],
+        )
+        for slug, count in failing:
+            failures.add_metric([slug], count)
+        yield failures
+
+
+def metrics_exposition() -> bytes:
+    """The text format of every metric: this process's (or all gunicorn workers')
+    request histograms, and the shared state's gauges."""
+    registry = CollectorRegistry(auto_describe=False)
+    if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        MultiProcessCollector(registry)
+    else:
+        registry.register(_ThisProcess())
+    registry.register(StateCollector())
+    return generate_latest(registry)
+
+
+class _ThisProcess(Collector):
+    """Only this module's request histogram from the default registry (no process or
+    platform collectors, which multiprocess mode cannot add up either)."""
+
+    def collect(self):
+        yield from REQUEST_SECONDS.collect()

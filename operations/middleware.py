@@ -1,0 +1,28 @@
+"""Probes answered before anything else looks at the request."""
+
+from __future__ import annotations
+
+from operations import views
+
+PROBES = {
+    "/health/": views.health_alive,
+    "/health/ready/": views.health_ready,
+    "/metrics": views.metrics,
+}
+
+
+class ProbeMiddleware:
+    """``/health/``, ``/health/ready/`` and ``/metrics`` for GET and HEAD, first in the
+    chain: a load balancer, a container health check or Prometheus asks by address
+    (``Host: 10.0.0.5:8000``, ``web:8000``), over plain http, so these answer before
+    the host check (ALLOWED_HOSTS), the https redirect and the session, and count in no
+    request metric. Other methods go on to the URL (405 there)."""
+
+    def __init__(self, get_response) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request):
+        probe = PROBES.get(request.path_info)
+        if probe is None or request.method not in ("GET", "HEAD"):
+            return self.get_response(request)
+        return probe(request)
