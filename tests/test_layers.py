@@ -18,7 +18,7 @@ from pathlib import Path
 import grimp
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = ("leaderboard", "estimation", "frontend", "config")
+PACKAGES = ("leaderboard", "estimation", "frontend", "operations", "config")
 # What leaderboard may import of estimation: the core and the recompute seam.
 LEADERBOARD_MAY_IMPORT = ("estimation.core", "estimation.requests")
 
