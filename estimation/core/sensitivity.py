@@ -1,0 +1,181 @@
+"""Method sensitivity: does the order of the algorithms depend on the aggregate?
+
+Every estimator of the registry and the plain aggregates (mean rank, mean score) put
+the algorithms in an order. This module compares those orders: Kendall's tau-b
+between every two of them, whether their first place and their first three agree, and
+one sentence a reader can act on ("the winner does not depend on the method" or "it
+does: ...").
+
+The orders are compared on values rounded to :data:`~estimation.core.rank_inference.
+TIE_DIGITS` decimals, so two estimates equal up to float noise are a tie (tau-b counts
+ties), and the first place of each method is its first row in the board's order: the
+estimate, then the better mean rank, then the name (:meth:`contract.Board.order`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from estimation.core.rank_inference import TIE_DIGITS
+
+__all__ = [
+    "MAX_TAU_PAIRS_PER_BLOCK",
+    "SensitivityResult",
+    "kendall_tau_b",
+    "method_sensitivity",
+    "sensitivity_sentence",
+]
+
+MAX_TAU_PAIRS_PER_BLOCK = 1_000_000
+"""Algorithm pairs per block of the tau computation: memory stays O(methods x block)."""
+
+TOP = 3
+"""The size of the leading group whose agreement is reported beside the winner's."""
+
+
+@dataclass(frozen=True)
+class SensitivityResult:
+    """Kendall's tau-b between every two methods, and whether their leaders agree.
+
+    ``tau[i, j]`` is NaN where one method has every algorithm tied (tau-b is not
+    defined). ``leaders[i]`` is method ``i``'s first algorithm (index), ``top[i]`` its
+    first :data:`TOP` (a set, so the order inside does not count).
+    """
+
+    keys: tuple[str, ...]
+    tau: np.ndarray
+    leaders: tuple[int, ...]
+    top: tuple[frozenset[int], ...]
+    tied_first: tuple[bool, ...]
+
+    @property
+    def top1_agree(self) -> bool:
+        return len(set(self.leaders)) == 1
+
+    @property
+    def top3_agree(self) -> bool:
+        return len(set(self.top)) == 1
+
+    @property
+    def min_tau(self) -> float | None:
+        upper = self.tau[np.triu_indices(len(self.keys), 1)]
+        upper = upper[np.isfinite(upper)]
+        return float(upper.min()) if upper.size else None
+
+
+def _order(values: np.ndarray, mean_rank: np.ndarray, names: Sequence[str]) -> tuple[int, ...]:
+    """The board's order: larger value first (rounded), then better mean rank, then name."""
+    rounded = np.round(values, TIE_DIGITS)
+    return tuple(
+        int(i) for i in np.lexsort((np.array(names, dtype=str), mean_rank, -rounded)).tolist()
+    )
+
+
+def _signs(values: np.ndarray, first: np.ndarray, second: np.ndarray) -> np.ndarray:
+    return np.sign(values[..., first] - values[..., second]).astype(np.int8)
+
+
+def kendall_tau_b(values: np.ndarray) -> np.ndarray:
+    """Kendall's tau-b between every two rows of ``values`` (methods x algorithms).
+
+    ``tau_b(x, y) = sum sgn(x_i - x_j) sgn(y_i - y_j) / sqrt(n_x n_y)`` over the pairs
+    ``i < j``, where ``n_x`` counts the pairs not tied in ``x`` (Kendall 1945; what
+    ``scipy.stats.kendalltau`` computes by default). NaN where a row is all ties.
+
+    The pairs are taken in blocks of :data:`MAX_TAU_PAIRS_PER_BLOCK`, so memory is
+    bounded for any number of algorithms; the work is O(methods^2 x m^2).
+    """
+    values = np.round(np.asarray(values, dtype=float), TIE_DIGITS)
+    if values.ndim != 2:
+        raise ValueError(f"values must be 2-D (methods x algorithms), got {values.ndim}-D")
+    k, m = values.shape
+    concordance = np.zeros((k, k))
+    untied = np.zeros(k)
+    first, second = np.triu_indices(m, 1)
+    for start in range(0, first.size, MAX_TAU_PAIRS_PER_BLOCK):
+        stop = start + MAX_TAU_PAIRS_PER_BLOCK
+        signs = _signs(values, first[start:stop], second[start:stop]).astype(np.float64)
+        concordance += signs @ signs.T
+        untied += np.abs(signs).sum(axis=1)
+    scale = np.sqrt(np.outer(untied, untied))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        tau = np.where(scale > 0, concordance / np.where(scale > 0, scale, 1.0), np.nan)
+    return np.clip(tau, -1.0, 1.0)
+
+
+def method_sensitivity(
+    methods: Sequence[tuple[str, np.ndarray]],
+    *,
+    mean_rank: np.ndarray | None,
+    names: Sequence[str],
+) -> SensitivityResult:
+    """Compare the orders that ``methods`` give.
+
+    Parameters
+    ----------
+    methods : sequence of (key, values)
+        Each method's value per algorithm, larger is better (a win probability, minus a
+        mean rank, an oriented mean score). NaN values sort last.
+    mean_rank : ndarray, optional
+        The tie break of every order (the board's), None when not known.
+    names : sequence of str
+        The algorithms, the last tie break.
+    """
+    if len(methods) < 2:
+        raise ValueError(f"methods must hold at least two methods, got {len(methods)}")
+    m = len(names)
+    tie_break = np.full(m, np.inf) if mean_rank is None else np.asarray(mean_rank, float)
+    tie_break = np.where(np.isfinite(tie_break), tie_break, np.inf)
+    keys, rows = [], []
+    for key, values in methods:
+        values = np.asarray(values, dtype=float)
+        if values.shape != (m,):
+            raise ValueError(f"values of {key!r} must have one entry per algorithm ({m})")
+        finite = np.isfinite(values)
+        floor = values[finite].min() - 1.0 if finite.any() else 0.0
+        keys.append(key)
+        rows.append(np.where(finite, values, floor))
+    matrix = np.vstack(rows)
+    orders = [_order(row, tie_break, names) for row in rows]
+    leaders = tuple(order[0] for order in orders)
+    rounded = np.round(matrix, TIE_DIGITS)
+    tied_first = tuple(
+        bool((rounded[i] == rounded[i, leaders[i]]).sum() > 1) for i in range(len(rows))
+    )
+    return SensitivityResult(
+        keys=tuple(keys),
+        tau=kendall_tau_b(matrix),
+        leaders=leaders,
+        top=tuple(frozenset(order[:TOP]) for order in orders),
+        tied_first=tied_first,
+    )
+
+
+def sensitivity_sentence(
+    result: SensitivityResult, names: Sequence[str], labels: dict[str, str]
+) -> str:
+    """One sentence: whether the winner depends on the method, and how."""
+    if result.top1_agree:
+        winner = names[result.leaders[0]]
+        shared = [labels[k] for k, tied in zip(result.keys, result.tied_first, strict=True) if tied]
+        tail = f" (tied for first under {', '.join(shared)})" if shared else ""
+        top = (
+            f"; the first {TOP} are the same under every method"
+            if result.top3_agree
+            else f"; the first {TOP} differ between methods"
+        )
+        return (
+            "The winner does not depend on the method: every method puts "
+            f"{winner} first{tail}{top}."
+        )
+    by_leader: dict[int, list[str]] = {}
+    for key, leader in zip(result.keys, result.leaders, strict=True):
+        by_leader.setdefault(leader, []).append(labels[key])
+    parts = [
+        f"{names[leader]} under {', '.join(methods)}"
+        for leader, methods in sorted(by_leader.items(), key=lambda kv: (-len(kv[1]), kv[0]))
+    ]
+    return f"The winner depends on the method: {'; '.join(parts)}."
