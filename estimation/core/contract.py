@@ -17,7 +17,11 @@ made of sections that are stored and served apart:
 ``advisor``
     O(m + estimators): the estimator advisor and size planner (METHODS section 8), from
     benchmarks simulated in the background; stored right after the other sections of a
-    snapshot (readers do not wait for it) and served whole.
+    snapshot (readers do not wait for it) and served whole. It carries the power of the
+    #1-vs-#2 comparison (how many more datasets).
+``practical``
+    O(k²): practical equivalence (a region of practical equivalence per metric) of every
+    pair of the board's first ``k`` algorithms (METHODS section 6.1).
 
 Every per-algorithm array is aligned with the section's ``algorithms``. A view that does
 not apply (or would be unreadable at this size) is a :class:`NotApplicable` with a reason
@@ -68,7 +72,7 @@ __all__ = [
     "to_json",
 ]
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 
 T = TypeVar("T")
 
@@ -205,6 +209,13 @@ class AnalysisSettings:
         null="none chosen: the algorithm with the best mean rank",
         default=None,
     )
+    rope: float | None = describe(
+        "half-width of the region of practical equivalence of the metric: differences "
+        "within [-rope, rope] do not matter in practice (set by the maintainer per metric)",
+        units="metric units",
+        null="none set (the default): no practical-equivalence probabilities",
+        default=None,
+    )
 
     def __post_init__(self) -> None:
         if self.missing not in ("complete", "worst"):
@@ -230,6 +241,12 @@ class AnalysisSettings:
             not isinstance(self.control, str) or not self.control.strip()
         ):
             raise ValueError(f"control must be an algorithm's name or None, got {self.control!r}")
+        if self.rope is not None and (
+            isinstance(self.rope, bool) or not np.isfinite(self.rope) or self.rope < 0
+        ):
+            raise ValueError(
+                f"rope must be a finite number >= 0 (metric units) or None, got {self.rope!r}"
+            )
 
     def to_dict(self) -> dict[str, Any]:
         return to_json(self)
@@ -609,6 +626,72 @@ class ScoreSummary:
 
 
 @dataclass(frozen=True)
+class MethodSensitivity:
+    """Does the order depend on the method? Kendall's tau-b between the orders of every
+    estimator and aggregate, and whether their first place and first three agree
+    (estimation/core/sensitivity.py)."""
+
+    methods: tuple[str, ...] = describe(
+        "the methods compared: the estimators' registry keys, then 'mean_rank' and "
+        "'mean_score' (when they apply)"
+    )
+    labels: tuple[str, ...] = describe("each method's name as readers see it")
+    tau: tuple[tuple[float | None, ...], ...] = describe(
+        "Kendall's tau-b between the orders of every two methods (a square matrix in "
+        "methods order; values equal to 12 decimals tie)",
+        units="-1..1",
+        null="one of the two methods ties every algorithm",
+    )
+    leaders: tuple[str, ...] = describe(
+        "each method's first algorithm (the board's tie rule: value, mean rank, name)"
+    )
+    top3: tuple[tuple[str, ...], ...] = describe("each method's first three algorithms")
+    top1_agree: bool = describe("whether every method puts the same algorithm first")
+    top3_agree: bool = describe("whether every method has the same first three (as a set)")
+    min_tau: float | None = describe(
+        "the smallest tau between two methods", units="-1..1", null="not defined"
+    )
+    sentence: str = describe(
+        "one sentence: 'The winner does not depend on the method: ...' or 'The winner "
+        "depends on the method: ...'"
+    )
+
+
+@dataclass(frozen=True)
+class PracticalVersus:
+    """The leader against one other algorithm, with the region of practical equivalence."""
+
+    algorithm: str = describe("the other algorithm")
+    leader_better: float = describe(
+        "P(the leader is practically better: the difference exceeds the rope)",
+        units="probability",
+    )
+    equivalent: float = describe(
+        "P(practically equivalent: the difference is within the rope)", units="probability"
+    )
+    other_better: float = describe("P(the other is practically better)", units="probability")
+
+
+@dataclass(frozen=True)
+class PracticalLeader:
+    """Practical equivalence of the board's leader with each other algorithm: what the
+    verdict reads (the whole matrix is the 'practical' section)."""
+
+    rope: float = describe(
+        "half-width of the region of practical equivalence", units="metric units"
+    )
+    leader: str = describe("the board's leader under the recommended estimator")
+    versus: tuple[PracticalVersus, ...] = describe(
+        "the leader against each other algorithm, in the board's order (pairs without two "
+        "datasets with both scores left out)"
+    )
+    decision_level: float = describe(
+        "a probability at or above this is a decision (0.95)", units="probability"
+    )
+    n_samples: int = describe("posterior draws per pair (Monte-Carlo error <= 0.5/sqrt)")
+
+
+@dataclass(frozen=True)
 class Verdict:
     """The plain answer above the table: who is most likely to win the next dataset, and
     how sure we are, as numbers and as the sentences every view shows."""
@@ -652,6 +735,11 @@ class Verdict:
     groups_note: str | None = describe(
         "why Friedman's test can find a difference that no pair of the group test shows",
         null="there is no such contrast",
+    )
+    practically_equivalent: tuple[str, ...] = describe(
+        "algorithms practically equivalent to the leader: P(equivalent) >= 0.95 under "
+        "the Bayesian signed-rank test with the metric's rope (empty without a rope)",
+        default=(),
     )
 
 
@@ -719,6 +807,16 @@ class Board:
     recommended_by: str = describe(
         "one sentence naming the rule that chose the default estimator",
         default="",
+    )
+    sensitivity: MethodSensitivity | NotApplicable = describe(
+        "whether the order depends on the estimator or aggregate (Kendall's tau-b, top-1 "
+        "and top-3 agreement)",
+        default=NotApplicable("computed by an engine before 0.8.0"),
+    )
+    practical: PracticalLeader | NotApplicable = describe(
+        "practical equivalence of the leader with each other algorithm; not applicable "
+        "without a rope (settings.rope) or without scores",
+        default=NotApplicable("computed by an engine before 0.8.0"),
     )
 
     @property
@@ -983,15 +1081,47 @@ class AdvisorSize:
 class AdvisorTruth:
     """One model of the benchmark's population and the simulations drawn from it."""
 
-    truth: Literal["plackett_luce", "empirical"] = describe(
+    truth: Literal["plackett_luce", "empirical", "mixture"] = describe(
         "'plackett_luce': the fitted Plackett–Luce model (exact win probabilities); "
-        "'empirical': the benchmark's own rankings, resampled (the win shares)"
+        "'empirical': the benchmark's own rankings, resampled (the win shares); "
+        "'mixture': each dataset from either, with probability 1/2 (the average of the "
+        "two; no estimator's own model, so its recommendation is not circular)"
     )
     p: tuple[float | None, ...] = describe(
         "the truth's win probability per algorithm", units="probability"
     )
     leader: str = describe("the truth's most probable winner")
     sizes: tuple[AdvisorSize, ...] = describe("the simulated sizes, smallest first")
+
+
+@dataclass(frozen=True)
+class AdvisorPower:
+    """How many more datasets: the power of Wilcoxon's test of #1 against #2, simulated
+    from the observed paired differences (estimation/core/power.py)."""
+
+    first: str = describe("the board's #1 under the recommended estimator")
+    second: str = describe("the board's #2")
+    alpha: float = describe("level of the two-sided test (the pair alone)")
+    power: float = describe("the power asked for (0.8)")
+    n_datasets: int = describe("datasets with scores of both")
+    observed_difference: float = describe(
+        "mean paired difference #1 - #2 (larger is better)", units="metric units"
+    )
+    detectable_difference: float | None = describe(
+        "smallest shift of #1 over #2 the test detects with this power at n_datasets",
+        units="metric units",
+        null="not found within the search bound",
+    )
+    power_at_observed: float = describe(
+        "simulated power at n_datasets if the differences are as observed", units="share"
+    )
+    datasets_needed: int | None = describe(
+        "smallest number of datasets with this power if the differences are as observed",
+        null="identical pairs, or beyond the simulation's bound (see note)",
+    )
+    n_simulations: int = describe("simulated benchmarks per power evaluation")
+    sentence: str = describe("the figures in one sentence")
+    note: str | None = describe("why a figure is missing", null="nothing to add")
 
 
 @dataclass(frozen=True)
@@ -1005,11 +1135,50 @@ class AdvisorSection:
     n_datasets: int = describe("the benchmark's datasets (n)")
     n_simulations: int = describe("simulated benchmarks per size and truth (bounded)")
     seed: int = describe("seed of the simulations")
-    truths: tuple[AdvisorTruth, ...] = describe("the Plackett–Luce truth, then the empirical")
+    truths: tuple[AdvisorTruth, ...] = describe(
+        "the Plackett–Luce truth, the empirical, then the mixture (the one the "
+        "recommendation reads)"
+    )
     notes: tuple[str, ...] = describe("what was cut to bound the cost, in words")
+    power: AdvisorPower | NotApplicable = describe(
+        "how many more datasets would separate #1 from #2; not applicable for rankings",
+        default=NotApplicable("computed by an engine before 0.8.0"),
+    )
 
     def truth(self, name: str) -> AdvisorTruth | None:
         return next((t for t in self.truths if t.truth == name), None)
+
+
+# --- practical equivalence ----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PracticalSection:
+    """Practical equivalence of every pair of the first algorithms (METHODS 6.1): the
+    Bayesian signed-rank test over datasets with the metric's region of practical
+    equivalence (Benavoli et al. 2017), O(k²) for the k algorithms compared."""
+
+    algorithms: tuple[str, ...] = describe(
+        "the algorithms compared (the board's first ones, in the board's algorithm order)"
+    )
+    rope: float = describe(
+        "half-width of the region of practical equivalence", units="metric units"
+    )
+    better: PairwiseMatrix = describe(
+        "P(a_i practically better than a_j) for every ordered pair (upper: i over j, "
+        "lower: j over i)",
+        units="probability",
+    )
+    equivalent: PairwiseMatrix = describe(
+        "P(a_i and a_j practically equivalent) (symmetric)", units="probability"
+    )
+    n_datasets: PairwiseMatrix = describe("datasets with scores of both, per pair")
+    n_samples: int = describe("posterior draws per pair (shared by every pair)")
+    seed: int = describe("seed of the posterior draws")
+    decision_level: float = describe(
+        "a probability at or above this is a decision (0.95)", units="probability"
+    )
+    notes: tuple[str, ...] = describe("what was capped to bound the cost, in words")
 
 
 # --- one section for chosen algorithms ---------------------------------------------------
@@ -1107,6 +1276,18 @@ def restrict(section: Any, keep: Sequence[int]) -> Any:
         )
     if isinstance(section, AdvisorSection):
         return section  # about the estimators, O(m): served whole
+    if isinstance(section, PracticalSection):
+        return PracticalSection(
+            algorithms=names,
+            rope=section.rope,
+            better=section.better.restricted(keep, m),
+            equivalent=section.equivalent.restricted(keep, m),
+            n_datasets=section.n_datasets.restricted(keep, m),
+            n_samples=section.n_samples,
+            seed=section.seed,
+            decision_level=section.decision_level,
+            notes=section.notes,
+        )
     raise TypeError(f"cannot restrict a {type(section).__name__}")
 
 
@@ -1151,6 +1332,7 @@ SECTION_TYPES: dict[str, Any] = {
     "rank_matrix": RankMatrixSection | NotApplicable,
     "within_dataset": WithinDatasetSection | NotApplicable,
     "advisor": AdvisorSection | NotApplicable,
+    "practical": PracticalSection | NotApplicable,
 }
 SECTION_NAMES: tuple[str, ...] = tuple(SECTION_TYPES)
 
@@ -1185,6 +1367,11 @@ class SnapshotPayload:
         "analyze_advisor later: the recompute service stores it right after the other "
         "sections, so for a moment a served snapshot may not have it yet)",
         default=NotApplicable("computed by an engine before 0.5.0"),
+    )
+    practical: PracticalSection | NotApplicable = describe(
+        "practical equivalence of every pair of the board's first algorithms; not "
+        "applicable without a rope or without scores",
+        default=NotApplicable("computed by an engine before 0.8.0"),
     )
 
     def sections(self) -> dict[str, Any]:

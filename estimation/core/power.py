@@ -36,12 +36,16 @@ from typing import Any
 import numpy as np
 from scipy import special
 
+from estimation.core.contract import AdvisorPower, NotApplicable
+from estimation.core.table import decimal_exponents, paired_differences
+
 __all__ = [
     "CELL_BUDGET",
     "MAX_DATASETS",
     "N_SIMULATIONS",
     "POWER",
     "PowerResult",
+    "advisor_power",
     "pair_power",
     "signed_rank_pvalues",
     "signed_rank_rejects",
@@ -235,4 +239,66 @@ def pair_power(
         datasets_needed=needed,
         n_simulations=s,
         note=note,
+    )
+
+
+def advisor_power(
+    scores: np.ndarray | None,
+    first: int,
+    second: int,
+    names: tuple[str, ...] | list[str],
+    *,
+    alpha: float,
+    seed: int,
+) -> AdvisorPower | NotApplicable:
+    """The advisor's power figures for the board's #1 (``first``) and #2 (``second``)
+    from the oriented dataset-level ``scores`` (None for ranking input)."""
+    if scores is None:
+        return NotApplicable("ranking-only input has no score differences to simulate")
+    both = np.isfinite(scores[:, first]) & np.isfinite(scores[:, second])
+    if both.sum() < 2:
+        return NotApplicable("fewer than two datasets with results of both")
+    exponents = decimal_exponents(scores[both][:, [first, second]])
+    d = paired_differences(
+        scores[both, first], scores[both, second], exponents=(exponents[:, 0], exponents[:, 1])
+    )
+    result = pair_power(d, alpha=alpha, rng=seed)
+    a, b = names[first], names[second]
+    words = [
+        f"At {result.n_datasets} datasets Wilcoxon's test (alpha {alpha:g}) would detect a "
+        f"difference between {a} and {b} of "
+        + (
+            f"{result.detectable_difference:.3g}"
+            if result.detectable_difference is not None
+            else "(not found)"
+        )
+        + f" with {POWER:.0%} power; the observed mean difference is "
+        f"{result.observed_difference:.3g}"
+        + (f" ({b} ahead on the mean score)." if result.observed_difference < 0 else ".")
+    ]
+    if result.datasets_needed is not None and result.power_at_observed >= POWER:
+        words.append(
+            f"They are already separated with {POWER:.0%} power "
+            f"(from about {result.datasets_needed} datasets)."
+        )
+    elif result.datasets_needed is not None:
+        words.append(
+            f"About {result.datasets_needed} datasets would separate them with "
+            f"{POWER:.0%} power if the differences stay as observed."
+        )
+    elif result.note:
+        words.append(result.note[0].upper() + result.note[1:] + ".")
+    return AdvisorPower(
+        first=a,
+        second=b,
+        alpha=float(alpha),
+        power=POWER,
+        n_datasets=result.n_datasets,
+        observed_difference=result.observed_difference,
+        detectable_difference=result.detectable_difference,
+        power_at_observed=result.power_at_observed,
+        datasets_needed=result.datasets_needed,
+        n_simulations=result.n_simulations,
+        sentence=" ".join(words).replace("%", " %"),
+        note=result.note,
     )

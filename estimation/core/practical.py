@@ -51,6 +51,14 @@ from typing import Any
 
 import numpy as np
 
+from estimation.core.contract import (
+    Board,
+    NotApplicable,
+    PairwiseMatrix,
+    PracticalLeader,
+    PracticalSection,
+    PracticalVersus,
+)
 from estimation.core.table import decimal_exponents, paired_differences
 
 __all__ = [
@@ -59,13 +67,16 @@ __all__ = [
     "PRIOR_STRENGTH",
     "PracticalPair",
     "dirichlet_draws",
+    "equivalence_sentence",
     "practical_probabilities",
+    "practical_sections",
     "signed_rank_posterior",
 ]
 
-N_SAMPLES = 8000
-"""Posterior draws per pair: a Monte-Carlo standard error of at most 0.0056 per
-probability (0.5 / sqrt(8000)); pages show two decimals."""
+N_SAMPLES = 4000
+"""Posterior draws per pair: a Monte-Carlo standard error of at most 0.0079 per
+probability (0.5 / sqrt(4000)), 0.0034 near the 0.95 decision level; pages show two
+decimals."""
 
 PRIOR_STRENGTH = 0.5
 """Weight of the pseudo-observation at 0 (baycomp's default for the signed-rank test)."""
@@ -73,7 +84,7 @@ PRIOR_STRENGTH = 0.5
 DECISION_LEVEL = 0.95
 """A probability at or above this is a decision (Benavoli et al. 2017 use 0.95)."""
 
-CELL_BUDGET = 60_000_000
+CELL_BUDGET = 25_000_000
 """Largest total of draws x datasets x pairs; above it the draws shrink (to
 :data:`MIN_SAMPLES`), then pairs are left out."""
 
@@ -236,3 +247,128 @@ def planned_samples(n: int, n_pairs: int, n_samples: int = N_SAMPLES) -> tuple[i
     samples = min(samples, int(n_samples))
     pairs = min(n_pairs, CELL_BUDGET // max(samples * per_pair, 1))
     return samples, max(int(pairs), 0)
+
+
+MAX_COMPARED = 10
+"""The practical section compares every pair of the board's first this many algorithms
+(45 pairs); the leader is compared with every algorithm for the verdict. Above, the
+head-to-head page computes a pair on demand (:func:`practical_probabilities`, the same
+draws, so the same numbers)."""
+
+
+def practical_sections(
+    board: Board, scores: np.ndarray | None, *, seed: int
+) -> tuple[PracticalLeader | NotApplicable, PracticalSection | NotApplicable]:
+    """The board's :class:`PracticalLeader` and the payload's :class:`PracticalSection`.
+
+    ``scores`` are the oriented dataset-level scores the board was ranked from (None for
+    ranking input); ``board.settings.rope`` the region's half-width (None: not set).
+    """
+    rope = board.settings.rope
+    if rope is None:
+        reason = NotApplicable(
+            "no region of practical equivalence is set for this metric (the maintainer "
+            "sets one; analyze --rope)"
+        )
+        return reason, reason
+    if scores is None:
+        reason = NotApplicable("ranking-only input has no score differences to compare")
+        return reason, reason
+    names = board.algorithms
+    m = len(names)
+    if m < 2 or scores.shape[0] < 2:
+        reason = NotApplicable("practical equivalence needs two algorithms and two datasets")
+        return reason, reason
+    order = board.order(board.recommended)
+    leader = order[0]
+    compared = sorted(order[:MAX_COMPARED])
+    wanted = [(a, b) for x, a in enumerate(compared) for b in compared[x + 1 :]]
+    wanted += [(leader, j) for j in order[1:] if j not in compared]
+    notes: list[str] = []
+    samples, fitted = planned_samples(scores.shape[0], len(wanted))
+    if samples < N_SAMPLES:
+        notes.append(
+            f"{samples} posterior draws per pair instead of {N_SAMPLES}, to bound the cost"
+        )
+    if fitted < len(wanted):
+        notes.append(f"{len(wanted) - fitted} pairs left out to bound the cost")
+    if m > MAX_COMPARED:
+        notes.append(
+            f"every pair of the first {MAX_COMPARED} of {m} algorithms is compared; the "
+            "leader with every algorithm"
+        )
+    # the leader's pairs first, so that the verdict keeps them within the budget
+    leader_pairs = [p for p in wanted if leader in p]
+    others = [p for p in wanted if leader not in p]
+    chosen = (leader_pairs + others)[:fitted]
+    results = practical_probabilities(scores, chosen, rope=rope, rng=seed, n_samples=samples)
+
+    versus = []
+    for j in order[1:]:
+        pair = results.get((min(leader, j), max(leader, j)))
+        if not isinstance(pair, PracticalPair):
+            continue
+        mine, theirs = (
+            (pair.a_better, pair.b_better) if leader < j else (pair.b_better, pair.a_better)
+        )
+        versus.append(PracticalVersus(names[j], mine, pair.equivalent, theirs))
+    summary = PracticalLeader(
+        rope=float(rope),
+        leader=names[leader],
+        versus=tuple(versus),
+        decision_level=DECISION_LEVEL,
+        n_samples=samples,
+    )
+    k = len(compared)
+    better = np.full((k, k), np.nan)
+    equivalent = np.full((k, k), np.nan)
+    counts = np.full((k, k), np.nan)
+    for x, a in enumerate(compared):
+        for y in range(x + 1, k):
+            pair = results.get((a, compared[y]))
+            if isinstance(pair, PracticalPair):
+                better[x, y], better[y, x] = pair.a_better, pair.b_better
+                equivalent[x, y] = equivalent[y, x] = pair.equivalent
+                counts[x, y] = counts[y, x] = pair.n_datasets
+    section = PracticalSection(
+        algorithms=tuple(names[i] for i in compared),
+        rope=float(rope),
+        better=PairwiseMatrix.from_square(better),
+        equivalent=PairwiseMatrix.from_square(equivalent),
+        n_datasets=PairwiseMatrix.from_square(counts),
+        n_samples=samples,
+        seed=int(seed),
+        decision_level=DECISION_LEVEL,
+        notes=tuple(notes),
+    )
+    return summary, section
+
+
+def equivalence_sentence(practical: PracticalLeader) -> tuple[str | None, tuple[str, ...]]:
+    """The verdict's sentence on practical equivalence, and the algorithms practically
+    equivalent to the leader."""
+    level = practical.decision_level
+    rope = f"{practical.rope:g}"
+    same = tuple(v.algorithm for v in practical.versus if v.equivalent >= level)
+    worse = [v.algorithm for v in practical.versus if v.leader_better >= level]
+    leader = practical.leader
+    if same:
+        listed = ", ".join(same)
+        verb = "is" if len(same) == 1 else "are"
+        return (
+            f"{listed} {verb} practically equivalent to {leader}: differences within "
+            f"±{rope} (the metric's region of practical equivalence) with probability "
+            f"≥ {level:.2f} (Bayesian signed-rank test).",
+            same,
+        )
+    if practical.versus and len(worse) == len(practical.versus):
+        return (
+            f"{leader} is practically better than every other algorithm compared (by more "
+            f"than ±{rope}, probability ≥ {level:.2f}, Bayesian signed-rank test).",
+            (),
+        )
+    return (
+        f"No algorithm is practically equivalent to {leader} with probability ≥ {level:.2f} "
+        f"(region of practical equivalence ±{rope}, Bayesian signed-rank test).",
+        (),
+    )

@@ -19,11 +19,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from estimation.core.contract import Board, MethodSensitivity, NotApplicable, ScoreSummary
 from estimation.core.rank_inference import TIE_DIGITS
+from estimation.core.registry import estimator_get
 
 __all__ = [
     "MAX_TAU_PAIRS_PER_BLOCK",
     "SensitivityResult",
+    "board_sensitivity",
     "kendall_tau_b",
     "method_sensitivity",
     "sensitivity_sentence",
@@ -50,6 +53,7 @@ class SensitivityResult:
     leaders: tuple[int, ...]
     top: tuple[frozenset[int], ...]
     tied_first: tuple[bool, ...]
+    orders: tuple[tuple[int, ...], ...] = ()
 
     @property
     def top1_agree(self) -> bool:
@@ -151,6 +155,7 @@ def method_sensitivity(
         leaders=leaders,
         top=tuple(frozenset(order[:TOP]) for order in orders),
         tied_first=tied_first,
+        orders=tuple(orders),
     )
 
 
@@ -179,3 +184,44 @@ def sensitivity_sentence(
         for leader, methods in sorted(by_leader.items(), key=lambda kv: (-len(kv[1]), kv[0]))
     ]
     return f"The winner depends on the method: {'; '.join(parts)}."
+
+
+def board_sensitivity(board: Board) -> MethodSensitivity | NotApplicable:
+    """The board's :class:`~estimation.core.contract.MethodSensitivity`: every estimator
+    of the registry, the mean rank and the mean score (each where it applies)."""
+    names = board.algorithms
+    if len(names) < 2:
+        return NotApplicable("a single algorithm: there is no order to compare")
+    methods: list[tuple[str, np.ndarray]] = []
+    labels: dict[str, str] = {}
+    for estimator in board.estimators:
+        methods.append((estimator.key, _values(estimator.p)))
+        labels[estimator.key] = estimator_get(estimator.key).short_label
+    mean_rank = None
+    if not isinstance(board.mean_rank, NotApplicable):
+        mean_rank = _values(board.mean_rank)
+        methods.append(("mean_rank", -mean_rank))
+        labels["mean_rank"] = "mean rank"
+    if isinstance(board.scores, ScoreSummary) and board.input.direction in ("higher", "lower"):
+        sign = 1.0 if board.input.direction == "higher" else -1.0
+        methods.append(("mean_score", sign * _values(board.scores.mean)))
+        labels["mean_score"] = "mean score"
+    result = method_sensitivity(methods, mean_rank=mean_rank, names=names)
+    n = len(result.keys)
+    return MethodSensitivity(
+        methods=result.keys,
+        labels=tuple(labels[k] for k in result.keys),
+        tau=tuple(
+            tuple(None if not np.isfinite(v) else float(v) for v in result.tau[i]) for i in range(n)
+        ),
+        leaders=tuple(names[i] for i in result.leaders),
+        top3=tuple(tuple(names[i] for i in order[:TOP]) for order in result.orders),
+        top1_agree=result.top1_agree,
+        top3_agree=result.top3_agree,
+        min_tau=result.min_tau,
+        sentence=sensitivity_sentence(result, names, labels),
+    )
+
+
+def _values(values) -> np.ndarray:
+    return np.array([np.nan if v is None else v for v in values], dtype=float)
