@@ -16,6 +16,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from datetime import timedelta
 from typing import Literal, cast
 
@@ -439,7 +440,7 @@ def snapshot_refresh(
         snapshot = _snapshot_compute(
             benchmark=benchmark,
             metric=metric,
-            settings=settings,
+            settings=replace(settings, rope=metric.rope),  # the ROPE is the metric's
             owner=owner,
             lease=lease,
             superseded=superseded,
