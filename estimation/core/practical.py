@@ -251,9 +251,9 @@ def planned_samples(n: int, n_pairs: int, n_samples: int = N_SAMPLES) -> tuple[i
 
 MAX_COMPARED = 10
 """The practical section compares every pair of the board's first this many algorithms
-(45 pairs); the leader is compared with every algorithm for the verdict. Above, the
-head-to-head page computes a pair on demand (:func:`practical_probabilities`, the same
-draws, so the same numbers)."""
+(45 pairs); the leader is compared with every algorithm for the verdict. Any other pair
+the head-to-head page computes on demand (:func:`practical_probabilities` on the same
+datasets in the same order with the section's seed and draws: the same numbers)."""
 
 
 def practical_sections(

@@ -192,7 +192,8 @@ def _practical(
                     p_b,
                     _decided(a, b, p_a, row.equivalent, p_b, level),
                 )
-    datasets = sorted(set(values.get(a, {})) | set(values.get(b, {})))
+    # the engine's datasets in its order: the same posterior draws as the engine's
+    datasets = list(board.input.datasets)
     sign = 1.0 if higher_is_better else -1.0
     scores = np.array(
         [[sign * values.get(name, {}).get(d, np.nan) for name in (a, b)] for d in datasets],

@@ -52,3 +52,37 @@ def test_head_to_head_shows_the_practical_probabilities_and_the_decision(client)
     swapped = reverse("compare-pair", kwargs={"slug": "ropey", "a": "c", "b": "a"})
     text = client.get(swapped).content.decode().split('data-testid="pair-practical"')[1]
     assert "a practically better" in text.split("</section>")[0]
+
+
+def test_a_pair_not_stored_is_computed_to_the_engines_numbers(client, monkeypatch):
+    """The page computes a pair outside the stored matrix with the engine's datasets,
+    order, seed and draws: the numbers the engine computes for it."""
+    import numpy as np
+
+    from estimation.core import practical
+    from estimation.selectors import SnapshotSections
+
+    scores = {
+        name: {f"d{i}": 0.5 + 0.01 * k + 0.003 * ((i * (k + 3)) % 7) for i in range(9)}
+        for k, name in enumerate("abcdef")
+    }
+    monkeypatch.setattr(practical, "MAX_COMPARED", 2)
+    benchmark = computed_benchmark("ropey", scores=scores, bootstrap_size=0)
+    Metric.objects.filter(benchmark=benchmark).update(rope=0.005)
+    (snapshot,) = refresh(benchmark)
+    sections = SnapshotSections(snapshot)
+    stored, board = sections["practical"], sections["board"]
+    assert len(stored.algorithms) == 2 and "a" not in stored.algorithms
+    url = reverse("compare-pair", kwargs={"slug": "ropey", "a": "a", "b": "b"})
+    response = client.get(url)
+    assert "Computed for this page" in response.content.decode()
+    shown = response.context["pair"].practical
+    matrix = np.array([[scores[x][d] for x in "ab"] for d in board.input.datasets])
+    engine = practical.practical_probabilities(
+        matrix, [(0, 1)], rope=0.005, rng=stored.seed, n_samples=stored.n_samples
+    )[(0, 1)]
+    assert (shown.a_better, shown.equivalent, shown.b_better) == (
+        engine.a_better,
+        engine.equivalent,
+        engine.b_better,
+    )
