@@ -30,7 +30,7 @@ Cost is bounded: each power evaluation is O(S n' log n'), the sizes tried are ca
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -258,12 +258,33 @@ def advisor_power(
     both = np.isfinite(scores[:, first]) & np.isfinite(scores[:, second])
     if both.sum() < 2:
         return NotApplicable("fewer than two datasets with results of both")
-    exponents = decimal_exponents(scores[both][:, [first, second]])
-    d = paired_differences(
-        scores[both, first], scores[both, second], exponents=(exponents[:, 0], exponents[:, 1])
-    )
-    result = pair_power(d, alpha=alpha, rng=seed)
     a, b = names[first], names[second]
+    exponents = decimal_exponents(scores[both][:, [first, second]])
+    with np.errstate(over="ignore", invalid="ignore"):
+        d = paired_differences(
+            scores[both, first], scores[both, second], exponents=(exponents[:, 0], exponents[:, 1])
+        )
+    beyond = NotApplicable(
+        f"the differences between {a} and {b} (scores as large as "
+        f"{float(np.nanmax(np.abs(scores[both][:, [first, second]]))):.3g}) leave the float range"
+    )
+    if not np.isfinite(d).all():
+        return beyond
+    # The test does not depend on the scale: simulate at a power of two that keeps every
+    # shift and mean finite, and scale the differences back (exactly).
+    largest = float(np.abs(d).max())
+    exponent = int(np.frexp(largest)[1]) if largest > 0 else 0
+    result = pair_power(np.ldexp(d, -exponent), alpha=alpha, rng=seed)
+    with np.errstate(over="ignore"):
+        observed = float(np.ldexp(result.observed_difference, exponent))
+        detectable = (
+            None
+            if result.detectable_difference is None
+            else float(np.ldexp(result.detectable_difference, exponent))
+        )
+    if not np.isfinite(observed) or (detectable is not None and not np.isfinite(detectable)):
+        return beyond
+    result = replace(result, observed_difference=observed, detectable_difference=detectable)
     words = [
         f"At {result.n_datasets} datasets Wilcoxon's test (alpha {alpha:g}) would detect a "
         f"difference between {a} and {b} of "

@@ -223,16 +223,24 @@ def practical_probabilities(
         if count < 2:
             out[(a, b)] = "fewer than two datasets with results of both"
             continue
-        d = paired_differences(
-            scores[present, a],
-            scores[present, b],
-            exponents=(exponents[present, a], exponents[present, b]),
-        )
+        with np.errstate(over="ignore", invalid="ignore"):
+            d = paired_differences(
+                scores[present, a],
+                scores[present, b],
+                exponents=(exponents[present, a], exponents[present, b]),
+            )
+        if not np.isfinite(d).all():
+            out[(a, b)] = "the score differences leave the float range"
+            continue
+        # Scaled by a power of two with the rope (exact): the sums d_i + d_j stay finite.
+        largest = max(float(np.abs(d).max(initial=0.0)), rope)
+        exponent = int(np.frexp(largest)[1]) if largest > 0 else 0
+        d_scaled, rope_scaled = np.ldexp(d, -exponent), float(np.ldexp(rope, -exponent))
         w = weights
         if count < n:
             w = weights[np.concatenate([[True], present])]
             w = w / w.sum(axis=0, keepdims=True)
-        a_better, equivalent, b_better = signed_rank_posterior(d, rope, w)
+        a_better, equivalent, b_better = signed_rank_posterior(d_scaled, rope_scaled, w)
         out[(a, b)] = PracticalPair(a_better, equivalent, b_better, count)
     return out
 

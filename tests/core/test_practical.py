@@ -149,3 +149,17 @@ def test_without_a_rope_nothing_is_claimed():
     assert isinstance(payload.practical, NotApplicable)
     assert "no region of practical equivalence" in payload.board.practical.reason
     assert payload.board.verdict.practically_equivalent == ()
+
+
+def test_scores_near_the_float_limits_give_the_numbers_of_ordinary_scores():
+    """Differences and their Walsh sums near 1e308 would overflow: the test runs at a
+    power of two (exact), so the probabilities are those of the same scores at 1."""
+    base = np.random.default_rng(8).uniform(0.5, 1.0, size=(12, 2))
+    ordinary = practical_probabilities(base, [(0, 1)], rope=0.05, rng=3)[(0, 1)]
+    scale = 2.0**1022
+    huge = practical_probabilities(base * scale, [(0, 1)], rope=0.05 * scale, rng=3)[(0, 1)]
+    assert huge == ordinary
+    opposite = base * np.array([1.0, -1.0]) * 1.7e308
+    assert practical_probabilities(opposite, [(0, 1)], rope=1.0, rng=3)[(0, 1)] == (
+        "the score differences leave the float range"
+    )
