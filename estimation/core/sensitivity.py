@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+from scipy import stats
 
 from estimation.core.contract import Board, MethodSensitivity, NotApplicable, ScoreSummary
 from estimation.core.rank_inference import TIE_DIGITS
@@ -32,8 +33,13 @@ __all__ = [
     "sensitivity_sentence",
 ]
 
-MAX_TAU_PAIRS_PER_BLOCK = 1_000_000
+MAX_TAU_PAIRS_PER_BLOCK = 250_000
 """Algorithm pairs per block of the tau computation: memory stays O(methods x block)."""
+
+DIRECT_MAX_ALGORITHMS = 300
+"""Up to this many algorithms tau-b counts the pairs directly (O(m^2), vectorised);
+above, ``scipy.stats.kendalltau`` (Knight's O(m log m) algorithm) computes the same
+statistic for each two methods."""
 
 TOP = 3
 """The size of the leading group whose agreement is reported beside the winner's."""
@@ -89,13 +95,16 @@ def kendall_tau_b(values: np.ndarray) -> np.ndarray:
     ``i < j``, where ``n_x`` counts the pairs not tied in ``x`` (Kendall 1945; what
     ``scipy.stats.kendalltau`` computes by default). NaN where a row is all ties.
 
-    The pairs are taken in blocks of :data:`MAX_TAU_PAIRS_PER_BLOCK`, so memory is
-    bounded for any number of algorithms; the work is O(methods^2 x m^2).
+    Up to :data:`DIRECT_MAX_ALGORITHMS` the pairs are counted directly, in blocks of
+    :data:`MAX_TAU_PAIRS_PER_BLOCK` (memory bounded; work O(methods^2 x m^2)); above,
+    ``scipy.stats.kendalltau`` computes each entry in O(m log m).
     """
     values = np.round(np.asarray(values, dtype=float), TIE_DIGITS)
     if values.ndim != 2:
         raise ValueError(f"values must be 2-D (methods x algorithms), got {values.ndim}-D")
     k, m = values.shape
+    if m > DIRECT_MAX_ALGORITHMS:
+        return _tau_b_sorted(values)
     concordance = np.zeros((k, k))
     untied = np.zeros(k)
     first, second = np.triu_indices(m, 1)
@@ -107,6 +116,21 @@ def kendall_tau_b(values: np.ndarray) -> np.ndarray:
     scale = np.sqrt(np.outer(untied, untied))
     with np.errstate(invalid="ignore", divide="ignore"):
         tau = np.where(scale > 0, concordance / np.where(scale > 0, scale, 1.0), np.nan)
+    return np.clip(tau, -1.0, 1.0)
+
+
+def _tau_b_sorted(values: np.ndarray) -> np.ndarray:
+    """:func:`kendall_tau_b` by ``scipy.stats.kendalltau`` (tau-b, O(m log m) a pair)."""
+    k = values.shape[0]
+    tau = np.eye(k)
+    for i in range(k):
+        if np.unique(values[i]).size < 2:
+            tau[i, :] = tau[:, i] = np.nan
+    for i in range(k):
+        for j in range(i + 1, k):
+            if np.isnan(tau[i, i]) or np.isnan(tau[j, j]):
+                continue
+            tau[i, j] = tau[j, i] = stats.kendalltau(values[i], values[j]).statistic
     return np.clip(tau, -1.0, 1.0)
 
 

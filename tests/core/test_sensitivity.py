@@ -71,3 +71,14 @@ def test_equal_leaders_break_by_mean_rank_then_name():
         names=("a", "b", "c"),
     )
     assert result.leaders[0] == 1 and result.tied_first == (True, False)
+
+
+def test_the_large_table_path_gives_the_direct_counts(monkeypatch):
+    from estimation.core import sensitivity
+
+    rng = np.random.default_rng(2)
+    values = rng.integers(0, 9, size=(5, 40)).astype(float)
+    values[4] = 1.0  # every algorithm tied: undefined
+    direct = kendall_tau_b(values)
+    monkeypatch.setattr(sensitivity, "DIRECT_MAX_ALGORITHMS", 10)
+    np.testing.assert_allclose(kendall_tau_b(values), direct, atol=1e-12, equal_nan=True)
