@@ -15,6 +15,7 @@ import json
 import logging
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from datetime import timedelta
 
 from django.conf import settings as django_settings
@@ -222,7 +223,7 @@ def snapshot_refresh(
         snapshot = _snapshot_compute(
             benchmark=benchmark,
             metric=metric,
-            settings=settings,
+            settings=replace(settings, rope=metric.rope),  # the ROPE is the metric's
             owner=owner,
             lease=lease,
             superseded=superseded,

@@ -118,6 +118,13 @@ class Metric(models.Model):
     direction = models.CharField(max_length=6, choices=Direction.choices)
     is_primary = models.BooleanField(default=False)
     description = models.TextField(blank=True)
+    rope = models.FloatField(
+        null=True,
+        blank=True,
+        validators=[MinValueValidator(0.0)],
+        help_text="Region of practical equivalence: differences within ±rope (metric units) "
+        "do not matter in practice. Empty: none (no practical-equivalence probabilities).",
+    )
 
     class Meta:
         ordering = ["-is_primary", "name"]

@@ -13,6 +13,14 @@ paper's section 6.1 simulations, run on the benchmark's own fitted model. Two tr
     The benchmark's own rankings as the population (datasets resampled with
     replacement, exactly as the bootstrap does). Its true win probabilities are the
     empirical tie-split win shares.
+``mixture``
+    Each simulated dataset is drawn from the fitted Plackett-Luce model with probability
+    1/2, else resampled from the benchmark's own rankings. Its true win probabilities
+    are exactly the average of the two truths above. Each of those two is one
+    candidate's own model (under the first the Plackett-Luce estimate of the full data
+    is the truth, under the second the win rate's is), so each favours that candidate;
+    the mixture is neither's model, and the advisor's recommendation reads it
+    (:func:`estimation.core.verdict.advisor_evidence`).
 
 For every size ``n'`` in ``{n, 2n, 4n}`` it draws ``S`` benchmarks, applies every
 estimator of the registry to all of them at once
@@ -42,6 +50,7 @@ import numpy as np
 from estimation.core import aggregates
 from estimation.core.contract import (
     AdvisorEstimator,
+    AdvisorPower,
     AdvisorSection,
     AdvisorSize,
     AdvisorTruth,
@@ -65,10 +74,10 @@ __all__ = [
     "size_label",
 ]
 
-CELL_BUDGET = 8_000_000
+CELL_BUDGET = 16_000_000
 """Largest total of simulations x pooled rankings x algorithms over every size and truth,
-weighted by ``sqrt(m / 20)`` above 20 algorithms (about 1 s on one core at m = 20,
-n = 100 with 200 simulations; a few seconds at most elsewhere)."""
+weighted by ``sqrt(m / 20)`` above 20 algorithms (about 1.5 s on one core at m = 20,
+n = 100 with 200 simulations and three truths; a few seconds at most elsewhere)."""
 
 MIN_SIMULATIONS = 40
 """Fewer simulated benchmarks than this would leave the errors too noisy to compare."""
@@ -124,7 +133,7 @@ class SizeResult:
 class TruthResult:
     """One truth: its win probabilities and the simulated sizes."""
 
-    truth: Literal["plackett_luce", "empirical"]
+    truth: Literal["plackett_luce", "empirical", "mixture"]
     p: np.ndarray
     leader: int
     sizes: tuple[SizeResult, ...]
@@ -213,10 +222,11 @@ def _plan(n: int, m: int, n_simulations: int) -> tuple[int, list[int], list[str]
     notes: list[str] = []
 
     def cells(factors: Sequence[int], s: int) -> int:
-        # Plackett-Luce pools hold 2 n' rankings; the empirical truth resamples n. A
-        # Plackett-Luce refit costs more per cell on wide rankings (measured: 0.14 us a
-        # cell at m = 20, 0.46 at m = 179, 0.9 at m = 2000): weigh by sqrt(m / 20).
-        return int(sum(s * (2 * f * n + n) * m for f in factors) * _width_weight(m))
+        # Plackett-Luce pools hold 2 n' rankings; the empirical truth resamples n; the
+        # mixture's pool holds both. A Plackett-Luce refit costs more per cell on wide
+        # rankings (measured: 0.14 us a cell at m = 20, 0.46 at m = 179, 0.9 at
+        # m = 2000): weigh by sqrt(m / 20).
+        return int(sum(s * 2 * (2 * f * n + n) * m for f in factors) * _width_weight(m))
 
     factors = list(SIZE_FACTORS)
     s = int(n_simulations)
@@ -345,7 +355,15 @@ def advise(
             pl_tol=SIMULATION_PL_TOL,
         )
 
-    pl_sizes, empirical_sizes = [], []
+    mixture_truth = (pl_truth + empirical_truth) / 2.0
+    # Its own stream, so that the two other truths draw what they drew before it.
+    seed_sequence = generator.bit_generator.seed_seq
+    mixture_generator = np.random.default_rng(
+        seed_sequence.spawn(1)[0]
+        if isinstance(seed_sequence, np.random.SeedSequence)
+        else generator.integers(0, 2**63 - 1)
+    )
+    pl_sizes, empirical_sizes, mixture_sizes = [], [], []
     for factor in factors:
         size = factor * n
         # Plackett-Luce: pools of 2 n' draws, each benchmark a random n'-subset of one.
@@ -368,11 +386,32 @@ def advise(
         counts = generator.multinomial(size, np.full(n, 1.0 / n), size=s).astype(float)
         rows, width = _errors(estimate(ranks, counts), empirical_truth, size, schemes)
         empirical_sizes.append(SizeResult(size, factor, s, width, rows))
+        # Mixture: k ~ Binomial(n', 1/2) rankings from a fresh Plackett-Luce pool, the
+        # other n' - k resampled from the benchmark's own.
+        _check(stop)
+        pool = np.vstack(
+            [
+                plackett_luce_rankings(
+                    worths, 2 * size, rng=mixture_generator, known_positions=known_positions
+                ),
+                ranks,
+            ]
+        )
+        from_model = mixture_generator.binomial(size, 0.5, size=s)
+        chosen = np.argsort(mixture_generator.random((s, 2 * size)), axis=1)
+        mask = (np.argsort(chosen, axis=1) < from_model[:, None]).astype(float)
+        resampled = mixture_generator.multinomial(size - from_model, np.full(n, 1.0 / n))
+        resampled = resampled.astype(float)
+        rows, width = _errors(
+            estimate(pool, np.hstack([mask, resampled])), mixture_truth, size, schemes
+        )
+        mixture_sizes.append(SizeResult(size, factor, s, width, rows))
     truths = (
         TruthResult("plackett_luce", pl_truth, int(np.argmax(pl_truth)), tuple(pl_sizes)),
         TruthResult(
             "empirical", empirical_truth, int(np.argmax(empirical_truth)), tuple(empirical_sizes)
         ),
+        TruthResult("mixture", mixture_truth, int(np.argmax(mixture_truth)), tuple(mixture_sizes)),
     )
     return AdvisorResult(K=K, n_datasets=n, n_simulations=s, truths=truths, notes=tuple(notes))
 
@@ -395,12 +434,18 @@ def size_label(factor: int) -> str:
 
 
 def advisor_section(
-    result: AdvisorResult, algorithms: Sequence[str], *, seed: int
+    result: AdvisorResult,
+    algorithms: Sequence[str],
+    *,
+    seed: int,
+    power: AdvisorPower | NotApplicable | None = None,
 ) -> AdvisorSection | NotApplicable:
-    """The snapshot's ``advisor`` section from :func:`advise`'s result."""
+    """The snapshot's ``advisor`` section from :func:`advise`'s result (and the power
+    figures of :func:`estimation.core.power.advisor_power`)."""
     if result.not_applicable is not None:
         return NotApplicable(result.not_applicable)
     return AdvisorSection(
+        power=power if power is not None else NotApplicable("not computed"),
         algorithms=tuple(algorithms),
         k_used=int(result.K),
         n_datasets=int(result.n_datasets),

@@ -51,7 +51,14 @@ from estimation.core.contract import (
 )
 from estimation.core.control import control_comparison
 from estimation.core.intervals import WIN_INTERVAL_METHOD, win_intervals
-from estimation.core.rank_inference import RankInference, rank_intervals, rank_method_words
+from estimation.core.power import advisor_power
+from estimation.core.practical import practical_sections
+from estimation.core.rank_inference import (
+    TIE_DIGITS,
+    RankInference,
+    rank_intervals,
+    rank_method_words,
+)
 from estimation.core.rankings import PreparedRankings, prepare_rankings
 from estimation.core.registry import (
     ESTIMATOR_KEYS,
@@ -61,6 +68,7 @@ from estimation.core.registry import (
     interval_label,
 )
 from estimation.core.resampling import BIAS_CORRECTED_METHOD, bootstrap, evaluate_schemes
+from estimation.core.sensitivity import board_sensitivity
 from estimation.core.table import ResultTable
 from estimation.core.verdict import board_order, board_verdict
 from estimation.core.win_probability import fit_loo, fit_minimax, mle
@@ -102,7 +110,7 @@ UNCERTAINTY_GAVE_WAY = (
 
 # Any change to a number or to the payload's shape bumps this version; the golden test
 # (tests/core/test_golden.py) pins the payload of two demos to it.
-ENGINE_VERSION = "0.7.0"
+ENGINE_VERSION = "0.8.0"
 
 # Within-dataset Tukey tables are stored with a snapshot up to this many pairs in all
 # (they grow as datasets x algorithms^2); beyond, the dataset page computes one table
@@ -229,7 +237,7 @@ def analyze(
     advice: AdvisorSection | NotApplicable = NotApplicable(ADVISOR_DEFERRED)
     if advisor:
         clock.stage("advisor", 0.9)
-        advice = _advisor(prepared, K, advisor_seed)
+        advice = _advisor(prepared, K, advisor_seed, settings=settings)
 
     complete = prepared.kind == "score" or prepared.known_positions == m
     mean_rank = (
@@ -263,6 +271,10 @@ def analyze(
         ),
         scores=_score_summary(table, prepared),
     )
+    practical_leader, practical = practical_sections(
+        board, prepared.scores, seed=_practical_seed(settings)
+    )
+    board = replace(board, sensitivity=board_sensitivity(board), practical=practical_leader)
     board = _with_answer(board, inference)
     payload = SnapshotPayload(
         schema_version=SCHEMA_VERSION,
@@ -274,6 +286,7 @@ def analyze(
         rank_matrix=_rank_matrix(prepared),
         within_dataset=within,
         advisor=advice,
+        practical=practical,
     )
     return Analysis(payload=payload, timings=clock.finish())
 
@@ -286,13 +299,47 @@ def _seeds(settings: AnalysisSettings) -> tuple[int, int, int]:
     return int(bootstrap_seed), int(evaluation_seed), int(rng.integers(0, 2**63 - 1))
 
 
+def _practical_seed(settings: AnalysisSettings) -> int:
+    """The seed of the practical-equivalence draws: the fourth from the settings' seed
+    (the three of :func:`_seeds` are unchanged)."""
+    return int(np.random.default_rng(settings.seed).integers(0, 2**63 - 1, size=4)[3])
+
+
+def _first_two(prepared: PreparedRankings, K: int, settings: AnalysisSettings) -> list[int]:
+    """The board's first two algorithms under its default estimator (Board.order's rule:
+    P(win) to TIE_DIGITS decimals, then mean rank, then name)."""
+    key = default_estimator_rule(settings.default_estimator)[0]
+    p = np.round(np.array(_point_estimates(prepared, K)[key]["p"], dtype=float), TIE_DIGITS)
+    mean_rank = prepared.ranks.mean(axis=0)
+    names = np.array(prepared.algorithms, dtype=str)
+    return np.lexsort((names, mean_rank, -p)).tolist()[:2]
+
+
 def _advisor(
-    prepared: PreparedRankings, K: int, seed: int, stop: Callable[[], bool] | None = None
+    prepared: PreparedRankings,
+    K: int,
+    seed: int,
+    stop: Callable[[], bool] | None = None,
+    *,
+    settings: AnalysisSettings,
 ) -> AdvisorSection | NotApplicable:
     result = advise(
         prepared.ranks, rng=seed, K=K, known_positions=prepared.known_positions, stop=stop
     )
-    return advisor_section(result, prepared.algorithms, seed=seed)
+    power = None
+    if result.not_applicable is None:
+        first, second = _first_two(prepared, K, settings)
+        # its own stream (from the advisor's seed), so the simulations above are unchanged
+        power_seed = int(np.random.default_rng([seed, 1]).integers(0, 2**63 - 1))
+        power = advisor_power(
+            prepared.scores,
+            first,
+            second,
+            prepared.algorithms,
+            alpha=settings.alpha,
+            seed=power_seed,
+        )
+    return advisor_section(result, prepared.algorithms, seed=seed, power=power)
 
 
 def analyze_advisor(
@@ -310,7 +357,7 @@ def analyze_advisor(
     settings = settings or AnalysisSettings()
     prepared = _prepared(table, settings)
     K = min(settings.k, prepared.known_positions)
-    return _advisor(prepared, K, _seeds(settings)[2], stop)
+    return _advisor(prepared, K, _seeds(settings)[2], stop, settings=settings)
 
 
 def _prepared(table: ResultTable, settings: AnalysisSettings) -> PreparedRankings:

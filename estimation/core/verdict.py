@@ -27,11 +27,13 @@ from estimation.core.contract import (
     Friedman,
     NemenyiSummary,
     NotApplicable,
+    PracticalLeader,
     RankIntervals,
     ScoreSummary,
     Verdict,
     WinInterval,
 )
+from estimation.core.practical import equivalence_sentence
 from estimation.core.rank_inference import TIE_DIGITS
 from estimation.core.registry import estimator_get
 
@@ -360,6 +362,11 @@ def board_verdict(board: Board, estimator: str | None = None) -> Verdict | NotAp
             f"{boot.p_best[j]:.0%} of bootstrap resamples, {a} in {boot.p_best[leader]:.0%}."
         ).replace("%", " %")
     sentences.append(agreement)
+    equivalent: tuple[str, ...] = ()
+    if isinstance(board.practical, PracticalLeader) and board.practical.leader == a:
+        practical, equivalent = equivalence_sentence(board.practical)
+        if practical is not None:
+            sentences.append(practical)
     evidence = _default_evidence(board, key)
     if evidence is not None:
         sentences.append(evidence)
@@ -378,6 +385,7 @@ def board_verdict(board: Board, estimator: str | None = None) -> Verdict | NotAp
         p_best_leader=p_best_leader,
         sentences=tuple(sentences),
         groups_note=_groups_note(board),
+        practically_equivalent=equivalent,
     )
 
 
@@ -467,12 +475,11 @@ def advisor_evidence(board: Board, advisor: AdvisorSection) -> str | None:
     they favour another. None when the advisor has no simulations at this size."""
     key = board.recommended
     short = estimator_get(key).short_label
-    found = {
-        truth.truth: size.best
-        for truth in advisor.truths
-        for size in truth.sizes
-        if size.factor == 1
-    }
+    # The mixture truth is no candidate's own model (the Plackett-Luce truth is the
+    # Plackett-Luce estimator's, the empirical one the win rate's): it alone decides,
+    # where the advisor has it (engines from 0.8.0).
+    truths = [t for t in advisor.truths if t.truth == "mixture"] or list(advisor.truths)
+    found = {truth.truth: size.best for truth in truths for size in truth.sizes if size.factor == 1}
     if not found:
         return None
     others = sorted({best for best in found.values() if best != key})

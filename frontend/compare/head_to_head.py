@@ -18,6 +18,7 @@ from estimation.core.contract import (
     Board,
     NemenyiSection,
     NotApplicable,
+    PracticalSection,
     RankMatrixSection,
     TukeyTable,
     WilcoxonSection,
@@ -26,6 +27,7 @@ from estimation.core.contract import (
     pair_index,
 )
 from estimation.core.pairwise import PairRecord, pair_record
+from estimation.core.practical import PracticalPair, practical_probabilities
 
 Outcome = Literal["win", "tie", "loss", "none"]
 
@@ -68,6 +70,19 @@ class PairTukey:
 
 
 @dataclass(frozen=True)
+class PairPractical:
+    """P(A practically better), P(equivalent), P(B practically better) for the pair."""
+
+    rope: float | None = None
+    a_better: float | None = None
+    equivalent: float | None = None
+    b_better: float | None = None
+    decision: str | None = None  # "A practically better", "practically equivalent", ...
+    computed_here: bool = False  # not stored with the snapshot: computed for this page
+    not_applicable: str | None = None
+
+
+@dataclass(frozen=True)
 class HeadToHead:
     a: str
     b: str
@@ -84,6 +99,7 @@ class HeadToHead:
     tukey: tuple[PairTukey, ...]
     tukey_note: str | None  # why there is no Tukey row (or why some are missing)
     tukey_left_out: tuple[str, ...]  # datasets whose tables the snapshot did not store
+    practical: PairPractical = PairPractical(not_applicable="not computed")
 
 
 def _pair_value(section: Any, attribute: str, a: str, b: str) -> float | None:
@@ -120,6 +136,83 @@ def _nemenyi(section: NemenyiSection | NotApplicable | None, board: Board, a: st
     if section is None:
         return PairTest(not_applicable="not stored with this snapshot")
     return PairTest(pvalue=_pair_value(section, "pvalues", a, b))
+
+
+def _decided(a: str, b: str, a_better: float, equivalent: float, b_better: float, level: float):
+    if equivalent >= level:
+        return "practically equivalent"
+    if a_better >= level:
+        return f"{a} practically better"
+    if b_better >= level:
+        return f"{b} practically better"
+    return None
+
+
+def _practical(
+    sections: Mapping[str, Any],
+    board: Board,
+    a: str,
+    b: str,
+    values: Mapping[str, Mapping[str, float]],
+    higher_is_better: bool,
+) -> PairPractical:
+    """The stored probabilities of the pair (the practical section, else the leader's
+    row of the board); for a pair stored in neither, the same test computed here on the
+    two algorithms' scores with the snapshot's seed and number of draws."""
+    stored = board.practical
+    if isinstance(stored, NotApplicable):
+        return PairPractical(not_applicable=stored.reason)
+    level = stored.decision_level
+    section = sections.get("practical")
+    if isinstance(section, PracticalSection) and {a, b} <= set(section.algorithms):
+        index = {name: i for i, name in enumerate(section.algorithms)}
+        k = len(section.algorithms)
+        i, j = index[a], index[b]
+        p_a, p_b = section.better.get(i, j, k), section.better.get(j, i, k)
+        eq = section.equivalent.get(i, j, k)
+        if p_a is None or p_b is None or eq is None:
+            return PairPractical(not_applicable="fewer than two datasets with results of both")
+        return PairPractical(stored.rope, p_a, eq, p_b, _decided(a, b, p_a, eq, p_b, level))
+    for leader, other, flip in ((a, b, False), (b, a, True)):
+        if stored.leader == leader:
+            row = next((v for v in stored.versus if v.algorithm == other), None)
+            if row is not None:
+                p_a, p_b = (
+                    (row.other_better, row.leader_better)
+                    if flip
+                    else (
+                        row.leader_better,
+                        row.other_better,
+                    )
+                )
+                return PairPractical(
+                    stored.rope,
+                    p_a,
+                    row.equivalent,
+                    p_b,
+                    _decided(a, b, p_a, row.equivalent, p_b, level),
+                )
+    # the engine's datasets in its order: the same posterior draws as the engine's
+    datasets = list(board.input.datasets)
+    sign = 1.0 if higher_is_better else -1.0
+    scores = np.array(
+        [[sign * values.get(name, {}).get(d, np.nan) for name in (a, b)] for d in datasets],
+        dtype=float,
+    ).reshape(len(datasets), 2)
+    seed = section.seed if isinstance(section, PracticalSection) else 0
+    result = practical_probabilities(
+        scores, [(0, 1)], rope=stored.rope, rng=seed, n_samples=stored.n_samples
+    )[(0, 1)]
+    if not isinstance(result, PracticalPair):
+        return PairPractical(not_applicable=result)
+    return PairPractical(
+        stored.rope,
+        result.a_better,
+        result.equivalent,
+        result.b_better,
+        _decided(a, b, result.a_better, result.equivalent, result.b_better, level),
+        computed_here=True,
+    )
 
 
 def _oriented(value: float | None, flip: bool) -> float | None:
@@ -258,4 +351,7 @@ def head_to_head(
         tukey=tukey,
         tukey_note=tukey_note,
         tukey_left_out=left_out,
+        practical=_practical(sections, board, a, b, values, higher_is_better)
+        if board.input.kind == "score"
+        else PairPractical(not_applicable="ranking-only input has no score differences"),
     )

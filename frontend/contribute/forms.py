@@ -186,3 +186,16 @@ class DatasetsAddForm(AccessibleErrorsMixin, forms.Form):
 class MetricAddForm(AccessibleErrorsMixin, forms.Form):
     name = forms.CharField(max_length=Metric._meta.get_field("name").max_length, label="Metric")
     direction = forms.ChoiceField(choices=Metric.Direction.choices, label="Direction")
+
+
+class MetricRopeForm(AccessibleErrorsMixin, forms.Form):
+    """A metric's region of practical equivalence (leaderboard/metric_rope.py)."""
+
+    metric = forms.CharField(max_length=Metric._meta.get_field("name").max_length, label="Metric")
+    rope = forms.FloatField(
+        required=False,
+        min_value=0.0,
+        label="Region of practical equivalence (±, metric units)",
+        help_text="Differences within it do not matter in practice (e.g. 0.01 for "
+        "accuracy as a fraction). Empty: none.",
+    )

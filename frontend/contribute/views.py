@@ -34,6 +34,7 @@ from frontend.contribute.forms import (
     DecisionForm,
     MetricAddForm,
     MetricFormSet,
+    MetricRopeForm,
     SubmissionDetailsForm,
     UploadForm,
     upload_limit_bytes,
@@ -58,6 +59,7 @@ from frontend.contribute.uploads import (
 )
 from leaderboard.csv_template import csv_template
 from leaderboard.ingest.results_csv import ResultsCsvError
+from leaderboard.metric_rope import metric_rope_set
 from leaderboard.models import Benchmark, Submission, UploadJob
 from leaderboard.selectors import (
     algorithm_names_public,
@@ -630,7 +632,20 @@ def benchmark_catalogue(request: HttpRequest, slug: str) -> HttpResponse:
     action = request.POST.get("action")
     datasets_form = DatasetsAddForm(request.POST if action == "datasets" else None)
     metric_form = MetricAddForm(request.POST if action == "metric" else None)
+    rope_form = MetricRopeForm(request.POST if action == "rope" else None)
     try:
+        if action == "rope" and rope_form.is_valid():
+            chosen = benchmark.metrics.filter(name=rope_form.cleaned_data["metric"]).first()
+            if chosen is None:
+                rope_form.add_error("metric", "no metric of that name in this benchmark")
+            else:
+                metric_rope_set(
+                    metric=chosen, user=request.user, rope=rope_form.cleaned_data["rope"]
+                )
+                messages.success(
+                    request, f"Saved the region of practical equivalence of {chosen.name}."
+                )
+                return redirect("contribute-benchmark-catalogue", slug=benchmark.slug)
         if action == "datasets" and datasets_form.is_valid():
             added = benchmark_datasets_add(
                 benchmark=benchmark,
@@ -648,15 +663,21 @@ def benchmark_catalogue(request: HttpRequest, slug: str) -> HttpResponse:
     except PermissionDenied as exc:
         return forbidden(request, str(exc))
     except ValidationFailed as exc:
-        add_problems(datasets_form if action == "datasets" else metric_form, exc.problems)
+        form = {"datasets": datasets_form, "rope": rope_form}.get(action or "", metric_form)
+        add_problems(form, exc.problems)
     context = {
         "benchmark": benchmark,
         "datasets": benchmark.datasets.order_by("name"),
         "metrics": benchmark_metric_list(benchmark=benchmark),
         "datasets_form": datasets_form,
         "metric_form": metric_form,
+        "rope_form": rope_form,
         "unused": catalogue_names_unused(benchmark=benchmark),
-        "errors": [*form_summary(datasets_form), *form_summary(metric_form)],
+        "errors": [
+            *form_summary(datasets_form),
+            *form_summary(metric_form),
+            *form_summary(rope_form),
+        ],
     }
     return render(request, "frontend/contribute/catalogue.html", context)
 

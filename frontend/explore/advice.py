@@ -18,6 +18,8 @@ from estimation.core.registry import estimator_get
 TRUTH_LABELS = {
     "plackett_luce": "if the benchmark's population were its fitted Plackett–Luce model",
     "empirical": "if the benchmark's population were its own datasets (resampled)",
+    "mixture": "if each dataset came from either of those two models, half the time each "
+    "(the truth the recommendation reads: neither estimator's own model)",
 }
 # The page shows these sizes; four times is in the API's section.
 SHOWN_FACTORS = (1, 2)

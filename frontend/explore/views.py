@@ -16,7 +16,7 @@ from estimation.core.verdict import board_order
 from estimation.selectors import SnapshotSections, snapshot_latest
 from frontend.compare.links import select_options
 from frontend.embeds.badges import badge_facts, badge_markdown, badge_svg
-from frontend.explore import advice, charts, presenters, selectors
+from frontend.explore import advice, charts, presenters, robustness, selectors
 from frontend.explore.coverage import coverage_table
 from leaderboard.models import Algorithm, Benchmark, Dataset
 from leaderboard.selectors import benchmark_get_visible, benchmark_metric_get, benchmark_metric_list
@@ -55,6 +55,9 @@ def benchmark_charts_page(request: HttpRequest, slug: str) -> HttpResponse:
         "advisor": advice.advisor_view(
             sections["advisor"], has_board=sections["board"] is not None
         ),
+        "sensitivity": robustness.sensitivity_view(sections["board"]),
+        "practical": robustness.practical_view(sections["practical"]),
+        "power": robustness.power_view(sections["advisor"]),
     }
     return render(request, "frontend/explore/charts_page.html", context)
 

@@ -14,9 +14,11 @@ from leaderboard.api.common import (
     PageQuerySerializer,
     StrictInput,
     benchmark_or_404,
+    metric_or_404,
 )
 from leaderboard.api.errors import ErrorSerializer
 from leaderboard.api.pagination import LimitOffsetPagination, paginated_response
+from leaderboard.metric_rope import metric_rope_set
 from leaderboard.models import Algorithm, Benchmark, Dataset, Metric
 from leaderboard.selectors import (
     benchmark_algorithm_list,
@@ -53,7 +55,7 @@ class OptionalUrlField(serializers.URLField):
 class MetricOutputSerializer(serializers.ModelSerializer):
     class Meta:
         model = Metric
-        fields = ["name", "direction", "is_primary", "description"]
+        fields = ["name", "direction", "is_primary", "description", "rope"]
 
 
 class BenchmarkDetailOutputSerializer(serializers.ModelSerializer):
@@ -268,6 +270,35 @@ class MetricListApi(ApiView):
             request=request,
             view=self,
         )
+
+
+class MetricRopeApi(ApiView):
+    permission_classes = [IsAuthenticated]
+
+    class InputSerializer(StrictInput, serializers.Serializer):
+        rope = serializers.FloatField(
+            allow_null=True,
+            min_value=0.0,
+            help_text="region of practical equivalence, metric units (null: none)",
+        )
+
+    @extend_schema(
+        summary="Set a metric's region of practical equivalence",
+        description="Maintainers only. Differences within ±rope (metric units) count as "
+        "practically equivalent (Bayesian signed-rank test, METHODS 6.1); null removes "
+        "it. A change recomputes the results.",
+        request=InputSerializer,
+        responses={200: MetricOutputSerializer, **ERRORS},
+    )
+    def post(self, request: Request, slug: str, metric: str) -> Response:
+        benchmark = benchmark_or_404(slug=slug, user=request.user)
+        chosen = metric_or_404(benchmark=benchmark, name=metric)
+        serializer = self.InputSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        updated = metric_rope_set(
+            metric=chosen, user=request.user, rope=serializer.validated_data["rope"]
+        )
+        return Response(MetricOutputSerializer(updated).data)
 
 
 class DatasetListApi(ApiView):

@@ -53,7 +53,9 @@ BENCHMARK_DETAIL = {
     "seed": 0,
     "ranking_only": False,
     "control_algorithm": "",
-    "metrics": [{"name": "AUC", "direction": "higher", "is_primary": True, "description": ""}],
+    "metrics": [
+        {"name": "AUC", "direction": "higher", "is_primary": True, "description": "", "rope": None}
+    ],
     "maintainers": ["demo-maintainer"],
     "is_maintainer": False,
     "n_algorithms": 4,
@@ -173,7 +175,15 @@ EXAMPLES: dict[str, list[OpenApiExample]] = {
         _response({**BENCHMARK_DETAIL, "submission_policy": "moderated"}),
     ],
     "metric_list": [
-        _response({"name": "AUC", "direction": "higher", "is_primary": True, "description": ""})
+        _response(
+            {
+                "name": "AUC",
+                "direction": "higher",
+                "is_primary": True,
+                "description": "",
+                "rope": None,
+            }
+        )
     ],
     "dataset_list": [_response({"name": "iris", "description": "", "n_scores": 4})],
     "algorithm_list": [

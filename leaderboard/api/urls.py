@@ -14,6 +14,7 @@ from leaderboard.api.benchmarks import (
     DatasetListApi,
     DatasetRenameApi,
     MetricListApi,
+    MetricRopeApi,
 )
 from leaderboard.api.submissions import (
     SubmissionAcceptApi,
@@ -36,6 +37,7 @@ urlpatterns = [
     path(benchmark, BenchmarkDetailApi.as_view(), name="api-benchmark-detail"),
     path(f"{benchmark}update/", BenchmarkUpdateApi.as_view(), name="api-benchmark-update"),
     path(f"{benchmark}metrics/", MetricListApi.as_view(), name="api-metric-list"),
+    path(f"{benchmark}metrics/<str:metric>/rope/", MetricRopeApi.as_view(), name="api-metric-rope"),
     path(f"{benchmark}datasets/", DatasetListApi.as_view(), name="api-dataset-list"),
     path(f"{benchmark}algorithms/", AlgorithmListApi.as_view(), name="api-algorithm-list"),
     path(f"{benchmark}datasets/rename/", DatasetRenameApi.as_view(), name="api-dataset-rename"),

@@ -71,7 +71,13 @@ def test_detail_of_a_public_benchmark(client, benchmark):
     body = response.json()
     assert body["slug"] == "toy"
     assert body["metrics"] == [
-        {"name": "score", "direction": "higher", "is_primary": True, "description": ""}
+        {
+            "name": "score",
+            "direction": "higher",
+            "is_primary": True,
+            "description": "",
+            "rope": None,
+        }
     ]
     assert body["maintainers"] == ["maintainer"]
     assert body["is_maintainer"] is False

@@ -16,6 +16,7 @@ EXPECTED = {
     "/api/benchmarks/{slug}/": {"get"},
     "/api/benchmarks/{slug}/update/": {"post"},
     "/api/benchmarks/{slug}/metrics/": {"get"},
+    "/api/benchmarks/{slug}/metrics/{metric}/rope/": {"post"},
     "/api/benchmarks/{slug}/datasets/": {"get"},
     "/api/benchmarks/{slug}/algorithms/": {"get"},
     "/api/benchmarks/{slug}/datasets/rename/": {"post"},

@@ -232,7 +232,8 @@ def test_the_advisor_is_its_own_stored_section_served_whole(client, computed):
     assert board["control"]["control"] in board["input"]["algorithms"]
     advisor = client.get(f"{BASE}1/sections/advisor/").json()
     validate_section("advisor", advisor)
-    assert [t["truth"] for t in advisor["truths"]] == ["plackett_luce", "empirical"]
+    assert [t["truth"] for t in advisor["truths"]] == ["plackett_luce", "empirical", "mixture"]
+    assert "sentence" in advisor["power"]  # how many more datasets
     assert [s["n_datasets"] for s in advisor["truths"][0]["sizes"]] == [3, 6, 12]
     chosen = client.get(f"{BASE}1/sections/advisor/?algorithms=alpha").json()
     assert chosen == advisor

@@ -3,6 +3,7 @@ the four benchmarks the demo loader (leaderboard/demo.py) creates, as ResultTabl
 
 from __future__ import annotations
 
+from dataclasses import replace
 from functools import cache
 
 import numpy as np
@@ -20,6 +21,9 @@ from leaderboard.published import published_table
 
 # A smaller bootstrap than the default keeps the tests fast; every code path still runs.
 SETTINGS = AnalysisSettings(bootstrap=200)
+# The simulated fold benchmark (accuracies near 0.8) has a region of practical
+# equivalence of one accuracy point, so the golden payload pins the practical section.
+DEMO_SETTINGS = {"simulated": replace(SETTINGS, rope=0.01)}
 
 
 def demsar_table() -> ResultTable:
@@ -71,4 +75,4 @@ DEMO_TABLES = {
 
 @cache
 def demo_analysis(name: str) -> Analysis:
-    return analyze(DEMO_TABLES[name](), SETTINGS)
+    return analyze(DEMO_TABLES[name](), DEMO_SETTINGS.get(name, SETTINGS))

@@ -71,9 +71,9 @@ def test_the_paper_pattern_loo_beats_the_win_rate_at_small_n_and_the_gap_closes(
         assert kls[0] > kls[1] > kls[2]
 
 
-def test_every_estimator_of_the_registry_is_scored_under_both_truths():
+def test_every_estimator_of_the_registry_is_scored_under_every_truth():
     result = advise(_pl_benchmark(5, 12), rng=0, n_simulations=50)
-    assert [t.truth for t in result.truths] == ["plackett_luce", "empirical"]
+    assert [t.truth for t in result.truths] == ["plackett_luce", "empirical", "mixture"]
     for truth in result.truths:
         assert truth.p.sum() == pytest.approx(1.0)
         assert [s.n_datasets for s in truth.sizes] == [12, 24, 48]
@@ -191,3 +191,40 @@ def test_the_deferred_advisor_is_the_same_section_bit_for_bit():
     assert deferred.advisor == NotApplicable(ADVISOR_DEFERRED)
     assert deferred.board == whole.board  # the rest does not depend on it
     assert to_json(analyze_advisor(table, settings)) == to_json(whole.advisor)
+
+
+def test_the_mixture_truth_is_no_candidates_own_model():
+    """Issue 24: under the Plackett-Luce truth the Plackett-Luce estimate of the full data
+    is the truth itself (and under the empirical truth the win rate's is), so those
+    truths favour their own estimator; the mixture's win probabilities are the average
+    of the two and equal no estimator's estimate, and the advisor's recommendation reads
+    the mixture."""
+    from scipy.stats import rankdata
+
+    from estimation.core import aggregates
+    from estimation.core.resampling import scheme_estimates
+
+    # not a Plackett-Luce population: algorithm 0 wins 40 % of datasets and is near the
+    # bottom elsewhere
+    rng = np.random.default_rng(0)
+    scores = rng.normal(size=(20, 6))
+    scores[:, 1] += 0.8
+    boom = rng.random(20) < 0.4
+    scores[boom, 0] += 5
+    scores[~boom, 0] -= 3
+    ranks = np.vstack([rankdata(-row) for row in scores])
+    result = advise(ranks, rng=4, n_simulations=60)
+    pl, empirical, mixture = result.truths
+    full = scheme_estimates(ranks, np.ones((1, ranks.shape[0])), K=3)
+    worths = aggregates.plackett_luce(ranks).worths
+    # circular: each of the first two truths is one candidate's own full-data estimate
+    np.testing.assert_allclose(pl.p, worths / worths.sum(), atol=1e-12)
+    np.testing.assert_allclose(empirical.p, full["mle"][0], atol=1e-12)
+    # the mixture is neither's
+    np.testing.assert_allclose(mixture.p, (pl.p + empirical.p) / 2, atol=1e-12)
+    for key, estimate in full.items():
+        assert np.abs(estimate[0] - mixture.p).sum() > 1e-3, key
+    # each circular truth crowns its own estimator; the mixture crowns neither
+    assert pl.sizes[0].best == "plackett_luce"
+    assert empirical.sizes[0].best == "mle"
+    assert mixture.sizes[0].best not in ("plackett_luce", "mle")

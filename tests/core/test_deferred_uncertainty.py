@@ -18,7 +18,13 @@ from estimation.core.analysis import (
 )
 from estimation.core.contract import NotApplicable, section_from_json, to_json
 from estimation.core.table import ResultTable
-from tests.core.demo_tables import SETTINGS, demo_analysis, demsar_table, simulated_table
+from tests.core.demo_tables import (
+    DEMO_SETTINGS,
+    SETTINGS,
+    demo_analysis,
+    demsar_table,
+    simulated_table,
+)
 
 
 def _bytes(board) -> str:
@@ -45,17 +51,26 @@ def _top_k_table() -> ResultTable:
     [("demsar", demsar_table), ("simulated", simulated_table), ("top-k", _top_k_table)],
 )
 def test_the_completed_board_is_the_one_shot_board_byte_for_byte(name, table):
+    settings = DEMO_SETTINGS.get(name, SETTINGS)  # the simulated demo has a rope
     whole = demo_analysis(name).payload if name != "top-k" else analyze(table(), SETTINGS).payload
-    quick = analyze(table(), SETTINGS, uncertainty=False).payload
+    quick = analyze(table(), settings, uncertainty=False).payload
     assert uncertainty_deferred(quick.board)
     assert quick.board.evaluation == NotApplicable(UNCERTAINTY_DEFERRED)
     assert all(r.bootstrap == NotApplicable(UNCERTAINTY_DEFERRED) for r in quick.board.estimators)
     # every other section is the one-shot one already
-    for section in ("wins", "nemenyi", "wilcoxon", "rank_matrix", "within_dataset", "advisor"):
+    for section in (
+        "wins",
+        "nemenyi",
+        "wilcoxon",
+        "rank_matrix",
+        "within_dataset",
+        "advisor",
+        "practical",
+    ):
         assert to_json(getattr(quick, section)) == to_json(getattr(whole, section))
     # the service completes the board it read back from its stored JSON
     stored = section_from_json("board", json.loads(_bytes(quick.board)))
-    completed = analyze_uncertainty(table(), SETTINGS, stored)
+    completed = analyze_uncertainty(table(), settings, stored)
     assert _bytes(completed.board) == _bytes(whole.board)
     assert not uncertainty_deferred(completed.board)
     assert set(completed.timings) >= {"bootstrap", "evaluation"}

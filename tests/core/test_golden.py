@@ -41,6 +41,14 @@ GOLDEN: dict[str, dict[str, str]] = {
         "demsar": "cb64309ecc5dca9b363a119affd5989aabb31ce224ac5b65ba15a5360319ab67",
         "simulated": "2e44e0f7b601eabff911e1e2549e3469acc5500e2c0ac266f17ea26f3c9029dc",
     },
+    # Issue 24 items 1-3 and the advisor's truth: the method-sensitivity panel (Kendall's
+    # tau-b between every method's order), practical equivalence with a ROPE (the
+    # simulated demo has one of 0.01), the #1-vs-#2 power figures and the mixture truth
+    # of the advisor, which its recommendation reads.
+    "0.8.0": {
+        "demsar": "7083784adc7ead915f1469be92c44ec90c64ab4cc680b11dbd76f8450b2a073a",
+        "simulated": "14729a28820145f6664bf2c0797ad83ef546a1cc19d45b7ecb490b4ffee8b2f3",
+    },
 }
 
 

@@ -117,10 +117,10 @@ def test_rank_span_reads_the_rank_intervals():
 def test_the_advisor_sentence_is_about_the_default_and_says_why_it_stands():
     analysis = demo_analysis("demsar")
     board, advisor = analysis.payload.board, analysis.payload.advisor
-    # at n = 14 the simulations favour Borda (Plackett-Luce truth) and Plackett-Luce
-    # (the resampled rankings), not the default
+    # at n = 14 the simulations from the mixture truth (the one the sentence reads: no
+    # candidate's own model) favour Plackett-Luce, not the default
     text = advisor_evidence(board, advisor)
-    assert text.startswith("In the advisor's simulations at this size Borda and Plackett–Luce")
+    assert text.startswith("In the advisor's simulations at this size Plackett–Luce comes")
     assert text.endswith(
         "LOO (log loss) stays the default because a rule fixed before the "
         "data are seen chooses it, not the data it is judged on."

@@ -40,3 +40,16 @@ def test_others_cannot_change_the_catalogue(client, maintainer):
     response = client.post(URL, {"action": "datasets", "names": "sneaky"})
     assert response.status_code == 403
     assert not maintainer.datasets.filter(name="sneaky").exists()
+
+
+def test_maintainers_set_and_clear_a_metrics_region_of_practical_equivalence(client, maintainer):
+    response = client.post(URL, {"action": "rope", "metric": "score", "rope": "0.01"})
+    assert response.status_code == 302
+    assert maintainer.metrics.get(name="score").rope == 0.01
+    assert "region of practical equivalence: ±0.01" in client.get(URL).content.decode()
+    negative = client.post(URL, {"action": "rope", "metric": "score", "rope": "-1"})
+    assert negative.status_code == 200 and maintainer.metrics.get(name="score").rope == 0.01
+    unknown = client.post(URL, {"action": "rope", "metric": "nope", "rope": "0.1"})
+    assert "no metric of that name" in unknown.content.decode()
+    cleared = client.post(URL, {"action": "rope", "metric": "score", "rope": ""})
+    assert cleared.status_code == 302 and maintainer.metrics.get(name="score").rope is None

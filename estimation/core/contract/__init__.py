@@ -17,7 +17,11 @@ made of sections that are stored and served apart:
 ``advisor``
     O(m + estimators): the estimator advisor and size planner (METHODS section 8), from
     benchmarks simulated in the background; stored right after the other sections of a
-    snapshot (readers do not wait for it) and served whole.
+    snapshot (readers do not wait for it) and served whole. It carries the power of the
+    #1-vs-#2 comparison (how many more datasets).
+``practical``
+    O(k²): practical equivalence (a region of practical equivalence per metric) of every
+    pair of the board's first ``k`` algorithms (METHODS section 6.1).
 
 Every per-algorithm array is aligned with the section's ``algorithms``. A view that does
 not apply (or would be unreadable at this size) is a :class:`NotApplicable` with a reason
@@ -51,7 +55,10 @@ from estimation.core.contract.board import (
     ExcludedAlgorithm,
     Friedman,
     InputFacts,
+    MethodSensitivity,
     NemenyiSummary,
+    PracticalLeader,
+    PracticalVersus,
     RankIntervals,
     ScoreSummary,
     Verdict,
@@ -82,12 +89,14 @@ from estimation.core.contract.schema import (
 from estimation.core.contract.schema import _dataclasses_in_order as _dataclasses_in_order
 from estimation.core.contract.sections import (
     AdvisorEstimator,
+    AdvisorPower,
     AdvisorSection,
     AdvisorSize,
     AdvisorTruth,
     DatasetTests,
     NemenyiSection,
     PairNote,
+    PracticalSection,
     RankMatrixSection,
     RepeatedMeasuresAnova,
     TukeyTable,
@@ -103,6 +112,7 @@ __all__ = [
     "SECTION_NAMES",
     "SECTION_TYPES",
     "AdvisorEstimator",
+    "AdvisorPower",
     "AdvisorSection",
     "AdvisorSize",
     "AdvisorTruth",
@@ -116,11 +126,15 @@ __all__ = [
     "ExcludedAlgorithm",
     "Friedman",
     "InputFacts",
+    "MethodSensitivity",
     "NemenyiSection",
     "NemenyiSummary",
     "NotApplicable",
     "PairNote",
     "PairwiseMatrix",
+    "PracticalLeader",
+    "PracticalSection",
+    "PracticalVersus",
     "RankIntervals",
     "RankMatrixSection",
     "RepeatedMeasuresAnova",

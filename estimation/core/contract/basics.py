@@ -9,7 +9,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 
 T = TypeVar("T")
 

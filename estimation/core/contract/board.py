@@ -55,6 +55,13 @@ class AnalysisSettings:
         null="none chosen: the algorithm with the best mean rank",
         default=None,
     )
+    rope: float | None = describe(
+        "half-width of the region of practical equivalence of the metric: differences "
+        "within [-rope, rope] do not matter in practice (set by the maintainer per metric)",
+        units="metric units",
+        null="none set (the default): no practical-equivalence probabilities",
+        default=None,
+    )
 
     def __post_init__(self) -> None:
         if self.missing not in ("complete", "worst"):
@@ -80,6 +87,12 @@ class AnalysisSettings:
             not isinstance(self.control, str) or not self.control.strip()
         ):
             raise ValueError(f"control must be an algorithm's name or None, got {self.control!r}")
+        if self.rope is not None and (
+            isinstance(self.rope, bool) or not np.isfinite(self.rope) or self.rope < 0
+        ):
+            raise ValueError(
+                f"rope must be a finite number >= 0 (metric units) or None, got {self.rope!r}"
+            )
 
     def to_dict(self) -> dict[str, Any]:
         return to_json(self)
@@ -459,6 +472,72 @@ class ScoreSummary:
 
 
 @dataclass(frozen=True)
+class MethodSensitivity:
+    """Does the order depend on the method? Kendall's tau-b between the orders of every
+    estimator and aggregate, and whether their first place and first three agree
+    (estimation/core/sensitivity.py)."""
+
+    methods: tuple[str, ...] = describe(
+        "the methods compared: the estimators' registry keys, then 'mean_rank' and "
+        "'mean_score' (when they apply)"
+    )
+    labels: tuple[str, ...] = describe("each method's name as readers see it")
+    tau: tuple[tuple[float | None, ...], ...] = describe(
+        "Kendall's tau-b between the orders of every two methods (a square matrix in "
+        "methods order; values equal to 12 decimals tie)",
+        units="-1..1",
+        null="one of the two methods ties every algorithm",
+    )
+    leaders: tuple[str, ...] = describe(
+        "each method's first algorithm (the board's tie rule: value, mean rank, name)"
+    )
+    top3: tuple[tuple[str, ...], ...] = describe("each method's first three algorithms")
+    top1_agree: bool = describe("whether every method puts the same algorithm first")
+    top3_agree: bool = describe("whether every method has the same first three (as a set)")
+    min_tau: float | None = describe(
+        "the smallest tau between two methods", units="-1..1", null="not defined"
+    )
+    sentence: str = describe(
+        "one sentence: 'The winner does not depend on the method: ...' or 'The winner "
+        "depends on the method: ...'"
+    )
+
+
+@dataclass(frozen=True)
+class PracticalVersus:
+    """The leader against one other algorithm, with the region of practical equivalence."""
+
+    algorithm: str = describe("the other algorithm")
+    leader_better: float = describe(
+        "P(the leader is practically better: the difference exceeds the rope)",
+        units="probability",
+    )
+    equivalent: float = describe(
+        "P(practically equivalent: the difference is within the rope)", units="probability"
+    )
+    other_better: float = describe("P(the other is practically better)", units="probability")
+
+
+@dataclass(frozen=True)
+class PracticalLeader:
+    """Practical equivalence of the board's leader with each other algorithm: what the
+    verdict reads (the whole matrix is the 'practical' section)."""
+
+    rope: float = describe(
+        "half-width of the region of practical equivalence", units="metric units"
+    )
+    leader: str = describe("the board's leader under the recommended estimator")
+    versus: tuple[PracticalVersus, ...] = describe(
+        "the leader against each other algorithm, in the board's order (pairs without two "
+        "datasets with both scores left out)"
+    )
+    decision_level: float = describe(
+        "a probability at or above this is a decision (0.95)", units="probability"
+    )
+    n_samples: int = describe("posterior draws per pair (Monte-Carlo error <= 0.5/sqrt)")
+
+
+@dataclass(frozen=True)
 class Verdict:
     """The plain answer above the table: who is most likely to win the next dataset, and
     how sure we are, as numbers and as the sentences every view shows."""
@@ -502,6 +581,11 @@ class Verdict:
     groups_note: str | None = describe(
         "why Friedman's test can find a difference that no pair of the group test shows",
         null="there is no such contrast",
+    )
+    practically_equivalent: tuple[str, ...] = describe(
+        "algorithms practically equivalent to the leader: P(equivalent) >= 0.95 under "
+        "the Bayesian signed-rank test with the metric's rope (empty without a rope)",
+        default=(),
     )
 
 
@@ -569,6 +653,16 @@ class Board:
     recommended_by: str = describe(
         "one sentence naming the rule that chose the default estimator",
         default="",
+    )
+    sensitivity: MethodSensitivity | NotApplicable = describe(
+        "whether the order depends on the estimator or aggregate (Kendall's tau-b, top-1 "
+        "and top-3 agreement)",
+        default=NotApplicable("computed by an engine before 0.8.0"),
+    )
+    practical: PracticalLeader | NotApplicable = describe(
+        "practical equivalence of the leader with each other algorithm; not applicable "
+        "without a rope (settings.rope) or without scores",
+        default=NotApplicable("computed by an engine before 0.8.0"),
     )
 
     @property

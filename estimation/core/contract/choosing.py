@@ -12,6 +12,7 @@ from estimation.core.contract.sections import (
     DatasetTests,
     NemenyiSection,
     PairNote,
+    PracticalSection,
     RankMatrixSection,
     TukeyTable,
     WilcoxonSection,
@@ -114,6 +115,18 @@ def restrict(section: Any, keep: Sequence[int]) -> Any:
         )
     if isinstance(section, AdvisorSection):
         return section  # about the estimators, O(m): served whole
+    if isinstance(section, PracticalSection):
+        return PracticalSection(
+            algorithms=names,
+            rope=section.rope,
+            better=section.better.restricted(keep, m),
+            equivalent=section.equivalent.restricted(keep, m),
+            n_datasets=section.n_datasets.restricted(keep, m),
+            n_samples=section.n_samples,
+            seed=section.seed,
+            decision_level=section.decision_level,
+            notes=section.notes,
+        )
     raise TypeError(f"cannot restrict a {type(section).__name__}")
 
 

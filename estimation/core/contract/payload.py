@@ -11,6 +11,7 @@ from estimation.core.contract.codec import from_json, to_json
 from estimation.core.contract.sections import (
     AdvisorSection,
     NemenyiSection,
+    PracticalSection,
     RankMatrixSection,
     WilcoxonSection,
     WinsSection,
@@ -25,6 +26,7 @@ SECTION_TYPES: dict[str, Any] = {
     "rank_matrix": RankMatrixSection | NotApplicable,
     "within_dataset": WithinDatasetSection | NotApplicable,
     "advisor": AdvisorSection | NotApplicable,
+    "practical": PracticalSection | NotApplicable,
 }
 SECTION_NAMES: tuple[str, ...] = tuple(SECTION_TYPES)
 
@@ -59,6 +61,11 @@ class SnapshotPayload:
         "analyze_advisor later: the recompute service stores it right after the other "
         "sections, so for a moment a served snapshot may not have it yet)",
         default=NotApplicable("computed by an engine before 0.5.0"),
+    )
+    practical: PracticalSection | NotApplicable = describe(
+        "practical equivalence of every pair of the board's first algorithms; not "
+        "applicable without a rope or without scores",
+        default=NotApplicable("computed by an engine before 0.8.0"),
     )
 
     def sections(self) -> dict[str, Any]:

@@ -219,15 +219,47 @@ class AdvisorSize:
 class AdvisorTruth:
     """One model of the benchmark's population and the simulations drawn from it."""
 
-    truth: Literal["plackett_luce", "empirical"] = describe(
+    truth: Literal["plackett_luce", "empirical", "mixture"] = describe(
         "'plackett_luce': the fitted Plackett–Luce model (exact win probabilities); "
-        "'empirical': the benchmark's own rankings, resampled (the win shares)"
+        "'empirical': the benchmark's own rankings, resampled (the win shares); "
+        "'mixture': each dataset from either, with probability 1/2 (the average of the "
+        "two; no estimator's own model, so its recommendation is not circular)"
     )
     p: tuple[float | None, ...] = describe(
         "the truth's win probability per algorithm", units="probability"
     )
     leader: str = describe("the truth's most probable winner")
     sizes: tuple[AdvisorSize, ...] = describe("the simulated sizes, smallest first")
+
+
+@dataclass(frozen=True)
+class AdvisorPower:
+    """How many more datasets: the power of Wilcoxon's test of #1 against #2, simulated
+    from the observed paired differences (estimation/core/power.py)."""
+
+    first: str = describe("the board's #1 under the recommended estimator")
+    second: str = describe("the board's #2")
+    alpha: float = describe("level of the two-sided test (the pair alone)")
+    power: float = describe("the power asked for (0.8)")
+    n_datasets: int = describe("datasets with scores of both")
+    observed_difference: float = describe(
+        "mean paired difference #1 - #2 (larger is better)", units="metric units"
+    )
+    detectable_difference: float | None = describe(
+        "smallest shift of #1 over #2 the test detects with this power at n_datasets",
+        units="metric units",
+        null="not found within the search bound",
+    )
+    power_at_observed: float = describe(
+        "simulated power at n_datasets if the differences are as observed", units="share"
+    )
+    datasets_needed: int | None = describe(
+        "smallest number of datasets with this power if the differences are as observed",
+        null="identical pairs, or beyond the simulation's bound (see note)",
+    )
+    n_simulations: int = describe("simulated benchmarks per power evaluation")
+    sentence: str = describe("the figures in one sentence")
+    note: str | None = describe("why a figure is missing", null="nothing to add")
 
 
 @dataclass(frozen=True)
@@ -241,8 +273,47 @@ class AdvisorSection:
     n_datasets: int = describe("the benchmark's datasets (n)")
     n_simulations: int = describe("simulated benchmarks per size and truth (bounded)")
     seed: int = describe("seed of the simulations")
-    truths: tuple[AdvisorTruth, ...] = describe("the Plackett–Luce truth, then the empirical")
+    truths: tuple[AdvisorTruth, ...] = describe(
+        "the Plackett–Luce truth, the empirical, then the mixture (the one the "
+        "recommendation reads)"
+    )
     notes: tuple[str, ...] = describe("what was cut to bound the cost, in words")
+    power: AdvisorPower | NotApplicable = describe(
+        "how many more datasets would separate #1 from #2; not applicable for rankings",
+        default=NotApplicable("computed by an engine before 0.8.0"),
+    )
 
     def truth(self, name: str) -> AdvisorTruth | None:
         return next((t for t in self.truths if t.truth == name), None)
+
+
+# --- practical equivalence ----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PracticalSection:
+    """Practical equivalence of every pair of the first algorithms (METHODS 6.1): the
+    Bayesian signed-rank test over datasets with the metric's region of practical
+    equivalence (Benavoli et al. 2017), O(k²) for the k algorithms compared."""
+
+    algorithms: tuple[str, ...] = describe(
+        "the algorithms compared (the board's first ones, in the board's algorithm order)"
+    )
+    rope: float = describe(
+        "half-width of the region of practical equivalence", units="metric units"
+    )
+    better: PairwiseMatrix = describe(
+        "P(a_i practically better than a_j) for every ordered pair (upper: i over j, "
+        "lower: j over i)",
+        units="probability",
+    )
+    equivalent: PairwiseMatrix = describe(
+        "P(a_i and a_j practically equivalent) (symmetric)", units="probability"
+    )
+    n_datasets: PairwiseMatrix = describe("datasets with scores of both, per pair")
+    n_samples: int = describe("posterior draws per pair (shared by every pair)")
+    seed: int = describe("seed of the posterior draws")
+    decision_level: float = describe(
+        "a probability at or above this is a decision (0.95)", units="probability"
+    )
+    notes: tuple[str, ...] = describe("what was capped to bound the cost, in words")

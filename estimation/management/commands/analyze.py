@@ -114,6 +114,15 @@ class Command(BaseCommand):
             "--min-coverage", type=float, default=0.5, help=_setting_help("min_coverage")
         )
         parser.add_argument("--tie-tol", type=float, default=0.0, help=_setting_help("tie_tol"))
+        parser.add_argument(
+            "--rope",
+            type=float,
+            default=None,
+            metavar="X",
+            help=_setting_help("rope").replace("(default None", "(default: none")
+            + "; with it every pair gets P(better), P(equivalent) from the Bayesian "
+            "signed-rank test",
+        )
         parser.add_argument("--metric", help="metric to analyse in a multi-metric long file")
         parser.add_argument(
             "--estimator",
@@ -200,6 +209,7 @@ class Command(BaseCommand):
                 bootstrap=options["bootstrap"],
                 seed=options["seed"],
                 default_estimator=options["estimator"],
+                rope=options["rope"],
             )
             return analyze(table, settings, progress=progress)
         except ValueError as exc:

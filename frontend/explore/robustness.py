@@ -1,0 +1,124 @@
+"""What the charts page shows of the engine's robustness views: whether the winner
+depends on the method (the board's sensitivity), practical equivalence of the first
+algorithms (the 'practical' section) and how many more datasets would separate #1 from
+#2 (the advisor's power). Plain rows for the templates, read from the typed sections."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from estimation.core.contract import (
+    AdvisorPower,
+    AdvisorSection,
+    Board,
+    MethodSensitivity,
+    NotApplicable,
+    PracticalSection,
+)
+
+
+@dataclass(frozen=True)
+class SensitivityRow:
+    label: str
+    leader: str
+    top3: str
+    taus: tuple[float | None, ...]
+
+
+@dataclass(frozen=True)
+class SensitivityView:
+    sentence: str
+    labels: tuple[str, ...]
+    rows: tuple[SensitivityRow, ...]
+    top1_agree: bool
+    top3_agree: bool
+    min_tau: float | None
+    not_applicable: str | None = None
+
+
+def sensitivity_view(board: Board | None) -> SensitivityView | None:
+    if board is None:
+        return None
+    section = board.sensitivity
+    if isinstance(section, NotApplicable):
+        return SensitivityView("", (), (), False, False, None, not_applicable=section.reason)
+    assert isinstance(section, MethodSensitivity)
+    rows = tuple(
+        SensitivityRow(label, leader, ", ".join(top), taus)
+        for label, leader, top, taus in zip(
+            section.labels, section.leaders, section.top3, section.tau, strict=True
+        )
+    )
+    return SensitivityView(
+        section.sentence,
+        section.labels,
+        rows,
+        section.top1_agree,
+        section.top3_agree,
+        section.min_tau,
+    )
+
+
+@dataclass(frozen=True)
+class PracticalCell:
+    better: float | None  # P(row algorithm practically better than the column's)
+    equivalent: float | None
+    worse: float | None
+    decision: str  # "better", "equivalent", "worse" or "" (none reaches the level)
+
+
+@dataclass(frozen=True)
+class PracticalRow:
+    algorithm: str
+    cells: tuple[PracticalCell | None, ...]  # None on the diagonal
+
+
+@dataclass(frozen=True)
+class PracticalView:
+    rope: float | None
+    algorithms: tuple[str, ...]
+    rows: tuple[PracticalRow, ...]
+    level: float
+    n_samples: int
+    notes: tuple[str, ...]
+    not_applicable: str | None = None
+
+
+def practical_view(section: PracticalSection | NotApplicable | None) -> PracticalView | None:
+    if section is None:
+        return None
+    if isinstance(section, NotApplicable):
+        return PracticalView(None, (), (), 0.95, 0, (), not_applicable=section.reason)
+    k = len(section.algorithms)
+    level = section.decision_level
+    rows = []
+    for i, name in enumerate(section.algorithms):
+        cells: list[PracticalCell | None] = []
+        for j in range(k):
+            if i == j:
+                cells.append(None)
+                continue
+            better = section.better.get(i, j, k)
+            worse = section.better.get(j, i, k)
+            equivalent = section.equivalent.get(i, j, k)
+            decision = ""
+            if equivalent is not None and equivalent >= level:
+                decision = "equivalent"
+            elif better is not None and better >= level:
+                decision = "better"
+            elif worse is not None and worse >= level:
+                decision = "worse"
+            cells.append(PracticalCell(better, equivalent, worse, decision))
+        rows.append(PracticalRow(name, tuple(cells)))
+    return PracticalView(
+        section.rope, section.algorithms, tuple(rows), level, section.n_samples, section.notes
+    )
+
+
+def power_view(section: AdvisorSection | NotApplicable | None) -> AdvisorPower | str | None:
+    """The advisor's power figures, the reason they do not apply, or None (no advisor
+    yet: the advisor's own panel says it is being computed)."""
+    if section is None or isinstance(section, NotApplicable):
+        return None if section is None else section.reason
+    power = section.power
+    return power.reason if isinstance(power, NotApplicable) else power
