@@ -1,17 +1,25 @@
-"""Suite ``api``: GET snapshots/latest/ and snapshots/status/ under 32 concurrent clients.
+"""Suite ``api``: a static file, reader pages, snapshots/latest/ and snapshots/status/
+under 32 concurrent clients, each row against the static file of the same run.
 
-Rows: the latest snapshot through the DRF view (a session cookie keeps a request off
-the anonymous fast path: 200 and 304), then as anonymous clients get it (200, gzip-ed,
-brotli, a conditional GET answered 304; from one cache read), and the polling status
-endpoint (200 and 304); ratios against the view's 200 of this run.
+Rows: the ceiling, a static file served by WhiteNoise through the same server (the
+stylesheet every page links to); the SVG badge, the leaderboard page, the CSV export
+and the charts page as anonymous readers get them (frontend/page_cache.py: 200, 304 by
+``If-None-Match``, brotli) and rendered by the view for each request (a session cookie
+of no session keeps a request off the cache); the latest snapshot through the DRF view
+(the cookie again: 200 and 304), then as anonymous clients get it (200, gzip-ed, brotli,
+a conditional GET answered 304; from one cache read), and the polling status endpoint
+(200 and 304). "time vs static file" is the static file's throughput over the row's
+(how many times slower); "vs view 200" the row's over the DRF view's 200.
 
-The server is gunicorn (``config.wsgi``, production settings, sync workers) on a
-loopback port against the scratch database, with throttling switched off. The snapshot
-served is that of an m=20, n=100, 10-fold benchmark (computed in this process before the
-server starts). The load generator is 4 processes x 8 threads of ``http.client`` (a new
-connection per request, since gunicorn's sync workers close it), bounded by a number of
-requests and a time limit, after a warm-up of 2 requests per client. Client and server
-share the machine's cores, so the throughput is a lower bound of the server's.
+The server is gunicorn with the production config (``config/gunicorn.py``: its worker
+count, recycling after ``max_requests``, timeouts, access log; ``config.wsgi``,
+production settings, static files collected first) on a loopback port against the
+scratch database, with throttling switched off. The snapshot served is that of an m=20,
+n=100, 10-fold benchmark (computed in this process before the server starts). The load
+generator is 4 processes x 8 threads of ``http.client`` (a new connection per request,
+since gunicorn's sync workers close it), bounded by a number of requests and a time
+limit, after a warm-up of 2 requests per client. Client and server share the machine's
+cores, so the throughput is a lower bound of the server's.
 """
 
 from __future__ import annotations
@@ -29,7 +37,6 @@ PROCESSES = 4
 REQUESTS = 6000
 TIME_LIMIT = 30.0
 QUICK = {"requests": 200, "time_limit": 5.0, "m": 5, "n": 10, "folds": 3}  # a smoke run
-WORKERS = 4
 
 
 def _client_process(args: tuple) -> dict:
@@ -148,10 +155,10 @@ def run(options: Options, scratch) -> str:
         entries=score_entries(fold_values, list(range(m))),
         source=Submission.Source.IMPORT,
     )
-    snapshot_refresh(benchmark_id=benchmark.pk)
+    version = snapshot_refresh(benchmark_id=benchmark.pk)[0].version
     scratch.purge_queue()
     connections.close_all()
-    base, server = scratch.start_gunicorn(workers=WORKERS)
+    base, server = scratch.start_gunicorn()
     path = f"/api/benchmarks/{benchmark.slug}/snapshots/latest/"
     status_path = f"/api/benchmarks/{benchmark.slug}/snapshots/status/"
     try:
@@ -164,7 +171,34 @@ def run(options: Options, scratch) -> str:
         # for anyone) takes the DRF view instead of the anonymous fast path: the same
         # answer by the way it was served before, the base of the ratios.
         view = {"Cookie": f"{settings.SESSION_COOKIE_NAME}=bench-no-session"}
+        page = {"Accept": "text/html,*/*"}
+        static = _static_path("frontend/podium.css")
+        badge = f"/b/{benchmark.slug}/badge/algorithm-0000.svg"
+        board_page = f"/b/{benchmark.slug}/"
+        csv = f"/b/{benchmark.slug}/v{version}/export.csv"
+        charts = f"/b/{benchmark.slug}/charts/"
+        for answer in (_get(base, p, page) for p in (static, badge, board_page, csv, charts)):
+            if answer["status"] != 200:
+                raise RuntimeError(f"the server answered {answer}")
+        badge_etag = _get(base, badge, page)["etag"]
+        page_etag = _get(base, board_page, page)["etag"]
         scenarios = [
+            ("static file (WhiteNoise), 200", static, page),
+            ("badge, 200", badge, page),
+            ("badge, If-None-Match -> 304", badge, {**page, "If-None-Match": badge_etag}),
+            ("badge, rendered (cookie)", badge, {**page, **view}),
+            ("leaderboard page, 200", board_page, page),
+            ("leaderboard page, 200 brotli", board_page, {**page, "Accept-Encoding": "br"}),
+            (
+                "leaderboard page, If-None-Match -> 304",
+                board_page,
+                {**page, "If-None-Match": page_etag},
+            ),
+            ("leaderboard page, rendered (cookie)", board_page, {**page, **view}),
+            ("CSV export, 200", csv, page),
+            ("CSV export, rendered (cookie)", csv, {**page, **view}),
+            ("charts page, 200", charts, page),
+            ("charts page, rendered (cookie)", charts, {**page, **view}),
             ("latest, 200, view (cookie)", path, view),
             (
                 "latest, If-None-Match -> 304, view (cookie)",
@@ -189,7 +223,10 @@ def run(options: Options, scratch) -> str:
         sequential = _sequential(base, path, 20 if quick else 200)
     finally:
         scratch.stop(server)
-    base_rate = results[0][1]["count"] / results[0][1]["elapsed"]
+    static_rate = results[0][1]["count"] / results[0][1]["elapsed"]
+    view_label = "latest, 200, view (cookie)"
+    base_result = next(result for label, result in results if label == view_label)
+    base_rate = base_result["count"] / base_result["elapsed"]
     rows = []
     for label, result in results:
         latencies = result["latencies"]
@@ -201,6 +238,7 @@ def run(options: Options, scratch) -> str:
                 f"{result['count']:,}",
                 f"{result['elapsed']:.1f} s",
                 f"**{rate:.0f} req/s**",
+                f"{static_rate / rate:.2f}x",
                 f"{rate / base_rate:.1f}x",
                 f"{_percentile(latencies, 0.5) * 1e3:.1f} ms",
                 f"{_percentile(latencies, 0.99) * 1e3:.1f} ms",
@@ -211,8 +249,9 @@ def run(options: Options, scratch) -> str:
         )
     return "\n\n".join(
         [
-            f"### api (snapshots/latest/ and snapshots/status/ of m={m}, n={n}, {folds} "
-            f"folds; {CLIENTS} clients; gunicorn {WORKERS} sync workers; at most "
+            f"### api (a static file, pages, snapshots/latest/ and snapshots/status/ of "
+            f"m={m}, n={n}, {folds} folds; {CLIENTS} clients; gunicorn with "
+            f"config/gunicorn.py, {_workers()} sync workers; at most "
             f"{requests:,} requests or {time_limit:g} s per row)",
             markdown_table(
                 [
@@ -220,6 +259,7 @@ def run(options: Options, scratch) -> str:
                     "requests",
                     "elapsed",
                     "throughput",
+                    "time vs static file",
                     "vs view 200",
                     "p50",
                     "p99",
@@ -235,6 +275,23 @@ def run(options: Options, scratch) -> str:
             "without queueing).",
         ]
     )
+
+
+def _workers() -> int:
+    import importlib
+
+    return importlib.import_module("config.gunicorn").workers
+
+
+def _static_path(name: str) -> str:
+    """The hashed URL the pages link to (CompressedManifestStaticFilesStorage, read from
+    the manifest collectstatic wrote)."""
+    import json
+
+    from django.conf import settings
+
+    manifest = json.loads((settings.STATIC_ROOT / "staticfiles.json").read_text())
+    return f"/{settings.STATIC_URL.strip('/')}/{manifest['paths'][name]}"
 
 
 def _warm_get(base: str, path: str, patience: float = 180.0) -> dict:

@@ -10,7 +10,10 @@ At a client rate of at least ``GUNICORN_MIN_CLIENT_BYTES_PER_SECOND`` (1 MB/s) t
 100 s of reading plus 60 s of slack for storing it; behind a proxy that buffers request
 bodies (nginx does by default) the worker reads it at once. Workers are recycled after
 ``max_requests`` (with jitter, so they do not restart together), which gives back the
-memory a large upload left in the worker's heap.
+memory a large upload left in the worker's heap. The application is loaded once in the
+master (``preload_app``), so a recycled worker is a fork that serves at once instead of
+importing Django, numpy and scipy again while its share of the requests waits
+(``GUNICORN_PRELOAD=false`` turns it off; nothing opens a connection at import).
 
 A request line (method, path and query) may be up to ``limit_request_line`` = 8190
 bytes, gunicorn's maximum (its default, 4094, refused a section asked for ~200 named
@@ -45,6 +48,7 @@ graceful_timeout = _int("GUNICORN_GRACEFUL_TIMEOUT", timeout)
 # one, is read as it; 0 means unlimited.
 limit_request_line = _int("GUNICORN_LIMIT_REQUEST_LINE", MAX_REQUEST_LINE)
 max_requests = _int("GUNICORN_MAX_REQUESTS", 500)
+preload_app = os.environ.get("GUNICORN_PRELOAD", "true").strip().lower() not in ("0", "false", "no")
 max_requests_jitter = _int("GUNICORN_MAX_REQUESTS_JITTER", 100)
 # Heartbeat files in memory: a slow disk (or a container's overlay) must not look like
 # a hung worker.

@@ -66,6 +66,10 @@ def latest_generation(*, slug: str) -> str | None:
     return cache.get(_generation_key(slug))
 
 
+def generation_cache_key(*, slug: str) -> str:
+    return _generation_key(slug)
+
+
 def benchmark_generation(*, slug: str) -> str:
     """The benchmark's current generation token, made if it has none (the page cache
     keys its entries by it: frontend/page_cache.py)."""

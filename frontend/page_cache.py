@@ -20,12 +20,13 @@ What may be cached, and for whom:
 - A view may refuse one answer with :func:`page_cache_refuse` (the live page while a
   recompute runs: its progress moves without a signal).
 
-Invalidation: the key carries the benchmark's generation token (estimation/latest_cache:
+Invalidation: an entry carries the benchmark's generation token (estimation/latest_cache:
 replaced whenever a snapshot, the benchmark, a metric or an algorithm of it changes, now
-and after commit), read before the view runs; an entry of an older generation is never
-read again, so a new snapshot version drops every page of the benchmark at once, and a
-reader that rendered from the old rows stores under the old, dead token. Entries also
-expire after ``ENTRY_SECONDS``. The cache fails open (config/cache.py): Redis down means
+and after commit), read with the entry in one round trip before the view runs; an entry
+of another generation is never served, so a new snapshot version drops every page of the
+benchmark at once, and a reader that rendered from the old rows stores it under the
+old, dead token. Entries also expire after ``ENTRY_SECONDS``. Each coding (identity,
+gzip, brotli) is its own entry, so a hit moves only the bytes it sends. The cache fails open (config/cache.py): Redis down means
 every request renders.
 
 The ETag is the body's SHA-256 (the view's own, such as the badge's, is kept); the body
@@ -53,7 +54,7 @@ from django.utils.cache import get_conditional_response, patch_vary_headers
 from django.utils.http import http_date
 
 from config.compression import MIN_BYTES, accepts_encoding, brotli_compress
-from estimation.latest_cache import benchmark_generation
+from estimation.latest_cache import benchmark_generation, generation_cache_key
 
 logger = logging.getLogger(__name__)
 
@@ -77,13 +78,19 @@ _REFUSED = "_page_cache_refused"
 
 @dataclass(frozen=True)
 class PageEntry:
+    """One coding of a cached answer (``coding``: "br", "gzip" or "" for identity), with
+    the generation it was rendered under."""
+
+    generation: str
+    coding: str
     headers: tuple[tuple[str, str], ...]
     attributes: tuple[tuple[str, object], ...]
     etag: str
     last_modified: int
-    raw: bytes
-    gzip: bytes | None
-    br: bytes | None
+    body: bytes
+
+
+CODINGS = ("br", "gzip", "")
 
 
 def page_cached(view):
@@ -109,8 +116,13 @@ def _anonymous(request: HttpRequest) -> bool:
     return not cookies and "HTTP_AUTHORIZATION" not in request.META
 
 
-def _entry_key(slug: str, generation: str, url: str) -> str:
-    return f"page:{slug}:{generation}:{hashlib.sha256(url.encode()).hexdigest()[:32]}"
+def _entry_key(slug: str, url: str, coding: str) -> str:
+    return f"page:{slug}:{hashlib.sha256(url.encode()).hexdigest()[:32]}:{coding}"
+
+
+def _coding(request: HttpRequest) -> str:
+    accept = request.META.get("HTTP_ACCEPT_ENCODING", "")
+    return next((name for name in ("br", "gzip") if accepts_encoding(accept, name)), "")
 
 
 def _public(slug: str) -> bool:
@@ -128,47 +140,45 @@ def _storable(response: HttpResponse) -> bool:
     return "private" not in control and "no-store" not in control
 
 
-def _entry_of(response: HttpResponse) -> PageEntry:
+def _entries_of(response: HttpResponse, generation: str) -> dict[str, PageEntry]:
+    """The answer in each coding (compressed once here, not per request)."""
     raw = response.content
     etag = response.get("ETag") or '"' + hashlib.sha256(raw).hexdigest()[:32] + '"'
-    big = len(raw) >= MIN_BYTES
-    return PageEntry(
-        headers=tuple(
-            (name, value)
-            for name, value in response.items()
-            if name.lower() not in _SKIPPED_HEADERS
-        ),
-        attributes=tuple(
-            (name, getattr(response, name)) for name in _CSP_ATTRIBUTES if hasattr(response, name)
-        ),
-        etag=etag.removeprefix("W/"),
-        last_modified=int(time.time()),
-        raw=raw,
-        gzip=gzip.compress(raw, compresslevel=6, mtime=0) if big else None,
-        br=brotli_compress(raw, quality=BROTLI_QUALITY) if big else None,
+    bodies = {"": raw}
+    if len(raw) >= MIN_BYTES:
+        bodies["gzip"] = gzip.compress(raw, compresslevel=6, mtime=0)
+        bodies["br"] = brotli_compress(raw, quality=BROTLI_QUALITY)
+    headers = tuple(
+        (name, value) for name, value in response.items() if name.lower() not in _SKIPPED_HEADERS
     )
+    attributes = tuple(
+        (name, getattr(response, name)) for name in _CSP_ATTRIBUTES if hasattr(response, name)
+    )
+    now = int(time.time())
+    return {
+        coding: PageEntry(
+            generation=generation,
+            coding=coding if coding in bodies else "",
+            headers=headers,
+            attributes=attributes,
+            etag=etag.removeprefix("W/"),
+            last_modified=now,
+            body=bodies.get(coding, raw),
+        )
+        for coding in CODINGS
+    }
 
 
 def _answer(request: HttpRequest, entry: PageEntry) -> HttpResponse:
-    accept = request.META.get("HTTP_ACCEPT_ENCODING", "")
-    coding = next(
-        (
-            name
-            for name, body in (("br", entry.br), ("gzip", entry.gzip))
-            if body is not None and accepts_encoding(accept, name)
-        ),
-        None,
-    )
-    content = {"br": entry.br, "gzip": entry.gzip}.get(coding or "", entry.raw)
-    response = HttpResponse(content)
+    response = HttpResponse(entry.body)
     for name, value in entry.headers:
         response[name] = value
     for attribute, setting in entry.attributes:
         setattr(response, attribute, setting)
-    response["ETag"] = entry.etag if coding is None else "W/" + entry.etag
+    response["ETag"] = "W/" + entry.etag if entry.coding else entry.etag
     response["Last-Modified"] = http_date(entry.last_modified)
-    if coding is not None:
-        response["Content-Encoding"] = coding
+    if entry.coding:
+        response["Content-Encoding"] = entry.coding
     patch_vary_headers(response, ("Accept-Encoding",))
     not_modified = get_conditional_response(
         request, etag=entry.etag, last_modified=entry.last_modified, response=response
@@ -187,17 +197,25 @@ class PageCacheMiddleware:
         slug, url = self._cacheable(request)
         if slug is None:
             return self.get_response(request)
-        generation = benchmark_generation(slug=slug)
-        key = _entry_key(slug, generation, url)
-        entry = cache.get(key)
-        if isinstance(entry, PageEntry):
+        coding = _coding(request)
+        generation_key = generation_cache_key(slug=slug)
+        key = _entry_key(slug, url, coding)
+        found = cache.get_many([generation_key, key])  # one round trip
+        generation = found.get(generation_key)
+        entry = found.get(key)
+        if generation is None:
+            generation = benchmark_generation(slug=slug)
+        elif isinstance(entry, PageEntry) and entry.generation == generation:
             return _answer(request, entry)
         response = self.get_response(request)
         if not _storable(response) or not _public(slug):
             return response
-        entry = _entry_of(response)
-        cache.set(key, entry, timeout=ENTRY_SECONDS)
-        return _answer(request, entry)
+        entries = _entries_of(response, generation)
+        cache.set_many(
+            {_entry_key(slug, url, name): value for name, value in entries.items()},
+            timeout=ENTRY_SECONDS,
+        )
+        return _answer(request, entries[coding])
 
     @staticmethod
     def _cacheable(request: HttpRequest) -> tuple[str | None, str]:
