@@ -9,7 +9,11 @@ of no session keeps a request off the cache); the latest snapshot through the DR
 (the cookie again: 200 and 304), then as anonymous clients get it (200, gzip-ed, brotli,
 a conditional GET answered 304; from one cache read), and the polling status endpoint
 (200 and 304). "time vs static file" is the static file's throughput over the row's
-(how many times slower); "vs view 200" the row's over the DRF view's 200.
+(how many times slower); "server CPU per request" is the user + system time gunicorn's
+master and workers (live or recycled) spent during the row over its requests, and "CPU vs
+static file" that against the static file's: the figure to read on a shared machine,
+where other load moves throughput from row to row; "vs view 200" the row's throughput
+over the DRF view's 200.
 
 The server is gunicorn with the production config (``config/gunicorn.py``: its worker
 count, recycling after ``max_requests``, timeouts, access log; ``config.wsgi``,
@@ -26,8 +30,10 @@ from __future__ import annotations
 
 import http.client
 import multiprocessing
+import os
 import threading
 import time
+from pathlib import Path
 from urllib.parse import urlsplit
 
 from bench.common import Options, markdown_table
@@ -90,8 +96,38 @@ def _client_process(args: tuple) -> dict:
     }
 
 
+def server_cpu_seconds(pid: int) -> float:
+    """CPU time (user + system) of a gunicorn master and its workers, alive or reaped:
+    the master's own, its reaped children's (cutime, cstime) and each live worker's."""
+    tick = os.sysconf("SC_CLK_TCK")
+
+    def stat(process: int) -> list[str]:
+        try:
+            text = Path(f"/proc/{process}/stat").read_text()
+        except OSError:
+            return []
+        return text[text.rindex(")") + 2 :].split()
+
+    fields = stat(pid)
+    if not fields:
+        return 0.0
+    total = sum(int(v) for v in fields[11:15])  # utime stime cutime cstime
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            child = stat(int(entry.name))
+            if child and int(child[1]) == pid:
+                total += int(child[11]) + int(child[12])
+    return total / tick
+
+
 def load(
-    base: str, path: str, *, requests: int, time_limit: float, headers: dict | None = None
+    base: str,
+    path: str,
+    *,
+    requests: int,
+    time_limit: float,
+    headers: dict | None = None,
+    server: int | None = None,
 ) -> dict:
     per_process = CLIENTS // PROCESSES
     headers = headers or {}
@@ -103,9 +139,11 @@ def load(
     with context.Pool(PROCESSES) as pool:
         warm = (base, path, per_process, 2 * per_process, 30.0, headers)
         pool.map(_client_process, [warm] * PROCESSES)
+        cpu_before = server_cpu_seconds(server) if server else 0.0
         started = time.perf_counter()
         results = pool.map(_client_process, jobs)
         elapsed = time.perf_counter() - started
+        cpu = (server_cpu_seconds(server) - cpu_before) if server else 0.0
     latencies = sorted(x for r in results for x in r["latencies"])
     statuses: dict[int, int] = {}
     for r in results:
@@ -117,6 +155,7 @@ def load(
         "latencies": latencies,
         "statuses": statuses,
         "bytes": max(r["bytes"] for r in results),
+        "server_cpu": cpu,
     }
 
 
@@ -216,14 +255,17 @@ def run(options: Options, scratch) -> str:
                 {"If-None-Match": status_first["etag"]},
             ),
         ]
-        results = [
-            (label, load(base, p, requests=requests, time_limit=time_limit, headers=h))
-            for label, p, h in scenarios
-        ]
+        results = []
+        for label, p, h in scenarios:
+            result = load(
+                base, p, requests=requests, time_limit=time_limit, headers=h, server=server.pid
+            )
+            results.append((label, result))
         sequential = _sequential(base, path, 20 if quick else 200)
     finally:
         scratch.stop(server)
     static_rate = results[0][1]["count"] / results[0][1]["elapsed"]
+    static_cpu = results[0][1]["server_cpu"] / max(results[0][1]["count"], 1)
     view_label = "latest, 200, view (cookie)"
     base_result = next(result for label, result in results if label == view_label)
     base_rate = base_result["count"] / base_result["elapsed"]
@@ -239,6 +281,10 @@ def run(options: Options, scratch) -> str:
                 f"{result['elapsed']:.1f} s",
                 f"**{rate:.0f} req/s**",
                 f"{static_rate / rate:.2f}x",
+                f"{result['server_cpu'] / result['count'] * 1e3:.2f} ms",
+                f"**{result['server_cpu'] / result['count'] / static_cpu:.2f}x**"
+                if static_cpu
+                else "–",
                 f"{rate / base_rate:.1f}x",
                 f"{_percentile(latencies, 0.5) * 1e3:.1f} ms",
                 f"{_percentile(latencies, 0.99) * 1e3:.1f} ms",
@@ -260,6 +306,8 @@ def run(options: Options, scratch) -> str:
                     "elapsed",
                     "throughput",
                     "time vs static file",
+                    "server CPU per request",
+                    "CPU vs static file",
                     "vs view 200",
                     "p50",
                     "p99",
