@@ -43,11 +43,13 @@ import hashlib
 import logging
 import time
 from dataclasses import dataclass
-from functools import wraps
+from functools import lru_cache, wraps
 
 from django.conf import settings
 from django.core.cache import cache
 from django.core.exceptions import DisallowedHost
+from django.core.signals import setting_changed
+from django.dispatch import receiver
 from django.http import HttpRequest, HttpResponse
 from django.urls import Resolver404, resolve
 from django.utils.cache import get_conditional_response, patch_vary_headers
@@ -223,12 +225,30 @@ class PageCacheMiddleware:
             return None, ""
         if len(request.META.get("QUERY_STRING", "")) > MAX_QUERY_LENGTH:
             return None, ""
+        slug = _cached_page_slug(request.path_info)
+        if slug is None:
+            return None, ""
         try:
-            match = resolve(request.path_info)
-            url = request.build_absolute_uri()
-        except (Resolver404, DisallowedHost):
+            return slug, request.build_absolute_uri()
+        except DisallowedHost:
             return None, ""
-        slug = match.kwargs.get("slug")
-        if not getattr(match.func, "page_cached", False) or not isinstance(slug, str):
-            return None, ""
-        return slug, url
+
+
+@lru_cache(maxsize=4096)
+def _cached_page_slug(path: str) -> str | None:
+    """The benchmark slug of a path whose view is :func:`page_cached`, else None
+    (resolved once per path and process; dropped when the URLconf setting changes)."""
+    try:
+        match = resolve(path)
+    except Resolver404:
+        return None
+    slug = match.kwargs.get("slug")
+    if not getattr(match.func, "page_cached", False) or not isinstance(slug, str):
+        return None
+    return slug
+
+
+@receiver(setting_changed)
+def _urlconf_changed(*, setting: str, **kwargs) -> None:
+    if setting == "ROOT_URLCONF":
+        _cached_page_slug.cache_clear()
