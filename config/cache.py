@@ -34,11 +34,11 @@ class ReusedClientRedisCacheClient(RedisCacheClient):
     own (the pool does, and resets itself in a forked process), so it is shared safely."""
 
     def get_client(self, key=None, *, write=False):
-        pool = self._get_connection_pool(write)
+        pool = self._get_connection_pool(write)  # type: ignore[attr-defined]
         clients = self.__dict__.setdefault("_clients", {})
         client = clients.get(id(pool))
         if client is None:
-            client = clients[id(pool)] = self._client(connection_pool=pool)
+            client = clients[id(pool)] = self._client(connection_pool=pool)  # type: ignore[attr-defined]
         return client
 
 
