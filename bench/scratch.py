@@ -120,7 +120,9 @@ class Scratch:
 
     # --- processes ------------------------------------------------------------------
 
-    def start(self, argv: list[str], *, log_name: str) -> subprocess.Popen:
+    def start(
+        self, argv: list[str], *, log_name: str, env: dict[str, str] | None = None
+    ) -> subprocess.Popen:
         """A child in its own process group (so that its own children stop with it)."""
         path = Path("/tmp") / f"{self.queue}-{log_name}.log"
         self.logs.append(path)
@@ -128,7 +130,7 @@ class Scratch:
         process = subprocess.Popen(
             argv,
             cwd=ROOT,
-            env=self.env,
+            env={**self.env, **(env or {})},
             stdout=log,
             stderr=subprocess.STDOUT,
             start_new_session=True,
@@ -171,19 +173,33 @@ class Scratch:
             log_name="worker",
         )
 
-    def start_gunicorn(self, *, workers: int, port: int | None = None) -> tuple[str, object]:
+    def start_gunicorn(self, *, workers: int | None = None, port: int | None = None):
+        """gunicorn with the production config (config/gunicorn.py: its timeouts, worker
+        recycling after ``max_requests``, access log), on a loopback port; ``workers``
+        overrides the config's count. Static files are collected first (WhiteNoise
+        serves them from STATIC_ROOT, as in the Docker image)."""
         port = port or free_port()
+        subprocess.run(
+            [sys.executable, "manage.py", "collectstatic", "--noinput", "-v", "0"],
+            cwd=ROOT,
+            env=self.env,
+            check=True,
+            timeout=300,
+        )
+        env = {"GUNICORN_BIND": f"127.0.0.1:{port}"}
+        if workers is not None:
+            env["GUNICORN_WORKERS"] = str(workers)
         process = self.start(
             [
                 str(BIN / "gunicorn"),
+                "-c",
+                str(ROOT / "config" / "gunicorn.py"),
                 "config.wsgi",
-                f"--bind=127.0.0.1:{port}",
-                f"--workers={workers}",
-                "--worker-class=sync",
                 "--log-level=warning",
                 "--backlog=2048",
             ],
             log_name="gunicorn",
+            env=env,
         )
         wait_for_port(port, process)
         return f"http://127.0.0.1:{port}", process

@@ -1,25 +1,39 @@
-"""Suite ``api``: GET snapshots/latest/ and snapshots/status/ under 32 concurrent clients.
+"""Suite ``api``: a static file, reader pages, snapshots/latest/ and snapshots/status/
+under 32 concurrent clients, each row against the static file of the same run.
 
-Rows: the latest snapshot through the DRF view (a session cookie keeps a request off
-the anonymous fast path: 200 and 304), then as anonymous clients get it (200, gzip-ed,
-brotli, a conditional GET answered 304; from one cache read), and the polling status
-endpoint (200 and 304); ratios against the view's 200 of this run.
+Rows: the ceiling, a static file served by WhiteNoise through the same server (the
+stylesheet every page links to); the SVG badge, the leaderboard page, the CSV export
+and the charts page as anonymous readers get them (frontend/page_cache.py: 200, 304 by
+``If-None-Match``, brotli) and rendered by the view for each request (a session cookie
+of no session keeps a request off the cache); the latest snapshot through the DRF view
+(the cookie again: 200 and 304), then as anonymous clients get it (200, gzip-ed, brotli,
+a conditional GET answered 304; from one cache read), and the polling status endpoint
+(200 and 304). "time vs static file" is the static file's throughput over the row's
+(how many times slower); "server CPU per request" is the user + system time gunicorn's
+master and workers (live or recycled) spent during the row over its requests, and "CPU vs
+static file" that against the static file's: the figure to read on a shared machine,
+where other load moves throughput from row to row; "vs view 200" the row's throughput
+over the DRF view's 200.
 
-The server is gunicorn (``config.wsgi``, production settings, sync workers) on a
-loopback port against the scratch database, with throttling switched off. The snapshot
-served is that of an m=20, n=100, 10-fold benchmark (computed in this process before the
-server starts). The load generator is 4 processes x 8 threads of ``http.client`` (a new
-connection per request, since gunicorn's sync workers close it), bounded by a number of
-requests and a time limit, after a warm-up of 2 requests per client. Client and server
-share the machine's cores, so the throughput is a lower bound of the server's.
+The server is gunicorn with the production config (``config/gunicorn.py``: its worker
+count, recycling after ``max_requests``, timeouts, access log; ``config.wsgi``,
+production settings, static files collected first) on a loopback port against the
+scratch database, with throttling switched off. The snapshot served is that of an m=20,
+n=100, 10-fold benchmark (computed in this process before the server starts). The load
+generator is 4 processes x 8 threads of ``http.client`` (a new connection per request,
+since gunicorn's sync workers close it), bounded by a number of requests and a time
+limit, after a warm-up of 2 requests per client. Client and server share the machine's
+cores, so the throughput is a lower bound of the server's.
 """
 
 from __future__ import annotations
 
 import http.client
 import multiprocessing
+import os
 import threading
 import time
+from pathlib import Path
 from urllib.parse import urlsplit
 
 from bench.common import Options, markdown_table
@@ -29,7 +43,6 @@ PROCESSES = 4
 REQUESTS = 6000
 TIME_LIMIT = 30.0
 QUICK = {"requests": 200, "time_limit": 5.0, "m": 5, "n": 10, "folds": 3}  # a smoke run
-WORKERS = 4
 
 
 def _client_process(args: tuple) -> dict:
@@ -83,8 +96,38 @@ def _client_process(args: tuple) -> dict:
     }
 
 
+def server_cpu_seconds(pid: int) -> float:
+    """CPU time (user + system) of a gunicorn master and its workers, alive or reaped:
+    the master's own, its reaped children's (cutime, cstime) and each live worker's."""
+    tick = os.sysconf("SC_CLK_TCK")
+
+    def stat(process: int) -> list[str]:
+        try:
+            text = Path(f"/proc/{process}/stat").read_text()
+        except OSError:
+            return []
+        return text[text.rindex(")") + 2 :].split()
+
+    fields = stat(pid)
+    if not fields:
+        return 0.0
+    total = sum(int(v) for v in fields[11:15])  # utime stime cutime cstime
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            child = stat(int(entry.name))
+            if child and int(child[1]) == pid:
+                total += int(child[11]) + int(child[12])
+    return total / tick
+
+
 def load(
-    base: str, path: str, *, requests: int, time_limit: float, headers: dict | None = None
+    base: str,
+    path: str,
+    *,
+    requests: int,
+    time_limit: float,
+    headers: dict | None = None,
+    server: int | None = None,
 ) -> dict:
     per_process = CLIENTS // PROCESSES
     headers = headers or {}
@@ -96,9 +139,11 @@ def load(
     with context.Pool(PROCESSES) as pool:
         warm = (base, path, per_process, 2 * per_process, 30.0, headers)
         pool.map(_client_process, [warm] * PROCESSES)
+        cpu_before = server_cpu_seconds(server) if server else 0.0
         started = time.perf_counter()
         results = pool.map(_client_process, jobs)
         elapsed = time.perf_counter() - started
+        cpu = (server_cpu_seconds(server) - cpu_before) if server else 0.0
     latencies = sorted(x for r in results for x in r["latencies"])
     statuses: dict[int, int] = {}
     for r in results:
@@ -110,6 +155,7 @@ def load(
         "latencies": latencies,
         "statuses": statuses,
         "bytes": max(r["bytes"] for r in results),
+        "server_cpu": cpu,
     }
 
 
@@ -148,10 +194,10 @@ def run(options: Options, scratch) -> str:
         entries=score_entries(fold_values, list(range(m))),
         source=Submission.Source.IMPORT,
     )
-    snapshot_refresh(benchmark_id=benchmark.pk)
+    version = snapshot_refresh(benchmark_id=benchmark.pk)[0].version
     scratch.purge_queue()
     connections.close_all()
-    base, server = scratch.start_gunicorn(workers=WORKERS)
+    base, server = scratch.start_gunicorn()
     path = f"/api/benchmarks/{benchmark.slug}/snapshots/latest/"
     status_path = f"/api/benchmarks/{benchmark.slug}/snapshots/status/"
     try:
@@ -164,7 +210,34 @@ def run(options: Options, scratch) -> str:
         # for anyone) takes the DRF view instead of the anonymous fast path: the same
         # answer by the way it was served before, the base of the ratios.
         view = {"Cookie": f"{settings.SESSION_COOKIE_NAME}=bench-no-session"}
+        page = {"Accept": "text/html,*/*"}
+        static = _static_path("frontend/podium.css")
+        badge = f"/b/{benchmark.slug}/badge/algorithm-0000.svg"
+        board_page = f"/b/{benchmark.slug}/"
+        csv = f"/b/{benchmark.slug}/v{version}/export.csv"
+        charts = f"/b/{benchmark.slug}/charts/"
+        for answer in (_get(base, p, page) for p in (static, badge, board_page, csv, charts)):
+            if answer["status"] != 200:
+                raise RuntimeError(f"the server answered {answer}")
+        badge_etag = _get(base, badge, page)["etag"]
+        page_etag = _get(base, board_page, page)["etag"]
         scenarios = [
+            ("static file (WhiteNoise), 200", static, page),
+            ("badge, 200", badge, page),
+            ("badge, If-None-Match -> 304", badge, {**page, "If-None-Match": badge_etag}),
+            ("badge, rendered (cookie)", badge, {**page, **view}),
+            ("leaderboard page, 200", board_page, page),
+            ("leaderboard page, 200 brotli", board_page, {**page, "Accept-Encoding": "br"}),
+            (
+                "leaderboard page, If-None-Match -> 304",
+                board_page,
+                {**page, "If-None-Match": page_etag},
+            ),
+            ("leaderboard page, rendered (cookie)", board_page, {**page, **view}),
+            ("CSV export, 200", csv, page),
+            ("CSV export, rendered (cookie)", csv, {**page, **view}),
+            ("charts page, 200", charts, page),
+            ("charts page, rendered (cookie)", charts, {**page, **view}),
             ("latest, 200, view (cookie)", path, view),
             (
                 "latest, If-None-Match -> 304, view (cookie)",
@@ -182,14 +255,20 @@ def run(options: Options, scratch) -> str:
                 {"If-None-Match": status_first["etag"]},
             ),
         ]
-        results = [
-            (label, load(base, p, requests=requests, time_limit=time_limit, headers=h))
-            for label, p, h in scenarios
-        ]
+        results = []
+        for label, p, h in scenarios:
+            result = load(
+                base, p, requests=requests, time_limit=time_limit, headers=h, server=server.pid
+            )
+            results.append((label, result))
         sequential = _sequential(base, path, 20 if quick else 200)
     finally:
         scratch.stop(server)
-    base_rate = results[0][1]["count"] / results[0][1]["elapsed"]
+    static_rate = results[0][1]["count"] / results[0][1]["elapsed"]
+    static_cpu = results[0][1]["server_cpu"] / max(results[0][1]["count"], 1)
+    view_label = "latest, 200, view (cookie)"
+    base_result = next(result for label, result in results if label == view_label)
+    base_rate = base_result["count"] / base_result["elapsed"]
     rows = []
     for label, result in results:
         latencies = result["latencies"]
@@ -201,6 +280,11 @@ def run(options: Options, scratch) -> str:
                 f"{result['count']:,}",
                 f"{result['elapsed']:.1f} s",
                 f"**{rate:.0f} req/s**",
+                f"{static_rate / rate:.2f}x",
+                f"{result['server_cpu'] / result['count'] * 1e3:.2f} ms",
+                f"**{result['server_cpu'] / result['count'] / static_cpu:.2f}x**"
+                if static_cpu
+                else "–",
                 f"{rate / base_rate:.1f}x",
                 f"{_percentile(latencies, 0.5) * 1e3:.1f} ms",
                 f"{_percentile(latencies, 0.99) * 1e3:.1f} ms",
@@ -211,8 +295,9 @@ def run(options: Options, scratch) -> str:
         )
     return "\n\n".join(
         [
-            f"### api (snapshots/latest/ and snapshots/status/ of m={m}, n={n}, {folds} "
-            f"folds; {CLIENTS} clients; gunicorn {WORKERS} sync workers; at most "
+            f"### api (a static file, pages, snapshots/latest/ and snapshots/status/ of "
+            f"m={m}, n={n}, {folds} folds; {CLIENTS} clients; gunicorn with "
+            f"config/gunicorn.py, {_workers()} sync workers; at most "
             f"{requests:,} requests or {time_limit:g} s per row)",
             markdown_table(
                 [
@@ -220,6 +305,9 @@ def run(options: Options, scratch) -> str:
                     "requests",
                     "elapsed",
                     "throughput",
+                    "time vs static file",
+                    "server CPU per request",
+                    "CPU vs static file",
                     "vs view 200",
                     "p50",
                     "p99",
@@ -235,6 +323,23 @@ def run(options: Options, scratch) -> str:
             "without queueing).",
         ]
     )
+
+
+def _workers() -> int:
+    import importlib
+
+    return importlib.import_module("config.gunicorn").workers
+
+
+def _static_path(name: str) -> str:
+    """The hashed URL the pages link to (CompressedManifestStaticFilesStorage, read from
+    the manifest collectstatic wrote)."""
+    import json
+
+    from django.conf import settings
+
+    manifest = json.loads((settings.STATIC_ROOT / "staticfiles.json").read_text())
+    return f"/{settings.STATIC_URL.strip('/')}/{manifest['paths'][name]}"
 
 
 def _warm_get(base: str, path: str, patience: float = 180.0) -> dict:

@@ -7,7 +7,9 @@ such a request of a public benchmark, when no newer version was computing: a pri
 (or unlisted) benchmark never gets one. It is dropped whenever what it says may
 change: a snapshot of the benchmark is created, saved, deleted, becomes ready or fails
 (``latest_invalidate``, called by the services and by the model signals below), or the
-benchmark or one of its metrics is saved or deleted (visibility, primary metric).
+benchmark, one of its metrics or algorithms is saved or deleted (visibility, primary
+metric, an algorithm's version). The generation token is also the key of the reader
+pages' cache (frontend/page_cache.py), so the same invalidation drops those.
 
 A reader that computed its entry from the database before an invalidation must not
 store it after: each benchmark has a generation token, replaced on every invalidation;
@@ -64,6 +66,21 @@ def latest_generation(*, slug: str) -> str | None:
     return cache.get(_generation_key(slug))
 
 
+def generation_cache_key(*, slug: str) -> str:
+    return _generation_key(slug)
+
+
+def benchmark_generation(*, slug: str) -> str:
+    """The benchmark's current generation token, made if it has none (the page cache
+    keys its entries by it: frontend/page_cache.py)."""
+    key = _generation_key(slug)
+    current = cache.get(key)
+    if current is None:
+        cache.add(key, uuid.uuid4().hex, timeout=None)
+        current = cache.get(key)
+    return current if isinstance(current, str) else "none"
+
+
 def latest_entry_put(*, slug: str, metric: str, generation: str | None, entry: LatestEntry) -> bool:
     """Store ``entry`` unless the benchmark was invalidated since ``generation`` was read."""
     if cache.get(_generation_key(slug)) != generation:
@@ -111,11 +128,17 @@ def _metric_changed(sender, instance, **kwargs) -> None:
     latest_invalidate(benchmark_id=instance.benchmark_id, metrics=[instance.name])
 
 
+def _algorithm_changed(sender, instance, **kwargs) -> None:
+    # A badge shows the algorithm's version (frontend/page_cache.py keys by generation).
+    latest_invalidate(benchmark_id=instance.benchmark_id)
+
+
 def connect_signals() -> None:
     from estimation.models import ResultSnapshot
-    from leaderboard.models import Benchmark, Metric
+    from leaderboard.models import Algorithm, Benchmark, Metric
 
     for signal in (post_save, post_delete):
+        signal.connect(_algorithm_changed, sender=Algorithm, dispatch_uid="latest-algorithm")
         signal.connect(_snapshot_changed, sender=ResultSnapshot, dispatch_uid="latest-snapshot")
         signal.connect(_benchmark_changed, sender=Benchmark, dispatch_uid="latest-benchmark")
         signal.connect(_metric_changed, sender=Metric, dispatch_uid="latest-metric")

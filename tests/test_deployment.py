@@ -103,6 +103,7 @@ def test_gunicorn_config_outlasts_the_largest_upload_and_recycles_workers(monkey
         "limit_request_line",
         "worker_tmp_dir",
         "accesslog",
+        "preload_app",
     ):
         checked.set(name, config[name])  # gunicorn's own validation of each value
 

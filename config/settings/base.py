@@ -47,6 +47,9 @@ MIDDLEWARE = [
     # per response, so pages with a form are compressed too. Brotli where the client
     # asks, for anonymous GETs without a CSRF token only (config/compression.py).
     "config.compression.CompressionMiddleware",
+    # Reader pages for anonymous readers from one cache read, per snapshot generation
+    # (frontend/page_cache.py): inside compression, before sessions and CSRF.
+    "frontend.page_cache.PageCacheMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     # Inside CommonMiddleware, which still redirects an API URL missing its slash.

@@ -18,6 +18,7 @@ from frontend.compare.links import select_options
 from frontend.embeds.badges import badge_facts, badge_markdown, badge_svg
 from frontend.explore import advice, charts, presenters, robustness, selectors
 from frontend.explore.coverage import coverage_table
+from frontend.page_cache import page_cached
 from leaderboard.models import Algorithm, Benchmark, Dataset
 from leaderboard.selectors import benchmark_get_visible, benchmark_metric_get, benchmark_metric_list
 from leaderboard.spreadsheet import csv_stream
@@ -40,6 +41,7 @@ def _metric_and_sections(request: HttpRequest, benchmark: Benchmark):
     return metric, snapshot, SnapshotSections(snapshot)
 
 
+@page_cached
 def benchmark_charts_page(request: HttpRequest, slug: str) -> HttpResponse:
     """Every benchmark-level chart of the latest snapshot (cached per snapshot in the template)."""
     benchmark = _visible_benchmark(request, slug)

@@ -20,6 +20,7 @@ from estimation.models import ResultSnapshot
 from estimation.selectors import SnapshotPruned, snapshot_computing, snapshot_failure
 from estimation.services import snapshot_cite
 from frontend.explore.selectors import MAX_QUERY_LENGTH, site_search
+from frontend.page_cache import page_cache_refuse, page_cached
 from frontend.readers.exports import (
     FORMATS,
     ExportSource,
@@ -355,6 +356,7 @@ def _failure(benchmark: Benchmark, metric: Metric | None):
     return snapshot_failure(benchmark=benchmark, metric=metric) if metric is not None else None
 
 
+@page_cached
 def benchmark_leaderboard(request: HttpRequest, slug: str) -> HttpResponse:
     benchmark, metric, metrics = _readable(request, slug)
     snapshot = (
@@ -371,7 +373,9 @@ def benchmark_leaderboard(request: HttpRequest, slug: str) -> HttpResponse:
     context["client_config"]["failureUrl"] = _url(
         "benchmark-failure-fragment", context["metric_query"], slug=slug
     )
-    return render(request, "frontend/benchmark_leaderboard.html", context)
+    response = render(request, "frontend/benchmark_leaderboard.html", context)
+    # A recompute's progress moves without a signal: that page is drawn per request.
+    return page_cache_refuse(response) if context["computing"] is not None else response
 
 
 def benchmark_failure_fragment(request: HttpRequest, slug: str) -> HttpResponse:
@@ -405,6 +409,7 @@ def live_board_context(request: HttpRequest, slug: str) -> dict:
     )
 
 
+@page_cached
 def benchmark_board_fragment(request: HttpRequest, slug: str) -> HttpResponse:
     """The live leaderboard section alone, for leaderboard.js."""
     return _fragment(request, live_board_context(request, slug))
@@ -432,6 +437,7 @@ def _pruned_as_410(view):
     return answer
 
 
+@page_cached
 @_pruned_as_410
 def benchmark_version_board_fragment(request: HttpRequest, slug: str, version: int) -> HttpResponse:
     """One version's leaderboard section alone (the estimator switcher of a permalink)."""
@@ -510,6 +516,7 @@ def _cited(benchmark: Benchmark, metric: Metric | None, snapshot: SnapshotView) 
         snapshot_cite(benchmark_id=benchmark.pk, metric_id=metric.pk, version=snapshot.version)
 
 
+@page_cached
 @_pruned_as_410
 def benchmark_version(request: HttpRequest, slug: str, version: int) -> HttpResponse:
     """A permalink: one version's leaderboard, as it was; it never updates itself."""
@@ -556,6 +563,7 @@ def benchmark_history(request: HttpRequest, slug: str) -> HttpResponse:
     return render(request, "frontend/readers/benchmark_history.html", context)
 
 
+@page_cached
 @_pruned_as_410
 def benchmark_export(request: HttpRequest, slug: str, version: int, fmt: str) -> HttpResponse:
     """One ready version as CSV, JSON or LaTeX, with its version and a citation line."""

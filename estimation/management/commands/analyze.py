@@ -1,7 +1,6 @@
 import argparse
 import contextlib
 import dataclasses
-import json
 import math
 
 from django.core.management.base import BaseCommand, CommandError
@@ -9,6 +8,7 @@ from django.core.management.base import BaseCommand, CommandError
 from estimation.console_progress import ConsoleProgress
 from estimation.core.analysis import MIN_BOOTSTRAP, Analysis, AnalysisSettings, analyze
 from estimation.core.registry import ESTIMATOR_KEYS
+from estimation.payload_stream import payload_json_write
 from estimation.report import render_report
 from leaderboard.ingest.results_csv import (
     FORMATS,
@@ -150,7 +150,9 @@ class Command(BaseCommand):
         with self._progress(quiet=quiet, delay=options["progress_after"]) as progress:
             analysis = self._analyze(options, progress)
         if options["json"]:
-            self.stdout.write(json.dumps(analysis.to_json(), indent=2, allow_nan=False))
+            # Streamed: no second copy of the payload (estimation/payload_stream.py).
+            payload_json_write(analysis.payload, lambda text: self.stdout.write(text, ending=""))
+            self.stdout.write("")
         else:
             self.stdout.write(render_report(analysis.payload, source=options["path"]), ending="")
 

@@ -21,6 +21,7 @@ from frontend.explore.charts.layout import (
     Chart,
     escape,
     fmt_p,
+    num,
     rect,
 )
 from frontend.explore.charts.ordering import by_mean_rank, check_test
@@ -148,8 +149,8 @@ def draw_pvalue_matrix(
             shown = fmt_p(p)
             alt.append(shown)
             content = (
-                f'<rect x="{cx:.1f}" y="{y:.1f}" width="{cell - 1:.1f}" '
-                f'height="{cell - 1:.1f}" fill="{fill}"/>'
+                f'<rect x="{num(cx)}" y="{num(y)}" width="{num(cell - 1)}" '
+                f'height="{num(cell - 1)}" fill="{fill}"/>'
             )
             if show_numbers:
                 content += (
@@ -157,11 +158,12 @@ def draw_pvalue_matrix(
                     f'text-anchor="middle" font-size="10" fill="{ink}">'
                     f"{escape(_short_p(p))}</text>"
                 )
-            cell_markup = (
-                f"<g><title>{safe[i]} vs {safe[j]}: p = {escape(shown)}</title>{content}</g>"
-            )
+            tip = f"<title>{safe[i]} vs {safe[j]}: p = {escape(shown)}</title>"
+            # A link is itself the group its <title> names (no <g> inside it).
             if pair_href is not None:
-                cell_markup = f'<a href="{escape(pair_href(a, names[j]))}">{cell_markup}</a>'
+                cell_markup = f'<a href="{escape(pair_href(a, names[j]))}">{tip}{content}</a>'
+            else:
+                cell_markup = f"<g>{tip}{content}</g>"
             parts.append(cell_markup)
         rows_alt.append(alt)
     legend = [

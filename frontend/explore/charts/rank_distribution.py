@@ -174,10 +174,12 @@ def draw_rank_distribution(data: RankDistributionData) -> Chart:
             line(x(q2), y - 6, x(q2), y + 6, stroke=BLACK, stroke_width=2),
         ]
         if draw_points:
-            row += [
-                layout.circle(x(v), y + dy, 1.8, BLACK, "0.4")
+            # One group carries the dots' fill (m x n of them: the page's weight).
+            dots = "".join(
+                f'<circle cx="{layout.num(x(v))}" cy="{layout.num(y + dy)}" r="1.8"/>'
                 for v, dy in zip(spread.ranks, jitter, strict=True)
-            ]
+            )
+            row.append(f'<g fill="{BLACK}" fill-opacity="0.4">{dots}</g>')
         row.append(layout.diamond(x(mean), y - 5, 4, 5, VERMILION))
         parts.append(f'<g data-algorithm="{escape(name)}">{"".join(row)}</g>')
         worst = spread.worst_on

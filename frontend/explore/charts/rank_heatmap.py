@@ -103,8 +103,8 @@ def draw_rank_heatmap(data: RankHeatmapData) -> Chart:
             alt.append(shown_rank)
             x0 = left + j * cell_w
             cell = (
-                f'<rect x="{x0:.1f}" y="{y:.1f}" width="{cell_w - 1:.1f}" '
-                f'height="{cell_h - 1:.1f}" fill="{colour}"/>'
+                f'<rect x="{layout.num(x0)}" y="{layout.num(y)}" width="{layout.num(cell_w - 1)}" '
+                f'height="{layout.num(cell_h - 1)}" fill="{colour}"/>'
             )
             if show_numbers:
                 cell += (

@@ -1,0 +1,254 @@
+"""Reader pages for anonymous readers from one cache read, dropped with the snapshot.
+
+A page whose view is decorated :func:`page_cached` (the leaderboard, its fragments and
+permalinks, exports, charts, badges, the embed) is answered, for an anonymous GET of a
+public benchmark, from a cache entry that holds the finished response of an earlier
+request: status, headers, the body raw and compressed once (gzip, brotli), its ETag and
+Last-Modified. A hit skips sessions, authentication, CSRF, the view and the template;
+only the outer middleware (security headers, CSP) still runs. Every answer made or
+served here is a conditional one: ``If-None-Match`` (weakly compared) or
+``If-Modified-Since`` give 304.
+
+What may be cached, and for whom:
+
+- Only requests with no cookie but the CSRF one and no ``Authorization``: the page is the
+  same for every such reader (anonymous pages render no CSRF token and no session
+  state). A reader with a session always gets the view.
+- Only a 200 that sets no cookie, is not ``Cache-Control: private``/``no-store``, and
+  belongs to a *public* benchmark (checked in the database when the entry is written): a
+  private or unlisted benchmark never has an entry, so no cache can leak it.
+- A view may refuse one answer with :func:`page_cache_refuse` (the live page while a
+  recompute runs: its progress moves without a signal).
+
+Invalidation: an entry carries the benchmark's generation token (estimation/latest_cache:
+replaced whenever a snapshot, the benchmark, a metric or an algorithm of it changes, now
+and after commit), read with the entry in one round trip before the view runs; an entry
+of another generation is never served, so a new snapshot version drops every page of the
+benchmark at once, and a reader that rendered from the old rows stores it under the
+old, dead token. Entries also expire after ``ENTRY_SECONDS``. Each coding (identity,
+gzip, brotli) is its own entry, so a hit moves only the bytes it sends. The cache fails open (config/cache.py): Redis down means
+every request renders.
+
+The ETag is the body's SHA-256 (the view's own, such as the badge's, is kept); the body
+of a page is a function of the snapshot version it shows, so the ETag changes exactly
+when the version (or anything else the page shows) does. Last-Modified is when the
+entry was made (an upper bound of the change it reflects; If-None-Match, which browsers
+send with it, decides first).
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import logging
+import time
+from dataclasses import dataclass
+from functools import lru_cache, wraps
+
+from django.conf import settings
+from django.core.cache import cache
+from django.core.exceptions import DisallowedHost
+from django.core.signals import setting_changed
+from django.dispatch import receiver
+from django.http import HttpRequest, HttpResponse
+from django.urls import Resolver404, resolve
+from django.utils.cache import get_conditional_response, patch_vary_headers
+from django.utils.http import http_date
+
+from config.compression import MIN_BYTES, accepts_encoding, brotli_compress
+from estimation.latest_cache import benchmark_generation, generation_cache_key
+
+logger = logging.getLogger(__name__)
+
+ENTRY_SECONDS = 600
+MAX_QUERY_LENGTH = 1000  # a longer query string is rendered, never cached
+BROTLI_QUALITY = 9  # once per entry: smaller than the per-response quality
+_SKIPPED_HEADERS = frozenset({"content-length", "content-encoding", "etag", "last-modified"})
+# Attributes django-csp reads from a response (decorators such as ``csp_replace``).
+_CSP_ATTRIBUTES = (
+    "_csp_exempt",
+    "_csp_exempt_ro",
+    "_csp_config",
+    "_csp_config_ro",
+    "_csp_update",
+    "_csp_update_ro",
+    "_csp_replace",
+    "_csp_replace_ro",
+)
+_REFUSED = "_page_cache_refused"
+
+
+@dataclass(frozen=True)
+class PageEntry:
+    """One coding of a cached answer (``coding``: "br", "gzip" or "" for identity), with
+    the generation it was rendered under."""
+
+    generation: str
+    coding: str
+    headers: tuple[tuple[str, str], ...]
+    attributes: tuple[tuple[str, object], ...]
+    etag: str
+    last_modified: int
+    body: bytes
+
+
+CODINGS = ("br", "gzip", "")
+
+
+def page_cached(view):
+    """Mark a view whose anonymous answers :class:`PageCacheMiddleware` may keep; its URL
+    must have a ``slug`` (the benchmark)."""
+
+    @wraps(view)
+    def marked(*args, **kwargs):
+        return view(*args, **kwargs)
+
+    marked.page_cached = True  # type: ignore[attr-defined]
+    return marked
+
+
+def page_cache_refuse(response: HttpResponse) -> HttpResponse:
+    """Keep this one answer out of the cache."""
+    setattr(response, _REFUSED, True)
+    return response
+
+
+def _anonymous(request: HttpRequest) -> bool:
+    cookies = set(request.COOKIES) - {settings.CSRF_COOKIE_NAME}
+    return not cookies and "HTTP_AUTHORIZATION" not in request.META
+
+
+def _entry_key(slug: str, url: str, coding: str) -> str:
+    return f"page:{slug}:{hashlib.sha256(url.encode()).hexdigest()[:32]}:{coding}"
+
+
+def _coding(request: HttpRequest) -> str:
+    accept = request.META.get("HTTP_ACCEPT_ENCODING", "")
+    return next((name for name in ("br", "gzip") if accepts_encoding(accept, name)), "")
+
+
+def _public(slug: str) -> bool:
+    from leaderboard.models import Benchmark
+
+    return Benchmark.objects.filter(slug=slug, visibility=Benchmark.Visibility.PUBLIC).exists()
+
+
+def _storable(response: HttpResponse) -> bool:
+    if response.status_code != 200 or response.streaming or response.cookies:
+        return False
+    if getattr(response, _REFUSED, False):
+        return False
+    control = response.get("Cache-Control", "").lower()
+    return "private" not in control and "no-store" not in control
+
+
+def _entries_of(response: HttpResponse, generation: str) -> dict[str, PageEntry]:
+    """The answer in each coding (compressed once here, not per request)."""
+    raw = response.content
+    etag = response.get("ETag") or '"' + hashlib.sha256(raw).hexdigest()[:32] + '"'
+    bodies = {"": raw}
+    if len(raw) >= MIN_BYTES:
+        bodies["gzip"] = gzip.compress(raw, compresslevel=6, mtime=0)
+        bodies["br"] = brotli_compress(raw, quality=BROTLI_QUALITY)
+    headers = tuple(
+        (name, value) for name, value in response.items() if name.lower() not in _SKIPPED_HEADERS
+    )
+    attributes = tuple(
+        (name, getattr(response, name)) for name in _CSP_ATTRIBUTES if hasattr(response, name)
+    )
+    now = int(time.time())
+    return {
+        coding: PageEntry(
+            generation=generation,
+            coding=coding if coding in bodies else "",
+            headers=headers,
+            attributes=attributes,
+            etag=etag.removeprefix("W/"),
+            last_modified=now,
+            body=bodies.get(coding, raw),
+        )
+        for coding in CODINGS
+    }
+
+
+def _answer(request: HttpRequest, entry: PageEntry) -> HttpResponse:
+    response = HttpResponse(entry.body)
+    for name, value in entry.headers:
+        response[name] = value
+    for attribute, setting in entry.attributes:
+        setattr(response, attribute, setting)
+    response["ETag"] = "W/" + entry.etag if entry.coding else entry.etag
+    response["Last-Modified"] = http_date(entry.last_modified)
+    if entry.coding:
+        response["Content-Encoding"] = entry.coding
+    patch_vary_headers(response, ("Accept-Encoding",))
+    not_modified = get_conditional_response(
+        request, etag=entry.etag, last_modified=entry.last_modified, response=response
+    )
+    return not_modified if not_modified is not None else response
+
+
+class PageCacheMiddleware:
+    """Sits inside compression (its bodies come compressed) and outside sessions,
+    authentication and CSRF (a hit needs none of them)."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        slug, url = self._cacheable(request)
+        if slug is None:
+            return self.get_response(request)
+        coding = _coding(request)
+        generation_key = generation_cache_key(slug=slug)
+        key = _entry_key(slug, url, coding)
+        found = cache.get_many([generation_key, key])  # one round trip
+        generation = found.get(generation_key)
+        entry = found.get(key)
+        if generation is None:
+            generation = benchmark_generation(slug=slug)
+        elif isinstance(entry, PageEntry) and entry.generation == generation:
+            return _answer(request, entry)
+        response = self.get_response(request)
+        if not _storable(response) or not _public(slug):
+            return response
+        entries = _entries_of(response, generation)
+        cache.set_many(
+            {_entry_key(slug, url, name): value for name, value in entries.items()},
+            timeout=ENTRY_SECONDS,
+        )
+        return _answer(request, entries[coding])
+
+    @staticmethod
+    def _cacheable(request: HttpRequest) -> tuple[str | None, str]:
+        if request.method != "GET" or not _anonymous(request):
+            return None, ""
+        if len(request.META.get("QUERY_STRING", "")) > MAX_QUERY_LENGTH:
+            return None, ""
+        slug = _cached_page_slug(request.path_info)
+        if slug is None:
+            return None, ""
+        try:
+            return slug, request.build_absolute_uri()
+        except DisallowedHost:
+            return None, ""
+
+
+@lru_cache(maxsize=4096)
+def _cached_page_slug(path: str) -> str | None:
+    """The benchmark slug of a path whose view is :func:`page_cached`, else None
+    (resolved once per path and process; dropped when the URLconf setting changes)."""
+    try:
+        match = resolve(path)
+    except Resolver404:
+        return None
+    slug = match.kwargs.get("slug")
+    if not getattr(match.func, "page_cached", False) or not isinstance(slug, str):
+        return None
+    return slug
+
+
+@receiver(setting_changed)
+def _urlconf_changed(*, setting: str, **kwargs) -> None:
+    if setting == "ROOT_URLCONF":
+        _cached_page_slug.cache_clear()
