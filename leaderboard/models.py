@@ -141,6 +141,9 @@ class Algorithm(models.Model):
 
     ``url`` and ``version`` are those of its newest accepted submission that gives one
     (set by the services), so a pending or rejected submitter never sets them.
+    ``owners`` (an account, or a team of accounts) are the only ones who may submit
+    under its name: the first submitter whose submission is accepted, then whoever an
+    owner adds or a maintainer transfers it to (leaderboard/ownership.py).
     """
 
     benchmark = models.ForeignKey(Benchmark, on_delete=models.CASCADE, related_name="algorithms")
@@ -148,6 +151,9 @@ class Algorithm(models.Model):
     description = models.TextField(blank=True)
     url = models.URLField(blank=True, help_text="Paper or code")
     version = models.CharField(max_length=50, blank=True)
+    owners = models.ManyToManyField(
+        settings.AUTH_USER_MODEL, blank=True, related_name="owned_algorithms"
+    )
 
     class Meta:
         ordering = ["name"]

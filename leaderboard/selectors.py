@@ -8,8 +8,18 @@ from dataclasses import dataclass
 
 import numpy as np
 import psycopg
+from django.contrib.auth import get_user_model
 from django.db import connection
-from django.db.models import Count, Exists, IntegerField, OuterRef, Q, QuerySet, Subquery
+from django.db.models import (
+    Count,
+    Exists,
+    IntegerField,
+    OuterRef,
+    Prefetch,
+    Q,
+    QuerySet,
+    Subquery,
+)
 from django.db.models.functions import Coalesce
 
 from leaderboard.models import (
@@ -398,6 +408,9 @@ def benchmark_algorithm_list(*, benchmark: Benchmark) -> QuerySet[Algorithm]:
                 filter=Q(submissions__status=Submission.Status.ACCEPTED),
                 distinct=True,
             )
+        )
+        .prefetch_related(
+            Prefetch("owners", queryset=get_user_model().objects.order_by("username"))
         )
         .order_by("name")
     )

@@ -26,6 +26,7 @@ from django.utils import timezone
 from estimation.core.analysis import MIN_BOOTSTRAP
 from estimation.results_csv import control_character_problem
 from estimation.services import recompute_request
+from leaderboard import ownership
 from leaderboard.models import (
     Algorithm,
     ApiToken,
@@ -845,6 +846,13 @@ def _submissions_write(
     datasets.update(_names_ensure(Dataset, benchmark=benchmark, names=new_datasets))
     new_algorithms = {e.algorithm for e in entries} - set(algorithms)
     algorithms.update(_names_ensure(Algorithm, benchmark=benchmark, names=new_algorithms))
+    ownership.submit_check(  # under the algorithms' row locks: a race lost is a 403
+        benchmark=benchmark,
+        submitter=None if source == Submission.Source.IMPORT and submitter is None else submitter,
+        names=[e.algorithm for e in entries],
+        is_maintainer=user_is_maintainer(user=submitter, benchmark=benchmark),
+        lock=True,
+    )
 
     now = timezone.now()
     submissions = [
@@ -875,6 +883,8 @@ def _submissions_write(
     else:
         for submission in submissions:
             submission.save(force_insert=True)
+    if accept:
+        ownership.owners_claim(submissions=submissions)
     primary_pk = primary.pk if primary else -1
     parts = [
         _score_columns(entry.scores, datasets=datasets, metrics=metrics, primary_pk=primary_pk)
@@ -1406,6 +1416,7 @@ def submission_accept(*, submission: Submission, user=None, note: str = "") -> S
         _require_maintainer(user=user, benchmark=submission.benchmark)
     submission = Submission.objects.select_for_update().get(pk=submission.pk)
     _transition_check(submission=submission, action="accept")
+    ownership.owners_claim(submissions=[submission])
     _decide(submission=submission, user=user, status=Submission.Status.ACCEPTED, note=note)
     _algorithm_links_refresh(algorithm_ids=[submission.algorithm_id])
     recompute_request(benchmark_id=submission.benchmark_id)
@@ -1454,6 +1465,8 @@ def submissions_decide(
     if problems:
         raise ValidationFailed(problems)
     status = Submission.Status.ACCEPTED if accept else Submission.Status.REJECTED
+    if accept:
+        ownership.owners_claim(submissions=[found[pk] for pk in wanted])
     decided = [_decide(submission=found[pk], user=user, status=status, note=note) for pk in wanted]
     if accept:
         recompute_request(benchmark_id=benchmark.pk)

@@ -177,7 +177,24 @@ EXAMPLES: dict[str, list[OpenApiExample]] = {
     ],
     "dataset_list": [_response({"name": "iris", "description": "", "n_scores": 4})],
     "algorithm_list": [
-        _response({"name": "C4.5", "description": "", "url": "", "version": "", "n_accepted": 1})
+        _response(
+            {
+                "name": "C4.5",
+                "description": "",
+                "url": "",
+                "version": "",
+                "n_accepted": 1,
+                "owners": ["quinlan"],
+            }
+        )
+    ],
+    "algorithm_owner_add": [
+        _request({"algorithm": "C4.5", "username": "colleague"}),
+        _response({"algorithm": "C4.5", "owners": ["colleague", "quinlan"]}),
+    ],
+    "algorithm_owners_transfer": [
+        _request({"algorithm": "C4.5", "usernames": ["new-lab"]}),
+        _response({"algorithm": "C4.5", "owners": ["new-lab"]}),
     ],
     "dataset_rename": [
         _request({"name": "Iris", "new_name": "iris-v2"}),
