@@ -40,9 +40,16 @@ def recompute_dispatch(benchmark_id: int) -> None:
     if getattr(settings, "RECOMPUTE_IN_THREAD", False):
         _thread_start(benchmark_id)
         return
+    from estimation.coalesce import recompute_claim, recompute_release
     from estimation.tasks import recompute_benchmark
 
-    recompute_benchmark.delay(benchmark_id)
+    if not recompute_claim(benchmark_id):
+        return  # one is queued already, and it computes the newest input
+    try:
+        recompute_benchmark.delay(benchmark_id)
+    except BaseException:
+        recompute_release(benchmark_id)  # not queued after all: the sweep must see it
+        raise
 
 
 def _thread_start(benchmark_id: int) -> None:

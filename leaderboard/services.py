@@ -237,6 +237,9 @@ def benchmark_create(
     metrics = list(metrics)
     problems = _metric_problems(metrics)
     problems += benchmark_problems({"slug": slug, "title": title, **fields}, benchmark=None)
+    from leaderboard.quotas import benchmark_quota_check  # it subclasses our errors
+
+    benchmark_quota_check(creator=creator)
     taken = Benchmark.objects.filter(slug=slug).exists()
     if taken:
         problems.append(Problem(f"a benchmark with slug {slug!r} already exists", "slug"))

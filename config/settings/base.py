@@ -185,6 +185,21 @@ PODIUM_UPLOAD_TIME_LIMIT = env_int("PODIUM_UPLOAD_TIME_LIMIT", 900)
 # (leaderboard.uploads.upload_jobs_sweep), and failed with a reason after the time limit.
 PODIUM_UPLOAD_QUEUE_SECONDS = env_int("PODIUM_UPLOAD_QUEUE_SECONDS", 120)
 PODIUM_API_MAX_PROBLEMS = env_int("PODIUM_API_MAX_PROBLEMS", 100)
+# Quotas (leaderboard/quotas.py): benchmarks an account may maintain when it creates
+# one (staff exempt) and background upload jobs it may have waiting at once; 0 turns a
+# quota off. A change of analysis settings while a recompute of the benchmark is
+# queued queues no other (estimation/coalesce.py) for up to
+# PODIUM_RECOMPUTE_COALESCE_SECONDS, after which the stale sweep takes over.
+PODIUM_MAX_BENCHMARKS_PER_ACCOUNT = env_int("PODIUM_MAX_BENCHMARKS_PER_ACCOUNT", 10)
+PODIUM_MAX_PENDING_UPLOADS_PER_ACCOUNT = env_int("PODIUM_MAX_PENDING_UPLOADS_PER_ACCOUNT", 2)
+PODIUM_RECOMPUTE_COALESCE_SECONDS = env_int("PODIUM_RECOMPUTE_COALESCE_SECONDS", 900)
+# A JSON submission (.../submissions/create/) is checked score by score within the
+# request: over PODIUM_MAX_JSON_SUBMISSION_BYTES or PODIUM_MAX_JSON_SCORES scores it is
+# a 413 that names the limit and points to the results-file upload (which goes to the
+# background above PODIUM_BACKGROUND_UPLOAD_BYTES), so no JSON body holds a web worker
+# for long (issue 26: 19.7 MiB of JSON ran 165 s until gunicorn killed the worker).
+PODIUM_MAX_JSON_SUBMISSION_BYTES = env_int("PODIUM_MAX_JSON_SUBMISSION_BYTES", 1024 * 1024)
+PODIUM_MAX_JSON_SCORES = env_int("PODIUM_MAX_JSON_SCORES", 20_000)
 DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("PODIUM_MAX_BODY_BYTES", 20 * 1024 * 1024)
 FILE_UPLOAD_MAX_MEMORY_SIZE = 2_621_440  # Django's default, stated: larger files go to disk
 
