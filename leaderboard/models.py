@@ -311,6 +311,9 @@ class ApiToken(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     last_used_at = models.DateTimeField(null=True, blank=True)
     revoked_at = models.DateTimeField(null=True, blank=True)
+    expires_at = models.DateTimeField(
+        null=True, blank=True, help_text="after this the token never matches (blank: never)"
+    )
 
     class Meta:
         ordering = ["-created_at", "-id"]

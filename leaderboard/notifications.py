@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Sequence
 
 from django.conf import settings
 from django.core.mail import send_mail
 from django.db import transaction
 
+from config.threads import db_daemon_thread
 from leaderboard.models import Submission
 
 logger = logging.getLogger(__name__)
@@ -64,3 +66,46 @@ def submission_decision_notify(*, submission: Submission) -> None:
             logger.warning("could not mail %s about submission %s", recipient, submission.pk)
 
     transaction.on_commit(send)
+
+
+def decision_mails_queue(*, submission_ids: Sequence[int]) -> None:
+    """Mail the submitters of many decisions (bulk moderation) from the background, once
+    the caller's transaction commits: one request never sends hundreds of mails.
+
+    A Celery task with a broker; a thread of this process in the embedded mode.
+    """
+    ids = sorted(set(submission_ids))
+    if not ids:
+        return
+
+    def enqueue() -> None:
+        if settings.CELERY_TASK_ALWAYS_EAGER:
+            db_daemon_thread(decision_mails_send, submission_ids=ids, name="podium-mail").start()
+            return
+        from leaderboard.tasks import send_decision_mails
+
+        try:
+            send_decision_mails.delay(ids)
+        except Exception:  # the broker is down: the decisions stand, the mail is lost
+            logger.warning("could not queue the mail about %s decisions", len(ids))
+
+    transaction.on_commit(enqueue)
+
+
+def decision_mails_send(*, submission_ids: Sequence[int]) -> int:
+    """Send the decision mails of these submissions now; returns how many went out."""
+    sent = 0
+    decided = Submission.objects.filter(pk__in=list(submission_ids)).select_related(
+        "algorithm", "benchmark", "submitter"
+    )
+    for submission in decided.order_by("pk"):
+        submitter = submission.submitter
+        if submitter is None or not submitter.email or submission.decided_by_id == submitter.pk:
+            continue
+        subject, body = decision_message(submission)
+        try:
+            send_mail(subject, body, settings.DEFAULT_FROM_EMAIL, [submitter.email])
+            sent += 1
+        except Exception:  # SMTP raises many types; a decision never depends on mail
+            logger.warning("could not mail %s about submission %s", submitter.email, submission.pk)
+    return sent

@@ -27,6 +27,7 @@ from estimation.core.analysis import MIN_BOOTSTRAP
 from estimation.results_csv import control_character_problem
 from estimation.services import recompute_request
 from leaderboard import ownership
+from leaderboard.confusables import lookalike_message, lookalikes_new
 from leaderboard.models import (
     Algorithm,
     ApiToken,
@@ -36,7 +37,7 @@ from leaderboard.models import (
     Score,
     Submission,
 )
-from leaderboard.notifications import submission_decision_notify
+from leaderboard.notifications import decision_mails_queue, submission_decision_notify
 from leaderboard.selectors import (
     algorithm_names_public,
     api_token_digest,
@@ -462,6 +463,12 @@ def benchmark_datasets_add(*, benchmark: Benchmark, user, names: Sequence[str]) 
     ]
     if not wanted:
         problems.append(Problem("give at least one dataset name", "names"))
+    problems += [
+        Problem(lookalike_message("dataset", name, original), "names")
+        for name, original in lookalikes_new(
+            kind="dataset", names=wanted, listed=dataset_names_public(benchmark=benchmark)
+        )
+    ]
     if problems:
         raise ValidationFailed(problems)
     listed = set(
@@ -544,6 +551,15 @@ def catalogue_entry_rename(
     entry = _catalogue_entry_for_change(benchmark=benchmark, user=user, kind=kind, name=name)
     new_name = new_name.strip()
     problems = _name_problems(kind, new_name)
+    public = (dataset_names_public if kind == "dataset" else algorithm_names_public)(
+        benchmark=benchmark
+    )
+    problems += [
+        Problem(lookalike_message(kind, new_name, original), "new_name")
+        for _, original in lookalikes_new(
+            kind=kind, names=[new_name], listed=set(public) - {entry.name}
+        )
+    ]
     if problems:
         raise ValidationFailed(problems)
     if type(entry).objects.filter(benchmark=benchmark, name=new_name).exists():
@@ -834,6 +850,7 @@ def _submissions_write(
     problems += _typo_problems(
         benchmark, entries, listed_datasets, listed_algorithms, confirmed=new_datasets_confirmed
     )
+    problems += _lookalike_problems(entries, listed_datasets, listed_algorithms)
     if problems:
         raise ValidationFailed(problems)
 
@@ -915,6 +932,29 @@ def _submissions_write(
             }
         )
     return submissions
+
+
+def _lookalike_problems(
+    entries: Sequence[SubmissionInput], listed_datasets: set[str], listed_algorithms: set[str]
+) -> list[Problem]:
+    """New names whose Unicode skeleton is a listed name's (leaderboard/confusables.py)."""
+    datasets = (
+        name
+        for e in entries
+        for name in (
+            e.scores.used_datasets()
+            if isinstance(e.scores, ScoreBlock)
+            else (s.dataset for s in e.scores)
+        )
+    )
+    return [
+        Problem(lookalike_message(kind, name, original), kind)
+        for kind, names, listed in (
+            ("algorithm", (e.algorithm for e in entries), listed_algorithms),
+            ("dataset", datasets, listed_datasets),
+        )
+        for name, original in lookalikes_new(kind=kind, names=names, listed=listed)
+    ]
 
 
 def _score_columns(
@@ -1400,7 +1440,9 @@ def _transition_check(*, submission: Submission, action: str) -> None:
     raise StateConflict(f"{label} is {current} and cannot be {_ACTION_STATUS[action]}: {reason}")
 
 
-def _decide(*, submission: Submission, user, status: str, note: str) -> Submission:
+def _decide(
+    *, submission: Submission, user, status: str, note: str, notify: bool = True
+) -> Submission:
     if problem := text_problem(note, prose=True):
         raise ValidationFailed([Problem(f"note {problem}", "note")])
     submission.status = status
@@ -1408,7 +1450,8 @@ def _decide(*, submission: Submission, user, status: str, note: str) -> Submissi
     submission.decided_by = user
     submission.decided_at = timezone.now()
     submission.save(update_fields=["status", "decision_note", "decided_by", "decided_at"])
-    submission_decision_notify(submission=submission)
+    if notify:
+        submission_decision_notify(submission=submission)
     return submission
 
 
@@ -1470,7 +1513,11 @@ def submissions_decide(
     status = Submission.Status.ACCEPTED if accept else Submission.Status.REJECTED
     if accept:
         ownership.owners_claim(submissions=[found[pk] for pk in wanted])
-    decided = [_decide(submission=found[pk], user=user, status=status, note=note) for pk in wanted]
+    decided = [
+        _decide(submission=found[pk], user=user, status=status, note=note, notify=False)
+        for pk in wanted
+    ]
+    decision_mails_queue(submission_ids=wanted)  # from a worker, after commit
     if accept:
         recompute_request(benchmark_id=benchmark.pk)
     return decided
@@ -1516,8 +1563,14 @@ API_TOKEN_USE_RESOLUTION = timedelta(minutes=1)
 
 
 @transaction.atomic
-def api_token_create(*, user, name: str) -> tuple[ApiToken, str]:
-    """A new personal token; returns it with the raw value, which is never stored."""
+def api_token_create(
+    *, user, name: str, expires_in_days: int | None = None
+) -> tuple[ApiToken, str]:
+    """A new personal token; returns it with the raw value, which is never stored.
+
+    ``expires_in_days`` (1 to PODIUM_API_TOKEN_MAX_DAYS) makes it stop working then;
+    without it, PODIUM_API_TOKEN_DEFAULT_DAYS applies (none: it lasts until revoked).
+    """
     if user is None or not user.is_authenticated:
         raise PermissionDenied("log in to create an API token")
     name = name.strip()
@@ -1528,6 +1581,11 @@ def api_token_create(*, user, name: str) -> tuple[ApiToken, str]:
         problems.append(Problem("the name is longer than 100 characters", "name"))
     elif problem := control_character_problem(name):
         problems.append(Problem(f"the name {problem}", "name"))
+    if expires_in_days is None:
+        expires_in_days = settings.PODIUM_API_TOKEN_DEFAULT_DAYS
+    longest = settings.PODIUM_API_TOKEN_MAX_DAYS
+    if expires_in_days is not None and not 1 <= expires_in_days <= longest:
+        problems.append(Problem(f"a token expires after 1 to {longest} days", "expires_in_days"))
     active = ApiToken.objects.select_for_update().filter(user=user, revoked_at__isnull=True)
     if len(active) >= MAX_ACTIVE_API_TOKENS:
         problems.append(
@@ -1541,6 +1599,7 @@ def api_token_create(*, user, name: str) -> tuple[ApiToken, str]:
         name=name,
         prefix=raw[: ApiToken.PREFIX_LENGTH],
         key_hash=api_token_digest(raw),
+        expires_at=timezone.now() + timedelta(days=expires_in_days) if expires_in_days else None,
     )
     return token, raw
 

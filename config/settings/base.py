@@ -84,7 +84,11 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
-    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {
+        # OWASP ASVS level 2 (2.1.1): at least 12 characters.
+        "NAME": "django.contrib.auth.password_validation.MinimumLengthValidator",
+        "OPTIONS": {"min_length": env_int("PODIUM_PASSWORD_MIN_LENGTH", 12)},
+    },
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
@@ -289,15 +293,25 @@ CONTENT_SECURITY_POLICY = {
 # Brute-force protection on every password login (/account/login/ and /admin/; the
 # browsable API's /api-auth/login/ only leads to /account/login/): django-axes counts
 # failures in the database and refuses further attempts for PODIUM_LOGIN_COOLOFF_MINUTES
-# once PODIUM_LOGIN_FAILURE_LIMIT is reached, per account and per client address.
+# once PODIUM_LOGIN_FAILURE_LIMIT is reached for one account from one client address
+# (so a stranger's guesses never lock the owner out from elsewhere), or from one
+# address over any accounts (password spraying).
 # Reset: `manage.py axes_reset_username NAME`, `axes_reset_ip IP` or `axes_reset` (README).
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
     "django.contrib.auth.backends.ModelBackend",
 ]
 AXES_FAILURE_LIMIT = env_int("PODIUM_LOGIN_FAILURE_LIMIT", 10)
+# API tokens: the longest life a token may be given, in days, and the one it gets when
+# its owner gives none (empty: it lasts until revoked).
+PODIUM_API_TOKEN_MAX_DAYS = env_int("PODIUM_API_TOKEN_MAX_DAYS", 3650)
+PODIUM_API_TOKEN_DEFAULT_DAYS: int | None = env_int("PODIUM_API_TOKEN_DEFAULT_DAYS", 0) or None
+# Sign-ups and password-reset requests per client address (frontend/accounts/limits.py);
+# empty turns one off.
+PODIUM_SIGNUP_RATE = env_str("PODIUM_SIGNUP_RATE", "5/hour")
+PODIUM_PASSWORD_RESET_RATE = env_str("PODIUM_PASSWORD_RESET_RATE", "5/hour")
 AXES_COOLOFF_TIME = timedelta(minutes=env_int("PODIUM_LOGIN_COOLOFF_MINUTES", 15))
-AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"], "ip_address"]
 # A success does not wipe earlier failures: axes would also wipe those of the same
 # address, so an attacker could reset the count by logging into an account of their own
 # between guesses. Failures expire PODIUM_LOGIN_COOLOFF_MINUTES after the last one.

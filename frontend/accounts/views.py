@@ -23,6 +23,7 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods
 
 from frontend.accounts.forms import LoginForm, SignupForm, TokenCreateForm
+from frontend.accounts.limits import signup_wait
 from frontend.accounts.selectors import (
     submission_decisions_since,
     submission_list_of_user,
@@ -63,6 +64,21 @@ def _safe_next(request: HttpRequest, default: str) -> str:
 def signup(request: HttpRequest) -> HttpResponse:
     if request.user.is_authenticated:
         return redirect("account-home")
+    if request.method == "POST" and (wait := signup_wait(request)) is not None:
+        response = render(
+            request,
+            "frontend/accounts/signup.html",
+            {
+                "form": SignupForm(),
+                "errors": [],
+                "next": _safe_next(request, ""),
+                "throttled": f"Too many sign-ups from your address; try again in "
+                f"{max(1, wait // 60)} minutes.",
+            },
+            status=429,
+        )
+        response["Retry-After"] = str(wait)
+        return response
     form = SignupForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         user = user_signup(
@@ -112,7 +128,11 @@ def api_tokens(request: HttpRequest) -> HttpResponse:
     form = TokenCreateForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         try:
-            token, raw = api_token_create(user=request.user, name=form.cleaned_data["name"])
+            token, raw = api_token_create(
+                user=request.user,
+                name=form.cleaned_data["name"],
+                expires_in_days=form.cleaned_data.get("expires_in_days"),
+            )
         except ValidationFailed as exc:
             add_problems(form, exc.problems)
         else:

@@ -291,11 +291,12 @@ EXAMPLES: dict[str, list[OpenApiExample]] = {
                 "prefix": "pod_Xk2f9Qa1",
                 "created_at": TIME,
                 "last_used_at": TIME,
+                "expires_at": None,
             }
         )
     ],
     "api_token_create": [
-        _request({"name": "laptop"}),
+        _request({"name": "laptop", "expires_in_days": 90}),
         _response(
             {
                 "id": 3,
@@ -303,6 +304,7 @@ EXAMPLES: dict[str, list[OpenApiExample]] = {
                 "prefix": "pod_Xk2f9Qa1",
                 "created_at": TIME,
                 "last_used_at": None,
+                "expires_at": "2026-04-15T10:30:00Z",
                 "token": "pod_Xk2f9Qa1…(shown once)",
             },
             "201",
