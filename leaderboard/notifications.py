@@ -1,6 +1,7 @@
 """Telling a submitter that a maintainer decided on their submission.
 
-Mail goes through Django's email backend (the console in the embedded mode, SMTP when
+Mail goes only to an address its owner verified (frontend/accounts/verification.py),
+through Django's email backend (the console in the embedded mode, SMTP when
 configured), after the decision commits; a mail server that is down is logged and never
 undoes a decision. The "my submissions" page shows the same news as a notice.
 """
@@ -16,7 +17,7 @@ from django.core.mail import send_mail
 from django.db import transaction
 
 from config.threads import db_daemon_thread
-from leaderboard.models import Submission
+from leaderboard.models import Submission, VerifiedEmail
 
 logger = logging.getLogger(__name__)
 
@@ -51,11 +52,20 @@ def decision_message(submission: Submission) -> tuple[str, str]:
     return subject, "\n".join(lines) + "\n"
 
 
+def email_is_verified(user) -> bool:
+    """Whether ``user``'s current address is one they proved to read (a signed link)."""
+    if user is None or not user.email:
+        return False
+    return VerifiedEmail.objects.filter(user=user, email__iexact=user.email).exists()
+
+
 def submission_decision_notify(*, submission: Submission) -> None:
     """Mail the submitter about a decision, once the caller's transaction commits."""
     submitter = submission.submitter
     if submitter is None or not submitter.email or submission.decided_by_id == submitter.pk:
         return
+    if not email_is_verified(submitter):
+        return  # never to an address nobody proved (it may be a stranger's)
     subject, body = decision_message(submission)
     recipient = submitter.email
 
@@ -101,6 +111,8 @@ def decision_mails_send(*, submission_ids: Sequence[int]) -> int:
     for submission in decided.order_by("pk"):
         submitter = submission.submitter
         if submitter is None or not submitter.email or submission.decided_by_id == submitter.pk:
+            continue
+        if not email_is_verified(submitter):
             continue
         subject, body = decision_message(submission)
         try:

@@ -310,6 +310,8 @@ PODIUM_API_TOKEN_DEFAULT_DAYS: int | None = env_int("PODIUM_API_TOKEN_DEFAULT_DA
 # empty turns one off.
 PODIUM_SIGNUP_RATE = env_str("PODIUM_SIGNUP_RATE", "5/hour")
 PODIUM_PASSWORD_RESET_RATE = env_str("PODIUM_PASSWORD_RESET_RATE", "5/hour")
+# How long the link that confirms an account's e-mail address works, in days.
+PODIUM_EMAIL_VERIFY_DAYS = env_int("PODIUM_EMAIL_VERIFY_DAYS", 3)
 AXES_COOLOFF_TIME = timedelta(minutes=env_int("PODIUM_LOGIN_COOLOFF_MINUTES", 15))
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"], "ip_address"]
 # A success does not wipe earlier failures: axes would also wipe those of the same

@@ -2,7 +2,7 @@
 
 The reset form answers the same whatever address is given (no account is revealed),
 is rate-limited per client address (``PODIUM_PASSWORD_RESET_RATE``), and its mail goes
-only to an active account's address with a usable password (Django's rule); the link
+only to an active account's confirmed address with a usable password; the link
 works once, for ``PASSWORD_RESET_TIMEOUT``.
 """
 
@@ -11,11 +11,13 @@ from __future__ import annotations
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import views as auth_views
+from django.contrib.auth.forms import PasswordResetForm
 from django.shortcuts import render
 from django.urls import reverse_lazy
 
 from frontend.accounts.limits import rate_wait
 from frontend.contribute.form_errors import form_summary
+from leaderboard.notifications import email_is_verified
 
 _TEMPLATE = "frontend/accounts/password_form.html"
 
@@ -47,8 +49,16 @@ class PasswordChangeView(_PasswordPage, auth_views.PasswordChangeView):
         return super().form_valid(form)
 
 
+class VerifiedPasswordResetForm(PasswordResetForm):
+    """Django's form, mailing only a confirmed address (never a stranger's)."""
+
+    def get_users(self, email):
+        return (user for user in super().get_users(email) if email_is_verified(user))
+
+
 class PasswordResetView(_PasswordPage, auth_views.PasswordResetView):
     template_name = _TEMPLATE
+    form_class = VerifiedPasswordResetForm
     email_template_name = "frontend/accounts/password_reset_email.txt"
     subject_template_name = "frontend/accounts/password_reset_subject.txt"
     success_url = reverse_lazy("account-password-reset-done")

@@ -17,6 +17,8 @@ urlpatterns = [
         passwords.PasswordResetConfirmView.as_view(),
         name="account-password-reset-confirm",
     ),
+    path("email/verify/<str:token>/", views.email_verify, name="account-email-verify"),
+    path("email/verify/", views.email_verify_resend, name="account-email-verify-resend"),
     path("tokens/", views.api_tokens, name="account-tokens"),
     path(
         "tokens/<int:token_id>/revoke/",

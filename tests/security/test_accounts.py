@@ -85,9 +85,17 @@ def test_password_reset_reveals_no_account_is_rate_limited_and_works_once(settin
     from tests.factories import make_user
 
     settings.PODIUM_PASSWORD_RESET_RATE = "3/hour"
+    from leaderboard.models import VerifiedEmail
+
     user = make_user("grace")
     user.email = "grace@example.org"
     user.save()
+    VerifiedEmail.objects.create(user=user, email=user.email)
+    unverified = make_user("squatter")  # a stranger's address typed into another account
+    unverified.email = "victim@example.org"
+    unverified.save()
+    assert client_post_reset(Client(), "victim@example.org").status_code == 200
+    assert mail.outbox == []  # never mailed: nobody proved to read it
     client = Client()
     known = client.post("/account/password/reset/", {"email": "grace@example.org"}, follow=True)
     unknown = client.post("/account/password/reset/", {"email": "nobody@example.org"}, follow=True)
@@ -108,7 +116,7 @@ def test_password_reset_reveals_no_account_is_rate_limited_and_works_once(settin
     assert user.check_password(new)
     again = client.get(link, follow=True)
     assert 'data-testid="reset-link-invalid"' in again.content.decode()
-    client.post("/account/password/reset/", {"email": "x@example.org"})  # the third
+    client.post("/account/password/reset/", {"email": "x@example.org"})  # over the rate now
     throttled = client.post("/account/password/reset/", {"email": "grace@example.org"})
     assert throttled.status_code == 429 and len(mail.outbox) == 1
 
@@ -132,3 +140,42 @@ def test_a_logged_in_user_changes_the_password_with_the_old_one():
     assert response.status_code == 302
     user.refresh_from_db()
     assert user.check_password(new)
+
+
+def client_post_reset(client: Client, email: str):
+    return client.post("/account/password/reset/", {"email": email}, follow=True)
+
+
+def test_decision_mail_goes_only_to_a_verified_address(django_capture_on_commit_callbacks):
+    """Attack 4: with a victim's address on an unverified account, an attacker's benchmark
+    title and rejection note were mailed to the victim."""
+    import re
+
+    from django.core import mail
+
+    from leaderboard.services import submission_reject
+    from tests.factories import make_benchmark, make_submission, make_user
+
+    web = Client()
+    response = _signup(web, "attacker")
+    assert response.status_code == 302
+    (link_mail,) = mail.outbox  # the one mail an unverified address ever gets
+    assert link_mail.to == ["attacker@example.org"] and "confirm" in link_mail.subject
+    attacker = get_user_model().objects.get(username="attacker")
+    benchmark = make_benchmark("bait")
+    maintainer = make_user("maintainer")
+    benchmark.maintainers.add(maintainer)
+    pending = make_submission(benchmark, "alg", {"d1": 0.5}, submitter=attacker)
+    with django_capture_on_commit_callbacks(execute=True):
+        submission_reject(submission=pending, user=maintainer, note="see phish.example")
+    assert len(mail.outbox) == 1  # nothing to the unverified address
+    home = web.get("/account/").content.decode()
+    assert 'data-testid="email-unverified"' in home
+    link = re.search(r"https?://[^/]+(/account/email/verify/\S+/)", link_mail.body).group(1)
+    assert web.get(link).status_code == 302
+    assert 'data-testid="email-verified"' in web.get("/account/").content.decode()
+    second = make_submission(benchmark, "alg2", {"d1": 0.5}, submitter=attacker)
+    with django_capture_on_commit_callbacks(execute=True):
+        submission_reject(submission=second, user=maintainer)
+    assert len(mail.outbox) == 2 and mail.outbox[1].to == ["attacker@example.org"]
+    assert web.get("/account/email/verify/forged-token/").status_code == 302

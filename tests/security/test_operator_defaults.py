@@ -16,7 +16,7 @@ from django.contrib.auth import get_user_model
 from django.core import mail
 from django.core.management import call_command
 
-from leaderboard.models import Submission
+from leaderboard.models import Submission, VerifiedEmail
 from leaderboard.notifications import decision_mails_send
 from leaderboard.services import submissions_decide
 from tests.factories import make_benchmark, make_submission, make_user
@@ -67,6 +67,7 @@ def test_bulk_moderation_mails_from_a_task_after_commit(
     submitter = make_user("alice")
     submitter.email = "alice@example.org"
     submitter.save()
+    VerifiedEmail.objects.create(user=submitter, email=submitter.email)
     pending = [
         make_submission(benchmark, f"alg-{i}", {"d1": 0.5}, submitter=submitter) for i in range(3)
     ]
