@@ -17,6 +17,7 @@ from django.utils import timezone
 
 from config.celery import app as celery_app
 from estimation.background import RECOMPUTE_TASK, thread_start
+from estimation.coalesce import recompute_claim, recompute_release
 from estimation.models import RecomputeState
 
 logger = logging.getLogger(__name__)
@@ -58,4 +59,10 @@ def recompute_dispatch(benchmark_id: int) -> None:
     if settings.RECOMPUTE_IN_THREAD:
         thread_start(benchmark_id)
         return
-    celery_app.tasks[RECOMPUTE_TASK].delay(benchmark_id)
+    if not recompute_claim(benchmark_id):
+        return  # one is queued already, and it computes the newest input
+    try:
+        celery_app.tasks[RECOMPUTE_TASK].delay(benchmark_id)
+    except BaseException:
+        recompute_release(benchmark_id)  # not queued after all: the sweep must see it
+        raise

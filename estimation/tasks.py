@@ -6,6 +6,7 @@ from celery import shared_task
 from django.conf import settings
 from django.db import InterfaceError, OperationalError
 
+from estimation.coalesce import recompute_release
 from estimation.completion import incomplete_served_enqueue
 from estimation.retention import snapshots_prune
 from estimation.services import recompute_run, recompute_stale_enqueue
@@ -27,6 +28,7 @@ TRANSIENT_ERRORS = (OperationalError, InterfaceError)
     soft_time_limit=settings.RECOMPUTE_TIME_LIMIT - 30,
 )
 def recompute_benchmark(self, benchmark_id: int) -> list[int]:
+    recompute_release(benchmark_id)
     owner = self.request.id or f"inline-{benchmark_id}"
     return [snapshot.pk for snapshot in recompute_run(benchmark_id=benchmark_id, owner=owner)]
 

@@ -148,6 +148,9 @@ class Algorithm(models.Model):
 
     ``url`` and ``version`` are those of its newest accepted submission that gives one
     (set by the services), so a pending or rejected submitter never sets them.
+    ``owners`` (an account, or a team of accounts) are the only ones who may submit
+    under its name: the first submitter whose submission is accepted, then whoever an
+    owner adds or a maintainer transfers it to (leaderboard/ownership.py).
     """
 
     benchmark = models.ForeignKey(Benchmark, on_delete=models.CASCADE, related_name="algorithms")
@@ -155,6 +158,9 @@ class Algorithm(models.Model):
     description = models.TextField(blank=True)
     url = models.URLField(blank=True, help_text="Paper or code")
     version = models.CharField(max_length=50, blank=True)
+    owners = models.ManyToManyField(
+        settings.AUTH_USER_MODEL, blank=True, related_name="owned_algorithms"
+    )
 
     class Meta:
         ordering = ["name"]
@@ -312,6 +318,9 @@ class ApiToken(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     last_used_at = models.DateTimeField(null=True, blank=True)
     revoked_at = models.DateTimeField(null=True, blank=True)
+    expires_at = models.DateTimeField(
+        null=True, blank=True, help_text="after this the token never matches (blank: never)"
+    )
 
     class Meta:
         ordering = ["-created_at", "-id"]
@@ -361,3 +370,18 @@ class UploadJob(models.Model):
 
     def __str__(self) -> str:
         return f"upload {self.pk} to {self.benchmark} ({self.status})"
+
+
+class VerifiedEmail(models.Model):
+    """An account's e-mail address that its owner proved to read (a signed link mailed to
+    it). Mail about submissions goes to verified addresses only (frontend/accounts/email.py).
+    """
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="verified_email"
+    )
+    email = models.EmailField()
+    verified_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return self.email

@@ -1,6 +1,7 @@
 """Telling a submitter that a maintainer decided on their submission.
 
-Mail goes through Django's email backend (the console in the embedded mode, SMTP when
+Mail goes only to an address its owner verified (frontend/accounts/verification.py),
+through Django's email backend (the console in the embedded mode, SMTP when
 configured), after the decision commits; a mail server that is down is logged and never
 undoes a decision. The "my submissions" page shows the same news as a notice.
 """
@@ -9,12 +10,17 @@ from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Sequence
 
 from django.conf import settings
 from django.core.mail import send_mail
 from django.db import transaction
 
-from leaderboard.models import Submission
+from config.celery import app as celery_app
+from config.threads import db_daemon_thread
+from leaderboard.models import Submission, VerifiedEmail
+
+SEND_DECISION_MAILS_TASK = "leaderboard.send_decision_mails"  # leaderboard.tasks
 
 logger = logging.getLogger(__name__)
 
@@ -49,11 +55,20 @@ def decision_message(submission: Submission) -> tuple[str, str]:
     return subject, "\n".join(lines) + "\n"
 
 
+def email_is_verified(user) -> bool:
+    """Whether ``user``'s current address is one they proved to read (a signed link)."""
+    if user is None or not user.email:
+        return False
+    return VerifiedEmail.objects.filter(user=user, email__iexact=user.email).exists()
+
+
 def submission_decision_notify(*, submission: Submission) -> None:
     """Mail the submitter about a decision, once the caller's transaction commits."""
     submitter = submission.submitter
     if submitter is None or not submitter.email or submission.decided_by_id == submitter.pk:
         return
+    if not email_is_verified(submitter):
+        return  # never to an address nobody proved (it may be a stranger's)
     subject, body = decision_message(submission)
     recipient = submitter.email
 
@@ -64,3 +79,47 @@ def submission_decision_notify(*, submission: Submission) -> None:
             logger.warning("could not mail %s about submission %s", recipient, submission.pk)
 
     transaction.on_commit(send)
+
+
+def decision_mails_queue(*, submission_ids: Sequence[int]) -> None:
+    """Mail the submitters of many decisions (bulk moderation) from the background, once
+    the caller's transaction commits: one request never sends hundreds of mails.
+
+    A Celery task with a broker; a thread of this process in the embedded mode.
+    """
+    ids = sorted(set(submission_ids))
+    if not ids:
+        return
+
+    def enqueue() -> None:
+        if settings.CELERY_TASK_ALWAYS_EAGER:
+            db_daemon_thread(decision_mails_send, submission_ids=ids, name="podium-mail").start()
+            return
+        try:
+            # By name: leaderboard.tasks imports this module.
+            celery_app.tasks[SEND_DECISION_MAILS_TASK].delay(ids)
+        except Exception:  # the broker is down: the decisions stand, the mail is lost
+            logger.warning("could not queue the mail about %s decisions", len(ids))
+
+    transaction.on_commit(enqueue)
+
+
+def decision_mails_send(*, submission_ids: Sequence[int]) -> int:
+    """Send the decision mails of these submissions now; returns how many went out."""
+    sent = 0
+    decided = Submission.objects.filter(pk__in=list(submission_ids)).select_related(
+        "algorithm", "benchmark", "submitter"
+    )
+    for submission in decided.order_by("pk"):
+        submitter = submission.submitter
+        if submitter is None or not submitter.email or submission.decided_by_id == submitter.pk:
+            continue
+        if not email_is_verified(submitter):
+            continue
+        subject, body = decision_message(submission)
+        try:
+            send_mail(subject, body, settings.DEFAULT_FROM_EMAIL, [submitter.email])
+            sent += 1
+        except Exception:  # SMTP raises many types; a decision never depends on mail
+            logger.warning("could not mail %s about submission %s", submitter.email, submission.pk)
+    return sent

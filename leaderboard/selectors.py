@@ -8,9 +8,20 @@ from dataclasses import dataclass
 
 import numpy as np
 import psycopg
+from django.contrib.auth import get_user_model
 from django.db import connection
-from django.db.models import Count, Exists, IntegerField, OuterRef, Q, QuerySet, Subquery
+from django.db.models import (
+    Count,
+    Exists,
+    IntegerField,
+    OuterRef,
+    Prefetch,
+    Q,
+    QuerySet,
+    Subquery,
+)
 from django.db.models.functions import Coalesce
+from django.utils import timezone
 
 from leaderboard.models import (
     Algorithm,
@@ -399,6 +410,9 @@ def benchmark_algorithm_list(*, benchmark: Benchmark) -> QuerySet[Algorithm]:
                 distinct=True,
             )
         )
+        .prefetch_related(
+            Prefetch("owners", queryset=get_user_model().objects.order_by("username"))
+        )
         .order_by("name")
     )
 
@@ -415,17 +429,25 @@ def api_token_digest(raw: str) -> str:
 
 def api_token_list(*, user) -> QuerySet[ApiToken]:
     """The active tokens of ``user``."""
-    return ApiToken.objects.filter(user=user, revoked_at__isnull=True).order_by(
-        "-created_at", "-id"
+    return (
+        ApiToken.objects.filter(user=user, revoked_at__isnull=True)
+        .filter(_api_token_unexpired())
+        .order_by("-created_at", "-id")
     )
+
+
+def _api_token_unexpired() -> Q:
+    return Q(expires_at__isnull=True) | Q(expires_at__gt=timezone.now())
 
 
 def api_token_get_active(*, raw: str) -> ApiToken | None:
     """The active token whose raw value is ``raw`` (compared in constant time), or None."""
     digest = api_token_digest(raw)
-    candidates = ApiToken.objects.filter(
-        prefix=raw[: ApiToken.PREFIX_LENGTH], revoked_at__isnull=True
-    ).select_related("user")
+    candidates = (
+        ApiToken.objects.filter(prefix=raw[: ApiToken.PREFIX_LENGTH], revoked_at__isnull=True)
+        .filter(_api_token_unexpired())
+        .select_related("user")
+    )
     for token in candidates:
         if hmac.compare_digest(token.key_hash, digest):
             return token

@@ -5,6 +5,7 @@ from __future__ import annotations
 from celery import shared_task
 from django.conf import settings
 
+from leaderboard.notifications import decision_mails_send
 from leaderboard.uploads import upload_job_run, upload_jobs_sweep
 
 
@@ -23,3 +24,8 @@ def process_upload(job_id: int) -> int | None:
 def sweep_uploads() -> dict:
     sweep = upload_jobs_sweep()
     return {"requeued": list(sweep.requeued), "failed": list(sweep.failed)}
+
+
+@shared_task(name="leaderboard.send_decision_mails", acks_late=True, time_limit=600)
+def send_decision_mails(submission_ids: list[int]) -> int:
+    return decision_mails_send(submission_ids=submission_ids)

@@ -92,7 +92,11 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
-    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {
+        # OWASP ASVS level 2 (2.1.1): at least 12 characters.
+        "NAME": "django.contrib.auth.password_validation.MinimumLengthValidator",
+        "OPTIONS": {"min_length": env_int("PODIUM_PASSWORD_MIN_LENGTH", 12)},
+    },
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
@@ -193,6 +197,21 @@ PODIUM_UPLOAD_TIME_LIMIT = env_int("PODIUM_UPLOAD_TIME_LIMIT", 900)
 # (leaderboard.uploads.upload_jobs_sweep), and failed with a reason after the time limit.
 PODIUM_UPLOAD_QUEUE_SECONDS = env_int("PODIUM_UPLOAD_QUEUE_SECONDS", 120)
 PODIUM_API_MAX_PROBLEMS = env_int("PODIUM_API_MAX_PROBLEMS", 100)
+# Quotas (leaderboard/quotas.py): benchmarks an account may maintain when it creates
+# one (staff exempt) and background upload jobs it may have waiting at once; 0 turns a
+# quota off. A change of analysis settings while a recompute of the benchmark is
+# queued queues no other (estimation/coalesce.py) for up to
+# PODIUM_RECOMPUTE_COALESCE_SECONDS, after which the stale sweep takes over.
+PODIUM_MAX_BENCHMARKS_PER_ACCOUNT = env_int("PODIUM_MAX_BENCHMARKS_PER_ACCOUNT", 10)
+PODIUM_MAX_PENDING_UPLOADS_PER_ACCOUNT = env_int("PODIUM_MAX_PENDING_UPLOADS_PER_ACCOUNT", 2)
+PODIUM_RECOMPUTE_COALESCE_SECONDS = env_int("PODIUM_RECOMPUTE_COALESCE_SECONDS", 900)
+# A JSON submission (.../submissions/create/) is checked score by score within the
+# request: over PODIUM_MAX_JSON_SUBMISSION_BYTES or PODIUM_MAX_JSON_SCORES scores it is
+# a 413 that names the limit and points to the results-file upload (which goes to the
+# background above PODIUM_BACKGROUND_UPLOAD_BYTES), so no JSON body holds a web worker
+# for long (issue 26: 19.7 MiB of JSON ran 165 s until gunicorn killed the worker).
+PODIUM_MAX_JSON_SUBMISSION_BYTES = env_int("PODIUM_MAX_JSON_SUBMISSION_BYTES", 1024 * 1024)
+PODIUM_MAX_JSON_SCORES = env_int("PODIUM_MAX_JSON_SCORES", 20_000)
 DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("PODIUM_MAX_BODY_BYTES", 20 * 1024 * 1024)
 FILE_UPLOAD_MAX_MEMORY_SIZE = 2_621_440  # Django's default, stated: larger files go to disk
 
@@ -304,15 +323,27 @@ CONTENT_SECURITY_POLICY = {
 # Brute-force protection on every password login (/account/login/ and /admin/; the
 # browsable API's /api-auth/login/ only leads to /account/login/): django-axes counts
 # failures in the database and refuses further attempts for PODIUM_LOGIN_COOLOFF_MINUTES
-# once PODIUM_LOGIN_FAILURE_LIMIT is reached, per account and per client address.
+# once PODIUM_LOGIN_FAILURE_LIMIT is reached for one account from one client address
+# (so a stranger's guesses never lock the owner out from elsewhere), or from one
+# address over any accounts (password spraying).
 # Reset: `manage.py axes_reset_username NAME`, `axes_reset_ip IP` or `axes_reset` (README).
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
     "django.contrib.auth.backends.ModelBackend",
 ]
 AXES_FAILURE_LIMIT = env_int("PODIUM_LOGIN_FAILURE_LIMIT", 10)
+# API tokens: the longest life a token may be given, in days, and the one it gets when
+# its owner gives none (empty: it lasts until revoked).
+PODIUM_API_TOKEN_MAX_DAYS = env_int("PODIUM_API_TOKEN_MAX_DAYS", 3650)
+PODIUM_API_TOKEN_DEFAULT_DAYS: int | None = env_int("PODIUM_API_TOKEN_DEFAULT_DAYS", 0) or None
+# Sign-ups and password-reset requests per client address (frontend/accounts/limits.py);
+# empty turns one off.
+PODIUM_SIGNUP_RATE = env_str("PODIUM_SIGNUP_RATE", "5/hour")
+PODIUM_PASSWORD_RESET_RATE = env_str("PODIUM_PASSWORD_RESET_RATE", "5/hour")
+# How long the link that confirms an account's e-mail address works, in days.
+PODIUM_EMAIL_VERIFY_DAYS = env_int("PODIUM_EMAIL_VERIFY_DAYS", 3)
 AXES_COOLOFF_TIME = timedelta(minutes=env_int("PODIUM_LOGIN_COOLOFF_MINUTES", 15))
-AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"], "ip_address"]
 # A success does not wipe earlier failures: axes would also wipe those of the same
 # address, so an attacker could reset the count by logging into an account of their own
 # between guesses. Failures expire PODIUM_LOGIN_COOLOFF_MINUTES after the last one.

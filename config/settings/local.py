@@ -2,11 +2,28 @@
 
 import os
 
+# Whether DEBUG was asked for in the environment, not implied by these settings being
+# the default: remembered in the environment, whose changes may precede the imports.
+os.environ.setdefault("PODIUM_LOCAL_DEBUG_ASKED", "1" if "DJANGO_DEBUG" in os.environ else "")
 os.environ.setdefault("DJANGO_DEBUG", "1")
+
+from django.core.exceptions import ImproperlyConfigured
 
 from config.env import env_str
 from config.settings.base import *  # noqa: F403
 from config.settings.base import BASE_DIR
+
+# manage.py and config/celery.py fall back to these settings (DEBUG on, a public secret
+# key, a demo account) when DJANGO_SETTINGS_MODULE is forgotten: never against a real
+# database by accident (issue 26).
+_DEBUG_ASKED = os.environ["PODIUM_LOCAL_DEBUG_ASKED"] == "1"
+if DATABASES["default"]["ENGINE"] != "django.db.backends.sqlite3" and not _DEBUG_ASKED:  # noqa: F405
+    raise ImproperlyConfigured(
+        "config.settings.local (the default when DJANGO_SETTINGS_MODULE is not set) has DEBUG "
+        "on and a public secret key, and refuses the non-SQLite database DATABASE_URL names; "
+        "set DJANGO_SETTINGS_MODULE=config.settings.production to run a deployment, or "
+        "DJANGO_DEBUG=1 to develop against this database on purpose"
+    )
 
 (BASE_DIR / "var").mkdir(exist_ok=True)
 SECRET_KEY = env_str("DJANGO_SECRET_KEY", "podium-local-development-only-not-secret")

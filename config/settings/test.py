@@ -20,6 +20,10 @@ CELERY_TASK_DEFAULT_QUEUE = env_str("CELERY_QUEUE", f"podium-test-{os.getpid()}"
 DATABASES["default"]["CONN_MAX_AGE"] = 0  # noqa: F405
 # Cache keys (throttle counters) of their own, so that parallel runs never share them.
 CACHES["default"]["KEY_PREFIX"] = f"podium-test-{os.getpid()}"  # noqa: F405
+# Sign-ups from the test client's one address would add up across tests; the tests of
+# the limit set it (tests/security/test_accounts.py).
+PODIUM_SIGNUP_RATE = ""
+PODIUM_PASSWORD_RESET_RATE = ""
 # Static files come from the app folders through the finders; nothing is collected.
 STATIC_ROOT = None
 WHITENOISE_USE_FINDERS = True

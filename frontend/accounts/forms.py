@@ -35,3 +35,9 @@ class TokenCreateForm(AccessibleErrorsMixin, forms.Form):
         max_length=ApiToken._meta.get_field("name").max_length,
         help_text="What the token is for, e.g. “laptop” or “CI uploads”.",
     )
+    expires_in_days = forms.IntegerField(
+        required=False,
+        min_value=1,
+        label="Expires after (days)",
+        help_text="Leave it empty for a token that lasts until you revoke it.",
+    )

@@ -7,6 +7,7 @@ who may do what (their PermissionDenied becomes a 403).
 from __future__ import annotations
 
 from datetime import datetime, timedelta
+from typing import Any, cast
 
 from django.conf import settings
 from django.contrib import messages
@@ -23,15 +24,18 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods
 
 from frontend.accounts.forms import LoginForm, SignupForm, TokenCreateForm
+from frontend.accounts.limits import rate_wait, signup_wait
 from frontend.accounts.selectors import (
     submission_decisions_since,
     submission_list_of_user,
     submission_of_user,
 )
 from frontend.accounts.services import user_signup
+from frontend.accounts.verification import verification_confirm, verification_send
 from frontend.contribute.access import forbidden
 from frontend.contribute.form_errors import add_problems, form_summary
 from leaderboard.models import ApiToken, Submission
+from leaderboard.notifications import email_is_verified
 from leaderboard.selectors import api_token_list
 from leaderboard.services import (
     PermissionDenied,
@@ -63,6 +67,21 @@ def _safe_next(request: HttpRequest, default: str) -> str:
 def signup(request: HttpRequest) -> HttpResponse:
     if request.user.is_authenticated:
         return redirect("account-home")
+    if request.method == "POST" and (wait := signup_wait(request)) is not None:
+        response = render(
+            request,
+            "frontend/accounts/signup.html",
+            {
+                "form": SignupForm(),
+                "errors": [],
+                "next": _safe_next(request, ""),
+                "throttled": f"Too many sign-ups from your address; try again in "
+                f"{max(1, wait // 60)} minutes.",
+            },
+            status=429,
+        )
+        response["Retry-After"] = str(wait)
+        return response
     form = SignupForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         user = user_signup(
@@ -71,7 +90,13 @@ def signup(request: HttpRequest) -> HttpResponse:
             password=form.cleaned_data["password1"],
         )
         login(request, user, backend="django.contrib.auth.backends.ModelBackend")
-        messages.success(request, f"Welcome, {user.username}: your account is ready.")
+        verification_send(request=request, user=user)
+        messages.success(
+            request,
+            f"Welcome, {user.username}: your account is ready. We sent a link to "
+            f"{user.email}; open it to confirm the address (mail about your submissions "
+            "goes only to a confirmed one).",
+        )
         return redirect(_safe_next(request, reverse("account-home")))
     return render(
         request,
@@ -93,7 +118,33 @@ class LoginView(auth_views.LoginView):
 
 @login_required
 def account_home(request: HttpRequest) -> HttpResponse:
-    return render(request, "frontend/accounts/home.html", {"section": "home"})
+    return render(
+        request,
+        "frontend/accounts/home.html",
+        {"section": "home", "email_verified": email_is_verified(request.user)},
+    )
+
+
+def email_verify(request: HttpRequest, token: str) -> HttpResponse:
+    """The link mailed to an address: opening it confirms the address."""
+    user = verification_confirm(token=token)
+    if user is None:
+        messages.error(request, "This link is not valid (expired, or the address changed).")
+    else:
+        messages.success(request, f"{user.email} is confirmed.")
+    return redirect("account-home" if request.user.is_authenticated else "account-login")
+
+
+@login_required
+@require_http_methods(["POST"])
+def email_verify_resend(request: HttpRequest) -> HttpResponse:
+    wait = rate_wait(request, kind="verify", rate=settings.PODIUM_SIGNUP_RATE)
+    if wait is not None:
+        messages.error(request, f"Too many links asked for; try again in {wait // 60} minutes.")
+    elif not email_is_verified(user := cast(Any, request.user)):
+        verification_send(request=request, user=user)
+        messages.success(request, f"We sent a new link to {user.email}.")
+    return redirect("account-home")
 
 
 # The raw value of a new token rides to the next page view in a short-lived, signed,
@@ -112,7 +163,11 @@ def api_tokens(request: HttpRequest) -> HttpResponse:
     form = TokenCreateForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         try:
-            token, raw = api_token_create(user=request.user, name=form.cleaned_data["name"])
+            token, raw = api_token_create(
+                user=request.user,
+                name=form.cleaned_data["name"],
+                expires_in_days=form.cleaned_data.get("expires_in_days"),
+            )
         except ValidationFailed as exc:
             add_problems(form, exc.problems)
         else:

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from frontend.contribute import views
+from frontend.contribute import owners, views
 
 urlpatterns = [
     path("b/<slug:slug>/submit/", views.submit_form, name="contribute-submit"),
@@ -38,6 +38,11 @@ urlpatterns = [
         "b/<slug:slug>/maintain/moderation/<int:submission_id>/",
         views.moderation_decide,
         name="contribute-moderation-decide",
+    ),
+    path(
+        "b/<slug:slug>/algorithm-owners/",
+        owners.algorithm_owners,
+        name="contribute-algorithm-owners",
     ),
     path("b/<slug:slug>/maintain/snapshots/", views.snapshots, name="contribute-snapshots"),
 ]

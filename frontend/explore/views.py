@@ -21,6 +21,7 @@ from frontend.explore.coverage import coverage_table
 from frontend.page_cache import page_cached
 from leaderboard.models import Algorithm, Benchmark, Dataset
 from leaderboard.selectors import benchmark_get_visible, benchmark_metric_get, benchmark_metric_list
+from leaderboard.services import user_is_maintainer
 from leaderboard.spreadsheet import csv_stream
 
 LONG_COLUMNS = ["dataset", "algorithm", "fold", "metric", "score"]
@@ -171,6 +172,15 @@ def algorithm_detail(request: HttpRequest, slug: str, algorithm: str) -> HttpRes
         "snapshot": snapshot,
         "board": board,
         "algorithm": algorithm_row,
+        "owners": list(
+            algorithm_row.owners.order_by("username").values_list("username", flat=True)
+        ),
+        "may_add_owner": request.user.is_authenticated
+        and (
+            algorithm_row.owners.filter(pk=request.user.pk).exists()
+            or user_is_maintainer(user=request.user, benchmark=benchmark)
+        ),
+        "may_transfer": user_is_maintainer(user=request.user, benchmark=benchmark),
         "ranked": ranked,
         "badge": algorithm_badge_snippet(request, benchmark, algorithm_row),
         # The badge speaks of the primary metric; its preview is drawn here, inline.

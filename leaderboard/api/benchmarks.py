@@ -329,9 +329,13 @@ class AlgorithmListApi(ApiView):
         n_accepted = serializers.IntegerField(help_text="accepted submissions")
         url = OptionalUrlField(help_text="paper or code (http or https); null when none")
 
+        owners = serializers.SlugRelatedField[Algorithm](
+            many=True, read_only=True, slug_field="username", help_text="usernames"
+        )
+
         class Meta:
             model = Algorithm
-            fields = ["name", "description", "url", "version", "n_accepted"]
+            fields = ["name", "description", "url", "version", "n_accepted", "owners"]
 
     @extend_schema(summary="A benchmark's algorithms", responses={200: OutputSerializer(many=True)})
     def get(self, request: Request, slug: str) -> Response:

@@ -265,6 +265,9 @@ class ApiView(APIView):
     def max_body_bytes(self) -> int:
         return settings.DATA_UPLOAD_MAX_MEMORY_SIZE
 
+    def too_large_message(self, size: int, limit: int) -> str:
+        return too_large_message(size, limit)
+
     def initial(self, request, *args, **kwargs):
         try:
             length = int(request.META.get("CONTENT_LENGTH") or 0)
@@ -272,7 +275,7 @@ class ApiView(APIView):
             length = 0
         limit = self.max_body_bytes()
         if limit is not None and length > limit:
-            raise PayloadTooLarge(too_large_message(length, limit))
+            raise PayloadTooLarge(self.too_large_message(length, limit))
         encoding = request.META.get("HTTP_CONTENT_ENCODING", "").strip().lower()
         if encoding not in ("", "identity"):
             raise UnsupportedContentEncoding(

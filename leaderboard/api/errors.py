@@ -25,6 +25,7 @@ from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
 from leaderboard.ingest.results_csv import ResultsCsvError
+from leaderboard.quotas import QuotaExceeded
 from leaderboard.services import (
     Gone,
     NameConflict,
@@ -182,6 +183,8 @@ def exception_handler(exc, context):
         else:
             problems = [Problem(message).to_dict() for message in exc.messages]
         return _refused(problems)
+    if isinstance(exc, QuotaExceeded):
+        return Response({"detail": str(exc)}, status=status.HTTP_429_TOO_MANY_REQUESTS)
     if isinstance(exc, PermissionDenied):
         return Response({"detail": str(exc)}, status=status.HTTP_403_FORBIDDEN)
     if isinstance(exc, RequestDataTooBig):

@@ -187,7 +187,24 @@ EXAMPLES: dict[str, list[OpenApiExample]] = {
     ],
     "dataset_list": [_response({"name": "iris", "description": "", "n_scores": 4})],
     "algorithm_list": [
-        _response({"name": "C4.5", "description": "", "url": "", "version": "", "n_accepted": 1})
+        _response(
+            {
+                "name": "C4.5",
+                "description": "",
+                "url": "",
+                "version": "",
+                "n_accepted": 1,
+                "owners": ["quinlan"],
+            }
+        )
+    ],
+    "algorithm_owner_add": [
+        _request({"algorithm": "C4.5", "username": "colleague"}),
+        _response({"algorithm": "C4.5", "owners": ["colleague", "quinlan"]}),
+    ],
+    "algorithm_owners_transfer": [
+        _request({"algorithm": "C4.5", "usernames": ["new-lab"]}),
+        _response({"algorithm": "C4.5", "owners": ["new-lab"]}),
     ],
     "dataset_rename": [
         _request({"name": "Iris", "new_name": "iris-v2"}),
@@ -284,11 +301,12 @@ EXAMPLES: dict[str, list[OpenApiExample]] = {
                 "prefix": "pod_Xk2f9Qa1",
                 "created_at": TIME,
                 "last_used_at": TIME,
+                "expires_at": None,
             }
         )
     ],
     "api_token_create": [
-        _request({"name": "laptop"}),
+        _request({"name": "laptop", "expires_in_days": 90}),
         _response(
             {
                 "id": 3,
@@ -296,6 +314,7 @@ EXAMPLES: dict[str, list[OpenApiExample]] = {
                 "prefix": "pod_Xk2f9Qa1",
                 "created_at": TIME,
                 "last_used_at": None,
+                "expires_at": "2026-04-15T10:30:00Z",
                 "token": "pod_Xk2f9Qa1…(shown once)",
             },
             "201",

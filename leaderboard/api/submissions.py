@@ -230,6 +230,12 @@ class SubmissionCreateApi(ApiView):
                 raise serializers.ValidationError(f"at most {limit} scores per submission")
             return scores
 
+    def max_body_bytes(self) -> int:
+        return min(settings.DATA_UPLOAD_MAX_MEMORY_SIZE, settings.PODIUM_MAX_JSON_SUBMISSION_BYTES)
+
+    def too_large_message(self, size: int, limit: int) -> str:
+        return json_too_large_message(f"The request is {size} bytes; the limit is {limit} bytes")
+
     @extend_schema(
         summary="Submit an algorithm's scores",
         description="Any logged-in user may submit to an open or moderated benchmark (to a "
@@ -249,6 +255,14 @@ class SubmissionCreateApi(ApiView):
     def post(self, request: Request, slug: str) -> Response:
         benchmark = benchmark_or_404(slug=slug, user=request.user)
         key = idempotency_key_from(request)
+        scores = request.data.get("scores") if isinstance(request.data, dict) else None
+        if isinstance(scores, list) and len(scores) > settings.PODIUM_MAX_JSON_SCORES:
+            raise PayloadTooLarge(
+                json_too_large_message(
+                    f"The submission has {len(scores)} scores; the limit is "
+                    f"{settings.PODIUM_MAX_JSON_SCORES}"
+                )
+            )
         serializer = self.InputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
@@ -271,6 +285,17 @@ class SubmissionCreateApi(ApiView):
         code = status.HTTP_200_OK if _replayed([submission], key, started) else 201
         (stored,) = _stored_or_written([submission], [entry])
         return Response(SubmissionOutputSerializer(stored).data, status=code)
+
+
+def json_too_large_message(what: str) -> str:
+    """A 413 for a JSON submission: the limits (PODIUM_MAX_JSON_SUBMISSION_BYTES and
+    PODIUM_MAX_JSON_SCORES) and the way to send more."""
+    limit = settings.PODIUM_MAX_JSON_SUBMISSION_BYTES
+    return (
+        f"{what}. A JSON submission takes at most {limit} bytes ({limit / 2**20:.1f} MiB) "
+        f"and {settings.PODIUM_MAX_JSON_SCORES} scores; send larger results as a file to "
+        "submissions/upload/ (large files are processed in the background), or split them."
+    )
 
 
 class SubmissionUploadApi(ApiView):

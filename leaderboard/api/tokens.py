@@ -20,7 +20,7 @@ from leaderboard.services import api_token_create, api_token_revoke
 class ApiTokenOutputSerializer(serializers.ModelSerializer):
     class Meta:
         model = ApiToken
-        fields = ["id", "name", "prefix", "created_at", "last_used_at"]
+        fields = ["id", "name", "prefix", "created_at", "last_used_at", "expires_at"]
 
 
 class ApiTokenListApi(ApiView):
@@ -40,6 +40,14 @@ class ApiTokenCreateApi(ApiView):
 
     class InputSerializer(StrictInput, serializers.Serializer):
         name = serializers.CharField(max_length=100, help_text="what the token is for")
+        expires_in_days = serializers.IntegerField(
+            required=False,
+            allow_null=True,
+            default=None,
+            min_value=1,
+            help_text="the token stops working after this many days (default: the site's, "
+            "usually never)",
+        )
 
     class OutputSerializer(ApiTokenOutputSerializer):
         token = serializers.CharField(help_text="the token itself: shown this once only")
@@ -57,7 +65,11 @@ class ApiTokenCreateApi(ApiView):
     def post(self, request: Request) -> Response:
         serializer = self.InputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        token, raw = api_token_create(user=request.user, name=serializer.validated_data["name"])
+        token, raw = api_token_create(
+            user=request.user,
+            name=serializer.validated_data["name"],
+            expires_in_days=serializer.validated_data["expires_in_days"],
+        )
         token.token = raw  # type: ignore[attr-defined]  # for OutputSerializer, never stored
         response = Response(self.OutputSerializer(token).data, status=status.HTTP_201_CREATED)
         response["Cache-Control"] = "no-store"

@@ -16,6 +16,7 @@ from leaderboard.api.benchmarks import (
     MetricListApi,
     MetricRopeApi,
 )
+from leaderboard.api.ownership import AlgorithmOwnerAddApi, AlgorithmOwnersTransferApi
 from leaderboard.api.submissions import (
     SubmissionAcceptApi,
     SubmissionCreateApi,
@@ -47,6 +48,16 @@ urlpatterns = [
     ),
     path(
         f"{benchmark}algorithms/delete/", AlgorithmDeleteApi.as_view(), name="api-algorithm-delete"
+    ),
+    path(
+        f"{benchmark}algorithms/owners/add/",
+        AlgorithmOwnerAddApi.as_view(),
+        name="api-algorithm-owner-add",
+    ),
+    path(
+        f"{benchmark}algorithms/owners/transfer/",
+        AlgorithmOwnersTransferApi.as_view(),
+        name="api-algorithm-owners-transfer",
     ),
     path(f"{benchmark}submissions/", SubmissionListApi.as_view(), name="api-submission-list"),
     path(

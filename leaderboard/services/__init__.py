@@ -4,7 +4,8 @@ one module per entity; every entry point (pages, API, CSV upload, commands) call
 ``errors`` holds what a refusal is (``Problem``, ``ValidationFailed`` and its kinds);
 ``text`` the rules for free text and URLs; ``benchmarks``, ``catalogue`` (renaming and
 deleting datasets and algorithms), ``submissions`` (with ``entries``, the checks of
-submitted scores, and ``scores``, their bulk write), ``moderation`` and ``tokens``."""
+submitted scores, and ``scores``, their bulk write), ``moderation`` and ``tokens``.
+"""
 
 from leaderboard.services.access import require_maintainer, user_is_maintainer
 from leaderboard.services.benchmarks import (

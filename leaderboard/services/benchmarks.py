@@ -10,11 +10,15 @@ from django.db import transaction
 
 from estimation.core.analysis import MIN_BOOTSTRAP
 from estimation.requests import recompute_request
+from leaderboard.confusables import lookalike_message, lookalikes_new
 from leaderboard.models import (
     Algorithm,
     Benchmark,
     Dataset,
     Metric,
+)
+from leaderboard.selectors import (
+    dataset_names_public,
 )
 from leaderboard.services.access import require_maintainer
 from leaderboard.services.entries import MAX_NAME_LENGTH
@@ -71,6 +75,9 @@ def benchmark_create(
     metrics = list(metrics)
     problems = _metric_problems(metrics)
     problems += benchmark_problems({"slug": slug, "title": title, **fields}, benchmark=None)
+    from leaderboard.quotas import benchmark_quota_check  # it subclasses our errors
+
+    benchmark_quota_check(creator=creator)
     taken = Benchmark.objects.filter(slug=slug).exists()
     if taken:
         problems.append(Problem(f"a benchmark with slug {slug!r} already exists", "slug"))
@@ -224,6 +231,12 @@ def benchmark_datasets_add(*, benchmark: Benchmark, user, names: Sequence[str]) 
     ]
     if not wanted:
         problems.append(Problem("give at least one dataset name", "names"))
+    problems += [
+        Problem(lookalike_message("dataset", name, original), "names")
+        for name, original in lookalikes_new(
+            kind="dataset", names=wanted, listed=dataset_names_public(benchmark=benchmark)
+        )
+    ]
     if problems:
         raise ValidationFailed(problems)
     listed = set(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.db import transaction
 
+from leaderboard.confusables import lookalike_message, lookalikes_new
 from leaderboard.ingest.results_csv import control_character_problem
 from leaderboard.models import (
     Algorithm,
@@ -11,6 +12,10 @@ from leaderboard.models import (
     Dataset,
     Score,
     Submission,
+)
+from leaderboard.selectors import (
+    algorithm_names_public,
+    dataset_names_public,
 )
 from leaderboard.services.access import require_maintainer
 from leaderboard.services.entries import MAX_NAME_LENGTH
@@ -70,6 +75,15 @@ def catalogue_entry_rename(
     entry = _catalogue_entry_for_change(benchmark=benchmark, user=user, kind=kind, name=name)
     new_name = new_name.strip()
     problems = _name_problems(kind, new_name)
+    public = (dataset_names_public if kind == "dataset" else algorithm_names_public)(
+        benchmark=benchmark
+    )
+    problems += [
+        Problem(lookalike_message(kind, new_name, original), "new_name")
+        for _, original in lookalikes_new(
+            kind=kind, names=[new_name], listed=set(public) - {entry.name}
+        )
+    ]
     if problems:
         raise ValidationFailed(problems)
     if type(entry).objects.filter(benchmark=benchmark, name=new_name).exists():

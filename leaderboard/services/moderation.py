@@ -9,11 +9,12 @@ from django.db import transaction
 from django.utils import timezone
 
 from estimation.requests import recompute_request
+from leaderboard import ownership
 from leaderboard.models import (
     Benchmark,
     Submission,
 )
-from leaderboard.notifications import submission_decision_notify
+from leaderboard.notifications import decision_mails_queue, submission_decision_notify
 from leaderboard.services.access import require_maintainer
 from leaderboard.services.errors import Problem, StateConflict, ValidationFailed
 from leaderboard.services.submissions import TRANSITIONS, algorithm_links_refresh
@@ -44,7 +45,9 @@ def _transition_check(*, submission: Submission, action: str) -> None:
     raise StateConflict(f"{label} is {current} and cannot be {_ACTION_STATUS[action]}: {reason}")
 
 
-def _decide(*, submission: Submission, user, status: str, note: str) -> Submission:
+def _decide(
+    *, submission: Submission, user, status: str, note: str, notify: bool = True
+) -> Submission:
     if problem := text_problem(note, prose=True):
         raise ValidationFailed([Problem(f"note {problem}", "note")])
     submission.status = status
@@ -52,7 +55,8 @@ def _decide(*, submission: Submission, user, status: str, note: str) -> Submissi
     submission.decided_by = user
     submission.decided_at = timezone.now()
     submission.save(update_fields=["status", "decision_note", "decided_by", "decided_at"])
-    submission_decision_notify(submission=submission)
+    if notify:
+        submission_decision_notify(submission=submission)
     return submission
 
 
@@ -63,6 +67,7 @@ def submission_accept(*, submission: Submission, user=None, note: str = "") -> S
         require_maintainer(user=user, benchmark=submission.benchmark)
     submission = Submission.objects.select_for_update().get(pk=submission.pk)
     _transition_check(submission=submission, action="accept")
+    ownership.owners_claim(submissions=[submission])
     _decide(submission=submission, user=user, status=Submission.Status.ACCEPTED, note=note)
     algorithm_links_refresh(algorithm_ids=[submission.algorithm_id])
     recompute_request(benchmark_id=submission.benchmark_id)
@@ -111,7 +116,13 @@ def submissions_decide(
     if problems:
         raise ValidationFailed(problems)
     status = Submission.Status.ACCEPTED if accept else Submission.Status.REJECTED
-    decided = [_decide(submission=found[pk], user=user, status=status, note=note) for pk in wanted]
+    if accept:
+        ownership.owners_claim(submissions=[found[pk] for pk in wanted])
+    decided = [
+        _decide(submission=found[pk], user=user, status=status, note=note, notify=False)
+        for pk in wanted
+    ]
+    decision_mails_queue(submission_ids=wanted)  # from a worker, after commit
     if accept:
         recompute_request(benchmark_id=benchmark.pk)
     return decided

@@ -12,6 +12,8 @@ from django.db.models import Q
 from django.utils import timezone
 
 from estimation.requests import recompute_request
+from leaderboard import ownership
+from leaderboard.confusables import lookalike_message, lookalikes_new
 from leaderboard.models import (
     Algorithm,
     Benchmark,
@@ -280,6 +282,7 @@ def _submissions_write(
     problems += typo_problems(
         benchmark, entries, listed_datasets, listed_algorithms, confirmed=new_datasets_confirmed
     )
+    problems += _lookalike_problems(entries, listed_datasets, listed_algorithms)
     if problems:
         raise ValidationFailed(problems)
 
@@ -295,6 +298,13 @@ def _submissions_write(
     datasets.update(names_ensure(Dataset, benchmark=benchmark, names=new_datasets))
     new_algorithms = {e.algorithm for e in entries} - set(algorithms)
     algorithms.update(names_ensure(Algorithm, benchmark=benchmark, names=new_algorithms))
+    ownership.submit_check(  # under the algorithms' row locks: a race lost is a 403
+        benchmark=benchmark,
+        submitter=None if source == Submission.Source.IMPORT and submitter is None else submitter,
+        names=[e.algorithm for e in entries],
+        is_maintainer=user_is_maintainer(user=submitter, benchmark=benchmark),
+        lock=True,
+    )
 
     now = timezone.now()
     submissions = [
@@ -325,6 +335,8 @@ def _submissions_write(
     else:
         for submission in submissions:
             submission.save(force_insert=True)
+    if accept:
+        ownership.owners_claim(submissions=submissions)
     primary_pk = primary.pk if primary else -1
     parts = [
         score_columns(entry.scores, datasets=datasets, metrics=metrics, primary_pk=primary_pk)
@@ -352,6 +364,29 @@ def _submissions_write(
             }
         )
     return submissions
+
+
+def _lookalike_problems(
+    entries: Sequence[SubmissionInput], listed_datasets: set[str], listed_algorithms: set[str]
+) -> list[Problem]:
+    """New names whose Unicode skeleton is a listed name's (leaderboard/confusables.py)."""
+    datasets = (
+        name
+        for e in entries
+        for name in (
+            e.scores.used_datasets()
+            if isinstance(e.scores, ScoreBlock)
+            else (s.dataset for s in e.scores)
+        )
+    )
+    return [
+        Problem(lookalike_message(kind, name, original), kind)
+        for kind, names, listed in (
+            ("algorithm", (e.algorithm for e in entries), listed_algorithms),
+            ("dataset", datasets, listed_datasets),
+        )
+        for name, original in lookalikes_new(kind=kind, names=names, listed=listed)
+    ]
 
 
 def algorithm_links_refresh(*, algorithm_ids: Iterable[int]) -> None:

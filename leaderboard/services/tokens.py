@@ -6,6 +6,7 @@ import secrets
 from datetime import timedelta
 from typing import cast
 
+from django.conf import settings
 from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
@@ -29,8 +30,14 @@ API_TOKEN_USE_RESOLUTION = timedelta(minutes=1)
 
 
 @transaction.atomic
-def api_token_create(*, user, name: str) -> tuple[ApiToken, str]:
-    """A new personal token; returns it with the raw value, which is never stored."""
+def api_token_create(
+    *, user, name: str, expires_in_days: int | None = None
+) -> tuple[ApiToken, str]:
+    """A new personal token; returns it with the raw value, which is never stored.
+
+    ``expires_in_days`` (1 to PODIUM_API_TOKEN_MAX_DAYS) makes it stop working then;
+    without it, PODIUM_API_TOKEN_DEFAULT_DAYS applies (none: it lasts until revoked).
+    """
     if user is None or not user.is_authenticated:
         raise PermissionDenied("log in to create an API token")
     name = name.strip()
@@ -41,6 +48,11 @@ def api_token_create(*, user, name: str) -> tuple[ApiToken, str]:
         problems.append(Problem("the name is longer than 100 characters", "name"))
     elif problem := control_character_problem(name):
         problems.append(Problem(f"the name {problem}", "name"))
+    if expires_in_days is None:
+        expires_in_days = settings.PODIUM_API_TOKEN_DEFAULT_DAYS
+    longest = settings.PODIUM_API_TOKEN_MAX_DAYS
+    if expires_in_days is not None and not 1 <= expires_in_days <= longest:
+        problems.append(Problem(f"a token expires after 1 to {longest} days", "expires_in_days"))
     active = ApiToken.objects.select_for_update().filter(user=user, revoked_at__isnull=True)
     if len(active) >= MAX_ACTIVE_API_TOKENS:
         problems.append(
@@ -54,6 +66,7 @@ def api_token_create(*, user, name: str) -> tuple[ApiToken, str]:
         name=name,
         prefix=raw[: ApiToken.PREFIX_LENGTH],
         key_hash=api_token_digest(raw),
+        expires_at=timezone.now() + timedelta(days=expires_in_days) if expires_in_days else None,
     )
     return token, raw
 

@@ -39,6 +39,9 @@ NOT_CALLED = {
     "algorithm_rename": "answers {name}; needs a name only unaccepted submissions use",
     "algorithm_delete": "answers {name}; needs a name only unaccepted submissions use",
     "api_token_revoke": "answers 204 without a body",
+    "algorithm_owner_add": "answers {algorithm, owners}; needs accounts of those names; "
+    "tests/security/test_algorithm_ownership.py and the authorisation matrix call it",
+    "algorithm_owners_transfer": "answers {algorithm, owners}, as algorithm_owner_add",
 }
 
 

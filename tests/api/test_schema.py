@@ -23,6 +23,8 @@ EXPECTED = {
     "/api/benchmarks/{slug}/datasets/delete/": {"post"},
     "/api/benchmarks/{slug}/algorithms/rename/": {"post"},
     "/api/benchmarks/{slug}/algorithms/delete/": {"post"},
+    "/api/benchmarks/{slug}/algorithms/owners/add/": {"post"},
+    "/api/benchmarks/{slug}/algorithms/owners/transfer/": {"post"},
     "/api/benchmarks/{slug}/submissions/": {"get"},
     "/api/benchmarks/{slug}/submissions/create/": {"post"},
     "/api/benchmarks/{slug}/submissions/upload/": {"post"},

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from django.core import mail
 
-from leaderboard.models import Algorithm, Submission
+from leaderboard.models import Algorithm, Submission, VerifiedEmail
 from leaderboard.services import submission_accept, submission_create, submission_reject
 from tests.factories import entry, make_benchmark, make_submission, make_user
 
@@ -20,6 +20,7 @@ def setup():
     submitter = make_user("alice")
     submitter.email = "alice@example.org"
     submitter.save()
+    VerifiedEmail.objects.create(user=submitter, email=submitter.email)  # mail goes only there
     return benchmark, maintainer, submitter
 
 

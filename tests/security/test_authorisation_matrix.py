@@ -5,7 +5,7 @@ input, so the status is the authorisation answer, not a validation error (web fo
 posted empty answer 200 with their errors to whoever may use them, 403 to others).
 
 Roles: anonymous; user (logged in, no relation); submitter (owns the pending
-submission); other_maintainer (maintains another benchmark); maintainer; staff
+submission, and is in the team that owns the algorithm alpha); other_maintainer (maintains another benchmark); maintainer; staff
 (is_staff, no model permissions); superuser (maintains every benchmark, as in the
 services).
 """
@@ -22,6 +22,7 @@ from django.test import Client
 from rest_framework.test import APIClient
 
 from leaderboard.models import Benchmark, Submission
+from leaderboard.ownership import algorithm_owner_add
 from leaderboard.services import (
     ScoreInput,
     SubmissionInput,
@@ -70,6 +71,10 @@ def _world() -> World:
 
     accepted = submit(users["maintainer"], "alpha", ["d1", "d2"])
     assert accepted.status == Submission.Status.ACCEPTED  # a maintainer's own, on arrival
+    # alpha belongs to a team: its first accepted submitter, who added the submitter.
+    algorithm_owner_add(
+        benchmark=benchmark, user=users["maintainer"], algorithm="alpha", username="submitter"
+    )
     pending = submit(users["submitter"], "beta", ["d1", "pending-ds"])
     rejected = submit(users["submitter"], "gamma", ["d1"])
     submission_reject(submission=rejected, user=users["maintainer"])
@@ -94,6 +99,9 @@ PENDING_DECISION_API = _only({"maintainer": 200, "superuser": 200, "submitter": 
 WITHDRAW_API = _only({"maintainer": 200, "superuser": 200, "submitter": 200}, 401, 404)
 MAINTAINERS_WEB_POST = _only({"maintainer": 302, "superuser": 302}, 302, 403)
 MAINTAINERS_WEB_PAGE = _only({"maintainer": 200, "superuser": 200}, 302, 403)
+# alpha's owners: the maintainer (its first accepted submitter) and the submitter.
+ALPHA_OWNERS_SUBMIT = _only({"maintainer": 201, "submitter": 201}, 401, 403)
+ALPHA_OWNER_ADD = _only({"maintainer": 200, "submitter": 200, "superuser": 200}, 401, 403)
 
 # (name, kind, method, path, data, expected)
 CELLS = [
@@ -125,6 +133,42 @@ CELLS = [
         "/api/benchmarks/toy/submissions/create/",
         lambda w, role: {"algorithm": "json-alg", "scores": [{"dataset": "d1", "value": 0.4}]},
         _everyone(401, 201),
+    ),
+    (
+        "api submission create under an owned algorithm",
+        "api",
+        "post",
+        "/api/benchmarks/toy/submissions/create/",
+        lambda w, role: {"algorithm": "alpha", "scores": [{"dataset": "d1", "value": 0.4}]},
+        ALPHA_OWNERS_SUBMIT,
+    ),
+    (
+        "api upload under an owned algorithm",
+        "api-multipart",
+        "post",
+        "/api/benchmarks/toy/submissions/upload/",
+        lambda w, role: {
+            "file": SimpleUploadedFile(
+                "r.csv", b"dataset,algorithm,score\nd1,alpha,0.5\n", content_type="text/csv"
+            )
+        },
+        ALPHA_OWNERS_SUBMIT,
+    ),
+    (
+        "api algorithm owner add",
+        "api",
+        "post",
+        "/api/benchmarks/toy/algorithms/owners/add/",
+        lambda w, role: {"algorithm": "alpha", "username": "user"},
+        ALPHA_OWNER_ADD,
+    ),
+    (
+        "api algorithm owners transfer",
+        "api",
+        "post",
+        "/api/benchmarks/toy/algorithms/owners/transfer/",
+        lambda w, role: {"algorithm": "alpha", "usernames": ["user"]},
+        MAINTAINERS_API,
     ),
     (
         "api submission upload",
@@ -232,6 +276,40 @@ CELLS = [
         "/b/toy/submit/csv/",
         lambda w, role: {"file": SimpleUploadedFile("r.csv", CSV, content_type="text/csv")},
         _everyone(302, 200),
+    ),
+    (
+        "web grid submit under an owned algorithm",
+        "web",
+        "post",
+        "/b/toy/submit/",
+        lambda w, role: {
+            "idempotency_key": f"key-{role}",
+            "algorithm": "alpha",
+            "metric": "score",
+            "folds": "1",
+            "grid-rows": "1",
+            "grid-folds": "1",
+            "grid-0-dataset": "d1",
+            "grid-0-0": "0.7",
+            "action": "submit",
+        },
+        _only({"maintainer": 302, "submitter": 302}, 302, 403),
+    ),
+    (
+        "web algorithm owner add",
+        "web",
+        "post",
+        "/b/toy/algorithm-owners/",
+        lambda w, role: {"algorithm": "alpha", "username": "user"},
+        _only({"maintainer": 302, "submitter": 302, "superuser": 302}, 302, 403),
+    ),
+    (
+        "web algorithm owners transfer",
+        "web",
+        "post",
+        "/b/toy/algorithm-owners/",
+        lambda w, role: {"algorithm": "alpha", "action": "transfer", "usernames": "user"},
+        MAINTAINERS_WEB_POST,
     ),
     ("web new benchmark page", "web", "get", "/benchmarks/new/", None, _everyone(302, 200)),
     (

@@ -34,10 +34,12 @@ SECRET_ALGORITHM = "evil-algorithm-x7"
 SECRET_DATASET = "evil-dataset-q9"
 
 
-def _evil_submission(benchmark, *, url: str = PHISH, algorithm: str = SECRET_ALGORITHM):
+def _evil_submission(
+    benchmark, *, url: str = PHISH, algorithm: str = SECRET_ALGORITHM, submitter=None
+):
     return submission_create(
         benchmark=benchmark,
-        submitter=make_user(f"attacker-{uuid.uuid4().hex[:8]}"),
+        submitter=submitter or make_user(f"attacker-{uuid.uuid4().hex[:8]}"),
         entry=SubmissionInput(
             algorithm=algorithm,
             algorithm_url=url,
@@ -127,7 +129,8 @@ def test_rejected_url_never_becomes_the_link_of_a_later_accepted_algorithm():
     benchmark.maintainers.add(maintainer)
     submission_reject(submission=_evil_submission(benchmark), user=maintainer)
     # The honest author of the same name, first without a link, then with one.
-    honest = _evil_submission(benchmark, url="")
+    author = make_user("honest-author")
+    honest = _evil_submission(benchmark, url="", submitter=author)
     Submission.objects.filter(pk=honest.pk).update(algorithm_version="")
     submission_accept(submission=honest, user=maintainer)
     algorithm = Algorithm.objects.get(name=SECRET_ALGORITHM)
@@ -136,7 +139,8 @@ def test_rejected_url_never_becomes_the_link_of_a_later_accepted_algorithm():
     assert "phish.example" not in page
     listed = APIClient().get("/api/benchmarks/study/algorithms/").json()["results"]
     assert {a["name"]: a["url"] for a in listed}[SECRET_ALGORITHM] is None
-    later = _evil_submission(benchmark, url="https://honest.example/paper")
+    # Its owner now (the first accepted submitter), the only one who may submit under it.
+    later = _evil_submission(benchmark, url="https://honest.example/paper", submitter=author)
     assert Algorithm.objects.get(name=SECRET_ALGORITHM).url == ""  # pending: not yet
     submission_accept(submission=later, user=maintainer)
     assert Algorithm.objects.get(name=SECRET_ALGORITHM).url == "https://honest.example/paper"

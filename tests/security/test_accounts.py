@@ -1,0 +1,181 @@
+"""Issue 26, attacks 4, 5 and 7 as far as the accounts go without a new sign-in library.
+
+Signup was unthrottled (15 accounts from one address), eight-character passwords were
+accepted, and ten wrong passwords from one address locked the owner out from every
+other address (tests/security/test_login_lockout.py covers that one).
+"""
+
+from __future__ import annotations
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.test import Client
+
+pytestmark = pytest.mark.django_db
+
+
+def _signup(client: Client, name: str, password: str = "a-long-enough-passphrase"):
+    return client.post(
+        "/account/signup/",
+        {
+            "username": name,
+            "email": f"{name}@example.org",
+            "password1": password,
+            "password2": password,
+        },
+    )
+
+
+def test_passwords_shorter_than_twelve_characters_are_refused():
+    response = _signup(Client(), "ada", password="Zq8!vL2#pX")  # 10 characters
+    assert response.status_code == 200
+    assert "at least 12 characters" in response.content.decode()
+    assert not get_user_model().objects.filter(username="ada").exists()
+    assert _signup(Client(), "ada", password="Zq8!vL2#pX4$").status_code == 302  # 12
+
+
+def test_signups_from_one_address_are_rate_limited(settings):
+    settings.PODIUM_SIGNUP_RATE = "3/hour"
+    answers = [_signup(Client(), f"sock{i}").status_code for i in range(5)]
+    assert answers == [302, 302, 302, 429, 429]
+    assert get_user_model().objects.count() == 3
+    refused = _signup(Client(), "sock9")
+    assert "Too many sign-ups from your address" in refused.content.decode()
+    assert int(refused["Retry-After"]) > 0
+    other = Client(REMOTE_ADDR="198.51.100.7")
+    assert _signup(other, "elsewhere").status_code == 302
+
+
+def test_a_token_can_expire_and_its_last_use_is_shown():
+    from datetime import timedelta
+
+    from django.utils import timezone
+    from rest_framework.test import APIClient
+
+    from leaderboard.models import ApiToken
+    from leaderboard.services import api_token_create
+    from tests.factories import make_user
+
+    owner = make_user("owner")
+    web = Client()
+    web.force_login(owner)
+    response = web.post("/account/tokens/", {"name": "ci", "expires_in_days": "30"})
+    assert response.status_code == 302
+    token = ApiToken.objects.get(name="ci")
+    assert token.expires_at is not None
+    assert timedelta(days=29) < token.expires_at - timezone.now() <= timedelta(days=30)
+    _, raw = api_token_create(user=owner, name="nightly", expires_in_days=1)
+    api = APIClient()
+    api.credentials(HTTP_AUTHORIZATION=f"Token {raw}")
+    assert api.get("/api/tokens/").status_code == 200
+    page = web.get("/account/tokens/").content.decode()
+    assert page.count('data-testid="token-expires"') == 2
+    assert "never" not in page.split('data-token-id="')[1].split("</tr>")[0]  # used, expiring
+    ApiToken.objects.filter(name="nightly").update(expires_at=timezone.now() - timedelta(seconds=1))
+    assert api.get("/api/tokens/").status_code == 401
+    rows = web.get("/account/tokens/").content.decode().count('data-testid="token-row"')
+    assert rows == 1  # the expired one is no longer listed as active
+
+
+def test_password_reset_reveals_no_account_is_rate_limited_and_works_once(settings):
+    import re
+
+    from django.core import mail
+
+    from tests.factories import make_user
+
+    settings.PODIUM_PASSWORD_RESET_RATE = "3/hour"
+    from leaderboard.models import VerifiedEmail
+
+    user = make_user("grace")
+    user.email = "grace@example.org"
+    user.save()
+    VerifiedEmail.objects.create(user=user, email=user.email)
+    unverified = make_user("squatter")  # a stranger's address typed into another account
+    unverified.email = "victim@example.org"
+    unverified.save()
+    assert client_post_reset(Client(), "victim@example.org").status_code == 200
+    assert mail.outbox == []  # never mailed: nobody proved to read it
+    client = Client()
+    known = client.post("/account/password/reset/", {"email": "grace@example.org"}, follow=True)
+    unknown = client.post("/account/password/reset/", {"email": "nobody@example.org"}, follow=True)
+    assert known.status_code == unknown.status_code == 200
+    assert 'data-testid="reset-sent"' in known.content.decode()
+    assert 'data-testid="reset-sent"' in unknown.content.decode()  # the same answer
+    (message,) = mail.outbox  # only to the account's own address
+    assert message.to == ["grace@example.org"]
+    link = re.search(r"https?://[^/]+(/account/password/reset/\S+/)", message.body).group(1)
+    page = client.get(link, follow=True)
+    new = "a-new-long-passphrase"
+    done = client.post(
+        page.redirect_chain[-1][0] if page.redirect_chain else link,
+        {"new_password1": new, "new_password2": new},
+    )
+    assert done.status_code == 302
+    user.refresh_from_db()
+    assert user.check_password(new)
+    again = client.get(link, follow=True)
+    assert 'data-testid="reset-link-invalid"' in again.content.decode()
+    client.post("/account/password/reset/", {"email": "x@example.org"})  # over the rate now
+    throttled = client.post("/account/password/reset/", {"email": "grace@example.org"})
+    assert throttled.status_code == 429 and len(mail.outbox) == 1
+
+
+def test_a_logged_in_user_changes_the_password_with_the_old_one():
+    from tests.factories import make_user
+
+    user = make_user("ada")
+    client = Client()
+    client.force_login(user)
+    short = client.post(
+        "/account/password/",
+        {"old_password": "pw-for-tests-only", "new_password1": "short", "new_password2": "short"},
+    )
+    assert short.status_code == 200 and "at least 12 characters" in short.content.decode()
+    new = "another-long-passphrase"
+    response = client.post(
+        "/account/password/",
+        {"old_password": "pw-for-tests-only", "new_password1": new, "new_password2": new},
+    )
+    assert response.status_code == 302
+    user.refresh_from_db()
+    assert user.check_password(new)
+
+
+def client_post_reset(client: Client, email: str):
+    return client.post("/account/password/reset/", {"email": email}, follow=True)
+
+
+def test_decision_mail_goes_only_to_a_verified_address(django_capture_on_commit_callbacks):
+    """Attack 4: with a victim's address on an unverified account, an attacker's benchmark
+    title and rejection note were mailed to the victim."""
+    import re
+
+    from django.core import mail
+
+    from leaderboard.services import submission_reject
+    from tests.factories import make_benchmark, make_submission, make_user
+
+    web = Client()
+    response = _signup(web, "attacker")
+    assert response.status_code == 302
+    (link_mail,) = mail.outbox  # the one mail an unverified address ever gets
+    assert link_mail.to == ["attacker@example.org"] and "confirm" in link_mail.subject
+    attacker = get_user_model().objects.get(username="attacker")
+    benchmark = make_benchmark("bait")
+    maintainer = make_user("maintainer")
+    benchmark.maintainers.add(maintainer)
+    pending = make_submission(benchmark, "alg", {"d1": 0.5}, submitter=attacker)
+    with django_capture_on_commit_callbacks(execute=True):
+        submission_reject(submission=pending, user=maintainer, note="see phish.example")
+    assert len(mail.outbox) == 1  # nothing to the unverified address
+    home = web.get("/account/").content.decode()
+    assert 'data-testid="email-unverified"' in home
+    link = re.search(r"https?://[^/]+(/account/email/verify/\S+/)", link_mail.body).group(1)
+    assert web.get(link).status_code == 302
+    assert 'data-testid="email-verified"' in web.get("/account/").content.decode()
+    second = make_submission(benchmark, "alg2", {"d1": 0.5}, submitter=attacker)
+    with django_capture_on_commit_callbacks(execute=True):
+        submission_reject(submission=second, user=maintainer)
+    assert len(mail.outbox) == 2 and mail.outbox[1].to == ["attacker@example.org"]
+    assert web.get("/account/email/verify/forged-token/").status_code == 302
