@@ -197,6 +197,8 @@ class SubmissionInput:
     algorithm_version: str = ""
     note: str = ""
     extra: dict = field(default_factory=dict)
+    algorithm_metadata: dict = field(default_factory=dict)  # ALGORITHM_METADATA keys
+    provenance: dict = field(default_factory=dict)
 
 
 # --- permissions ----------------------------------------------------------------------
@@ -247,9 +249,13 @@ def benchmark_create(
     benchmark.save()
     if creator is not None and creator.is_authenticated:
         benchmark.maintainers.add(creator)
-    for index, (name, direction) in enumerate(metrics):
+    for index, (name, direction, *described) in enumerate(metrics):
         Metric.objects.create(
-            benchmark=benchmark, name=name, direction=direction, is_primary=index == 0
+            benchmark=benchmark,
+            name=name,
+            direction=direction,
+            is_primary=index == 0,
+            **(described[0] if described else {}),
         )
     return benchmark
 
@@ -386,7 +392,38 @@ MAX_METRICS = 50  # each metric is a leaderboard the engine recomputes
 MAX_METRIC_NAME_LENGTH = 100  # Metric.name
 
 
-def _metric_problems(metrics: list[tuple[str, str]]) -> list[Problem]:
+def metric_range_problems(
+    *, min_value: float | None, max_value: float | None, unit: str = "", name: str = ""
+) -> list[Problem]:
+    """The rules on a metric's valid range and unit (either end may be open)."""
+    problems = []
+    label = f"metric {name!r}: " if name else ""
+    for field_name, value in (("min_value", min_value), ("max_value", max_value)):
+        if value is not None and (not _is_number(value) or not math.isfinite(value)):
+            problems.append(Problem(f"{label}{field_name} must be a finite number", field_name))
+    if not problems and min_value is not None and max_value is not None and min_value >= max_value:
+        problems.append(
+            Problem(
+                f"{label}min_value must be below max_value ({min_value} >= {max_value})",
+                "min_value",
+            )
+        )
+    if problem := text_problem(unit or "", max_length=20):
+        problems.append(Problem(f"{label}unit {problem}", "unit"))
+    return problems
+
+
+def metric_range_problem(metric: Metric, value: float) -> str | None:
+    """Why ``value`` is outside ``metric``'s valid range, or None."""
+    low, high = metric.min_value, metric.max_value
+    if (low is None or value >= low) and (high is None or value <= high):
+        return None
+    unit = f" {metric.unit}" if metric.unit else ""
+    shown = f"[{'-inf' if low is None else f'{low:g}'}, {'inf' if high is None else f'{high:g}'}]"
+    return f"{value:g} is outside the valid range of metric {metric.name!r}, {shown}{unit}"
+
+
+def _metric_problems(metrics: list[tuple]) -> list[Problem]:
     problems = []
     if not metrics:
         problems.append(Problem("a benchmark needs at least one metric", "metrics"))
@@ -394,7 +431,9 @@ def _metric_problems(metrics: list[tuple[str, str]]) -> list[Problem]:
         return [Problem(f"at most {MAX_METRICS} metrics, got {len(metrics)}", "metrics")]
     seen = set()
     directions = {choice.value for choice in Metric.Direction}
-    for name, direction in metrics:
+    for name, direction, *described in metrics:
+        if described:
+            problems += metric_range_problems(name=name, **described[0])
         if not isinstance(name, str) or not name.strip():
             problems.append(Problem("a metric needs a name", "metrics"))
             continue
@@ -469,13 +508,51 @@ def benchmark_datasets_add(*, benchmark: Benchmark, user, names: Sequence[str]) 
 
 
 @transaction.atomic
-def metric_add(*, benchmark: Benchmark, user, name: str, direction: str) -> Metric:
+def metric_add(
+    *,
+    benchmark: Benchmark,
+    user,
+    name: str,
+    direction: str,
+    min_value: float | None = None,
+    max_value: float | None = None,
+    unit: str = "",
+) -> Metric:
     """Add a metric (maintainers). It has no scores yet, so nothing is recomputed."""
     _require_maintainer(user=user, benchmark=benchmark)
     name = name.strip()
-    if problems := metric_problems(benchmark=benchmark, name=name, direction=direction):
+    problems = metric_problems(benchmark=benchmark, name=name, direction=direction)
+    problems += metric_range_problems(min_value=min_value, max_value=max_value, unit=unit)
+    if problems:
         raise ValidationFailed(problems)
-    return Metric.objects.create(benchmark=benchmark, name=name, direction=direction)
+    return Metric.objects.create(
+        benchmark=benchmark,
+        name=name,
+        direction=direction,
+        min_value=min_value,
+        max_value=max_value,
+        unit=unit.strip(),
+    )
+
+
+@transaction.atomic
+def metric_range_set(
+    *,
+    benchmark: Benchmark,
+    user,
+    metric: Metric,
+    min_value: float | None,
+    max_value: float | None,
+    unit: str = "",
+) -> Metric:
+    """Set a metric's valid range and unit (maintainers). Scores already stored are kept:
+    the range applies to what arrives next."""
+    _require_maintainer(user=user, benchmark=benchmark)
+    if problems := metric_range_problems(min_value=min_value, max_value=max_value, unit=unit):
+        raise ValidationFailed(problems)
+    metric.min_value, metric.max_value, metric.unit = min_value, max_value, unit.strip()
+    metric.save(update_fields=["min_value", "max_value", "unit"])
+    return metric
 
 
 def metric_problems(
@@ -856,6 +933,8 @@ def _submissions_write(
             note=entry.note,
             algorithm_url=entry.algorithm_url,
             algorithm_version=entry.algorithm_version,
+            algorithm_metadata=entry.algorithm_metadata,
+            provenance=entry.provenance,
             idempotency_key=(
                 idempotency_key
                 if len(entries) == 1 or not idempotency_key
@@ -898,7 +977,9 @@ def _submissions_write(
     if accept:  # only a submission that gives a link or version can change them
         _algorithm_links_refresh(
             algorithm_ids={
-                s.algorithm_id for s in submissions if s.algorithm_url or s.algorithm_version
+                s.algorithm_id
+                for s in submissions
+                if s.algorithm_url or s.algorithm_version or s.algorithm_metadata
             }
         )
     return submissions
@@ -948,7 +1029,19 @@ def _algorithm_links_refresh(*, algorithm_ids: Iterable[int]) -> None:
             .values_list("algorithm_version", flat=True)
             .first()
         )
-        Algorithm.objects.filter(pk=algorithm_id).update(url=url or "", version=version or "")
+        metadata = (
+            accepted.exclude(algorithm_metadata={})
+            .values_list("algorithm_metadata", flat=True)
+            .first()
+        ) or {}
+        Algorithm.objects.filter(pk=algorithm_id).update(
+            url=url or "",
+            version=version or "",
+            family=metadata.get("family", ""),
+            parameters=metadata.get("parameters"),
+            licence=metadata.get("licence", ""),
+            revision=metadata.get("revision", ""),
+        )
 
 
 def _names_ensure(model, *, benchmark: Benchmark, names: Iterable[str]) -> dict:
@@ -1100,6 +1193,29 @@ def url_problem(url: str) -> str | None:
     return None
 
 
+# An algorithm's metadata: field -> most characters (parameters is a positive integer).
+ALGORITHM_METADATA = {"family": 100, "parameters": None, "licence": 100, "revision": 100}
+
+
+def algorithm_metadata_problems(metadata: Mapping) -> list[Problem]:
+    """The rules on an algorithm's metadata, each problem naming its field."""
+    problems = []
+    for name in sorted(set(metadata) - set(ALGORITHM_METADATA)):
+        problems.append(Problem(f"unknown algorithm metadata {name!r}", name))
+    for name, longest in ALGORITHM_METADATA.items():
+        if name not in metadata:
+            continue
+        value = metadata[name]
+        if longest is None:
+            if not isinstance(value, int) or isinstance(value, bool) or not 0 < value < 2**63:
+                problems.append(Problem(f"{name} must be a positive integer, got {value!r}", name))
+        elif not isinstance(value, str):
+            problems.append(Problem(f"{name} must be text", name))
+        elif problem := text_problem(value, max_length=longest):
+            problems.append(Problem(f"{name} {problem}", name))
+    return problems
+
+
 def _is_number(value) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool)
 
@@ -1132,6 +1248,7 @@ def _entry_problems(benchmark, entries, metrics, primary, datasets, algorithms) 
             problems.append(Problem(f"note {problem}", "note"))
         if entry.algorithm_url and (problem := url_problem(entry.algorithm_url)):
             problems.append(Problem(f"algorithm_url {problem}", "algorithm_url"))
+        problems += algorithm_metadata_problems(entry.algorithm_metadata)
         if name and name not in algorithms and not benchmark.allow_new_algorithms:
             problems.append(
                 Problem(
@@ -1178,6 +1295,14 @@ def _entry_problems(benchmark, entries, metrics, primary, datasets, algorithms) 
                         **where,
                     )
                 )
+            metric = metrics.get(score.metric) if score.metric is not None else primary
+            if (
+                metric is not None
+                and _is_number(score.value)
+                and math.isfinite(score.value)
+                and (problem := metric_range_problem(metric, score.value))
+            ):
+                problems.append(Problem(f"{label}{problem}", "value", **where))
             if score.metric is not None and score.metric not in metrics:
                 problems.append(
                     Problem(
@@ -1243,6 +1368,8 @@ def _block_is_clean(benchmark, block: ScoreBlock, metrics, primary, datasets) ->
         return False
     if benchmark.ranking_only and (values < 1).any():
         return False
+    if _block_out_of_range(block, metrics, primary):
+        return False
     if ((folds > MAX_FOLD) | (folds < -1)).any():
         return False
     used = np.unique(codes).tolist()
@@ -1262,6 +1389,21 @@ def _block_is_clean(benchmark, block: ScoreBlock, metrics, primary, datasets) ->
         ordered = column[order]
         same &= ordered[1:] == ordered[:-1]
     return not same.any()
+
+
+def _block_out_of_range(block: ScoreBlock, metrics, primary) -> bool:
+    """Whether a value of ``block`` is outside its metric's valid range."""
+    codes = block.metric_codes
+    for code in np.unique(codes).tolist():
+        metric = primary if code < 0 else metrics.get(block.metrics[code])
+        if metric is None or (metric.min_value is None and metric.max_value is None):
+            continue
+        values = block.values[codes == code]
+        if metric.min_value is not None and (values < metric.min_value).any():
+            return True
+        if metric.max_value is not None and (values > metric.max_value).any():
+            return True
+    return False
 
 
 def _typo_problems(
