@@ -225,11 +225,12 @@ def benchmark_create(
     *,
     slug: str,
     title: str,
-    metrics: Iterable[tuple[str, str]],
+    metrics: Iterable[tuple],
     creator=None,
     **fields,
 ) -> Benchmark:
-    """Create a benchmark with its metrics, given as (name, direction); the first is primary."""
+    """Create a benchmark with its metrics, given as (name, direction) or (name, direction,
+    {"min_value", "max_value", "unit"}); the first is primary."""
     unknown = set(fields) - set(EDITABLE_FIELDS)
     if unknown:
         raise ValidationFailed(

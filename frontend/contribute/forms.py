@@ -145,9 +145,16 @@ class UploadForm(AccessibleErrorsMixin, forms.Form):
         ("long", "long: dataset,algorithm,score[,fold][,metric]"),
         ("wide", "wide: dataset,<algorithm>,<algorithm>,…"),
         ("ranking", "ranking: dataset,algorithm,rank"),
+        ("mteb", "MTEB results (a model's folder as a zip)"),
+        ("lm-eval", "lm-evaluation-harness results_*.json (or a zip of them)"),
+        ("hf-leaderboard", "Hugging Face leaderboard JSON per model (or a zip of them)"),
+        ("openml", "OpenML evaluations per fold (JSON or CSV)"),
+        ("helm", "HELM benchmark_output/runs (a zip)"),
+        ("eee", "Every Eval Ever JSON (or a zip of them)"),
+        ("pwc", "Papers with Code evaluation-tables.json"),
     ]
 
-    file = forms.FileField(label="Results file (CSV, UTF-8)")
+    file = forms.FileField(label="Results file (CSV, UTF-8; another tool's JSON, or a zip)")
     format = forms.ChoiceField(choices=FORMAT_CHOICES, required=False)
     note = forms.CharField(
         required=False,

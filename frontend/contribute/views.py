@@ -53,11 +53,13 @@ from frontend.contribute.uploads import (
     pending_upload_mark_stored,
     pending_upload_save,
     upload_entries,
+    upload_import,
     upload_parse,
     upload_preview,
     upload_trial_problems,
 )
 from leaderboard.csv_template import csv_template
+from leaderboard.ingest.imported import imported_relocated
 from leaderboard.models import Benchmark, Submission, UploadJob
 from leaderboard.selectors import (
     algorithm_names_public,
@@ -360,7 +362,12 @@ def submit_upload(request: HttpRequest, slug: str) -> HttpResponse:
     content = form.cleaned_data["file"].read()
     fmt = form.cleaned_data["format"]
     try:
-        parsed = upload_parse(content, fmt=fmt, benchmark=benchmark)
+        imported = upload_import(
+            content, fmt=fmt, benchmark=benchmark, filename=form.cleaned_data["file"].name
+        )
+        parsed = (
+            imported.parsed if imported else upload_parse(content, fmt=fmt, benchmark=benchmark)
+        )
     except ResultsCsvError as exc:
         plural = "" if exc.total == 1 else "s"
         form.add_error(
@@ -374,7 +381,9 @@ def submit_upload(request: HttpRequest, slug: str) -> HttpResponse:
             n_more=exc.n_more,
         )
     try:
-        entries = upload_entries(benchmark=benchmark, parsed=parsed, note=form.cleaned_data["note"])
+        entries = upload_entries(
+            benchmark=benchmark, parsed=parsed, note=form.cleaned_data["note"], imported=imported
+        )
         # A large file is checked in full by the background job that stores it: a trial
         # store here would cost the request as much as the store itself.
         problems = (
@@ -386,11 +395,13 @@ def submit_upload(request: HttpRequest, slug: str) -> HttpResponse:
         problems = exc.problems
     except PermissionDenied as exc:
         return forbidden(request, str(exc))
+    if imported is not None:  # at the file and key each came from
+        problems = imported_relocated(ValidationFailed(problems), imported).problems
     upload = pending_upload_save(
         request.session,
         benchmark=benchmark,
         filename=form.cleaned_data["file"].name,
-        fmt=parsed.format,
+        fmt=fmt if imported is not None else parsed.format,
         note=form.cleaned_data["note"],
         content=content,
     )
@@ -429,12 +440,20 @@ def submit_upload_confirm(request: HttpRequest, slug: str) -> HttpResponse:
         )
         pending_upload_mark_stored(request.session, upload=upload, ids=[], job_id=job.pk)
         return redirect("contribute-upload-job", slug=benchmark.slug, job_id=job.pk)
+    imported = None
     try:
-        parsed = upload_parse(upload.content, fmt=upload.format, benchmark=benchmark)
+        imported = upload_import(upload.content, fmt=upload.format, benchmark=benchmark)
+        parsed = (
+            imported.parsed
+            if imported
+            else upload_parse(upload.content, fmt=upload.format, benchmark=benchmark)
+        )
         submissions = submissions_create(
             benchmark=benchmark,
             submitter=request.user,
-            entries=upload_entries(benchmark=benchmark, parsed=parsed, note=upload.note),
+            entries=upload_entries(
+                benchmark=benchmark, parsed=parsed, note=upload.note, imported=imported
+            ),
             source=Submission.Source.CSV,
             idempotency_key=upload.idempotency_key,
             new_datasets_confirmed=request.POST.get("confirm_new_datasets") == "1",
@@ -445,6 +464,8 @@ def submit_upload_confirm(request: HttpRequest, slug: str) -> HttpResponse:
     except PermissionDenied as exc:
         return forbidden(request, str(exc))
     except ValidationFailed as exc:
+        if imported is not None:
+            exc = imported_relocated(exc, imported)
         return _preview_page(request, benchmark, upload, parsed, exc.problems)
     pending_upload_mark_stored(request.session, upload=upload, ids=[s.pk for s in submissions])
     _stored_message(request, submissions)

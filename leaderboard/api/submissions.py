@@ -32,6 +32,7 @@ from leaderboard.api.common import (
 )
 from leaderboard.api.errors import ErrorSerializer, PayloadTooLarge, max_problems
 from leaderboard.api.pagination import LimitOffsetPagination, paginated_response
+from leaderboard.ingest.imported import IMPORT_FORMATS, imported_submissions_create
 from leaderboard.models import Submission, UploadJob
 from leaderboard.selectors import (
     submission_list_by_ids,
@@ -284,12 +285,14 @@ class SubmissionUploadApi(ApiView):
         )
         # Not nullable: a form field is text, and "null" is no format.
         format = serializers.ChoiceField(
-            choices=FORMATS,
+            choices=(*FORMATS, *IMPORT_FORMATS),
             required=False,
             default=None,
             help_text="long: dataset,algorithm,score[,fold][,metric]; wide: "
             "dataset,<algorithm>,...; ranking: dataset,algorithm,rank. Detected from the "
-            "header when omitted.",
+            "header when omitted. Another tool's results (one file, or a folder as a zip): "
+            + ", ".join(IMPORT_FORMATS)
+            + "; problems are named by file and key.",
         )
         note = serializers.CharField(required=False, allow_blank=True, default="")
         allow_new_datasets = serializers.BooleanField(
@@ -343,6 +346,23 @@ class SubmissionUploadApi(ApiView):
                 new_datasets_confirmed=data["allow_new_datasets"],
             )
             return _upload_job_response(request, slug, job, status.HTTP_202_ACCEPTED)
+        if data["format"] in IMPORT_FORMATS:
+            started = timezone.now()
+            submissions, entries = imported_submissions_create(
+                benchmark=benchmark,
+                submitter=request.user,
+                content=upload.read(),
+                filename=upload.name or "upload",
+                format=data["format"],
+                note=data["note"],
+                source=Submission.Source.CSV,
+                idempotency_key=key,
+                new_datasets_confirmed=data["allow_new_datasets"],
+            )
+            code = status.HTTP_200_OK if _replayed(submissions, key, started) else 201
+            stored = _stored_or_written(submissions, entries)
+            body = {"submissions": stored, "n_scores": sum(s.n_scores for s in stored)}  # type: ignore[attr-defined]
+            return Response(self.OutputSerializer(body).data, status=code)
         parsed = parse_results_csv(
             upload,
             format=data["format"],

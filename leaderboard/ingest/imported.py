@@ -17,17 +17,24 @@ from leaderboard.ingest.formats import (
     read_imported,
 )
 from leaderboard.ingest.formats.common import restrict_metrics
-from leaderboard.models import Benchmark
+from leaderboard.models import Benchmark, Submission
 from leaderboard.services import (
     MAX_URL_LENGTH,
     Problem,
     SubmissionInput,
     ValidationFailed,
     submission_entries_from_csv,
+    submissions_create,
     url_problem,
 )
 
-__all__ = ["IMPORT_FORMATS", "imported_entries", "imported_read", "imported_relocated"]
+__all__ = [
+    "IMPORT_FORMATS",
+    "imported_entries",
+    "imported_read",
+    "imported_relocated",
+    "imported_submissions_create",
+]
 
 
 def imported_read(
@@ -90,3 +97,36 @@ def imported_relocated(exc: ValidationFailed, imported: ImportedResults) -> Vali
         else:
             problems.append(Problem(problem.message, where, None))
     return type(exc)(problems) if type(exc) is ValidationFailed else ValidationFailed(problems)
+
+
+def imported_submissions_create(
+    *,
+    benchmark: Benchmark,
+    submitter,
+    content: bytes,
+    filename: str,
+    format: str,
+    note: str = "",
+    source: str,
+    idempotency_key: str = "",
+    new_datasets_confirmed: bool = False,
+) -> tuple[list[Submission], list[SubmissionInput]]:
+    """Read, check and store an upload in another tool's format, all or nothing.
+
+    Raises ResultsImportError (the files' problems) or ValidationFailed (the services'),
+    every problem at the file and key it came from.
+    """
+    imported = imported_read(content, filename=filename, format=format, benchmark=benchmark)
+    entries = imported_entries(benchmark=benchmark, imported=imported, note=note)
+    try:
+        submissions = submissions_create(
+            benchmark=benchmark,
+            submitter=submitter,
+            entries=entries,
+            source=source,
+            idempotency_key=idempotency_key,
+            new_datasets_confirmed=new_datasets_confirmed,
+        )
+    except ValidationFailed as exc:
+        raise imported_relocated(exc, imported) from None
+    return submissions, entries

@@ -298,7 +298,9 @@ class Collector:
             self.problem(file, "", "is nested too deeply")
             return _MISSING
         except json.JSONDecodeError as exc:
-            hint = " (the file ends early: truncated?)" if exc.pos >= len(text.rstrip()) else ""
+            hint = (
+                " (the file ends before its brackets close: truncated?)" if _unclosed(text) else ""
+            )
             self.problem(
                 file,
                 "",
@@ -348,8 +350,14 @@ class Collector:
                 f"metric {info.name!r} is higher-is-better in one file and lower-is-better "
                 "in another",
             )
-        elif known.higher_is_better is None and info.higher_is_better is not None:
-            self.metrics[info.name] = info
+        else:  # what one file leaves unsaid, another may say
+            self.metrics[info.name] = MetricInfo(
+                info.name,
+                higher_is_better=_first(known.higher_is_better, info.higher_is_better),
+                min_value=_first(known.min_value, info.min_value),
+                max_value=_first(known.max_value, info.max_value),
+                unit=known.unit or info.unit,
+            )
 
     def algorithm(self, info: AlgorithmInfo, provenance: Mapping[str, Any] | None = None) -> None:
         self.algorithms.setdefault(info.name, info)
@@ -375,6 +383,19 @@ class Collector:
             )
         )
 
+    def _check_ranges(self) -> None:
+        for e in self.entries:
+            info = self.metrics[e.metric]
+            if info.min_value is None and info.max_value is None:
+                continue
+            for value in (e.value, *(e.folds or ())):
+                if problem := _range_problem(info, value):
+                    file, _, key = e.origin.partition(": ")
+                    self.problem(file, key, problem)
+                    break
+        if self.problems:
+            raise ResultsImportError(self.problems[:MAX_PROBLEMS], total=len(self.problems))
+
     def finish(self) -> ImportedResults:
         if self.problems:
             raise ResultsImportError(self.problems[:MAX_PROBLEMS], total=len(self.problems))
@@ -382,6 +403,7 @@ class Collector:
             raise ResultsImportError(
                 [import_problem("(upload)", "", f"no {self.format} results found in the files")]
             )
+        self._check_ranges()
         entries = _harmonise_folds(self.entries)
         with_folds = any(e.folds is not None for e in entries)
         buffer = io.StringIO()
@@ -423,6 +445,38 @@ class Collector:
             provenance={k: dict(v) for k, v in self.provenance.items()},
             notes=tuple(self.notes),
         )
+
+
+def _unclosed(text: str) -> bool:
+    """Whether a string or bracket is still open at the end of ``text`` (a cut-off file)."""
+    depth, in_string, escaped = 0, False, False
+    for char in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                in_string = False
+        elif char == '"':
+            in_string = True
+        elif char in "[{":
+            depth += 1
+        elif char in "]}":
+            depth -= 1
+    return in_string or depth > 0
+
+
+def _first(*values):
+    return next((v for v in values if v is not None), None)
+
+
+def _range_problem(info: MetricInfo, value: float) -> str | None:
+    low, high = info.min_value, info.max_value
+    if (low is None or value >= low) and (high is None or value <= high):
+        return None
+    shown = f"[{'-inf' if low is None else f'{low:g}'}, {'inf' if high is None else f'{high:g}'}]"
+    return f"{value:g} is outside the valid range of metric {info.name!r}, {shown}, the files state"
 
 
 def _harmonise_folds(entries: list[Entry]) -> list[Entry]:

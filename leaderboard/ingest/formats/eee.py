@@ -114,7 +114,7 @@ def _document(out: Collector, path: str, doc: Any) -> None:
         if isinstance(folds, list) and folds and all(_float(v) is not None for v in folds):
             fold_values = [float(v) for v in folds]
         out.add(
-            dataset=dataset,
+            dataset=str(dataset),
             algorithm=model,
             metric=metric,
             value=value,

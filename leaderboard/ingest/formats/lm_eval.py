@@ -98,7 +98,8 @@ def _run(out: Collector, path: str, data: bytes) -> None:
         if not isinstance(metrics, dict):
             out.problem(path, key, "expected an object of metrics")
             continue
-        task_directions = directions.get(task) if isinstance(directions.get(task), dict) else {}
+        given = directions.get(task)
+        task_directions: dict = given if isinstance(given, dict) else {}
         for name, value in metrics.items():
             if name == "alias" or "_stderr" in name:
                 continue

@@ -145,7 +145,7 @@ def _record(
     seen[(flow, task, function)] = (path, run)
     dataset = data if len(tasks_per_data[data]) == 1 else f"{data} (task {task})"
     folds = _folds(out, path, key, record.get("values"))
-    if folds is False:
+    if folds is None:
         return
     value: float | None
     if record.get("value") is None:
@@ -187,18 +187,19 @@ def _record(
     )
 
 
-def _folds(out: Collector, path: str, key: str, values: Any) -> list[float] | bool:
-    """Per-repeat, per-fold values flattened repeat-major; False after a problem."""
+def _folds(out: Collector, path: str, key: str, values: Any) -> list[float] | None:
+    """Per-repeat, per-fold values flattened repeat-major ([] when the record has none);
+    None after a problem."""
     if values is None:
         return []
     if not isinstance(values, list) or not all(isinstance(r, list) for r in values):
         out.problem(path, f"{key}.values", "expected a list per repeat of values per fold")
-        return False
+        return None
     flat: list[float] = []
     for r, repeat in enumerate(values):
         for f, item in enumerate(repeat):
             number = out.number(path, item, key=f"{key}.values[{r}][{f}]")
             if number is None:
-                return False
+                return None
             flat.append(number)
     return flat
