@@ -96,6 +96,10 @@ class MetricForm(forms.Form):
     # Optional: a row left empty is dropped; the services insist on at least one metric.
     name = forms.CharField(max_length=Metric._meta.get_field("name").max_length, required=False)
     direction = forms.ChoiceField(choices=Metric.Direction.choices, initial=Metric.Direction.HIGHER)
+    # The valid range: a value outside it is refused wherever it arrives.
+    min_value = forms.FloatField(required=False, label="Lowest valid value")
+    max_value = forms.FloatField(required=False, label="Highest valid value")
+    unit = forms.CharField(max_length=20, required=False, label="Unit", help_text="e.g. %")
 
 
 MetricFormSet = forms.formset_factory(MetricForm, extra=0, max_num=20, validate_max=True)
@@ -208,3 +212,6 @@ class DatasetsAddForm(AccessibleErrorsMixin, forms.Form):
 class MetricAddForm(AccessibleErrorsMixin, forms.Form):
     name = forms.CharField(max_length=Metric._meta.get_field("name").max_length, label="Metric")
     direction = forms.ChoiceField(choices=Metric.Direction.choices, label="Direction")
+    min_value = forms.FloatField(required=False, label="Lowest valid value")
+    max_value = forms.FloatField(required=False, label="Highest valid value")
+    unit = forms.CharField(max_length=20, required=False, label="Unit", help_text="e.g. %")

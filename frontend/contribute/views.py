@@ -580,7 +580,15 @@ def benchmark_new(request: HttpRequest) -> HttpResponse:
         if form_ok and formset_ok:
             data = dict(form.cleaned_data)
             metrics = [
-                (f.cleaned_data["name"].strip(), f.cleaned_data["direction"])
+                (
+                    f.cleaned_data["name"].strip(),
+                    f.cleaned_data["direction"],
+                    {
+                        "min_value": f.cleaned_data.get("min_value"),
+                        "max_value": f.cleaned_data.get("max_value"),
+                        "unit": f.cleaned_data.get("unit", ""),
+                    },
+                )
                 for f in formset.forms
                 if f.cleaned_data.get("name")
             ]
@@ -593,8 +601,9 @@ def benchmark_new(request: HttpRequest) -> HttpResponse:
                     **data,
                 )
             except ValidationFailed as exc:
-                metric_errors = [p.message for p in exc.problems if p.field == "metrics"]
-                add_problems(form, [p for p in exc.problems if p.field != "metrics"])
+                metric_fields = ("metrics", "min_value", "max_value", "unit")
+                metric_errors = [p.message for p in exc.problems if p.field in metric_fields]
+                add_problems(form, [p for p in exc.problems if p.field not in metric_fields])
             else:
                 messages.success(request, f"Created {benchmark.title}; you maintain it.")
                 return redirect("contribute-benchmark-edit", slug=benchmark.slug)

@@ -53,7 +53,15 @@ class OptionalUrlField(serializers.URLField):
 class MetricOutputSerializer(serializers.ModelSerializer):
     class Meta:
         model = Metric
-        fields = ["name", "direction", "is_primary", "description"]
+        fields = [
+            "name",
+            "direction",
+            "is_primary",
+            "description",
+            "min_value",
+            "max_value",
+            "unit",
+        ]
 
 
 class BenchmarkDetailOutputSerializer(serializers.ModelSerializer):
@@ -157,6 +165,15 @@ class BenchmarkCreateApi(ApiView):
         class MetricSerializer(StrictInput, serializers.Serializer):
             name = serializers.CharField(max_length=100)
             direction = serializers.ChoiceField(choices=Metric.Direction.choices)
+            min_value = serializers.FloatField(
+                required=False, allow_null=True, default=None, help_text="lowest valid value"
+            )
+            max_value = serializers.FloatField(
+                required=False, allow_null=True, default=None, help_text="highest valid value"
+            )
+            unit = serializers.CharField(
+                required=False, allow_blank=True, default="", max_length=20
+            )
 
         # DRF takes min_length and max_length with many=True (ListSerializer); its stubs
         # do not say so.
@@ -189,7 +206,14 @@ class BenchmarkCreateApi(ApiView):
         serializer = self.InputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         data = dict(serializer.validated_data)
-        metrics = [(m["name"], m["direction"]) for m in data.pop("metrics")]
+        metrics = [
+            (
+                m["name"],
+                m["direction"],
+                {"min_value": m["min_value"], "max_value": m["max_value"], "unit": m["unit"]},
+            )
+            for m in data.pop("metrics")
+        ]
         benchmark = benchmark_create(
             slug=data.pop("slug"),
             title=data.pop("title"),
