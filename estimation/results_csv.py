@@ -14,6 +14,10 @@ are matched case-insensitively; whitespace around every field is stripped; blank
 ``long``
     ``dataset,algorithm,score[,fold][,metric]`` in any column order (``value`` may
     stand for ``score``). One row per result; a missing result is a missing row.
+    Optional columns describe the algorithm (``ALGORITHM_COLUMNS``: ``url``,
+    ``family``, ``parameters``, ``licence``, ``revision``): a row may leave them
+    empty, but the rows of one algorithm may not disagree; ``parameters`` is a positive
+    integer.
 ``wide``
     ``dataset,<algorithm>,<algorithm>,...``: one row per dataset, an empty cell is a
     missing result. Algorithm names are the header cells as written.
@@ -79,8 +83,8 @@ import os
 import re
 import sys
 import unicodedata
-from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 from typing import IO, Literal
@@ -91,6 +95,7 @@ from estimation.core.table import ResultTable, fold_means
 from leaderboard.typo_guard import NameIndex
 
 __all__ = [
+    "ALGORITHM_COLUMNS",
     "FORMATS",
     "INCOMPLETE",
     "INCOMPLETE_FOLDS",
@@ -102,6 +107,9 @@ __all__ = [
     "parse_results_csv",
     "parse_results_csv_text",
 ]
+
+# Optional columns of a long file that describe its algorithms (ParsedResults.algorithm_metadata).
+ALGORITHM_COLUMNS: tuple[str, ...] = ("url", "family", "parameters", "licence", "revision")
 
 Format = Literal["long", "wide", "ranking"]
 FORMATS: tuple[str, ...] = ("long", "wide", "ranking")
@@ -216,6 +224,8 @@ class ParsedResults:
     metric_codes: np.ndarray
     dropped: tuple[RowError, ...] = ()
     n_dropped: int = 0
+    # algorithm -> {column of ALGORITHM_COLUMNS: value} (parameters as an int)
+    algorithm_metadata: Mapping[str, Mapping[str, str | int]] = field(default_factory=dict)
 
     @property
     def n_records(self) -> int:
@@ -770,7 +780,7 @@ class _Parser:
         required: tuple[str, ...]
         if format == "long":
             allowed, required, layout = (
-                ("dataset", "algorithm", "score", "value", "fold", "metric"),
+                ("dataset", "algorithm", "score", "value", "fold", "metric", *ALGORITHM_COLUMNS),
                 ("dataset", "algorithm"),
                 _LONG_LAYOUT,
             )
@@ -847,6 +857,8 @@ class _Parser:
         c_dataset, c_algorithm, c_value = names[i_dataset], names[i_algorithm], names[i_value]
         c_fold = names[i_fold] if i_fold is not None else None
         c_metric = names[i_metric] if i_metric is not None else None
+        described = [(roles[c], c) for c in ALGORITHM_COLUMNS if c in roles]
+        metadata: dict[str, dict[str, str | int]] = {}
         ranking = format == "ranking"
         what = "rank" if ranking else "score (leave the row out for a missing result)"
         datasets: dict[str, int] = {}
@@ -919,6 +931,11 @@ class _Parser:
                     with_metric = with_metric or line
                 else:
                     without_metric = without_metric or line
+            if described and algorithm:
+                ok = (
+                    self._describe(metadata.setdefault(algorithm, {}), row, described, names, line)
+                    and ok
+                )
             if ok:
                 add_line(line)
                 add_dataset(datasets.setdefault(dataset, len(datasets)))
@@ -971,7 +988,35 @@ class _Parser:
             metric_codes=k,
             dropped=tuple(self.dropped.kept),
             n_dropped=self.dropped.total,
+            algorithm_metadata={name: given for name, given in metadata.items() if given},
         )
+
+    def _describe(self, given: dict, row: list[str], described, names, line: int) -> bool:
+        """Add a row's algorithm columns to ``given``; False after an error at the line."""
+        ok = True
+        for index, column in described:
+            raw = row[index].strip()
+            if not raw:
+                continue
+            value: str | int = raw
+            if problem := control_character_problem(raw):
+                self.errors.add(line, names[index], problem)
+                ok = False
+                continue
+            if column == "parameters":
+                if not (raw.isascii() and raw.isdigit() and 0 < int(raw) < 2**63):
+                    self.errors.add(line, names[index], f"{raw!r} is not a positive whole number")
+                    ok = False
+                    continue
+                value = int(raw)
+            if given.setdefault(column, value) != value:
+                self.errors.add(
+                    line,
+                    names[index],
+                    f"{raw!r} differs from {given[column]!r} given for this algorithm above",
+                )
+                ok = False
+        return ok
 
     def _check_duplicates(self, lines, d, a, folds, k, labels) -> None:
         if len(lines) < 2:

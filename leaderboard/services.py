@@ -808,9 +808,13 @@ def submission_entries_from_csv(
     entries = []
     for i in np.argsort(first, kind="stable").tolist():
         rows = slice(int(starts[i]), int(starts[i] + counts[i]))
+        name = parsed.algorithms[int(present[i])]
+        described = dict(parsed.algorithm_metadata.get(name, {}))
         entries.append(
             SubmissionInput(
-                algorithm=parsed.algorithms[int(present[i])],
+                algorithm=name,
+                algorithm_url=str(described.pop("url", "")),
+                algorithm_metadata=described,
                 scores=ScoreBlock(
                     datasets=parsed.datasets,
                     metrics=parsed.metrics,

@@ -121,11 +121,31 @@ class SubmissionDetailsForm(AccessibleErrorsMixin, forms.Form):
         max_length=Algorithm._meta.get_field("version").max_length,
         label="Version",
     )
+    family = forms.CharField(
+        required=False, max_length=100, label="Family or type", help_text="e.g. gradient boosting"
+    )
+    parameters = forms.IntegerField(
+        required=False, min_value=1, max_value=2**63 - 1, label="Parameter count"
+    )
+    licence = forms.CharField(required=False, max_length=100, label="Licence")
+    revision = forms.CharField(
+        required=False, max_length=100, label="Revision", help_text="e.g. a commit or model sha"
+    )
     note = forms.CharField(
         required=False,
         widget=forms.Textarea(attrs={"rows": 3}),
         help_text="How the results were obtained (settings, hardware, seeds).",
     )
+
+    def algorithm_metadata(self) -> dict:
+        """The metadata fields that were filled in (the services' ALGORITHM_METADATA)."""
+        data = self.cleaned_data
+        return {
+            name: data[name]
+            for name in ("family", "parameters", "licence", "revision")
+            if data.get(name) not in (None, "")
+        }
+
     folds = forms.IntegerField(
         min_value=1,
         max_value=MAX_FOLDS,

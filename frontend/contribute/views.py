@@ -264,6 +264,7 @@ def _submit_grid(
                 scores=scores,
                 algorithm_url=data["algorithm_url"],
                 algorithm_version=data["algorithm_version"],
+                algorithm_metadata=form.algorithm_metadata(),
                 note=data["note"],
             ),
             source=Submission.Source.FORM,

@@ -81,9 +81,26 @@ def _has_values(values: tuple[float | None, ...] | NotApplicable) -> bool:
     return not isinstance(values, NotApplicable) and len(values) > 0
 
 
+# Beyond this many letters in one cell a reader cannot compare two cells at a glance
+# (at 130 algorithms Nemenyi's groups overlap into 20-letter strings): the column goes,
+# and the notes say why and where to look instead.
+MAX_SHOWN_LETTERS = 4
+
+
 def _group_letters(board: Board) -> tuple[str | None, tuple[str, ...] | None]:
     """The letters the table shows (Nemenyi's, else Wilcoxon's, aligned with the board's
-    algorithms) and the test's name: :meth:`Board.letters` without the per-name dict."""
+    algorithms) and the test's name: :meth:`Board.letters` without the per-name dict.
+    None when an algorithm would carry more than ``MAX_SHOWN_LETTERS``."""
+    test, letters = _all_group_letters(board)
+    if (
+        letters is not None
+        and max((len(cell or "") for cell in letters), default=0) > MAX_SHOWN_LETTERS
+    ):
+        return None, None
+    return test, letters
+
+
+def _all_group_letters(board: Board) -> tuple[str | None, tuple[str, ...] | None]:
     for test, summary in (("Nemenyi", board.nemenyi), ("Wilcoxon", board.wilcoxon)):
         letters = getattr(summary, "letters", None)
         if not isinstance(summary, NotApplicable) and isinstance(letters, tuple):
@@ -569,6 +586,14 @@ def reader_notes(board: Board) -> list[str]:
         )
     if isinstance(board.mean_rank, NotApplicable):
         notes.append("Mean ranks need complete rankings, so they are not shown.")
+    test, letters = _all_group_letters(board)
+    longest = max((len(cell or "") for cell in letters), default=0) if letters else 0
+    if longest > MAX_SHOWN_LETTERS:
+        notes.append(
+            f"{test}'s group letters are not shown: the groups overlap so much that an "
+            f"algorithm would carry {longest} letters. The p-value grids on the charts page "
+            "show which pairs the test separates."
+        )
     return notes
 
 

@@ -53,7 +53,17 @@ BENCHMARK_DETAIL = {
     "seed": 0,
     "ranking_only": False,
     "control_algorithm": "",
-    "metrics": [{"name": "AUC", "direction": "higher", "is_primary": True, "description": ""}],
+    "metrics": [
+        {
+            "name": "AUC",
+            "direction": "higher",
+            "is_primary": True,
+            "description": "",
+            "min_value": 0.0,
+            "max_value": 1.0,
+            "unit": "",
+        }
+    ],
     "maintainers": ["demo-maintainer"],
     "is_maintainer": False,
     "n_algorithms": 4,
@@ -160,8 +170,8 @@ EXAMPLES: dict[str, list[OpenApiExample]] = {
                 "slug": "my-study",
                 "title": "My study",
                 "metrics": [
-                    {"name": "accuracy", "direction": "higher"},
-                    {"name": "time", "direction": "lower"},
+                    {"name": "accuracy", "direction": "higher", "min_value": 0, "max_value": 1},
+                    {"name": "time", "direction": "lower", "min_value": 0, "unit": "s"},
                 ],
                 "submission_policy": "moderated",
             }
@@ -173,7 +183,17 @@ EXAMPLES: dict[str, list[OpenApiExample]] = {
         _response({**BENCHMARK_DETAIL, "submission_policy": "moderated"}),
     ],
     "metric_list": [
-        _response({"name": "AUC", "direction": "higher", "is_primary": True, "description": ""})
+        _response(
+            {
+                "name": "AUC",
+                "direction": "higher",
+                "is_primary": True,
+                "description": "",
+                "min_value": 0.0,
+                "max_value": 1.0,
+                "unit": "",
+            }
+        )
     ],
     "dataset_list": [_response({"name": "iris", "description": "", "n_scores": 4})],
     "algorithm_list": [

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
 
 from django.conf import settings
 from django.db import DatabaseError
@@ -213,6 +214,37 @@ class SubmissionCreateApi(ApiView):
         algorithm_version = serializers.CharField(
             required=False, allow_blank=True, max_length=50, default=""
         )
+
+        class AlgorithmMetadataSerializer(StrictInput, serializers.Serializer):
+            family = serializers.CharField(
+                required=False, max_length=100, help_text="e.g. transformer"
+            )
+            parameters = serializers.IntegerField(
+                required=False, min_value=1, max_value=2**63 - 1, help_text="parameter count"
+            )
+            licence = serializers.CharField(required=False, max_length=100)
+            revision = serializers.CharField(
+                required=False, max_length=100, help_text="e.g. a commit or model sha"
+            )
+
+            def to_internal_value(self, data):
+                if isinstance(data, Mapping) and (unknown := sorted(set(data) - set(self.fields))):
+                    raise serializers.ValidationError(
+                        {
+                            name: [
+                                "unknown algorithm metadata; the fields are family, "
+                                "parameters, licence, revision"
+                            ]
+                            for name in unknown
+                        }
+                    )
+                return super().to_internal_value(data)
+
+        algorithm_metadata = AlgorithmMetadataSerializer(
+            required=False,
+            default=dict,
+            help_text="what the algorithm is; shown on its page once a submission is accepted",
+        )
         note = serializers.CharField(required=False, allow_blank=True, default="")
         # DRF takes min_length with many=True (ListSerializer); its stubs do not say so.
         scores = ScoreSerializer(many=True, min_length=1)  # type: ignore[call-arg]
@@ -257,6 +289,7 @@ class SubmissionCreateApi(ApiView):
             scores=[ScoreInput(**score) for score in data["scores"]],
             algorithm_url=data["algorithm_url"],
             algorithm_version=data["algorithm_version"],
+            algorithm_metadata=dict(data["algorithm_metadata"]),
             note=data["note"],
         )
         started = timezone.now()

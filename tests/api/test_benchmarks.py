@@ -71,7 +71,15 @@ def test_detail_of_a_public_benchmark(client, benchmark):
     body = response.json()
     assert body["slug"] == "toy"
     assert body["metrics"] == [
-        {"name": "score", "direction": "higher", "is_primary": True, "description": ""}
+        {
+            "name": "score",
+            "direction": "higher",
+            "is_primary": True,
+            "description": "",
+            "min_value": None,
+            "max_value": None,
+            "unit": "",
+        }
     ]
     assert body["maintainers"] == ["maintainer"]
     assert body["is_maintainer"] is False

@@ -315,3 +315,34 @@ def test_the_web_upload_shows_an_import_problem_at_its_file_and_key(client):
     assert "evaluation_results[2].score_details.score" in body
     assert "outside the valid range" in body
     assert 'data-testid="upload-confirm"' not in body
+
+
+@pytest.mark.django_db
+def test_export_to_every_eval_ever_reads_back_the_same_results(tmp_path):
+    from leaderboard.ingest.formats import files_from_path, read_imported
+
+    call_command(
+        "import_results",
+        str(FIXTURES / "openml"),
+        "--format",
+        "openml",
+        "--benchmark",
+        "oml",
+        "--queue" if False else "--policy=open",
+        stdout=StringIO(),
+        stderr=StringIO(),
+    )
+    call_command("export_eee", "oml", str(tmp_path), stdout=StringIO())
+    exported = read_imported(files_from_path(tmp_path), format="eee")
+    original = read_imported(fixture_files("openml"), format="openml")
+    a, b = exported.parsed.to_table(), original.parsed.to_table()
+    order = [b.algorithms.index(name) for name in a.algorithms]
+    rows = [b.datasets.index(name) for name in a.datasets]
+    assert a.fold_values.shape == b.fold_values.shape
+    assert a.fold_values == pytest.approx(b.fold_values[rows][:, :, order])
+    metric = exported.metric("predictive_accuracy")
+    assert (metric.higher_is_better, metric.min_value, metric.max_value) == (True, 0.0, 1.0)
+    assert (
+        exported.algorithm("sklearn.linear_model.LogisticRegression").url
+        == "https://www.openml.org/f/8317"
+    )
