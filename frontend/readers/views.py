@@ -208,11 +208,13 @@ def _leaderboard_context(
     snapshot: SnapshotView | None,
     live: bool,
     fragment: bool = False,
+    page_route: str | None = None,
 ) -> dict:
-    """What ``_leaderboard.html`` shows (and, unless ``fragment``, the rest of the page)."""
+    """What ``_leaderboard.html`` shows (and, unless ``fragment``, the rest of the page).
+    ``page_route`` is the page the table's links lead to (the embed's own, in the embed)."""
     metric_query = _metric_query(metric, metrics)
     slug = benchmark.slug
-    page = "benchmark-leaderboard" if live else "benchmark-version"
+    page = page_route or ("benchmark-leaderboard" if live else "benchmark-version")
     board_fragment = "benchmark-board-fragment" if live else "benchmark-version-board-fragment"
     version_kwargs = {} if live or snapshot is None else {"version": snapshot.version}
     page_kwargs: dict[str, object] = {"slug": slug, **version_kwargs}
@@ -387,9 +389,9 @@ def benchmark_failure_fragment(request: HttpRequest, slug: str) -> HttpResponse:
     return response
 
 
-def live_board_context(request: HttpRequest, slug: str) -> dict:
+def live_board_context(request: HttpRequest, slug: str, page_route: str | None = None) -> dict:
     """The live leaderboard section's context (same query as the page): the board
-    fragment and the embed both draw it."""
+    fragment and the embed (whose sort links stay in the embed) both draw it."""
     benchmark, metric, metrics = _readable(request, slug)
     snapshot = (
         snapshot_board_latest(benchmark=benchmark, metric=metric) if metric is not None else None
@@ -402,6 +404,7 @@ def live_board_context(request: HttpRequest, slug: str) -> dict:
         snapshot=snapshot,
         live=True,
         fragment=True,
+        page_route=page_route,
     )
 
 
