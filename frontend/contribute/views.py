@@ -741,7 +741,9 @@ def moderation_bulk(request: HttpRequest, slug: str) -> HttpResponse:
     """Accept or reject the ticked submissions, with one note for all of them."""
     benchmark = benchmark_or_404(slug=slug, user=request.user)
     form = DecisionForm(request.POST)
-    ids = [int(pk) for pk in request.POST.getlist("submission") if pk.isdigit()]
+    # "All shown": the submissions the page listed, not any that arrived since.
+    chosen = "shown" if request.POST.get("all_shown") == "1" else "submission"
+    ids = [int(pk) for pk in request.POST.getlist(chosen) if pk.isdigit()]
     if not form.is_valid():
         messages.error(request, "Choose accept or reject.")
         return redirect("contribute-moderation", slug=benchmark.slug)
