@@ -11,7 +11,7 @@ itself knows no columns and no estimators).
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
 from html import escape
 from itertools import pairwise
@@ -327,6 +327,7 @@ class LeaderboardRow:
     rank_span: str | None = None  # as readers see it, "1–3" (verdict.rank_span)
     plausible: bool = False  # in the plausible-winners set
     ranks_pending: bool = False
+    extra: tuple[tuple[str, str], ...] = ()  # (column key, text) of chosen metadata columns
 
     # Formatted once here: Django's floatformat costs ~20 µs a cell, 30 ms at m = 100.
     @property
@@ -348,6 +349,7 @@ class LeaderboardRow:
             "borda": number_text(self.borda, 3),
             "plackett_luce": number_text(self.plackett_luce, 3),
             "group": self.group or "–",
+            **dict(self.extra),
         }
 
     @property
@@ -476,6 +478,8 @@ def leaderboard_rows(
     *,
     sort: str | None = None,
     descending: bool = False,
+    keep: Collection[str] | None = None,
+    extra: Mapping[str, tuple[tuple[str, str], ...]] | None = None,
 ) -> tuple[list[LeaderboardRow], float]:
     """Rows for one estimator in the board's order (:func:`board_order`: P(win), then
     mean rank, then name), or sorted by the column ``sort``; and the bars' scale.
@@ -537,6 +541,8 @@ def leaderboard_rows(
         order = _sorted_by(order, by_key[sort], descending)
     elif sort == "position" and descending:
         order = order[::-1]
+    if keep is not None:  # a reader's filter hides rows; positions stay the analysis's
+        order = [i for i in order if names[i] in keep]
     shown = shown if shown is not None else slice(None)
     rows = []
     for i in order[shown]:
@@ -572,6 +578,7 @@ def leaderboard_rows(
                 rank_span=rank_span(typed, i),
                 plausible=names[i] in plausible,
                 ranks_pending=pending,
+                extra=extra.get(names[i], ()) if extra else (),
             )
         )
     return rows, scale
