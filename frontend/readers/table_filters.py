@@ -73,6 +73,14 @@ class TableFilter:
     problems: tuple[str, ...] = ()  # parameters that could not be read (ignored)
 
     @property
+    def size_min_text(self) -> str:
+        return "" if self.size_min is None else size_text(self.size_min)
+
+    @property
+    def size_max_text(self) -> str:
+        return "" if self.size_max is None else size_text(self.size_max)
+
+    @property
     def active(self) -> bool:
         return bool(
             self.query
@@ -92,9 +100,9 @@ class TableFilter:
         if self.licence:
             out["licence"] = self.licence
         if self.size_min is not None:
-            out["size_min"] = str(self.size_min)
+            out["size_min"] = size_text(self.size_min)
         if self.size_max is not None:
-            out["size_max"] = str(self.size_max)
+            out["size_max"] = size_text(self.size_max)
         if self.columns is not None:
             out["cols"] = ",".join(self.columns)
         return out
@@ -156,6 +164,14 @@ def table_filter_from(params: Mapping[str, str]) -> TableFilter:
         columns=columns,
         problems=tuple(problems),
     )
+
+
+def size_text(count: int) -> str:
+    """A parameter count as typed, exactly (``300M``, ``7B``; digits when it is not round)."""
+    for size, suffix in ((10**12, "T"), (10**9, "B"), (10**6, "M"), (10**3, "k")):
+        if count >= size and count % size == 0:
+            return f"{count // size}{suffix}"
+    return str(count)
 
 
 def parameter_text(count: int | None) -> str:
