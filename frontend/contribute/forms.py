@@ -178,7 +178,11 @@ class UploadForm(AccessibleErrorsMixin, forms.Form):
         ("pwc", "Papers with Code evaluation-tables.json"),
     ]
 
-    file = forms.FileField(label="Results file (CSV, UTF-8; another tool's JSON, or a zip)")
+    file = forms.FileField(
+        label="Results file (CSV, UTF-8)",
+        help_text="Or another tool's results: its JSON file, or a folder as a zip (choose "
+        "its format below).",
+    )
     format = forms.ChoiceField(choices=FORMAT_CHOICES, required=False)
     note = forms.CharField(
         required=False,
