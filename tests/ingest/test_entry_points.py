@@ -39,7 +39,7 @@ def test_the_command_imports_each_format_into_a_new_benchmark(format):
         format,
         "--benchmark",
         f"imp-{format}",
-        "--queue" if False else "--policy=moderated",
+        "--policy=moderated",
         stdout=out,
         stderr=StringIO(),
     )
@@ -328,7 +328,7 @@ def test_export_to_every_eval_ever_reads_back_the_same_results(tmp_path):
         "openml",
         "--benchmark",
         "oml",
-        "--queue" if False else "--policy=open",
+        "--policy=open",
         stdout=StringIO(),
         stderr=StringIO(),
     )
@@ -346,3 +346,36 @@ def test_export_to_every_eval_ever_reads_back_the_same_results(tmp_path):
         exported.algorithm("sklearn.linear_model.LogisticRegression").url
         == "https://www.openml.org/f/8317"
     )
+
+
+def test_a_large_import_goes_through_the_background_job(uploader):
+    """The worker's path (run here in-process): the same import, all or nothing."""
+    from leaderboard.models import UploadJob
+    from leaderboard.uploads import upload_job_create, upload_job_run
+
+    board = _empty_benchmark("bg-mteb", METRICS["mteb"])
+    job = upload_job_create(
+        benchmark=board,
+        submitter=uploader,
+        content=zipped(fixture_files("mteb")),
+        format="mteb",
+        note="from the MTEB results repository",
+        idempotency_key="bg-1",
+    )
+    done = upload_job_run(job_id=job.pk)
+    assert done.status == UploadJob.Status.DONE, done.result
+    assert done.result["n_scores"] == 39
+    files = fixture_files("mteb")
+    path = next(p for p in sorted(files) if p.endswith("SciFact.json"))
+    files[path] = files[path][:50]
+    failed_job = upload_job_create(
+        benchmark=board,
+        submitter=uploader,
+        content=zipped(files),
+        format="mteb",
+        note="",
+        idempotency_key="bg-2",
+    )
+    failed = upload_job_run(job_id=failed_job.pk)
+    assert failed.status == UploadJob.Status.FAILED and failed.http_status == 400
+    assert failed.result["problems"][0]["field"] == path

@@ -1,5 +1,8 @@
+from pathlib import Path
+
 from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
+from django.utils.text import slugify
 
 from leaderboard.ingest.formats import (
     IMPORT_FORMATS,
@@ -129,8 +132,4 @@ class Command(BaseCommand):
 
 
 def _slug(path: str) -> str:
-    from pathlib import Path
-
-    from django.utils.text import slugify
-
     return slugify(Path(path).stem)[:80] or "imported"
