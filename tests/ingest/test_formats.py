@@ -261,3 +261,17 @@ def test_helm_stats_without_their_run_spec_are_named():
 def test_files_of_another_format_say_nothing_was_found():
     with pytest.raises(ResultsImportError, match="no mteb results found"):
         read_imported({"notes.txt": b"hello"}, format="mteb")
+
+
+def test_names_with_quotes_commas_and_control_characters():
+    files = fixture_files("hf-leaderboard")
+    path = sorted(files)[0]
+    document = json.loads(files[path])
+    document["config"]["model_name"] = 'org/"quoted", model'
+    files[path] = json.dumps(document).encode()
+    imported = read_imported(files, format="hf-leaderboard")
+    assert 'org/"quoted", model' in imported.parsed.algorithms
+    document["config"]["model_name"] = "org/bad\nname"
+    files[path] = json.dumps(document).encode()
+    errors = _errors(files, "hf-leaderboard")
+    assert errors[0].startswith(f"{path}: results.") and "control character U+000A" in errors[0]

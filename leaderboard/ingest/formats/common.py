@@ -12,7 +12,6 @@ intermediate CSV.
 
 from __future__ import annotations
 
-import csv
 import io
 import json
 import math
@@ -406,28 +405,30 @@ class Collector:
         self._check_ranges()
         entries = _harmonise_folds(self.entries)
         with_folds = any(e.folds is not None for e in entries)
-        buffer = io.StringIO()
-        writer = csv.writer(buffer, lineterminator="\n")
-        writer.writerow(
-            ["dataset", "algorithm", "metric", "fold", "score"]
+        # The parser's own input, never a spreadsheet export (so not leaderboard.spreadsheet:
+        # its formula defusing would change names): every name quoted, quotes doubled.
+        lines = [
+            "dataset,algorithm,metric,fold,score"
             if with_folds
-            else ["dataset", "algorithm", "metric", "score"]
-        )
+            else "dataset,algorithm,metric,score"
+        ]
         origins: list[str] = []
         for e in entries:
+            names = f"{_quoted(e.dataset)},{_quoted(e.algorithm)},{_quoted(e.metric)}"
             if not with_folds:
-                writer.writerow([e.dataset, e.algorithm, e.metric, repr(e.value)])
+                lines.append(f"{names},{e.value!r}")
                 origins.append(e.origin)
             elif e.folds is None:
-                writer.writerow([e.dataset, e.algorithm, e.metric, 0, repr(e.value)])
+                lines.append(f"{names},0,{e.value!r}")
                 origins.append(e.origin)
             else:
                 for fold, value in enumerate(e.folds):
-                    writer.writerow([e.dataset, e.algorithm, e.metric, fold, repr(value)])
+                    lines.append(f"{names},{fold},{value!r}")
                     origins.append(f"{e.origin} (fold {fold})")
+        lines.append("")
         try:
             parsed = parse_results_csv_text(
-                buffer.getvalue(), format="long", max_errors=MAX_PROBLEMS
+                "\n".join(lines), format="long", max_errors=MAX_PROBLEMS
             )
         except ResultsCsvError as exc:
             raise ResultsImportError(
@@ -445,6 +446,10 @@ class Collector:
             provenance={k: dict(v) for k, v in self.provenance.items()},
             notes=tuple(self.notes),
         )
+
+
+def _quoted(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
 
 
 def _unclosed(text: str) -> bool:
