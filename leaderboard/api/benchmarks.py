@@ -324,7 +324,17 @@ class AlgorithmListApi(ApiView):
 
         class Meta:
             model = Algorithm
-            fields = ["name", "description", "url", "version", "n_accepted"]
+            fields = [
+                "name",
+                "description",
+                "url",
+                "version",
+                "family",
+                "parameters",
+                "licence",
+                "revision",
+                "n_accepted",
+            ]
 
     @extend_schema(summary="A benchmark's algorithms", responses={200: OutputSerializer(many=True)})
     def get(self, request: Request, slug: str) -> Response:

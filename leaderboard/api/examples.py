@@ -197,7 +197,19 @@ EXAMPLES: dict[str, list[OpenApiExample]] = {
     ],
     "dataset_list": [_response({"name": "iris", "description": "", "n_scores": 4})],
     "algorithm_list": [
-        _response({"name": "C4.5", "description": "", "url": "", "version": "", "n_accepted": 1})
+        _response(
+            {
+                "name": "C4.5",
+                "description": "",
+                "url": "",
+                "version": "",
+                "family": "decision tree",
+                "parameters": None,
+                "licence": "",
+                "revision": "",
+                "n_accepted": 1,
+            }
+        )
     ],
     "dataset_rename": [
         _request({"name": "Iris", "new_name": "iris-v2"}),

@@ -293,5 +293,15 @@ def test_metrics_datasets_and_algorithms(client, benchmark):
     ]
     algorithms = client.get("/api/benchmarks/toy/algorithms/").json()["results"]
     assert algorithms == [
-        {"name": "alg-a", "description": "", "url": None, "version": "", "n_accepted": 1},
+        {
+            "name": "alg-a",
+            "description": "",
+            "url": None,
+            "version": "",
+            "family": "",
+            "parameters": None,
+            "licence": "",
+            "revision": "",
+            "n_accepted": 1,
+        },
     ]  # alg-b is only pending: not public

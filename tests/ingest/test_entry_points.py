@@ -298,6 +298,11 @@ def test_the_web_upload_previews_and_stores_an_import(client):
     assert confirmed.status_code == 302
     stored = Submission.objects.filter(benchmark__slug="web-openml")
     assert stored.count() == 3
+    maintainer = make_user("keeper")
+    Benchmark.objects.get(slug="web-openml").maintainers.add(maintainer)
+    client.force_login(maintainer)
+    queue = client.get("/b/web-openml/maintain/moderation/").content.decode()
+    assert queue.count('data-testid="moderation-provenance"') == 3 and "openml_runs" in queue
     assert Score.objects.filter(submission__in=stored).count() == 54
     assert all("openml_runs" in s.provenance for s in stored)
 

@@ -76,6 +76,9 @@ def test_a_csv_import_sets_the_algorithms_metadata(board):
         "2.0.3",
     )
     assert Algorithm.objects.get(name="mlp").parameters == 120000
+    listed = client_for(make_user("reader")).get("/api/benchmarks/tab/algorithms/").json()
+    mlp = next(a for a in listed["results"] if a["name"] == "mlp")
+    assert (mlp["family"], mlp["parameters"], mlp["licence"]) == ("neural network", 120000, "MIT")
 
 
 def test_the_service_refuses_bad_metadata_naming_the_field(board):
