@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import cast
+
 from django import forms
 from django.conf import settings
 from django.template.defaultfilters import filesizeformat
@@ -231,6 +233,22 @@ class DatasetsAddForm(AccessibleErrorsMixin, forms.Form):
         widget=forms.Textarea(attrs={"rows": 5}),
         help_text="Names already in the benchmark are skipped.",
     )
+
+
+class MetricRangeForm(AccessibleErrorsMixin, forms.Form):
+    """A metric's valid range and unit, changed by a maintainer (scores already stored
+    stay; what arrives next is checked)."""
+
+    metric = forms.ChoiceField(label="Metric")
+    min_value = forms.FloatField(required=False, label="Lowest valid value")
+    max_value = forms.FloatField(required=False, label="Highest valid value")
+    unit = forms.CharField(max_length=20, required=False, label="Unit", help_text="e.g. %")
+
+    def __init__(self, *args, metrics, **kwargs):
+        super().__init__(*args, **kwargs)
+        cast("forms.ChoiceField", self.fields["metric"]).choices = [
+            (m.name, m.name) for m in metrics
+        ]
 
 
 class MetricAddForm(AccessibleErrorsMixin, forms.Form):

@@ -35,6 +35,7 @@ from frontend.contribute.forms import (
     DecisionForm,
     MetricAddForm,
     MetricFormSet,
+    MetricRangeForm,
     SubmissionDetailsForm,
     UploadForm,
     upload_limit_bytes,
@@ -79,6 +80,7 @@ from leaderboard.services import (
     catalogue_entry_delete,
     catalogue_entry_rename,
     metric_add,
+    metric_range_set,
     submission_accept,
     submission_create,
     submission_reject,
@@ -661,7 +663,24 @@ def benchmark_catalogue(request: HttpRequest, slug: str) -> HttpResponse:
     action = request.POST.get("action")
     datasets_form = DatasetsAddForm(request.POST if action == "datasets" else None)
     metric_form = MetricAddForm(request.POST if action == "metric" else None)
+    metrics = list(benchmark_metric_list(benchmark=benchmark))
+    range_form = MetricRangeForm(
+        request.POST if action == "metric_range" else None, metrics=metrics
+    )
     try:
+        if action == "metric_range" and range_form.is_valid():
+            data = range_form.cleaned_data
+            metric = next(m for m in metrics if m.name == data["metric"])
+            metric_range_set(
+                benchmark=benchmark,
+                user=request.user,
+                metric=metric,
+                min_value=data["min_value"],
+                max_value=data["max_value"],
+                unit=data["unit"],
+            )
+            messages.success(request, f"Set the valid range of {metric.name}.")
+            return redirect("contribute-benchmark-catalogue", slug=benchmark.slug)
         if action == "datasets" and datasets_form.is_valid():
             added = benchmark_datasets_add(
                 benchmark=benchmark,
@@ -679,15 +698,23 @@ def benchmark_catalogue(request: HttpRequest, slug: str) -> HttpResponse:
     except PermissionDenied as exc:
         return forbidden(request, str(exc))
     except ValidationFailed as exc:
-        add_problems(datasets_form if action == "datasets" else metric_form, exc.problems)
+        add_problems(
+            {"datasets": datasets_form, "metric_range": range_form}.get(action or "", metric_form),
+            exc.problems,
+        )
     context = {
         "benchmark": benchmark,
         "datasets": benchmark.datasets.order_by("name"),
-        "metrics": benchmark_metric_list(benchmark=benchmark),
+        "metrics": metrics,
         "datasets_form": datasets_form,
         "metric_form": metric_form,
+        "range_form": range_form,
         "unused": catalogue_names_unused(benchmark=benchmark),
-        "errors": [*form_summary(datasets_form), *form_summary(metric_form)],
+        "errors": [
+            *form_summary(datasets_form),
+            *form_summary(metric_form),
+            *form_summary(range_form),
+        ],
     }
     return render(request, "frontend/contribute/catalogue.html", context)
 

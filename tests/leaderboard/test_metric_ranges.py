@@ -255,3 +255,28 @@ def test_the_metric_knows_its_best_possible_value(auc_board):
     assert auc_board.metrics.get().best_possible == 1.0
     lower = Metric(direction="lower", min_value=0.0, max_value=None)
     assert lower.best_possible == 0.0
+
+
+def test_the_catalogue_sets_the_range_of_an_existing_metric(client, auc_board):
+    maintainer = make_user("maintainer")
+    auc_board.maintainers.add(maintainer)
+    client.force_login(maintainer)
+    response = client.post(
+        "/b/auc/maintain/catalogue/",
+        {
+            "action": "metric_range",
+            "metric": "auc",
+            "min_value": "0.5",
+            "max_value": "1",
+            "unit": "",
+        },
+    )
+    assert response.status_code == 302
+    assert Metric.objects.get(benchmark=auc_board, name="auc").min_value == 0.5
+    refused = client.post(
+        "/b/auc/maintain/catalogue/",
+        {"action": "metric_range", "metric": "auc", "min_value": "2", "max_value": "1"},
+    )
+    assert refused.status_code == 200
+    assert "min_value must be below max_value" in refused.content.decode()
+    assert "valid range [0.5, 1.0]" in client.get("/b/auc/maintain/catalogue/").content.decode()
