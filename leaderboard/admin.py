@@ -13,6 +13,7 @@ from leaderboard.services import (
     benchmark_update,
     metric_add,
     metric_problems,
+    metric_range_problems,
     text_field_problems,
     url_problem,
 )
@@ -75,6 +76,11 @@ class MetricForm(ServiceRulesForm):
         problems = metric_problems(
             benchmark=benchmark, name=data["name"], direction=direction, metric=metric
         )
+        problems += metric_range_problems(
+            min_value=data.get("min_value"),
+            max_value=data.get("max_value"),
+            unit=data.get("unit", ""),
+        )
         return problems + text_field_problems(
             {"description": data.get("description", "")}, prose=("description",)
         )
@@ -85,7 +91,15 @@ class MetricAdmin(admin.ModelAdmin):
     """A metric's direction and primacy decide published rankings: fixed once made."""
 
     form = MetricForm
-    list_display = ["benchmark", "name", "direction", "is_primary"]
+    list_display = [
+        "benchmark",
+        "name",
+        "direction",
+        "is_primary",
+        "min_value",
+        "max_value",
+        "unit",
+    ]
 
     def get_readonly_fields(self, request, obj=None):
         return ["benchmark", "direction", "is_primary"] if obj is not None else ["is_primary"]
@@ -98,7 +112,13 @@ class MetricAdmin(admin.ModelAdmin):
             super().save_model(request, obj, form, change)
             return
         created = metric_add(
-            benchmark=obj.benchmark, user=request.user, name=obj.name, direction=obj.direction
+            benchmark=obj.benchmark,
+            user=request.user,
+            name=obj.name,
+            direction=obj.direction,
+            min_value=obj.min_value,
+            max_value=obj.max_value,
+            unit=obj.unit,
         )
         created.description = obj.description
         created.save(update_fields=["description"])

@@ -125,10 +125,21 @@ class Metric(models.Model):
         help_text="Region of practical equivalence: differences within ±rope (metric units) "
         "do not matter in practice. Empty: none (no practical-equivalence probabilities).",
     )
+    # The valid range (either end may be open): a value outside it is refused on every
+    # entry point, and a "perfect" score is one at the range's better end.
+    min_value = models.FloatField(null=True, blank=True, help_text="Lowest valid value")
+    max_value = models.FloatField(null=True, blank=True, help_text="Highest valid value")
+    unit = models.CharField(max_length=20, blank=True, help_text="e.g. %, s, MB")
 
     class Meta:
         ordering = ["-is_primary", "name"]
         constraints = [
+            models.CheckConstraint(
+                condition=Q(min_value__isnull=True)
+                | Q(max_value__isnull=True)
+                | Q(min_value__lt=models.F("max_value")),
+                name="metric_range_ordered",
+            ),
             models.UniqueConstraint(fields=["benchmark", "name"], name="metric_unique_name"),
             models.UniqueConstraint(
                 fields=["benchmark"], condition=Q(is_primary=True), name="metric_one_primary"
@@ -141,6 +152,11 @@ class Metric(models.Model):
     @property
     def higher_is_better(self) -> bool:
         return self.direction == self.Direction.HIGHER
+
+    @property
+    def best_possible(self) -> float | None:
+        """The end of the valid range a perfect score reaches, if the range has one."""
+        return self.max_value if self.higher_is_better else self.min_value
 
 
 class Algorithm(models.Model):
@@ -161,6 +177,11 @@ class Algorithm(models.Model):
     owners = models.ManyToManyField(
         settings.AUTH_USER_MODEL, blank=True, related_name="owned_algorithms"
     )
+    # Metadata from its newest accepted submission that gives any (like url and version).
+    family = models.CharField(max_length=100, blank=True, help_text="Family or type")
+    parameters = models.PositiveBigIntegerField(null=True, blank=True, help_text="Parameter count")
+    licence = models.CharField(max_length=100, blank=True)
+    revision = models.CharField(max_length=100, blank=True, help_text="e.g. a commit or model sha")
 
     class Meta:
         ordering = ["name"]
@@ -220,6 +241,11 @@ class Submission(models.Model):
     # What the submitter says about the algorithm; public only once accepted.
     algorithm_url = models.URLField(blank=True, help_text="Paper or code")
     algorithm_version = models.CharField(max_length=50, blank=True)
+    # {"family", "parameters", "licence", "revision"}: what the submitter says (ALGORITHM_METADATA).
+    algorithm_metadata = models.JSONField(default=dict, blank=True)
+    # How the numbers were made, as an imported file says (model revision, harness
+    # version, dataset revisions); shown to maintainers, never used in the analysis.
+    provenance = models.JSONField(default=dict, blank=True)
     decision_note = models.TextField(blank=True)
     decided_by = models.ForeignKey(
         settings.AUTH_USER_MODEL,
@@ -350,7 +376,7 @@ class UploadJob(models.Model):
     )
     content = models.BinaryField(editable=False)
     size = models.PositiveBigIntegerField(help_text="bytes of the file as uploaded")
-    format = models.CharField(max_length=10, blank=True)
+    format = models.CharField(max_length=20, blank=True)
     note = models.TextField(blank=True)
     idempotency_key = models.CharField(max_length=100, blank=True)
     new_datasets_confirmed = models.BooleanField(

@@ -7,8 +7,10 @@ accepted value and whose it is; the rank the submission would take by mean rank 
 the datasets it covers (ties share the mean rank); and flags for results that deserve a
 second look:
 
-* **perfect**: every value is the best possible one (1 or more when higher is better and
-  every accepted value is within [0, 1]; 0 when lower is better and none is negative);
+* **perfect**: every value is the best possible one: the better end of the metric's valid
+  range when it has one; without a range, only 1 when higher is better and accepted values
+  exist, all within [0, 1] (0 when lower is better and none is negative). A value beyond
+  that end is not "perfect" (the services refuse it when the metric has a range);
 * **constant**: the same value on every dataset (three or more datasets);
 * **out of range**: a value outside the range the accepted algorithms span on that
   dataset by more than twice its width and a fifth of the values' magnitude;
@@ -60,8 +62,10 @@ def evidence_for(
     higher_is_better: bool,
     submission: Mapping[str, float],
     accepted: Mapping[str, Mapping[str, float]],
+    best_possible: float | None = None,
 ) -> Evidence:
-    """``submission``: dataset -> value; ``accepted``: algorithm -> dataset -> value."""
+    """``submission``: dataset -> value; ``accepted``: algorithm -> dataset -> value;
+    ``best_possible``: the better end of the metric's valid range, if it has one."""
     datasets = sorted(submission)
     algorithms = sorted(accepted)
     sign = 1.0 if higher_is_better else -1.0
@@ -101,7 +105,7 @@ def evidence_for(
     rank, n_ranked = _would_be_rank(table, mine, sign)
     flags = []
     accepted_values = table[~np.isnan(table)]
-    if len(mine) and _perfect(mine, accepted_values, higher_is_better):
+    if len(mine) and _perfect(mine, accepted_values, higher_is_better, best_possible):
         flags.append("perfect score on every dataset")
     if len(mine) >= MIN_CONSTANT_DATASETS and np.ptp(mine) == 0:
         flags.append(f"the same value ({mine[0]:g}) on every dataset")
@@ -125,11 +129,17 @@ def evidence_for(
     )
 
 
-def _perfect(mine: np.ndarray, accepted: np.ndarray, higher_is_better: bool) -> bool:
+def _perfect(
+    mine: np.ndarray, accepted: np.ndarray, higher_is_better: bool, best_possible: float | None
+) -> bool:
+    if best_possible is not None:
+        return bool(np.all(mine == best_possible))
+    if accepted.size == 0:
+        return False  # no range and nothing to infer one from: no end to reach
     if higher_is_better:
-        bounded = accepted.size == 0 or (accepted.min() >= 0 and accepted.max() <= 1)
-        return bool(bounded and np.all(mine >= 1))
-    return bool((accepted.size == 0 or accepted.min() >= 0) and np.all(mine <= 0))
+        bounded = accepted.min() >= 0 and accepted.max() <= 1
+        return bool(bounded and np.all(mine == 1))
+    return bool(accepted.min() >= 0 and np.all(mine == 0))
 
 
 def _would_be_rank(table: np.ndarray, mine: np.ndarray, sign: float) -> tuple[int | None, int]:

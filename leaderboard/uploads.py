@@ -101,6 +101,7 @@ def _dispatch(job_id: int) -> None:
 def upload_job_run(*, job_id: int) -> UploadJob | None:
     """Process a queued job (a duplicate delivery finds it taken and does nothing)."""
     from leaderboard.api.errors import exception_handler, max_problems
+    from leaderboard.ingest.imported import IMPORT_FORMATS, imported_submissions_create
     from leaderboard.ingest.results_csv import Format, ResultsCsvError, parse_results_csv_text
     from leaderboard.services import (
         PermissionDenied,
@@ -126,6 +127,27 @@ def upload_job_run(*, job_id: int) -> UploadJob | None:
         return None
     job = UploadJob.objects.select_related("benchmark", "submitter").get(pk=job_id)
     try:
+        if job.format in IMPORT_FORMATS:
+            submissions, entries = imported_submissions_create(
+                benchmark=job.benchmark,
+                submitter=job.submitter,
+                content=bytes(job.content),
+                filename="upload",
+                format=job.format,
+                note=job.note,
+                source=Submission.Source.CSV,
+                idempotency_key=job.idempotency_key,
+                new_datasets_confirmed=job.new_datasets_confirmed,
+            )
+            return _finish(
+                job_id,
+                UploadJob.Status.DONE,
+                {
+                    "submissions": [s.pk for s in submissions],
+                    "n_scores": sum(len(e.scores) for e in entries),
+                },
+                201,
+            )
         parsed = parse_results_csv_text(
             bytes(job.content),
             format=cast("Format | None", job.format or None),  # the parser checks it

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import cast
+
 from django import forms
 from django.conf import settings
 from django.template.defaultfilters import filesizeformat
@@ -81,6 +83,10 @@ class MetricForm(forms.Form):
     # Optional: a row left empty is dropped; the services insist on at least one metric.
     name = forms.CharField(max_length=Metric._meta.get_field("name").max_length, required=False)
     direction = forms.ChoiceField(choices=Metric.Direction.choices, initial=Metric.Direction.HIGHER)
+    # The valid range: a value outside it is refused wherever it arrives.
+    min_value = forms.FloatField(required=False, label="Lowest valid value")
+    max_value = forms.FloatField(required=False, label="Highest valid value")
+    unit = forms.CharField(max_length=20, required=False, label="Unit", help_text="e.g. %")
 
 
 MetricFormSet = forms.formset_factory(MetricForm, extra=0, max_num=20, validate_max=True)
@@ -102,11 +108,31 @@ class SubmissionDetailsForm(AccessibleErrorsMixin, forms.Form):
         max_length=Algorithm._meta.get_field("version").max_length,
         label="Version",
     )
+    family = forms.CharField(
+        required=False, max_length=100, label="Family or type", help_text="e.g. gradient boosting"
+    )
+    parameters = forms.IntegerField(
+        required=False, min_value=1, max_value=2**63 - 1, label="Parameter count"
+    )
+    licence = forms.CharField(required=False, max_length=100, label="Licence")
+    revision = forms.CharField(
+        required=False, max_length=100, label="Revision", help_text="e.g. a commit or model sha"
+    )
     note = forms.CharField(
         required=False,
         widget=forms.Textarea(attrs={"rows": 3}),
         help_text="How the results were obtained (settings, hardware, seeds).",
     )
+
+    def algorithm_metadata(self) -> dict:
+        """The metadata fields that were filled in (the services' ALGORITHM_METADATA)."""
+        data = self.cleaned_data
+        return {
+            name: data[name]
+            for name in ("family", "parameters", "licence", "revision")
+            if data.get(name) not in (None, "")
+        }
+
     folds = forms.IntegerField(
         min_value=1,
         max_value=MAX_FOLDS,
@@ -130,9 +156,20 @@ class UploadForm(AccessibleErrorsMixin, forms.Form):
         ("long", "long: dataset,algorithm,score[,fold][,metric]"),
         ("wide", "wide: dataset,<algorithm>,<algorithm>,…"),
         ("ranking", "ranking: dataset,algorithm,rank"),
+        ("mteb", "MTEB results (a model's folder as a zip)"),
+        ("lm-eval", "lm-evaluation-harness results_*.json (or a zip of them)"),
+        ("hf-leaderboard", "Hugging Face leaderboard JSON per model (or a zip of them)"),
+        ("openml", "OpenML evaluations per fold (JSON or CSV)"),
+        ("helm", "HELM benchmark_output/runs (a zip)"),
+        ("eee", "Every Eval Ever JSON (or a zip of them)"),
+        ("pwc", "Papers with Code evaluation-tables.json"),
     ]
 
-    file = forms.FileField(label="Results file (CSV, UTF-8)")
+    file = forms.FileField(
+        label="Results file (CSV, UTF-8)",
+        help_text="Or another tool's results: its JSON file, or a folder as a zip (choose "
+        "its format below).",
+    )
     format = forms.ChoiceField(choices=FORMAT_CHOICES, required=False)
     note = forms.CharField(
         required=False,
@@ -183,9 +220,28 @@ class DatasetsAddForm(AccessibleErrorsMixin, forms.Form):
     )
 
 
+class MetricRangeForm(AccessibleErrorsMixin, forms.Form):
+    """A metric's valid range and unit, changed by a maintainer (scores already stored
+    stay; what arrives next is checked)."""
+
+    metric = forms.ChoiceField(label="Metric")
+    min_value = forms.FloatField(required=False, label="Lowest valid value")
+    max_value = forms.FloatField(required=False, label="Highest valid value")
+    unit = forms.CharField(max_length=20, required=False, label="Unit", help_text="e.g. %")
+
+    def __init__(self, *args, metrics, **kwargs):
+        super().__init__(*args, **kwargs)
+        cast("forms.ChoiceField", self.fields["metric"]).choices = [
+            (m.name, m.name) for m in metrics
+        ]
+
+
 class MetricAddForm(AccessibleErrorsMixin, forms.Form):
     name = forms.CharField(max_length=Metric._meta.get_field("name").max_length, label="Metric")
     direction = forms.ChoiceField(choices=Metric.Direction.choices, label="Direction")
+    min_value = forms.FloatField(required=False, label="Lowest valid value")
+    max_value = forms.FloatField(required=False, label="Highest valid value")
+    unit = forms.CharField(max_length=20, required=False, label="Unit", help_text="e.g. %")
 
 
 class MetricRopeForm(AccessibleErrorsMixin, forms.Form):

@@ -76,6 +76,7 @@ def moderation_evidence(
                     higher_is_better=metric.higher_is_better,
                     submission=values,
                     accepted=others,
+                    best_possible=metric.best_possible,
                 )
             )
     return dict(evidence)

@@ -20,6 +20,8 @@ import numpy as np
 from django.conf import settings
 from django.db import transaction
 
+from leaderboard.ingest.formats import ImportedResults
+from leaderboard.ingest.imported import IMPORT_FORMATS, imported_entries, imported_read
 from leaderboard.ingest.results_csv import Format, ParsedResults, RowError, parse_results_csv
 from leaderboard.models import Benchmark, Submission
 from leaderboard.selectors import algorithm_names_public, dataset_names_public
@@ -110,8 +112,19 @@ def pending_upload_mark_stored(
     }
 
 
+def upload_import(
+    content: bytes, *, fmt: str | None, benchmark: Benchmark, filename: str = "upload"
+) -> ImportedResults | None:
+    """Another tool's results (None for a CSV format); raises ResultsImportError."""
+    if fmt not in IMPORT_FORMATS:
+        return None
+    return imported_read(content, filename=filename, format=fmt, benchmark=benchmark)
+
+
 def upload_parse(content: bytes, *, fmt: str | None, benchmark: Benchmark) -> ParsedResults:
     """Raises ResultsCsvError listing the file's problems by line and column."""
+    if imported := upload_import(content, fmt=fmt, benchmark=benchmark):
+        return imported.parsed
     return parse_results_csv(
         io.BytesIO(content),
         format=cast("Format | None", fmt or None),  # the parser checks it
@@ -122,8 +135,14 @@ def upload_parse(content: bytes, *, fmt: str | None, benchmark: Benchmark) -> Pa
 
 
 def upload_entries(
-    *, benchmark: Benchmark, parsed: ParsedResults, note: str
+    *,
+    benchmark: Benchmark,
+    parsed: ParsedResults,
+    note: str,
+    imported: ImportedResults | None = None,
 ) -> list[SubmissionInput]:
+    if imported is not None:
+        return imported_entries(benchmark=benchmark, imported=imported, note=note)
     entries = submission_entries_from_csv(benchmark=benchmark, parsed=parsed)
     return [dataclasses.replace(entry, note=note) for entry in entries]
 

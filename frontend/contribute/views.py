@@ -34,6 +34,7 @@ from frontend.contribute.forms import (
     DecisionForm,
     MetricAddForm,
     MetricFormSet,
+    MetricRangeForm,
     MetricRopeForm,
     SubmissionDetailsForm,
     UploadForm,
@@ -53,11 +54,13 @@ from frontend.contribute.uploads import (
     pending_upload_mark_stored,
     pending_upload_save,
     upload_entries,
+    upload_import,
     upload_parse,
     upload_preview,
     upload_trial_problems,
 )
 from leaderboard.csv_template import csv_template
+from leaderboard.ingest.imported import imported_relocated
 from leaderboard.ingest.results_csv import ResultsCsvError
 from leaderboard.metric_rope import metric_rope_set
 from leaderboard.models import Benchmark, Submission, UploadJob
@@ -79,6 +82,7 @@ from leaderboard.services import (
     catalogue_entry_delete,
     catalogue_entry_rename,
     metric_add,
+    metric_range_set,
     submission_accept,
     submission_create,
     submission_reject,
@@ -264,6 +268,7 @@ def _submit_grid(
                 scores=scores,
                 algorithm_url=data["algorithm_url"],
                 algorithm_version=data["algorithm_version"],
+                algorithm_metadata=form.algorithm_metadata(),
                 note=data["note"],
             ),
             source=Submission.Source.FORM,
@@ -362,7 +367,12 @@ def submit_upload(request: HttpRequest, slug: str) -> HttpResponse:
     content = form.cleaned_data["file"].read()
     fmt = form.cleaned_data["format"]
     try:
-        parsed = upload_parse(content, fmt=fmt, benchmark=benchmark)
+        imported = upload_import(
+            content, fmt=fmt, benchmark=benchmark, filename=form.cleaned_data["file"].name
+        )
+        parsed = (
+            imported.parsed if imported else upload_parse(content, fmt=fmt, benchmark=benchmark)
+        )
     except ResultsCsvError as exc:
         plural = "" if exc.total == 1 else "s"
         form.add_error(
@@ -376,7 +386,9 @@ def submit_upload(request: HttpRequest, slug: str) -> HttpResponse:
             n_more=exc.n_more,
         )
     try:
-        entries = upload_entries(benchmark=benchmark, parsed=parsed, note=form.cleaned_data["note"])
+        entries = upload_entries(
+            benchmark=benchmark, parsed=parsed, note=form.cleaned_data["note"], imported=imported
+        )
         # A large file is checked in full by the background job that stores it: a trial
         # store here would cost the request as much as the store itself.
         problems = (
@@ -388,11 +400,13 @@ def submit_upload(request: HttpRequest, slug: str) -> HttpResponse:
         problems = exc.problems
     except PermissionDenied as exc:
         return forbidden(request, str(exc))
+    if imported is not None:  # at the file and key each came from
+        problems = imported_relocated(ValidationFailed(problems), imported).problems
     upload = pending_upload_save(
         request.session,
         benchmark=benchmark,
         filename=form.cleaned_data["file"].name,
-        fmt=parsed.format,
+        fmt=fmt if imported is not None else parsed.format,
         note=form.cleaned_data["note"],
         content=content,
     )
@@ -431,12 +445,20 @@ def submit_upload_confirm(request: HttpRequest, slug: str) -> HttpResponse:
         )
         pending_upload_mark_stored(request.session, upload=upload, ids=[], job_id=job.pk)
         return redirect("contribute-upload-job", slug=benchmark.slug, job_id=job.pk)
+    imported = None
     try:
-        parsed = upload_parse(upload.content, fmt=upload.format, benchmark=benchmark)
+        imported = upload_import(upload.content, fmt=upload.format, benchmark=benchmark)
+        parsed = (
+            imported.parsed
+            if imported
+            else upload_parse(upload.content, fmt=upload.format, benchmark=benchmark)
+        )
         submissions = submissions_create(
             benchmark=benchmark,
             submitter=request.user,
-            entries=upload_entries(benchmark=benchmark, parsed=parsed, note=upload.note),
+            entries=upload_entries(
+                benchmark=benchmark, parsed=parsed, note=upload.note, imported=imported
+            ),
             source=Submission.Source.CSV,
             idempotency_key=upload.idempotency_key,
             new_datasets_confirmed=request.POST.get("confirm_new_datasets") == "1",
@@ -447,6 +469,8 @@ def submit_upload_confirm(request: HttpRequest, slug: str) -> HttpResponse:
     except PermissionDenied as exc:
         return forbidden(request, str(exc))
     except ValidationFailed as exc:
+        if imported is not None:
+            exc = imported_relocated(exc, imported)
         return _preview_page(request, benchmark, upload, parsed, exc.problems)
     pending_upload_mark_stored(request.session, upload=upload, ids=[s.pk for s in submissions])
     _stored_message(request, submissions)
@@ -561,7 +585,15 @@ def benchmark_new(request: HttpRequest) -> HttpResponse:
         if form_ok and formset_ok:
             data = dict(form.cleaned_data)
             metrics = [
-                (f.cleaned_data["name"].strip(), f.cleaned_data["direction"])
+                (
+                    f.cleaned_data["name"].strip(),
+                    f.cleaned_data["direction"],
+                    {
+                        "min_value": f.cleaned_data.get("min_value"),
+                        "max_value": f.cleaned_data.get("max_value"),
+                        "unit": f.cleaned_data.get("unit", ""),
+                    },
+                )
                 for f in formset.forms
                 if f.cleaned_data.get("name")
             ]
@@ -574,8 +606,9 @@ def benchmark_new(request: HttpRequest) -> HttpResponse:
                     **data,
                 )
             except ValidationFailed as exc:
-                metric_errors = [p.message for p in exc.problems if p.field == "metrics"]
-                add_problems(form, [p for p in exc.problems if p.field != "metrics"])
+                metric_fields = ("metrics", "min_value", "max_value", "unit")
+                metric_errors = [p.message for p in exc.problems if p.field in metric_fields]
+                add_problems(form, [p for p in exc.problems if p.field not in metric_fields])
             else:
                 messages.success(request, f"Created {benchmark.title}; you maintain it.")
                 return redirect("contribute-benchmark-edit", slug=benchmark.slug)
@@ -632,8 +665,25 @@ def benchmark_catalogue(request: HttpRequest, slug: str) -> HttpResponse:
     action = request.POST.get("action")
     datasets_form = DatasetsAddForm(request.POST if action == "datasets" else None)
     metric_form = MetricAddForm(request.POST if action == "metric" else None)
+    metrics = list(benchmark_metric_list(benchmark=benchmark))
+    range_form = MetricRangeForm(
+        request.POST if action == "metric_range" else None, metrics=metrics
+    )
     rope_form = MetricRopeForm(request.POST if action == "rope" else None)
     try:
+        if action == "metric_range" and range_form.is_valid():
+            data = range_form.cleaned_data
+            metric = next(m for m in metrics if m.name == data["metric"])
+            metric_range_set(
+                benchmark=benchmark,
+                user=request.user,
+                metric=metric,
+                min_value=data["min_value"],
+                max_value=data["max_value"],
+                unit=data["unit"],
+            )
+            messages.success(request, f"Set the valid range of {metric.name}.")
+            return redirect("contribute-benchmark-catalogue", slug=benchmark.slug)
         if action == "rope" and rope_form.is_valid():
             chosen = benchmark.metrics.filter(name=rope_form.cleaned_data["metric"]).first()
             if chosen is None:
@@ -663,20 +713,24 @@ def benchmark_catalogue(request: HttpRequest, slug: str) -> HttpResponse:
     except PermissionDenied as exc:
         return forbidden(request, str(exc))
     except ValidationFailed as exc:
-        form = {"datasets": datasets_form, "rope": rope_form}.get(action or "", metric_form)
+        form = {"datasets": datasets_form, "rope": rope_form, "metric_range": range_form}.get(
+            action or "", metric_form
+        )
         add_problems(form, exc.problems)
     context = {
         "benchmark": benchmark,
         "datasets": benchmark.datasets.order_by("name"),
-        "metrics": benchmark_metric_list(benchmark=benchmark),
+        "metrics": metrics,
         "datasets_form": datasets_form,
         "metric_form": metric_form,
         "rope_form": rope_form,
+        "range_form": range_form,
         "unused": catalogue_names_unused(benchmark=benchmark),
         "errors": [
             *form_summary(datasets_form),
             *form_summary(metric_form),
             *form_summary(rope_form),
+            *form_summary(range_form),
         ],
     }
     return render(request, "frontend/contribute/catalogue.html", context)
@@ -731,7 +785,9 @@ def moderation_bulk(request: HttpRequest, slug: str) -> HttpResponse:
     """Accept or reject the ticked submissions, with one note for all of them."""
     benchmark = benchmark_or_404(slug=slug, user=request.user)
     form = DecisionForm(request.POST)
-    ids = [int(pk) for pk in request.POST.getlist("submission") if pk.isdigit()]
+    # "All shown": the submissions the page listed, not any that arrived since.
+    chosen = "shown" if request.POST.get("all_shown") == "1" else "submission"
+    ids = [int(pk) for pk in request.POST.getlist(chosen) if pk.isdigit()]
     if not form.is_valid():
         messages.error(request, "Choose accept or reject.")
         return redirect("contribute-moderation", slug=benchmark.slug)

@@ -68,5 +68,7 @@ def algorithm_badge(request: HttpRequest, slug: str, algorithm: str) -> HttpResp
 def leaderboard_embed(request: HttpRequest, slug: str) -> HttpResponse:
     """The leaderboard table alone, read-only, for an iframe on another site (links open
     a new tab; no script, no form)."""
-    context = live_board_context(request, slug)
+    # Its sort links lead to the embed itself, in the frame (the page's <base> opens
+    # every other link in a new tab).
+    context = {**live_board_context(request, slug, page_route="embed-leaderboard"), "embed": True}
     return render(request, "frontend/embeds/leaderboard.html", context)

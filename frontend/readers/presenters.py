@@ -11,7 +11,7 @@ itself knows no columns and no estimators).
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
 from html import escape
 from itertools import pairwise
@@ -81,9 +81,26 @@ def _has_values(values: tuple[float | None, ...] | NotApplicable) -> bool:
     return not isinstance(values, NotApplicable) and len(values) > 0
 
 
+# Beyond this many letters in one cell a reader cannot compare two cells at a glance
+# (at 130 algorithms Nemenyi's groups overlap into 20-letter strings): the column goes,
+# and the notes say why and where to look instead.
+MAX_SHOWN_LETTERS = 4
+
+
 def _group_letters(board: Board) -> tuple[str | None, tuple[str, ...] | None]:
     """The letters the table shows (Nemenyi's, else Wilcoxon's, aligned with the board's
-    algorithms) and the test's name: :meth:`Board.letters` without the per-name dict."""
+    algorithms) and the test's name: :meth:`Board.letters` without the per-name dict.
+    None when an algorithm would carry more than ``MAX_SHOWN_LETTERS``."""
+    test, letters = _all_group_letters(board)
+    if (
+        letters is not None
+        and max((len(cell or "") for cell in letters), default=0) > MAX_SHOWN_LETTERS
+    ):
+        return None, None
+    return test, letters
+
+
+def _all_group_letters(board: Board) -> tuple[str | None, tuple[str, ...] | None]:
     for test, summary in (("Nemenyi", board.nemenyi), ("Wilcoxon", board.wilcoxon)):
         letters = getattr(summary, "letters", None)
         if not isinstance(summary, NotApplicable) and isinstance(letters, tuple):
@@ -310,6 +327,7 @@ class LeaderboardRow:
     rank_span: str | None = None  # as readers see it, "1–3" (verdict.rank_span)
     plausible: bool = False  # in the plausible-winners set
     ranks_pending: bool = False
+    extra: tuple[tuple[str, str], ...] = ()  # (column key, text) of chosen metadata columns
 
     # Formatted once here: Django's floatformat costs ~20 µs a cell, 30 ms at m = 100.
     @property
@@ -331,6 +349,7 @@ class LeaderboardRow:
             "borda": number_text(self.borda, 3),
             "plackett_luce": number_text(self.plackett_luce, 3),
             "group": self.group or "–",
+            **dict(self.extra),
         }
 
     @property
@@ -459,6 +478,8 @@ def leaderboard_rows(
     *,
     sort: str | None = None,
     descending: bool = False,
+    keep: Collection[str] | None = None,
+    extra: Mapping[str, tuple[tuple[str, str], ...]] | None = None,
 ) -> tuple[list[LeaderboardRow], float]:
     """Rows for one estimator in the board's order (:func:`board_order`: P(win), then
     mean rank, then name), or sorted by the column ``sort``; and the bars' scale.
@@ -520,6 +541,8 @@ def leaderboard_rows(
         order = _sorted_by(order, by_key[sort], descending)
     elif sort == "position" and descending:
         order = order[::-1]
+    if keep is not None:  # a reader's filter hides rows; positions stay the analysis's
+        order = [i for i in order if names[i] in keep]
     shown = shown if shown is not None else slice(None)
     rows = []
     for i in order[shown]:
@@ -555,6 +578,7 @@ def leaderboard_rows(
                 rank_span=rank_span(typed, i),
                 plausible=names[i] in plausible,
                 ranks_pending=pending,
+                extra=extra.get(names[i], ()) if extra else (),
             )
         )
     return rows, scale
@@ -569,6 +593,14 @@ def reader_notes(board: Board) -> list[str]:
         )
     if isinstance(board.mean_rank, NotApplicable):
         notes.append("Mean ranks need complete rankings, so they are not shown.")
+    test, letters = _all_group_letters(board)
+    longest = max((len(cell or "") for cell in letters), default=0) if letters else 0
+    if longest > MAX_SHOWN_LETTERS:
+        notes.append(
+            f"{test}'s group letters are not shown: the groups overlap so much that an "
+            f"algorithm would carry {longest} letters. The p-value grids on the charts page "
+            "show which pairs the test separates."
+        )
     return notes
 
 

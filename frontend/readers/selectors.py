@@ -10,13 +10,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
+from django.core.cache import cache
 from django.db.models import Max, OuterRef, QuerySet, Subquery
 
 from estimation.core.contract import SCHEMA_VERSION, Board
 from estimation.models import ResultSnapshot
 from estimation.selectors import section_etag, snapshot_missing, snapshot_section
+from frontend.readers.table_filters import AlgorithmFacts
 from leaderboard.models import Benchmark, Metric
-from leaderboard.selectors import benchmark_list_visible
+from leaderboard.selectors import algorithms_public, benchmark_list_visible
 
 HISTORY_LIMIT = 200
 
@@ -172,3 +174,38 @@ def benchmark_list_for_readers(*, user, query: str = "") -> QuerySet[Benchmark]:
         .values("newest")
     )
     return benchmark_list_visible(user=user, query=query).annotate(last_update=Subquery(newest))
+
+
+def algorithm_facts(
+    *, benchmark: Benchmark, version: int | None = None
+) -> dict[str, AlgorithmFacts]:
+    """The public metadata of the benchmark's algorithms (those with an accepted
+    submission), for the reader's filters and metadata columns.
+
+    Cached per results version shown (``version``): an acceptance that changes the
+    metadata also brings a new version, and a page costs no query for it until then.
+    """
+    key = f"podium:algorithm-facts:{benchmark.pk}:{version}" if version is not None else None
+    if key is not None:
+        try:
+            cached = cache.get(key)
+        except Exception:  # the cache is only a cache (Redis down: read the database)
+            cached = None
+        if cached is not None:
+            return cached
+    rows = algorithms_public(benchmark.algorithms.all()).values_list(
+        "name", "family", "parameters", "licence"
+    )
+    facts = {
+        name: AlgorithmFacts(family=family, parameters=parameters, licence=licence)
+        for name, family, parameters, licence in rows
+    }
+    if key is not None:
+        try:
+            cache.set(key, facts, ALGORITHM_FACTS_SECONDS)
+        except Exception:
+            pass
+    return facts
+
+
+ALGORITHM_FACTS_SECONDS = 600

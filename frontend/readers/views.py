@@ -32,6 +32,8 @@ from frontend.readers.exports import (
 )
 from frontend.readers.presenters import (
     COLUMN_KEYS,
+    COLUMNS,
+    Column,
     board_columns,
     friedman_summary,
     history_rows,
@@ -43,10 +45,20 @@ from frontend.readers.presenters import (
 from frontend.readers.selectors import (
     HISTORY_LIMIT,
     SnapshotView,
+    algorithm_facts,
     benchmark_list_for_readers,
     snapshot_board_latest,
     snapshot_board_version,
     snapshot_history_rankings,
+)
+from frontend.readers.table_filters import (
+    CHOOSABLE,
+    METADATA_COLUMNS,
+    OPTIONAL_COLUMNS,
+    AlgorithmFacts,
+    TableFilter,
+    parameter_text,
+    table_filter_from,
 )
 from leaderboard.models import Benchmark, Metric
 from leaderboard.selectors import (
@@ -209,17 +221,21 @@ def _leaderboard_context(
     snapshot: SnapshotView | None,
     live: bool,
     fragment: bool = False,
+    page_route: str | None = None,
 ) -> dict:
-    """What ``_leaderboard.html`` shows (and, unless ``fragment``, the rest of the page)."""
+    """What ``_leaderboard.html`` shows (and, unless ``fragment``, the rest of the page).
+    ``page_route`` is the page the table's links lead to (the embed's own, in the embed)."""
     metric_query = _metric_query(metric, metrics)
     slug = benchmark.slug
-    page = "benchmark-leaderboard" if live else "benchmark-version"
+    page = page_route or ("benchmark-leaderboard" if live else "benchmark-version")
     board_fragment = "benchmark-board-fragment" if live else "benchmark-version-board-fragment"
     version_kwargs = {} if live or snapshot is None else {"version": snapshot.version}
     page_kwargs: dict[str, object] = {"slug": slug, **version_kwargs}
+    table_filter = table_filter_from(request.GET)
+    filter_query = table_filter.url_query()
 
     def link(**query: str) -> BoardLink:
-        full = {**metric_query, **query}
+        full = {**metric_query, **filter_query, **query}
         return BoardLink(
             url=_url(page, full, **page_kwargs),
             fragment_url=_url(board_fragment, full, **page_kwargs),
@@ -252,17 +268,22 @@ def _leaderboard_context(
         estimator_query = {"estimator": estimator} if "estimator" in request.GET else {}
         legend = table_legend(typed_board, estimator)
         columns = board_columns(board, metric.name if metric else None, legend)
+        facts = algorithm_facts(benchmark=benchmark, version=snapshot.version)
+        visible = table_filter.visible(typed_board.algorithms, facts)
+        columns, extra = _chosen_columns(columns, table_filter, facts, typed_board.algorithms)
         sort, descending = _sort_request(request)
         if sort not in {c.key for c in columns if c.sortable}:
             sort, descending = None, False
         sort_query = {"sort": sort, "order": "desc" if descending else "asc"} if sort else {}
         board_pages, shown = _board_pages(
-            board["n_algorithms"],
+            board["n_algorithms"] if visible is None else len(visible),
             number=_page_number(request),
             show_all=show_all,
             link=lambda **query: link(**estimator_query, **sort_query, **query),
         )
-        rows, scale = leaderboard_rows(board, estimator, shown, sort=sort, descending=descending)
+        rows, scale = leaderboard_rows(
+            board, estimator, shown, sort=sort, descending=descending, keep=visible, extra=extra
+        )
         algorithm_url = algorithm_url_maker(slug)
         dataset_url = algorithm_url_maker(slug, "explore-dataset", "dataset")
         shown_query = {
@@ -311,7 +332,21 @@ def _leaderboard_context(
                 (name, dataset_url(name)) for name in typed_board.input.datasets[:DATASET_LINKS]
             ],
             board_pages=board_pages,
-            refresh_url=_url(board_fragment, {**metric_query, **shown_query}, **page_kwargs),
+            refresh_url=_url(
+                board_fragment, {**metric_query, **filter_query, **shown_query}, **page_kwargs
+            ),
+            reader_table=_reader_table(
+                table_filter,
+                facts,
+                n_shown=board["n_algorithms"] if visible is None else len(visible),
+                n_all=board["n_algorithms"],
+                hidden={
+                    **metric_query,
+                    **estimator_query,
+                    **sort_query,
+                },
+                clear_url=_url(page, {**metric_query, **estimator_query}, **page_kwargs),
+            ),
             bar_scale=scale,
             friedman=friedman_summary(typed_board),
             input=typed_board.input,
@@ -350,6 +385,63 @@ def _leaderboard_context(
         "statusUrl": _url("api-snapshot-status", metric_query, slug=slug) if live else None,
     }
     return context
+
+
+def _chosen_columns(
+    columns: list[Column],
+    table_filter: TableFilter,
+    facts: dict[str, AlgorithmFacts],
+    names: tuple[str, ...],
+) -> tuple[list[Column], dict[str, tuple[tuple[str, str], ...]] | None]:
+    """The board's columns as the reader chose them (``cols``), and the text of the
+    metadata columns per algorithm (None when none is chosen)."""
+    kept = [c for c in columns if c.key not in OPTIONAL_COLUMNS or table_filter.shows(c.key)]
+    chosen = [c for c in METADATA_COLUMNS if table_filter.shows(c.key)]
+    if not chosen:
+        return kept, None
+    text = {
+        "family": lambda f: f.family or "–",
+        "parameters": lambda f: parameter_text(f.parameters),
+        "licence": lambda f: f.licence or "–",
+    }
+    none = AlgorithmFacts()
+    extra = {
+        name: tuple((c.key, text[c.key](facts.get(name, none))) for c in chosen) for name in names
+    }
+    return kept + chosen, extra
+
+
+def _reader_table(
+    table_filter: TableFilter,
+    facts: dict[str, AlgorithmFacts],
+    *,
+    n_shown: int,
+    n_all: int,
+    hidden: dict[str, str],
+    clear_url: str,
+) -> dict:
+    """The filter form's choices and what the filtered table means."""
+    families = sorted({f.family for f in facts.values() if f.family})
+    licences = sorted({f.licence for f in facts.values() if f.licence})
+    labels = {c.key: c.label for c in (*COLUMNS, *METADATA_COLUMNS)}
+    return {
+        "filter": table_filter,
+        "families": families,
+        "licences": licences,
+        "has_sizes": any(f.parameters for f in facts.values()),
+        "columns": [(key, labels[key], table_filter.shows(key)) for key in CHOOSABLE],
+        "hidden": hidden,
+        "clear_url": clear_url,
+        "n_shown": n_shown,
+        "n_all": n_all,
+        "note": (
+            f"Showing {n_shown} of {n_all} algorithms. The filter hides rows of the full "
+            f"analysis: positions, P(win), intervals and ranks are those computed over all "
+            f"{n_all}; the subset is not ranked again."
+        )
+        if table_filter.active
+        else "",
+    }
 
 
 def _failure(benchmark: Benchmark, metric: Metric | None):
@@ -391,9 +483,9 @@ def benchmark_failure_fragment(request: HttpRequest, slug: str) -> HttpResponse:
     return response
 
 
-def live_board_context(request: HttpRequest, slug: str) -> dict:
+def live_board_context(request: HttpRequest, slug: str, page_route: str | None = None) -> dict:
     """The live leaderboard section's context (same query as the page): the board
-    fragment and the embed both draw it."""
+    fragment and the embed (whose sort links stay in the embed) both draw it."""
     benchmark, metric, metrics = _readable(request, slug)
     snapshot = (
         snapshot_board_latest(benchmark=benchmark, metric=metric) if metric is not None else None
@@ -406,6 +498,7 @@ def live_board_context(request: HttpRequest, slug: str) -> dict:
         snapshot=snapshot,
         live=True,
         fragment=True,
+        page_route=page_route,
     )
 
 

@@ -68,3 +68,34 @@ def benchmark_charts(context, sections, benchmark):
 def chart_figure(chart):
     """Any :class:`~frontend.explore.charts.Chart` built in a view."""
     return {"chart": chart}
+
+
+@register.filter
+def parameter_count(value) -> str:
+    """A parameter count as readers of model cards write it: 22.7M, 1.01B, 7.24B (and the
+    exact number below a thousand)."""
+    try:
+        number = int(value)
+    except (TypeError, ValueError):
+        return ""
+    for size, suffix in ((10**12, "T"), (10**9, "B"), (10**6, "M"), (10**3, "k")):
+        if number >= size:
+            return f"{number / size:.3g}{suffix}"
+    return str(number)
+
+
+@register.filter
+def timing_lines(timings) -> list[tuple[str, float]]:
+    """A snapshot's timings as (label, seconds): numbers as they are, a nested group (the
+    analysis's ``stages``) one line per stage, ``stages: ranking``; anything else left out."""
+    lines: list[tuple[str, float]] = []
+    if not isinstance(timings, dict):
+        return lines
+    for name, value in timings.items():
+        if isinstance(value, bool):
+            continue
+        if isinstance(value, int | float):
+            lines.append((str(name), float(value)))
+        elif isinstance(value, dict):
+            lines += [(f"{name}: {label}", seconds) for label, seconds in timing_lines(value)]
+    return lines

@@ -55,7 +55,16 @@ class OptionalUrlField(serializers.URLField):
 class MetricOutputSerializer(serializers.ModelSerializer):
     class Meta:
         model = Metric
-        fields = ["name", "direction", "is_primary", "description", "rope"]
+        fields = [
+            "name",
+            "direction",
+            "is_primary",
+            "description",
+            "min_value",
+            "max_value",
+            "unit",
+            "rope",
+        ]
 
 
 class BenchmarkDetailOutputSerializer(serializers.ModelSerializer):
@@ -159,6 +168,15 @@ class BenchmarkCreateApi(ApiView):
         class MetricSerializer(StrictInput, serializers.Serializer):
             name = serializers.CharField(max_length=100)
             direction = serializers.ChoiceField(choices=Metric.Direction.choices)
+            min_value = serializers.FloatField(
+                required=False, allow_null=True, default=None, help_text="lowest valid value"
+            )
+            max_value = serializers.FloatField(
+                required=False, allow_null=True, default=None, help_text="highest valid value"
+            )
+            unit = serializers.CharField(
+                required=False, allow_blank=True, default="", max_length=20
+            )
 
         # DRF takes min_length and max_length with many=True (ListSerializer); its stubs
         # do not say so.
@@ -191,7 +209,14 @@ class BenchmarkCreateApi(ApiView):
         serializer = self.InputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         data = dict(serializer.validated_data)
-        metrics = [(m["name"], m["direction"]) for m in data.pop("metrics")]
+        metrics = [
+            (
+                m["name"],
+                m["direction"],
+                {"min_value": m["min_value"], "max_value": m["max_value"], "unit": m["unit"]},
+            )
+            for m in data.pop("metrics")
+        ]
         benchmark = benchmark_create(
             slug=data.pop("slug"),
             title=data.pop("title"),
@@ -335,7 +360,18 @@ class AlgorithmListApi(ApiView):
 
         class Meta:
             model = Algorithm
-            fields = ["name", "description", "url", "version", "n_accepted", "owners"]
+            fields = [
+                "name",
+                "description",
+                "url",
+                "version",
+                "family",
+                "parameters",
+                "licence",
+                "revision",
+                "n_accepted",
+                "owners",
+            ]
 
     @extend_schema(summary="A benchmark's algorithms", responses={200: OutputSerializer(many=True)})
     def get(self, request: Request, slug: str) -> Response:

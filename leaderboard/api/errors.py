@@ -170,7 +170,10 @@ def exception_handler(exc, context):
     if isinstance(exc, ValidationFailed):
         return _refused([p.to_dict() for p in exc.problems])
     if isinstance(exc, ResultsCsvError):
-        problems = [{"line": e.line, "field": e.column, "message": e.message} for e in exc.errors]
+        # line 0: a problem in another tool's file, named by file and key (field).
+        problems = [
+            {"line": e.line or None, "field": e.column, "message": e.message} for e in exc.errors
+        ]
         return _refused(problems, total=exc.total)
     if isinstance(exc, DjangoValidationError):
         # model.full_clean() in a service: field errors with no line

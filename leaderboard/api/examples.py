@@ -54,7 +54,16 @@ BENCHMARK_DETAIL = {
     "ranking_only": False,
     "control_algorithm": "",
     "metrics": [
-        {"name": "AUC", "direction": "higher", "is_primary": True, "description": "", "rope": None}
+        {
+            "name": "AUC",
+            "direction": "higher",
+            "is_primary": True,
+            "description": "",
+            "min_value": 0.0,
+            "max_value": 1.0,
+            "unit": "",
+            "rope": None,
+        }
     ],
     "maintainers": ["demo-maintainer"],
     "is_maintainer": False,
@@ -162,8 +171,8 @@ EXAMPLES: dict[str, list[OpenApiExample]] = {
                 "slug": "my-study",
                 "title": "My study",
                 "metrics": [
-                    {"name": "accuracy", "direction": "higher"},
-                    {"name": "time", "direction": "lower"},
+                    {"name": "accuracy", "direction": "higher", "min_value": 0, "max_value": 1},
+                    {"name": "time", "direction": "lower", "min_value": 0, "unit": "s"},
                 ],
                 "submission_policy": "moderated",
             }
@@ -181,6 +190,9 @@ EXAMPLES: dict[str, list[OpenApiExample]] = {
                 "direction": "higher",
                 "is_primary": True,
                 "description": "",
+                "min_value": 0.0,
+                "max_value": 1.0,
+                "unit": "",
                 "rope": None,
             }
         )
@@ -193,6 +205,10 @@ EXAMPLES: dict[str, list[OpenApiExample]] = {
                 "description": "",
                 "url": "",
                 "version": "",
+                "family": "decision tree",
+                "parameters": None,
+                "licence": "",
+                "revision": "",
                 "n_accepted": 1,
                 "owners": ["quinlan"],
             }

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 from django.conf import settings
 from django.db import DatabaseError
@@ -32,6 +32,7 @@ from leaderboard.api.common import (
 )
 from leaderboard.api.errors import ErrorSerializer, PayloadTooLarge, max_problems
 from leaderboard.api.pagination import LimitOffsetPagination, paginated_response
+from leaderboard.ingest.imported import IMPORT_FORMATS, imported_submissions_create
 from leaderboard.ingest.results_csv import FORMATS, parse_results_csv
 from leaderboard.models import Submission, UploadJob
 from leaderboard.selectors import (
@@ -213,6 +214,37 @@ class SubmissionCreateApi(ApiView):
         algorithm_version = serializers.CharField(
             required=False, allow_blank=True, max_length=50, default=""
         )
+
+        class AlgorithmMetadataSerializer(StrictInput, serializers.Serializer):
+            family = serializers.CharField(
+                required=False, max_length=100, help_text="e.g. transformer"
+            )
+            parameters = serializers.IntegerField(
+                required=False, min_value=1, max_value=2**63 - 1, help_text="parameter count"
+            )
+            licence = serializers.CharField(required=False, max_length=100)
+            revision = serializers.CharField(
+                required=False, max_length=100, help_text="e.g. a commit or model sha"
+            )
+
+            def to_internal_value(self, data):
+                if isinstance(data, Mapping) and (unknown := sorted(set(data) - set(self.fields))):
+                    raise serializers.ValidationError(
+                        {
+                            name: [
+                                "unknown algorithm metadata; the fields are family, "
+                                "parameters, licence, revision"
+                            ]
+                            for name in unknown
+                        }
+                    )
+                return super().to_internal_value(data)
+
+        algorithm_metadata = AlgorithmMetadataSerializer(
+            required=False,
+            default=dict,
+            help_text="what the algorithm is; shown on its page once a submission is accepted",
+        )
         note = serializers.CharField(required=False, allow_blank=True, default="")
         # DRF takes min_length with many=True (ListSerializer); its stubs do not say so.
         scores = ScoreSerializer(many=True, min_length=1)  # type: ignore[call-arg]
@@ -271,6 +303,7 @@ class SubmissionCreateApi(ApiView):
             scores=[ScoreInput(**score) for score in data["scores"]],
             algorithm_url=data["algorithm_url"],
             algorithm_version=data["algorithm_version"],
+            algorithm_metadata=dict(data["algorithm_metadata"]),
             note=data["note"],
         )
         started = timezone.now()
@@ -310,12 +343,14 @@ class SubmissionUploadApi(ApiView):
         )
         # Not nullable: a form field is text, and "null" is no format.
         format = serializers.ChoiceField(
-            choices=FORMATS,
+            choices=(*FORMATS, *IMPORT_FORMATS),
             required=False,
             default=None,
             help_text="long: dataset,algorithm,score[,fold][,metric]; wide: "
             "dataset,<algorithm>,...; ranking: dataset,algorithm,rank. Detected from the "
-            "header when omitted.",
+            "header when omitted. Another tool's results (one file, or a folder as a zip): "
+            + ", ".join(IMPORT_FORMATS)
+            + "; problems are named by file and key.",
         )
         note = serializers.CharField(required=False, allow_blank=True, default="")
         allow_new_datasets = serializers.BooleanField(
@@ -369,6 +404,23 @@ class SubmissionUploadApi(ApiView):
                 new_datasets_confirmed=data["allow_new_datasets"],
             )
             return _upload_job_response(request, slug, job, status.HTTP_202_ACCEPTED)
+        if data["format"] in IMPORT_FORMATS:
+            started = timezone.now()
+            submissions, entries = imported_submissions_create(
+                benchmark=benchmark,
+                submitter=request.user,
+                content=upload.read(),
+                filename=upload.name or "upload",
+                format=data["format"],
+                note=data["note"],
+                source=Submission.Source.CSV,
+                idempotency_key=key,
+                new_datasets_confirmed=data["allow_new_datasets"],
+            )
+            code = status.HTTP_200_OK if _replayed(submissions, key, started) else 201
+            stored = _stored_or_written(submissions, entries)
+            body = {"submissions": stored, "n_scores": sum(s.n_scores for s in stored)}  # type: ignore[attr-defined]
+            return Response(self.OutputSerializer(body).data, status=code)
         parsed = parse_results_csv(
             upload,
             format=data["format"],

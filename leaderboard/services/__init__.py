@@ -21,13 +21,20 @@ from leaderboard.services.benchmarks import (
     benchmark_update,
     metric_add,
     metric_problems,
+    metric_range_problems,
+    metric_range_set,
 )
 from leaderboard.services.catalogue import catalogue_entry_delete, catalogue_entry_rename
 from leaderboard.services.entries import (
+    ALGORITHM_METADATA,
     MAX_FOLD,
     MAX_NAME_LENGTH,
     MAX_PROBLEMS,
+    algorithm_metadata_problems,
     entry_problems,
+    is_number,
+    lookalike_problems,
+    metric_range_problem,
     typo_problems,
 )
 from leaderboard.services.errors import (
@@ -82,6 +89,7 @@ from leaderboard.services.tokens import (
 )
 
 __all__ = [
+    "ALGORITHM_METADATA",
     "ANALYSIS_FIELDS",
     "API_TOKEN_SCHEME",
     "API_TOKEN_USE_RESOLUTION",
@@ -110,6 +118,7 @@ __all__ = [
     "SubmissionInput",
     "ValidationFailed",
     "algorithm_links_refresh",
+    "algorithm_metadata_problems",
     "api_token_create",
     "api_token_record_use",
     "api_token_revoke",
@@ -124,8 +133,13 @@ __all__ = [
     "catalogue_entry_rename",
     "entry_problems",
     "full_clean",
+    "is_number",
+    "lookalike_problems",
     "metric_add",
     "metric_problems",
+    "metric_range_problem",
+    "metric_range_problems",
+    "metric_range_set",
     "names_ensure",
     "require_maintainer",
     "score_columns",

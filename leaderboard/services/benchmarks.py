@@ -3,6 +3,7 @@ maintainers and datasets."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Sequence
 
 from django.conf import settings
@@ -21,7 +22,7 @@ from leaderboard.selectors import (
     dataset_names_public,
 )
 from leaderboard.services.access import require_maintainer
-from leaderboard.services.entries import MAX_NAME_LENGTH
+from leaderboard.services.entries import MAX_NAME_LENGTH, is_number
 from leaderboard.services.errors import NameConflict, Problem, ValidationFailed
 from leaderboard.services.submissions import names_ensure
 from leaderboard.services.text import benchmark_text_problems, full_clean, text_problem
@@ -62,11 +63,12 @@ def benchmark_create(
     *,
     slug: str,
     title: str,
-    metrics: Iterable[tuple[str, str]],
+    metrics: Iterable[tuple],
     creator=None,
     **fields,
 ) -> Benchmark:
-    """Create a benchmark with its metrics, given as (name, direction); the first is primary."""
+    """Create a benchmark with its metrics, given as (name, direction) or (name, direction,
+    {"min_value", "max_value", "unit"}); the first is primary."""
     unknown = set(fields) - set(EDITABLE_FIELDS)
     if unknown:
         raise ValidationFailed(
@@ -89,9 +91,13 @@ def benchmark_create(
     benchmark.save()
     if creator is not None and creator.is_authenticated:
         benchmark.maintainers.add(creator)
-    for index, (name, direction) in enumerate(metrics):
+    for index, (name, direction, *described) in enumerate(metrics):
         Metric.objects.create(
-            benchmark=benchmark, name=name, direction=direction, is_primary=index == 0
+            benchmark=benchmark,
+            name=name,
+            direction=direction,
+            is_primary=index == 0,
+            **(described[0] if described else {}),
         )
     return benchmark
 
@@ -159,7 +165,28 @@ MAX_METRICS = 50  # each metric is a leaderboard the engine recomputes
 MAX_METRIC_NAME_LENGTH = 100  # Metric.name
 
 
-def _metric_problems(metrics: list[tuple[str, str]]) -> list[Problem]:
+def metric_range_problems(
+    *, min_value: float | None, max_value: float | None, unit: str = "", name: str = ""
+) -> list[Problem]:
+    """The rules on a metric's valid range and unit (either end may be open)."""
+    problems = []
+    label = f"metric {name!r}: " if name else ""
+    for field_name, value in (("min_value", min_value), ("max_value", max_value)):
+        if value is not None and (not is_number(value) or not math.isfinite(value)):
+            problems.append(Problem(f"{label}{field_name} must be a finite number", field_name))
+    if not problems and min_value is not None and max_value is not None and min_value >= max_value:
+        problems.append(
+            Problem(
+                f"{label}min_value must be below max_value ({min_value} >= {max_value})",
+                "min_value",
+            )
+        )
+    if problem := text_problem(unit or "", max_length=20):
+        problems.append(Problem(f"{label}unit {problem}", "unit"))
+    return problems
+
+
+def _metric_problems(metrics: list[tuple]) -> list[Problem]:
     problems = []
     if not metrics:
         problems.append(Problem("a benchmark needs at least one metric", "metrics"))
@@ -167,7 +194,9 @@ def _metric_problems(metrics: list[tuple[str, str]]) -> list[Problem]:
         return [Problem(f"at most {MAX_METRICS} metrics, got {len(metrics)}", "metrics")]
     seen = set()
     directions = {choice.value for choice in Metric.Direction}
-    for name, direction in metrics:
+    for name, direction, *described in metrics:
+        if described:
+            problems += metric_range_problems(name=name, **described[0])
         if not isinstance(name, str) or not name.strip():
             problems.append(Problem("a metric needs a name", "metrics"))
             continue
@@ -248,13 +277,51 @@ def benchmark_datasets_add(*, benchmark: Benchmark, user, names: Sequence[str]) 
 
 
 @transaction.atomic
-def metric_add(*, benchmark: Benchmark, user, name: str, direction: str) -> Metric:
+def metric_add(
+    *,
+    benchmark: Benchmark,
+    user,
+    name: str,
+    direction: str,
+    min_value: float | None = None,
+    max_value: float | None = None,
+    unit: str = "",
+) -> Metric:
     """Add a metric (maintainers). It has no scores yet, so nothing is recomputed."""
     require_maintainer(user=user, benchmark=benchmark)
     name = name.strip()
-    if problems := metric_problems(benchmark=benchmark, name=name, direction=direction):
+    problems = metric_problems(benchmark=benchmark, name=name, direction=direction)
+    problems += metric_range_problems(min_value=min_value, max_value=max_value, unit=unit)
+    if problems:
         raise ValidationFailed(problems)
-    return Metric.objects.create(benchmark=benchmark, name=name, direction=direction)
+    return Metric.objects.create(
+        benchmark=benchmark,
+        name=name,
+        direction=direction,
+        min_value=min_value,
+        max_value=max_value,
+        unit=unit.strip(),
+    )
+
+
+@transaction.atomic
+def metric_range_set(
+    *,
+    benchmark: Benchmark,
+    user,
+    metric: Metric,
+    min_value: float | None,
+    max_value: float | None,
+    unit: str = "",
+) -> Metric:
+    """Set a metric's valid range and unit (maintainers). Scores already stored are kept:
+    the range applies to what arrives next."""
+    require_maintainer(user=user, benchmark=benchmark)
+    if problems := metric_range_problems(min_value=min_value, max_value=max_value, unit=unit):
+        raise ValidationFailed(problems)
+    metric.min_value, metric.max_value, metric.unit = min_value, max_value, unit.strip()
+    metric.save(update_fields=["min_value", "max_value", "unit"])
+    return metric
 
 
 def metric_problems(

@@ -4,25 +4,84 @@ duplicates, metrics, and near-miss names ("did you mean"), every problem located
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
 
+from leaderboard.confusables import lookalike_message, lookalikes_new
 from leaderboard.ingest.results_csv import control_character_problem
 from leaderboard.models import (
     Benchmark,
+    Metric,
 )
 from leaderboard.services.errors import Problem
 from leaderboard.services.inputs import ScoreBlock, ScoreInput, SubmissionInput
 from leaderboard.services.text import text_problem, url_problem
 from leaderboard.typo_guard import NameIndex, did_you_mean
 
+
+def metric_range_problem(metric: Metric, value: float) -> str | None:
+    """Why ``value`` is outside ``metric``'s valid range, or None."""
+    low, high = metric.min_value, metric.max_value
+    if (low is None or value >= low) and (high is None or value <= high):
+        return None
+    unit = f" {metric.unit}" if metric.unit else ""
+    shown = f"[{'-inf' if low is None else f'{low:g}'}, {'inf' if high is None else f'{high:g}'}]"
+    return f"{value:g} is outside the valid range of metric {metric.name!r}, {shown}{unit}"
+
+
+def lookalike_problems(
+    entries: Sequence[SubmissionInput], listed_datasets: set[str], listed_algorithms: set[str]
+) -> list[Problem]:
+    """New names whose Unicode skeleton is a listed name's (leaderboard/confusables.py)."""
+    datasets = (
+        name
+        for e in entries
+        for name in (
+            e.scores.used_datasets()
+            if isinstance(e.scores, ScoreBlock)
+            else (s.dataset for s in e.scores)
+        )
+    )
+    return [
+        Problem(lookalike_message(kind, name, original), kind)
+        for kind, names, listed in (
+            ("algorithm", (e.algorithm for e in entries), listed_algorithms),
+            ("dataset", datasets, listed_datasets),
+        )
+        for name, original in lookalikes_new(kind=kind, names=names, listed=listed)
+    ]
+
+
 MAX_PROBLEMS = 100
 MAX_FOLD = 2**31 - 1  # Score.fold is a 32-bit integer column
 MAX_NAME_LENGTH = 200  # Dataset.name and Algorithm.name
 
 
-def _is_number(value) -> bool:
+# An algorithm's metadata: field -> most characters (parameters is a positive integer).
+ALGORITHM_METADATA = {"family": 100, "parameters": None, "licence": 100, "revision": 100}
+
+
+def algorithm_metadata_problems(metadata: Mapping) -> list[Problem]:
+    """The rules on an algorithm's metadata, each problem naming its field."""
+    problems = []
+    for name in sorted(set(metadata) - set(ALGORITHM_METADATA)):
+        problems.append(Problem(f"unknown algorithm metadata {name!r}", name))
+    for name, longest in ALGORITHM_METADATA.items():
+        if name not in metadata:
+            continue
+        value = metadata[name]
+        if longest is None:
+            if not isinstance(value, int) or isinstance(value, bool) or not 0 < value < 2**63:
+                problems.append(Problem(f"{name} must be a positive integer, got {value!r}", name))
+        elif not isinstance(value, str):
+            problems.append(Problem(f"{name} must be text", name))
+        elif problem := text_problem(value, max_length=longest):
+            problems.append(Problem(f"{name} {problem}", name))
+    return problems
+
+
+def is_number(value) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool)
 
 
@@ -54,6 +113,7 @@ def entry_problems(benchmark, entries, metrics, primary, datasets, algorithms) -
             problems.append(Problem(f"note {problem}", "note"))
         if entry.algorithm_url and (problem := url_problem(entry.algorithm_url)):
             problems.append(Problem(f"algorithm_url {problem}", "algorithm_url"))
+        problems += algorithm_metadata_problems(entry.algorithm_metadata)
         if name and name not in algorithms and not benchmark.allow_new_algorithms:
             problems.append(
                 Problem(
@@ -92,7 +152,7 @@ def entry_problems(benchmark, entries, metrics, primary, datasets, algorithms) -
                         **where,
                     )
                 )
-            if not _is_number(score.value) or not math.isfinite(score.value):
+            if not is_number(score.value) or not math.isfinite(score.value):
                 problems.append(
                     Problem(
                         f"{label}score must be a finite number, got {score.value!r}",
@@ -100,6 +160,14 @@ def entry_problems(benchmark, entries, metrics, primary, datasets, algorithms) -
                         **where,
                     )
                 )
+            metric = metrics.get(score.metric) if score.metric is not None else primary
+            if (
+                metric is not None
+                and is_number(score.value)
+                and math.isfinite(score.value)
+                and (problem := metric_range_problem(metric, score.value))
+            ):
+                problems.append(Problem(f"{label}{problem}", "value", **where))
             if score.metric is not None and score.metric not in metrics:
                 problems.append(
                     Problem(
@@ -120,7 +188,7 @@ def entry_problems(benchmark, entries, metrics, primary, datasets, algorithms) -
                 problems.append(
                     Problem(f"{label}fold must be an integer from 0 to {MAX_FOLD}", "fold", **where)
                 )
-            if benchmark.ranking_only and _is_number(score.value) and score.value < 1:
+            if benchmark.ranking_only and is_number(score.value) and score.value < 1:
                 problems.append(
                     Problem(
                         f"{label}a rank is 1 (best) or more, got {score.value}", "value", **where
@@ -165,6 +233,8 @@ def _block_is_clean(benchmark, block: ScoreBlock, metrics, primary, datasets) ->
         return False
     if benchmark.ranking_only and (values < 1).any():
         return False
+    if _block_out_of_range(block, metrics, primary):
+        return False
     if ((folds > MAX_FOLD) | (folds < -1)).any():
         return False
     used = np.unique(codes).tolist()
@@ -184,6 +254,21 @@ def _block_is_clean(benchmark, block: ScoreBlock, metrics, primary, datasets) ->
         ordered = column[order]
         same &= ordered[1:] == ordered[:-1]
     return not same.any()
+
+
+def _block_out_of_range(block: ScoreBlock, metrics, primary) -> bool:
+    """Whether a value of ``block`` is outside its metric's valid range."""
+    codes = block.metric_codes
+    for code in np.unique(codes).tolist():
+        metric = primary if code < 0 else metrics.get(block.metrics[code])
+        if metric is None or (metric.min_value is None and metric.max_value is None):
+            continue
+        values = block.values[codes == code]
+        if metric.min_value is not None and (values < metric.min_value).any():
+            return True
+        if metric.max_value is not None and (values > metric.max_value).any():
+            return True
+    return False
 
 
 def typo_problems(

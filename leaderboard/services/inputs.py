@@ -87,3 +87,5 @@ class SubmissionInput:
     algorithm_version: str = ""
     note: str = ""
     extra: dict = field(default_factory=dict)
+    algorithm_metadata: dict = field(default_factory=dict)  # ALGORITHM_METADATA keys
+    provenance: dict = field(default_factory=dict)

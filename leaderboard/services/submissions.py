@@ -13,7 +13,6 @@ from django.utils import timezone
 
 from estimation.requests import recompute_request
 from leaderboard import ownership
-from leaderboard.confusables import lookalike_message, lookalikes_new
 from leaderboard.models import (
     Algorithm,
     Benchmark,
@@ -25,7 +24,7 @@ from leaderboard.selectors import (
     dataset_names_public,
 )
 from leaderboard.services.access import user_is_maintainer
-from leaderboard.services.entries import entry_problems, typo_problems
+from leaderboard.services.entries import entry_problems, lookalike_problems, typo_problems
 from leaderboard.services.errors import PermissionDenied, Problem, ValidationFailed
 from leaderboard.services.inputs import ScoreBlock, SubmissionInput
 from leaderboard.services.scores import ScoreColumns, score_columns, scores_insert
@@ -182,9 +181,13 @@ def submission_entries_from_csv(
     entries = []
     for i in np.argsort(first, kind="stable").tolist():
         rows = slice(int(starts[i]), int(starts[i] + counts[i]))
+        name = parsed.algorithms[int(present[i])]
+        described = dict(parsed.algorithm_metadata.get(name, {}))
         entries.append(
             SubmissionInput(
-                algorithm=parsed.algorithms[int(present[i])],
+                algorithm=name,
+                algorithm_url=str(described.pop("url", "")),
+                algorithm_metadata=described,
                 scores=ScoreBlock(
                     datasets=parsed.datasets,
                     metrics=parsed.metrics,
@@ -282,7 +285,7 @@ def _submissions_write(
     problems += typo_problems(
         benchmark, entries, listed_datasets, listed_algorithms, confirmed=new_datasets_confirmed
     )
-    problems += _lookalike_problems(entries, listed_datasets, listed_algorithms)
+    problems += lookalike_problems(entries, listed_datasets, listed_algorithms)
     if problems:
         raise ValidationFailed(problems)
 
@@ -316,6 +319,8 @@ def _submissions_write(
             note=entry.note,
             algorithm_url=entry.algorithm_url,
             algorithm_version=entry.algorithm_version,
+            algorithm_metadata=entry.algorithm_metadata,
+            provenance=entry.provenance,
             idempotency_key=(
                 idempotency_key
                 if len(entries) == 1 or not idempotency_key
@@ -360,33 +365,12 @@ def _submissions_write(
     if accept:  # only a submission that gives a link or version can change them
         algorithm_links_refresh(
             algorithm_ids={
-                s.algorithm_id for s in submissions if s.algorithm_url or s.algorithm_version
+                s.algorithm_id
+                for s in submissions
+                if s.algorithm_url or s.algorithm_version or s.algorithm_metadata
             }
         )
     return submissions
-
-
-def _lookalike_problems(
-    entries: Sequence[SubmissionInput], listed_datasets: set[str], listed_algorithms: set[str]
-) -> list[Problem]:
-    """New names whose Unicode skeleton is a listed name's (leaderboard/confusables.py)."""
-    datasets = (
-        name
-        for e in entries
-        for name in (
-            e.scores.used_datasets()
-            if isinstance(e.scores, ScoreBlock)
-            else (s.dataset for s in e.scores)
-        )
-    )
-    return [
-        Problem(lookalike_message(kind, name, original), kind)
-        for kind, names, listed in (
-            ("algorithm", (e.algorithm for e in entries), listed_algorithms),
-            ("dataset", datasets, listed_datasets),
-        )
-        for name, original in lookalikes_new(kind=kind, names=names, listed=listed)
-    ]
 
 
 def algorithm_links_refresh(*, algorithm_ids: Iterable[int]) -> None:
@@ -402,7 +386,19 @@ def algorithm_links_refresh(*, algorithm_ids: Iterable[int]) -> None:
             .values_list("algorithm_version", flat=True)
             .first()
         )
-        Algorithm.objects.filter(pk=algorithm_id).update(url=url or "", version=version or "")
+        metadata = (
+            accepted.exclude(algorithm_metadata={})
+            .values_list("algorithm_metadata", flat=True)
+            .first()
+        ) or {}
+        Algorithm.objects.filter(pk=algorithm_id).update(
+            url=url or "",
+            version=version or "",
+            family=metadata.get("family", ""),
+            parameters=metadata.get("parameters"),
+            licence=metadata.get("licence", ""),
+            revision=metadata.get("revision", ""),
+        )
 
 
 def names_ensure(model, *, benchmark: Benchmark, names: Iterable[str]) -> dict:

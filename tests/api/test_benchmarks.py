@@ -77,6 +77,9 @@ def test_detail_of_a_public_benchmark(client, benchmark):
             "is_primary": True,
             "description": "",
             "rope": None,
+            "min_value": None,
+            "max_value": None,
+            "unit": "",
         }
     ]
     assert body["maintainers"] == ["maintainer"]
@@ -296,6 +299,10 @@ def test_metrics_datasets_and_algorithms(client, benchmark):
             "description": "",
             "url": None,
             "version": "",
+            "family": "",
+            "parameters": None,
+            "licence": "",
+            "revision": "",
             "n_accepted": 1,
             "owners": [submission.submitter.username],
         },

@@ -3,6 +3,7 @@ badge snippet and its losses-only worst datasets; the charts page's metric switc
 
 from __future__ import annotations
 
+import re
 import xml.etree.ElementTree as ET
 from urllib.parse import quote
 
@@ -141,3 +142,13 @@ def test_badge_before_any_result_says_so(client):
     response = client.get(_badge("fresh", "first"))
     svg = ET.fromstring(response.content)
     assert [t.text for t in svg.iter(f"{SVG}text")][1] == "no results yet"
+
+
+def test_sorting_inside_the_embed_stays_in_the_embed(client, demo_benchmarks):  # noqa: F811
+    """Sort links used to lead to the full page in a new tab (the embed's <base target>):
+    sorting did nothing in the frame."""
+    html = client.get("/b/demsar-2006/embed/").content.decode()
+    links = re.findall(r'<a class="sort" href="([^"]+)"( target="_self")?', html)
+    assert links and all(href.startswith("/b/demsar-2006/embed/") and own for href, own in links)
+    sorted_html = client.get(links[1][0].replace("&amp;", "&")).content.decode()
+    assert 'aria-sort="' in sorted_html

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from frontend.contribute.selectors import moderation_evidence
@@ -161,3 +163,21 @@ def test_evidence_reads_the_engines_fold_means_with_uneven_folds(db):
     assert (d1.value, d1.leader, d1.leader_value, d1.beats_leader) == (0.85, "b", 0.85, False)
     submission_accept(submission=pending)
     assert {row.dataset: row.value for row in evidence.rows} == engine_values(benchmark)["new"]
+
+
+def test_bulk_select_all_decides_every_submission_the_page_showed(client, queue):
+    benchmark, maintainer, shown = queue
+    client.force_login(maintainer)
+    page = client.get("/b/study/maintain/moderation/").content.decode()
+    assert 'data-testid="moderation-select-all"' in page and "All 3 shown below" in page
+    listed = re.findall(r'<input type="hidden" name="shown" value="(\d+)">', page)
+    assert sorted(map(int, listed)) == sorted(s.pk for s in shown)
+    late = make_submission(benchmark, "Late", {"d1": 0.5})  # arrives after the page was read
+    client.post(
+        "/b/study/maintain/moderation/bulk/",
+        {"shown": listed, "all_shown": "1", "decision": "reject", "note": "batch"},
+    )
+    assert set(
+        Submission.objects.filter(pk__in=[s.pk for s in shown]).values_list("status", flat=True)
+    ) == {"rejected"}
+    assert Submission.objects.get(pk=late.pk).status == "pending"

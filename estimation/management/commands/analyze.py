@@ -2,6 +2,7 @@ import argparse
 import contextlib
 import dataclasses
 import math
+import sys
 
 from django.core.management.base import BaseCommand, CommandError
 
@@ -10,6 +11,7 @@ from estimation.core.analysis import MIN_BOOTSTRAP, Analysis, AnalysisSettings, 
 from estimation.core.registry import ESTIMATOR_KEYS
 from estimation.payload_stream import payload_json_write
 from estimation.report import render_report
+from leaderboard.ingest.formats import IMPORT_FORMATS, files_from_path, read_imported
 from leaderboard.ingest.results_csv import (
     FORMATS,
     INCOMPLETE,
@@ -65,6 +67,24 @@ def _seed(text: str) -> int:
     return value
 
 
+def _imported(path: str, options: dict) -> tuple[ParsedResults, bool]:
+    """Another tool's results, and the chosen metric's direction: the file's where it
+    states one (a contradicting --lower-is-better is refused), else the option's."""
+    imported = read_imported(files_from_path(path), format=options["format"])
+    for note in imported.notes:
+        sys.stderr.write(f"{path}: {note}\n")
+    parsed = imported.parsed
+    name = options["metric"] or (parsed.metrics[0] if len(parsed.metrics) == 1 else None)
+    info = imported.metric(name) if name else None
+    if info is None or info.higher_is_better is None:
+        return parsed, not options["lower_is_better"]
+    if options["lower_is_better"] and info.higher_is_better:
+        raise CommandError(
+            f"{path}: --lower-is-better, but the files say metric {name!r} is higher-is-better"
+        )
+    return parsed, info.higher_is_better
+
+
 class Command(BaseCommand):
     help = (
         "Analyse a results CSV without a server: the same numbers the website shows. "
@@ -76,8 +96,15 @@ class Command(BaseCommand):
     requires_system_checks: list[str] = []
 
     def add_arguments(self, parser) -> None:
-        parser.add_argument("path", help="results file (CSV)")
-        parser.add_argument("--format", choices=FORMATS, help="default: detect from the header")
+        parser.add_argument(
+            "path", help="results file (CSV), or another tool's file, folder or zip (--format)"
+        )
+        parser.add_argument(
+            "--format",
+            choices=(*FORMATS, *IMPORT_FORMATS),
+            help="CSV: default detect from the header; another tool's results: "
+            + ", ".join(IMPORT_FORMATS),
+        )
         parser.add_argument("--lower-is-better", action="store_true", help="e.g. error, log loss")
         parser.add_argument("--k", type=int, default=3, help="top positions used (default 3)")
         parser.add_argument("--alpha", type=float, default=0.05, help=_setting_help("alpha"))
@@ -183,12 +210,14 @@ class Command(BaseCommand):
     def _analyze(self, options: dict, progress: ConsoleProgress | None) -> Analysis:
         path = options["path"]
         try:
-            parsed = parse_results_csv(
-                path, format=options["format"], incomplete=options["incomplete"]
-            )
-            table = parsed.to_table(
-                metric=options["metric"], higher_is_better=not options["lower_is_better"]
-            )
+            if options["format"] in IMPORT_FORMATS:
+                parsed, higher_is_better = _imported(path, options)
+            else:
+                parsed = parse_results_csv(
+                    path, format=options["format"], incomplete=options["incomplete"]
+                )
+                higher_is_better = not options["lower_is_better"]
+            table = parsed.to_table(metric=options["metric"], higher_is_better=higher_is_better)
         except ResultsCsvError as exc:
             incomplete = any(error.kind == INCOMPLETE_FOLDS for error in exc.errors)
             raise CommandError(

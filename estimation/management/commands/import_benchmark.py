@@ -37,6 +37,9 @@ class Command(BaseCommand):
         parser.add_argument(
             "--direction", choices=[d.value for d in Metric.Direction], default="higher"
         )
+        parser.add_argument("--min-value", type=float, help="lowest valid value of a new metric")
+        parser.add_argument("--max-value", type=float, help="highest valid value of a new metric")
+        parser.add_argument("--unit", default="", help="unit of a new benchmark's metric (e.g. %%)")
         parser.add_argument("--format", choices=FORMATS, help="default: detect from the header")
         parser.add_argument(
             "--policy",
@@ -87,7 +90,16 @@ class Command(BaseCommand):
         existing = Benchmark.objects.filter(slug=options["slug"]).first()
         if existing is not None:
             return existing
-        metric = ("rank", "lower") if ranking_only else (options["metric"], options["direction"])
+        described = {
+            "min_value": options["min_value"],
+            "max_value": options["max_value"],
+            "unit": options["unit"],
+        }
+        metric = (
+            ("rank", "lower")
+            if ranking_only
+            else (options["metric"], options["direction"], described)
+        )
         benchmark = benchmark_create(
             slug=options["slug"],
             title=options["title"] or options["slug"],

@@ -14,6 +14,10 @@ are matched case-insensitively; whitespace around every field is stripped; blank
 ``long``
     ``dataset,algorithm,score[,fold][,metric]`` in any column order (``value`` may
     stand for ``score``). One row per result; a missing result is a missing row.
+    Optional columns describe the algorithm (``ALGORITHM_COLUMNS``: ``url``,
+    ``family``, ``parameters``, ``licence``, ``revision``): a row may leave them
+    empty, but the rows of one algorithm may not disagree; ``parameters`` is a positive
+    integer.
 ``wide``
     ``dataset,<algorithm>,<algorithm>,...``: one row per dataset, an empty cell is a
     missing result. Algorithm names are the header cells as written.
@@ -71,6 +75,7 @@ Rules
 from leaderboard.ingest.results_csv.cells import control_character_problem
 from leaderboard.ingest.results_csv.reading import parse_results_csv, parse_results_csv_text
 from leaderboard.ingest.results_csv.records import (
+    ALGORITHM_COLUMNS,
     FORMATS,
     INCOMPLETE,
     INCOMPLETE_FOLDS,
@@ -83,6 +88,7 @@ from leaderboard.ingest.results_csv.records import (
 )
 
 __all__ = [
+    "ALGORITHM_COLUMNS",
     "FORMATS",
     "INCOMPLETE",
     "INCOMPLETE_FOLDS",

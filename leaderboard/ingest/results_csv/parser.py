@@ -36,6 +36,7 @@ from leaderboard.ingest.results_csv.cells import (
     control_character_problem,
 )
 from leaderboard.ingest.results_csv.records import (
+    ALGORITHM_COLUMNS,
     INCOMPLETE_FOLDS,
     Format,
     Incomplete,
@@ -305,7 +306,7 @@ class _Parser:
         required: tuple[str, ...]
         if format == "long":
             allowed, required, layout = (
-                ("dataset", "algorithm", "score", "value", "fold", "metric"),
+                ("dataset", "algorithm", "score", "value", "fold", "metric", *ALGORITHM_COLUMNS),
                 ("dataset", "algorithm"),
                 _LONG_LAYOUT,
             )
@@ -382,6 +383,8 @@ class _Parser:
         c_dataset, c_algorithm, c_value = names[i_dataset], names[i_algorithm], names[i_value]
         c_fold = names[i_fold] if i_fold is not None else None
         c_metric = names[i_metric] if i_metric is not None else None
+        described = [(roles[c], c) for c in ALGORITHM_COLUMNS if c in roles]
+        metadata: dict[str, dict[str, str | int]] = {}
         ranking = format == "ranking"
         what = "rank" if ranking else "score (leave the row out for a missing result)"
         datasets: dict[str, int] = {}
@@ -454,6 +457,11 @@ class _Parser:
                     with_metric = with_metric or line
                 else:
                     without_metric = without_metric or line
+            if described and algorithm:
+                ok = (
+                    self._describe(metadata.setdefault(algorithm, {}), row, described, names, line)
+                    and ok
+                )
             if ok:
                 add_line(line)
                 add_dataset(datasets.setdefault(dataset, len(datasets)))
@@ -506,7 +514,35 @@ class _Parser:
             metric_codes=k,
             dropped=tuple(self.dropped.kept),
             n_dropped=self.dropped.total,
+            algorithm_metadata={name: given for name, given in metadata.items() if given},
         )
+
+    def _describe(self, given: dict, row: list[str], described, names, line: int) -> bool:
+        """Add a row's algorithm columns to ``given``; False after an error at the line."""
+        ok = True
+        for index, column in described:
+            raw = row[index].strip()
+            if not raw:
+                continue
+            value: str | int = raw
+            if problem := control_character_problem(raw):
+                self.errors.add(line, names[index], problem)
+                ok = False
+                continue
+            if column == "parameters":
+                if not (raw.isascii() and raw.isdigit() and 0 < int(raw) < 2**63):
+                    self.errors.add(line, names[index], f"{raw!r} is not a positive whole number")
+                    ok = False
+                    continue
+                value = int(raw)
+            if given.setdefault(column, value) != value:
+                self.errors.add(
+                    line,
+                    names[index],
+                    f"{raw!r} differs from {given[column]!r} given for this algorithm above",
+                )
+                ok = False
+        return ok
 
     def _check_duplicates(self, lines, d, a, folds, k, labels) -> None:
         if len(lines) < 2:

@@ -3,14 +3,17 @@ refusing one is (every problem with its line and column)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Literal
 
 import numpy as np
 
 from estimation.core.table import ResultTable, fold_means
+
+# Optional columns of a long file that describe its algorithms (ParsedResults.algorithm_metadata).
+ALGORITHM_COLUMNS: tuple[str, ...] = ("url", "family", "parameters", "licence", "revision")
 
 Format = Literal["long", "wide", "ranking"]
 FORMATS: tuple[str, ...] = ("long", "wide", "ranking")
@@ -111,6 +114,8 @@ class ParsedResults:
     metric_codes: np.ndarray
     dropped: tuple[RowError, ...] = ()
     n_dropped: int = 0
+    # algorithm -> {column of ALGORITHM_COLUMNS: value} (parameters as an int)
+    algorithm_metadata: Mapping[str, Mapping[str, str | int]] = field(default_factory=dict)
 
     @property
     def n_records(self) -> int:

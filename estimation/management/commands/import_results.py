@@ -1,0 +1,135 @@
+from pathlib import Path
+
+from django.core.management.base import BaseCommand, CommandError
+from django.db import transaction
+from django.utils.text import slugify
+
+from estimation.management.commands.recompute import (
+    QUEUE_HELP,
+    queue_refused_without_workers,
+    results_compute,
+    results_served,
+)
+from leaderboard.ingest.formats import (
+    IMPORT_FORMATS,
+    ImportedResults,
+    ResultsImportError,
+    files_from_path,
+    read_imported,
+)
+from leaderboard.ingest.formats.common import restrict_metrics
+from leaderboard.ingest.imported import imported_entries, imported_relocated
+from leaderboard.models import Benchmark, Metric, Submission
+from leaderboard.services import ValidationFailed, benchmark_create, submissions_create
+
+
+class Command(BaseCommand):
+    help = (
+        "Import results in another tool's format (a file, a folder or a zip) as accepted "
+        "results: into --benchmark if it exists, else into a new benchmark of that slug "
+        "whose metrics are the files' (direction and range from the files where they say, "
+        "else --direction). Then computes the results (or, with --queue, leaves them to "
+        "the workers)."
+    )
+
+    def add_arguments(self, parser) -> None:
+        parser.add_argument("path", help="a results file, a folder of them, or a zip")
+        parser.add_argument("--format", required=True, choices=IMPORT_FORMATS)
+        parser.add_argument("--benchmark", help="slug (default: from the path's name)")
+        parser.add_argument("--title", help="title of a new benchmark (default: the slug)")
+        parser.add_argument(
+            "--direction",
+            choices=[d.value for d in Metric.Direction],
+            default="higher",
+            help="direction of a new benchmark's metrics the files do not direct",
+        )
+        parser.add_argument(
+            "--metric",
+            action="append",
+            help="import only this metric (repeat for several); the first is primary",
+        )
+        parser.add_argument(
+            "--policy",
+            choices=[p.value for p in Benchmark.SubmissionPolicy],
+            default=Benchmark.SubmissionPolicy.MODERATED,
+        )
+        parser.add_argument("--queue", action="store_true", help=QUEUE_HELP)
+
+    def handle(self, *args, **options) -> None:
+        if options["queue"]:
+            queue_refused_without_workers()
+        path = options["path"]
+        try:
+            imported = read_imported(files_from_path(path), format=options["format"])
+            if options["metric"]:
+                imported = restrict_metrics(imported, options["metric"])
+        except ResultsImportError as exc:
+            raise CommandError(f"{path}: {exc}") from None
+        except OSError as exc:
+            raise CommandError(f"cannot read {path}: {exc.strerror or exc}") from None
+        slug = options["benchmark"] or _slug(path)
+        try:
+            with transaction.atomic():
+                benchmark = Benchmark.objects.filter(slug=slug).first()
+                if benchmark is None:
+                    benchmark = self._create(slug, imported, options)
+                else:
+                    imported = restrict_metrics(
+                        imported, benchmark.metrics.values_list("name", flat=True)
+                    )
+                entries = imported_entries(benchmark=benchmark, imported=imported)
+                try:
+                    submissions = submissions_create(
+                        benchmark=benchmark,
+                        submitter=None,
+                        entries=entries,
+                        source=Submission.Source.IMPORT,
+                    )
+                except ValidationFailed as exc:
+                    raise imported_relocated(exc, imported) from None
+        except ResultsImportError as exc:
+            raise CommandError(f"{path}: {exc}") from None
+        except ValidationFailed as exc:
+            problems = "\n".join(f"  {problem}" for problem in exc.problems)
+            raise CommandError(f"nothing was imported:\n{problems}") from None
+        for note in imported.notes:
+            self.stderr.write(f"{benchmark.slug}: {note}", style_func=str)
+        n_scores = sum(len(entry.scores) for entry in entries)
+        self.stdout.write(
+            self.style.SUCCESS(
+                f"{benchmark.slug}: imported {n_scores} results ({options['format']}) of "
+                f"{len(submissions)} algorithms on {len(imported.parsed.datasets)} datasets, "
+                f"metrics {', '.join(imported.parsed.metrics)}"
+            )
+        )
+        if options["queue"]:
+            self.stdout.write(f"{benchmark.slug}: results queued for the workers")
+        else:
+            results_compute(benchmark)
+            self.stdout.write(f"{benchmark.slug}: results {results_served(benchmark)}")
+
+    def _create(self, slug: str, imported: ImportedResults, options) -> Benchmark:
+        order = options["metric"] or list(imported.parsed.metrics)
+        metrics = []
+        for name in order:
+            info = imported.metric(name)
+            higher = info.higher_is_better if info else None
+            direction = (
+                options["direction"] if higher is None else ("higher" if higher else "lower")
+            )
+            described = {
+                "min_value": info.min_value if info else None,
+                "max_value": info.max_value if info else None,
+                "unit": info.unit if info else "",
+            }
+            metrics.append((name, direction, described))
+        return benchmark_create(
+            slug=slug,
+            title=options["title"] or slug,
+            metrics=metrics,
+            submission_policy=options["policy"],
+        )
+
+
+def _slug(path: str) -> str:
+    return slugify(Path(path).stem)[:80] or "imported"

@@ -1,0 +1,58 @@
+"""Importers of other tools' results files, one module per format.
+
+Each ``read_<format>(files)`` takes the files of an upload (relative path -> bytes: one
+file, or a folder or zip unpacked by :func:`files_from_bytes` / :func:`files_from_path`)
+and returns :class:`ImportedResults`, whose ``parsed`` is what the results CSV parser
+yields; problems raise :class:`ResultsImportError` naming the file and the key.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+
+from leaderboard.ingest.formats.common import (
+    AlgorithmInfo,
+    ImportedResults,
+    MetricInfo,
+    ResultsImportError,
+    files_from_bytes,
+    files_from_path,
+)
+from leaderboard.ingest.formats.eee import read_eee
+from leaderboard.ingest.formats.helm import read_helm
+from leaderboard.ingest.formats.hf_leaderboard import read_hf_leaderboard
+from leaderboard.ingest.formats.lm_eval import read_lm_eval
+from leaderboard.ingest.formats.mteb import read_mteb
+from leaderboard.ingest.formats.openml import read_openml
+from leaderboard.ingest.formats.pwc import read_pwc
+
+READERS: Mapping[str, Callable[[Mapping[str, bytes]], ImportedResults]] = {
+    "mteb": read_mteb,
+    "lm-eval": read_lm_eval,
+    "hf-leaderboard": read_hf_leaderboard,
+    "openml": read_openml,
+    "helm": read_helm,
+    "eee": read_eee,
+    "pwc": read_pwc,
+}
+IMPORT_FORMATS: tuple[str, ...] = tuple(READERS)
+
+
+def read_imported(files: Mapping[str, bytes], *, format: str) -> ImportedResults:
+    """The results of ``files`` in ``format`` (one of :data:`IMPORT_FORMATS`)."""
+    if format not in READERS:
+        raise ValueError(f"format must be one of {', '.join(IMPORT_FORMATS)}, got {format!r}")
+    return READERS[format](files)
+
+
+__all__ = [
+    "IMPORT_FORMATS",
+    "READERS",
+    "AlgorithmInfo",
+    "ImportedResults",
+    "MetricInfo",
+    "ResultsImportError",
+    "files_from_bytes",
+    "files_from_path",
+    "read_imported",
+]

@@ -1,0 +1,620 @@
+"""What every importer shares: reading a folder or zip, locating problems, and turning
+another tool's results into the records the CSV parser yields.
+
+Pure Python (no Django): ``manage.py analyze`` runs it on a laptop. Each format module
+reads ``files`` (relative path -> bytes) into :class:`Entry` objects through a
+:class:`Collector`, which then writes them as a long results CSV in memory and parses
+that with :func:`leaderboard.ingest.results_csv.parse_results_csv_text`: the imported results
+pass the very checks a CSV upload passes (names, finite numbers, duplicates, folds), and
+every problem is reported at the file and key it came from, never at a line of the
+intermediate CSV.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import math
+import os
+import re
+import stat
+import zipfile
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, replace
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+import numpy as np
+
+from leaderboard.ingest.results_csv import (
+    ParsedResults,
+    ResultsCsvError,
+    RowError,
+    parse_results_csv_text,
+)
+
+# Bounds on an uploaded folder (a zip): a zip bomb or a tree of millions of files is
+# refused before it is unpacked, and unpacking stops at the first entry past a bound.
+MAX_ZIP_ENTRIES = 20_000
+MAX_UNPACKED_BYTES = 512 * 1024 * 1024
+MAX_COMPRESSION_RATIO = 200  # JSON compresses 10-30x; a bomb 1000x and more
+MAX_PROBLEMS = 100
+
+
+@dataclass(frozen=True)
+class ImportRowError(RowError):
+    """A problem located by file and key (``column`` holds ``"<file>: <key>"``; no line)."""
+
+    def __str__(self) -> str:
+        return f"{self.column}: {self.message}" if self.column else self.message
+
+
+def import_problem(file: str, key: str, message: str) -> ImportRowError:
+    where = f"{file}: {key}" if key else file
+    return ImportRowError(0, where, message)
+
+
+class ResultsImportError(ResultsCsvError):
+    """Files in another tool's format were refused; ``errors`` name the file and key."""
+
+    def _describe(self) -> str:
+        if self.total == 1 and self.errors:
+            return str(self.errors[0])
+        lines = [f"{self.total} errors in the imported files:"]
+        lines += [f"  {error}" for error in self.errors]
+        if self.n_more:
+            lines.append(f"  ... and {self.n_more} more")
+        return "\n".join(lines)
+
+
+@dataclass(frozen=True)
+class MetricInfo:
+    """A metric as the file describes it; ``None`` where the file does not say."""
+
+    name: str
+    higher_is_better: bool | None = None
+    min_value: float | None = None
+    max_value: float | None = None
+    unit: str = ""
+
+
+@dataclass(frozen=True)
+class AlgorithmInfo:
+    """An algorithm's metadata as the file gives it (blank / ``None`` where it does not)."""
+
+    name: str
+    family: str = ""
+    parameters: int | None = None
+    licence: str = ""
+    url: str = ""
+    revision: str = ""
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One result: ``value`` over all folds, and the folds' values when the file has them."""
+
+    dataset: str
+    algorithm: str
+    metric: str
+    value: float
+    folds: tuple[float, ...] | None
+    origin: str  # "<file>: <key>"
+
+
+@dataclass(frozen=True, eq=False)
+class ImportedResults:
+    """Results read from another tool's files.
+
+    ``parsed`` is what the CSV parser yields for the same results (long layout, with a
+    metric column, and folds where the files have them); its line ``n`` came from
+    ``origins[n - 2]``. ``provenance`` holds, per algorithm, what the files say about
+    how the numbers were made (model revision, harness version, dataset revisions).
+    ``notes`` say what was left out and why.
+    """
+
+    format: str
+    parsed: ParsedResults
+    origins: tuple[str, ...]
+    metrics: tuple[MetricInfo, ...]
+    algorithms: tuple[AlgorithmInfo, ...]
+    provenance: Mapping[str, Mapping[str, Any]]
+    notes: tuple[str, ...] = ()
+
+    def where(self, line: int | None) -> str | None:
+        """The file and key a line of ``parsed`` came from."""
+        if line is None:
+            return None
+        if 2 <= line < len(self.origins) + 2:
+            return self.origins[line - 2]
+        return None
+
+    def metric(self, name: str) -> MetricInfo | None:
+        return next((m for m in self.metrics if m.name == name), None)
+
+    def algorithm(self, name: str) -> AlgorithmInfo | None:
+        return next((a for a in self.algorithms if a.name == name), None)
+
+
+# --- reading files ----------------------------------------------------------------------
+
+
+def files_from_path(path: str | os.PathLike[str]) -> dict[str, bytes]:
+    """A file, a folder (every file below it) or a zip, as relative path -> bytes."""
+    root = Path(path)
+    if root.is_dir():
+        out: dict[str, bytes] = {}
+        total = 0
+        for file in sorted(root.rglob("*")):
+            if file.is_file() and not file.is_symlink():
+                if len(out) >= MAX_ZIP_ENTRIES:
+                    raise ResultsImportError(
+                        [import_problem(str(root), "", f"more than {MAX_ZIP_ENTRIES} files")]
+                    )
+                data = file.read_bytes()
+                total += len(data)
+                if total > MAX_UNPACKED_BYTES:
+                    raise ResultsImportError(
+                        [import_problem(str(root), "", f"more than {MAX_UNPACKED_BYTES} bytes")]
+                    )
+                out[file.relative_to(root).as_posix()] = data
+        return out
+    return files_from_bytes(root.read_bytes(), name=root.name)
+
+
+def files_from_bytes(
+    content: bytes,
+    *,
+    name: str,
+    max_entries: int = MAX_ZIP_ENTRIES,
+    max_bytes: int = MAX_UNPACKED_BYTES,
+    max_ratio: float = MAX_COMPRESSION_RATIO,
+) -> dict[str, bytes]:
+    """One uploaded file: a zip (a folder) is unpacked safely, anything else is one file."""
+    if content[:4] != b"PK\x03\x04" and content[:4] != b"PK\x05\x06":
+        return {name: content}
+    return unpack_zip(
+        content, name=name, max_entries=max_entries, max_bytes=max_bytes, max_ratio=max_ratio
+    )
+
+
+def _member_problem(info: zipfile.ZipInfo) -> str | None:
+    path = info.filename
+    mode = info.external_attr >> 16
+    if stat.S_ISLNK(mode):
+        return "is a symbolic link: a zip of results holds plain files only"
+    if "\\" in path or path.startswith("/") or re.match(r"^[A-Za-z]:", path):
+        return "is an absolute path or uses backslashes: names must be relative"
+    if any(part == ".." for part in PurePosixPath(path).parts):
+        return "leaves the folder ('..'): names must stay inside it"
+    if "\x00" in path:
+        return "holds a NUL character"
+    if info.flag_bits & 0x1:
+        return "is encrypted"
+    return None
+
+
+def unpack_zip(
+    content: bytes,
+    *,
+    name: str,
+    max_entries: int = MAX_ZIP_ENTRIES,
+    max_bytes: int = MAX_UNPACKED_BYTES,
+    max_ratio: float = MAX_COMPRESSION_RATIO,
+) -> dict[str, bytes]:
+    """Unpack a zip held in memory, refusing bombs and names that leave the folder.
+
+    The declared sizes are checked first, then each member is read in pieces and
+    counted as read: a member that lies about its size stops at the bound too.
+    """
+    try:
+        archive = zipfile.ZipFile(io.BytesIO(content))
+    except (zipfile.BadZipFile, ValueError) as exc:
+        raise ResultsImportError([import_problem(name, "", f"not a readable zip: {exc}")]) from None
+    infos = archive.infolist()
+    if len(infos) > max_entries:
+        raise ResultsImportError(
+            [import_problem(name, "", f"holds {len(infos)} entries; at most {max_entries}")]
+        )
+    problems = [
+        import_problem(name, info.filename[:200], problem)
+        for info in infos
+        if (problem := _member_problem(info))
+    ]
+    declared = sum(info.file_size for info in infos)
+    if declared > max_bytes:
+        problems.append(
+            import_problem(name, "", f"unpacks to {declared} bytes; at most {max_bytes}")
+        )
+    if problems:
+        raise ResultsImportError(problems[:MAX_PROBLEMS], total=len(problems))
+    out: dict[str, bytes] = {}
+    total = 0
+    for info in infos:
+        if info.is_dir():
+            continue
+        limit = max(64 * 1024, int(info.compress_size * max_ratio))
+        pieces = []
+        size = 0
+        try:
+            with archive.open(info) as member:
+                while chunk := member.read(64 * 1024):
+                    size += len(chunk)
+                    total += len(chunk)
+                    if size > limit:
+                        raise ResultsImportError(
+                            [
+                                import_problem(
+                                    name,
+                                    info.filename,
+                                    f"expands more than {max_ratio:g} times: refused as a zip bomb",
+                                )
+                            ]
+                        )
+                    if total > max_bytes:
+                        raise ResultsImportError(
+                            [import_problem(name, "", f"unpacks to more than {max_bytes} bytes")]
+                        )
+                    pieces.append(chunk)
+        except (zipfile.BadZipFile, EOFError, OSError, NotImplementedError) as exc:
+            raise ResultsImportError(
+                [import_problem(name, info.filename, f"cannot be unpacked: {exc}")]
+            ) from None
+        out[info.filename] = b"".join(pieces)
+    return out
+
+
+# --- reading values -----------------------------------------------------------------------
+
+_MISSING = object()
+
+
+class Collector:
+    """Entries, metadata and problems gathered while reading the files of one format."""
+
+    def __init__(self, format: str) -> None:
+        self.format = format
+        self.entries: list[Entry] = []
+        self.problems: list[ImportRowError] = []
+        self.metrics: dict[str, MetricInfo] = {}
+        self.algorithms: dict[str, AlgorithmInfo] = {}
+        self.provenance: dict[str, dict[str, Any]] = {}
+        self.notes: list[str] = []
+
+    def problem(self, file: str, key: str, message: str) -> None:
+        self.problems.append(import_problem(file, key, message))
+
+    def json(self, file: str, data: bytes) -> Any:
+        """The file's JSON, or ``_MISSING`` after recording why it cannot be read."""
+        try:
+            text = data.decode("utf-8-sig")
+        except UnicodeDecodeError as exc:
+            self.problem(file, "", f"is not UTF-8 text (byte {exc.start})")
+            return _MISSING
+        try:
+            return json.loads(text)
+        except RecursionError:
+            self.problem(file, "", "is nested too deeply")
+            return _MISSING
+        except json.JSONDecodeError as exc:
+            hint = (
+                " (the file ends before its brackets close: truncated?)" if _unclosed(text) else ""
+            )
+            self.problem(
+                file,
+                "",
+                f"is not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}{hint}",
+            )
+            return _MISSING
+
+    def get(self, file: str, obj: Any, key: str, *, path: str, kind: type | tuple = object) -> Any:
+        """``obj[key]``, or ``_MISSING`` after recording a missing key or a wrong type."""
+        full = f"{path}.{key}" if path else key
+        if not isinstance(obj, dict):
+            self.problem(file, path or "(document)", f"expected an object, got {_kind(obj)}")
+            return _MISSING
+        if key not in obj:
+            self.problem(file, full, "missing key")
+            return _MISSING
+        value = obj[key]
+        wrong_bool = isinstance(value, bool) and kind is not object and bool not in _as_tuple(kind)
+        if not isinstance(value, kind) or wrong_bool:
+            self.problem(file, full, f"expected {_kind_name(kind)}, got {_kind(value)}")
+            return _MISSING
+        return value
+
+    def number(self, file: str, value: Any, *, key: str) -> float | None:
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            self.problem(file, key, f"expected a number, got {_kind(value)}")
+            return None
+        number = float(value)
+        if not math.isfinite(number):
+            self.problem(file, key, f"expected a finite number, got {value!r}")
+            return None
+        return number
+
+    def metric(self, info: MetricInfo, *, file: str, key: str) -> None:
+        known = self.metrics.get(info.name)
+        if known is None:
+            self.metrics[info.name] = info
+            return
+        if (
+            known.higher_is_better is not None
+            and info.higher_is_better is not None
+            and known.higher_is_better != info.higher_is_better
+        ):
+            self.problem(
+                file,
+                key,
+                f"metric {info.name!r} is higher-is-better in one file and lower-is-better "
+                "in another",
+            )
+        else:  # what one file leaves unsaid, another may say
+            self.metrics[info.name] = MetricInfo(
+                info.name,
+                higher_is_better=_first(known.higher_is_better, info.higher_is_better),
+                min_value=_first(known.min_value, info.min_value),
+                max_value=_first(known.max_value, info.max_value),
+                unit=known.unit or info.unit,
+            )
+
+    def algorithm(self, info: AlgorithmInfo, provenance: Mapping[str, Any] | None = None) -> None:
+        self.algorithms.setdefault(info.name, info)
+        if provenance:
+            self.provenance.setdefault(info.name, {}).update(
+                {k: v for k, v in provenance.items() if v not in (None, "", [], {})}
+            )
+
+    def add(
+        self,
+        *,
+        dataset: str,
+        algorithm: str,
+        metric: str,
+        value: float,
+        folds: Iterable[float] | None = None,
+        origin: str,
+    ) -> None:
+        self.metrics.setdefault(metric, MetricInfo(metric))
+        self.entries.append(
+            Entry(
+                dataset, algorithm, metric, value, None if folds is None else tuple(folds), origin
+            )
+        )
+
+    def _check_ranges(self) -> None:
+        for e in self.entries:
+            info = self.metrics[e.metric]
+            if info.min_value is None and info.max_value is None:
+                continue
+            for value in (e.value, *(e.folds or ())):
+                if problem := _range_problem(info, value):
+                    file, _, key = e.origin.partition(": ")
+                    self.problem(file, key, problem)
+                    break
+        if self.problems:
+            raise ResultsImportError(self.problems[:MAX_PROBLEMS], total=len(self.problems))
+
+    def finish(self) -> ImportedResults:
+        if self.problems:
+            raise ResultsImportError(self.problems[:MAX_PROBLEMS], total=len(self.problems))
+        if not self.entries:
+            raise ResultsImportError(
+                [import_problem("(upload)", "", f"no {self.format} results found in the files")]
+            )
+        self._check_ranges()
+        entries = _harmonise_folds(self.entries)
+        with_folds = any(e.folds is not None for e in entries)
+        # The parser's own input, never a spreadsheet export (so not leaderboard.spreadsheet:
+        # its formula defusing would change names): every name quoted, quotes doubled.
+        lines = [
+            "dataset,algorithm,metric,fold,score"
+            if with_folds
+            else "dataset,algorithm,metric,score"
+        ]
+        origins: list[str] = []
+        for e in entries:
+            names = f"{_quoted(e.dataset)},{_quoted(e.algorithm)},{_quoted(e.metric)}"
+            if not with_folds:
+                lines.append(f"{names},{e.value!r}")
+                origins.append(e.origin)
+            elif e.folds is None:
+                lines.append(f"{names},0,{e.value!r}")
+                origins.append(e.origin)
+            else:
+                for fold, value in enumerate(e.folds):
+                    lines.append(f"{names},{fold},{value!r}")
+                    origins.append(f"{e.origin} (fold {fold})")
+        lines.append("")
+        try:
+            parsed = parse_results_csv_text(
+                "\n".join(lines), format="long", max_errors=MAX_PROBLEMS
+            )
+        except ResultsCsvError as exc:
+            raise ResultsImportError(
+                [_relocated(error, origins) for error in exc.errors], total=exc.total
+            ) from None
+        used = set(parsed.metrics)
+        return ImportedResults(
+            format=self.format,
+            parsed=parsed,
+            origins=tuple(origins),
+            metrics=tuple(m for m in self.metrics.values() if m.name in used),
+            algorithms=tuple(
+                self.algorithms.get(name, AlgorithmInfo(name)) for name in parsed.algorithms
+            ),
+            provenance={k: dict(v) for k, v in self.provenance.items()},
+            notes=tuple(self.notes),
+        )
+
+
+def _quoted(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+def _unclosed(text: str) -> bool:
+    """Whether a string or bracket is still open at the end of ``text`` (a cut-off file)."""
+    depth, in_string, escaped = 0, False, False
+    for char in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                in_string = False
+        elif char == '"':
+            in_string = True
+        elif char in "[{":
+            depth += 1
+        elif char in "]}":
+            depth -= 1
+    return in_string or depth > 0
+
+
+def _first(*values):
+    return next((v for v in values if v is not None), None)
+
+
+def _range_problem(info: MetricInfo, value: float) -> str | None:
+    low, high = info.min_value, info.max_value
+    if (low is None or value >= low) and (high is None or value <= high):
+        return None
+    shown = f"[{'-inf' if low is None else f'{low:g}'}, {'inf' if high is None else f'{high:g}'}]"
+    return f"{value:g} is outside the valid range of metric {info.name!r}, {shown}, the files state"
+
+
+def _harmonise_folds(entries: list[Entry]) -> list[Entry]:
+    """Keep folds on a dataset and metric only where every algorithm has the same number
+    of them; elsewhere each result is its overall value (one per algorithm)."""
+    counts: dict[tuple[str, str], set[int | None]] = {}
+    for e in entries:
+        counts.setdefault((e.dataset, e.metric), set()).add(
+            None if e.folds is None else len(e.folds)
+        )
+    mixed = {key for key, seen in counts.items() if len(seen) > 1 or 0 in seen}
+    if not mixed:
+        return entries
+    return [
+        Entry(e.dataset, e.algorithm, e.metric, e.value, None, e.origin)
+        if (e.dataset, e.metric) in mixed
+        else e
+        for e in entries
+    ]
+
+
+_LINE_MENTION = re.compile(r"\bline (\d+)")
+
+
+def _relocated(error: RowError, origins: list[str]) -> ImportRowError:
+    def origin(line: int) -> str:
+        return origins[line - 2] if 2 <= line < len(origins) + 2 else f"line {line}"
+
+    message = _LINE_MENTION.sub(lambda m: origin(int(m.group(1))), error.message)
+    return ImportRowError(0, origin(error.line), message, error.kind)
+
+
+def _as_tuple(kind: type | tuple) -> tuple:
+    return kind if isinstance(kind, tuple) else (kind,)
+
+
+def _kind_name(kind: type | tuple) -> str:
+    names = {
+        dict: "an object",
+        list: "a list",
+        str: "a string",
+        int: "an integer",
+        float: "a number",
+    }
+    return " or ".join(names.get(k, k.__name__) for k in _as_tuple(kind))
+
+
+def _kind(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, dict):
+        return "an object"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, str):
+        return f"the text {value[:40]!r}"
+    return repr(value)
+
+
+def missing(value: Any) -> bool:
+    return value is _MISSING
+
+
+def stem(path: str) -> str:
+    return PurePosixPath(path).stem
+
+
+def restrict_metrics(imported: ImportedResults, names: Iterable[str]) -> ImportedResults:
+    """Only the results of the metrics ``names`` (a benchmark's); the others are listed in
+    the notes. Refused when none of the file's metrics is among them."""
+    wanted = set(names)
+    parsed = imported.parsed
+    keep = [i for i, name in enumerate(parsed.metrics) if name in wanted]
+    if len(keep) == len(parsed.metrics):
+        return imported
+    if not keep:
+        raise ResultsImportError(
+            [
+                import_problem(
+                    "(upload)",
+                    "metrics",
+                    f"none of the files' metrics ({', '.join(map(repr, parsed.metrics))}) is "
+                    f"one of this benchmark's ({', '.join(map(repr, sorted(wanted)))})",
+                )
+            ]
+        )
+    left_out = [name for name in parsed.metrics if name not in wanted]
+    mask = np.isin(parsed.metric_codes, keep)
+    recode = np.full(len(parsed.metrics), -1, dtype=np.int64)
+    recode[keep] = np.arange(len(keep))
+    columns = {
+        name: _read_only(np.asarray(getattr(parsed, name))[mask])
+        for name in ("lines", "dataset_codes", "algorithm_codes", "values", "folds")
+    }
+    narrowed = replace(
+        parsed,
+        metrics=tuple(parsed.metrics[i] for i in keep),
+        metric_codes=_read_only(recode[np.asarray(parsed.metric_codes)[mask]]),
+        **columns,
+    )
+    # Datasets and algorithms without a kept result go too (no empty submissions).
+    narrowed = _compacted(narrowed)
+    return replace(
+        imported,
+        parsed=narrowed,
+        metrics=tuple(m for m in imported.metrics if m.name in wanted),
+        algorithms=tuple(a for a in imported.algorithms if a.name in narrowed.algorithms),
+        notes=(
+            *imported.notes,
+            f"left out the metrics this benchmark lacks: {', '.join(left_out)}",
+        ),
+    )
+
+
+def _compacted(parsed: ParsedResults) -> ParsedResults:
+    out = {}
+    for codes_name, labels_name in (
+        ("dataset_codes", "datasets"),
+        ("algorithm_codes", "algorithms"),
+    ):
+        codes = np.asarray(getattr(parsed, codes_name))
+        labels = getattr(parsed, labels_name)
+        used = np.unique(codes)
+        recode = np.full(len(labels), -1, dtype=np.int64)
+        recode[used] = np.arange(len(used))
+        out[codes_name] = _read_only(recode[codes])
+        out[labels_name] = tuple(labels[i] for i in used.tolist())
+    return replace(parsed, **out)
+
+
+def _read_only(column):
+    column = column.copy()
+    column.setflags(write=False)
+    return column

@@ -1,0 +1,55 @@
+"""The Hugging Face leaderboard template: one JSON file per model,
+``{"config": {"model_name", "model_sha", "model_dtype"}, "results": {task: {metric: value}}}``.
+
+Mapping: algorithm = ``config.model_name``; dataset = the task; metric = the metric key.
+The template states no direction.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from leaderboard.ingest.formats.common import AlgorithmInfo, Collector, ImportedResults, missing
+
+FORMAT = "hf-leaderboard"
+
+
+def read_hf_leaderboard(files: Mapping[str, bytes]) -> ImportedResults:
+    out = Collector(FORMAT)
+    for path in sorted(p for p in files if p.endswith(".json")):
+        doc = out.json(path, files[path])
+        if missing(doc):
+            continue
+        config = out.get(path, doc, "config", path="", kind=dict)
+        results = out.get(path, doc, "results", path="", kind=dict)
+        if missing(config) or missing(results):
+            continue
+        model = out.get(path, config, "model_name", path="config", kind=str)
+        if missing(model):
+            continue
+        sha = config.get("model_sha") if isinstance(config.get("model_sha"), str) else ""
+        out.algorithm(
+            AlgorithmInfo(
+                name=model,
+                revision=sha,
+                url=f"https://huggingface.co/{model}" if "/" in model else "",
+            ),
+            {"model_sha": sha, "model_dtype": config.get("model_dtype"), "results_file": path},
+        )
+        for task, metrics in results.items():
+            if not isinstance(metrics, dict):
+                out.problem(path, f"results.{task}", "expected an object of metric: value")
+                continue
+            for metric, value in metrics.items():
+                if value is None:  # the template's way of saying "not run"
+                    continue
+                number = out.number(path, value, key=f"results.{task}.{metric}")
+                if number is not None:
+                    out.add(
+                        dataset=str(task),
+                        algorithm=model,
+                        metric=str(metric),
+                        value=number,
+                        origin=f"{path}: results.{task}.{metric}",
+                    )
+    return out.finish()

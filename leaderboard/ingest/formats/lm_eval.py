@@ -1,0 +1,125 @@
+"""lm-evaluation-harness: ``results_<timestamp>.json``, one per model run.
+
+``results.<task>."<metric>,<filter>"`` holds each score (``<metric>_stderr,<filter>``
+its standard error, skipped); ``higher_is_better.<task>.<metric>`` its direction;
+``n-samples``, ``n-shot``, ``versions``, ``config`` (``model``, ``model_args``,
+``model_num_parameters``, ``model_revision``, ``model_sha``, ``model_dtype``),
+``lm_eval_version`` and ``git_hash`` how it was made. Tasks that are groups of others
+(``group_subtasks``) are left out: their subtasks are the datasets.
+
+Mapping: algorithm = ``model_name`` (else ``pretrained=`` of ``config.model_args``, else
+``config.model``); dataset = the task; metric = the metric name, with `` (<filter>)``
+unless the filter is ``none``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import PurePosixPath
+
+from leaderboard.ingest.formats.common import (
+    AlgorithmInfo,
+    Collector,
+    ImportedResults,
+    MetricInfo,
+    missing,
+)
+
+FORMAT = "lm-eval"
+
+
+def read_lm_eval(files: Mapping[str, bytes]) -> ImportedResults:
+    out = Collector(FORMAT)
+    paths = [p for p in sorted(files) if p.endswith(".json")]
+    chosen = [p for p in paths if PurePosixPath(p).name.startswith("results")] or paths
+    for path in chosen:
+        _run(out, path, files[path])
+    return out.finish()
+
+
+def _model(out: Collector, path: str, doc: dict, config: dict) -> str | None:
+    name = doc.get("model_name")
+    if isinstance(name, str) and name.strip():
+        return name.strip()
+    args = config.get("model_args")
+    if isinstance(args, str):
+        for part in args.split(","):
+            key, _, value = part.partition("=")
+            if key.strip() == "pretrained" and value.strip():
+                return value.strip()
+    model = config.get("model")
+    if isinstance(model, str) and model.strip() and not args:
+        return model.strip()
+    out.problem(path, "model_name", "missing key (nor pretrained= in config.model_args)")
+    return None
+
+
+def _run(out: Collector, path: str, data: bytes) -> None:
+    doc = out.json(path, data)
+    if missing(doc):
+        return
+    results = out.get(path, doc, "results", path="", kind=dict)
+    if missing(results):
+        return
+    config = doc.get("config") if isinstance(doc.get("config"), dict) else {}
+    algorithm = _model(out, path, doc, config)
+    if algorithm is None:
+        return
+    directions = (
+        doc.get("higher_is_better") if isinstance(doc.get("higher_is_better"), dict) else {}
+    )
+    groups = doc.get("group_subtasks") if isinstance(doc.get("group_subtasks"), dict) else {}
+    parameters = config.get("model_num_parameters")
+    out.algorithm(
+        AlgorithmInfo(
+            name=algorithm,
+            parameters=parameters if isinstance(parameters, int) and parameters > 0 else None,
+            revision=str(config.get("model_revision") or config.get("model_sha") or ""),
+            url=f"https://huggingface.co/{algorithm}" if "/" in algorithm else "",
+        ),
+        {
+            "harness": "lm-evaluation-harness",
+            "lm_eval_version": doc.get("lm_eval_version"),
+            "git_hash": doc.get("git_hash"),
+            "date": doc.get("date"),
+            "model_args": config.get("model_args"),
+            "model_sha": config.get("model_sha"),
+            "model_dtype": config.get("model_dtype"),
+            "n-samples": doc.get("n-samples"),
+            "n-shot": doc.get("n-shot"),
+            "versions": doc.get("versions"),
+            "results_file": path,
+        },
+    )
+    for task, metrics in results.items():
+        if isinstance(groups.get(task), list) and groups[task]:
+            continue
+        key = f"results.{task}"
+        if not isinstance(metrics, dict):
+            out.problem(path, key, "expected an object of metrics")
+            continue
+        given = directions.get(task)
+        task_directions: dict = given if isinstance(given, dict) else {}
+        for name, value in metrics.items():
+            if name == "alias" or "_stderr" in name:
+                continue
+            metric, _, filter_ = name.partition(",")
+            label = metric if filter_ in ("", "none") else f"{metric} ({filter_})"
+            number = out.number(path, value, key=f'{key}."{name}"')
+            if number is None:
+                continue
+            direction = task_directions.get(metric)
+            out.metric(
+                MetricInfo(
+                    label, higher_is_better=direction if isinstance(direction, bool) else None
+                ),
+                file=path,
+                key=f"higher_is_better.{task}.{metric}",
+            )
+            out.add(
+                dataset=str(task),
+                algorithm=algorithm,
+                metric=label,
+                value=number,
+                origin=f'{path}: {key}."{name}"',
+            )

@@ -1,0 +1,117 @@
+"""The Papers with Code archive: ``evaluation-tables.json``.
+
+A list of tasks, each ``{"task", "datasets": [{"dataset", "sota": {"metrics": [...],
+"rows": [{"model_name", "paper_title", "paper_url", "paper_date", "code_links",
+"metrics": {name: "88.5%"}}]}}], "subtasks": [...]}`` (subtasks nest the same way).
+
+Mapping: algorithm = ``model_name``; dataset = ``<task>: <dataset>``; metric = the
+metric's name, its values read as numbers (a trailing ``%`` gives the unit ``%``).
+Values that are not numbers ("-", "N/A", "1.2M params") are left out and counted in the
+notes, as is a second row for a model already seen on a dataset (the archive repeats
+models across papers): the first row is kept. The archive states no directions.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from leaderboard.ingest.formats.common import (
+    AlgorithmInfo,
+    Collector,
+    ImportedResults,
+    MetricInfo,
+    missing,
+)
+
+FORMAT = "pwc"
+_NUMBER = re.compile(r"^\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*(%?)\s*$")
+
+
+def read_pwc(files: Mapping[str, bytes]) -> ImportedResults:
+    out = Collector(FORMAT)
+    skipped = {"values": 0, "repeats": 0}
+    for path in sorted(p for p in files if p.endswith(".json")):
+        doc = out.json(path, files[path])
+        if missing(doc):
+            continue
+        if not isinstance(doc, list):
+            out.problem(path, "(document)", "expected a list of tasks")
+            continue
+        for i, task in enumerate(doc):
+            _task(out, path, f"[{i}]", task, skipped)
+    if skipped["values"]:
+        out.notes.append(f"{skipped['values']} values that are not numbers were left out")
+    if skipped["repeats"]:
+        out.notes.append(f"{skipped['repeats']} repeated model rows were left out (first kept)")
+    return out.finish()
+
+
+def _task(out: Collector, path: str, key: str, task: Any, skipped: dict[str, int]) -> None:
+    name = out.get(path, task, "task", path=key, kind=str)
+    if missing(name):
+        return
+    datasets = task.get("datasets", [])
+    if not isinstance(datasets, list):
+        out.problem(path, f"{key}.datasets", "expected a list")
+        return
+    for j, dataset in enumerate(datasets):
+        _dataset(out, path, f"{key}.datasets[{j}]", name, dataset, skipped)
+    for j, sub in enumerate(task.get("subtasks") or []):
+        _task(out, path, f"{key}.subtasks[{j}]", sub, skipped)
+
+
+def _dataset(
+    out: Collector, path: str, key: str, task: str, dataset: Any, skipped: dict[str, int]
+) -> None:
+    title = out.get(path, dataset, "dataset", path=key, kind=str)
+    sota = out.get(path, dataset, "sota", path=key, kind=dict)
+    if missing(title) or missing(sota):
+        return
+    rows = out.get(path, sota, "rows", path=f"{key}.sota", kind=list)
+    if missing(rows):
+        return
+    label = f"{task}: {title}"
+    seen: set[str] = set()
+    for r, row in enumerate(rows):
+        where = f"{key}.sota.rows[{r}]"
+        model = out.get(path, row, "model_name", path=where, kind=str)
+        metrics = out.get(path, row, "metrics", path=where, kind=dict)
+        if missing(model) or missing(metrics):
+            continue
+        model = model.strip()
+        if model in seen:
+            skipped["repeats"] += 1
+            continue
+        seen.add(model)
+        url = row.get("paper_url") if isinstance(row.get("paper_url"), str) else ""
+        out.algorithm(AlgorithmInfo(name=model, url=url))
+        papers = out.provenance.setdefault(model, {}).setdefault("papers", {})
+        papers[label] = {"title": row.get("paper_title"), "url": url, "date": row.get("paper_date")}
+        for metric, raw in metrics.items():
+            value, unit = _value(raw)
+            if value is None:
+                skipped["values"] += 1
+                continue
+            out.metric(MetricInfo(str(metric), unit=unit), file=path, key=f"{where}.metrics")
+            out.add(
+                dataset=label,
+                algorithm=model,
+                metric=str(metric),
+                value=value,
+                origin=f"{path}: {where}.metrics.{metric}",
+            )
+
+
+def _value(raw: Any) -> tuple[float | None, str]:
+    if isinstance(raw, bool):
+        return None, ""
+    if isinstance(raw, (int, float)):
+        return float(raw), ""
+    if not isinstance(raw, str):
+        return None, ""
+    found = _NUMBER.match(raw.replace(",", ""))
+    if not found:
+        return None, ""
+    return float(found.group(1)), found.group(2)

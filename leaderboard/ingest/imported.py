@@ -1,0 +1,132 @@
+"""Files in another tool's format, on their way into a benchmark.
+
+The Django side of :mod:`leaderboard.ingest.formats`: read an upload (a file, or a
+folder as a zip), keep the benchmark's metrics, turn the results into the services'
+:class:`~leaderboard.services.SubmissionInput` (with each algorithm's metadata and
+provenance), and say where in the files a problem the services found came from.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from leaderboard.ingest.formats import (
+    IMPORT_FORMATS,
+    ImportedResults,
+    files_from_bytes,
+    read_imported,
+)
+from leaderboard.ingest.formats.common import restrict_metrics
+from leaderboard.models import Benchmark, Submission
+from leaderboard.services import (
+    MAX_URL_LENGTH,
+    Problem,
+    SubmissionInput,
+    ValidationFailed,
+    submission_entries_from_csv,
+    submissions_create,
+    url_problem,
+)
+
+__all__ = [
+    "IMPORT_FORMATS",
+    "imported_entries",
+    "imported_read",
+    "imported_relocated",
+    "imported_submissions_create",
+]
+
+
+def imported_read(
+    content: bytes, *, filename: str, format: str, benchmark: Benchmark | None = None
+) -> ImportedResults:
+    """Raises ResultsImportError naming the file and key of every problem."""
+    files = files_from_bytes(content, name=filename or "upload")
+    imported = read_imported(files, format=format)
+    if benchmark is not None:
+        imported = restrict_metrics(imported, benchmark.metrics.values_list("name", flat=True))
+    return imported
+
+
+def imported_entries(
+    *, benchmark: Benchmark, imported: ImportedResults, note: str = ""
+) -> list[SubmissionInput]:
+    """One submission per algorithm, with the metadata and provenance the files give."""
+    entries = submission_entries_from_csv(benchmark=benchmark, parsed=imported.parsed, note=note)
+    out = []
+    for entry in entries:
+        info = imported.algorithm(entry.algorithm)
+        metadata: dict = {}
+        url = ""
+        version = ""
+        if info is not None:
+            metadata = {
+                key: value
+                for key, value in (
+                    ("family", info.family[:100]),
+                    ("parameters", info.parameters),
+                    ("licence", info.licence[:100]),
+                    ("revision", info.revision[:100]),
+                )
+                if value
+            }
+            if info.url and len(info.url) <= MAX_URL_LENGTH and url_problem(info.url) is None:
+                url = info.url
+            version = info.revision[:50]
+        provenance = dict(imported.provenance.get(entry.algorithm, {}))
+        provenance["format"] = imported.format
+        out.append(
+            dataclasses.replace(
+                entry,
+                algorithm_url=url,
+                algorithm_version=version,
+                algorithm_metadata=metadata,
+                provenance=provenance,
+            )
+        )
+    return out
+
+
+def imported_relocated(exc: ValidationFailed, imported: ImportedResults) -> ValidationFailed:
+    """The same refusal, each problem at the file and key its line came from."""
+    problems = []
+    for problem in exc.problems:
+        where = imported.where(problem.line)
+        if where is None:
+            problems.append(problem)
+        else:
+            problems.append(Problem(problem.message, where, None))
+    return type(exc)(problems) if type(exc) is ValidationFailed else ValidationFailed(problems)
+
+
+def imported_submissions_create(
+    *,
+    benchmark: Benchmark,
+    submitter,
+    content: bytes,
+    filename: str,
+    format: str,
+    note: str = "",
+    source: str,
+    idempotency_key: str = "",
+    new_datasets_confirmed: bool = False,
+) -> tuple[list[Submission], list[SubmissionInput]]:
+    """Read, check and store an upload in another tool's format, all or nothing.
+
+    Raises ResultsImportError (the files' problems) or ValidationFailed (the services'),
+    every problem at the file and key it came from.
+    """
+    imported = imported_read(content, filename=filename, format=format, benchmark=benchmark)
+    entries = imported_entries(benchmark=benchmark, imported=imported, note=note)
+    try:
+        submissions = submissions_create(
+            benchmark=benchmark,
+            submitter=submitter,
+            entries=entries,
+            source=source,
+            idempotency_key=idempotency_key,
+            new_datasets_confirmed=new_datasets_confirmed,
+        )
+    except ValidationFailed as exc:
+        raise imported_relocated(exc, imported) from None
+    return submissions, entries

@@ -1,0 +1,110 @@
+"""The reader's table on the server: search, metadata filters and the column chooser,
+kept in the URL; a filter hides rows of the full analysis and says so."""
+
+from __future__ import annotations
+
+import re
+from io import StringIO
+
+import pytest
+from django.core.management import call_command
+from django.http import QueryDict
+
+from frontend.readers.table_filters import AlgorithmFacts, parse_size, table_filter_from
+from tests.ingest.helpers import FIXTURES
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def lm_board():
+    """Three Pythia models with parameter counts, from lm-eval files."""
+    call_command(
+        "import_results",
+        str(FIXTURES / "lm-eval"),
+        "--format",
+        "lm-eval",
+        "--benchmark",
+        "pythia",
+        "--metric",
+        "acc",
+        stdout=StringIO(),
+        stderr=StringIO(),
+    )
+    return "pythia"
+
+
+def _rows(page: str) -> list[str]:
+    return re.findall(r'data-testid="leaderboard-row" data-algorithm="([^"]+)"', page)
+
+
+def _positions(page: str) -> dict[str, str]:
+    found = re.findall(
+        r'data-algorithm="([^"]+)"[^>]*><td class="num secondary" data-testid="cell-position">([^<]+)<',
+        page,
+    )
+    return dict(found)
+
+
+def test_sizes_read_as_people_write_them():
+    assert [parse_size(t) for t in ("350M", "7B", "1.5b", "120000", "12x")] == [
+        350_000_000,
+        7_000_000_000,
+        1_500_000_000,
+        120_000,
+        None,
+    ]
+
+
+def test_the_filter_keeps_matching_names_and_metadata():
+    query = QueryDict("q=pyth&size_min=300M&cols=family,parameters&cols=bogus")
+    table_filter = table_filter_from(query)
+    facts = {
+        "pythia-160m": AlgorithmFacts(parameters=162_000_000),
+        "pythia-1b": AlgorithmFacts(parameters=1_011_000_000),
+        "gpt2": AlgorithmFacts(parameters=400_000_000),
+    }
+    assert table_filter.visible(facts, facts) == {"pythia-1b"}
+    assert table_filter.columns == ("family", "parameters")
+    assert table_filter.problems == ("unknown columns bogus (ignored)",)
+    assert table_filter.url_query()["cols"] == "family,parameters"
+
+
+def test_search_hides_rows_and_keeps_the_full_analysis_positions(client, lm_board):
+    full = client.get("/b/pythia/").content.decode()
+    assert len(_rows(full)) == 3
+    positions = _positions(full)
+    page = client.get("/b/pythia/?q=1b").content.decode()
+    assert _rows(page) == ["EleutherAI/pythia-1b"]
+    assert _positions(page)["EleutherAI/pythia-1b"] == positions["EleutherAI/pythia-1b"]
+    assert "Showing 1 of 3 algorithms. The filter hides rows of the full analysis" in page
+    assert "the subset is not ranked again" in page
+
+
+def test_size_range_filters_by_parameter_count(client, lm_board):
+    page = client.get("/b/pythia/?size_min=300M&size_max=2B").content.decode()
+    assert sorted(_rows(page)) == ["EleutherAI/pythia-1b", "EleutherAI/pythia-410m"]
+    bad = client.get("/b/pythia/?size_min=lots").content.decode()
+    assert len(_rows(bad)) == 3 and "is not a parameter count" in bad
+
+
+def test_the_column_chooser_is_kept_in_the_url_and_in_every_link(client, lm_board):
+    page = client.get("/b/pythia/?cols=parameters,win_rate&q=pythia").content.decode()
+    assert 'data-testid="col-parameters"' in page and 'data-testid="col-win-rate"' in page
+    assert 'data-testid="col-mean-rank"' not in page  # not chosen
+    assert re.search(r'data-testid="cell-parameters">1.01B<', page)
+    sort_links = re.findall(r'<a class="sort" href="([^"]+)"', page)
+    assert sort_links and all(
+        "cols=win_rate%2Cparameters" in h and "q=pythia" in h for h in sort_links
+    )
+    # every box unticked: only the columns that always stay
+    none = client.get("/b/pythia/?cols=").content.decode()
+    assert 'data-testid="col-win-rate"' not in none and 'data-testid="col-probability"' in none
+
+
+def test_the_form_works_without_javascript(client, lm_board):
+    page = client.get("/b/pythia/").content.decode()
+    assert '<form method="get" class="table-filter"' in page
+    ticked = client.get("/b/pythia/?q=&cols=&cols=licence&cols=parameters").content.decode()
+    assert 'data-testid="col-parameters"' in ticked and 'data-testid="col-licence"' in ticked
+    assert 'data-testid="filter-note"' not in ticked  # columns alone hide no row
