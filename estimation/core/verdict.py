@@ -295,9 +295,50 @@ def board_verdict(board: Board, estimator: str | None = None) -> Verdict | NotAp
     if isinstance(boot, BootstrapSummary):
         in_order = _rounded(boot.p_best)[order]
         p_best_leader = names[order[int(np.argmax(in_order))]]
-    label = _label(key)
     a = names[leader]
 
+    sentences = [
+        _answer(board, key, a),
+        _number_sentence(board, key, band, leader, tied),
+        _test_sentence(test, same, names, a),
+        _agreement_sentence(board, key, leaders, leader, p_best_leader),
+    ]
+    equivalent: tuple[str, ...] = ()
+    if isinstance(board.practical, PracticalLeader) and board.practical.leader == a:
+        practical, equivalent = equivalence_sentence(board.practical)
+        if practical is not None:
+            sentences.append(practical)
+    evidence = _default_evidence(board, key)
+    if evidence is not None:
+        sentences.append(evidence)
+
+    return Verdict(
+        estimator=key,
+        leader=a,
+        probability=p[leader],
+        lower=low,
+        upper=high,
+        interval=band.words if band else "",
+        tied=tuple(names[j] for j in tied),
+        indistinguishable=tuple(names[j] for j in same),
+        test=test,
+        leaders=leaders,
+        p_best_leader=p_best_leader,
+        sentences=tuple(sentences),
+        groups_note=_groups_note(board),
+        practically_equivalent=equivalent,
+    )
+
+
+def _number_sentence(
+    board: Board, key: str, band: WinBand | None, leader: int, tied: list[int]
+) -> str:
+    """The leader's P(win) with its interval, and who it is tied with."""
+    names = board.algorithms
+    p = board.estimator(key).p
+    a = names[leader]
+    label = _label(key)
+    low, high = (band.lower[leader], band.upper[leader]) if band else (None, None)
     interval = f" ({band.label} {_num(low)}–{_num(high)})" if band and low is not None else ""
     number = f"{a} has the highest P(win), {_num(p[leader])}{interval}, by {label}"
     number += f", {_coverage(board)}."
@@ -311,19 +352,27 @@ def board_verdict(board: Board, estimator: str | None = None) -> Verdict | NotAp
         )
         how = "their P(win) is equal" if shown_ties == equal else "the intervals overlap heavily"
         number += f" It is a tie with {spans}: {how}, so the data cannot order them."
-    sentences = [_answer(board, key, a), number]
+    return number
 
+
+def _test_sentence(test: str | None, same: Sequence[int], names: Sequence[str], a: str) -> str:
+    """Whether the test across datasets separates the leader from the others."""
     if test is None:
-        sentences.append("No test across datasets applies here, so none separates the leader.")
-    elif len(same) == len(names) - 1:
-        sentences.append(f"{test}'s test cannot tell any of the {len(names)} algorithms apart.")
-    elif same:
-        sentences.append(
-            f"{test}'s test cannot tell {a} apart from {_names([names[j] for j in same])}."
-        )
-    else:
-        sentences.append(f"{test}'s test tells {a} apart from every other algorithm.")
+        return "No test across datasets applies here, so none separates the leader."
+    if len(same) == len(names) - 1:
+        return f"{test}'s test cannot tell any of the {len(names)} algorithms apart."
+    if same:
+        return f"{test}'s test cannot tell {a} apart from {_names([names[j] for j in same])}."
+    return f"{test}'s test tells {a} apart from every other algorithm."
 
+
+def _agreement_sentence(
+    board: Board, key: str, leaders: dict[str, str], leader: int, p_best_leader: str | None
+) -> str:
+    """Whether the estimators agree on the leader (and why not), and what P(best) favours."""
+    names = board.algorithms
+    a = names[leader]
+    boot = board.estimator(key).bootstrap
     # an estimator disagrees when the leader is not among its most probable (ties count)
     others = {
         k: v
@@ -361,32 +410,7 @@ def board_verdict(board: Board, estimator: str | None = None) -> Verdict | NotAp
             f" P(best) favours {p_best_leader}: it has the highest P(win) in "
             f"{boot.p_best[j]:.0%} of bootstrap resamples, {a} in {boot.p_best[leader]:.0%}."
         ).replace("%", " %")
-    sentences.append(agreement)
-    equivalent: tuple[str, ...] = ()
-    if isinstance(board.practical, PracticalLeader) and board.practical.leader == a:
-        practical, equivalent = equivalence_sentence(board.practical)
-        if practical is not None:
-            sentences.append(practical)
-    evidence = _default_evidence(board, key)
-    if evidence is not None:
-        sentences.append(evidence)
-
-    return Verdict(
-        estimator=key,
-        leader=a,
-        probability=p[leader],
-        lower=low,
-        upper=high,
-        interval=band.words if band else "",
-        tied=tuple(names[j] for j in tied),
-        indistinguishable=tuple(names[j] for j in same),
-        test=test,
-        leaders=leaders,
-        p_best_leader=p_best_leader,
-        sentences=tuple(sentences),
-        groups_note=_groups_note(board),
-        practically_equivalent=equivalent,
-    )
+    return agreement
 
 
 def _either(names: Sequence[str]) -> str:

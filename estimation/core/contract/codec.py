@@ -68,54 +68,75 @@ def _from_json(tp: Any, data: Any, path: str) -> Any:
     if tp is Any:
         return data
     if _is_union(tp):
-        args = typing.get_args(tp)
-        if data is None:
-            if type(None) in args:
-                return None
-            raise ValueError(f"{path}: null is not allowed here")
-        if isinstance(data, dict) and "not_applicable" in data and NotApplicable in args:
-            return NotApplicable(str(data["not_applicable"]))
-        others = [a for a in args if a not in (type(None), NotApplicable)]
-        if len(others) == 1:
-            return _from_json(others[0], data, path)
-        if all(a in _PRIMITIVES for a in others):
-            return data
-        raise TypeError(f"{path}: ambiguous union {tp}")
+        return _union_from_json(tp, data, path)
     origin = typing.get_origin(tp)
     if origin is Literal:
         if data not in typing.get_args(tp):
             raise ValueError(f"{path}: {data!r} is not one of {list(typing.get_args(tp))}")
         return data
     if origin is tuple:
-        if not isinstance(data, list):
-            raise ValueError(f"{path}: expected a list")
-        if _is_flat_sequence(tp):
-            if _float_items(tp):
-                return tuple(float(v) if type(v) is int else v for v in data)
-            return tuple(data)
-        args = typing.get_args(tp)
-        if len(args) == 2 and args[1] is Ellipsis:
-            return tuple(_from_json(args[0], v, f"{path}[{k}]") for k, v in enumerate(data))
-        return tuple(
-            _from_json(a, v, f"{path}[{k}]")
-            for k, (a, v) in enumerate(zip(args, data, strict=True))
-        )
+        return _tuple_from_json(tp, data, path)
     if origin is dict:
         if not isinstance(data, dict):
             raise ValueError(f"{path}: expected an object")
         value_type = typing.get_args(tp)[1]
         return {k: _from_json(value_type, v, f"{path}.{k}") for k, v in data.items()}
     if _is_dataclass_type(tp):
-        if not isinstance(data, dict):
-            raise ValueError(f"{path}: expected an object for {tp.__name__}")
-        hints = _hints(tp)
-        kwargs = {}
-        for f in fields(tp):
-            if f.name in data:
-                kwargs[f.name] = _from_json(hints[f.name], data[f.name], f"{path}.{f.name}")
-            elif f.default is MISSING:
-                raise ValueError(f"{path}: {tp.__name__} needs {f.name!r}")
-        return tp(**kwargs)
+        return _dataclass_from_json(tp, data, path)
+    return _primitive_from_json(tp, data, path)
+
+
+def _union_from_json(tp: Any, data: Any, path: str) -> Any:
+    """``X | None``, ``X | NotApplicable`` or a union of primitives: no other union is
+    readable without guessing."""
+    args = typing.get_args(tp)
+    if data is None:
+        if type(None) in args:
+            return None
+        raise ValueError(f"{path}: null is not allowed here")
+    if isinstance(data, dict) and "not_applicable" in data and NotApplicable in args:
+        return NotApplicable(str(data["not_applicable"]))
+    others = [a for a in args if a not in (type(None), NotApplicable)]
+    if len(others) == 1:
+        return _from_json(others[0], data, path)
+    if all(a in _PRIMITIVES for a in others):
+        return data
+    raise TypeError(f"{path}: ambiguous union {tp}")
+
+
+def _tuple_from_json(tp: Any, data: Any, path: str) -> tuple:
+    """A homogeneous ``tuple[X, ...]`` (flat ones without a check per item) or a
+    fixed-length tuple, from a JSON list."""
+    if not isinstance(data, list):
+        raise ValueError(f"{path}: expected a list")
+    if _is_flat_sequence(tp):
+        if _float_items(tp):
+            return tuple(float(v) if type(v) is int else v for v in data)
+        return tuple(data)
+    args = typing.get_args(tp)
+    if len(args) == 2 and args[1] is Ellipsis:
+        return tuple(_from_json(args[0], v, f"{path}[{k}]") for k, v in enumerate(data))
+    return tuple(
+        _from_json(a, v, f"{path}[{k}]") for k, (a, v) in enumerate(zip(args, data, strict=True))
+    )
+
+
+def _dataclass_from_json(tp: type, data: Any, path: str) -> Any:
+    """A contract dataclass field by field; a field with a default may be absent (a
+    payload of an older engine)."""
+    if not isinstance(data, dict):
+        raise ValueError(f"{path}: expected an object for {tp.__name__}")
+    hints = _hints(tp)
+    kwargs = {}
+    for f in fields(tp):
+        if f.name in data:
+            kwargs[f.name] = _from_json(hints[f.name], data[f.name], f"{path}.{f.name}")
+        elif f.default is MISSING:
+            raise ValueError(f"{path}: {tp.__name__} needs {f.name!r}")
+    return tp(**kwargs)
+
+
+def _primitive_from_json(tp: Any, data: Any, path: str) -> Any:
     if tp is float:
         if not isinstance(data, (int, float)) or isinstance(data, bool):
             raise ValueError(f"{path}: expected a number")
