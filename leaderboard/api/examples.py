@@ -214,6 +214,21 @@ EXAMPLES: dict[str, list[OpenApiExample]] = {
             }
         )
     ],
+    "metric_rope": [
+        _request({"rope": 0.01}),
+        _response(
+            {
+                "name": "AUC",
+                "direction": "higher",
+                "is_primary": True,
+                "description": "",
+                "min_value": 0.0,
+                "max_value": 1.0,
+                "unit": "",
+                "rope": 0.01,
+            }
+        ),
+    ],
     "algorithm_owner_add": [
         _request({"algorithm": "C4.5", "username": "colleague"}),
         _response({"algorithm": "C4.5", "owners": ["colleague", "quinlan"]}),

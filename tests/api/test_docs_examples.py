@@ -144,6 +144,12 @@ def test_every_response_example_has_the_shape_of_the_real_answer(client):
         for name, value in values.items():
             url = url.replace("{" + name + "}", value)
         answers[operation_id] = (researcher if "tokens" in path else reader).get(url)
+    metric = benchmark.metrics.get(is_primary=True).name
+    answers["metric_rope"] = client_for(maintainer).post(
+        f"/api/benchmarks/{SLUG}/metrics/{metric}/rope/",
+        request_example("metric_rope"),
+        format="json",
+    )
     answers["benchmark_update"] = client_for(maintainer).post(
         f"/api/benchmarks/{SLUG}/update/", request_example("benchmark_update"), format="json"
     )
