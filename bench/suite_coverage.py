@@ -160,7 +160,7 @@ def real_truths() -> list[Truth]:
     positions known), ranked as the engine ranks them (``prepare_rankings``, defaults)."""
     from estimation.core.rankings import prepare_rankings
     from estimation.core.table import ResultTable
-    from estimation.results_csv import parse_results_csv
+    from leaderboard.ingest.results_csv import parse_results_csv
     from leaderboard.published import published_table, tabzilla_full_scores
 
     demsar = parse_results_csv(str(published_table("demsar2006", "demsar2006_table6_auc.csv")))

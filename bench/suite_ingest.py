@@ -65,11 +65,12 @@ class _Stopwatch:
 def run(options: Options, scratch) -> str:
     from django.db import transaction
 
-    from estimation.results_csv import parse_results_csv
     from estimation.services import result_table_build
     from leaderboard import services
+    from leaderboard.ingest.results_csv import parse_results_csv
     from leaderboard.models import Score, Submission
     from leaderboard.selectors import accepted_score_rows
+    from leaderboard.services import submissions as submission_services
 
     m, n, folds = QUICK_SIZE if options.quick else SIZE
     with tempfile.TemporaryDirectory() as tmp:
@@ -81,16 +82,16 @@ def run(options: Options, scratch) -> str:
         )
         watch = _Stopwatch()
         originals = {
-            name: watch.wrap(services, name, label)
+            name: watch.wrap(submission_services, name, label)
             for name, label in (
                 ("_content_hash", "content hash"),
-                ("_entry_problems", "validation (_entry_problems)"),
+                ("entry_problems", "validation (entry_problems)"),
                 ("_submissions_write", "write in the transaction (_submissions_write)"),
-                ("_scores_insert", "binary COPY of the scores + reference check (_scores_insert)"),
+                ("scores_insert", "binary COPY of the scores + reference check (scores_insert)"),
                 ("recompute_request", "recompute_request"),
             )
         }
-        original_request = services.recompute_request
+        original_request = submission_services.recompute_request
         commit: dict[str, float] = {}
 
         def request_then_mark(**kwargs):
@@ -100,7 +101,7 @@ def run(options: Options, scratch) -> str:
             commit["start"] = time.perf_counter()
             transaction.on_commit(lambda: commit.setdefault("end", time.perf_counter()))
 
-        services.recompute_request = request_then_mark
+        submission_services.recompute_request = request_then_mark
         try:
             started = time.perf_counter()
             parsed = parse_results_csv(path)
@@ -118,7 +119,7 @@ def run(options: Options, scratch) -> str:
             create_s = time.perf_counter() - started
         finally:
             for name, original in originals.items():
-                setattr(services, name, original)
+                setattr(submission_services, name, original)
         commit_s = commit["end"] - commit["start"]
         stored = Score.objects.filter(submission__benchmark=benchmark).count()
         peak = max_rss_mib()

@@ -21,7 +21,7 @@ Options:
 - ``row FK on submission only``: dataset and metric references not checked per row.
 - ``no reference check``: the floor (no foreign key, no trigger, no single-column index).
 - ``shipped``: migration 0005 as the write service uses it: binary COPY
-  (``_scores_insert``), references checked once per statement by triggers that lock
+  (``scores_insert``), references checked once per statement by triggers that lock
   every distinct referenced row (``FOR KEY SHARE``), no single-column indexes (the unique
   constraint leads with the submission).
 """
@@ -127,7 +127,7 @@ def run(options: Options, scratch) -> str:
     from django.db import connection, transaction
 
     from leaderboard.models import Score
-    from leaderboard.services import ScoreColumns, _scores_insert
+    from leaderboard.services.scores import ScoreColumns, scores_insert
 
     table = Score._meta.db_table
     m, n, folds = QUICK_SIZE if options.quick else SIZE
@@ -157,7 +157,7 @@ def run(options: Options, scratch) -> str:
         _copy_binary(cursor, table, cols)
 
     def shipped(cursor, cols):
-        _scores_insert(ScoreColumns(*cols))
+        scores_insert(ScoreColumns(*cols))
 
     variants = [
         ("today: write_row COPY, 3 deferred row FKs + 3 FK indexes", today, before),

@@ -6,7 +6,7 @@ pad its output with random bytes ("Heal The Breach"), so it is used only where B
 has nothing to find: responses to anonymous GET/HEAD requests that set no cookie (so
 rendered no CSRF token; no secret of the reader's in the body). Everything else over 200 bytes is
 gzip-ed by Django's middleware as before. The API's stored snapshot sections are
-compressed once per version (``leaderboard/api/snapshots.py``), brotli included: their
+compressed once per version (``estimation/api/snapshots.py``), brotli included: their
 bytes are the same for every reader and reflect nothing from the request.
 """
 

@@ -56,7 +56,7 @@ bytes, gunicorn's maximum (its default, 4094, refused a section asked for ~200 n
 algorithms). gunicorn answers a longer one itself, with an HTML 400, before Podium sees
 it: the API's description says so, and offers ``?top=N`` for long lists of algorithms.
 The schema's bound on ``?algorithms=`` (``ALGORITHMS_MAX_LENGTH`` in
-leaderboard.api.snapshots) keeps every request line it allows under this limit, so a
+estimation.api.snapshots) keeps every request line it allows under this limit, so a
 longer list is the API's 400 (JSON), not this one.
 
 **Metrics.** Each worker counts its requests in files under ``PROMETHEUS_MULTIPROC_DIR``

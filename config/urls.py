@@ -27,6 +27,7 @@ urlpatterns = [
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("api/docs/", ApiDocsView.as_view(), name="api-docs"),
     path("api/", include("leaderboard.api.urls")),
+    path("api/", include("estimation.api.urls")),
     path("api-auth/", include(browsable_api_auth)),
     path("", include("operations.urls")),
     path("", include("frontend.urls")),

@@ -1,6 +1,6 @@
 """Where a recompute runs: a Celery worker, or a background thread of this process.
 
-With a broker configured, :func:`recompute_dispatch` sends ``recompute_benchmark`` to the
+With a broker configured, :func:`estimation.requests.recompute_dispatch` sends ``recompute_benchmark`` to the
 workers. In the embedded mode (no broker, ``PODIUM_RECOMPUTE_IN_THREAD`` on by default),
 it starts a thread of the server process instead, so that accepting or submitting
 returns at once and the page shows the run's progress as it would with workers.
@@ -24,28 +24,20 @@ import logging
 import threading
 import uuid
 
-from django.conf import settings
-
+from config.celery import app as celery_app
 from config.threads import db_daemon_thread
 
 logger = logging.getLogger(__name__)
+
+RECOMPUTE_TASK = "estimation.recompute_benchmark"  # estimation.tasks.recompute_benchmark
 
 _lock = threading.Lock()
 _running: dict[int, threading.Thread] = {}
 _again: set[int] = set()
 
 
-def recompute_dispatch(benchmark_id: int) -> None:
-    """Start a recompute of ``benchmark_id``: on the workers, or in a background thread."""
-    if getattr(settings, "RECOMPUTE_IN_THREAD", False):
-        _thread_start(benchmark_id)
-        return
-    from estimation.tasks import recompute_benchmark
-
-    recompute_benchmark.delay(benchmark_id)
-
-
-def _thread_start(benchmark_id: int) -> None:
+def thread_start(benchmark_id: int) -> None:
+    """Run the recompute of ``benchmark_id`` in a thread of this process (one at a time)."""
     with _lock:
         if benchmark_id in _running:
             _again.add(benchmark_id)
@@ -58,15 +50,17 @@ def _thread_start(benchmark_id: int) -> None:
 
 
 def _thread_run(benchmark_id: int) -> None:
-    from estimation.services import recompute_run
-
+    # The task is looked up by name, as a worker would: this module sits below the
+    # pipeline (estimation.requests imports it) and must not import it back.
+    task = celery_app.tasks[RECOMPUTE_TASK]
     owner = f"thread-{uuid.uuid4().hex}"
     try:
         while True:
             with _lock:
                 _again.discard(benchmark_id)
             try:
-                recompute_run(benchmark_id=benchmark_id, owner=owner)
+                # Run here, eagerly; the task id is the lease owner.
+                task.apply(args=(benchmark_id,), task_id=owner)
             except Exception:
                 # A failing analysis is recorded on its snapshot; anything else (the
                 # database went away) is logged, and the next request tries again.

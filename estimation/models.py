@@ -89,7 +89,7 @@ class PrunedSnapshot(models.Model):
 
 
 class SnapshotSection(models.Model):
-    """One section of a ready snapshot (estimation/core/contract.py), serialised once.
+    """One section of a ready snapshot (estimation/core/contract/), serialised once.
 
     ``body`` is the section's compact JSON text, written when the snapshot becomes ready
     and never changed, so it is served as stored (``etag`` is its sha256).

@@ -57,11 +57,11 @@ class PruneResult:
 
 
 def _coalesce_window() -> timedelta:
-    return timedelta(seconds=getattr(settings, "SNAPSHOT_COALESCE_SECONDS", 600))
+    return timedelta(seconds=settings.SNAPSHOT_COALESCE_SECONDS)
 
 
 def _failed_keep() -> timedelta:
-    return timedelta(days=getattr(settings, "SNAPSHOT_FAILED_KEEP_DAYS", 7))
+    return timedelta(days=settings.SNAPSHOT_FAILED_KEEP_DAYS)
 
 
 def _prunable(rows: list[Mapping[str, Any]], *, now: datetime) -> tuple[list[int], list[int]]:

@@ -1,4 +1,4 @@
-"""Reads of result snapshots and of their sections (estimation/core/contract.py)."""
+"""Reads of result snapshots and of their sections (estimation/core/contract/)."""
 
 from __future__ import annotations
 
@@ -25,6 +25,7 @@ from estimation.core.contract import (
 )
 from estimation.models import PrunedSnapshot, RecomputeState, ResultSnapshot, SnapshotSection
 from leaderboard.models import Benchmark, Metric, Submission
+from leaderboard.services import Gone
 
 # Parsed sections by etag (a section never changes once written): a page or an API call
 # parses a board once per process, not once per request.
@@ -70,7 +71,7 @@ def snapshot_history(
     )
 
 
-class SnapshotPruned(ResultSnapshot.DoesNotExist):
+class SnapshotPruned(ResultSnapshot.DoesNotExist, Gone):
     """The version was removed by retention (estimation/retention.py): readers are told
     so (HTTP 410 Gone) and pointed to the latest version, not told it never existed."""
 

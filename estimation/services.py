@@ -13,19 +13,17 @@ import contextlib
 import hashlib
 import json
 import logging
-import threading
 import time
 from collections.abc import Callable
 from datetime import timedelta
-from typing import Literal, cast
 
-import numpy as np
 from django.conf import settings as django_settings
-from django.db import IntegrityError, connection, transaction
+from django.db import connection, transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
-from estimation.background import recompute_dispatch, recompute_threads_join
+from estimation import requests
+from estimation.background import recompute_threads_join
 from estimation.core.advisor import AdvisorStopped
 from estimation.core.analysis import (
     ENGINE_VERSION,
@@ -45,158 +43,27 @@ from estimation.core.contract import (
     SnapshotPayload,
     to_json,
 )
-from estimation.core.table import ResultTable, fold_means
+from estimation.core.table import ResultTable
 from estimation.latest_cache import latest_invalidate
+from estimation.leases import (
+    LeaseHeartbeat,
+    LeaseLost,
+    lease_acquire,
+    lease_heartbeat,
+    lease_release,
+    lease_renew,
+    lease_seconds,
+)
 from estimation.models import RecomputeState, ResultSnapshot, SnapshotSection
 from estimation.selectors import recompute_pending, snapshot_section, snapshot_section_etag
+from estimation.tables import analysis_settings_for, fingerprint, result_table_build
 from leaderboard.models import Benchmark, Metric, Submission
-from leaderboard.selectors import accepted_score_columns
 
 logger = logging.getLogger(__name__)
 
 ABANDONED = "abandoned"
 # Failures that say nothing about the input (reading or storing): retried with back-off.
 RETRIED = (ResultSnapshot.FailedDuring.LOAD, ResultSnapshot.FailedDuring.STORE)
-
-
-def result_table_build(
-    *, benchmark: Benchmark, metric: Metric, bulk: bool | None = None
-) -> ResultTable:
-    """Accepted scores of one metric as a ResultTable (fold means when folds exist).
-
-    A newer accepted submission of an algorithm supersedes an older one cell by cell
-    (dataset, fold). Scores are read as columns (packed bytes on PostgreSQL, see
-    :func:`leaderboard.selectors.accepted_score_columns`) and placed with numpy in
-    O(rows): only the rows of algorithms with several accepted submissions are sorted.
-    """
-    columns = accepted_score_columns(benchmark=benchmark, metric=metric, bulk=bulk)
-    keep = _newest_cells(columns)
-    dataset, algorithm = columns.dataset[keep], columns.algorithm[keep]
-    fold, value = columns.fold[keep], columns.value[keep]
-    # Codes follow name order already: keep the labels that have a cell, renumbered.
-    rows, dataset = _present(dataset, len(columns.dataset_names))
-    cols, algorithm = _present(algorithm, len(columns.algorithm_names))
-    datasets = tuple(columns.dataset_names[i] for i in rows.tolist())
-    algorithms = tuple(columns.algorithm_names[j] for j in cols.tolist())
-    n, m = len(datasets), len(algorithms)
-    folded = fold >= 0
-    values = np.full((n, m), np.nan)
-    values[dataset[~folded], algorithm[~folded]] = value[~folded]
-    fold_values = None
-    if folded.any():
-        fold_labels = fold[folded]
-        if fold_labels.max() < 1_000_000:  # fold numbers are small: no sort needed
-            folds, fold_index = _present(fold_labels, int(fold_labels.max()) + 1)
-        else:
-            folds, fold_index = np.unique(fold_labels, return_inverse=True)
-        fold_values = np.full((n, len(folds), m), np.nan)
-        fold_values[dataset[folded], fold_index, algorithm[folded]] = value[folded]
-        means = fold_means(fold_values, datasets=datasets, algorithms=algorithms)
-        values = np.where(np.isnan(means), values, means)
-    return ResultTable(
-        datasets=datasets,
-        algorithms=algorithms,
-        values=values,
-        kind="rank" if benchmark.ranking_only else "score",
-        higher_is_better=metric.higher_is_better,
-        fold_values=fold_values,
-    )
-
-
-def _present(codes: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
-    """The codes in ``range(size)`` that occur (ascending) and each entry's new code."""
-    labels = np.flatnonzero(np.bincount(codes, minlength=size))
-    renumber = np.zeros(size, dtype=np.int64)
-    renumber[labels] = np.arange(len(labels))
-    return labels, renumber[codes]
-
-
-def _newest_cells(columns) -> np.ndarray:
-    """Indices of the rows that count: per (dataset, algorithm, fold), the newest one.
-
-    One submission holds a cell at most once (a unique constraint), so only algorithms
-    with several accepted submissions can repeat a cell; only their rows are sorted.
-    """
-    everything = np.arange(len(columns.value))
-    if not len(columns.contested):
-        return everything
-    contested = np.isin(columns.algorithm, columns.contested)
-    rows = everything[contested]
-    fold = columns.fold[rows]
-    fold_labels, fold_code = np.unique(fold, return_inverse=True)
-    cell = (columns.dataset[rows] * len(columns.algorithm_names) + columns.algorithm[rows]) * len(
-        fold_labels
-    ) + fold_code
-    newest_first = np.argsort(columns.priority[rows], kind="stable")
-    _, first = np.unique(cell[newest_first], return_index=True)  # the first is the newest
-    return np.concatenate([everything[~contested], rows[newest_first[first]]])
-
-
-def analysis_settings_for(*, benchmark: Benchmark) -> AnalysisSettings:
-    return AnalysisSettings(
-        # The fields' choices are these literals (and AnalysisSettings checks them).
-        missing=cast("Literal['complete', 'worst']", benchmark.missing_policy),
-        min_coverage=benchmark.min_coverage,
-        tie_tol=benchmark.tie_tolerance,
-        k=benchmark.top_k,
-        alpha=benchmark.alpha,
-        correction=cast("Literal['holm', 'bonferroni']", benchmark.correction),
-        bootstrap=benchmark.bootstrap_size,
-        seed=benchmark.seed,
-        default_estimator=benchmark.default_estimator,
-        control=benchmark.control_algorithm.strip() or None,
-    )
-
-
-def fingerprint(table: ResultTable, settings: AnalysisSettings) -> str:
-    """A stable hash of everything a snapshot depends on."""
-    digest = hashlib.sha256()
-    header = {
-        "engine": ENGINE_VERSION,
-        "schema": SCHEMA_VERSION,
-        "settings": settings.to_dict(),
-        "datasets": table.datasets,
-        "algorithms": table.algorithms,
-        "kind": table.kind,
-        "higher_is_better": table.higher_is_better,
-    }
-    digest.update(json.dumps(header, sort_keys=True).encode())
-    digest.update(np.ascontiguousarray(table.values).tobytes())
-    if table.fold_values is not None:
-        digest.update(np.ascontiguousarray(table.fold_values).tobytes())
-    return digest.hexdigest()
-
-
-# --- requests -------------------------------------------------------------------------
-
-
-def recompute_request(*, benchmark_id: int) -> None:
-    """Record that a benchmark's input changed; enqueue a recompute after commit.
-
-    If the broker is down the change is still recorded (the caller's transaction commits
-    normally); :func:`recompute_stale_enqueue` picks it up once the broker is back.
-    """
-    _revision_bump(benchmark_id=benchmark_id)
-
-    def enqueue() -> None:
-        try:
-            recompute_dispatch(benchmark_id)
-        except Exception:  # the broker client raises many unrelated types
-            logger.warning(
-                "could not enqueue the recompute of benchmark %s; the stale sweep will retry",
-                benchmark_id,
-                exc_info=True,
-            )
-
-    transaction.on_commit(enqueue)
-
-
-def _revision_bump(*, benchmark_id: int) -> None:
-    with transaction.atomic():
-        RecomputeState.objects.get_or_create(benchmark_id=benchmark_id)
-        RecomputeState.objects.filter(pk=benchmark_id).update(
-            requested_revision=F("requested_revision") + 1, requested_at=timezone.now()
-        )
 
 
 def recompute_stale_enqueue() -> list[int]:
@@ -213,95 +80,11 @@ def recompute_stale_enqueue() -> list[int]:
         .values_list("benchmark_id", flat=True)
     )
     for benchmark_id in stale:
-        recompute_dispatch(benchmark_id)
+        requests.recompute_dispatch(benchmark_id)
     return stale
 
 
 # --- runs -----------------------------------------------------------------------------
-
-
-class LeaseLost(Exception):
-    """This run no longer owns its benchmark (its lease expired and another run took it,
-    or that run abandoned this one's snapshot): it stops and saves nothing more."""
-
-
-def _lease_seconds() -> int:
-    return getattr(django_settings, "RECOMPUTE_LEASE_SECONDS", 15)
-
-
-def _lease_acquire(*, benchmark_id: int, owner: str) -> bool:
-    """One conditional UPDATE: race-free between any number of workers."""
-    now = timezone.now()
-    try:
-        RecomputeState.objects.get_or_create(benchmark_id=benchmark_id)
-    except IntegrityError:  # the benchmark was deleted after its recompute was queued
-        return False
-    taken = (
-        RecomputeState.objects.filter(pk=benchmark_id)
-        .filter(Q(lease_owner="") | Q(lease_owner=owner) | Q(lease_expires_at__lt=now))
-        .update(lease_owner=owner, lease_expires_at=now + timedelta(seconds=_lease_seconds()))
-    )
-    return taken == 1
-
-
-def _lease_renew(*, benchmark_id: int, owner: str) -> bool:
-    """Push the expiry on; False when ``owner`` no longer holds the lease."""
-    renewed = RecomputeState.objects.filter(pk=benchmark_id, lease_owner=owner).update(
-        lease_expires_at=timezone.now() + timedelta(seconds=_lease_seconds())
-    )
-    return renewed == 1
-
-
-def _lease_release(*, benchmark_id: int, owner: str) -> None:
-    RecomputeState.objects.filter(pk=benchmark_id, lease_owner=owner).update(
-        lease_owner="", lease_expires_at=None
-    )
-
-
-class LeaseHeartbeat:
-    """Renews a run's lease every third of its length from a thread of its own, whatever
-    the analysis is doing (one long stage renews nothing), so the lease can be short
-    and a dead worker's benchmark is taken over soon. ``lost`` is set when the renewal
-    finds another owner; the run checks it at its next progress report.
-    """
-
-    def __init__(self, *, benchmark_id: int, owner: str) -> None:
-        self.benchmark_id = benchmark_id
-        self.owner = owner
-        self.interval = max(_lease_seconds() / 3, 0.2)
-        self.lost = threading.Event()
-        self._stop = threading.Event()
-        self._thread = threading.Thread(
-            target=self._beat, name=f"podium-lease-{benchmark_id}", daemon=True
-        )
-
-    def __enter__(self) -> LeaseHeartbeat:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc_info) -> None:
-        self._stop.set()
-        self._thread.join(timeout=self.interval + 10)
-
-    def _beat(self) -> None:
-        try:
-            while not self._stop.wait(self.interval):
-                try:
-                    if not _lease_renew(benchmark_id=self.benchmark_id, owner=self.owner):
-                        self.lost.set()
-                        return
-                except Exception:  # the database blinked: the next beat tries again
-                    logger.warning("lease heartbeat of %s failed", self.owner, exc_info=True)
-        finally:
-            connection.close()
-
-
-def _heartbeat(*, benchmark_id: int, owner: str) -> LeaseHeartbeat | None:
-    """A heartbeat, unless the run sits inside its caller's transaction: its lease row is
-    then invisible to other connections (no other worker can take it either)."""
-    if connection.in_atomic_block:
-        return None
-    return LeaseHeartbeat(benchmark_id=benchmark_id, owner=owner)
 
 
 def recompute_run(*, benchmark_id: int, owner: str) -> list[ResultSnapshot]:
@@ -315,10 +98,10 @@ def recompute_run(*, benchmark_id: int, owner: str) -> list[ResultSnapshot]:
     state = RecomputeState.objects.filter(pk=benchmark_id).first()
     if state is not None and not state.is_stale:
         return []  # a duplicate task: an earlier run already computed this revision
-    if not _lease_acquire(benchmark_id=benchmark_id, owner=owner):
+    if not lease_acquire(benchmark_id=benchmark_id, owner=owner):
         return []  # another worker is running and will pick up the new revision
     created: list[ResultSnapshot] = []
-    heartbeat = _heartbeat(benchmark_id=benchmark_id, owner=owner)
+    heartbeat = lease_heartbeat(benchmark_id=benchmark_id, owner=owner)
     target = 0
     backing_off = False
     try:
@@ -346,13 +129,13 @@ def recompute_run(*, benchmark_id: int, owner: str) -> list[ResultSnapshot]:
         logger.warning("recompute of benchmark %s by %s was taken over", benchmark_id, owner)
         return created  # the new owner finishes the job
     finally:
-        _lease_release(benchmark_id=benchmark_id, owner=owner)
+        lease_release(benchmark_id=benchmark_id, owner=owner)
     # A request that arrived between our last check and the release had its own task
     # turned away by our lease: make sure someone runs it. A run that failed and backs
     # off is retried by the sweep (or at once by a newer request than the one it failed).
     state = RecomputeState.objects.get(pk=benchmark_id)
     if state.is_stale and (not backing_off or state.requested_revision > target):
-        recompute_dispatch(benchmark_id)
+        requests.recompute_dispatch(benchmark_id)
     return created
 
 
@@ -368,8 +151,8 @@ def recompute_here(*, benchmark_id: int, owner: str) -> list[ResultSnapshot]:
     longer than that is left to finish: :func:`recompute_pending` then says so).
     """
     recompute_threads_join()
-    _revision_bump(benchmark_id=benchmark_id)
-    deadline = time.monotonic() + 2 * _lease_seconds() + 5
+    requests.revision_bump(benchmark_id=benchmark_id)
+    deadline = time.monotonic() + 2 * lease_seconds() + 5
     while True:
         created = recompute_run(benchmark_id=benchmark_id, owner=owner)
         pending = recompute_pending(benchmark_id=benchmark_id)
@@ -379,8 +162,8 @@ def recompute_here(*, benchmark_id: int, owner: str) -> list[ResultSnapshot]:
 
 
 def _retry_delay(failures: int) -> float:
-    base = getattr(django_settings, "RECOMPUTE_RETRY_BASE_SECONDS", 30)
-    cap = getattr(django_settings, "RECOMPUTE_RETRY_MAX_SECONDS", 3600)
+    base = django_settings.RECOMPUTE_RETRY_BASE_SECONDS
+    cap = django_settings.RECOMPUTE_RETRY_MAX_SECONDS
     return float(min(cap, base * 2 ** min(failures - 1, 30)))
 
 
@@ -574,7 +357,7 @@ def _snapshot_compute(
         ).update(stage=stage, progress=fraction)
         if not still_ours:
             raise LeaseLost(owner)
-        if owner and lease is None and not _lease_renew(benchmark_id=benchmark.pk, owner=owner):
+        if owner and lease is None and not lease_renew(benchmark_id=benchmark.pk, owner=owner):
             raise LeaseLost(owner)
 
     try:
@@ -944,9 +727,9 @@ def recompute_outdated_request(*, enqueue: bool = True) -> list[int]:
         if _outdated_already_requested(benchmark_id):
             continue
         if enqueue:
-            recompute_request(benchmark_id=benchmark_id)
+            requests.recompute_request(benchmark_id=benchmark_id)
         else:
-            _revision_bump(benchmark_id=benchmark_id)
+            requests.revision_bump(benchmark_id=benchmark_id)
     return outdated
 
 

@@ -15,7 +15,7 @@ from typing import TypeVar
 import numpy as np
 
 from estimation.core.table import fold_means
-from estimation.services import result_table_build
+from estimation.tables import result_table_build
 from leaderboard.models import Benchmark, Metric
 
 Key = TypeVar("Key", bound=Hashable)
@@ -27,7 +27,7 @@ def dataset_values(
     """{algorithm: {dataset: value}} of ``algorithms`` (every one with an accepted score
     when None).
 
-    The values are the analysis's own input (:func:`estimation.services.result_table_build`):
+    The values are the analysis's own input (:func:`estimation.tables.result_table_build`):
     the same superseding of older accepted submissions, the same fold means.
     """
     table = result_table_build(benchmark=benchmark, metric=metric)
@@ -46,7 +46,7 @@ def fold_mean_values(
     rows: Iterable[tuple[Key, str, int | None, float]],
 ) -> dict[Key, dict[str, float]]:
     """{key: {dataset: value}} from (key, dataset, fold, value) rows outside the analysis
-    (a pending submission's scores), as :func:`~estimation.services.result_table_build`
+    (a pending submission's scores), as :func:`~estimation.tables.result_table_build`
     would place them once accepted.
 
     Each (key, dataset, fold) is given once (a submission holds a cell once). A cell's

@@ -19,6 +19,7 @@ from django.db import close_old_connections, transaction
 from django.db.models import Q
 from django.utils import timezone
 
+from config.celery import app as celery_app
 from config.threads import db_daemon_thread
 from leaderboard.models import Benchmark, Submission, UploadJob
 
@@ -57,14 +58,16 @@ def upload_job_create(
     return job
 
 
-def _dispatch(job_id: int) -> None:
-    from leaderboard.tasks import process_upload
+PROCESS_UPLOAD_TASK = "leaderboard.process_upload"  # leaderboard.tasks.process_upload
 
+
+def _dispatch(job_id: int) -> None:
     if settings.CELERY_TASK_ALWAYS_EAGER:  # embedded mode: a thread of this process
         db_daemon_thread(upload_job_run, job_id=job_id, name=f"podium-upload-{job_id}").start()
         return
     try:
-        process_upload.delay(job_id)
+        # By name: leaderboard.tasks imports this module.
+        celery_app.tasks[PROCESS_UPLOAD_TASK].delay(job_id)
     except Exception:  # the broker is down: say so rather than leave the job waiting
         logger.exception("upload %s could not be queued", job_id)
         _finish(
@@ -77,8 +80,8 @@ def _dispatch(job_id: int) -> None:
 
 def upload_job_run(*, job_id: int) -> UploadJob | None:
     """Process a queued job (a duplicate delivery finds it taken and does nothing)."""
-    from estimation.results_csv import Format, ResultsCsvError, parse_results_csv_text
     from leaderboard.api.errors import exception_handler, max_problems
+    from leaderboard.ingest.results_csv import Format, ResultsCsvError, parse_results_csv_text
     from leaderboard.services import (
         PermissionDenied,
         ValidationFailed,

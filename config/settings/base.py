@@ -58,7 +58,7 @@ MIDDLEWARE = [
     "frontend.middleware.WebBodyLimitMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     # snapshots/latest/ for anonymous readers from one cache read (no query, no DRF).
-    "leaderboard.api.snapshots.LatestSnapshotFastPath",
+    "estimation.api.snapshots.LatestSnapshotFastPath",
     # Last: turns a lockout noted during authentication into the lockout page (429).
     "axes.middleware.AxesMiddleware",
 ]

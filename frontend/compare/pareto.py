@@ -47,7 +47,7 @@ def pareto_view(
     metrics: tuple[MetricAxis, MetricAxis], tables: Sequence[ResultTable]
 ) -> ParetoView:
     """``tables[k]`` holds metric k's dataset-level values (the analysis's input:
-    :func:`estimation.services.result_table_build`).
+    :func:`estimation.tables.result_table_build`).
 
     Each mean is over the same datasets for every algorithm: those where every compared
     algorithm (one with a value on both metrics) has a value for that metric, so no

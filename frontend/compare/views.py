@@ -12,7 +12,7 @@ from django.urls import reverse
 from django.utils.safestring import SafeString
 
 from estimation.selectors import SnapshotSections, snapshot_latest
-from estimation.services import result_table_build
+from estimation.tables import result_table_build
 from frontend.compare import charts
 from frontend.compare.head_to_head import head_to_head
 from frontend.compare.links import select_options

@@ -12,21 +12,6 @@ from leaderboard.services import ANALYSIS_FIELDS, RESERVED_SLUGS
 
 ABOUT_FIELDS = ("title", "description", "citation", "licence")
 POLICY_FIELDS = ("visibility", "submission_policy", "allow_new_datasets", "allow_new_algorithms")
-# ANALYSIS_FIELDS, as the services define them, in the order a maintainer reads them.
-ANALYSIS_ORDER = (
-    "ranking_only",
-    "missing_policy",
-    "min_coverage",
-    "tie_tolerance",
-    "top_k",
-    "alpha",
-    "correction",
-    "default_estimator",
-    "control_algorithm",
-    "bootstrap_size",
-    "seed",
-)
-assert set(ANALYSIS_ORDER) == set(ANALYSIS_FIELDS)
 
 ANALYSIS_HELP = {
     "missing_policy": "What a dataset without a result of some algorithm counts as.",
@@ -48,7 +33,7 @@ class BenchmarkSettingsForm(AccessibleErrorsMixin, forms.ModelForm):
 
     class Meta:
         model = Benchmark
-        fields: tuple[str, ...] = (*ABOUT_FIELDS, *POLICY_FIELDS, *ANALYSIS_ORDER)
+        fields: tuple[str, ...] = (*ABOUT_FIELDS, *POLICY_FIELDS, *ANALYSIS_FIELDS)
         widgets = {
             "description": forms.Textarea(attrs={"rows": 4}),
             "citation": forms.Textarea(attrs={"rows": 3}),
@@ -70,7 +55,7 @@ class BenchmarkSettingsForm(AccessibleErrorsMixin, forms.ModelForm):
         return [self[name] for name in POLICY_FIELDS]
 
     def analysis_fields(self):
-        return [self[name] for name in ANALYSIS_ORDER]
+        return [self[name] for name in ANALYSIS_FIELDS]
 
 
 class BenchmarkCreateForm(BenchmarkSettingsForm):

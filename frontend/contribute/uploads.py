@@ -20,7 +20,7 @@ import numpy as np
 from django.conf import settings
 from django.db import transaction
 
-from estimation.results_csv import Format, ParsedResults, RowError, parse_results_csv
+from leaderboard.ingest.results_csv import Format, ParsedResults, RowError, parse_results_csv
 from leaderboard.models import Benchmark, Submission
 from leaderboard.selectors import algorithm_names_public, dataset_names_public
 from leaderboard.services import (

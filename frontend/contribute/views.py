@@ -19,7 +19,6 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST
 
-from estimation.results_csv import ResultsCsvError
 from estimation.selectors import benchmark_recompute_failures, snapshot_history
 from frontend.contribute.access import (
     NotMaintainer,
@@ -58,6 +57,7 @@ from frontend.contribute.uploads import (
     upload_trial_problems,
 )
 from leaderboard.csv_template import csv_template
+from leaderboard.ingest.results_csv import ResultsCsvError
 from leaderboard.models import Benchmark, Submission, UploadJob
 from leaderboard.selectors import (
     algorithm_names_public,

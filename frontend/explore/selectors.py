@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 from django.db.models import Case, Count, F, IntegerField, Q, QuerySet, Value, When
 
-from estimation.services import result_table_build
+from estimation.tables import result_table_build
 from leaderboard.models import Algorithm, Benchmark, Dataset, Metric, Score, Submission
 from leaderboard.selectors import algorithms_public, datasets_public
 

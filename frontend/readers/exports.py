@@ -2,7 +2,7 @@
 
 Every file names the snapshot version and carries a citation line: the benchmark's own
 citation, then "Podium snapshot vN, <permalink>". CSV and JSON use the API export's
-columns (``leaderboard.api.export.snapshot_rows``); LaTeX is the page's table.
+columns (``estimation.api.export.snapshot_rows``); LaTeX is the page's table.
 """
 
 from __future__ import annotations
@@ -15,11 +15,11 @@ from urllib.parse import quote
 
 from django.core.serializers.json import DjangoJSONEncoder
 
+from estimation.api.export import rows_as_csv, snapshot_rows
 from estimation.core.contract import Board, NotApplicable, RankIntervals, to_json
 from estimation.core.registry import estimator_get
 from estimation.core.verdict import board_verdict
 from frontend.readers.presenters import leaderboard_board, leaderboard_rows, table_legend
-from leaderboard.api.export import rows_as_csv, snapshot_rows
 
 FORMATS = {
     "csv": "text/csv; charset=utf-8",

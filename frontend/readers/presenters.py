@@ -1,7 +1,7 @@
 """Turn a snapshot's board into what a page shows: rows in reading order, plain sentences.
 
 ``leaderboard_board`` is the one description of a leaderboard, read from the typed board
-section (estimation/core/contract.py; estimator names and meanings come from the registry,
+section (estimation/core/contract/; estimator names and meanings come from the registry,
 estimation/core/registry.py): the template ``readers/_leaderboard.html`` renders it on the
 server, for the page and for the fragment that ``static/frontend/readers/leaderboard.js``
 swaps in when a new version lands or the reader picks another estimator (the script

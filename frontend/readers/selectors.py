@@ -1,6 +1,6 @@
 """Reads for the reader pages: a snapshot's identity and its typed board section.
 
-A snapshot's sections are stored apart (estimation/core/contract.py); a leaderboard reads
+A snapshot's sections are stored apart (estimation/core/contract/); a leaderboard reads
 the O(m) board only, never the pairwise, rank-matrix or within-dataset sections, and a
 board is parsed once per process (``estimation.selectors.snapshot_section``).
 """

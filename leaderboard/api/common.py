@@ -14,8 +14,8 @@ from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
 from rest_framework.utils import html
 from rest_framework.views import APIView
 
-from estimation.results_csv import control_character_problem
 from leaderboard.api.errors import PayloadTooLarge, UnsupportedContentEncoding
+from leaderboard.ingest.results_csv import control_character_problem
 from leaderboard.models import Benchmark, Metric, Submission
 from leaderboard.selectors import (
     benchmark_get_visible,

@@ -24,9 +24,9 @@ from rest_framework import exceptions, serializers, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
-from estimation.results_csv import ResultsCsvError
-from estimation.selectors import SnapshotPruned
+from leaderboard.ingest.results_csv import ResultsCsvError
 from leaderboard.services import (
+    Gone,
     NameConflict,
     NameNotFound,
     PermissionDenied,
@@ -86,7 +86,7 @@ class UnsupportedContentEncoding(exceptions.APIException):
 
 
 def max_problems() -> int:
-    return getattr(settings, "PODIUM_API_MAX_PROBLEMS", 100)
+    return settings.PODIUM_API_MAX_PROBLEMS
 
 
 def problems_body(detail: str, problems: list[dict], total: int | None = None) -> dict:
@@ -146,7 +146,7 @@ def _same_url_for(request, version: int) -> str | None:
     return request.build_absolute_uri(f"{path}?{query}" if query else path)
 
 
-def _gone(exc: SnapshotPruned, request) -> Response:
+def _gone(exc: Gone, request) -> Response:
     latest = None if exc.latest is None or request is None else _same_url_for(request, exc.latest)
     body = {"detail": exc.reason, "latest_version": exc.latest, "latest": latest}
     return Response(body, status=status.HTTP_410_GONE)
@@ -156,7 +156,7 @@ def exception_handler(exc, context):
     if is_database_outage(exc):
         logger.warning("database unavailable: %s", str(exc).strip()[:300] or type(exc).__name__)
         return outage_response()
-    if isinstance(exc, SnapshotPruned):
+    if isinstance(exc, Gone):
         return _gone(exc, context.get("request"))
     if isinstance(exc, StateConflict):
         return Response({"detail": exc.reason}, status=status.HTTP_409_CONFLICT)

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 
 from django.conf import settings
 from django.db import DatabaseError
 from django.utils import timezone
-from drf_spectacular.utils import extend_schema, extend_schema_field
+from drf_spectacular.utils import extend_schema, extend_schema_field, extend_schema_view
 from rest_framework import serializers, status
 from rest_framework.exceptions import NotFound
 from rest_framework.parsers import MultiPartParser
@@ -16,7 +17,6 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.reverse import reverse
 
-from estimation.results_csv import FORMATS, parse_results_csv
 from leaderboard.api.common import (
     ApiView,
     BoundedJSONParser,
@@ -32,6 +32,7 @@ from leaderboard.api.common import (
 )
 from leaderboard.api.errors import ErrorSerializer, PayloadTooLarge, max_problems
 from leaderboard.api.pagination import LimitOffsetPagination, paginated_response
+from leaderboard.ingest.results_csv import FORMATS, parse_results_csv
 from leaderboard.models import Submission, UploadJob
 from leaderboard.selectors import (
     submission_list_by_ids,
@@ -409,56 +410,50 @@ class _DecisionApi(ApiView):
 
     permission_classes = [IsAuthenticated]
     parser_classes = [BoundedJSONParser]
+    InputSerializer = _DecisionInputSerializer
+    decide: Callable[..., Submission]  # the service that makes the decision
+
+    def post(self, request: Request, slug: str, submission_id: int) -> Response:
+        benchmark = benchmark_or_404(slug=slug, user=request.user)
+        submission = submission_or_404(
+            benchmark=benchmark, user=request.user, submission_id=submission_id
+        )
+        serializer = self.InputSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        submission = type(self).decide(
+            submission=submission, user=request.user, note=serializer.validated_data["note"]
+        )
+        (stored,) = _stored([submission])
+        return Response(SubmissionOutputSerializer(stored).data)
 
 
-class SubmissionAcceptApi(_DecisionApi):
-    class InputSerializer(_DecisionInputSerializer):
-        pass
+_DECISION_RESPONSES = {200: SubmissionOutputSerializer, **ERRORS, 409: ErrorSerializer}
 
-    @extend_schema(
+
+@extend_schema_view(
+    post=extend_schema(
         summary="Accept a pending submission",
         description="Maintainers only. 409 when it is not pending (already accepted, "
         "rejected or withdrawn).",
-        request=InputSerializer,
-        responses={200: SubmissionOutputSerializer, **ERRORS, 409: ErrorSerializer},
+        request=_DecisionInputSerializer,
+        responses=_DECISION_RESPONSES,
     )
-    def post(self, request: Request, slug: str, submission_id: int) -> Response:
-        benchmark = benchmark_or_404(slug=slug, user=request.user)
-        submission = submission_or_404(
-            benchmark=benchmark, user=request.user, submission_id=submission_id
-        )
-        serializer = self.InputSerializer(data=request.data)
-        serializer.is_valid(raise_exception=True)
-        submission = submission_accept(
-            submission=submission, user=request.user, note=serializer.validated_data["note"]
-        )
-        (stored,) = _stored([submission])
-        return Response(SubmissionOutputSerializer(stored).data)
+)
+class SubmissionAcceptApi(_DecisionApi):
+    decide = staticmethod(submission_accept)
 
 
-class SubmissionRejectApi(_DecisionApi):
-    class InputSerializer(_DecisionInputSerializer):
-        pass
-
-    @extend_schema(
+@extend_schema_view(
+    post=extend_schema(
         summary="Reject a submission",
         description="Maintainers only; rejecting an accepted submission removes its scores "
         "from the results. 409 when it is already rejected or withdrawn.",
-        request=InputSerializer,
-        responses={200: SubmissionOutputSerializer, **ERRORS, 409: ErrorSerializer},
+        request=_DecisionInputSerializer,
+        responses=_DECISION_RESPONSES,
     )
-    def post(self, request: Request, slug: str, submission_id: int) -> Response:
-        benchmark = benchmark_or_404(slug=slug, user=request.user)
-        submission = submission_or_404(
-            benchmark=benchmark, user=request.user, submission_id=submission_id
-        )
-        serializer = self.InputSerializer(data=request.data)
-        serializer.is_valid(raise_exception=True)
-        submission = submission_reject(
-            submission=submission, user=request.user, note=serializer.validated_data["note"]
-        )
-        (stored,) = _stored([submission])
-        return Response(SubmissionOutputSerializer(stored).data)
+)
+class SubmissionRejectApi(_DecisionApi):
+    decide = staticmethod(submission_reject)
 
 
 class UploadJobOutputSerializer(serializers.Serializer):

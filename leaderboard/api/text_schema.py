@@ -1,7 +1,7 @@
 """The services' rules on texts, written as JSON-schema patterns for the OpenAPI schema.
 
 One-line texts (names, titles, query parameters) may not hold a control or invisible
-character (:func:`estimation.results_csv.control_character_problem`); prose
+character (:func:`leaderboard.ingest.results_csv.control_character_problem`); prose
 (descriptions, citations, notes) may hold line breaks and tabs but no other C0 control
 or DEL (:func:`leaderboard.services.text_problem`). A text that may not be blank needs
 a character other than whitespace, which DRF trims.

@@ -15,18 +15,6 @@ from leaderboard.api.benchmarks import (
     DatasetRenameApi,
     MetricListApi,
 )
-from leaderboard.api.snapshots import (
-    SnapshotContractApi,
-    SnapshotExportCsvApi,
-    SnapshotExportJsonApi,
-    SnapshotHistoryApi,
-    SnapshotLatestApi,
-    SnapshotLatestSectionApi,
-    SnapshotSchemaApi,
-    SnapshotSectionApi,
-    SnapshotStatusApi,
-    SnapshotVersionApi,
-)
 from leaderboard.api.submissions import (
     SubmissionAcceptApi,
     SubmissionCreateApi,
@@ -41,7 +29,6 @@ from leaderboard.api.tokens import ApiTokenCreateApi, ApiTokenListApi, ApiTokenR
 
 benchmark = "benchmarks/<slug:slug>/"
 submission = f"{benchmark}submissions/<int:submission_id>/"
-snapshots = f"{benchmark}snapshots/"
 
 urlpatterns = [
     path("benchmarks/", BenchmarkListApi.as_view(), name="api-benchmark-list"),
@@ -79,46 +66,6 @@ urlpatterns = [
     path(f"{submission}withdraw/", SubmissionWithdrawApi.as_view(), name="api-submission-withdraw"),
     path(f"{submission}accept/", SubmissionAcceptApi.as_view(), name="api-submission-accept"),
     path(f"{submission}reject/", SubmissionRejectApi.as_view(), name="api-submission-reject"),
-    path(snapshots, SnapshotHistoryApi.as_view(), name="api-snapshot-history"),
-    path(f"{snapshots}latest/", SnapshotLatestApi.as_view(), name="api-snapshot-latest"),
-    path(f"{snapshots}status/", SnapshotStatusApi.as_view(), name="api-snapshot-status"),
-    path(
-        f"{snapshots}latest/export.csv",
-        SnapshotExportCsvApi.as_view(),
-        name="api-snapshot-latest-csv",
-    ),
-    path(
-        f"{snapshots}latest/export.json",
-        SnapshotExportJsonApi.as_view(),
-        name="api-snapshot-latest-json",
-    ),
-    path(
-        f"{snapshots}latest/sections/<str:name>/",
-        SnapshotLatestSectionApi.as_view(),
-        name="api-snapshot-latest-section",
-    ),
-    path(f"{snapshots}<int:version>/", SnapshotVersionApi.as_view(), name="api-snapshot-version"),
-    path(
-        f"{snapshots}<int:version>/sections/<str:name>/",
-        SnapshotSectionApi.as_view(),
-        name="api-snapshot-section",
-    ),
-    path(
-        f"{snapshots}<int:version>/export.csv",
-        SnapshotExportCsvApi.as_view(),
-        name="api-snapshot-version-csv",
-    ),
-    path(
-        f"{snapshots}<int:version>/export.json",
-        SnapshotExportJsonApi.as_view(),
-        name="api-snapshot-version-json",
-    ),
-    path("contract/", SnapshotContractApi.as_view(), name="api-snapshot-contract"),
-    path(
-        "contract/snapshot.schema.json",
-        SnapshotSchemaApi.as_view(),
-        name="api-snapshot-schema",
-    ),
     path("tokens/", ApiTokenListApi.as_view(), name="api-token-list"),
     path("tokens/create/", ApiTokenCreateApi.as_view(), name="api-token-create"),
     path("tokens/<int:token_id>/revoke/", ApiTokenRevokeApi.as_view(), name="api-token-revoke"),

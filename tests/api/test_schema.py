@@ -5,8 +5,8 @@ import pytest
 import yaml
 from drf_spectacular.validation import validate_schema
 
-from estimation.results_csv import control_character_problem
 from leaderboard.api.text_schema import text_pattern
+from leaderboard.ingest.results_csv import control_character_problem
 
 pytestmark = pytest.mark.django_db
 

@@ -180,8 +180,8 @@ def test_a_computing_version_has_nothing_to_export(client, computing):
 def test_export_columns_follow_the_board(computed):
     """The CSV's columns come from the board: every estimator of the registry in order,
     then the group letters of the tests that apply."""
+    from estimation.api.export import snapshot_rows
     from estimation.core.registry import ESTIMATOR_KEYS
-    from leaderboard.api.export import snapshot_rows
 
     board = snapshot_board(snapshot=computed)
     columns, rows = snapshot_rows(board)

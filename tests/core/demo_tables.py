@@ -9,13 +9,13 @@ import numpy as np
 
 from estimation.core.analysis import Analysis, AnalysisSettings, analyze
 from estimation.core.table import ResultTable
-from estimation.results_csv import parse_results_csv
 from leaderboard.demo import (
     SIMULATED_FOLDS,
     SIMULATED_TASKS,
     simulated_study_scores,
     tabzilla_full_scores,
 )
+from leaderboard.ingest.results_csv import parse_results_csv
 from leaderboard.published import published_table
 
 # A smaller bootstrap than the default keeps the tests fast; every code path still runs.

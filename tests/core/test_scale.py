@@ -153,7 +153,7 @@ def test_fits_and_resampling_are_those_of_before(results):
 def test_pairwise_tests_do_not_depend_on_the_batch_size(monkeypatch, chunk):
     scores = scale_reference.score_tables()["rounded_gaps"]
     reference = wilcoxon_pairwise(scores)
-    monkeypatch.setattr(significance, "_PAIR_CHUNK_ELEMENTS", chunk)
+    monkeypatch.setattr(significance.signed_rank, "_PAIR_CHUNK_ELEMENTS", chunk)
     batched = wilcoxon_pairwise(scores)
     for field in ("pvalues", "pvalues_corrected", "statistic", "effect_size", "n_common"):
         np.testing.assert_array_equal(getattr(batched, field), getattr(reference, field))

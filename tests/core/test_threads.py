@@ -46,7 +46,7 @@ def test_every_item_is_run_once_and_errors_propagate(monkeypatch):
 def test_threaded_signed_rank_tests_equal_the_serial_ones_to_the_bit(monkeypatch):
     # Small batches so that the 435 pairs make 44 of them, a missing value so that pairs
     # differ in size, and rounded scores so that some rows have ties.
-    monkeypatch.setattr(significance, "_PAIR_CHUNK_ELEMENTS", 1000)
+    monkeypatch.setattr(significance.signed_rank, "_PAIR_CHUNK_ELEMENTS", 1000)
     scores = np.round(scores_table(100, 30), 1)
     scores[3, 7] = np.nan
     results = {}

@@ -14,8 +14,10 @@ import pytest
 from django.utils import timezone
 
 from estimation import services as estimation_services
-from estimation.background import recompute_dispatch, recompute_threads_join
+from estimation import tasks as estimation_tasks
+from estimation.background import recompute_threads_join
 from estimation.models import RecomputeState, ResultSnapshot
+from estimation.requests import recompute_dispatch
 from leaderboard.services import submission_accept
 from tests.factories import make_benchmark, make_submission, make_user
 
@@ -31,14 +33,14 @@ def gated_runs(monkeypatch):
     """recompute_run, held at its start until ``gate`` is set; records each call's thread."""
     gate = threading.Event()
     calls: list[str] = []
-    real = estimation_services.recompute_run
+    real = estimation_tasks.recompute_run
 
     def held(*, benchmark_id: int, owner: str):
         calls.append(threading.current_thread().name)
         assert gate.wait(30), "the test never opened the gate"
         return real(benchmark_id=benchmark_id, owner=owner)
 
-    monkeypatch.setattr(estimation_services, "recompute_run", held)
+    monkeypatch.setattr(estimation_tasks, "recompute_run", held)
     return gate, calls
 
 
@@ -61,6 +63,9 @@ def test_accept_returns_at_once_and_a_thread_computes_the_snapshot(settings, gat
     assert not ResultSnapshot.objects.filter(benchmark=benchmark).exists()
     # Two requests, one thread: the second marked the running thread to go again.
     assert len(_recompute_threads(benchmark.pk)) == 1
+    deadline = time.monotonic() + 30  # the thread reaches the run a moment after it starts
+    while not calls and time.monotonic() < deadline:
+        time.sleep(0.01)
     assert calls == [f"podium-recompute-{benchmark.pk}"]
 
     gate.set()

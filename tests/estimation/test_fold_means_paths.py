@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from estimation.core.table import fold_means
-from estimation.results_csv import parse_results_csv_text
 from estimation.services import result_table_build
+from leaderboard.ingest.results_csv import parse_results_csv_text
 from leaderboard.services import submission_accept
 from tests.factories import make_benchmark, make_submission
 

@@ -8,10 +8,11 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
+from estimation import requests as recompute_requests
+from estimation.leases import lease_acquire
 from estimation.models import RecomputeState, ResultSnapshot
 from estimation.services import (
     LeaseLost,
-    _lease_acquire,
     recompute_run,
     recompute_stale_enqueue,
     snapshot_ready_store,
@@ -137,7 +138,7 @@ def test_a_load_failure_is_recorded_and_retried_with_back_off(monkeypatch, setti
 
     monkeypatch.setattr(services, "result_table_build", unreadable)
     dispatched = []
-    monkeypatch.setattr(services, "recompute_dispatch", dispatched.append)
+    monkeypatch.setattr(recompute_requests, "recompute_dispatch", dispatched.append)
     accept(benchmark, "c")
     (failed,) = run(benchmark)
     assert (failed.version, failed.status, failed.failed_during) == (2, "failed", "load")
@@ -194,7 +195,7 @@ def test_a_superseded_run_cannot_flip_its_abandoned_version_to_ready(monkeypatch
         RecomputeState.objects.filter(pk=benchmark.pk).update(
             lease_expires_at=timezone.now() - timedelta(seconds=1)
         )
-        assert _lease_acquire(benchmark_id=benchmark.pk, owner="worker-2")
+        assert lease_acquire(benchmark_id=benchmark.pk, owner="worker-2")
         services._abandon_orphaned_snapshots(benchmark_id=benchmark.pk)
         return analysis
 
@@ -220,7 +221,7 @@ def test_the_ready_save_needs_the_lease_and_a_computing_version():
     snapshot = ResultSnapshot.objects.create(
         benchmark=benchmark, metric=metric, version=1, fingerprint="f", engine_version="x"
     )
-    assert _lease_acquire(benchmark_id=benchmark.pk, owner="worker-2")
+    assert lease_acquire(benchmark_id=benchmark.pk, owner="worker-2")
     with pytest.raises(LeaseLost):  # the lease is another run's
         _snapshot_ready(
             snapshot=snapshot,

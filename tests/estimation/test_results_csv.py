@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from estimation.results_csv import (
+from leaderboard.ingest.results_csv import (
     INCOMPLETE_FOLDS,
     ParsedResults,
     ResultsCsvError,
@@ -689,7 +689,7 @@ def test_parsed_results_columns_are_read_only():
 
 def test_module_imports_without_django():
     code = (
-        "import sys, estimation.results_csv\n"
+        "import sys, leaderboard.ingest.results_csv\n"
         "bad = [m for m in sys.modules if m.split('.')[0] in ('django', 'rest_framework', 'celery')]\n"
         "assert not bad, bad\n"
     )

@@ -81,7 +81,8 @@ def test_failed_analysis_is_recorded_and_previous_snapshot_still_served(monkeypa
 
 def test_recompute_run_coalesces_changes_that_arrive_while_it_runs(monkeypatch):
     from estimation import services
-    from estimation.services import recompute_request, recompute_run
+    from estimation.requests import recompute_request
+    from estimation.services import recompute_run
 
     benchmark = make_benchmark()
     accepted(benchmark, "a", {"d1": 0.9, "d2": 0.1})
@@ -107,11 +108,12 @@ def test_recompute_run_coalesces_changes_that_arrive_while_it_runs(monkeypatch):
 
 
 def test_a_held_lease_turns_other_workers_away():
-    from estimation.services import _lease_acquire, recompute_run
+    from estimation.leases import lease_acquire
+    from estimation.services import recompute_run
 
     benchmark = make_benchmark()
     accepted(benchmark, "a", {"d1": 0.9})
-    assert _lease_acquire(benchmark_id=benchmark.pk, owner="busy-worker")
+    assert lease_acquire(benchmark_id=benchmark.pk, owner="busy-worker")
     assert recompute_run(benchmark_id=benchmark.pk, owner="worker-2") == []
     assert not ResultSnapshot.objects.exists()
 

@@ -12,8 +12,7 @@ import dataclasses
 import numpy as np
 import pytest
 
-from estimation.results_csv import parse_results_csv_text
-from leaderboard import services
+from leaderboard.ingest.results_csv import parse_results_csv_text
 from leaderboard.models import Score
 from leaderboard.services import (
     ScoreBlock,
@@ -22,6 +21,7 @@ from leaderboard.services import (
     submission_entries_from_csv,
     submissions_create,
 )
+from leaderboard.services import submissions as submission_services
 from tests.factories import make_benchmark, make_user
 
 pytestmark = pytest.mark.django_db
@@ -62,7 +62,9 @@ def test_blocks_keep_file_order_and_rows():
 def test_content_hash_is_the_row_paths():
     benchmark = make_benchmark()
     entries = parse(benchmark, LONG)
-    assert services._content_hash(entries) == services._content_hash(as_rows(entries))
+    assert submission_services._content_hash(entries) == submission_services._content_hash(
+        as_rows(entries)
+    )
 
 
 def test_stored_rows_are_the_row_paths():

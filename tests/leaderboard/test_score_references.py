@@ -17,9 +17,9 @@ from leaderboard.services import (
     ScoreInput,
     SubmissionInput,
     ValidationFailed,
-    _scores_insert,
     submissions_create,
 )
+from leaderboard.services.scores import scores_insert
 from tests.factories import make_benchmark
 
 pytestmark = pytest.mark.django_db
@@ -69,10 +69,10 @@ def test_bulk_copy_with_a_missing_reference_fails():
     missing_metric = Metric.objects.order_by("-pk").first().pk + 1000
     with pytest.raises(IntegrityError, match="missing leaderboard_metric"):
         with transaction.atomic():
-            _scores_insert(columns(submission, dataset.pk, missing_metric))
+            scores_insert(columns(submission, dataset.pk, missing_metric))
     assert Score.objects.count() == 2
     with transaction.atomic():  # the same rows with valid references go in
-        _scores_insert(columns(submission, dataset.pk, benchmark.metrics.get().pk))
+        scores_insert(columns(submission, dataset.pk, benchmark.metrics.get().pk))
     assert Score.objects.count() == 5
 
 
@@ -104,7 +104,7 @@ def test_a_parent_cannot_be_deleted_under_an_open_upload():
     dataset = Dataset.objects.create(benchmark=benchmark, name="d-new")
     params = connection.get_connection_params()
     with transaction.atomic():
-        _scores_insert(columns(submission, dataset.pk, benchmark.metrics.get().pk, count=1))
+        scores_insert(columns(submission, dataset.pk, benchmark.metrics.get().pk, count=1))
         with psycopg.connect(**params, autocommit=True) as other:
             other.execute("SET lock_timeout = '300ms'")
             with pytest.raises(psycopg.errors.LockNotAvailable):

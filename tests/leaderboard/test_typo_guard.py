@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from estimation.results_csv import ResultsCsvError, parse_results_csv_text
+from leaderboard.ingest.results_csv import ResultsCsvError, parse_results_csv_text
 from leaderboard.models import Dataset, Metric, Submission
 from leaderboard.services import (
     ScoreInput,

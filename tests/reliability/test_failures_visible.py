@@ -9,6 +9,7 @@ import time
 import pytest
 from django.db import connection, transaction
 
+from estimation import requests as recompute_requests
 from estimation import services
 from estimation.models import RecomputeState, ResultSnapshot
 from estimation.services import recompute_stale_enqueue
@@ -34,13 +35,13 @@ class Beat:
         self.interval = interval
         self.swept = 0
         self.enqueued: list[tuple[float, int]] = []
-        real = services.recompute_dispatch
+        real = recompute_requests.recompute_dispatch
 
         def counted(benchmark_id: int) -> None:
             self.enqueued.append((time.monotonic(), benchmark_id))
             real(benchmark_id)
 
-        monkeypatch.setattr(services, "recompute_dispatch", counted)
+        monkeypatch.setattr(recompute_requests, "recompute_dispatch", counted)
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
 

@@ -12,9 +12,10 @@ from django.db import connection
 from estimation import services
 from estimation.core.analysis import uncertainty_deferred
 from estimation.core.contract import NotApplicable
+from estimation.leases import lease_acquire
 from estimation.models import RecomputeState, ResultSnapshot
 from estimation.selectors import snapshot_board, snapshot_latest
-from estimation.services import _lease_acquire, recompute_run, recompute_stale_enqueue
+from estimation.services import recompute_run, recompute_stale_enqueue
 from leaderboard.models import Submission
 from leaderboard.services import submission_accept, submissions_create
 from tests.factories import make_benchmark, make_submission
@@ -38,7 +39,7 @@ def slow_stage(monkeypatch, benchmark, seconds: float, intruders: list[bool]):
 
     def analyze(table, settings, progress, **options):
         time.sleep(seconds)
-        intruders.append(_lease_acquire(benchmark_id=benchmark.pk, owner="intruder"))
+        intruders.append(lease_acquire(benchmark_id=benchmark.pk, owner="intruder"))
         return real(table, settings, progress=progress, **options)
 
     monkeypatch.setattr(services, "analyze", analyze)
@@ -62,7 +63,7 @@ def test_without_the_heartbeat_the_run_loses_and_saves_nothing(
 ):
     settings.RECOMPUTE_LEASE_SECONDS = 1
     benchmark = two_algorithms("no-heartbeat")
-    monkeypatch.setattr(services, "_heartbeat", lambda **kwargs: None)
+    monkeypatch.setattr(services, "lease_heartbeat", lambda **kwargs: None)
     intruders: list[bool] = []
     slow_stage(monkeypatch, benchmark, 2.0, intruders)
     assert recompute_run(benchmark_id=benchmark.pk, owner="slow-worker") == []

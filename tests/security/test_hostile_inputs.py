@@ -23,8 +23,8 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from rest_framework.test import APIClient
 
-from estimation.results_csv import control_character_problem
 from frontend.readers.exports import latex_escape
+from leaderboard.ingest.results_csv import control_character_problem
 from leaderboard.models import ApiToken, Benchmark, Dataset, Metric, Score, Submission
 from leaderboard.services import (
     MAX_METRICS,

@@ -16,7 +16,7 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from rest_framework.test import APIClient
 
-from estimation.results_csv import ResultsCsvError, parse_results_csv_text
+from leaderboard.ingest.results_csv import ResultsCsvError, parse_results_csv_text
 from leaderboard.models import Score, Submission
 from tests.factories import make_benchmark, make_user
 

@@ -10,7 +10,7 @@ from estimation.console_progress import ConsoleProgress
 from estimation.core.analysis import MIN_BOOTSTRAP, Analysis, AnalysisSettings, analyze
 from estimation.core.registry import ESTIMATOR_KEYS
 from estimation.report import render_report
-from estimation.results_csv import (
+from leaderboard.ingest.results_csv import (
     FORMATS,
     INCOMPLETE,
     INCOMPLETE_FOLDS,

@@ -64,7 +64,7 @@ __all__ = [
 ]
 
 
-# The sections the benchmark-level charts draw from (estimation/core/contract.py).
+# The sections the benchmark-level charts draw from (estimation/core/contract/).
 CHART_SECTIONS = ("board", "nemenyi", "wilcoxon", "rank_matrix")
 
 

@@ -1,395 +1,49 @@
-"""Results CSV files: the one parser behind ``manage.py analyze`` and the web/API import.
-
-Pure Python + numpy (no Django, DRF or Celery), so a researcher can run it on a laptop
-and the import service can reuse it unchanged.
-
-Formats
--------
-Every file has a header row, is UTF-8 (a byte-order mark is allowed) and may quote
-fields. Fields are separated by commas, or by semicolons as European spreadsheets save
-CSV: ``;`` when it splits the header line into more fields than ``,`` does. Header names
-are matched case-insensitively; whitespace around every field is stripped; blank lines
-(and rows of empty fields) are skipped.
-
-``long``
-    ``dataset,algorithm,score[,fold][,metric]`` in any column order (``value`` may
-    stand for ``score``). One row per result; a missing result is a missing row.
-``wide``
-    ``dataset,<algorithm>,<algorithm>,...``: one row per dataset, an empty cell is a
-    missing result. Algorithm names are the header cells as written.
-``ranking``
-    ``dataset,algorithm,rank``: given positions, 1 = best, possibly only the top K per
-    dataset.
-
-Auto-detection (``format=None``): ``dataset`` + ``algorithm`` + ``rank`` -> ranking;
-``dataset`` + ``algorithm`` + ``score`` (or ``value``) -> long; otherwise ``dataset`` and
-at least one other column -> wide. Long and ranking files may hold only their listed
-columns; anything else is reported as an unexpected column. A header cell one typo from a
-column name (``algoritm``, ``Datasets``; the rule of ``leaderboard.typo_guard``) gets
-"did you mean 'algorithm'?", and the layout is the one the intended names declare: such
-a header is never read as a wide file that fails on every row. Nor is a long file whose
-columns have other names (``dataset,model,accuracy``): a detected wide file with a
-column that holds no number in any row is refused with that one error.
-
-Rules
------
-* Line numbers are those a text editor shows (header = line 1).
-* All-or-nothing: every row is checked and all problems are raised together as one
-  :class:`ResultsCsvError` (at most ``max_errors`` kept, with the total count). Reading
-  stops at the first row or result beyond ``max_rows`` (a wide row holds one result per
-  algorithm, so the cap counts scores, not lines) and at malformed CSV.
-* Memory and time grow linearly with the file's size, whatever its content: the
-  cross-row checks number only the labels and groups that occur.
-* Names (datasets, algorithms, metrics) may not hold control characters (NUL, tab,
-  newline, ...) nor invisible ones (bidi overrides such as U+202E, zero-width spaces,
-  line separators, lone surrogates): each is reported with its line and column.
-* Quoting is strict: a quote opened must be closed, and nothing (not even a space) may
-  follow a closing quote; whitespace elsewhere around fields is ignored.
-* Scores must be finite numbers written in ASCII; ``nan``, ``inf``, ``Infinity``,
-  ``1e400``, ``0x10``, ``1_0`` and full-width or other non-ASCII digits are rejected.
-  ``-0`` is stored as zero. A decimal comma (``1,5``) is read only in a file separated
-  by semicolons, and such a file writes every number with one decimal mark (``1,5``
-  beside ``1.234`` is refused: the point may be a thousands separator).
-* A record (dataset, algorithm, fold, metric) may appear once; a repeat names the line
-  of the first occurrence.
-* Folds are non-negative integers, given on every row or on none. Within a dataset
-  (and metric) every algorithm must have the same set of folds (or, with
-  ``incomplete="drop"``, an algorithm lacking one has no result there); different
-  datasets may have different folds (``fold_values`` is ``NaN``-padded). Fold labels are
-  placed in ascending order, so labels ``1..5`` and ``0..4`` both fill fold slots
-  ``0..4``.
-* Ranks are positive numbers. On each dataset the listed ranks, sorted, must fill the
-  positions ``1, 2, ..., k`` in order, where a tie of ``t`` algorithms occupying
-  positions ``s..s+t-1`` is written as the mean position ``s + (t-1)/2`` for every
-  member (two tied for first: ``1.5, 1.5``; three tied for second: ``3, 3, 3``).
-  So ``1, 1`` is rejected (it must be ``1.5, 1.5``), as are gaps (``1, 3``) and a tie
-  cut off at the end of a top-K list (a lone ``3.5``). Cross-row checks on folds and
-  ranks run once every row is individually valid, so they never report a consequence
-  of an earlier error.
-"""
+"""The parser of the three layouts (long, wide, ranking): header, rows, then the checks
+of the whole file (duplicates, folds, ranks), with every problem located."""
 
 from __future__ import annotations
 
 import array
 import csv
-import io
 import itertools
 import math
-import os
-import re
 import sys
-import unicodedata
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from functools import cached_property
-from pathlib import Path
-from typing import IO, Literal
+from typing import IO
 
 import numpy as np
 
-from estimation.core.table import ResultTable, fold_means
-from leaderboard.typo_guard import NameIndex
-
-__all__ = [
-    "FORMATS",
-    "INCOMPLETE",
-    "INCOMPLETE_FOLDS",
-    "ParsedResults",
-    "ResultsCsvError",
-    "RowError",
-    "ScoreRecord",
-    "control_character_problem",
-    "parse_results_csv",
-    "parse_results_csv_text",
-]
-
-Format = Literal["long", "wide", "ranking"]
-FORMATS: tuple[str, ...] = ("long", "wide", "ranking")
-Incomplete = Literal["refuse", "drop"]
-INCOMPLETE: tuple[str, ...] = ("refuse", "drop")
-
-_LONG_LAYOUT = "dataset,algorithm,score[,fold][,metric]"
-_RANKING_LAYOUT = "dataset,algorithm,rank"
-_WIDE_LAYOUT = "dataset,<algorithm 1>,<algorithm 2>,..."
-_EXPECTED = f"expected {_LONG_LAYOUT} (long), {_RANKING_LAYOUT} (ranking) or {_WIDE_LAYOUT} (wide)"
-_RANK_TOL = 1e-9
-_BOM = b"\xef\xbb\xbf"
-# C0 controls and DEL: never part of a name, and PostgreSQL text cannot hold NUL.
-_CONTROL = re.compile("[\x00-\x1f\x7f]")
-# Beyond ASCII, the Unicode categories a name may not hold: controls (C1), format
-# characters (bidi overrides that reorder what a reader sees, zero-width spaces and
-# joiners that make two names look alike, the BOM), lone surrogates (not encodable in
-# UTF-8: PostgreSQL refuses them), and line/paragraph separators.
-_INVISIBLE_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp"})
-
-
-# RowError.kind of a fold gap: an entry point may offer to drop what is incomplete.
-INCOMPLETE_FOLDS = "incomplete-folds"
-
-
-@dataclass(frozen=True)
-class RowError:
-    """One problem in the file: 1-based ``line`` (header = 1) and the header ``column``.
-
-    ``kind`` is ``INCOMPLETE_FOLDS`` for an algorithm lacking folds others have (which
-    ``incomplete="drop"`` would leave out), else empty.
-    """
-
-    line: int
-    column: str | None
-    message: str
-    kind: str = ""
-
-    def __str__(self) -> str:
-        if self.column is None:
-            return f"line {self.line}: {self.message}"
-        return f'line {self.line}, column "{self.column}": {self.message}'
-
-
-class ResultsCsvError(ValueError):
-    """The file was rejected; ``errors`` lists the problems in line order.
-
-    ``errors`` keeps at most ``max_errors`` entries; ``total`` counts all of them and
-    ``n_more = total - len(errors)``. ``str()`` lists them, ending with "... and N more"
-    when some were left out.
-    """
-
-    def __init__(self, errors: Iterable[RowError], total: int | None = None) -> None:
-        self.errors: tuple[RowError, ...] = tuple(sorted(errors, key=lambda e: e.line))
-        self.total: int = len(self.errors) if total is None else total
-        super().__init__(self._describe())
-
-    @property
-    def n_more(self) -> int:
-        return self.total - len(self.errors)
-
-    def _describe(self) -> str:
-        if self.total == 1 and self.errors:
-            return str(self.errors[0])
-        lines = [f"{self.total} errors in the results file:"]
-        lines += [f"  {error}" for error in self.errors]
-        if self.n_more:
-            lines.append(f"  ... and {self.n_more} more")
-        return "\n".join(lines)
-
-    def __reduce__(self):  # keep it picklable (Celery results, multiprocessing)
-        return (type(self), (self.errors, self.total))
-
-
-@dataclass(frozen=True)
-class ScoreRecord:
-    """One result as read from the file (``value`` is the rank for ranking files)."""
-
-    line: int
-    dataset: str
-    algorithm: str
-    value: float
-    fold: int | None = None
-    metric: str | None = None
-
-
-@dataclass(frozen=True, eq=False)
-class ParsedResults:
-    """A validated results file.
-
-    ``datasets``, ``algorithms`` and ``metrics`` are in first-seen order (wide files:
-    row order and header order, including rows or columns without any value). The
-    records are stored as parallel read-only columns (``lines``, ``dataset_codes``,
-    ``algorithm_codes``, ``values``, ``folds``, ``metric_codes``; codes index the label
-    tuples, ``-1`` = no fold / no metric) so that a million rows stay cheap;
-    :attr:`records` builds :class:`ScoreRecord` objects on demand. ``dropped`` says
-    which algorithm's results on which dataset ``incomplete="drop"`` left out (the
-    first ``max_errors``; ``n_dropped`` counts them all); their labels stay listed.
-    """
-
-    format: Format
-    kind: Literal["score", "rank"]
-    datasets: tuple[str, ...]
-    algorithms: tuple[str, ...]
-    metrics: tuple[str, ...]
-    has_folds: bool
-    lines: np.ndarray
-    dataset_codes: np.ndarray
-    algorithm_codes: np.ndarray
-    values: np.ndarray
-    folds: np.ndarray
-    metric_codes: np.ndarray
-    dropped: tuple[RowError, ...] = ()
-    n_dropped: int = 0
-
-    @property
-    def n_records(self) -> int:
-        return len(self.lines)
-
-    @cached_property
-    def records(self) -> tuple[ScoreRecord, ...]:
-        datasets, algorithms, metrics = self.datasets, self.algorithms, self.metrics
-        return tuple(
-            ScoreRecord(
-                line,
-                datasets[d],
-                algorithms[a],
-                value,
-                None if fold < 0 else fold,
-                None if k < 0 else metrics[k],
-            )
-            for line, d, a, value, fold, k in zip(
-                self.lines.tolist(),
-                self.dataset_codes.tolist(),
-                self.algorithm_codes.tolist(),
-                self.values.tolist(),
-                self.folds.tolist(),
-                self.metric_codes.tolist(),
-                strict=True,
-            )
-        )
-
-    def to_table(self, *, metric: str | None = None, higher_is_better: bool = True) -> ResultTable:
-        """The engine's input for one metric.
-
-        ``values`` holds the fold means (scores) or the given ranks (``kind="rank"``),
-        ``NaN`` where there is no result. With folds, ``fold_values`` has shape
-        ``(n, f, m)``, ``f`` the largest number of folds of a dataset, ``NaN``-padded.
-        A file with several metrics needs ``metric``; then only the datasets and
-        algorithms with a result for that metric are kept (in first-seen order).
-
-        Raises ``ValueError`` naming the available metrics when ``metric`` is missing
-        or unknown.
-        """
-        mask = self._metric_mask(metric)
-        d, a = self.dataset_codes, self.algorithm_codes
-        values, folds = self.values, self.folds
-        datasets, algorithms = self.datasets, self.algorithms
-        if mask is not None:
-            d, a, values, folds = d[mask], a[mask], values[mask], folds[mask]
-            d, datasets = _compact(d, datasets)
-            a, algorithms = _compact(a, algorithms)
-        n, m = len(datasets), len(algorithms)
-        fold_values = None
-        if self.has_folds:
-            fold_values = _fold_cube(d, a, values, folds, n, m)
-            means = fold_means(fold_values, datasets=datasets, algorithms=algorithms)
-        else:  # one value per cell
-            means = np.full((n, m), np.nan)
-            means[d, a] = values
-        return ResultTable(
-            datasets=datasets,
-            algorithms=algorithms,
-            values=means,
-            kind=self.kind,
-            higher_is_better=higher_is_better,
-            fold_values=fold_values,
-        )
-
-    def _metric_mask(self, metric: str | None) -> np.ndarray | None:
-        if not self.metrics:
-            if metric is not None:
-                raise ValueError(f"metric={metric!r} was given, but the file has no metric column")
-            return None
-        available = ", ".join(repr(name) for name in self.metrics)
-        if metric is None:
-            if len(self.metrics) == 1:
-                return None
-            raise ValueError(
-                f"the file has {len(self.metrics)} metrics ({available}): choose one with metric="
-            )
-        if metric not in self.metrics:
-            raise ValueError(f"unknown metric {metric!r}; the file has {available}")
-        if len(self.metrics) == 1:
-            return None
-        return self.metric_codes == self.metrics.index(metric)
-
-
-def parse_results_csv(
-    source: str | os.PathLike[str] | IO[str] | IO[bytes],
-    *,
-    format: Format | None = None,
-    max_rows: int | None = None,
-    max_errors: int = 50,
-    metric_check: Callable[[str], str | None] | None = None,
-    incomplete: Incomplete = "refuse",
-) -> ParsedResults:
-    """Read and validate a results CSV.
-
-    ``source`` is a path (``str`` or ``os.PathLike``) or an open file object, text or
-    binary (e.g. an uploaded file); CSV *content* held in a string goes through
-    :func:`parse_results_csv_text`. ``format`` is ``"long"``, ``"wide"``,
-    ``"ranking"`` or ``None`` (detect from the header). ``max_rows`` caps the number of
-    data rows and of results (a wide row holds several). ``metric_check(name)`` returns
-    why a metric name is refused (e.g. a benchmark does not have it), or None: each such
-    row is an error at its own line, and the fold checks, which would misread those rows
-    as missing folds, wait until the file has none. ``incomplete`` is what to do with an
-    algorithm that lacks, on a dataset, folds other algorithms have there: ``"refuse"``
-    the file (an error of kind ``INCOMPLETE_FOLDS`` at its line) or ``"drop"`` that
-    algorithm's results on that dataset, which then count as missing (listed in
-    ``ParsedResults.dropped``). Raises :class:`ResultsCsvError` (a ``ValueError``)
-    listing every problem; ``OSError`` if the path cannot be read.
-    """
-    if isinstance(source, (str, os.PathLike)):
-        content: str | bytes = Path(source).read_bytes()
-    elif hasattr(source, "read"):
-        content = source.read()
-    else:
-        raise TypeError(
-            f"source must be a path or a file object, got {type(source).__name__}; "
-            "use parse_results_csv_text for CSV content"
-        )
-    return parse_results_csv_text(
-        content,
-        format=format,
-        max_rows=max_rows,
-        max_errors=max_errors,
-        metric_check=metric_check,
-        incomplete=incomplete,
-    )
-
-
-def parse_results_csv_text(
-    content: str | bytes,
-    *,
-    format: Format | None = None,
-    max_rows: int | None = None,
-    max_errors: int = 50,
-    metric_check: Callable[[str], str | None] | None = None,
-    incomplete: Incomplete = "refuse",
-) -> ParsedResults:
-    """Like :func:`parse_results_csv`, for CSV content (``bytes`` are decoded as UTF-8)."""
-    if format is not None and format not in FORMATS:
-        raise ValueError(f"format must be one of {', '.join(FORMATS)} or None, got {format!r}")
-    if incomplete not in INCOMPLETE:
-        raise ValueError(f"incomplete must be one of {', '.join(INCOMPLETE)}, got {incomplete!r}")
-    if max_rows is not None and (isinstance(max_rows, bool) or max_rows < 1):
-        raise ValueError(f"max_rows must be a positive integer or None, got {max_rows!r}")
-    if isinstance(max_errors, bool) or max_errors < 1:
-        raise ValueError(f"max_errors must be a positive integer, got {max_errors!r}")
-    if isinstance(content, bytes):
-        data = content.removeprefix(_BOM)
-        _decode(data)  # refuses text that is not UTF-8, naming the line; then let go
-        # Decoded piece by piece while read: no copy of a large file's text held whole.
-        stream: IO[str] = io.TextIOWrapper(io.BytesIO(data), encoding="utf-8", newline="")
-    else:
-        stream = io.StringIO(content.removeprefix("\ufeff"), newline="")
-    return _Parser(
-        format=format,
-        max_rows=max_rows,
-        max_errors=max_errors,
-        metric_check=metric_check,
-        incomplete=incomplete,
-    ).parse(stream)
-
-
-# --- implementation -----------------------------------------------------------------
-
-
-def _decode(data: bytes) -> str:
-    data = data.removeprefix(_BOM)
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = data.count(b"\n", 0, exc.start) + 1
-        raise ResultsCsvError(
-            [RowError(line, None, "the file is not valid UTF-8 text: save it as UTF-8 CSV")]
-        ) from None
+from leaderboard.ingest.results_csv.cells import (
+    _BLANK,
+    _EXPECTED,
+    _LONG_LAYOUT,
+    _MARKS,
+    _PLAIN_NUMBER,
+    _RANK_TOL,
+    _RANKING_LAYOUT,
+    _ROLE_NAMES,
+    _WIDE_LAYOUT,
+    _comma_hint,
+    _csv_problem,
+    _delimiter_of,
+    _isfinite,
+    _layout_of,
+    _looks_like_a_number,
+    _plain_number,
+    _rank_problem,
+    _role_typos,
+    control_character_problem,
+)
+from leaderboard.ingest.results_csv.records import (
+    INCOMPLETE_FOLDS,
+    Format,
+    Incomplete,
+    ParsedResults,
+    ResultsCsvError,
+    RowError,
+    _read_only,
+)
 
 
 class _TooManyRows(Exception):
@@ -454,125 +108,6 @@ class _Columns:
         for column in out:
             column.setflags(write=False)
         return out
-
-
-def _csv_problem(exc: csv.Error) -> str:
-    message = f"malformed CSV: {exc}"
-    if "expected after" in str(exc):
-        message += (
-            " (a quoted field must end with the quote: nothing, not even a space, may follow it)"
-        )
-    elif "end of data" in str(exc):
-        message += " (a quote opened here is never closed)"
-    return message
-
-
-def control_character_problem(name: str) -> str | None:
-    """Why ``name`` cannot be stored (a control or invisible character), or None.
-
-    The one rule for every name and one-line text (datasets, algorithms, metrics,
-    titles, tokens, query parameters). ASCII names take one regex; others are checked
-    character by character only when ``str.isprintable`` (C speed) finds something.
-    """
-    if name.isascii():
-        found = _CONTROL.search(name)
-        if found is None:
-            return None
-        position, char = found.start(), found.group()
-    else:
-        if name.isprintable():
-            return None  # no Cc, Cf, Cs, Zl or Zp (isprintable is False for each)
-        hits = (
-            (i, c) for i, c in enumerate(name) if unicodedata.category(c) in _INVISIBLE_CATEGORIES
-        )
-        position, char = next(hits, (-1, ""))
-        if position < 0:
-            return None  # only spaces such as U+00A0, or private-use characters
-    label = "control" if unicodedata.category(char) == "Cc" else "invisible"
-    return (
-        f"contains the {label} character U+{ord(char):04X} at position "
-        f"{position + 1}: names may not hold control or invisible characters"
-    )
-
-
-_PLAIN_NUMBER = " (write numbers in ASCII digits with a '.' decimal point, e.g. 0.5 or 1e-3)"
-
-
-def _plain_number(raw: str) -> bool:
-    """Whether a text ``float`` accepted is written as people and pandas write numbers:
-    ``float`` also takes ``1_0`` and non-ASCII digits (full-width ``１``, Arabic-Indic
-    ``١``), which a reader of the file would not see as the number stored."""
-    return raw.isascii() and "_" not in raw
-
-
-def _comma_hint(raw: str) -> str:
-    if "," not in raw:
-        return ""
-    return (
-        " (a decimal comma is read only in files with ';' between fields: write "
-        f"{raw.replace(',', '.')}, or save the file with semicolons)"
-    )
-
-
-_MARKS = {",": "comma", ".": "point"}
-_isfinite = math.isfinite  # a module global: one lookup less per cell
-# A row of nothing but these is blank (no field holds anything) whatever the delimiter.
-_BLANK = ' \t\r\n,;"'
-
-
-def _delimiter_of(header: str) -> str:
-    """``;`` when it splits the header line into more fields than ``,`` does, else ``,``.
-
-    The header decides, because every layout's header is known text: European
-    spreadsheets save ``dataset;algorithm;score``, a comma-separated header may hold a
-    ``;`` inside a name and still splits at least as well on commas.
-    """
-
-    def width(delimiter: str) -> int:
-        try:
-            return len(next(csv.reader([header], delimiter=delimiter), []))
-        except csv.Error:  # a quote opened in the header: the reader will name it
-            return 0
-
-    return ";" if width(";") > width(",") else ","
-
-
-# Every column name of the long and ranking layouts (wide files have "dataset" only).
-_ROLE_NAMES = ("dataset", "algorithm", "score", "value", "fold", "metric", "rank")
-
-
-def _layout_of(names: list[str]) -> Format | None:
-    """The layout a header's exact column names declare, or None."""
-    lowered = {name.lower() for name in names}
-    if {"dataset", "algorithm"} <= lowered:
-        if "rank" in lowered:
-            return "ranking"
-        if lowered & {"score", "value"}:
-            return "long"
-        return None
-    if "dataset" in lowered and len(names) >= 2:
-        return "wide"
-    return None
-
-
-def _role_typos(names: list[str], roles: Iterable[str]) -> dict[int, str]:
-    """Header cells that are no column name but one typo from one of ``roles`` the header
-    lacks (``typo_guard``'s rule: case, punctuation, one edit), as index -> that name.
-
-    Hashing only (``NameIndex``): linear in the header, however many columns it has.
-    """
-    present = {name.lower() for name in names}
-    index = NameIndex.of(role for role in roles if role not in present)
-    typos: dict[int, str] = {}
-    if not index.names:
-        return typos
-    for i, name in enumerate(names):
-        if name.lower() in _ROLE_NAMES:
-            continue
-        role = index.suggest(name.lower())
-        if role is not None and role not in typos.values():
-            typos[i] = role
-    return typos
 
 
 class _Parser:
@@ -1249,53 +784,3 @@ class _Parser:
             folds=folds,
             metric_codes=k,
         )
-
-
-def _looks_like_a_number(raw: str) -> bool:
-    try:
-        float(raw.replace(",", ".", 1))
-    except ValueError:
-        return False
-    return True
-
-
-def _rank_problem(dataset: str, rank: float, size: int, position: int, lines: list[int]) -> str:
-    expected = position + (size - 1) / 2
-    rule = (
-        "ranks fill positions 1, 2, ... in order; tied algorithms share the mean of their positions"
-    )
-    if size > 1:
-        return (
-            f'dataset "{dataset}": {size} algorithms share rank {rank:g} '
-            f"(lines {', '.join(map(str, lines))}); a tie for positions {position}..{position + size - 1} "
-            f"is written as rank {expected:g} for each ({rule})"
-        )
-    after = "as the best listed rank" if position == 1 else f"after positions 1..{position - 1}"
-    return f'dataset "{dataset}": rank {rank:g} {after}, expected {position} ({rule})'
-
-
-def _read_only(column: np.ndarray) -> np.ndarray:
-    column.setflags(write=False)
-    return column
-
-
-def _compact(codes: np.ndarray, labels: tuple[str, ...]) -> tuple[np.ndarray, tuple[str, ...]]:
-    """Drop unused labels, keeping first-seen order (codes were assigned in that order)."""
-    used = np.unique(codes)
-    remap = np.full(len(labels), -1, dtype=np.int64)
-    remap[used] = np.arange(len(used))
-    return remap[codes], tuple(labels[i] for i in used.tolist())
-
-
-def _fold_cube(
-    d: np.ndarray, a: np.ndarray, values: np.ndarray, folds: np.ndarray, n: int, m: int
-) -> np.ndarray:
-    """``(n, f, m)`` fold scores; a dataset's folds fill slots 0.. in ascending label order."""
-    fold_codes = np.unique(folds, return_inverse=True)[1].reshape(-1)
-    n_f = int(fold_codes.max()) + 1
-    pairs, slot_of_row = np.unique(d * n_f + fold_codes, return_inverse=True)
-    pair_dataset = pairs // n_f
-    slot = np.arange(len(pairs)) - np.searchsorted(pair_dataset, pair_dataset)
-    cube = np.full((n, int(slot.max()) + 1, m), np.nan)
-    cube[d, slot[slot_of_row.reshape(-1)], a] = values
-    return cube

@@ -18,7 +18,7 @@ class Command(BaseCommand):
             self.stdout.write("Demo benchmarks already loaded.")
         for benchmark in created:
             self.stdout.write(self.style.SUCCESS(f"Loaded demo benchmark {benchmark.slug}"))
-        account = getattr(settings, "PODIUM_DEMO_MAINTAINER", None)
+        account = settings.PODIUM_DEMO_MAINTAINER
         # Never in production: a known password is only acceptable on a laptop.
         if account and settings.DEBUG:
             if demo_maintainer_ensure(username=account["username"], password=account["password"]):

@@ -33,6 +33,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from config.compression import accepts_encoding, brotli_compress
+from estimation.api.export import rows_as_csv, snapshot_rows
 from estimation.core.contract import (
     SECTION_NAMES,
     UnknownAlgorithmsError,
@@ -79,7 +80,6 @@ from leaderboard.api.common import (
     snapshot_not_found,
 )
 from leaderboard.api.errors import ErrorSerializer, GoneSerializer
-from leaderboard.api.export import rows_as_csv, snapshot_rows
 from leaderboard.api.pagination import LimitOffsetPagination, paginated_response
 from leaderboard.models import Benchmark
 from leaderboard.services import Problem, ValidationFailed, user_is_maintainer

@@ -2,13 +2,13 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 
-from estimation.results_csv import FORMATS, ResultsCsvError, parse_results_csv
-from leaderboard.management.commands.recompute import (
+from estimation.management.commands.recompute import (
     QUEUE_HELP,
     queue_refused_without_workers,
     results_compute,
     results_served,
 )
+from leaderboard.ingest.results_csv import FORMATS, ResultsCsvError, parse_results_csv
 from leaderboard.models import Benchmark, Metric, Submission
 from leaderboard.services import (
     ValidationFailed,

@@ -1,0 +1,248 @@
+"""The large sections (pairwise matrices, ranks per dataset, tests within datasets) and
+the estimator advisor's."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from estimation.core.contract.basics import NotApplicable, PairwiseMatrix, describe
+
+# --- the large sections ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class WinsSection:
+    """How often each algorithm ranks above each other one: O(m²)."""
+
+    algorithms: tuple[str, ...] = describe("the algorithms of the matrix, in order")
+    wins: PairwiseMatrix = describe(
+        "share of datasets where a_i ranks above a_j (ties count one half)",
+        units="share of datasets, 0..1",
+    )
+
+
+@dataclass(frozen=True)
+class NemenyiSection:
+    """Nemenyi's pairwise p-values and the critical-difference groups: O(m²)."""
+
+    algorithms: tuple[str, ...] = describe("the algorithms of the matrix, in order")
+    pvalues: PairwiseMatrix = describe(
+        "Nemenyi p-value of every pair (family-wise)", units="probability"
+    )
+    groups: tuple[tuple[int, ...], ...] | NotApplicable = describe(
+        "maximal groups of algorithms (indices into algorithms) whose mean ranks are "
+        "within the critical difference: the bars of a critical-difference diagram",
+        null="not applicable above 200 algorithms (a diagram would not be readable)",
+    )
+
+
+@dataclass(frozen=True)
+class PairNote:
+    """A pair for which a test does not apply, and why."""
+
+    a: int = describe("index of the first algorithm")
+    b: int = describe("index of the second algorithm")
+    reason: str = describe("why, in words")
+
+
+@dataclass(frozen=True)
+class WilcoxonSection:
+    """All-pairs Wilcoxon signed-rank tests across datasets: O(m²)."""
+
+    algorithms: tuple[str, ...] = describe("the algorithms of the matrices, in order")
+    pvalues: PairwiseMatrix = describe(
+        "p-value of every pair after the correction", units="probability"
+    )
+    pvalues_raw: PairwiseMatrix = describe("p-value before the correction", units="probability")
+    rank_biserial: PairwiseMatrix = describe(
+        "rank-biserial effect size (positive: a_i better than a_j)", units="-1..1"
+    )
+    groups: tuple[tuple[int, ...], ...] | NotApplicable = describe(
+        "maximal groups of algorithms (indices) no pair of which differs significantly",
+        null="not applicable above 200 algorithms (a diagram would not be readable)",
+    )
+    not_applicable_pairs: tuple[PairNote, ...] = describe(
+        "pairs whose p-value needs a note, and why: no common dataset (no test, null "
+        "p-value), or identical on every dataset (p = 1, counted in the correction like "
+        "every tested pair)"
+    )
+
+
+@dataclass(frozen=True)
+class RankMatrixSection:
+    """Each algorithm's rank on each dataset used: O(m·n)."""
+
+    algorithms: tuple[str, ...] = describe("columns")
+    datasets: tuple[str, ...] = describe("rows")
+    ranks: tuple[tuple[float, ...], ...] = describe(
+        "ranks[d][a]: rank of algorithms[a] on datasets[d] (1 = best, ties averaged; for a "
+        "top-K file, unlisted algorithms share the mean of the remaining positions)",
+        units="rank",
+    )
+
+
+@dataclass(frozen=True)
+class TukeyTable:
+    """Repeated-measures Tukey HSD on one dataset's folds, with the per-fold Wilcoxon
+    test beside it; every array is in pair order (:func:`pair_index`), a_i before a_j."""
+
+    diff: tuple[float | None, ...] = describe(
+        "mean fold score of a_i minus a_j, oriented so positive means a_i is better",
+        units="metric units",
+    )
+    cohens_d: tuple[float | None, ...] = describe(
+        "paired Cohen's d of the difference", null="the folds' differences do not vary"
+    )
+    pvalue: tuple[float | None, ...] = describe("Tukey p-value", units="probability")
+    significant: tuple[bool, ...] = describe("whether pvalue < alpha")
+    wilcoxon_pvalue: tuple[float | None, ...] = describe(
+        "per-fold Wilcoxon p-value after the correction",
+        units="probability",
+        null="no paired differences",
+    )
+    rank_biserial: tuple[float | None, ...] = describe(
+        "per-fold Wilcoxon rank-biserial effect size", units="-1..1"
+    )
+    ci_lower: tuple[float | None, ...] = describe(
+        "lower end of the simultaneous Tukey interval of diff at level 1 - alpha (it "
+        "excludes 0 exactly when the pair is significant); empty from engines before 0.5.0",
+        units="metric units",
+        default=(),
+    )
+    ci_upper: tuple[float | None, ...] = describe(
+        "upper end of the simultaneous Tukey interval of diff",
+        units="metric units",
+        default=(),
+    )
+
+
+@dataclass(frozen=True)
+class RepeatedMeasuresAnova:
+    """The omnibus repeated-measures ANOVA on one dataset's folds: do the algorithms
+    differ at all? (Folds are blocks; no sphericity correction.)"""
+
+    statistic: float | None = describe(
+        "F = MS_algorithms / MS_residual",
+        null="not defined: the scores are exactly additive (no residual variation)",
+    )
+    pvalue: float | None = describe("upper tail of F(df)", units="probability", null="as statistic")
+    df: tuple[int, int] = describe("(m - 1, (f - 1)(m - 1))")
+    note: str | None = describe("why F is not defined", null="it is")
+
+
+@dataclass(frozen=True)
+class DatasetTests:
+    """The within-dataset results of one dataset."""
+
+    dataset: str = describe("its name")
+    n_folds: int = describe("folds on which every algorithm has a score")
+    significance_rank: tuple[float | None, ...] = describe(
+        "significance-aware rank per algorithm on this dataset", units="rank"
+    )
+    tukey: TukeyTable | NotApplicable | None = describe(
+        "the pairwise table; not applicable when the folds cannot support it",
+        null="not stored with the snapshot (too many pairs: see the section's note); a "
+        "page computes it on demand",
+    )
+    anova: RepeatedMeasuresAnova | NotApplicable | None = describe(
+        "the omnibus test over all algorithms; not applicable when the folds cannot support it",
+        null="computed by an engine before 0.5.0",
+        default=None,
+    )
+
+
+@dataclass(frozen=True)
+class WithinDatasetSection:
+    """Tests on folds within each dataset: O(n·m²) when the tables are stored."""
+
+    algorithms: tuple[str, ...] = describe("the algorithms, in order")
+    datasets: tuple[DatasetTests, ...] = describe("one entry per dataset used")
+    note: str | None = describe("why the pairwise tables are not stored", null="they are stored")
+
+    def entry(self, dataset: str) -> DatasetTests | None:
+        return next((d for d in self.datasets if d.dataset == dataset), None)
+
+
+# --- the estimator advisor ------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class AdvisorEstimator:
+    """One estimator's average errors over the simulated benchmarks of one size."""
+
+    key: str = describe("registry key")
+    kl: float | None = describe(
+        "mean KL divergence from the truth's win probabilities to the estimate (the "
+        "estimate with the evaluation's add-half smoothing, for every estimator alike)",
+        units="nats",
+        null="not finite",
+    )
+    tv: float | None = describe(
+        "mean sum of absolute errors sum_a |p_hat[a] - p[a]| (twice the total-variation "
+        "distance; what the minimax bound bounds)",
+        units="probability",
+        null="not finite",
+    )
+    leader_first: float | None = describe(
+        "share of simulated benchmarks in which the estimator ranks the true leader "
+        "first (ties split)",
+        units="share, 0..1",
+        null="not finite",
+    )
+    spread_width: float | None = describe(
+        "central 95% range of the estimate of the leader's win probability across the "
+        "simulated benchmarks",
+        units="probability",
+        null="not finite",
+    )
+
+
+@dataclass(frozen=True)
+class AdvisorSize:
+    """Every estimator at one number of datasets."""
+
+    n_datasets: int = describe("datasets in each simulated benchmark")
+    factor: int = describe("n_datasets as a multiple of the benchmark's (1, 2 or 4)")
+    n_simulations: int = describe("simulated benchmarks")
+    interval_width: float | None = describe(
+        "mean width of the 95% exact (Clopper-Pearson) interval on the leader's win count "
+        "(the win rate's interval, registry.WIN_RATE_INTERVAL_KIND)",
+        units="probability",
+        null="not finite",
+    )
+    best: str = describe("the estimator with the lowest mean KL error here")
+    estimators: tuple[AdvisorEstimator, ...] = describe("every estimator, in registry order")
+
+
+@dataclass(frozen=True)
+class AdvisorTruth:
+    """One model of the benchmark's population and the simulations drawn from it."""
+
+    truth: Literal["plackett_luce", "empirical"] = describe(
+        "'plackett_luce': the fitted Plackett–Luce model (exact win probabilities); "
+        "'empirical': the benchmark's own rankings, resampled (the win shares)"
+    )
+    p: tuple[float | None, ...] = describe(
+        "the truth's win probability per algorithm", units="probability"
+    )
+    leader: str = describe("the truth's most probable winner")
+    sizes: tuple[AdvisorSize, ...] = describe("the simulated sizes, smallest first")
+
+
+@dataclass(frozen=True)
+class AdvisorSection:
+    """The estimator advisor and size planner (METHODS section 8): which estimator is
+    closest to the truth at this benchmark's size, and at twice and four times as many
+    datasets, on benchmarks simulated from its own fitted model."""
+
+    algorithms: tuple[str, ...] = describe("the algorithms of every p, in order")
+    k_used: int = describe("positions the top-K estimators used")
+    n_datasets: int = describe("the benchmark's datasets (n)")
+    n_simulations: int = describe("simulated benchmarks per size and truth (bounded)")
+    seed: int = describe("seed of the simulations")
+    truths: tuple[AdvisorTruth, ...] = describe("the Plackett–Luce truth, then the empirical")
+    notes: tuple[str, ...] = describe("what was cut to bound the cost, in words")
+
+    def truth(self, name: str) -> AdvisorTruth | None:
+        return next((t for t in self.truths if t.truth == name), None)

@@ -1,0 +1,435 @@
+"""Leave-one-out weights refitted for many dataset-count vectors at once (bootstrap
+replicates, cross-validation folds), in chunks of bounded memory."""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass, fields
+from typing import Any
+
+import numpy as np
+
+from estimation.core.win_probability.design import (
+    _ZERO,
+    CLIP,
+    _components,
+    _Design,
+    _design,
+    _resolve_K,
+    _validated_ranks,
+    lam_to_weights,
+)
+from estimation.core.win_probability.simplex import (
+    _brier_quadratic,
+    _kl_derivatives,
+    _lexicographic_optimum,
+    _qp_objective,
+    _self_products,
+    _solve_simplex_qp,
+)
+
+# ---------------------------------------------------------------------------
+# batched LOO fits
+
+
+@dataclass(frozen=True, eq=False)
+class LooBatchFit:
+    """LOO weights refitted for ``B`` dataset-count vectors.
+
+    All arrays have a leading axis of length ``B``. ``q`` holds the top-k uniform
+    estimators of each replicate (``B, K, m``), so any fixed weights ``lam`` give
+    ``p = einsum('bk,bkm->bm', lam, q)``. Replicates with fewer than two datasets
+    (``N < 2``) get the MLE weights and NaN losses.
+    """
+
+    N: np.ndarray
+    q: np.ndarray
+    lam_kl: np.ndarray
+    lam_tv: np.ndarray
+    p_kl: np.ndarray
+    p_tv: np.ndarray
+    loss_kl: np.ndarray
+    loss_kl_mle: np.ndarray
+    loss_tv: np.ndarray
+    loss_tv_mle: np.ndarray
+    lam_brier: np.ndarray
+    p_brier: np.ndarray
+    loss_brier: np.ndarray
+    loss_brier_mle: np.ndarray
+    n_clipped: np.ndarray
+    n_terms: np.ndarray
+    n_unconverged: int
+
+    @property
+    def p_mle(self) -> np.ndarray:
+        return self.q[:, 0, :]
+
+    @property
+    def weights_kl(self) -> np.ndarray:
+        return lam_to_weights(self.lam_kl)
+
+    @property
+    def weights_tv(self) -> np.ndarray:
+        return lam_to_weights(self.lam_tv)
+
+    @property
+    def weights_brier(self) -> np.ndarray:
+        return lam_to_weights(self.lam_brier)
+
+
+def fit_loo_batch(
+    ranks: Any,
+    counts: Any,
+    *,
+    K: int = 3,
+    known_positions: int | None = None,
+) -> LooBatchFit:
+    """Fit the LOO-KL and LOO-TV weights for ``B`` dataset-count vectors at once.
+
+    Parameters
+    ----------
+    ranks : array_like, shape (n, m)
+        Average ranks, 1 = best.
+    counts : array_like, shape (B, n) or (n,)
+        Non-negative dataset counts: bootstrap multinomial counts, or 0/1 training
+        masks for cross-validation. A dataset's LOO term leaves out all its copies
+        (see the module docstring); counts may be any non-negative numbers, but few
+        distinct values keep the fit fast (terms are grouped by count).
+    K, known_positions
+        As for :func:`fit_loo_kl`.
+
+    Notes
+    -----
+    Memory is ``O(B K (m + G V))`` with ``G`` the number of (winner, tie size) groups
+    (about ``m``) and ``V`` the number of distinct counts (a handful), plus a sparse ``n x K m`` design with about ``n K`` entries: no
+    ``(B, n, m)`` array is built. Work arrays are chunked over replicates (a few
+    million elements each); the Newton iterations run over all replicates of a chunk
+    at once.
+    """
+    ranks = _validated_ranks(ranks)
+    n, m = ranks.shape
+    K = _resolve_K(K, m, known_positions)
+    counts = np.asarray(counts, dtype=float)
+    if counts.ndim == 1:
+        counts = counts[None, :]
+    if counts.ndim != 2 or counts.shape[1] != n:
+        raise ValueError(f"counts must have shape (B, {n}), got {counts.shape}")
+    if not np.isfinite(counts).all() or (counts < 0).any():
+        raise ValueError("counts must be finite and non-negative")
+    return _fit_loo_counts(_design(ranks, K), counts)
+
+
+_CHUNK_ELEMENTS = 4_000_000
+
+
+def _fit_loo_counts(design: _Design, counts: np.ndarray) -> LooBatchFit:
+    B = counts.shape[0]
+    G = len(design.group_algorithm)
+    per_replicate = max(1, (G * 4 + design.m * 6) * design.K)
+    chunk = max(1, min(B, _CHUNK_ELEMENTS // per_replicate))
+    self_products = _self_products(design)
+    # Replicates with the same counts have the same fit (bootstraps of few datasets repeat
+    # a handful of count vectors): fit each distinct one once. Rows whose bytes differ
+    # (after + 0.0 turns -0.0 into 0.0) are distinct, so the row sort of np.unique (27 ms
+    # for 1000 x 1000 counts, against 4 ms for the bytes) runs only when two are equal
+    # (equal bytes: equal finite values, which np.unique merges into fewer than B rows).
+    if len({row.tobytes() for row in counts + 0.0}) < B:
+        distinct, replicate_of = np.unique(counts, axis=0, return_inverse=True)
+        replicate_of = replicate_of.reshape(-1)
+        fitted = _fit_loo_counts(design, distinct)
+        return LooBatchFit(
+            n_unconverged=int(fitted.n_unconverged),
+            **{
+                f.name: _readonly_copy(getattr(fitted, f.name)[replicate_of])
+                for f in fields(LooBatchFit)
+                if f.name != "n_unconverged"
+            },
+        )
+    parts = [
+        _fit_chunk(design, counts[lo : lo + chunk], self_products) for lo in range(0, B, chunk)
+    ]
+    merged = {
+        name: np.concatenate([part[name] for part in parts])
+        for name in parts[0]
+        if name != "n_unconverged"
+    }
+    for value in merged.values():
+        value.setflags(write=False)
+    return LooBatchFit(n_unconverged=int(sum(part["n_unconverged"] for part in parts)), **merged)
+
+
+def _readonly_copy(array: np.ndarray) -> np.ndarray:
+    array = np.array(array)
+    array.setflags(write=False)
+    return array
+
+
+def _fit_chunk(design: _Design, counts: np.ndarray, self_products: np.ndarray) -> dict[str, Any]:
+    B = counts.shape[0]
+    K = design.K
+    N = counts.sum(axis=1)
+    totals = design.totals(counts)
+    safe_N = np.where(N > 0, N, 1.0)
+    q = _components(totals, safe_N)
+
+    # Leave-one-out leaves out every copy of a dataset: a bootstrap duplicate left in
+    # the training part would predict its twin and pull the weights towards the MLE.
+    # A dataset drawn c times gives c terms that each remove all c copies, so the terms
+    # are grouped by (winner group, count) and there are few counts (bootstrap draws,
+    # 0/1 masks). On data without duplicates this is the plain leave-one-out.
+    usable = (counts > 0).sum(axis=1) >= 2
+    at_group = totals[:, :, design.group_algorithm].transpose(0, 2, 1)  # (B, G, K)
+    k = np.arange(1, K + 1)
+    weights, pairs, loos = [], [], []
+    for c in np.unique(counts[counts > 0]):
+        drawn = (counts == c).astype(float)
+        weights.append(c * np.asarray((design.group_share.T @ drawn.T).T))
+        pairs.append(c * np.asarray((design.group_count.T @ drawn.T).T))
+        remaining = at_group - c * design.group_profile
+        remaining[remaining < _ZERO] = 0.0
+        rest = np.where(usable & (N - c > 0), N - c, 1.0)
+        loos.append(remaining / (k[None, None, :] * rest[:, None, None]))
+    if not loos:  # every count is zero
+        loos = [np.zeros((B, len(design.group_algorithm), K))]
+        weights = pairs = [np.zeros((B, len(design.group_algorithm)))]
+    weight = np.concatenate(weights, axis=1)  # (B, G * counts)
+    n_pairs = np.concatenate(pairs, axis=1)
+    loo = np.concatenate(loos, axis=1)
+    # Zero for every lam. An explicit "or" of the K columns: numpy's reduction over the
+    # short last axis is several times slower, for the same booleans.
+    positive = loo > 0
+    constant = ~functools.reduce(np.logical_or, [positive[:, :, k] for k in range(K)])
+    fit_weight = np.where(constant | ~usable[:, None], 0.0, weight)
+
+    lam_kl, unconverged = _solve_kl(loo, fit_weight)
+    lam_kl = _lexicographic_optimum(lam_kl, *_kl_derivatives(loo, fit_weight, lam_kl))
+    # sum_g weight_g q^{(-i)}_k, constant terms included, once for TV and Brier:
+    # L_TV(e_k) = 2 - 2 winner_share_k / N, and Brier's linear term is winner_share / N.
+    winner_share = np.einsum("bg,bgk->bk", weight, loo)
+    vertex_tv = 2.0 - 2.0 * winner_share / safe_N[:, None]
+    best = vertex_tv.min(axis=1, keepdims=True)
+    choice = np.argmax(vertex_tv <= best + 1e-12 * np.maximum(1.0, np.abs(best)), axis=1)
+    lam_tv = np.zeros((B, K))
+    lam_tv[np.arange(B), choice] = 1.0
+
+    # Brier: L_B(lam) = 1 - 2 v . lam + lam' H lam, the winner term as in TV.
+    linear = winner_share / safe_N[:, None]
+    quadratic = _brier_quadratic(design, counts, totals, N, usable, self_products)
+    lam_brier = _solve_simplex_qp(quadratic, linear)
+    brier_gradient = 2.0 * np.einsum("bkl,bl->bk", quadratic, lam_brier) - 2.0 * linear
+    lam_brier = _lexicographic_optimum(lam_brier, quadratic, brier_gradient)
+
+    mle_lam = np.zeros((B, K))
+    mle_lam[:, 0] = 1.0
+    lam_kl = np.where(usable[:, None], lam_kl, mle_lam)
+    lam_tv = np.where(usable[:, None], lam_tv, mle_lam)
+    lam_brier = np.where(usable[:, None], lam_brier, mle_lam)
+
+    def brier_loss(lam: np.ndarray) -> np.ndarray:
+        return 1.0 + _qp_objective(quadratic, linear, lam)
+
+    def kl_loss(lam: np.ndarray) -> np.ndarray:
+        p = np.einsum("bgk,bk->bg", loo, lam)
+        return -(weight * np.log(np.maximum(p, CLIP))).sum(axis=1) / safe_N
+
+    nan = np.full(B, np.nan)
+    return {
+        "N": N,
+        "q": q,
+        "lam_kl": lam_kl,
+        "lam_tv": lam_tv,
+        "p_kl": np.einsum("bk,bkm->bm", lam_kl, q),
+        "p_tv": np.einsum("bk,bkm->bm", lam_tv, q),
+        "lam_brier": lam_brier,
+        "p_brier": np.einsum("bk,bkm->bm", lam_brier, q),
+        "loss_brier": np.where(usable, brier_loss(lam_brier), nan),
+        "loss_brier_mle": np.where(usable, brier_loss(mle_lam), nan),
+        "loss_kl": np.where(usable, kl_loss(lam_kl), nan),
+        "loss_kl_mle": np.where(usable, kl_loss(mle_lam), nan),
+        "loss_tv": np.where(usable, vertex_tv[np.arange(B), choice], nan),
+        "loss_tv_mle": np.where(usable, vertex_tv[:, 0], nan),
+        "n_clipped": np.where(usable, (n_pairs * constant).sum(axis=1), 0.0)
+        .round()
+        .astype(np.int64),
+        "n_terms": n_pairs.sum(axis=1).round().astype(np.int64),
+        "n_unconverged": unconverged,
+    }
+
+
+def _solve_kl(
+    Q: np.ndarray, W: np.ndarray, *, tol: float = 1e-10, max_iter: int = 500
+) -> tuple[np.ndarray, int]:
+    """Minimise ``-sum_g W_g log(Q_g . lam) / sum_g W_g`` over the simplex, per replicate.
+
+    ``Q`` (B, G, K) non-negative, ``W`` (B, G) non-negative; terms with ``Q_g = 0``
+    must have ``W_g = 0``. Replicates with no weight get ``lam = e_1``.
+
+    Optimality: with ``r_k = sum_g W_g Q_gk / p_g / sum W`` (the EM ratio; minus the
+    gradient), ``sum_k lam_k r_k = 1`` always, and at the optimum ``r_k = 1`` where
+    ``lam_k > 0`` and ``r_k <= 1`` where ``lam_k = 0``. An active-set method drives
+    the larger of the two KKT residuals below ``tol``:
+
+    * face step: Newton on the components that are positive, keeping the sum, with a
+      ratio test; a component the full step would push through zero is set exactly
+      to zero; Armijo backtracking; an EM step if the search fails;
+    * entering step: when the largest violation is a zero component ``k`` with
+      ``r_k > 1``, a line search along ``e_k - lam``, a descent direction whose slope
+      is ``1 - r_k < 0``.
+
+    All replicates iterate together (vectorised); each stops when its KKT residual is
+    below ``tol``. Returns the weights and the number of replicates that did not
+    converge within ``max_iter`` (0 in every case we have seen).
+    """
+    B, _, K = Q.shape
+    total = W.sum(axis=1)
+    active = total > 0
+    lam = np.zeros((B, K))
+    lam[:, 0] = 1.0
+    if K == 1 or not active.any():
+        return lam, 0
+    idx = np.flatnonzero(active)
+    Qa = Q[idx]
+    Wa = W[idx] / total[idx, None]
+    # Start at the best vertex with a finite loss. e_K always qualifies: a term that is
+    # not constant has a positive LOO share at some k, and shares grow with k. The
+    # optimum usually mixes few components, so entering steps from a vertex are fewer
+    # than the dropping steps from the centre of the simplex.
+    positive_q = Qa > 0
+    vertex_loss = -(Wa[:, :, None] * np.log(np.where(positive_q, Qa, 1.0))).sum(axis=1)
+    vertex_loss[((Wa[:, :, None] > 0) & ~positive_q).any(axis=1)] = np.inf
+    la = np.zeros((len(idx), K))
+    la[np.arange(len(idx)), np.argmin(vertex_loss, axis=1)] = 1.0
+
+    def objective(Qs: np.ndarray, Ws: np.ndarray, ls: np.ndarray) -> np.ndarray:
+        p = np.matmul(Qs, ls[:, :, None])[:, :, 0]
+        positive = p > 0
+        f = -(Ws * np.log(np.where(positive, p, 1.0))).sum(axis=1)
+        return np.where(((Ws > 0) & ~positive).any(axis=1), np.inf, f)
+
+    def em_ratio(Qs: np.ndarray, Ws: np.ndarray, ls: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        p = np.matmul(Qs, ls[:, :, None])[:, :, 0]
+        safe = np.where(p > 0, p, 1.0)
+        u = np.where(Ws > 0, Ws / safe, 0.0)
+        return np.matmul(u[:, None, :], Qs)[:, 0, :], u / safe
+
+    todo = np.arange(len(idx))
+    eye = np.eye(K, dtype=bool)
+    for _ in range(max_iter):
+        if len(todo) == 0:
+            break
+        Qs, Ws, ls = Qa[todo], Wa[todo], la[todo]
+        ratio, curvature = em_ratio(Qs, Ws, ls)
+        positive = ls > 0
+        face_residual = np.where(positive, np.abs(ratio - 1.0), 0.0).max(axis=1)
+        violation = np.where(positive, -np.inf, ratio - 1.0)
+        enter_residual = np.maximum(violation.max(axis=1), 0.0)
+        done = np.maximum(face_residual, enter_residual) <= tol
+        if done.any():
+            keep = ~done
+            todo, Qs, Ws, ls = todo[keep], Qs[keep], Ws[keep], ls[keep]
+            ratio, curvature, positive = ratio[keep], curvature[keep], positive[keep]
+            face_residual, enter_residual = face_residual[keep], enter_residual[keep]
+            violation = violation[keep]
+            if len(todo) == 0:
+                break
+        b = len(todo)
+        rows = np.arange(b)
+        grad = -ratio
+
+        # Face step: Newton restricted to the positive components, sum preserved.
+        hessian = np.matmul(np.swapaxes(Qs * curvature[:, :, None], 1, 2), Qs)
+        both = positive[:, :, None] & positive[:, None, :]
+        scale = np.einsum("bkk->b", hessian) / K
+        system = np.zeros((b, K + 1, K + 1))
+        system[:, :K, :K] = np.where(both, hessian, 0.0)
+        system[:, :K, :K] += np.where(eye & ~positive[:, :, None], 1.0, 0.0)
+        system[:, :K, :K] += np.where(eye & positive[:, :, None], 1e-12 * scale[:, None, None], 0.0)
+        system[:, :K, K] = positive
+        system[:, K, :K] = positive
+        rhs = np.zeros((b, K + 1))
+        rhs[:, :K] = -grad * positive
+        newton = np.linalg.solve(system, rhs[..., None])[..., 0][:, :K] * positive
+        # On a nearly flat face the solve can lose the sign of the slope: use the
+        # projected gradient there, which always descends.
+        excess = (ratio - 1.0) * positive  # the gradient less its known multiplier
+        ascent = np.einsum("bk,bk->b", excess, newton) <= 0
+        if ascent.any():
+            mean_grad = (grad * positive).sum(axis=1) / positive.sum(axis=1)
+            projected = -(grad - mean_grad[:, None]) * positive
+            newton[ascent] = projected[ascent]
+        shrinking = newton < 0
+        limits = np.where(shrinking, ls / np.where(shrinking, -newton, 1.0), np.inf)
+        blocking = np.argmin(limits, axis=1)
+        alpha_max = limits[rows, blocking]
+
+        # Entering step: towards the vertex of the most violated zero component.
+        enter = enter_residual > face_residual
+        target = np.argmax(violation, axis=1)
+        toward = np.where(eye[target], 1.0, 0.0) - ls
+
+        direction = np.where(enter[:, None], toward, newton)
+        first = np.where(enter, 1.0, np.minimum(1.0, alpha_max))
+        hits_zero = ~enter & (alpha_max <= 1.0)
+        slope = np.where(
+            enter,
+            -enter_residual,
+            -np.einsum("bk,bk->b", (ratio - 1.0) * positive, newton),
+        )
+
+        f0 = objective(Qs, Ws, ls)
+        alpha = first.copy()
+        new = ls.copy()
+        # Within rounding of the optimum the predicted decrease is below the
+        # resolution of f and a line search only sees noise: take the full Newton
+        # step there, the quadratic model being exact.
+        resolved = ~enter & (-slope <= 1e-13 * np.maximum(1.0, np.abs(f0)))
+        if resolved.any():
+            trial = np.maximum(ls[resolved] + first[resolved, None] * direction[resolved], 0.0)
+            trial[hits_zero[resolved], blocking[resolved][hits_zero[resolved]]] = 0.0
+            new[resolved] = trial / trial.sum(axis=1, keepdims=True)
+        accepted = resolved.copy()
+        # Far from the optimum (many components still to drop) the full Newton step
+        # clipped at zero drops them all at once; kept only if it passes Armijo.
+        clip_rows = np.flatnonzero(hits_zero & ~resolved)
+        if len(clip_rows):
+            trial = np.maximum(ls[clip_rows] + newton[clip_rows], 0.0)
+            trial /= trial.sum(axis=1, keepdims=True)
+            change = -np.einsum("bk,bk->b", ratio[clip_rows] - 1.0, trial - ls[clip_rows])
+            ok = (change < 0) & (
+                objective(Qs[clip_rows], Ws[clip_rows], trial) <= f0[clip_rows] + 1e-4 * change
+            )
+            new[clip_rows[ok]] = trial[ok]
+            accepted[clip_rows[ok]] = True
+        for _search in range(40):
+            pending = np.flatnonzero(~accepted)
+            if len(pending) == 0:
+                break
+            trial = ls[pending] + alpha[pending, None] * direction[pending]
+            at_first = hits_zero[pending] & (alpha[pending] == first[pending])
+            trial[at_first, blocking[pending][at_first]] = 0.0
+            trial = np.maximum(trial, 0.0)
+            trial /= trial.sum(axis=1, keepdims=True)
+            f_trial = objective(Qs[pending], Ws[pending], trial)
+            ok = f_trial <= f0[pending] + 1e-4 * alpha[pending] * slope[pending]
+            new[pending[ok]] = trial[ok]
+            accepted[pending[ok]] = True
+            alpha[pending[~ok]] *= 0.5
+
+        failed = ~accepted
+        if failed.any():
+            # A failed face search falls back to EM (monotone); a failed entering
+            # search means the violation is rounding noise: that replicate is done.
+            face_failed = failed & ~enter
+            em = ls[face_failed] * ratio[face_failed]
+            new[face_failed] = em / em.sum(axis=1, keepdims=True)
+        la[todo] = new
+        todo = todo[~(failed & enter)]
+    # Components within rounding of zero that the KKT ratio wants at zero are put
+    # there, so that boundary solutions read as such (w = (1/2, 1/2, 0), not 1e-11).
+    ratio, _curvature = em_ratio(Qa, Wa, la)
+    snap = (la > 0) & (la <= 1e-9) & (ratio <= 1.0 + 1e-8)
+    if snap.any():
+        la = np.where(snap, 0.0, la)
+        la /= la.sum(axis=1, keepdims=True)
+    lam[idx] = la
+    return lam, len(todo)

@@ -1,0 +1,61 @@
+"""The one way into estimation for the apps below it: "this benchmark's input changed".
+
+``leaderboard`` records a change inside its own transaction with
+:func:`recompute_request`; the recompute itself is asked for by task name
+(:data:`RECOMPUTE_TASK`), so nothing here imports the pipeline that runs it
+(``estimation.services``), and the pipeline may import ``leaderboard`` freely.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models import F
+from django.utils import timezone
+
+from config.celery import app as celery_app
+from estimation.background import RECOMPUTE_TASK, thread_start
+from estimation.models import RecomputeState
+
+logger = logging.getLogger(__name__)
+
+
+def recompute_request(*, benchmark_id: int) -> None:
+    """Record that a benchmark's input changed; enqueue a recompute after commit.
+
+    If the broker is down the change is still recorded (the caller's transaction commits
+    normally); the stale sweep (``estimation.recompute_stale``) picks it up once the
+    broker is back.
+    """
+    revision_bump(benchmark_id=benchmark_id)
+
+    def enqueue() -> None:
+        try:
+            recompute_dispatch(benchmark_id)
+        except Exception:  # the broker client raises many unrelated types
+            logger.warning(
+                "could not enqueue the recompute of benchmark %s; the stale sweep will retry",
+                benchmark_id,
+                exc_info=True,
+            )
+
+    transaction.on_commit(enqueue)
+
+
+def revision_bump(*, benchmark_id: int) -> None:
+    """Count one more change of the benchmark's input (what a run must catch up with)."""
+    with transaction.atomic():
+        RecomputeState.objects.get_or_create(benchmark_id=benchmark_id)
+        RecomputeState.objects.filter(pk=benchmark_id).update(
+            requested_revision=F("requested_revision") + 1, requested_at=timezone.now()
+        )
+
+
+def recompute_dispatch(benchmark_id: int) -> None:
+    """Start a recompute of ``benchmark_id``: on the workers, or in a background thread."""
+    if settings.RECOMPUTE_IN_THREAD:
+        thread_start(benchmark_id)
+        return
+    celery_app.tasks[RECOMPUTE_TASK].delay(benchmark_id)

@@ -1,0 +1,183 @@
+"""The text of one file and one cell: decoding, delimiters, names without control or
+invisible characters, numbers written plainly, and which column a header names."""
+
+from __future__ import annotations
+
+import csv
+import math
+import re
+import unicodedata
+from collections.abc import Iterable
+
+from leaderboard.ingest.results_csv.records import Format, ResultsCsvError, RowError
+from leaderboard.typo_guard import NameIndex
+
+_LONG_LAYOUT = "dataset,algorithm,score[,fold][,metric]"
+_RANKING_LAYOUT = "dataset,algorithm,rank"
+_WIDE_LAYOUT = "dataset,<algorithm 1>,<algorithm 2>,..."
+_EXPECTED = f"expected {_LONG_LAYOUT} (long), {_RANKING_LAYOUT} (ranking) or {_WIDE_LAYOUT} (wide)"
+_RANK_TOL = 1e-9
+_BOM = b"\xef\xbb\xbf"
+# C0 controls and DEL: never part of a name, and PostgreSQL text cannot hold NUL.
+_CONTROL = re.compile("[\x00-\x1f\x7f]")
+# Beyond ASCII, the Unicode categories a name may not hold: controls (C1), format
+# characters (bidi overrides that reorder what a reader sees, zero-width spaces and
+# joiners that make two names look alike, the BOM), lone surrogates (not encodable in
+# UTF-8: PostgreSQL refuses them), and line/paragraph separators.
+_INVISIBLE_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp"})
+
+
+# --- implementation -----------------------------------------------------------------
+
+
+def _decode(data: bytes) -> str:
+    data = data.removeprefix(_BOM)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise ResultsCsvError(
+            [RowError(line, None, "the file is not valid UTF-8 text: save it as UTF-8 CSV")]
+        ) from None
+
+
+def _csv_problem(exc: csv.Error) -> str:
+    message = f"malformed CSV: {exc}"
+    if "expected after" in str(exc):
+        message += (
+            " (a quoted field must end with the quote: nothing, not even a space, may follow it)"
+        )
+    elif "end of data" in str(exc):
+        message += " (a quote opened here is never closed)"
+    return message
+
+
+def control_character_problem(name: str) -> str | None:
+    """Why ``name`` cannot be stored (a control or invisible character), or None.
+
+    The one rule for every name and one-line text (datasets, algorithms, metrics,
+    titles, tokens, query parameters). ASCII names take one regex; others are checked
+    character by character only when ``str.isprintable`` (C speed) finds something.
+    """
+    if name.isascii():
+        found = _CONTROL.search(name)
+        if found is None:
+            return None
+        position, char = found.start(), found.group()
+    else:
+        if name.isprintable():
+            return None  # no Cc, Cf, Cs, Zl or Zp (isprintable is False for each)
+        hits = (
+            (i, c) for i, c in enumerate(name) if unicodedata.category(c) in _INVISIBLE_CATEGORIES
+        )
+        position, char = next(hits, (-1, ""))
+        if position < 0:
+            return None  # only spaces such as U+00A0, or private-use characters
+    label = "control" if unicodedata.category(char) == "Cc" else "invisible"
+    return (
+        f"contains the {label} character U+{ord(char):04X} at position "
+        f"{position + 1}: names may not hold control or invisible characters"
+    )
+
+
+_PLAIN_NUMBER = " (write numbers in ASCII digits with a '.' decimal point, e.g. 0.5 or 1e-3)"
+
+
+def _plain_number(raw: str) -> bool:
+    """Whether a text ``float`` accepted is written as people and pandas write numbers:
+    ``float`` also takes ``1_0`` and non-ASCII digits (full-width ``１``, Arabic-Indic
+    ``١``), which a reader of the file would not see as the number stored."""
+    return raw.isascii() and "_" not in raw
+
+
+def _comma_hint(raw: str) -> str:
+    if "," not in raw:
+        return ""
+    return (
+        " (a decimal comma is read only in files with ';' between fields: write "
+        f"{raw.replace(',', '.')}, or save the file with semicolons)"
+    )
+
+
+_MARKS = {",": "comma", ".": "point"}
+_isfinite = math.isfinite  # a module global: one lookup less per cell
+# A row of nothing but these is blank (no field holds anything) whatever the delimiter.
+_BLANK = ' \t\r\n,;"'
+
+
+def _delimiter_of(header: str) -> str:
+    """``;`` when it splits the header line into more fields than ``,`` does, else ``,``.
+
+    The header decides, because every layout's header is known text: European
+    spreadsheets save ``dataset;algorithm;score``, a comma-separated header may hold a
+    ``;`` inside a name and still splits at least as well on commas.
+    """
+
+    def width(delimiter: str) -> int:
+        try:
+            return len(next(csv.reader([header], delimiter=delimiter), []))
+        except csv.Error:  # a quote opened in the header: the reader will name it
+            return 0
+
+    return ";" if width(";") > width(",") else ","
+
+
+# Every column name of the long and ranking layouts (wide files have "dataset" only).
+_ROLE_NAMES = ("dataset", "algorithm", "score", "value", "fold", "metric", "rank")
+
+
+def _layout_of(names: list[str]) -> Format | None:
+    """The layout a header's exact column names declare, or None."""
+    lowered = {name.lower() for name in names}
+    if {"dataset", "algorithm"} <= lowered:
+        if "rank" in lowered:
+            return "ranking"
+        if lowered & {"score", "value"}:
+            return "long"
+        return None
+    if "dataset" in lowered and len(names) >= 2:
+        return "wide"
+    return None
+
+
+def _role_typos(names: list[str], roles: Iterable[str]) -> dict[int, str]:
+    """Header cells that are no column name but one typo from one of ``roles`` the header
+    lacks (``typo_guard``'s rule: case, punctuation, one edit), as index -> that name.
+
+    Hashing only (``NameIndex``): linear in the header, however many columns it has.
+    """
+    present = {name.lower() for name in names}
+    index = NameIndex.of(role for role in roles if role not in present)
+    typos: dict[int, str] = {}
+    if not index.names:
+        return typos
+    for i, name in enumerate(names):
+        if name.lower() in _ROLE_NAMES:
+            continue
+        role = index.suggest(name.lower())
+        if role is not None and role not in typos.values():
+            typos[i] = role
+    return typos
+
+
+def _looks_like_a_number(raw: str) -> bool:
+    try:
+        float(raw.replace(",", ".", 1))
+    except ValueError:
+        return False
+    return True
+
+
+def _rank_problem(dataset: str, rank: float, size: int, position: int, lines: list[int]) -> str:
+    expected = position + (size - 1) / 2
+    rule = (
+        "ranks fill positions 1, 2, ... in order; tied algorithms share the mean of their positions"
+    )
+    if size > 1:
+        return (
+            f'dataset "{dataset}": {size} algorithms share rank {rank:g} '
+            f"(lines {', '.join(map(str, lines))}); a tie for positions {position}..{position + size - 1} "
+            f"is written as rank {expected:g} for each ({rule})"
+        )
+    after = "as the best listed rank" if position == 1 else f"after positions 1..{position - 1}"
+    return f'dataset "{dataset}": rank {rank:g} {after}, expected {position} ({rule})'

@@ -1,0 +1,109 @@
+"""Renaming and deleting a benchmark's datasets and algorithms."""
+
+from __future__ import annotations
+
+from django.db import transaction
+
+from leaderboard.ingest.results_csv import control_character_problem
+from leaderboard.models import (
+    Algorithm,
+    Benchmark,
+    Dataset,
+    Score,
+    Submission,
+)
+from leaderboard.services.access import require_maintainer
+from leaderboard.services.entries import MAX_NAME_LENGTH
+from leaderboard.services.errors import NameConflict, NameNotFound, Problem, ValidationFailed
+
+# --- renaming and deleting datasets and algorithms -------------------------------------
+# Published results name their datasets and algorithms, so only names that no accepted
+# result uses may change: a typo in a pending submission, or a name a rejected one left.
+
+_CATALOGUE: dict[str, type[Dataset] | type[Algorithm]] = {
+    "dataset": Dataset,
+    "algorithm": Algorithm,
+}
+
+
+def _catalogue_entry_for_change(*, benchmark: Benchmark, user, kind: str, name: str):
+    require_maintainer(user=user, benchmark=benchmark)
+    model = _CATALOGUE[kind]
+    entry = model.objects.select_for_update().filter(benchmark=benchmark, name=name).first()
+    if entry is None:
+        raise NameNotFound([Problem(f"no {kind} named {name!r} in this benchmark", "name")])
+    if isinstance(entry, Dataset):
+        accepted = Score.objects.filter(
+            dataset=entry, submission__status=Submission.Status.ACCEPTED
+        ).exists()
+    else:
+        accepted = entry.submissions.filter(status=Submission.Status.ACCEPTED).exists()
+    if accepted:
+        raise NameConflict(
+            [
+                Problem(
+                    f"{kind} {name!r} is used by accepted results, which are public: "
+                    "reject or withdraw them first",
+                    "name",
+                )
+            ]
+        )
+    return entry
+
+
+def _name_problems(kind: str, name: str) -> list[Problem]:
+    """The rules on a dataset's or algorithm's name (``kind``), as a new name."""
+    if not name:
+        return [Problem(f"the {kind} needs a name", "new_name")]
+    if len(name) > MAX_NAME_LENGTH:
+        return [Problem(f"{kind} name is longer than {MAX_NAME_LENGTH} characters", "new_name")]
+    if problem := control_character_problem(name):
+        return [Problem(f"{kind} name {problem}", "new_name")]
+    return []
+
+
+@transaction.atomic
+def catalogue_entry_rename(
+    *, benchmark: Benchmark, user, kind: str, name: str, new_name: str
+) -> Dataset | Algorithm:
+    """Rename a dataset or algorithm (``kind``) that no accepted result uses (maintainers)."""
+    entry = _catalogue_entry_for_change(benchmark=benchmark, user=user, kind=kind, name=name)
+    new_name = new_name.strip()
+    problems = _name_problems(kind, new_name)
+    if problems:
+        raise ValidationFailed(problems)
+    if type(entry).objects.filter(benchmark=benchmark, name=new_name).exists():
+        raise NameConflict([Problem(f"a {kind} named {new_name!r} already exists", "new_name")])
+    entry.name = new_name
+    entry.save(update_fields=["name"])
+    return entry
+
+
+@transaction.atomic
+def catalogue_entry_delete(*, benchmark: Benchmark, user, kind: str, name: str) -> None:
+    """Delete a dataset or algorithm that no accepted or pending result uses (maintainers).
+
+    What rejected or withdrawn submissions stored for it goes with it.
+    """
+    entry = _catalogue_entry_for_change(benchmark=benchmark, user=user, kind=kind, name=name)
+    if kind == "dataset":
+        scores = Score.objects.filter(dataset=entry)
+        pending = scores.filter(submission__status=Submission.Status.PENDING)
+    else:
+        pending = entry.submissions.filter(status=Submission.Status.PENDING)
+    n_pending = pending.values("submission_id" if kind == "dataset" else "pk").distinct().count()
+    if n_pending:
+        raise NameConflict(
+            [
+                Problem(
+                    f"{n_pending} pending submission{'s' if n_pending > 1 else ''} use "
+                    f"{kind} {name!r}: accept or reject {'them' if n_pending > 1 else 'it'} first",
+                    "name",
+                )
+            ]
+        )
+    if kind == "dataset":
+        scores.delete()
+    else:
+        entry.submissions.all().delete()  # rejected or withdrawn only, checked above
+    entry.delete()

@@ -1,0 +1,397 @@
+"""Submitting results: one algorithm's scores or many (a results file), idempotent by
+key, checked as a whole (leaderboard.services.entries) and written in one transaction."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Iterable, Sequence
+
+import numpy as np
+from django.db import IntegrityError, connection, transaction
+from django.db.models import Q
+from django.utils import timezone
+
+from estimation.requests import recompute_request
+from leaderboard.models import (
+    Algorithm,
+    Benchmark,
+    Dataset,
+    Submission,
+)
+from leaderboard.selectors import (
+    algorithm_names_public,
+    dataset_names_public,
+)
+from leaderboard.services.access import user_is_maintainer
+from leaderboard.services.entries import entry_problems, typo_problems
+from leaderboard.services.errors import PermissionDenied, Problem, ValidationFailed
+from leaderboard.services.inputs import ScoreBlock, SubmissionInput
+from leaderboard.services.scores import ScoreColumns, score_columns, scores_insert
+from leaderboard.typo_guard import NameIndex, did_you_mean
+
+# --- submissions ----------------------------------------------------------------------
+
+
+def submission_create(
+    *,
+    benchmark: Benchmark,
+    submitter,
+    entry: SubmissionInput,
+    source: str = Submission.Source.API,
+    idempotency_key: str = "",
+    new_datasets_confirmed: bool = False,
+) -> Submission:
+    """Store one algorithm's scores, all or nothing.
+
+    Open benchmarks accept on arrival; moderated ones wait for a maintainer (a
+    maintainer's own submission is accepted at once); closed ones take maintainers only.
+    A dataset the benchmark does not have yet is added only with
+    ``new_datasets_confirmed`` (see :func:`typo_problems`).
+    """
+    return submissions_create(
+        benchmark=benchmark,
+        submitter=submitter,
+        entries=[entry],
+        source=source,
+        idempotency_key=idempotency_key,
+        new_datasets_confirmed=new_datasets_confirmed,
+    )[0]
+
+
+def submissions_create(
+    *,
+    benchmark: Benchmark,
+    submitter,
+    entries: Sequence[SubmissionInput],
+    source: str = Submission.Source.API,
+    idempotency_key: str = "",
+    new_datasets_confirmed: bool = False,
+) -> list[Submission]:
+    """Several algorithms at once (a CSV file), all or nothing; see submission_create."""
+    is_maintainer = user_is_maintainer(user=submitter, benchmark=benchmark)
+    closed = benchmark.submission_policy == Benchmark.SubmissionPolicy.CLOSED
+    system_import = submitter is None and source == Submission.Source.IMPORT
+    if not system_import and (submitter is None or not submitter.is_authenticated):
+        raise PermissionDenied("log in to submit results")
+    if closed and not (system_import or is_maintainer):
+        raise PermissionDenied(f"benchmark {benchmark.slug!r} is closed to submissions")
+    content_hash = _content_hash(entries)
+    if idempotency_key:
+        earlier = _submissions_by_key(benchmark, submitter, idempotency_key)
+        if earlier:
+            return _replay(earlier, content_hash, idempotency_key)
+    auto_accept = (
+        system_import
+        or is_maintainer
+        or benchmark.submission_policy == Benchmark.SubmissionPolicy.OPEN
+    )
+    for attempt in range(1, WRITE_ATTEMPTS + 1):
+        try:
+            with transaction.atomic():
+                submissions = _submissions_write(
+                    benchmark=benchmark,
+                    submitter=submitter,
+                    entries=entries,
+                    source=source,
+                    idempotency_key=idempotency_key,
+                    content_hash=content_hash,
+                    accept=auto_accept,
+                    new_datasets_confirmed=new_datasets_confirmed or system_import,
+                )
+                if auto_accept:
+                    recompute_request(benchmark_id=benchmark.pk)
+            return submissions
+        except IntegrityError:
+            # A concurrent request with the same key won the race: return what it stored.
+            if idempotency_key:
+                earlier = _submissions_by_key(benchmark, submitter, idempotency_key)
+                if earlier:
+                    return _replay(earlier, content_hash, idempotency_key)
+            # Otherwise a concurrent change (a name created or deleted meanwhile) broke
+            # a constraint: the next attempt reads the catalogue afresh.
+            if attempt == WRITE_ATTEMPTS:
+                raise
+    raise AssertionError("unreachable")
+
+
+# A write that loses a race with a concurrent one is retried this many times in all.
+WRITE_ATTEMPTS = 3
+
+
+def benchmark_metric_check(*, benchmark: Benchmark) -> Callable[[str], str | None]:
+    """For the CSV parser: why a metric name is not one of ``benchmark``'s, or None.
+
+    The parser then reports each such row at its own line (with a "did you mean"),
+    instead of the rows' absence confusing its fold checks.
+    """
+    names = list(benchmark.metrics.values_list("name", flat=True))
+    index = NameIndex.of(names)
+
+    def check(name: str) -> str | None:
+        if name in index:
+            return None
+        return f"unknown metric {name!r}; this benchmark has {sorted(names)}" + did_you_mean(
+            name, index
+        )
+
+    return check
+
+
+def submission_entries_from_csv(
+    *, benchmark: Benchmark, parsed, note: str = ""
+) -> list[SubmissionInput]:
+    """One SubmissionInput per algorithm of a parsed results file (leaderboard.ingest.results_csv).
+
+    Every score keeps its line so that later problems still point into the file.
+    """
+    if parsed.kind == "rank" and not benchmark.ranking_only:
+        raise ValidationFailed(
+            [
+                Problem(
+                    "this benchmark takes scores, but the file holds ranks "
+                    "(dataset,algorithm,rank); send scores, or ask a maintainer to make the "
+                    "benchmark ranking-only",
+                    "rank",
+                    line=1,
+                )
+            ]
+        )
+    if parsed.kind != "rank" and benchmark.ranking_only:
+        raise ValidationFailed(
+            [
+                Problem(
+                    "this benchmark takes rankings (dataset,algorithm,rank), but the file "
+                    "holds scores",
+                    "score",
+                    line=1,
+                )
+            ]
+        )
+    # One ScoreBlock per algorithm, in order of first appearance: columns, no object
+    # per row (a stable sort keeps each algorithm's rows in file order).
+    codes = np.asarray(parsed.algorithm_codes)
+    order = np.argsort(codes, kind="stable")
+    present, first, counts = np.unique(codes, return_index=True, return_counts=True)
+    starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
+    columns = {
+        name: np.asarray(getattr(parsed, name))[order]
+        for name in ("dataset_codes", "metric_codes", "folds", "values", "lines")
+    }
+    entries = []
+    for i in np.argsort(first, kind="stable").tolist():
+        rows = slice(int(starts[i]), int(starts[i] + counts[i]))
+        entries.append(
+            SubmissionInput(
+                algorithm=parsed.algorithms[int(present[i])],
+                scores=ScoreBlock(
+                    datasets=parsed.datasets,
+                    metrics=parsed.metrics,
+                    dataset_codes=columns["dataset_codes"][rows],
+                    metric_codes=columns["metric_codes"][rows],
+                    folds=columns["folds"][rows],
+                    values=columns["values"][rows],
+                    lines=columns["lines"][rows],
+                ),
+                note=note,
+            )
+        )
+    return entries
+
+
+def _submissions_by_key(benchmark, submitter, key: str) -> list[Submission]:
+    """Submissions stored under an idempotency key (``key#i`` for a file's i-th algorithm)."""
+    return list(
+        Submission.objects.filter(benchmark=benchmark, submitter=submitter)
+        .filter(Q(idempotency_key=key) | Q(idempotency_key__startswith=f"{key}#"))
+        .select_related("benchmark", "algorithm", "submitter", "decided_by")  # see the API
+        .order_by("id")
+    )
+
+
+def _replay(earlier: list[Submission], content_hash: str, key: str) -> list[Submission]:
+    if any(s.content_hash != content_hash for s in earlier):
+        raise ValidationFailed(
+            [
+                Problem(
+                    f"idempotency key {key!r} was already used for different content",
+                    "idempotency_key",
+                )
+            ]
+        )
+    return earlier
+
+
+def _content_hash(entries: Sequence[SubmissionInput]) -> str:
+    digest = hashlib.sha256()
+    for entry in entries:
+        digest.update(entry.algorithm.encode())
+        if isinstance(entry.scores, ScoreBlock):
+            _block_hash_update(digest, entry.scores)
+            continue
+        for score in entry.scores:
+            digest.update(
+                f"{score.dataset}\x1f{score.metric}\x1f{score.fold}\x1f{score.value!r}".encode()
+            )
+    return digest.hexdigest()
+
+
+def _block_hash_update(digest, block: ScoreBlock, chunk: int = 65536) -> None:
+    """The bytes :func:`_content_hash` feeds for a block's ScoreInputs, without them."""
+    datasets = block.datasets
+    metrics = [str(None), *block.metrics]  # code -1 -> "None"
+    for start in range(0, len(block), chunk):
+        stop = start + chunk
+        digest.update(
+            "".join(
+                f"{datasets[d]}\x1f{metrics[k + 1]}\x1f{'None' if f < 0 else f}\x1f{v!r}"
+                for d, k, f, v in zip(
+                    block.dataset_codes[start:stop].tolist(),
+                    block.metric_codes[start:stop].tolist(),
+                    block.folds[start:stop].tolist(),
+                    block.values[start:stop].tolist(),
+                    strict=True,
+                )
+            ).encode()
+        )
+
+
+def _submissions_write(
+    *,
+    benchmark: Benchmark,
+    submitter,
+    entries: Sequence[SubmissionInput],
+    source: str,
+    idempotency_key: str,
+    content_hash: str,
+    accept: bool,
+    new_datasets_confirmed: bool = False,
+) -> list[Submission]:
+    metrics = {m.name: m for m in benchmark.metrics.all()}
+    primary = next((m for m in metrics.values() if m.is_primary), None)
+    datasets = {d.name: d for d in benchmark.datasets.all()}
+    algorithms = {a.name: a for a in benchmark.algorithms.all()}
+    # "Listed" is what the public sees: names only unaccepted submissions brought stay
+    # unknown to a benchmark that takes listed datasets or algorithms only.
+    listed_datasets = set(dataset_names_public(benchmark=benchmark))
+    listed_algorithms = set(algorithm_names_public(benchmark=benchmark))
+    problems = entry_problems(
+        benchmark, entries, metrics, primary, listed_datasets, listed_algorithms
+    )
+    problems += typo_problems(
+        benchmark, entries, listed_datasets, listed_algorithms, confirmed=new_datasets_confirmed
+    )
+    if problems:
+        raise ValidationFailed(problems)
+
+    new_datasets = {
+        name
+        for e in entries
+        for name in (
+            e.scores.used_datasets()
+            if isinstance(e.scores, ScoreBlock)
+            else (s.dataset for s in e.scores)
+        )
+    } - set(datasets)
+    datasets.update(names_ensure(Dataset, benchmark=benchmark, names=new_datasets))
+    new_algorithms = {e.algorithm for e in entries} - set(algorithms)
+    algorithms.update(names_ensure(Algorithm, benchmark=benchmark, names=new_algorithms))
+
+    now = timezone.now()
+    submissions = [
+        Submission(
+            benchmark=benchmark,
+            algorithm=algorithms[entry.algorithm],
+            submitter=submitter,
+            source=source,
+            note=entry.note,
+            algorithm_url=entry.algorithm_url,
+            algorithm_version=entry.algorithm_version,
+            idempotency_key=(
+                idempotency_key
+                if len(entries) == 1 or not idempotency_key
+                else f"{idempotency_key}#{index}"
+            ),
+            content_hash=content_hash,
+            status=Submission.Status.ACCEPTED if accept else Submission.Status.PENDING,
+            decided_at=now if accept else None,
+            decided_by=submitter if accept else None,
+        )
+        for index, entry in enumerate(entries)
+    ]
+    # One INSERT for a file's thousands of algorithms (a wide file) where the database
+    # hands back the new ids; one per submission elsewhere.
+    if connection.features.can_return_rows_from_bulk_insert:
+        Submission.objects.bulk_create(submissions, batch_size=1000)
+    else:
+        for submission in submissions:
+            submission.save(force_insert=True)
+    primary_pk = primary.pk if primary else -1
+    parts = [
+        score_columns(entry.scores, datasets=datasets, metrics=metrics, primary_pk=primary_pk)
+        for entry in entries
+    ]
+    scores_insert(
+        ScoreColumns(
+            submission=np.repeat(
+                np.array([s.pk for s in submissions], dtype=np.int64),
+                [len(entry.scores) for entry in entries],
+            ),
+            **{
+                name: np.concatenate([part[i] for part in parts])
+                if parts
+                else np.empty(0, dtype=np.float64 if name == "value" else np.int64)
+                for i, name in enumerate(("dataset", "metric", "fold", "value"))
+            },
+        )
+    )
+    del parts
+    if accept:  # only a submission that gives a link or version can change them
+        algorithm_links_refresh(
+            algorithm_ids={
+                s.algorithm_id for s in submissions if s.algorithm_url or s.algorithm_version
+            }
+        )
+    return submissions
+
+
+def algorithm_links_refresh(*, algorithm_ids: Iterable[int]) -> None:
+    """Set each algorithm's public URL and version from its accepted submissions only:
+    the newest accepted one that gives a value (blank when none does)."""
+    for algorithm_id in sorted(algorithm_ids):
+        accepted = Submission.objects.filter(
+            algorithm_id=algorithm_id, status=Submission.Status.ACCEPTED
+        ).order_by("-created_at", "-id")
+        url = accepted.exclude(algorithm_url="").values_list("algorithm_url", flat=True).first()
+        version = (
+            accepted.exclude(algorithm_version="")
+            .values_list("algorithm_version", flat=True)
+            .first()
+        )
+        Algorithm.objects.filter(pk=algorithm_id).update(url=url or "", version=version or "")
+
+
+def names_ensure(model, *, benchmark: Benchmark, names: Iterable[str]) -> dict:
+    """The benchmark's datasets or algorithms of these names, creating the missing ones.
+
+    Safe under concurrency: ``INSERT ... ON CONFLICT DO NOTHING`` then a re-read, so
+    submitters racing to name the same new dataset all get the one row (on PostgreSQL
+    the insert waits for a concurrent inserter's commit, and the re-read, a new
+    statement under READ COMMITTED, sees its row). Names go in sorted order, so two
+    transactions never wait on each other's rows in opposite orders (no deadlock).
+    """
+    names = sorted(names)
+    if not names:
+        return {}
+    model.objects.bulk_create(
+        [model(benchmark=benchmark, name=name) for name in names], ignore_conflicts=True
+    )
+    return {row.name: row for row in model.objects.filter(benchmark=benchmark, name__in=names)}
+
+
+TRANSITIONS: dict[str, frozenset[str]] = {
+    Submission.Status.PENDING: frozenset({"accept", "reject", "withdraw"}),
+    Submission.Status.ACCEPTED: frozenset({"reject", "withdraw"}),
+    # A rejected one stays out of the results; its submitter may still take it back.
+    Submission.Status.REJECTED: frozenset({"withdraw"}),
+    Submission.Status.WITHDRAWN: frozenset(),
+}
