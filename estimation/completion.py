@@ -21,8 +21,8 @@ from django.db.models import Exists, F, OuterRef, Q
 from django.utils import timezone
 
 from estimation.models import RecomputeState, ResultSnapshot, SnapshotSection
+from estimation.requests import recompute_request
 from estimation.selectors import _servable
-from estimation.services import recompute_request
 
 ADVISOR_SECTION = "advisor"
 
