@@ -20,6 +20,7 @@ from django.urls import URLResolver, get_resolver, resolve
 
 from estimation.core.contract import SECTION_NAMES
 from frontend.readers.exports import FORMATS as EXPORT_FORMATS
+from tests.processes import wait_until
 from tests.reliability.conftest import SLUG
 
 OUTAGE_SECONDS = 10
@@ -198,7 +199,11 @@ PAGES = [
     "/api-auth/login/",
     "/api/docs/",
     "/api/schema/",
+    "/health/",
+    "/metrics",
 ]
+# Answers 503 while Redis or the database is down, by design (test_readiness_...).
+PROBES = ["/health/ready/"]
 MAINTAINER_PAGES = [
     "/account/",
     "/account/tokens/",
@@ -215,6 +220,7 @@ MAINTAINER_PAGES = [
     f"/b/{SLUG}/maintain/",
     f"/b/{SLUG}/maintain/moderation/",
     f"/b/{SLUG}/maintain/snapshots/",
+    "/status/",  # staff only: the maintainer is sent to the admin's log-in page
 ]
 API = [
     "/api/benchmarks/",
@@ -279,7 +285,7 @@ def _route_names(patterns) -> set[str]:
 def test_every_get_route_is_listed():
     listed = {
         resolve(path.format(token=1, submission=1, job=1)).url_name
-        for path in PAGES + MAINTAINER_PAGES + API + API_AUTHENTICATED
+        for path in PAGES + MAINTAINER_PAGES + API + API_AUTHENTICATED + PROBES
     }
     missing = _route_names(get_resolver().url_patterns) - listed - NOT_GET
     assert not missing, f"GET routes with no address in the outage test: {sorted(missing)}"
@@ -345,3 +351,24 @@ def test_every_page_renders_with_redis_down(stack, ids):
     assert elapsed < 30, f"pages took {elapsed:.1f} s without Redis"
     after = _render_all(stack, ids)
     assert after == before
+
+
+def test_readiness_says_when_redis_is_down_and_alive_stays_up(stack):
+    ready = requests.get(stack.base_url + "/health/ready/", timeout=30)
+    assert ready.status_code == 200, ready.text
+    stack.redis.stop()
+    try:
+        down = requests.get(stack.base_url + "/health/ready/", timeout=30)
+        alive = requests.get(stack.base_url + "/health/", timeout=30)
+    finally:
+        stack.redis.start()
+    assert down.status_code == 503 and down.headers["Retry-After"] == "5"
+    checks = down.json()["checks"]
+    assert not checks["cache"]["ok"] and not checks["broker"]["ok"]
+    assert checks["database"]["ok"] and checks["migrations"]["ok"]
+    assert alive.status_code == 200
+    wait_until(
+        lambda: requests.get(stack.base_url + "/health/ready/", timeout=30).status_code == 200,
+        timeout=30,
+        interval=0.5,
+    )
