@@ -110,6 +110,7 @@ def test_settings_changes_while_a_recompute_is_queued_queue_no_other(
     from estimation.coalesce import recompute_release
 
     settings.RECOMPUTE_IN_THREAD = False
+    settings.PODIUM_RECOMPUTE_COALESCE_SECONDS = 900
     sent: list[int] = []
     monkeypatch.setattr("estimation.tasks.recompute_benchmark.delay", sent.append)
     maintainer = make_user("maintainer")
