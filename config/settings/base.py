@@ -201,10 +201,11 @@ PODIUM_API_MAX_PROBLEMS = env_int("PODIUM_API_MAX_PROBLEMS", 100)
 # one (staff exempt) and background upload jobs it may have waiting at once; 0 turns a
 # quota off. A change of analysis settings while a recompute of the benchmark is
 # queued queues no other (estimation/coalesce.py) for up to
-# PODIUM_RECOMPUTE_COALESCE_SECONDS, after which the stale sweep takes over.
+# PODIUM_RECOMPUTE_COALESCE_SECONDS, after which the stale sweep takes over (the bound
+# on how long a queued task the broker lost holds back its benchmark's recomputes).
 PODIUM_MAX_BENCHMARKS_PER_ACCOUNT = env_int("PODIUM_MAX_BENCHMARKS_PER_ACCOUNT", 10)
 PODIUM_MAX_PENDING_UPLOADS_PER_ACCOUNT = env_int("PODIUM_MAX_PENDING_UPLOADS_PER_ACCOUNT", 2)
-PODIUM_RECOMPUTE_COALESCE_SECONDS = env_int("PODIUM_RECOMPUTE_COALESCE_SECONDS", 900)
+PODIUM_RECOMPUTE_COALESCE_SECONDS = env_int("PODIUM_RECOMPUTE_COALESCE_SECONDS", 300)
 # A JSON submission (.../submissions/create/) is checked score by score within the
 # request: over PODIUM_MAX_JSON_SUBMISSION_BYTES or PODIUM_MAX_JSON_SCORES scores it is
 # a 413 that names the limit and points to the results-file upload (which goes to the

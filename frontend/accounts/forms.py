@@ -20,10 +20,9 @@ class SignupForm(AccessibleErrorsMixin, UserCreationForm):
         fields = ("username", "email")
 
     def clean_email(self) -> str:
-        email = self.cleaned_data["email"].strip()
-        if get_user_model().objects.filter(email__iexact=email).exists():
-            raise forms.ValidationError("An account with this email address already exists.")
-        return email
+        # Not refused when another account has it: that would tell anyone which addresses
+        # have accounts. The address's owner hears of it instead (verification_send).
+        return self.cleaned_data["email"].strip()
 
 
 class LoginForm(AccessibleErrorsMixin, AuthenticationForm):

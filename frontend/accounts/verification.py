@@ -22,9 +22,27 @@ from leaderboard.models import VerifiedEmail
 _SALT = "frontend.accounts.email-verify"
 
 
+def _taken(user) -> bool:
+    """Whether another account has confirmed ``user``'s address."""
+    return VerifiedEmail.objects.filter(email__iexact=user.email).exclude(user_id=user.pk).exists()
+
+
 def verification_send(*, request, user) -> None:
-    """Mail ``user``'s address a link that verifies it."""
+    """Mail ``user``'s address a link that verifies it; when another account confirmed
+    that address already, a note that someone signed up with it instead (the signup
+    page says the same either way, so it tells nobody which addresses have accounts)."""
     if not user.email:
+        return
+    if _taken(user):
+        send_mail(
+            "Podium: someone signed up with your address",
+            f"Someone made the Podium account {user.get_username()} with {user.email}, "
+            "which your account already uses; it will never receive mail. If it was you, "
+            "log in to your account instead (or reset its password from the log-in "
+            "page). Otherwise, ignore this mail.\n",
+            settings.DEFAULT_FROM_EMAIL,
+            [user.email],
+        )
         return
     token = signing.dumps({"user": user.pk, "email": user.email.lower()}, salt=_SALT)
     link = request.build_absolute_uri(reverse("account-email-verify", args=[token]))
@@ -46,7 +64,7 @@ def verification_confirm(*, token: str):
     except signing.BadSignature:
         return None
     user = get_user_model().objects.filter(pk=data.get("user"), is_active=True).first()
-    if user is None or user.email.lower() != data.get("email"):
-        return None  # the address changed since the link was sent
+    if user is None or user.email.lower() != data.get("email") or _taken(user):
+        return None  # the address changed since the link was sent, or is another's
     VerifiedEmail.objects.update_or_create(user=user, defaults={"email": user.email})
     return user

@@ -434,15 +434,18 @@ def submit_upload_confirm(request: HttpRequest, slug: str) -> HttpResponse:
     if upload_in_background(len(upload.content)):
         if _closed_to(benchmark, request.user):
             return _closed_page(request, benchmark)
-        job = upload_job_create(
-            benchmark=benchmark,
-            submitter=request.user,
-            content=upload.content,
-            format=upload.format,
-            note=upload.note,
-            idempotency_key=upload.idempotency_key,
-            new_datasets_confirmed=request.POST.get("confirm_new_datasets") == "1",
-        )
+        try:
+            job = upload_job_create(
+                benchmark=benchmark,
+                submitter=request.user,
+                content=upload.content,
+                format=upload.format,
+                note=upload.note,
+                idempotency_key=upload.idempotency_key,
+                new_datasets_confirmed=request.POST.get("confirm_new_datasets") == "1",
+            )
+        except PermissionDenied as exc:  # the account's quota of pending uploads
+            return forbidden(request, str(exc))
         pending_upload_mark_stored(request.session, upload=upload, ids=[], job_id=job.pk)
         return redirect("contribute-upload-job", slug=benchmark.slug, job_id=job.pk)
     imported = None

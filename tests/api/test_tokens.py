@@ -34,6 +34,7 @@ def test_create_shows_the_token_once_and_stores_only_its_hash(researcher):
         "prefix": raw[:12],
         "created_at": ANY,
         "last_used_at": None,
+        "expires_at": None,
         "token": raw,
     }
     assert raw.startswith("pod_") and len(raw) > 40
@@ -50,6 +51,7 @@ def test_create_shows_the_token_once_and_stores_only_its_hash(researcher):
             "prefix": raw[:12],
             "created_at": ANY,
             "last_used_at": None,
+            "expires_at": None,
         }
     ]
 

@@ -179,3 +179,37 @@ def test_decision_mail_goes_only_to_a_verified_address(django_capture_on_commit_
         submission_reject(submission=second, user=maintainer)
     assert len(mail.outbox) == 2 and mail.outbox[1].to == ["attacker@example.org"]
     assert web.get("/account/email/verify/forged-token/").status_code == 302
+
+
+def test_signup_does_not_say_which_addresses_have_accounts():
+    """Attack 4: signup said which e-mail addresses were taken."""
+    from django.core import mail
+
+    from leaderboard.models import VerifiedEmail
+    from tests.factories import make_user
+
+    owner = make_user("owner")
+    owner.email = "owner@example.org"
+    owner.save()
+    VerifiedEmail.objects.create(user=owner, email=owner.email)
+    fresh, taken = Client(), Client()
+    new = _signup(fresh, "newcomer")
+    probe = taken.post(
+        "/account/signup/",
+        {
+            "username": "prober",
+            "email": "OWNER@example.org",
+            "password1": "a-long-enough-passphrase",
+            "password2": "a-long-enough-passphrase",
+        },
+    )
+    assert new.status_code == probe.status_code == 302 and new.url == probe.url
+    for client, email in ((fresh, "newcomer@example.org"), (taken, "OWNER@example.org")):
+        page = client.get(new.url).content.decode()  # the same words, its own address
+        assert f"We sent a link to {email}; open it to confirm the address" in page
+    link, note = mail.outbox
+    assert "confirm" in link.subject and link.to == ["newcomer@example.org"]
+    assert note.subject == "Podium: someone signed up with your address"
+    assert note.to == ["OWNER@example.org"] and "/account/email/verify/" not in note.body
+    prober = get_user_model().objects.get(username="prober")
+    assert not VerifiedEmail.objects.filter(user=prober).exists()

@@ -110,6 +110,7 @@ def test_settings_changes_while_a_recompute_is_queued_queue_no_other(
     from estimation.coalesce import recompute_release
 
     settings.RECOMPUTE_IN_THREAD = False
+    settings.PODIUM_RECOMPUTE_COALESCE_SECONDS = 900
     sent: list[int] = []
     monkeypatch.setattr("estimation.tasks.recompute_benchmark.delay", sent.append)
     maintainer = make_user("maintainer")
@@ -128,3 +129,28 @@ def test_settings_changes_while_a_recompute_is_queued_queue_no_other(
     with django_capture_on_commit_callbacks(execute=True):
         benchmark_update(benchmark=other, user=maintainer, seed=5)
     assert sent[-1] == other.pk  # each benchmark has its own
+
+
+def test_the_web_upload_over_the_pending_quota_is_a_403_that_says_why(settings):
+    import re
+
+    settings.PODIUM_BACKGROUND_UPLOAD_BYTES = 0
+    settings.PODIUM_MAX_PENDING_UPLOADS_PER_ACCOUNT = 1
+    make_benchmark("own")
+    web = Client()
+    web.force_login(make_user("flooder"))
+
+    def upload_and_confirm(name):
+        csv = f"dataset,algorithm,score\nd1,{name},0.5\n".encode()
+        preview = web.post(
+            "/b/own/submit/csv/",
+            {"file": SimpleUploadedFile("r.csv", csv, content_type="text/csv")},
+        )
+        token = re.search(r'name="token" value="([0-9a-f]+)"', preview.content.decode())
+        assert token, preview.content.decode()[:2000]
+        return web.post("/b/own/submit/csv/confirm/", {"token": token.group(1)})
+
+    assert upload_and_confirm("a0").status_code == 302
+    refused = upload_and_confirm("a1")
+    assert refused.status_code == 403
+    assert "PODIUM_MAX_PENDING_UPLOADS_PER_ACCOUNT" in refused.content.decode()
