@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.contrib.auth import get_user_model
 
-from leaderboard.models import Benchmark, Submission
+from leaderboard.models import Algorithm, Benchmark, Submission
 from leaderboard.services import ScoreInput, SubmissionInput, benchmark_create, submission_create
 
 
@@ -34,9 +34,12 @@ def entry(algorithm: str, values: dict, folds: bool = False) -> SubmissionInput:
 def make_submission(
     benchmark: Benchmark, algorithm: str, values: dict, folds: bool = False, submitter=None
 ) -> Submission:
-    """A pending submission by a researcher (created on the fly when not given)."""
+    """A pending submission by a researcher: given, else the algorithm's owner (only an
+    owner may submit under a name that has one), else a researcher made on the fly."""
     if submitter is None:
-        submitter = make_user(f"user-{algorithm}-{Submission.objects.count()}")
+        owned = Algorithm.objects.filter(benchmark=benchmark, name=algorithm).first()
+        owner = owned.owners.order_by("pk").first() if owned is not None else None
+        submitter = owner or make_user(f"user-{algorithm}-{Submission.objects.count()}")
     return submission_create(
         benchmark=benchmark,
         submitter=submitter,

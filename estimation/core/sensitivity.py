@@ -85,7 +85,10 @@ def _order(values: np.ndarray, mean_rank: np.ndarray, names: Sequence[str]) -> t
 
 
 def _signs(values: np.ndarray, first: np.ndarray, second: np.ndarray) -> np.ndarray:
-    return np.sign(values[..., first] - values[..., second]).astype(np.int8)
+    # Compared, not subtracted: two infinite means (scores near the float limits) are a
+    # tie, not NaN.
+    a, b = values[..., first], values[..., second]
+    return (a > b).astype(np.int8) - (a < b).astype(np.int8)
 
 
 def kendall_tau_b(values: np.ndarray) -> np.ndarray:

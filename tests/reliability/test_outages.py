@@ -196,6 +196,10 @@ PAGES = [
     "/methods/",
     "/account/login/",
     "/account/signup/",
+    "/account/password/reset/",
+    "/account/password/reset/sent/",
+    "/account/password/reset/MQ/not-a-token/",
+    "/account/email/verify/not-a-token/",
     "/api-auth/login/",
     "/api/docs/",
     "/api/schema/",
@@ -208,6 +212,7 @@ MAINTAINER_PAGES = [
     "/account/",
     "/account/tokens/",
     "/account/tokens/{token}/revoke/",
+    "/account/password/",
     "/account/submissions/",
     "/account/submissions/{submission}/withdraw/",
     f"/b/{SLUG}/submit/",
@@ -267,6 +272,11 @@ NOT_GET = {
     "api-submission-reject",
     "api-token-create",
     "api-token-revoke",
+    "api-algorithm-owner-add",
+    "api-algorithm-owners-transfer",
+    "api-metric-rope",
+    "account-email-verify-resend",
+    "contribute-algorithm-owners",
 }
 
 

@@ -46,21 +46,34 @@ def _round(stack, algorithm: str, datasets: list[str]) -> list[tuple[int, str]]:
     return answers
 
 
-def test_eight_racing_submitters_all_stored_once(stack):
+def test_eight_racing_submitters_store_once_and_one_owns_the_name(stack):
     with stack.postgres.connect() as db:
         for _round_number in range(ROUNDS):
             tag = secrets.token_hex(5)
             algorithm = f"racer-{tag}"
             datasets = [f"new-{tag}-{secrets.token_hex(4)}" for _ in range(3)]
             answers = _round(stack, algorithm, datasets)
-            assert [code for code, _ in answers] == [201] * WRITERS, answers
+            # A new name belongs to the first accepted submitter (an open board accepts on
+            # arrival): one writer wins the race, the others are told whose it is.
+            codes = sorted(code for code, _ in answers)
+            assert codes == [201] + [403] * (WRITERS - 1), answers
+            assert all(
+                "only its owners may submit" in text for code, text in answers if code == 403
+            )
             stored = db.execute(
                 "SELECT s.idempotency_key, count(*) FROM leaderboard_submission s "
                 "JOIN leaderboard_algorithm a ON a.id = s.algorithm_id "
                 "WHERE a.name = %s GROUP BY s.idempotency_key",
                 [algorithm],
             ).fetchall()
-            assert sorted(stored) == sorted((f"{algorithm}-{i}", 1) for i in range(WRITERS))
+            assert len(stored) == 1 and stored[0][1] == 1, stored
+            assert stored[0][0] in {f"{algorithm}-{i}" for i in range(WRITERS)}
+            owners = db.execute(
+                "SELECT count(*) FROM leaderboard_algorithm_owners o "
+                "JOIN leaderboard_algorithm a ON a.id = o.algorithm_id WHERE a.name = %s",
+                [algorithm],
+            ).fetchone()
+            assert owners == (1,)
             names = db.execute(
                 "SELECT count(*) FROM leaderboard_algorithm WHERE name = %s", [algorithm]
             ).fetchone()
@@ -75,4 +88,4 @@ def test_eight_racing_submitters_all_stored_once(stack):
                 "JOIN leaderboard_algorithm a ON a.id = s.algorithm_id WHERE a.name = %s",
                 [algorithm],
             ).fetchone()
-            assert scores == (WRITERS * len(datasets),)
+            assert scores == (len(datasets),)
