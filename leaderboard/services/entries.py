@@ -4,7 +4,8 @@ duplicates, metrics, and near-miss names ("did you mean"), every problem located
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Container, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -90,37 +91,12 @@ def entry_problems(benchmark, entries, metrics, primary, datasets, algorithms) -
     problems: list[Problem] = []
     if not entries:
         problems.append(Problem("a submission needs at least one score", "scores"))
+    rules = _ScoreRules(benchmark, metrics, primary, datasets)
     seen_algorithms: set[str] = set()
     for entry in entries:
         name = entry.algorithm.strip()
-        if not name:
-            problems.append(Problem("the algorithm needs a name", "algorithm"))
-        elif name in seen_algorithms:
-            problems.append(Problem(f"algorithm {name!r} appears twice", "algorithm"))
+        problems += _algorithm_problems(entry, name, seen_algorithms, benchmark, algorithms)
         seen_algorithms.add(name)
-        if len(name) > MAX_NAME_LENGTH:
-            problems.append(
-                Problem(f"algorithm name is longer than {MAX_NAME_LENGTH} characters", "algorithm")
-            )
-        for field_name, text in (
-            ("algorithm", name),
-            ("algorithm_url", entry.algorithm_url),
-            ("algorithm_version", entry.algorithm_version),
-        ):
-            if problem := control_character_problem(text):
-                problems.append(Problem(f"{field_name} {problem}", field_name))
-        if problem := text_problem(entry.note, prose=True):
-            problems.append(Problem(f"note {problem}", "note"))
-        if entry.algorithm_url and (problem := url_problem(entry.algorithm_url)):
-            problems.append(Problem(f"algorithm_url {problem}", "algorithm_url"))
-        problems += algorithm_metadata_problems(entry.algorithm_metadata)
-        if name and name not in algorithms and not benchmark.allow_new_algorithms:
-            problems.append(
-                Problem(
-                    f"unknown algorithm {name!r}; this benchmark only takes listed algorithms",
-                    "algorithm",
-                )
-            )
         if not entry.scores:
             problems.append(Problem(f"algorithm {name!r} has no scores", "scores"))
         if isinstance(entry.scores, ScoreBlock) and _block_is_clean(
@@ -129,89 +105,138 @@ def entry_problems(benchmark, entries, metrics, primary, datasets, algorithms) -
             continue  # checked with numpy; otherwise the loop below says what is wrong
         seen: dict[tuple, int | None] = {}
         for position, score in enumerate(entry.scores, start=1):
-            where = {"line": score.line} if score.line is not None else {}
-            label = "" if score.line is not None else f"scores[{position}]: "
-            if not score.dataset or not str(score.dataset).strip():
-                problems.append(Problem(f"{label}dataset is empty", "dataset", **where))
-            elif len(score.dataset) > MAX_NAME_LENGTH:
-                problems.append(
-                    Problem(
-                        f"{label}dataset name is longer than {MAX_NAME_LENGTH} characters",
-                        "dataset",
-                        **where,
-                    )
-                )
-            elif problem := control_character_problem(score.dataset):
-                problems.append(Problem(f"{label}dataset name {problem}", "dataset", **where))
-            elif score.dataset not in datasets and not benchmark.allow_new_datasets:
-                problems.append(
-                    Problem(
-                        f"{label}unknown dataset {score.dataset!r}; "
-                        "this benchmark only takes listed datasets",
-                        "dataset",
-                        **where,
-                    )
-                )
-            if not is_number(score.value) or not math.isfinite(score.value):
-                problems.append(
-                    Problem(
-                        f"{label}score must be a finite number, got {score.value!r}",
-                        "value",
-                        **where,
-                    )
-                )
-            metric = metrics.get(score.metric) if score.metric is not None else primary
-            if (
-                metric is not None
-                and is_number(score.value)
-                and math.isfinite(score.value)
-                and (problem := metric_range_problem(metric, score.value))
-            ):
-                problems.append(Problem(f"{label}{problem}", "value", **where))
-            if score.metric is not None and score.metric not in metrics:
-                problems.append(
-                    Problem(
-                        f"{label}unknown metric {score.metric!r}; "
-                        f"this benchmark has {sorted(metrics)}"
-                        + did_you_mean(score.metric, NameIndex.of(metrics)),
-                        "metric",
-                        **where,
-                    )
-                )
-            if score.metric is None and primary is None:
-                problems.append(Problem("the benchmark has no metric", "metric", **where))
-            if score.fold is not None and (
-                not isinstance(score.fold, int)
-                or isinstance(score.fold, bool)
-                or not 0 <= score.fold <= MAX_FOLD
-            ):
-                problems.append(
-                    Problem(f"{label}fold must be an integer from 0 to {MAX_FOLD}", "fold", **where)
-                )
-            if benchmark.ranking_only and is_number(score.value) and score.value < 1:
-                problems.append(
-                    Problem(
-                        f"{label}a rank is 1 (best) or more, got {score.value}", "value", **where
-                    )
-                )
-            key = (score.dataset, score.metric or getattr(primary, "name", None), score.fold)
-            if key in seen:
-                first = seen[key]
-                where_first = f" (first given on line {first})" if first is not None else ""
-                problems.append(
-                    Problem(
-                        f"{label}duplicate score for dataset {score.dataset!r}"
-                        + (f", fold {score.fold}" if score.fold is not None else "")
-                        + where_first,
-                        "dataset",
-                        **where,
-                    )
-                )
-            else:
-                seen[key] = score.line
+            problems += rules.problems(score, position, seen)
             if len(problems) >= MAX_PROBLEMS:
                 return problems
     return problems
+
+
+def _algorithm_problems(
+    entry: SubmissionInput, name: str, seen: set[str], benchmark, algorithms
+) -> list[Problem]:
+    """The rules on an entry's algorithm: its name, links, note and metadata."""
+    problems = []
+    if not name:
+        problems.append(Problem("the algorithm needs a name", "algorithm"))
+    elif name in seen:
+        problems.append(Problem(f"algorithm {name!r} appears twice", "algorithm"))
+    if len(name) > MAX_NAME_LENGTH:
+        problems.append(
+            Problem(f"algorithm name is longer than {MAX_NAME_LENGTH} characters", "algorithm")
+        )
+    for field_name, text in (
+        ("algorithm", name),
+        ("algorithm_url", entry.algorithm_url),
+        ("algorithm_version", entry.algorithm_version),
+    ):
+        if problem := control_character_problem(text):
+            problems.append(Problem(f"{field_name} {problem}", field_name))
+    if problem := text_problem(entry.note, prose=True):
+        problems.append(Problem(f"note {problem}", "note"))
+    if entry.algorithm_url and (problem := url_problem(entry.algorithm_url)):
+        problems.append(Problem(f"algorithm_url {problem}", "algorithm_url"))
+    problems += algorithm_metadata_problems(entry.algorithm_metadata)
+    if name and name not in algorithms and not benchmark.allow_new_algorithms:
+        problems.append(
+            Problem(
+                f"unknown algorithm {name!r}; this benchmark only takes listed algorithms",
+                "algorithm",
+            )
+        )
+    return problems
+
+
+@dataclass(frozen=True)
+class _ScoreRules:
+    """The rules on one score, against its benchmark's metrics and datasets."""
+
+    benchmark: Benchmark
+    metrics: Mapping[str, Metric]
+    primary: Metric | None
+    datasets: Container[str]
+
+    def problems(
+        self, score: ScoreInput, position: int, seen: dict[tuple, int | None]
+    ) -> list[Problem]:
+        """What is wrong with ``score``, the ``position``-th of its entry; ``seen`` maps
+        each (dataset, metric, fold) met so far to its line, for duplicates."""
+        where = {"line": score.line} if score.line is not None else {}
+        label = "" if score.line is not None else f"scores[{position}]: "
+        found = [
+            self._dataset_problem(score.dataset, label),
+            *self._value_problems(score, label),
+            self._metric_problem(score.metric, label),
+            self._fold_problem(score.fold, label),
+            self._rank_problem(score.value, label),
+            self._duplicate_problem(score, label, seen),
+        ]
+        return [
+            Problem(message, field, **where)
+            for item in found
+            if item is not None
+            for message, field in [item]
+        ]
+
+    def _dataset_problem(self, dataset, label: str) -> tuple[str, str] | None:
+        if not dataset or not str(dataset).strip():
+            return f"{label}dataset is empty", "dataset"
+        if len(dataset) > MAX_NAME_LENGTH:
+            return f"{label}dataset name is longer than {MAX_NAME_LENGTH} characters", "dataset"
+        if problem := control_character_problem(dataset):
+            return f"{label}dataset name {problem}", "dataset"
+        if dataset not in self.datasets and not self.benchmark.allow_new_datasets:
+            return (
+                f"{label}unknown dataset {dataset!r}; this benchmark only takes listed datasets",
+                "dataset",
+            )
+        return None
+
+    def _value_problems(self, score: ScoreInput, label: str) -> list[tuple[str, str]]:
+        if not is_number(score.value) or not math.isfinite(score.value):
+            return [(f"{label}score must be a finite number, got {score.value!r}", "value")]
+        metric = self.metrics.get(score.metric) if score.metric is not None else self.primary
+        if metric is not None and (problem := metric_range_problem(metric, score.value)):
+            return [(f"{label}{problem}", "value")]
+        return []
+
+    def _metric_problem(self, metric, label: str) -> tuple[str, str] | None:
+        if metric is not None and metric not in self.metrics:
+            return (
+                f"{label}unknown metric {metric!r}; this benchmark has "
+                f"{sorted(self.metrics)}" + did_you_mean(metric, NameIndex.of(self.metrics)),
+                "metric",
+            )
+        if metric is None and self.primary is None:
+            return "the benchmark has no metric", "metric"
+        return None
+
+    @staticmethod
+    def _fold_problem(fold, label: str) -> tuple[str, str] | None:
+        if fold is not None and (
+            not isinstance(fold, int) or isinstance(fold, bool) or not 0 <= fold <= MAX_FOLD
+        ):
+            return f"{label}fold must be an integer from 0 to {MAX_FOLD}", "fold"
+        return None
+
+    def _rank_problem(self, value, label: str) -> tuple[str, str] | None:
+        if self.benchmark.ranking_only and is_number(value) and value < 1:
+            return f"{label}a rank is 1 (best) or more, got {value}", "value"
+        return None
+
+    def _duplicate_problem(
+        self, score: ScoreInput, label: str, seen: dict[tuple, int | None]
+    ) -> tuple[str, str] | None:
+        key = (score.dataset, score.metric or getattr(self.primary, "name", None), score.fold)
+        if key not in seen:
+            seen[key] = score.line
+            return None
+        first = seen[key]
+        where_first = f" (first given on line {first})" if first is not None else ""
+        fold = f", fold {score.fold}" if score.fold is not None else ""
+        return (
+            f"{label}duplicate score for dataset {score.dataset!r}{fold}{where_first}",
+            "dataset",
+        )
 
 
 def _block_is_clean(benchmark, block: ScoreBlock, metrics, primary, datasets) -> bool:

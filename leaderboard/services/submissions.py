@@ -4,7 +4,8 @@ key, checked as a whole (leaderboard.services.entries) and written in one transa
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 from django.db import IntegrityError, connection, transaction
@@ -17,6 +18,7 @@ from leaderboard.models import (
     Algorithm,
     Benchmark,
     Dataset,
+    Metric,
     Submission,
 )
 from leaderboard.selectors import (
@@ -260,6 +262,26 @@ def _block_hash_update(digest, block: ScoreBlock, chunk: int = 65536) -> None:
         )
 
 
+@dataclass(frozen=True)
+class _BenchmarkNames:
+    """A benchmark's metrics, datasets and algorithms by name, as a write sees them."""
+
+    metrics: dict[str, Metric]
+    primary: Metric | None
+    datasets: dict[str, Dataset]
+    algorithms: dict[str, Algorithm]
+
+    @classmethod
+    def of(cls, benchmark: Benchmark) -> _BenchmarkNames:
+        metrics = {m.name: m for m in benchmark.metrics.all()}
+        return cls(
+            metrics=metrics,
+            primary=next((m for m in metrics.values() if m.is_primary), None),
+            datasets={d.name: d for d in benchmark.datasets.all()},
+            algorithms={a.name: a for a in benchmark.algorithms.all()},
+        )
+
+
 def _submissions_write(
     *,
     benchmark: Benchmark,
@@ -271,24 +293,68 @@ def _submissions_write(
     accept: bool,
     new_datasets_confirmed: bool = False,
 ) -> list[Submission]:
-    metrics = {m.name: m for m in benchmark.metrics.all()}
-    primary = next((m for m in metrics.values() if m.is_primary), None)
-    datasets = {d.name: d for d in benchmark.datasets.all()}
-    algorithms = {a.name: a for a in benchmark.algorithms.all()}
+    known = _BenchmarkNames.of(benchmark)
+    _entries_check(benchmark, entries, known, confirmed=new_datasets_confirmed)
+    _names_add(benchmark, entries, known)
+    ownership.submit_check(  # under the algorithms' row locks: a race lost is a 403
+        benchmark=benchmark,
+        submitter=None if source == Submission.Source.IMPORT and submitter is None else submitter,
+        names=[e.algorithm for e in entries],
+        is_maintainer=user_is_maintainer(user=submitter, benchmark=benchmark),
+        lock=True,
+    )
+    submissions = _submission_rows(
+        benchmark=benchmark,
+        submitter=submitter,
+        entries=entries,
+        algorithms=known.algorithms,
+        source=source,
+        idempotency_key=idempotency_key,
+        content_hash=content_hash,
+        accept=accept,
+    )
+    _submissions_insert(submissions)
+    if accept:
+        ownership.owners_claim(submissions=submissions)
+    _entry_scores_insert(entries, submissions, known)
+    if accept:  # only a submission that gives a link or version can change them
+        algorithm_links_refresh(
+            algorithm_ids={
+                s.algorithm_id
+                for s in submissions
+                if s.algorithm_url or s.algorithm_version or s.algorithm_metadata
+            }
+        )
+    return submissions
+
+
+def _entries_check(
+    benchmark: Benchmark,
+    entries: Sequence[SubmissionInput],
+    known: _BenchmarkNames,
+    *,
+    confirmed: bool,
+) -> None:
+    """Every rule on the entries, or ValidationFailed with all that is wrong."""
     # "Listed" is what the public sees: names only unaccepted submissions brought stay
     # unknown to a benchmark that takes listed datasets or algorithms only.
     listed_datasets = set(dataset_names_public(benchmark=benchmark))
     listed_algorithms = set(algorithm_names_public(benchmark=benchmark))
     problems = entry_problems(
-        benchmark, entries, metrics, primary, listed_datasets, listed_algorithms
+        benchmark, entries, known.metrics, known.primary, listed_datasets, listed_algorithms
     )
     problems += typo_problems(
-        benchmark, entries, listed_datasets, listed_algorithms, confirmed=new_datasets_confirmed
+        benchmark, entries, listed_datasets, listed_algorithms, confirmed=confirmed
     )
     problems += lookalike_problems(entries, listed_datasets, listed_algorithms)
     if problems:
         raise ValidationFailed(problems)
 
+
+def _names_add(
+    benchmark: Benchmark, entries: Sequence[SubmissionInput], known: _BenchmarkNames
+) -> None:
+    """Create the datasets and algorithms the entries name that ``known`` lacks."""
     new_datasets = {
         name
         for e in entries
@@ -297,20 +363,26 @@ def _submissions_write(
             if isinstance(e.scores, ScoreBlock)
             else (s.dataset for s in e.scores)
         )
-    } - set(datasets)
-    datasets.update(names_ensure(Dataset, benchmark=benchmark, names=new_datasets))
-    new_algorithms = {e.algorithm for e in entries} - set(algorithms)
-    algorithms.update(names_ensure(Algorithm, benchmark=benchmark, names=new_algorithms))
-    ownership.submit_check(  # under the algorithms' row locks: a race lost is a 403
-        benchmark=benchmark,
-        submitter=None if source == Submission.Source.IMPORT and submitter is None else submitter,
-        names=[e.algorithm for e in entries],
-        is_maintainer=user_is_maintainer(user=submitter, benchmark=benchmark),
-        lock=True,
-    )
+    } - set(known.datasets)
+    known.datasets.update(names_ensure(Dataset, benchmark=benchmark, names=new_datasets))
+    new_algorithms = {e.algorithm for e in entries} - set(known.algorithms)
+    known.algorithms.update(names_ensure(Algorithm, benchmark=benchmark, names=new_algorithms))
 
+
+def _submission_rows(
+    *,
+    benchmark: Benchmark,
+    submitter,
+    entries: Sequence[SubmissionInput],
+    algorithms: Mapping[str, Algorithm],
+    source: str,
+    idempotency_key: str,
+    content_hash: str,
+    accept: bool,
+) -> list[Submission]:
+    """One unsaved Submission per entry."""
     now = timezone.now()
-    submissions = [
+    return [
         Submission(
             benchmark=benchmark,
             algorithm=algorithms[entry.algorithm],
@@ -333,18 +405,27 @@ def _submissions_write(
         )
         for index, entry in enumerate(entries)
     ]
-    # One INSERT for a file's thousands of algorithms (a wide file) where the database
-    # hands back the new ids; one per submission elsewhere.
+
+
+def _submissions_insert(submissions: list[Submission]) -> None:
+    """One INSERT for a file's thousands of algorithms (a wide file) where the database
+    hands back the new ids; one per submission elsewhere."""
     if connection.features.can_return_rows_from_bulk_insert:
         Submission.objects.bulk_create(submissions, batch_size=1000)
     else:
         for submission in submissions:
             submission.save(force_insert=True)
-    if accept:
-        ownership.owners_claim(submissions=submissions)
-    primary_pk = primary.pk if primary else -1
+
+
+def _entry_scores_insert(
+    entries: Sequence[SubmissionInput], submissions: list[Submission], known: _BenchmarkNames
+) -> None:
+    """Every entry's scores, as columns, in one write."""
+    primary_pk = known.primary.pk if known.primary else -1
     parts = [
-        score_columns(entry.scores, datasets=datasets, metrics=metrics, primary_pk=primary_pk)
+        score_columns(
+            entry.scores, datasets=known.datasets, metrics=known.metrics, primary_pk=primary_pk
+        )
         for entry in entries
     ]
     scores_insert(
@@ -361,16 +442,6 @@ def _submissions_write(
             },
         )
     )
-    del parts
-    if accept:  # only a submission that gives a link or version can change them
-        algorithm_links_refresh(
-            algorithm_ids={
-                s.algorithm_id
-                for s in submissions
-                if s.algorithm_url or s.algorithm_version or s.algorithm_metadata
-            }
-        )
-    return submissions
 
 
 def algorithm_links_refresh(*, algorithm_ids: Iterable[int]) -> None:
