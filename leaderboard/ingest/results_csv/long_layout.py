@@ -1,0 +1,470 @@
+"""The long and ranking layouts: a row per result, read cell by cell, then the checks
+of the whole file (duplicates, folds, ranks)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from leaderboard.ingest.results_csv.base import _Columns, _ParserBase
+from leaderboard.ingest.results_csv.cells import (
+    _LONG_LAYOUT,
+    _RANK_TOL,
+    _RANKING_LAYOUT,
+    _rank_problem,
+    _role_typos,
+    control_character_problem,
+)
+from leaderboard.ingest.results_csv.records import (
+    ALGORITHM_COLUMNS,
+    INCOMPLETE_FOLDS,
+    Format,
+    ParsedResults,
+    ResultsCsvError,
+    RowError,
+    _read_only,
+)
+
+
+@dataclass(frozen=True)
+class _RecordLayout:
+    """Where a long or ranking file keeps each role: column indices and header names."""
+
+    format: Format
+    names: list[str]
+    dataset: int
+    algorithm: int
+    value: int
+    fold: int | None
+    metric: int | None
+    described: list[tuple[int, str]]  # (index, metadata column) of algorithm columns
+
+    @classmethod
+    def of(cls, roles: dict[str, int], names: list[str], format: Format) -> _RecordLayout:
+        return cls(
+            format=format,
+            names=names,
+            dataset=roles["dataset"],
+            algorithm=roles["algorithm"],
+            value=roles["rank"] if format == "ranking" else roles["score"],
+            fold=roles.get("fold"),
+            metric=roles.get("metric"),
+            described=[(roles[c], c) for c in ALGORITHM_COLUMNS if c in roles],
+        )
+
+    @property
+    def ranking(self) -> bool:
+        return self.format == "ranking"
+
+    @property
+    def what(self) -> str:
+        return "rank" if self.ranking else "score (leave the row out for a missing result)"
+
+    @property
+    def dataset_column(self) -> str:
+        return self.names[self.dataset]
+
+    @property
+    def algorithm_column(self) -> str:
+        return self.names[self.algorithm]
+
+    @property
+    def value_column(self) -> str:
+        return self.names[self.value]
+
+    @property
+    def fold_column(self) -> str | None:
+        return self.names[self.fold] if self.fold is not None else None
+
+    @property
+    def metric_column(self) -> str | None:
+        return self.names[self.metric] if self.metric is not None else None
+
+
+@dataclass
+class _Found:
+    """What one pass over a file's rows has met: the labels, coded in order of first
+    appearance, each algorithm's metadata, and the first line with and without a fold
+    or a metric (0 for none)."""
+
+    datasets: dict[str, int] = field(default_factory=dict)
+    algorithms: dict[str, int] = field(default_factory=dict)
+    metrics: dict[str, int] = field(default_factory=dict)
+    metadata: dict[str, dict[str, str | int]] = field(default_factory=dict)
+    with_fold: int = 0
+    without_fold: int = 0
+    with_metric: int = 0
+    without_metric: int = 0
+
+
+class _LongParser(_ParserBase):
+    def _record_columns(self, names: list[str], format: Format) -> dict[str, int]:
+        """Map role -> column index for long and ranking files; raise on a bad header."""
+        allowed: tuple[str, ...]
+        required: tuple[str, ...]
+        if format == "long":
+            allowed, required, layout = (
+                ("dataset", "algorithm", "score", "value", "fold", "metric", *ALGORITHM_COLUMNS),
+                ("dataset", "algorithm"),
+                _LONG_LAYOUT,
+            )
+        else:
+            allowed, required, layout = (
+                ("dataset", "algorithm", "rank"),
+                ("dataset", "algorithm", "rank"),
+                _RANKING_LAYOUT,
+            )
+        line = self.header_line
+        roles: dict[str, int] = {}
+        problems: list[RowError] = []
+        typos = _role_typos(names, allowed)
+        for index, name in enumerate(names):
+            role = name.lower()
+            label = name or f"#{index + 1}"
+            if index in typos:
+                problems.append(
+                    RowError(line, label, self._typo_problem(name, typos[index], format))
+                )
+            elif role not in allowed:
+                problems.append(
+                    RowError(line, label, f"unexpected column; {format} files have {layout}")
+                )
+            elif role in roles:
+                problems.append(
+                    RowError(
+                        line, name, f"appears twice (columns {roles[role] + 1} and {index + 1})"
+                    )
+                )
+            else:
+                roles[role] = index
+        if format == "long":
+            if "score" in roles and "value" in roles:
+                problems.append(
+                    RowError(
+                        line, names[roles["value"]], 'both "score" and "value" columns: keep one'
+                    )
+                )
+            elif "value" in roles:
+                roles["score"] = roles.pop("value")
+            elif "score" not in roles and not {"score", "value"} & set(typos.values()):
+                problems.append(
+                    RowError(line, "score", f"missing required column; long files have {layout}")
+                )
+        for role in required:
+            if role not in roles and role not in typos.values():
+                problems.append(
+                    RowError(line, role, f"missing required column; {format} files have {layout}")
+                )
+        if problems:
+            raise ResultsCsvError(problems)
+        return roles
+
+    def _parse_records(
+        self, reader: Iterator[list[str]], names: list[str], format: Format
+    ) -> ParsedResults:
+        layout = _RecordLayout.of(self._record_columns(names, format), names, format)
+        found = _Found()
+        cols = _Columns.empty()
+        add_line, add_dataset, add_algorithm = (
+            cols.lines.append,
+            cols.datasets.append,
+            cols.algorithms.append,
+        )
+        add_value, add_fold, add_metric = cols.values.append, cols.folds.append, cols.metrics.append
+        datasets, algorithms = found.datasets, found.algorithms
+        for line, row in self._rows(reader, len(names), layout.dataset):
+            dataset = self._name_cell(row[layout.dataset], layout.dataset_column, line, "dataset")
+            algorithm = self._name_cell(
+                row[layout.algorithm], layout.algorithm_column, line, "algorithm"
+            )
+            value = self._value_cell(row, layout, line)
+            fold = self._fold_cell(row, layout, line, found) if layout.fold is not None else -1
+            metric = (
+                self._metric_cell(row, layout, line, found) if layout.metric is not None else -1
+            )
+            described = True
+            if layout.described and (named := row[layout.algorithm].strip()):
+                given = found.metadata.setdefault(named, {})
+                described = self._describe(given, row, layout.described, names, line)
+            if (
+                dataset is not None
+                and algorithm is not None
+                and value is not None
+                and fold is not None
+                and metric is not None
+                and described
+            ):
+                add_line(line)
+                add_dataset(datasets.setdefault(dataset, len(datasets)))
+                add_algorithm(algorithms.setdefault(algorithm, len(algorithms)))
+                add_value(value)
+                add_fold(fold)
+                add_metric(metric)
+        self._check_mixed(found, layout)
+        return self._records_checked(cols, found, layout)
+
+    def _name_cell(self, cell: str, column: str, line: int, what: str) -> str | None:
+        """A row's dataset or algorithm name, stripped, or None after an error."""
+        name = cell.strip()
+        if not name:
+            self.errors.add(line, column, f"empty {what} name")
+            return None
+        if problem := control_character_problem(name):
+            self.errors.add(line, column, f"{what} name {problem}")
+            return None
+        return name
+
+    def _value_cell(self, row: list[str], layout: _RecordLayout, line: int) -> float | None:
+        """A row's score or rank, or None after an error."""
+        raw = row[layout.value].strip()
+        value = self._number(raw, line) if raw else f"empty {layout.what}"
+        if isinstance(value, str):
+            self.errors.add(line, layout.value_column, value)
+            return None
+        if layout.ranking and value <= 0:
+            self.errors.add(
+                line, layout.value_column, f"{raw!r} is not a positive number (1 = best)"
+            )
+            return None
+        return value
+
+    def _fold_cell(
+        self, row: list[str], layout: _RecordLayout, line: int, found: _Found
+    ) -> int | None:
+        """A row's fold (-1 for none), or None after an error."""
+        assert layout.fold is not None
+        raw = row[layout.fold].strip()
+        if not raw:
+            found.without_fold = found.without_fold or line
+            return -1
+        found.with_fold = found.with_fold or line
+        if not (raw.isascii() and raw.isdigit()):
+            self.errors.add(line, layout.fold_column, f"{raw!r} is not a non-negative integer")
+            return None
+        if len(raw) > 9:
+            self.errors.add(line, layout.fold_column, f"{raw!r} is too large for a fold number")
+            return None
+        return int(raw)
+
+    def _metric_cell(
+        self, row: list[str], layout: _RecordLayout, line: int, found: _Found
+    ) -> int | None:
+        """A row's metric code (-1 for none), or None after an error."""
+        assert layout.metric is not None
+        name = row[layout.metric].strip()
+        if not name:
+            found.without_metric = found.without_metric or line
+            return -1
+        refused = None
+        if problem := control_character_problem(name):
+            refused = f"metric name {problem}"
+        elif self.metric_check:
+            refused = self.metric_check(name)
+        if refused:
+            self.errors.add(line, layout.metric_column, refused)
+            return None
+        found.with_metric = found.with_metric or line
+        return found.metrics.setdefault(name, len(found.metrics))
+
+    def _check_mixed(self, found: _Found, layout: _RecordLayout) -> None:
+        """A fold or a metric is given on every row or on none."""
+        if found.with_fold and found.without_fold:
+            self.errors.add(
+                found.without_fold,
+                layout.fold_column,
+                f"no fold given, but other rows have one (first on line {found.with_fold}): "
+                "give a fold on every row or on none",
+            )
+        if found.with_metric and found.without_metric:
+            self.errors.add(
+                found.without_metric,
+                layout.metric_column,
+                f"no metric given, but other rows name one (first on line "
+                f"{found.with_metric}): name a metric on every row or on none",
+            )
+
+    def _records_checked(
+        self, cols: _Columns, found: _Found, layout: _RecordLayout
+    ) -> ParsedResults:
+        """The whole file's checks (duplicates, folds, ranks), then the result."""
+        errors = self.errors
+        lines, d, a, values, folds, k = cols.arrays()
+        labels = (tuple(found.datasets), tuple(found.algorithms), tuple(found.metrics))
+        self._check_duplicates(lines, d, a, folds, k, labels)
+        if not errors.total:
+            keep = None
+            if found.with_fold:
+                keep = self._check_folds(lines, d, a, folds, k, labels, layout.fold_column)
+            if keep is not None:
+                lines, d, a, values, folds, k = (
+                    _read_only(column[keep]) for column in (lines, d, a, values, folds, k)
+                )
+                if not len(lines):
+                    errors.add(self.header_line, None, "no results left: every one lacks folds")
+            if layout.ranking:
+                self._check_ranks(lines, d, values, labels[0], layout.value_column)
+        errors.raise_if_any()
+        return ParsedResults(
+            format=layout.format,
+            kind="rank" if layout.ranking else "score",
+            datasets=labels[0],
+            algorithms=labels[1],
+            metrics=labels[2],
+            has_folds=bool(found.with_fold),
+            lines=lines,
+            dataset_codes=d,
+            algorithm_codes=a,
+            values=values,
+            folds=folds,
+            metric_codes=k,
+            dropped=tuple(self.dropped.kept),
+            n_dropped=self.dropped.total,
+            algorithm_metadata={name: given for name, given in found.metadata.items() if given},
+        )
+
+    def _describe(self, given: dict, row: list[str], described, names, line: int) -> bool:
+        """Add a row's algorithm columns to ``given``; False after an error at the line."""
+        ok = True
+        for index, column in described:
+            raw = row[index].strip()
+            if not raw:
+                continue
+            value: str | int = raw
+            if problem := control_character_problem(raw):
+                self.errors.add(line, names[index], problem)
+                ok = False
+                continue
+            if column == "parameters":
+                if not (raw.isascii() and raw.isdigit() and 0 < int(raw) < 2**63):
+                    self.errors.add(line, names[index], f"{raw!r} is not a positive whole number")
+                    ok = False
+                    continue
+                value = int(raw)
+            if given.setdefault(column, value) != value:
+                self.errors.add(
+                    line,
+                    names[index],
+                    f"{raw!r} differs from {given[column]!r} given for this algorithm above",
+                )
+                ok = False
+        return ok
+
+    def _check_duplicates(self, lines, d, a, folds, k, labels) -> None:
+        if len(lines) < 2:
+            return
+        order = np.lexsort((folds, a, d, k))  # stable: the first of a run is the earliest line
+        keys = [array[order] for array in (k, d, a, folds)]
+        same = np.ones(len(order) - 1, dtype=bool)
+        for key in keys:
+            same &= key[1:] == key[:-1]
+        repeats = np.flatnonzero(same) + 1
+        if not len(repeats):
+            return
+        starts = np.where(np.r_[True, ~same], np.arange(len(order)), 0)
+        run_start = np.maximum.accumulate(starts)
+        datasets, algorithms, metrics = labels
+        for index in repeats[: self.errors.limit].tolist():
+            row = order[index]
+            first = lines[order[run_start[index]]]
+            what = f'dataset "{datasets[d[row]]}", algorithm "{algorithms[a[row]]}"'
+            if folds[row] >= 0:
+                what += f", fold {folds[row]}"
+            if k[row] >= 0:
+                what += f', metric "{metrics[k[row]]}"'
+            self.errors.add(
+                int(lines[row]), None, f"duplicate result for {what}: first given on line {first}"
+            )
+        self.errors.count_unlisted(len(repeats) - self.errors.limit)
+
+    def _check_folds(self, lines, d, a, folds, k, labels, column) -> np.ndarray | None:
+        """Within a dataset (and metric) every algorithm must have the same folds.
+
+        With ``incomplete="drop"``, returns which rows to keep: all but those of an
+        algorithm on a dataset (and metric) where it lacks a fold that another has.
+        """
+        datasets, algorithms, metrics = labels
+        n_d, n_a = len(datasets), len(algorithms)
+        # Number only the (metric, dataset) groups that occur: counters sized by the
+        # product of the label counts would grow with the square of the rows.
+        group_keys, group = np.unique((k + 1) * n_d + d, return_inverse=True)
+        group = group.reshape(-1)
+        n_groups = len(group_keys)
+        fold_codes = np.unique(folds, return_inverse=True)[1].reshape(-1)
+        n_f = int(fold_codes.max()) + 1
+        rows_per_group = np.bincount(group, minlength=n_groups)
+        algs_per_group = np.bincount(np.unique(group * n_a + a) // n_a, minlength=n_groups)
+        folds_per_group = np.bincount(
+            np.unique(group * n_f + fold_codes) // n_f, minlength=n_groups
+        )
+        bad_groups = np.flatnonzero(rows_per_group != algs_per_group * folds_per_group)
+        if not len(bad_groups):
+            return None
+        in_bad = np.isin(group, bad_groups)
+        per_group: dict[int, dict[int, tuple[int, set[int]]]] = {}
+        for g, alg, fold, line in zip(
+            group[in_bad].tolist(),
+            a[in_bad].tolist(),
+            folds[in_bad].tolist(),
+            lines[in_bad].tolist(),
+            strict=True,
+        ):
+            per_group.setdefault(g, {}).setdefault(alg, (line, set()))[1].add(fold)
+        drop = self.incomplete == "drop"
+        lacking_pairs: list[int] = []  # group * n_a + algorithm, to drop
+        for g, by_algorithm in per_group.items():
+            every = set().union(*(seen for _, seen in by_algorithm.values()))
+            metric_code, dataset_code = divmod(int(group_keys[g]), n_d)
+            where = f'dataset "{datasets[dataset_code]}"'
+            if metric_code:
+                where += f' (metric "{metrics[metric_code - 1]}")'
+            for alg, (first_line, seen) in by_algorithm.items():
+                lacking = sorted(every - seen)
+                if not lacking:
+                    continue
+                shown = f"fold{'s' if len(lacking) > 1 else ''} " + ", ".join(
+                    map(str, lacking[:10])
+                )
+                shown += ", ..." if len(lacking) > 10 else ""
+                gap = f'algorithm "{algorithms[alg]}" on {where} lacks {shown}'
+                if drop:
+                    lacking_pairs.append(g * n_a + alg)
+                    self.dropped.add(first_line, column, f"{gap}: its results there are left out")
+                else:
+                    self.errors.add(
+                        first_line,
+                        column,
+                        f"{gap}, which other algorithms have there: every algorithm of a "
+                        "dataset needs the same folds; add the missing rows, or leave out "
+                        "this algorithm's rows for this dataset",
+                        kind=INCOMPLETE_FOLDS,
+                    )
+        if not drop:
+            return None
+        return ~np.isin(group * n_a + a, lacking_pairs)
+
+    def _check_ranks(self, lines, d, ranks, datasets, column) -> None:
+        """On each dataset the sorted ranks fill positions 1..k, ties as mean positions."""
+        order = np.lexsort((lines, ranks, d))
+        bounds = np.flatnonzero(np.diff(d[order])) + 1
+        for members in np.split(order, bounds):
+            values = ranks[members].tolist()
+            member_lines = lines[members].tolist()
+            position, start = 1, 0
+            while start < len(values):
+                end = start + 1
+                while end < len(values) and values[end] - values[start] <= _RANK_TOL:
+                    end += 1
+                size = end - start
+                expected = position + (size - 1) / 2
+                if abs(values[start] - expected) > _RANK_TOL:
+                    name = datasets[int(d[members[0]])]
+                    self.errors.add(
+                        member_lines[start],
+                        column,
+                        _rank_problem(name, values[start], size, position, member_lines[start:end]),
+                    )
+                    break
+                position += size
+                start = end
