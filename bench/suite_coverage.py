@@ -303,12 +303,12 @@ def displayed_intervals(
     known_positions: int | None = None,
 ) -> dict[str, Shown]:
     """Every interval a board shows for one benchmark, computed as the analysis does
-    (``analysis._uncertainty`` and ``analysis._win_interval``): each estimator's own
+    (``uncertainty_sections.bootstrap_sections`` and ``.win_interval_section``): each estimator's own
     bootstrap interval, the win rate's exact intervals, and the rank intervals and plausible winners
     from the replicates of the estimators in :data:`RANKED`."""
-    from estimation.core.analysis import BOOTSTRAP_LEVEL, RANK_LEVEL
     from estimation.core.rank_inference import rank_intervals
     from estimation.core.resampling import bootstrap
+    from estimation.core.uncertainty_sections import BOOTSTRAP_LEVEL, RANK_LEVEL
 
     boot = bootstrap(
         ranks,
@@ -342,8 +342,8 @@ def win_rate_intervals(
     """The win rate's exact intervals alone, pointwise and simultaneous, as the analysis
     computes them (closed forms: no bootstrap, so they are checked on many more
     benchmarks)."""
-    from estimation.core.analysis import WIN_INTERVAL_LEVEL
     from estimation.core.intervals import win_intervals
+    from estimation.core.uncertainty_sections import WIN_INTERVAL_LEVEL
 
     wins = win_intervals(ranks, level=WIN_INTERVAL_LEVEL)
     return {

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from estimation.core import aggregates, significance, within_dataset
+from estimation.core import aggregates
 from estimation.core.advisor import advise, advisor_section
 from estimation.core.contract import (
     SCHEMA_VERSION,
@@ -25,51 +25,43 @@ from estimation.core.contract import (
     AnalysisSettings,
     Board,
     BootstrapSummary,
-    DatasetTests,
     EstimatorResult,
     Evaluation,
     ExcludedAlgorithm,
-    Friedman,
     InputFacts,
-    NemenyiSection,
-    NemenyiSummary,
     NotApplicable,
-    PairNote,
     PairwiseMatrix,
     RankIntervals,
     RankMatrixSection,
-    RepeatedMeasuresAnova,
     ScoreSummary,
     SnapshotPayload,
-    TukeyTable,
-    WilcoxonSection,
-    WilcoxonSummary,
     WinInterval,
     WinsSection,
-    WithinDatasetSection,
     floats,
+    plain_float,
 )
 from estimation.core.control import control_comparison
-from estimation.core.intervals import WIN_INTERVAL_METHOD, win_intervals
 from estimation.core.power import advisor_power
 from estimation.core.practical import practical_sections
 from estimation.core.rank_inference import (
     TIE_DIGITS,
     RankInference,
-    rank_intervals,
     rank_method_words,
 )
 from estimation.core.rankings import PreparedRankings, prepare_rankings
 from estimation.core.registry import (
     ESTIMATOR_KEYS,
-    WIN_RATE_INTERVAL_KIND,
     default_estimator_rule,
     estimator_get,
-    interval_label,
 )
-from estimation.core.resampling import BIAS_CORRECTED_METHOD, bootstrap, evaluate_schemes
 from estimation.core.sensitivity import board_sensitivity
+from estimation.core.significance_sections import tests_across_datasets, tests_within_datasets
 from estimation.core.table import ResultTable
+from estimation.core.uncertainty_sections import (
+    bootstrap_sections,
+    evaluation_section,
+    win_interval_section,
+)
 from estimation.core.verdict import board_order, board_verdict
 from estimation.core.win_probability import fit_loo, fit_minimax, mle
 
@@ -112,10 +104,6 @@ UNCERTAINTY_GAVE_WAY = (
 # (tests/core/test_golden.py) pins the payload of two demos to it.
 ENGINE_VERSION = "0.8.0"
 
-# Within-dataset Tukey tables are stored with a snapshot up to this many pairs in all
-# (they grow as datasets x algorithms^2); beyond, the dataset page computes one table
-# on demand and the snapshot keeps the significance-aware ranks.
-MAX_TUKEY_PAIRS = 2000
 # The dataset x algorithm rank matrix is published for charts up to this many cells.
 MAX_RANK_CELLS = 200_000
 # The pairwise-wins matrix is stored up to this many pairs (m = 632 algorithms); above,
@@ -135,13 +123,6 @@ class Analysis:
 
     def to_json(self) -> dict[str, Any]:
         return self.payload.to_json()
-
-
-def _plain(value: Any) -> float | None:
-    if value is None:
-        return None
-    value = float(value)
-    return value if np.isfinite(value) else None
 
 
 class _Clock:
@@ -215,12 +196,12 @@ def analyze(
     estimators = _point_estimates(prepared, K)
 
     clock.stage("tests", 0.15)
-    tests = _tests_across_datasets(prepared, settings)
+    tests = tests_across_datasets(prepared, settings)
 
     clock.stage("within_dataset", 0.3)
-    aware_mean, within = _tests_within_datasets(prepared, settings)
+    aware_mean, within = tests_within_datasets(prepared, settings)
 
-    win_interval = _win_interval(prepared)
+    win_interval = win_interval_section(prepared)
     recommended, recommended_by = default_estimator_rule(settings.default_estimator)
     inference: RankInference | NotApplicable
     if uncertainty or not uncertainty_deferrable(win_interval):
@@ -459,11 +440,11 @@ def _uncertainty_stages(
     if stop is not None and stop():
         raise UncertaintyStopped
     clock.stage("bootstrap", 0.4)
-    boot, inference = _uncertainty(prepared, K, settings, bootstrap_seed, fits)
+    boot, inference = bootstrap_sections(prepared, K, settings, bootstrap_seed, fits)
     if stop is not None and stop():
         raise UncertaintyStopped
     clock.stage("evaluation", 0.75)
-    evaluation = _evaluation(prepared, K, settings, evaluation_seed)
+    evaluation = evaluation_section(prepared, K, settings, evaluation_seed)
     return boot, inference, evaluation
 
 
@@ -583,14 +564,14 @@ def _point_estimates(prepared: PreparedRankings, K: int) -> dict[str, dict[str, 
             "weights": tuple(float(v) for v in fit.weights),
         }
         if fit.loss is not None or fit.loss_mle is not None:
-            entry.update(loss=_plain(fit.loss), loss_mle=_plain(fit.loss_mle))
+            entry.update(loss=plain_float(fit.loss), loss_mle=plain_float(fit.loss_mle))
         if fit.n_clipped is not None:
             entry["n_clipped"] = int(fit.n_clipped)
         if fit.n_terms is not None:
             entry["n_terms"] = int(fit.n_terms)
         out[fit.method] = entry
     out["minimax"].update(
-        {key: _plain(minimax.extra[key]) for key in ("bound", "bound_mle", "bound_k2")}
+        {key: plain_float(minimax.extra[key]) for key in ("bound", "bound_mle", "bound_k2")}
     )
     out["borda"] = {"p": floats(aggregates.borda_probabilities(ranks)), "K": None, "weights": None}
     pl_fit = aggregates.plackett_luce(ranks, known_positions=known)
@@ -598,327 +579,12 @@ def _point_estimates(prepared: PreparedRankings, K: int) -> dict[str, dict[str, 
         "p": floats(pl_fit.worths),
         "K": None,
         "weights": None,
-        "log_likelihood": _plain(pl_fit.log_likelihood),
+        "log_likelihood": plain_float(pl_fit.log_likelihood),
         "iterations": int(pl_fit.iterations),
         "converged": bool(pl_fit.converged),
         "prior_strength": float(pl_fit.prior_strength),
     }
     return out
-
-
-@dataclass(frozen=True)
-class _AcrossDatasets:
-    friedman: Friedman | NotApplicable
-    nemenyi_summary: NemenyiSummary | NotApplicable
-    nemenyi: NemenyiSection | NotApplicable
-    wilcoxon_summary: WilcoxonSummary | NotApplicable
-    wilcoxon: WilcoxonSection | NotApplicable
-
-
-def _tests_across_datasets(
-    prepared: PreparedRankings, settings: AnalysisSettings
-) -> _AcrossDatasets:
-    names, ranks, known = prepared.algorithms, prepared.ranks, prepared.known_positions
-    friedman: Friedman | NotApplicable
-    nemenyi_summary: NemenyiSummary | NotApplicable
-    nemenyi: NemenyiSection | NotApplicable
-    reason = significance.rank_test_not_applicable(ranks, known_positions=known)
-    if reason is not None:
-        friedman = nemenyi_summary = nemenyi = NotApplicable(reason)
-    else:
-        result = significance.friedman(ranks, known_positions=known)
-        assert result.statistic is not None and result.pvalue is not None
-        assert result.iman_davenport_df is not None
-        infinite = NotApplicable(str(result.iman_davenport_not_applicable))
-        friedman = Friedman(
-            n_datasets=int(result.n_datasets),
-            statistic=float(result.statistic),
-            statistic_uncorrected=float(result.statistic_uncorrected or 0.0),
-            pvalue=float(result.pvalue),
-            df=int(result.df or 0),
-            iman_davenport=infinite
-            if result.iman_davenport is None
-            else float(result.iman_davenport),
-            iman_davenport_uncorrected=_plain(result.iman_davenport_uncorrected),
-            iman_davenport_pvalue=infinite
-            if result.iman_davenport_pvalue is None
-            else float(result.iman_davenport_pvalue),
-            iman_davenport_df=(
-                int(result.iman_davenport_df[0]),
-                int(result.iman_davenport_df[1]),
-            ),
-            exact_pvalue=result.exact_pvalue,
-        )
-        nemenyi_test = significance.nemenyi(ranks, alpha=settings.alpha, known_positions=known)
-        assert nemenyi_test.significant is not None and nemenyi_test.mean_ranks is not None
-        assert nemenyi_test.pvalues is not None  # applicable, checked above
-        groups = significance.indistinguishable_groups(
-            nemenyi_test.significant, nemenyi_test.mean_ranks
-        )
-        nemenyi_summary = NemenyiSummary(
-            alpha=settings.alpha,
-            q_alpha=float(nemenyi_test.q_alpha or 0.0),
-            critical_difference=float(nemenyi_test.critical_difference or 0.0),
-            letters=_letters(groups),
-        )
-        nemenyi = NemenyiSection(
-            algorithms=names,
-            pvalues=PairwiseMatrix.from_square(nemenyi_test.pvalues),
-            groups=_bars(groups),
-        )
-    wilcoxon_summary: WilcoxonSummary | NotApplicable
-    wilcoxon: WilcoxonSection | NotApplicable
-    if prepared.scores is None:
-        wilcoxon_summary = wilcoxon = NotApplicable(
-            "ranking-only input has no scores to pair across datasets"
-        )
-    elif prepared.n_datasets < 2:
-        wilcoxon_summary = wilcoxon = NotApplicable("a single dataset gives no paired differences")
-    else:
-        signed_rank = significance.wilcoxon_pairwise(
-            prepared.scores, correction=settings.correction, alpha=settings.alpha
-        )
-        mean_ranks = prepared.ranks.mean(axis=0)
-        groups = significance.indistinguishable_groups(signed_rank.significant, mean_ranks)
-        wilcoxon_summary = WilcoxonSummary(
-            alpha=settings.alpha, correction=settings.correction, letters=_letters(groups)
-        )
-        wilcoxon = WilcoxonSection(
-            algorithms=names,
-            pvalues=PairwiseMatrix.from_square(signed_rank.pvalues_corrected),
-            pvalues_raw=PairwiseMatrix.from_square(signed_rank.pvalues),
-            rank_biserial=PairwiseMatrix.from_square(signed_rank.effect_size),
-            groups=_bars(groups),
-            not_applicable_pairs=tuple(
-                PairNote(a=a, b=b, reason=reason)
-                for a, b, reason in signed_rank.not_applicable_pairs()
-            ),
-        )
-    return _AcrossDatasets(friedman, nemenyi_summary, nemenyi, wilcoxon_summary, wilcoxon)
-
-
-def _letters(groups: significance.IndistinguishableGroups) -> tuple[str, ...] | NotApplicable:
-    """Compact letters, or why they would not be readable at this size."""
-    if groups.letters is None:
-        return NotApplicable(str(groups.letters_not_applicable))
-    return tuple(groups.letters)
-
-
-def _bars(
-    groups: significance.IndistinguishableGroups,
-) -> tuple[tuple[int, ...], ...] | NotApplicable:
-    """CD bars (indices), or why a diagram would not be readable at this size."""
-    if groups.bars is None:
-        return NotApplicable(str(groups.bars_not_applicable))
-    return tuple(tuple(int(i) for i in bar) for bar in groups.bars)
-
-
-def _tests_within_datasets(
-    prepared: PreparedRankings, settings: AnalysisSettings
-) -> tuple[tuple[float | None, ...] | NotApplicable, WithinDatasetSection | NotApplicable]:
-    """The board's mean significance-aware ranks, and the within-dataset section."""
-    names = prepared.algorithms
-    if prepared.fold_scores is None:
-        reason = NotApplicable("the results have no folds")
-        return reason, reason
-    folds = prepared.fold_scores
-    aware = within_dataset.significance_aware_ranks(folds, alpha=settings.alpha)
-    n, m = len(prepared.datasets), len(names)
-    tables = n * m * (m - 1) // 2 <= MAX_TUKEY_PAIRS
-    with_table = [i for i in range(n) if tables and i not in aware.not_applicable]
-    tukey = dict(
-        zip(
-            with_table,
-            within_dataset.repeated_measures_tukey_batch(
-                [_complete_folds(folds[i]) for i in with_table], alpha=settings.alpha
-            ),
-            strict=True,
-        )
-    )
-    entries = []
-    for i, dataset in enumerate(prepared.datasets):
-        table: TukeyTable | NotApplicable | None = None
-        anova: RepeatedMeasuresAnova | NotApplicable
-        if i in aware.not_applicable:
-            table = anova = NotApplicable(aware.not_applicable[i])
-        else:
-            anova = _anova(_complete_folds(folds[i]))
-        if i in tukey:
-            signed_rank = within_dataset.fold_wilcoxon_pairwise(
-                _complete_folds(folds[i]), correction=settings.correction, alpha=settings.alpha
-            )
-            table = (
-                _tukey_table(tukey[i], signed_rank)
-                if tukey[i].not_applicable is None
-                else NotApplicable(str(tukey[i].not_applicable))
-            )
-        entries.append(
-            DatasetTests(
-                dataset=dataset,
-                n_folds=int(aware.n_folds[i]),
-                significance_rank=floats(aware.ranks[i]),
-                tukey=table,
-                anova=anova,
-            )
-        )
-    note = None
-    if not tables:
-        note = (
-            f"pairwise Tukey tables are computed on demand: {n} datasets x "
-            f"{m * (m - 1) // 2} pairs exceed the {MAX_TUKEY_PAIRS} stored with a snapshot"
-        )
-    section = WithinDatasetSection(algorithms=names, datasets=tuple(entries), note=note)
-    return floats(aware.mean_ranks), section
-
-
-def _complete_folds(fold_scores: np.ndarray) -> np.ndarray:
-    """The folds on which every algorithm has a score (datasets may have fewer folds)."""
-    return fold_scores[np.isfinite(fold_scores).all(axis=1)]
-
-
-def _tukey_table(
-    result: within_dataset.TukeyResult, signed_rank: significance.PairwiseSignedRank
-) -> TukeyTable:
-    """Tukey's difference, Cohen's d and p-value per pair (i < j), and the per-fold
-    Wilcoxon test (corrected p-value, rank-biserial effect) beside it."""
-    assert result.mean_difference is not None and result.cohen_d is not None
-    assert result.pvalues is not None and result.significant is not None  # folds checked
-    i, j = np.triu_indices(result.mean_difference.shape[0], 1)
-    lower, upper = within_dataset.tukey_intervals(result)
-    return TukeyTable(
-        diff=floats(result.mean_difference[i, j]),
-        cohens_d=floats(result.cohen_d[i, j]),
-        pvalue=floats(result.pvalues[i, j]),
-        significant=tuple(bool(v) for v in result.significant[i, j]),
-        wilcoxon_pvalue=floats(signed_rank.pvalues_corrected[i, j]),
-        rank_biserial=floats(signed_rank.effect_size[i, j]),
-        ci_lower=floats(lower[i, j]),
-        ci_upper=floats(upper[i, j]),
-    )
-
-
-def _anova(fold_scores: np.ndarray) -> RepeatedMeasuresAnova | NotApplicable:
-    result = within_dataset.repeated_measures_anova(fold_scores)
-    if result.df is None:
-        return NotApplicable(str(result.note))
-    return RepeatedMeasuresAnova(
-        statistic=result.statistic, pvalue=result.pvalue, df=result.df, note=result.note
-    )
-
-
-WIN_INTERVAL_LEVEL = 0.95
-BOOTSTRAP_LEVEL = 0.95  # of each estimator's own interval
-RANK_LEVEL = 0.95  # simultaneous, of the rank intervals
-# Fewer replicates give percentile bands that are mostly noise (with 1, a point).
-MIN_BOOTSTRAP = 100
-
-
-def _win_interval(prepared: PreparedRankings) -> WinInterval:
-    intervals = win_intervals(prepared.ranks, level=WIN_INTERVAL_LEVEL)
-    return WinInterval(
-        level=intervals.level,
-        lower=floats(intervals.lower),
-        upper=floats(intervals.upper),
-        simultaneous_lower=floats(intervals.simultaneous_lower),
-        simultaneous_upper=floats(intervals.simultaneous_upper),
-        method=WIN_INTERVAL_METHOD,
-        kind=WIN_RATE_INTERVAL_KIND,
-        label=interval_label(WIN_RATE_INTERVAL_KIND, intervals.level, source="exact"),
-    )
-
-
-def _uncertainty(
-    prepared: PreparedRankings,
-    K: int,
-    settings: AnalysisSettings,
-    seed: int,
-    estimators: dict[str, dict[str, Any]],
-) -> tuple[dict[str, BootstrapSummary | NotApplicable], RankInference | NotApplicable]:
-    """Each estimator's own interval and P(best), and the rank intervals of the
-    recommended one (from the same replicates), or why there are none."""
-    reason: NotApplicable | None = None
-    if settings.bootstrap == 0:
-        reason = NotApplicable("the bootstrap is switched off (0 replicates)")
-    elif settings.bootstrap < MIN_BOOTSTRAP:
-        reason = NotApplicable(
-            f"{settings.bootstrap} bootstrap replicates are too few for a 95 % band "
-            f"(at least {MIN_BOOTSTRAP} are needed); none is shown"
-        )
-    elif prepared.n_datasets < 2:
-        reason = NotApplicable("a single dataset: resampling datasets shows no spread")
-    if reason is not None:
-        return dict.fromkeys(ESTIMATOR_KEYS, reason), reason
-    recommended = default_estimator_rule(settings.default_estimator)[0]
-    result = bootstrap(
-        prepared.ranks,
-        rng=seed,
-        n_boot=settings.bootstrap,
-        K=K,
-        known_positions=prepared.known_positions,
-        # The full-data fits of _point_estimates: the bootstrap need not fit them again.
-        full_data={key: (entry["p"], entry["weights"]) for key, entry in estimators.items()},
-        level=BOOTSTRAP_LEVEL,
-        keep=(recommended,),
-    )
-    boot: dict[str, BootstrapSummary | NotApplicable] = {}
-    for scheme, summary in result.schemes.items():
-        kind = estimator_get(scheme).interval_kind
-        boot[scheme] = BootstrapSummary(
-            lower=floats(summary.lower),
-            upper=floats(summary.upper),
-            p_best=floats(summary.p_best),
-            level=BOOTSTRAP_LEVEL,
-            method=BIAS_CORRECTED_METHOD,
-            kind=kind,
-            label=interval_label(kind, BOOTSTRAP_LEVEL),
-        )
-    chosen = result.schemes[recommended]
-    assert chosen.replicates is not None  # kept above
-    inference = rank_intervals(
-        chosen.estimate, chosen.replicates, n_datasets=prepared.n_datasets, level=RANK_LEVEL
-    )
-    return boot, inference
-
-
-def _evaluation(
-    prepared: PreparedRankings, K: int, settings: AnalysisSettings, seed: int
-) -> Evaluation | NotApplicable:
-    if prepared.n_datasets < 2:
-        return NotApplicable("a single dataset: nothing to hold out")
-    result = evaluate_schemes(
-        prepared.ranks,
-        rng=seed,
-        n_folds=settings.evaluation_folds,
-        n_repeats=settings.evaluation_repeats,
-        K=K,
-        known_positions=prepared.known_positions,
-        alpha=settings.alpha,
-    )
-
-    def plain(values: dict[str, Any]) -> dict[str, float | None]:
-        return {key: _plain(value) for key, value in values.items()}
-
-    versus = result.versus_mle
-    return Evaluation(
-        log_loss=plain(result.mean_log_loss),
-        brier=plain(result.mean_brier),
-        tv=plain(result.mean_tv_loss),
-        best=result.best_log,
-        win_share=plain(result.win_share),
-        difference_vs_mle={
-            key: None if test is None else _plain(test.difference) for key, test in versus.items()
-        },
-        pvalue_vs_mle={
-            key: None if test is None else _plain(test.pvalue) for key, test in versus.items()
-        },
-        predicts_best=result.predicts_best,
-        verdict=result.verdict,
-        alpha=result.alpha,
-        test_train_ratio=result.test_train_ratio,
-        n_folds=int(result.n_folds),
-        n_repeats=int(result.n_repeats),
-        leave_one_out=bool(result.leave_one_out),
-    )
 
 
 def _wins(names: tuple[str, ...], ranks) -> WinsSection | NotApplicable:

@@ -9,7 +9,7 @@ from collections.abc import Iterable, Sequence
 from django.conf import settings
 from django.db import transaction
 
-from estimation.core.analysis import MIN_BOOTSTRAP
+from estimation.core.uncertainty_sections import MIN_BOOTSTRAP
 from estimation.requests import recompute_request
 from leaderboard.confusables import lookalike_message, lookalikes_new
 from leaderboard.models import (

@@ -44,6 +44,7 @@ from estimation.core.contract.basics import (
     describe,
     floats,
     pair_index,
+    plain_float,
 )
 from estimation.core.contract.board import (
     AnalysisSettings,
@@ -158,6 +159,7 @@ __all__ = [
     "json_schema",
     "main",
     "pair_index",
+    "plain_float",
     "restrict",
     "section_from_json",
     "section_schema",

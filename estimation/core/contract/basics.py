@@ -53,6 +53,14 @@ def _triangle(m: int) -> tuple[np.ndarray, np.ndarray]:
     return np.triu_indices(m, 1)
 
 
+def plain_float(value: Any) -> float | None:
+    """A plain float, None for a missing value, NaN or an infinity (JSON has neither)."""
+    if value is None:
+        return None
+    value = float(value)
+    return value if np.isfinite(value) else None
+
+
 def floats(values: Any) -> tuple[float | None, ...]:
     """Plain floats with None for NaN and infinities (JSON has neither)."""
     array = np.asarray(values, dtype=float).ravel()

@@ -7,8 +7,9 @@ import sys
 from django.core.management.base import BaseCommand, CommandError
 
 from estimation.console_progress import ConsoleProgress
-from estimation.core.analysis import MIN_BOOTSTRAP, Analysis, AnalysisSettings, analyze
+from estimation.core.analysis import Analysis, AnalysisSettings, analyze
 from estimation.core.registry import ESTIMATOR_KEYS
+from estimation.core.uncertainty_sections import MIN_BOOTSTRAP
 from estimation.payload_stream import payload_json_write
 from estimation.report import render_report
 from leaderboard.ingest.formats import IMPORT_FORMATS, files_from_path, read_imported

@@ -1,0 +1,150 @@
+"""The uncertainty and evaluation sections of a payload: the win-rate interval, each\nestimator's own bootstrap band and P(best), the rank intervals, and which estimator\npredicts held-out datasets best."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from estimation.core.contract import (
+    AnalysisSettings,
+    BootstrapSummary,
+    Evaluation,
+    NotApplicable,
+    WinInterval,
+    floats,
+    plain_float,
+)
+from estimation.core.intervals import WIN_INTERVAL_METHOD, win_intervals
+from estimation.core.rank_inference import (
+    RankInference,
+    rank_intervals,
+)
+from estimation.core.rankings import PreparedRankings
+from estimation.core.registry import (
+    ESTIMATOR_KEYS,
+    WIN_RATE_INTERVAL_KIND,
+    default_estimator_rule,
+    estimator_get,
+    interval_label,
+)
+from estimation.core.resampling import BIAS_CORRECTED_METHOD, bootstrap, evaluate_schemes
+
+WIN_INTERVAL_LEVEL = 0.95
+
+
+BOOTSTRAP_LEVEL = 0.95  # of each estimator's own interval
+
+
+RANK_LEVEL = 0.95  # simultaneous, of the rank intervals
+
+
+# Fewer replicates give percentile bands that are mostly noise (with 1, a point).
+MIN_BOOTSTRAP = 100
+
+
+def win_interval_section(prepared: PreparedRankings) -> WinInterval:
+    intervals = win_intervals(prepared.ranks, level=WIN_INTERVAL_LEVEL)
+    return WinInterval(
+        level=intervals.level,
+        lower=floats(intervals.lower),
+        upper=floats(intervals.upper),
+        simultaneous_lower=floats(intervals.simultaneous_lower),
+        simultaneous_upper=floats(intervals.simultaneous_upper),
+        method=WIN_INTERVAL_METHOD,
+        kind=WIN_RATE_INTERVAL_KIND,
+        label=interval_label(WIN_RATE_INTERVAL_KIND, intervals.level, source="exact"),
+    )
+
+
+def bootstrap_sections(
+    prepared: PreparedRankings,
+    K: int,
+    settings: AnalysisSettings,
+    seed: int,
+    estimators: dict[str, dict[str, Any]],
+) -> tuple[dict[str, BootstrapSummary | NotApplicable], RankInference | NotApplicable]:
+    """Each estimator's own interval and P(best), and the rank intervals of the
+    recommended one (from the same replicates), or why there are none."""
+    reason: NotApplicable | None = None
+    if settings.bootstrap == 0:
+        reason = NotApplicable("the bootstrap is switched off (0 replicates)")
+    elif settings.bootstrap < MIN_BOOTSTRAP:
+        reason = NotApplicable(
+            f"{settings.bootstrap} bootstrap replicates are too few for a 95 % band "
+            f"(at least {MIN_BOOTSTRAP} are needed); none is shown"
+        )
+    elif prepared.n_datasets < 2:
+        reason = NotApplicable("a single dataset: resampling datasets shows no spread")
+    if reason is not None:
+        return dict.fromkeys(ESTIMATOR_KEYS, reason), reason
+    recommended = default_estimator_rule(settings.default_estimator)[0]
+    result = bootstrap(
+        prepared.ranks,
+        rng=seed,
+        n_boot=settings.bootstrap,
+        K=K,
+        known_positions=prepared.known_positions,
+        # The full-data fits of _point_estimates: the bootstrap need not fit them again.
+        full_data={key: (entry["p"], entry["weights"]) for key, entry in estimators.items()},
+        level=BOOTSTRAP_LEVEL,
+        keep=(recommended,),
+    )
+    boot: dict[str, BootstrapSummary | NotApplicable] = {}
+    for scheme, summary in result.schemes.items():
+        kind = estimator_get(scheme).interval_kind
+        boot[scheme] = BootstrapSummary(
+            lower=floats(summary.lower),
+            upper=floats(summary.upper),
+            p_best=floats(summary.p_best),
+            level=BOOTSTRAP_LEVEL,
+            method=BIAS_CORRECTED_METHOD,
+            kind=kind,
+            label=interval_label(kind, BOOTSTRAP_LEVEL),
+        )
+    chosen = result.schemes[recommended]
+    assert chosen.replicates is not None  # kept above
+    inference = rank_intervals(
+        chosen.estimate, chosen.replicates, n_datasets=prepared.n_datasets, level=RANK_LEVEL
+    )
+    return boot, inference
+
+
+def evaluation_section(
+    prepared: PreparedRankings, K: int, settings: AnalysisSettings, seed: int
+) -> Evaluation | NotApplicable:
+    if prepared.n_datasets < 2:
+        return NotApplicable("a single dataset: nothing to hold out")
+    result = evaluate_schemes(
+        prepared.ranks,
+        rng=seed,
+        n_folds=settings.evaluation_folds,
+        n_repeats=settings.evaluation_repeats,
+        K=K,
+        known_positions=prepared.known_positions,
+        alpha=settings.alpha,
+    )
+
+    def plain(values: dict[str, Any]) -> dict[str, float | None]:
+        return {key: plain_float(value) for key, value in values.items()}
+
+    versus = result.versus_mle
+    return Evaluation(
+        log_loss=plain(result.mean_log_loss),
+        brier=plain(result.mean_brier),
+        tv=plain(result.mean_tv_loss),
+        best=result.best_log,
+        win_share=plain(result.win_share),
+        difference_vs_mle={
+            key: None if test is None else plain_float(test.difference)
+            for key, test in versus.items()
+        },
+        pvalue_vs_mle={
+            key: None if test is None else plain_float(test.pvalue) for key, test in versus.items()
+        },
+        predicts_best=result.predicts_best,
+        verdict=result.verdict,
+        alpha=result.alpha,
+        test_train_ratio=result.test_train_ratio,
+        n_folds=int(result.n_folds),
+        n_repeats=int(result.n_repeats),
+        leave_one_out=bool(result.leave_one_out),
+    )
