@@ -1,6 +1,6 @@
 from django.urls import path
 
-from frontend.contribute import owners, views
+from frontend.contribute import maintaining, moderating, owners, views
 
 urlpatterns = [
     path("b/<slug:slug>/submit/", views.submit_form, name="contribute-submit"),
@@ -20,23 +20,23 @@ urlpatterns = [
         views.submit_upload_job,
         name="contribute-upload-job",
     ),
-    path("benchmarks/new/", views.benchmark_new, name="contribute-benchmark-new"),
-    path("maintain/", views.maintained, name="contribute-maintained"),
-    path("b/<slug:slug>/maintain/", views.benchmark_edit, name="contribute-benchmark-edit"),
-    path("b/<slug:slug>/maintain/moderation/", views.moderation, name="contribute-moderation"),
+    path("benchmarks/new/", maintaining.benchmark_new, name="contribute-benchmark-new"),
+    path("maintain/", maintaining.maintained, name="contribute-maintained"),
+    path("b/<slug:slug>/maintain/", maintaining.benchmark_edit, name="contribute-benchmark-edit"),
+    path("b/<slug:slug>/maintain/moderation/", moderating.moderation, name="contribute-moderation"),
     path(
         "b/<slug:slug>/maintain/catalogue/",
-        views.benchmark_catalogue,
+        maintaining.benchmark_catalogue,
         name="contribute-benchmark-catalogue",
     ),
     path(
         "b/<slug:slug>/maintain/moderation/bulk/",
-        views.moderation_bulk,
+        moderating.moderation_bulk,
         name="contribute-moderation-bulk",
     ),
     path(
         "b/<slug:slug>/maintain/moderation/<int:submission_id>/",
-        views.moderation_decide,
+        moderating.moderation_decide,
         name="contribute-moderation-decide",
     ),
     path(
@@ -44,5 +44,5 @@ urlpatterns = [
         owners.algorithm_owners,
         name="contribute-algorithm-owners",
     ),
-    path("b/<slug:slug>/maintain/snapshots/", views.snapshots, name="contribute-snapshots"),
+    path("b/<slug:slug>/maintain/snapshots/", moderating.snapshots, name="contribute-snapshots"),
 ]

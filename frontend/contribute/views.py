@@ -1,4 +1,5 @@
-"""Contributors' and maintainers' pages: submit results, create and run a benchmark.
+"""Contributors' pages: submit results by form or file (the maintainer's pages are in
+maintaining.py, moderation in moderating.py).
 
 Views parse the input, call one service (or selector) and render. The services'
 ValidationFailed problems go next to the field, cell or file line they name; their
@@ -13,40 +14,21 @@ from typing import Any, cast
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import redirect, render
-from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST
 
-from estimation.selectors import benchmark_recompute_failures, snapshot_history
 from frontend.contribute.access import (
-    NotMaintainer,
     benchmark_or_404,
     forbidden,
-    maintained_benchmark,
 )
 from frontend.contribute.form_errors import SummaryError, add_problems, form_summary
 from frontend.contribute.forms import (
-    BenchmarkCreateForm,
-    BenchmarkSettingsForm,
-    DatasetsAddForm,
-    DecisionForm,
-    MetricAddForm,
-    MetricFormSet,
-    MetricRangeForm,
-    MetricRopeForm,
     SubmissionDetailsForm,
     UploadForm,
     upload_limit_bytes,
 )
 from frontend.contribute.grid import ScoreGrid
-from frontend.contribute.selectors import (
-    benchmark_list_maintained,
-    moderation_evidence,
-    moderation_queue,
-    moderation_recent_decisions,
-)
 from frontend.contribute.uploads import (
     FileProblem,
     file_problems,
@@ -62,13 +44,11 @@ from frontend.contribute.uploads import (
 from leaderboard.csv_template import csv_template
 from leaderboard.ingest.imported import imported_relocated
 from leaderboard.ingest.results_csv import ResultsCsvError
-from leaderboard.metric_rope import metric_rope_set
 from leaderboard.models import Benchmark, Submission, UploadJob
 from leaderboard.selectors import (
     algorithm_names_public,
     benchmark_folds_by_dataset,
     benchmark_metric_list,
-    catalogue_names_unused,
     dataset_names_public,
     upload_job_get_visible,
 )
@@ -76,26 +56,13 @@ from leaderboard.services import (
     PermissionDenied,
     SubmissionInput,
     ValidationFailed,
-    benchmark_create,
-    benchmark_datasets_add,
-    benchmark_update,
-    catalogue_entry_delete,
-    catalogue_entry_rename,
-    metric_add,
-    metric_range_set,
-    submission_accept,
     submission_create,
-    submission_reject,
     submissions_create,
-    submissions_decide,
     user_is_maintainer,
 )
 from leaderboard.throttling import submission_throttle_wait
 from leaderboard.uploads import upload_in_background, upload_job_create
 
-SNAPSHOTS_PER_PAGE = 50
-# Cards with their evidence; a longer queue is worked through from the oldest.
-MODERATION_QUEUE_SHOWN = 50
 IDEMPOTENCY_PREFIX = "web-form-"
 
 
@@ -513,353 +480,3 @@ def submit_upload_job(request: HttpRequest, slug: str, job_id: int) -> HttpRespo
 
 
 # --- maintainers ------------------------------------------------------------------------------
-
-
-@login_required
-def maintained(request: HttpRequest) -> HttpResponse:
-    return render(
-        request,
-        "frontend/contribute/maintained.html",
-        {
-            "section": "maintained",
-            "benchmarks": [
-                (benchmark, benchmark_recompute_failures(benchmark=benchmark))
-                for benchmark in benchmark_list_maintained(user=request.user)
-            ],
-        },
-    )
-
-
-METRICS_PREFIX = "metrics"
-
-
-def _metric_rows_posted(data) -> list[dict]:
-    """The metric rows as typed, whatever their state (for re-rendering them)."""
-    try:
-        total = int(data.get(f"{METRICS_PREFIX}-TOTAL_FORMS", 0))
-    except ValueError:
-        total = 0
-    return [
-        {
-            "name": data.get(f"{METRICS_PREFIX}-{i}-name", ""),
-            "direction": data.get(f"{METRICS_PREFIX}-{i}-direction", "higher"),
-        }
-        for i in range(min(max(total, 0), MetricFormSet.max_num))
-    ]
-
-
-def _formset_summary(formset, metric_errors: list[str]) -> list[SummaryError]:
-    items = [SummaryError(f"Metrics: {message}", "#metrics") for message in metric_errors]
-    items += [SummaryError(f"Metrics: {m}", "#metrics") for m in formset.non_form_errors()]
-    for index, form in enumerate(formset.forms):
-        for name, field_messages in form.errors.items():
-            items += [
-                SummaryError(
-                    f"Metric {index + 1}, {form[name].label.lower()}: {message}",
-                    f"#{form[name].id_for_label}",
-                )
-                for message in field_messages
-            ]
-    return items
-
-
-@login_required
-@require_http_methods(["GET", "POST"])
-def benchmark_new(request: HttpRequest) -> HttpResponse:
-    """Any logged-in researcher may create a benchmark, and becomes its maintainer.
-
-    "Add a metric" re-renders the page with one more metric row (no JavaScript needed).
-    """
-    metric_errors: list[str] = []
-    errors: list[SummaryError] = []
-    if request.method == "GET":
-        form = BenchmarkCreateForm()
-        formset = MetricFormSet(prefix=METRICS_PREFIX, initial=[{"direction": "higher"}])
-    elif request.POST.get("action") == "add_metric":
-        form = BenchmarkCreateForm(initial=request.POST.dict())
-        rows = _metric_rows_posted(request.POST)
-        if len(rows) < MetricFormSet.max_num:
-            rows.append({"direction": "higher"})
-        formset = MetricFormSet(prefix=METRICS_PREFIX, initial=rows)
-    else:
-        form = BenchmarkCreateForm(request.POST)
-        formset = MetricFormSet(request.POST, prefix=METRICS_PREFIX)
-        form_ok, formset_ok = form.is_valid(), formset.is_valid()
-        if form_ok and formset_ok:
-            data = dict(form.cleaned_data)
-            metrics = [
-                (
-                    f.cleaned_data["name"].strip(),
-                    f.cleaned_data["direction"],
-                    {
-                        "min_value": f.cleaned_data.get("min_value"),
-                        "max_value": f.cleaned_data.get("max_value"),
-                        "unit": f.cleaned_data.get("unit", ""),
-                    },
-                )
-                for f in formset.forms
-                if f.cleaned_data.get("name")
-            ]
-            try:
-                benchmark = benchmark_create(
-                    slug=data.pop("slug"),
-                    title=data.pop("title"),
-                    metrics=metrics,
-                    creator=request.user,
-                    **data,
-                )
-            except ValidationFailed as exc:
-                metric_fields = ("metrics", "min_value", "max_value", "unit")
-                metric_errors = [p.message for p in exc.problems if p.field in metric_fields]
-                add_problems(form, [p for p in exc.problems if p.field not in metric_fields])
-            else:
-                messages.success(request, f"Created {benchmark.title}; you maintain it.")
-                return redirect("contribute-benchmark-edit", slug=benchmark.slug)
-        errors = [*form_summary(form), *_formset_summary(formset, metric_errors)]
-    context = {
-        "form": form,
-        "formset": formset,
-        "metric_errors": metric_errors,
-        "errors": errors,
-        "creating": True,
-    }
-    return render(request, "frontend/contribute/benchmark_form.html", context)
-
-
-@login_required
-@require_http_methods(["GET", "POST"])
-def benchmark_edit(request: HttpRequest, slug: str) -> HttpResponse:
-    try:
-        benchmark = maintained_benchmark(slug=slug, user=request.user)
-    except NotMaintainer as exc:
-        return forbidden(request, str(exc))
-    # The form validates a copy, so that the service sees what changed.
-    form = BenchmarkSettingsForm(
-        request.POST or None, instance=Benchmark.objects.get(pk=benchmark.pk)
-    )
-    if request.method == "POST" and form.is_valid():
-        try:
-            benchmark_update(benchmark=benchmark, user=request.user, **form.cleaned_data)
-        except PermissionDenied as exc:
-            return forbidden(request, str(exc))
-        except ValidationFailed as exc:
-            add_problems(form, exc.problems)
-        else:
-            messages.success(request, "Saved. Changed analysis settings trigger a recompute.")
-            return redirect("contribute-benchmark-edit", slug=benchmark.slug)
-    context = {
-        "benchmark": benchmark,
-        "form": form,
-        "errors": form_summary(form),
-        "metrics": benchmark_metric_list(benchmark=benchmark),
-        "creating": False,
-    }
-    return render(request, "frontend/contribute/benchmark_form.html", context)
-
-
-@login_required
-@require_http_methods(["GET", "POST"])
-def benchmark_catalogue(request: HttpRequest, slug: str) -> HttpResponse:
-    """The benchmark's datasets and metrics; maintainers add to them here."""
-    try:
-        benchmark = maintained_benchmark(slug=slug, user=request.user)
-    except NotMaintainer as exc:
-        return forbidden(request, str(exc))
-    action = request.POST.get("action")
-    datasets_form = DatasetsAddForm(request.POST if action == "datasets" else None)
-    metric_form = MetricAddForm(request.POST if action == "metric" else None)
-    metrics = list(benchmark_metric_list(benchmark=benchmark))
-    range_form = MetricRangeForm(
-        request.POST if action == "metric_range" else None, metrics=metrics
-    )
-    rope_form = MetricRopeForm(request.POST if action == "rope" else None)
-    try:
-        if action == "metric_range" and range_form.is_valid():
-            data = range_form.cleaned_data
-            metric = next(m for m in metrics if m.name == data["metric"])
-            metric_range_set(
-                benchmark=benchmark,
-                user=request.user,
-                metric=metric,
-                min_value=data["min_value"],
-                max_value=data["max_value"],
-                unit=data["unit"],
-            )
-            messages.success(request, f"Set the valid range of {metric.name}.")
-            return redirect("contribute-benchmark-catalogue", slug=benchmark.slug)
-        if action == "rope" and rope_form.is_valid():
-            chosen = benchmark.metrics.filter(name=rope_form.cleaned_data["metric"]).first()
-            if chosen is None:
-                rope_form.add_error("metric", "no metric of that name in this benchmark")
-            else:
-                metric_rope_set(
-                    metric=chosen, user=request.user, rope=rope_form.cleaned_data["rope"]
-                )
-                messages.success(
-                    request, f"Saved the region of practical equivalence of {chosen.name}."
-                )
-                return redirect("contribute-benchmark-catalogue", slug=benchmark.slug)
-        if action == "datasets" and datasets_form.is_valid():
-            added = benchmark_datasets_add(
-                benchmark=benchmark,
-                user=request.user,
-                names=datasets_form.cleaned_data["names"].splitlines(),
-            )
-            messages.success(request, f"Added {len(added)} datasets.")
-            return redirect("contribute-benchmark-catalogue", slug=benchmark.slug)
-        if action == "metric" and metric_form.is_valid():
-            metric = metric_add(benchmark=benchmark, user=request.user, **metric_form.cleaned_data)
-            messages.success(request, f"Added the metric {metric.name}.")
-            return redirect("contribute-benchmark-catalogue", slug=benchmark.slug)
-        if action in ("rename", "delete"):
-            return _catalogue_name_change(request, benchmark, action)
-    except PermissionDenied as exc:
-        return forbidden(request, str(exc))
-    except ValidationFailed as exc:
-        form = {"datasets": datasets_form, "rope": rope_form, "metric_range": range_form}.get(
-            action or "", metric_form
-        )
-        add_problems(form, exc.problems)
-    context = {
-        "benchmark": benchmark,
-        "datasets": benchmark.datasets.order_by("name"),
-        "metrics": metrics,
-        "datasets_form": datasets_form,
-        "metric_form": metric_form,
-        "rope_form": rope_form,
-        "range_form": range_form,
-        "unused": catalogue_names_unused(benchmark=benchmark),
-        "errors": [
-            *form_summary(datasets_form),
-            *form_summary(metric_form),
-            *form_summary(rope_form),
-            *form_summary(range_form),
-        ],
-    }
-    return render(request, "frontend/contribute/catalogue.html", context)
-
-
-def _catalogue_name_change(request: HttpRequest, benchmark: Benchmark, action: str) -> HttpResponse:
-    """Rename or delete a dataset or algorithm no accepted result uses (the services decide)."""
-    kind = request.POST.get("kind", "")
-    name = request.POST.get("name", "")
-    if kind not in ("dataset", "algorithm"):
-        messages.error(request, "Choose a dataset or an algorithm.")
-        return redirect("contribute-benchmark-catalogue", slug=benchmark.slug)
-    try:
-        if action == "rename":
-            entry = catalogue_entry_rename(
-                benchmark=benchmark,
-                user=request.user,
-                kind=kind,
-                name=name,
-                new_name=request.POST.get("new_name", ""),
-            )
-            messages.success(request, f"The {kind} {name} is now {entry.name}.")
-        else:
-            catalogue_entry_delete(benchmark=benchmark, user=request.user, kind=kind, name=name)
-            messages.success(request, f"The {kind} {name} is deleted.")
-    except ValidationFailed as exc:
-        messages.error(request, "; ".join(problem.message for problem in exc.problems))
-    return redirect("contribute-benchmark-catalogue", slug=benchmark.slug)
-
-
-@login_required
-def moderation(request: HttpRequest, slug: str) -> HttpResponse:
-    try:
-        benchmark = maintained_benchmark(slug=slug, user=request.user)
-    except NotMaintainer as exc:
-        return forbidden(request, str(exc))
-    queue = list(moderation_queue(benchmark=benchmark)[:MODERATION_QUEUE_SHOWN])
-    evidence = moderation_evidence(benchmark=benchmark, submissions=queue)
-    context = {
-        "benchmark": benchmark,
-        "queue": [(submission, evidence.get(submission.pk, [])) for submission in queue],
-        "n_pending": moderation_queue(benchmark=benchmark).count(),
-        "recent": moderation_recent_decisions(benchmark=benchmark),
-        "n_datasets": benchmark.datasets.count(),
-    }
-    return render(request, "frontend/contribute/moderation.html", context)
-
-
-@login_required
-@require_POST
-def moderation_bulk(request: HttpRequest, slug: str) -> HttpResponse:
-    """Accept or reject the ticked submissions, with one note for all of them."""
-    benchmark = benchmark_or_404(slug=slug, user=request.user)
-    form = DecisionForm(request.POST)
-    # "All shown": the submissions the page listed, not any that arrived since.
-    chosen = "shown" if request.POST.get("all_shown") == "1" else "submission"
-    ids = [int(pk) for pk in request.POST.getlist(chosen) if pk.isdigit()]
-    if not form.is_valid():
-        messages.error(request, "Choose accept or reject.")
-        return redirect("contribute-moderation", slug=benchmark.slug)
-    accept = form.cleaned_data["decision"] == "accept"
-    try:
-        decided = submissions_decide(
-            benchmark=benchmark,
-            user=request.user,
-            ids=ids,
-            accept=accept,
-            note=form.cleaned_data["note"],
-        )
-    except PermissionDenied as exc:
-        return forbidden(request, str(exc))
-    except ValidationFailed as exc:
-        messages.error(request, "; ".join(problem.message for problem in exc.problems))
-    else:
-        names = ", ".join(s.algorithm.name for s in decided)
-        messages.success(
-            request, f"{'Accepted' if accept else 'Rejected'} {len(decided)}: {names}."
-        )
-    return redirect("contribute-moderation", slug=benchmark.slug)
-
-
-@login_required
-@require_POST
-def moderation_decide(request: HttpRequest, slug: str, submission_id: int) -> HttpResponse:
-    benchmark = benchmark_or_404(slug=slug, user=request.user)
-    try:
-        submission = benchmark.submissions.select_related("algorithm").get(pk=submission_id)
-    except Submission.DoesNotExist:
-        raise Http404("No such submission") from None
-    form = DecisionForm(request.POST)
-    if not form.is_valid():
-        messages.error(request, "Choose accept or reject.")
-        return redirect("contribute-moderation", slug=benchmark.slug)
-    decide = submission_accept if form.cleaned_data["decision"] == "accept" else submission_reject
-    try:
-        decide(submission=submission, user=request.user, note=form.cleaned_data["note"])
-    except PermissionDenied as exc:
-        return forbidden(request, str(exc))
-    except ValidationFailed as exc:
-        messages.error(request, "; ".join(problem.message for problem in exc.problems))
-    else:
-        done = "accepted" if decide is submission_accept else "rejected"
-        messages.success(request, f"{submission.algorithm.name} is {done}.")
-    return redirect(reverse("contribute-moderation", kwargs={"slug": benchmark.slug}))
-
-
-@login_required
-def snapshots(request: HttpRequest, slug: str) -> HttpResponse:
-    """Every computed version of a metric's results: status, errors, timings."""
-    try:
-        benchmark = maintained_benchmark(slug=slug, user=request.user)
-    except NotMaintainer as exc:
-        return forbidden(request, str(exc))
-    metrics = list(benchmark_metric_list(benchmark=benchmark))
-    metric = next((m for m in metrics if m.name == request.GET.get("metric")), None)
-    metric = metric or (metrics[0] if metrics else None)
-    page = None
-    if metric is not None:
-        page = Paginator(
-            snapshot_history(benchmark=benchmark, metric=metric), SNAPSHOTS_PER_PAGE
-        ).get_page(request.GET.get("page"))
-    context = {
-        "benchmark": benchmark,
-        "metrics": metrics,
-        "metric": metric,
-        "page": page,
-        "failures": benchmark_recompute_failures(benchmark=benchmark),
-    }
-    return render(request, "frontend/contribute/snapshots.html", context)
