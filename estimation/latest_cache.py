@@ -44,7 +44,7 @@ class LatestEntry:
     etag: str
     last_modified: datetime
     origin: str  # scheme://host/ the body's absolute URLs were built for
-    body: Any  # the serialised, compressed body (estimation.api.snapshots._Body)
+    body: Any  # the serialised, compressed body (estimation.api.bodies.CompressedBody)
 
 
 def _key(slug: str, metric: str) -> str:

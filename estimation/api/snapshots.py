@@ -3,20 +3,13 @@ exports, and the JSON Schema of the snapshot contract (docs/snapshot-contract.md
 
 from __future__ import annotations
 
-import gzip
 import json
 import logging
-from collections.abc import Callable
-from dataclasses import dataclass
-from urllib.parse import urlencode
 
 from django.conf import settings
-from django.core.cache import cache
 from django.core.exceptions import DisallowedHost
 from django.http import HttpRequest, HttpResponse
-from django.urls import reverse
-from django.utils.cache import get_conditional_response, patch_cache_control, patch_vary_headers
-from django.utils.http import http_date
+from django.utils.cache import patch_vary_headers
 from django.utils.text import slugify
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import (
@@ -32,8 +25,23 @@ from rest_framework.renderers import JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from config.compression import accepts_encoding, brotli_compress
+from estimation.api.bodies import (
+    encoded_response,
+    json_body_cached,
+    not_modified_response,
+    with_validators,
+)
 from estimation.api.export import rows_as_csv, snapshot_rows
+from estimation.api.serializers import (
+    ALGORITHMS_MAX_LENGTH,
+    FAILURE_HELP,
+    GONE_HELP,
+    LONG_LIST_HELP,
+    BoardField,
+    RecomputeFailureSerializer,
+    SnapshotSerializer,
+    SnapshotSummarySerializer,
+)
 from estimation.core.contract import (
     SECTION_NAMES,
     UnknownAlgorithmsError,
@@ -51,7 +59,6 @@ from estimation.latest_cache import (
 )
 from estimation.models import ResultSnapshot
 from estimation.selectors import (
-    SNAPSHOT_SUMMARY_FIELDS,
     SnapshotPruned,
     failure_reason,
     snapshot_board,
@@ -87,125 +94,6 @@ from leaderboard.throttling import AnonThrottle
 
 MAX_TOP = 100_000
 logger = logging.getLogger(__name__)
-BODY_CACHE_SECONDS = 3600  # bodies are keyed by their ETag: this only bounds the memory
-# Compressed once per body; 5 keeps the first request of a large section quick.
-BODY_BROTLI_QUALITY = 5
-
-
-class SnapshotSummarySerializer(serializers.ModelSerializer):
-    class Meta:
-        model = ResultSnapshot
-        fields = list(SNAPSHOT_SUMMARY_FIELDS)  # the columns snapshot_status reads
-
-
-class SubmissionChangeSerializer(serializers.Serializer):
-    submission = serializers.IntegerField(help_text="the submission's id")
-    algorithm = serializers.CharField()
-    status = serializers.CharField(help_text="its status now")
-
-
-class RecomputeFailureSerializer(serializers.Serializer):
-    """Set when the newest input of this metric failed: the results served are older."""
-
-    version = serializers.IntegerField(help_text="the failed version (the newest one)")
-    failed_during = serializers.ChoiceField(
-        choices=["load", "analysis", "store"],
-        help_text="analysis: the input cannot be analysed (it stays failed until the "
-        "accepted submissions change); load or store: an internal error, retried "
-        "automatically with back-off",
-    )
-    reason = serializers.CharField(help_text="why, in plain words")
-    failed_at = serializers.DateTimeField(allow_null=True)
-    retry_at = serializers.DateTimeField(
-        allow_null=True, help_text="the next automatic try (load or store failures), or null"
-    )
-    served_version = serializers.IntegerField(
-        allow_null=True, help_text="the older version being served instead, or null"
-    )
-    still_includes = SubmissionChangeSerializer(
-        many=True,
-        help_text="submissions the results served include that are no longer accepted "
-        "(at most 100; n_still_includes counts them all)",
-    )
-    lacks = SubmissionChangeSerializer(
-        many=True,
-        help_text="accepted submissions the results served do not include (at most 100; "
-        "n_lacks counts them all)",
-    )
-    n_still_includes = serializers.IntegerField()
-    n_lacks = serializers.IntegerField()
-
-
-GONE_HELP = (
-    "A version that retention removed (older versions nobody cited are pruned) answers "
-    "410 Gone with the latest version and its URL; a version that never existed, 404."
-)
-# ``?algorithms=`` in characters, such that any list this long fits in gunicorn's request
-# line of 8190 bytes (config/gunicorn.py) with the rest of the request: percent-encoded,
-# one character takes up to 12 bytes (4 in UTF-8), 6000 here; the path (an 80-character
-# slug) and ``&metric=`` (100 characters) take under 1400 more. A longer list is refused
-# by the API (400), not by the server before it.
-ALGORITHMS_MAX_LENGTH = 500
-LONG_LIST_HELP = (
-    "A list of algorithms travels in the URL, whose request line is limited to 8190 bytes "
-    f"(gunicorn's maximum): `algorithms` takes up to {ALGORITHMS_MAX_LENGTH} characters. For "
-    "many algorithms ask `?top=N`, or fetch the whole section and filter it."
-)
-FAILURE_HELP = (
-    "null, unless the newest input of this metric failed: why, and how the results "
-    "served (an older version) differ from the accepted submissions"
-)
-
-
-@extend_schema_field(
-    {"type": "object", "description": "the board section (docs/snapshot-contract.md#board)"}
-)
-class BoardField(serializers.Field):
-    def to_representation(self, value):
-        return value
-
-
-class SnapshotSerializer(serializers.ModelSerializer):
-    benchmark = serializers.CharField(source="benchmark.slug")
-    metric = serializers.CharField(source="metric.name")
-    board = serializers.SerializerMethodField(
-        help_text="the O(m) board section; null unless the snapshot is ready"
-    )
-    sections = serializers.SerializerMethodField(
-        help_text="URL of each section of a ready snapshot, by name (null otherwise)"
-    )
-
-    class Meta:
-        model = ResultSnapshot
-        fields = [
-            "benchmark",
-            "metric",
-            *SnapshotSummarySerializer.Meta.fields,
-            "timings",
-            "board",
-            "sections",
-        ]
-
-    @extend_schema_field(BoardField(allow_null=True))
-    def get_board(self, snapshot) -> dict | None:
-        board = snapshot_board(snapshot=snapshot)
-        return None if board is None else section_to_json("board", board)
-
-    @extend_schema_field(serializers.DictField(child=serializers.URLField(), allow_null=True))
-    def get_sections(self, snapshot) -> dict | None:
-        if not snapshot_is_servable(snapshot):
-            return None
-        request = self.context.get("request")
-        query = "?" + urlencode({"metric": snapshot.metric.name})
-        urls = {}
-        for name in SECTION_NAMES:
-            path = reverse(
-                "api-snapshot-section",
-                kwargs={"slug": snapshot.benchmark.slug, "version": snapshot.version, "name": name},
-            )
-            url = path + query
-            urls[name] = request.build_absolute_uri(url) if request is not None else url
-        return urls
 
 
 def _cited(snapshot: ResultSnapshot) -> ResultSnapshot:
@@ -327,7 +215,7 @@ class SnapshotLatestApi(ApiView):
         # Bodies are cached while no newer version is computing (the steady state);
         # during a computation its progress is part of the body, so it is built anew.
         cached = computing is None and getattr(request.accepted_renderer, "format", None) == "json"
-        not_modified = _not_modified(request, etag, last_modified)
+        not_modified = not_modified_response(request, etag, last_modified)
         if not_modified is not None and not (shared and cached):
             return not_modified  # no section is read
         # (An anonymous 304 stores the entry too, so that clients that only poll with
@@ -339,9 +227,9 @@ class SnapshotLatestApi(ApiView):
             return self.OutputSerializer(snapshot, context=context).data
 
         if not cached:
-            return _validators(Response(data()), etag, last_modified)
+            return with_validators(Response(data()), etag, last_modified)
         host = request.get_host()  # the body holds absolute URLs of the sections
-        body = _json_bytes(f"api-latest:{host}:{benchmark.pk}:{metric.pk}:{etag}", data)
+        body = json_body_cached(f"api-latest:{host}:{benchmark.pk}:{metric.pk}:{etag}", data)
         if shared:
             latest_entry_put(
                 slug=slug,
@@ -356,7 +244,7 @@ class SnapshotLatestApi(ApiView):
             )
         if not_modified is not None:
             return not_modified
-        return _validators(_encoded(request, body), etag, last_modified)
+        return with_validators(encoded_response(request, body), etag, last_modified)
 
 
 def _fast_query(request: HttpRequest) -> str | None:
@@ -401,8 +289,8 @@ def latest_fast_response(request: HttpRequest, slug: str) -> HttpResponse | None
         return None
     if not AnonThrottle().allow_request(request, None):
         return None  # the view answers 429
-    response = _not_modified(request, entry.etag, entry.last_modified) or _validators(
-        _encoded(request, entry.body), entry.etag, entry.last_modified
+    response = not_modified_response(request, entry.etag, entry.last_modified) or with_validators(
+        encoded_response(request, entry.body), entry.etag, entry.last_modified
     )
     patch_vary_headers(response, ("Cookie",))  # as the session middleware does for the view
     return response
@@ -457,7 +345,7 @@ class SnapshotStatusApi(ApiView):
         benchmark = benchmark_or_404(slug=slug, user=request.user, counts=False)
         metric = metric_or_404(benchmark=benchmark, name=request.query_params.get("metric"))
         status = snapshot_status(benchmark=benchmark, metric=metric)
-        not_modified = _not_modified(request, status.etag, None)
+        not_modified = not_modified_response(request, status.etag, None)
         if not_modified is not None:
             return not_modified
         body = {
@@ -477,73 +365,7 @@ class SnapshotStatusApi(ApiView):
             # A failed version's error is for maintainers (it may name internals);
             # others get the plain reason.
             newest["error"] = failure_reason(status.newest)
-        return _validators(Response(data), status.etag, None)
-
-
-@dataclass(frozen=True)
-class _Body:
-    raw: bytes
-    gzip: bytes
-    br: bytes
-
-
-def _json_bytes(key: str, data: Callable[[], object]) -> _Body:
-    """A response body serialised and compressed once, then served from the cache.
-
-    The key carries the ETag, so a cached body is never stale; a cache outage only
-    costs the serialisation. (A JSON API answer carries no secret, so compressing it
-    once is BREACH-safe.)
-    """
-    key = f"b2:{key}"  # b2: bodies with brotli
-    try:
-        cached = cache.get(key)
-    except Exception:  # the cache is an optimisation: a broken one must not break the API
-        logger.warning("API body cache unavailable", exc_info=True)
-        cached = None
-    if cached is not None:
-        return cached
-    value = data()
-    raw = value if isinstance(value, bytes) else JSONRenderer().render(value)
-    body = _Body(
-        raw=raw,
-        gzip=gzip.compress(raw, compresslevel=6, mtime=0),
-        br=brotli_compress(raw, quality=BODY_BROTLI_QUALITY),
-    )
-    try:
-        cache.set(key, body, timeout=BODY_CACHE_SECONDS)
-    except Exception:
-        logger.warning("API body cache unavailable", exc_info=True)
-    return body
-
-
-def _encoded(request: HttpRequest | Request, body: _Body) -> HttpResponse:
-    """The brotli or gzip bytes when the client takes them, else the plain ones."""
-    accept = request.META.get("HTTP_ACCEPT_ENCODING", "")
-    coding = next((c for c in ("br", "gzip") if accepts_encoding(accept, c)), None)
-    content = {"br": body.br, "gzip": body.gzip, None: body.raw}[coding]
-    response = HttpResponse(content, content_type="application/json")
-    if coding:
-        response["Content-Encoding"] = coding
-    patch_vary_headers(response, ("Accept", "Accept-Encoding"))
-    return response
-
-
-def _not_modified(request: HttpRequest | Request, etag: str, last_modified) -> HttpResponse | None:
-    """304 when the client's validators still match (If-None-Match wins, weakly compared)."""
-    timestamp = int(last_modified.timestamp()) if last_modified else None
-    response = get_conditional_response(request, etag=etag, last_modified=timestamp)
-    if response is not None:
-        _validators(response, etag, last_modified)
-    return response
-
-
-def _validators(response: HttpResponse, etag: str, last_modified) -> HttpResponse:
-    response["ETag"] = etag
-    if last_modified:
-        response["Last-Modified"] = http_date(last_modified.timestamp())
-    # Always revalidate; private because what a user may see depends on who asks.
-    patch_cache_control(response, private=True, no_cache=True)
-    return response
+        return with_validators(Response(data), status.etag, None)
 
 
 class SnapshotVersionApi(ApiView):
@@ -688,7 +510,7 @@ def _stored_section(request: Request, snapshot: ResultSnapshot, name: str) -> Ht
         raise snapshot_not_found(snapshot.metric, snapshot.version)
     etag = f'"{digest}"'
     last_modified = snapshot.finished_at or snapshot.created_at
-    not_modified = _not_modified(request, etag, last_modified)
+    not_modified = not_modified_response(request, etag, last_modified)
     if not_modified is not None:
         return not_modified
 
@@ -698,8 +520,8 @@ def _stored_section(request: Request, snapshot: ResultSnapshot, name: str) -> Ht
             raise snapshot_not_found(snapshot.metric, snapshot.version)
         return stored.body.encode()
 
-    body = _json_bytes(f"api-section:{digest}", stored_body)
-    return _validators(_encoded(request, body), etag, last_modified)
+    body = json_body_cached(f"api-section:{digest}", stored_body)
+    return with_validators(encoded_response(request, body), etag, last_modified)
 
 
 class SnapshotSchemaApi(ApiView):

@@ -1,4 +1,5 @@
-"""The significance sections of a payload: Friedman, Nemenyi and Wilcoxon across datasets,\nTukey HSD and the repeated-measures ANOVA within them, from the prepared rankings."""
+"""The significance sections of a payload: Friedman, Nemenyi and Wilcoxon across datasets,
+Tukey HSD and the repeated-measures ANOVA within them, from the prepared rankings."""
 
 from __future__ import annotations
 

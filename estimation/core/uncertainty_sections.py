@@ -1,4 +1,6 @@
-"""The uncertainty and evaluation sections of a payload: the win-rate interval, each\nestimator's own bootstrap band and P(best), the rank intervals, and which estimator\npredicts held-out datasets best."""
+"""The uncertainty and evaluation sections of a payload: the win-rate interval, each
+estimator's own bootstrap band and P(best), the rank intervals, and which estimator
+predicts held-out datasets best."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""The maintainer's pages: the benchmarks one maintains, creating and editing a benchmark,\nand its catalogue of datasets and algorithms."""
+"""The maintainer's pages: the benchmarks one maintains, creating and editing a benchmark,
+and its catalogue of datasets and algorithms."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""The moderation pages: the queue of pending submissions, one decision or many at once,\nand the benchmark's published snapshots."""
+"""The moderation pages: the queue of pending submissions, one decision or many at once,
+and the benchmark's published snapshots."""
 
 from __future__ import annotations
 
@@ -19,16 +20,6 @@ from frontend.contribute.access import (
 )
 from frontend.contribute.forms import (
     DecisionForm,
-)
-from frontend.contribute.maintaining import (  # noqa: F401
-    METRICS_PREFIX,
-    _catalogue_name_change,
-    _formset_summary,
-    _metric_rows_posted,
-    benchmark_catalogue,
-    benchmark_edit,
-    benchmark_new,
-    maintained,
 )
 from frontend.contribute.selectors import (
     moderation_evidence,
