@@ -245,29 +245,46 @@ def _block_is_clean(benchmark, block: ScoreBlock, metrics, primary, datasets) ->
     The same rules, once per distinct name and with numpy over the columns, so a clean
     million-row file is checked without a Python object per row.
     """
-    for dataset in block.used_datasets():
-        if (
-            not dataset.strip()
-            or len(dataset) > MAX_NAME_LENGTH
-            or control_character_problem(dataset)
-            or (dataset not in datasets and not benchmark.allow_new_datasets)
-        ):
-            return False
-    values, folds, codes = block.values, block.folds, block.metric_codes
+    return (
+        _block_datasets_clean(benchmark, block, datasets)
+        and _block_numbers_clean(benchmark, block, metrics, primary)
+        and _block_metrics_known(block, metrics, primary)
+        and not _block_has_duplicates(block, primary)
+    )
+
+
+def _block_datasets_clean(benchmark, block: ScoreBlock, datasets) -> bool:
+    return not any(
+        not dataset.strip()
+        or len(dataset) > MAX_NAME_LENGTH
+        or control_character_problem(dataset)
+        or (dataset not in datasets and not benchmark.allow_new_datasets)
+        for dataset in block.used_datasets()
+    )
+
+
+def _block_numbers_clean(benchmark, block: ScoreBlock, metrics, primary) -> bool:
+    """Finite values, ranks of 1 or more, values in range, folds in the column's range."""
+    values, folds = block.values, block.folds
     if values.dtype.kind != "f" or not np.isfinite(values).all():
         return False
     if benchmark.ranking_only and (values < 1).any():
         return False
     if _block_out_of_range(block, metrics, primary):
         return False
-    if ((folds > MAX_FOLD) | (folds < -1)).any():
-        return False
-    used = np.unique(codes).tolist()
+    return not ((folds > MAX_FOLD) | (folds < -1)).any()
+
+
+def _block_metrics_known(block: ScoreBlock, metrics, primary) -> bool:
+    used = np.unique(block.metric_codes).tolist()
     if -1 in used and primary is None:
         return False
-    if any(code >= 0 and block.metrics[code] not in metrics for code in used):
-        return False
-    # Duplicates of (dataset, metric name, fold); no metric means the primary one.
+    return not any(code >= 0 and block.metrics[code] not in metrics for code in used)
+
+
+def _block_has_duplicates(block: ScoreBlock, primary) -> bool:
+    """Whether a (dataset, metric name, fold) repeats; no metric means the primary one."""
+    codes, folds = block.metric_codes, block.folds
     names = sorted(set(block.metrics) | ({primary.name} if primary else set()))
     name_id = np.array(
         [names.index(primary.name) if primary else -1] + [names.index(n) for n in block.metrics],
@@ -278,7 +295,7 @@ def _block_is_clean(benchmark, block: ScoreBlock, metrics, primary, datasets) ->
     for column in (block.dataset_codes, name_id, folds):
         ordered = column[order]
         same &= ordered[1:] == ordered[:-1]
-    return not same.any()
+    return bool(same.any())
 
 
 def _block_out_of_range(block: ScoreBlock, metrics, primary) -> bool:
@@ -320,18 +337,8 @@ def typo_problems(
     problems: list[Problem] = []
     first_seen: dict[str, tuple[int, Problem | None]] = {}
     for entry in entries:
-        name = entry.algorithm.strip()
-        suggestion = known_algorithms.suggest(name, edits=False) if name else None
-        if suggestion is not None:
-            line = next((s.line for s in entry.scores if s.line is not None), None)
-            problems.append(
-                Problem(
-                    f"algorithm {name!r} is not in this benchmark; did you mean "
-                    f"{suggestion!r}? Use its exact name, or a clearly different one",
-                    "algorithm",
-                    line=line,
-                )
-            )
+        if problem := _algorithm_typo(entry, known_algorithms):
+            problems.append(problem)
         for dataset, n_scores, line, position in _datasets_in_order(entry.scores):
             if not isinstance(dataset, str) or not dataset.strip() or dataset in known_datasets:
                 continue
@@ -341,25 +348,7 @@ def typo_problems(
                 count, problem = first_seen[dataset]
                 first_seen[dataset] = (count + n_scores, problem)
                 continue
-            label = "" if line is not None else f"scores[{position}]: "
-            where = {"line": line} if line is not None else {}
-            suggestion = known_datasets.suggest(dataset)
-            problem = None
-            if suggestion is not None:
-                problem = Problem(
-                    f"{label}dataset {dataset!r} is not in this benchmark; did you mean "
-                    f"{suggestion!r}?",
-                    "dataset",
-                    **where,
-                )
-            elif not confirmed and known_datasets.names:
-                problem = Problem(
-                    f"{label}dataset {dataset!r} is new to this benchmark: confirm that "
-                    'it is a new dataset to add it (API: "allow_new_datasets": true; '
-                    "file upload: tick the new datasets in the preview)",
-                    "dataset",
-                    **where,
-                )
+            problem = _new_dataset_problem(dataset, line, position, known_datasets, confirmed)
             first_seen[dataset] = (n_scores, problem)
     for count, problem in first_seen.values():
         if problem is None:
@@ -372,6 +361,45 @@ def typo_problems(
         if len(problems) >= MAX_PROBLEMS:
             break
     return problems
+
+
+def _algorithm_typo(entry: SubmissionInput, known: NameIndex) -> Problem | None:
+    """An algorithm equal to a listed one up to case and punctuation."""
+    name = entry.algorithm.strip()
+    suggestion = known.suggest(name, edits=False) if name else None
+    if suggestion is None:
+        return None
+    line = next((s.line for s in entry.scores if s.line is not None), None)
+    return Problem(
+        f"algorithm {name!r} is not in this benchmark; did you mean "
+        f"{suggestion!r}? Use its exact name, or a clearly different one",
+        "algorithm",
+        line=line,
+    )
+
+
+def _new_dataset_problem(
+    dataset: str, line: int | None, position: int, known: NameIndex, confirmed: bool
+) -> Problem | None:
+    """A new dataset close to a listed one, or one nobody confirmed; None if neither."""
+    label = "" if line is not None else f"scores[{position}]: "
+    where = {"line": line} if line is not None else {}
+    suggestion = known.suggest(dataset)
+    if suggestion is not None:
+        return Problem(
+            f"{label}dataset {dataset!r} is not in this benchmark; did you mean {suggestion!r}?",
+            "dataset",
+            **where,
+        )
+    if not confirmed and known.names:
+        return Problem(
+            f"{label}dataset {dataset!r} is new to this benchmark: confirm that "
+            'it is a new dataset to add it (API: "allow_new_datasets": true; '
+            "file upload: tick the new datasets in the preview)",
+            "dataset",
+            **where,
+        )
+    return None
 
 
 def _datasets_in_order(scores: Sequence[ScoreInput]) -> Iterable[tuple]:
