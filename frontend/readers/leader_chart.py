@@ -126,7 +126,7 @@ def _svg(chart: LeaderChart) -> str:
         return TOP + plot_h * (1 - (value or 0.0) / top)
 
     parts = [
-        f'<svg class="leader-chart" data-testid="leader-chart" viewBox="0 0 {WIDTH} {HEIGHT}" '
+        f'<svg xmlns="http://www.w3.org/2000/svg" class="leader-chart" data-testid="leader-chart" viewBox="0 0 {WIDTH} {HEIGHT}" '
         'role="img" aria-labelledby="leader-chart-title leader-chart-desc">',
         f'<title id="leader-chart-title">{escape(chart.title)}</title>',
         f'<desc id="leader-chart-desc">{escape(chart.description)}</desc>',
@@ -154,7 +154,7 @@ def _svg(chart: LeaderChart) -> str:
         parts.append(
             f'<circle class="leader-point {chart.colour(point.leader)}'
             f'{" changed" if point.changed else ""}" data-testid="leader-point" '
-            f'data-version="{point.version}" data-leader="{escape(point.leader)}" '
+            f'data-point-version="{point.version}" data-leader="{escape(point.leader)}" '
             f'cx="{x(k):.1f}" cy="{y(point.probability):.1f}" r="{6 if point.changed else 4.5}">'
             f"<title>{escape(point.sentence)}</title></circle>"
         )

@@ -39,6 +39,7 @@ from frontend.readers.exports import (
     export_json,
     export_latex,
 )
+from frontend.readers.leader_chart import leader_chart
 from frontend.readers.presenters import (
     board_columns,
     friedman_summary,
@@ -647,6 +648,7 @@ def benchmark_history(request: HttpRequest, slug: str) -> HttpResponse:
         "metric_query": metric_query,
         "rows": rows,
         "truncated": len(entries) >= HISTORY_LIMIT,
+        "leader_chart": leader_chart(entries),
         "history_limit": HISTORY_LIMIT,
         "live_url": _url("benchmark-leaderboard", metric_query, slug=benchmark.slug),
     }
