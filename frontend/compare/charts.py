@@ -124,6 +124,9 @@ def _value_text(value: float | None) -> str:
     return "–" if value is None else f"{value:.4g}"
 
 
+CORNER_GAP = 16.0
+
+
 def pareto_chart(view: ParetoView) -> Chart:
     """A scatter of each algorithm's mean on two metrics, the front joined and highlighted,
     better towards the top right whatever each metric's direction."""
@@ -146,7 +149,11 @@ def pareto_chart(view: ParetoView) -> Chart:
 
     x_ticks, y_ticks = ticks_for(xs), ticks_for(ys)
     # Better is right and up: a lower-is-better axis runs from high to low.
-    x = layout.directed_scale(x_ticks, left, right, higher_is_better=x_metric.higher_is_better)
+    # The x axis starts a little right of the y axis: their first tick labels overprinted
+    # at the corner (issue 28).
+    x = layout.directed_scale(
+        x_ticks, left + CORNER_GAP, right, higher_is_better=x_metric.higher_is_better
+    )
     y = layout.directed_scale(y_ticks, bottom, top, higher_is_better=y_metric.higher_is_better)
     parts = [
         layout.x_axis(

@@ -26,6 +26,7 @@ LEADER_COLOURS = 8  # distinct colour classes (leader-0 … leader-7 in podium.c
 WIDTH, HEIGHT = 720, 240
 LEFT, RIGHT, TOP, BOTTOM = 52, 20, 18, 40
 MAX_X_LABELS = 8  # version labels along the axis, evenly spaced: they never overlap
+INSET = 18  # the first and last dots stand clear of the P(win) axis and its labels
 
 
 @dataclass(frozen=True)
@@ -117,10 +118,11 @@ def leader_chart(entries: Sequence) -> LeaderChart:
 def _svg(chart: LeaderChart) -> str:
     points = chart.points
     top = bar_scale(max((p.probability or 0.0 for p in points), default=0.0))
-    plot_w, plot_h = WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM
+    plot_w, plot_h = WIDTH - LEFT - RIGHT - 2 * INSET, HEIGHT - TOP - BOTTOM
 
     def x(k: int) -> float:
-        return LEFT + (plot_w / 2 if len(points) == 1 else plot_w * k / (len(points) - 1))
+        at = plot_w / 2 if len(points) == 1 else plot_w * k / (len(points) - 1)
+        return LEFT + INSET + at
 
     def y(value: float | None) -> float:
         return TOP + plot_h * (1 - (value or 0.0) / top)

@@ -64,7 +64,9 @@ def test_dataset_columns_at_both_sizes(mteb_site, new_page, screenshot, size, ja
         expect(header).to_contain_text(options[0])
     else:  # on a phone a dataset column is in each row's details
         page.locator("[data-testid=row-details] summary").first.click()
-        expect(page.locator("[data-testid=row-details] dt", has_text=options[0]).first).to_be_visible()
+        expect(
+            page.locator("[data-testid=row-details] dt", has_text=options[0]).first
+        ).to_be_visible()
     overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
     assert overflow <= 1, f"the page is {overflow}px wider than the {size} screen"
     screenshot(page, f"dataset-columns-{'js' if javascript else 'no-js'}")
