@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from frontend.compare.head_to_head import HeadToHead
+from frontend.compare.label_place import Box, place_label
 from frontend.compare.pareto import ParetoView
 from frontend.explore.charts import layout
 from frontend.explore.charts.layout import BLUE, MUTED, ORANGE, Chart, line, rect, text
@@ -184,6 +185,8 @@ def pareto_chart(view: ParetoView) -> Chart:
             )
         )
     labelled = 0
+    taken: list[Box] = []  # the labels placed so far: none may overprint another
+    plot = Box(left, 0.0, width, bottom)  # clear of the tick labels left of and below it
     for point in sorted(points, key=lambda p: p.on_front):
         cx, cy = x(point.values[0]), y(point.values[1])
         colour = BLUE if point.on_front else MUTED
@@ -193,17 +196,25 @@ def pareto_chart(view: ParetoView) -> Chart:
             f"{y_metric.name} {point.values[1]:.4g}" + (" (on the front)" if point.on_front else "")
         )
         label = ""
-        if point.on_front and labelled < 20:
+        name = layout.truncate(point.algorithm, 150)
+        spot = (
+            place_label(cx, cy, name, taken=taken, within=plot)
+            if point.on_front and labelled < 20
+            else None
+        )
+        if spot is not None:
             labelled += 1
-            anchor = "end" if cx > (left + right) / 2 else "start"
-            dx = -9 if anchor == "end" else 9
+            # a white halo keeps the label readable where it crosses the front's line
             label = text(
-                cx + dx,
-                cy - 6,
-                layout.truncate(point.algorithm, 150),
+                spot.x,
+                spot.y,
+                name,
                 font_size=11,
-                text_anchor=anchor,
+                text_anchor=spot.anchor,
                 fill=BLUE,
+                stroke="#ffffff",
+                stroke_width=3,
+                paint_order="stroke",
             )
         marker = layout.circle(
             cx, cy, radius, colour, "0.95" if point.on_front else "0.6", stroke="#ffffff"
