@@ -238,3 +238,32 @@ def test_the_leader_over_versions_chart(live_server, new_page, screenshot, size)
         expect(rows.nth(2)).to_contain_text("epsilon")
         _fits(page)
         screenshot(page, f"leader-chart-{'js' if javascript else 'no-js'}")
+
+
+@_sizes()
+def test_a_wide_tables_caption_stays_in_its_box(demo_site, new_page, screenshot, size):
+    from urllib.parse import urlencode
+
+    from leaderboard.models import Benchmark
+
+    benchmark = Benchmark.objects.get(slug=DEMO_SLUGS[0])
+    names = list(benchmark.datasets.order_by("name").values_list("name", flat=True))[:6]
+    page = _page(new_page, size)
+    page.goto(
+        demo_site.url("benchmark-leaderboard", DEMO_SLUGS[0])
+        + "?"
+        + urlencode([("cols", "p_best,win_rate,mean_score,mean_rank,borda,family,parameters")])
+        + "&"
+        + urlencode([("ds", name) for name in names])
+    )
+    wrap = page.locator("#leaderboard-table-wrap")
+    caption = page.locator("#leaderboard-caption")
+    expect(caption).to_be_visible()
+    inner = wrap.evaluate("w => [w.scrollWidth, w.clientWidth]")
+    if size == "desktop":
+        assert inner[0] > inner[1], "the table should be wider than its box here"
+    box, frame = caption.bounding_box(), wrap.bounding_box()
+    assert box["x"] >= frame["x"] - 0.5
+    assert box["x"] + box["width"] <= frame["x"] + frame["width"] + 0.5, (box, frame)
+    _fits(page)
+    screenshot(page, "wide-table")
