@@ -24,7 +24,7 @@ LEADER_COLOURS = 8  # distinct colour classes (leader-0 … leader-7 in podium.c
 
 # The drawing, in viewBox units (the SVG scales to its box; text sizes are in podium.css).
 WIDTH, HEIGHT = 720, 240
-LEFT, RIGHT, TOP, BOTTOM = 52, 20, 18, 40
+LEFT, RIGHT, TOP, BOTTOM = 52, 20, 36, 40
 MAX_X_LABELS = 8  # version labels along the axis, evenly spaced: they never overlap
 INSET = 18  # the first and last dots stand clear of the P(win) axis and its labels
 
@@ -139,10 +139,8 @@ def _svg(chart: LeaderChart) -> str:
             f'y2="{y(tick):.1f}"/><text class="tick" x="{LEFT - 6}" y="{y(tick) + 4:.1f}" '
             f'text-anchor="end">{tick:g}</text>'
         )
-    parts.append(
-        f'<text class="axis" x="14" y="{TOP + plot_h / 2:.1f}" text-anchor="middle" '
-        f'transform="rotate(-90 14 {TOP + plot_h / 2:.1f})">leader’s P(win)</text>'
-    )
+    # the axis's name above it, level: turned up it ran into the middle tick on a phone
+    parts.append(f'<text class="axis" x="{LEFT}" y="{TOP - 12}">leader’s P(win)</text>')
     step = max(1, -(-len(points) // MAX_X_LABELS))
     for k in range(0, len(points), step):
         parts.append(
