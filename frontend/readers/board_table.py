@@ -66,7 +66,8 @@ def dataset_column(index: int, name: str, metric: str, higher_is_better: bool) -
     return Column(
         f"dataset_{index}",
         name,
-        f"{metric} on {name}: the mean over folds of the accepted scores",
+        # read from the scores, not the snapshot (which stores no per-dataset values)
+        f"{metric} on {name}: the mean over folds of the scores accepted now",
         descending=higher_is_better,
     )
 
