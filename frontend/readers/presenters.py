@@ -317,7 +317,7 @@ class LeaderboardRow:
     borda: float | None
     plackett_luce: float | None
     group: str
-    bar: dict[str, str] | None
+    bar: IntervalBar | None
     mean_score: float | None = None
     sd_score: float | None = None
     score_digits: int = 3
@@ -419,13 +419,22 @@ class LeaderboardRow:
 THIN_INTERVAL_PERCENT = 3.0
 
 
-def interval_bar(bar: dict[str, str]) -> str:
+@dataclass(frozen=True)
+class IntervalBar:
+    """An interval bar's geometry: percentages of the bar's width, as numbers in text."""
+
+    left: str
+    width: str
+    point: str
+
+
+def interval_bar(bar: IntervalBar) -> str:
     """The interval bar: a tiny SVG whose geometry is in ``x``/``width`` attributes.
 
-    Positions are percentages of the bar (``bar`` holds ``left``, ``width`` and ``point``
-    as numbers in text), set in SVG attributes, not in ``style``: the Content-Security-
-    Policy refuses style attributes. Colours and sizes are in podium.css (``.bar``)."""
-    left, width, point = bar["left"], bar["width"], bar["point"]
+    Positions are percentages of the bar, set in SVG attributes, not in ``style``: the
+    Content-Security-Policy refuses style attributes. Colours and sizes are in podium.css
+    (``.bar``)."""
+    left, width, point = bar.left, bar.width, bar.point
     sliver = (
         f'<rect class="range-min" x="{left}%" width="2" height="100%" rx="1"/>'
         if float(width) < THIN_INTERVAL_PERCENT
@@ -544,11 +553,11 @@ def _board_columns_of(typed: Board, estimator: str) -> _BoardColumns:
 def _bar(low: float | None, high: float | None, p: float | None, scale: float):
     if low is None or high is None:
         return None
-    return {
-        "left": f"{low / scale * 100:.1f}",
-        "width": f"{max(high - low, 0.0) / scale * 100:.1f}",
-        "point": f"{min((p or 0.0) / scale, 1.0) * 100:.1f}",
-    }
+    return IntervalBar(
+        left=f"{low / scale * 100:.1f}",
+        width=f"{max(high - low, 0.0) / scale * 100:.1f}",
+        point=f"{min((p or 0.0) / scale, 1.0) * 100:.1f}",
+    )
 
 
 def leaderboard_rows(
