@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from frontend.compare.head_to_head import HeadToHead
+from frontend.compare.label_place import Box, place_label
 from frontend.compare.pareto import ParetoView
 from frontend.explore.charts import layout
 from frontend.explore.charts.layout import BLUE, MUTED, ORANGE, Chart, line, rect, text
@@ -124,6 +125,9 @@ def _value_text(value: float | None) -> str:
     return "–" if value is None else f"{value:.4g}"
 
 
+CORNER_GAP = 16.0
+
+
 def pareto_chart(view: ParetoView) -> Chart:
     """A scatter of each algorithm's mean on two metrics, the front joined and highlighted,
     better towards the top right whatever each metric's direction."""
@@ -146,7 +150,11 @@ def pareto_chart(view: ParetoView) -> Chart:
 
     x_ticks, y_ticks = ticks_for(xs), ticks_for(ys)
     # Better is right and up: a lower-is-better axis runs from high to low.
-    x = layout.directed_scale(x_ticks, left, right, higher_is_better=x_metric.higher_is_better)
+    # The x axis starts a little right of the y axis: their first tick labels overprinted
+    # at the corner (issue 28).
+    x = layout.directed_scale(
+        x_ticks, left + CORNER_GAP, right, higher_is_better=x_metric.higher_is_better
+    )
     y = layout.directed_scale(y_ticks, bottom, top, higher_is_better=y_metric.higher_is_better)
     parts = [
         layout.x_axis(
@@ -177,6 +185,8 @@ def pareto_chart(view: ParetoView) -> Chart:
             )
         )
     labelled = 0
+    taken: list[Box] = []  # the labels placed so far: none may overprint another
+    plot = Box(left, 0.0, width, bottom)  # clear of the tick labels left of and below it
     for point in sorted(points, key=lambda p: p.on_front):
         cx, cy = x(point.values[0]), y(point.values[1])
         colour = BLUE if point.on_front else MUTED
@@ -186,17 +196,25 @@ def pareto_chart(view: ParetoView) -> Chart:
             f"{y_metric.name} {point.values[1]:.4g}" + (" (on the front)" if point.on_front else "")
         )
         label = ""
-        if point.on_front and labelled < 20:
+        name = layout.truncate(point.algorithm, 150)
+        spot = (
+            place_label(cx, cy, name, taken=taken, within=plot)
+            if point.on_front and labelled < 20
+            else None
+        )
+        if spot is not None:
             labelled += 1
-            anchor = "end" if cx > (left + right) / 2 else "start"
-            dx = -9 if anchor == "end" else 9
+            # a white halo keeps the label readable where it crosses the front's line
             label = text(
-                cx + dx,
-                cy - 6,
-                layout.truncate(point.algorithm, 150),
+                spot.x,
+                spot.y,
+                name,
                 font_size=11,
-                text_anchor=anchor,
+                text_anchor=spot.anchor,
                 fill=BLUE,
+                stroke="#ffffff",
+                stroke_width=3,
+                paint_order="stroke",
             )
         marker = layout.circle(
             cx, cy, radius, colour, "0.95" if point.on_front else "0.6", stroke="#ffffff"

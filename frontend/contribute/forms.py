@@ -8,6 +8,7 @@ from django import forms
 from django.conf import settings
 from django.template.defaultfilters import filesizeformat
 
+from frontend.contribute.choice_labels import shorten_choices
 from frontend.contribute.form_errors import AccessibleErrorsMixin
 from leaderboard.models import Algorithm, Benchmark, Metric
 from leaderboard.services import ANALYSIS_FIELDS, RESERVED_SLUGS
@@ -44,6 +45,7 @@ class BenchmarkSettingsForm(AccessibleErrorsMixin, forms.ModelForm):
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
+        shorten_choices(self.fields)
         if "control_algorithm" in self.fields and self.instance.pk:
             names = Algorithm.objects.filter(benchmark=self.instance).values_list("name", flat=True)
             self.fields["control_algorithm"].widget = forms.Select(

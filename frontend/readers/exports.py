@@ -133,14 +133,14 @@ def export_latex(board: Board, source: ExportSource, estimator: str) -> str:
     rows, _ = leaderboard_rows(table, estimator)
     columns = ["\\#", latex_escape(legend.ranks_label), "Algorithm", "$P(\\mathrm{win})$"]
     columns += [latex_escape(legend.interval_label), "$P(\\mathrm{best})$", "Win rate"]
-    if table["has_scores"]:
+    if table.has_scores:
         columns.append(f"Mean {latex_escape(source.metric)} (SD)")
-    if table["has_mean_rank"]:
+    if table.has_mean_rank:
         columns.append("Mean rank")
-    if table["has_significance_rank"]:
+    if table.has_significance_rank:
         columns.append("Signif.\\ rank")
     columns += ["Borda", "Plackett--Luce"]
-    if table["group_test"]:
+    if table.group_test:
         columns.append("Group")
     lines = [
         f"% {latex_escape(source.benchmark_title)}: Podium snapshot v{source.version}",
@@ -166,14 +166,14 @@ def export_latex(board: Board, source: ExportSource, estimator: str) -> str:
             _number(row.p_best, 2),
             _number(row.win_rate),
         ]
-        if table["has_scores"]:
+        if table.has_scores:
             cells.append(row.text["mean_score"].replace("–", "--"))
-        if table["has_mean_rank"]:
+        if table.has_mean_rank:
             cells.append(_number(row.mean_rank, 2))
-        if table["has_significance_rank"]:
+        if table.has_significance_rank:
             cells.append(_number(row.significance_rank, 2))
         cells += [_number(row.borda), _number(row.plackett_luce)]
-        if table["group_test"]:
+        if table.group_test:
             cells.append(latex_escape(row.group) or "--")
         lines.append(" & ".join(cells) + " \\\\")
     permalink = source.permalink.replace("%", "\\%").replace("#", "\\#")
@@ -194,9 +194,9 @@ def export_latex(board: Board, source: ExportSource, estimator: str) -> str:
             f"; {latex_escape(legend.ranks_label)}{of} (1 = best, simultaneous); "
             f"$^\\star$: a plausible winner (its rank interval starts at 1)"
         )
-    if table["group_test"]:
+    if table.group_test:
         caption += (
-            f"; algorithms sharing a letter are not significantly different ({table['group_test']})"
+            f"; algorithms sharing a letter are not significantly different ({table.group_test})"
         )
     caption += f". Source: {cite}Podium snapshot v{source.version}, \\url{{{permalink}}}."
     lines += [

@@ -11,6 +11,7 @@ itself knows no columns and no estimators).
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
 from html import escape
@@ -28,6 +29,7 @@ from estimation.core.contract import (
 )
 from estimation.core.registry import estimator_get
 from estimation.core.verdict import WinBand, board_order, rank_span, shared_positions, win_band
+from frontend.readers.board_view import BoardView, EstimatorView
 
 
 def estimator_order(board: Board) -> list[str]:
@@ -42,39 +44,37 @@ def selected_estimator(board: Board, requested: str | None) -> str:
     return board.recommended if board.recommended in available else available[0]
 
 
-def leaderboard_board(board: Board) -> dict[str, Any]:
+def leaderboard_board(board: Board) -> BoardView:
     """What a leaderboard shows besides its rows: the estimators (label and meaning from
     the registry), which columns apply, the notes; and the typed board the rows are read
     from. Nothing here is built per algorithm: a page of a board of thousands costs what a
     small board does (see :func:`leaderboard_rows`)."""
     group_test, _ = _group_letters(board)
-    evaluation = board.evaluation
-    return {
-        "typed": board,
-        "recommended": board.recommended,
-        "recommended_by": board.recommended_by,
+    evaluation = None if isinstance(board.evaluation, NotApplicable) else board.evaluation
+    return BoardView(
+        typed=board,
+        recommended=board.recommended,
+        recommended_by=board.recommended_by,
         # the badge only when the lowest-loss estimator beats the win rate (METHODS 7)
-        "best_predictor": None
-        if isinstance(evaluation, NotApplicable)
-        else evaluation.predicts_best,
-        "evaluation_verdict": None if isinstance(evaluation, NotApplicable) else evaluation.verdict,
+        best_predictor=evaluation.predicts_best if evaluation else None,
+        evaluation_verdict=evaluation.verdict if evaluation else None,
         # served before its bootstrap and evaluation: the page says so, and refetches
-        "uncertainty_pending": uncertainty_pending(board),
-        "estimators": [
-            {
-                "key": result.key,
-                "label": estimator_get(result.key).label,
-                "description": estimator_get(result.key).meaning,
-            }
+        uncertainty_pending=uncertainty_pending(board),
+        estimators=tuple(
+            EstimatorView(
+                key=result.key,
+                label=estimator_get(result.key).label,
+                description=estimator_get(result.key).meaning,
+            )
             for result in board.estimators
-        ],
-        "n_algorithms": len(board.algorithms),
-        "has_mean_rank": _has_values(board.mean_rank),
-        "has_significance_rank": _has_values(board.significance_rank),
-        "has_scores": isinstance(board.scores, ScoreSummary),
-        "group_test": group_test,
-        "notes": reader_notes(board),
-    }
+        ),
+        n_algorithms=len(board.algorithms),
+        has_mean_rank=_has_values(board.mean_rank),
+        has_significance_rank=_has_values(board.significance_rank),
+        has_scores=isinstance(board.scores, ScoreSummary),
+        group_test=group_test,
+        notes=tuple(reader_notes(board)),
+    )
 
 
 def _has_values(values: tuple[float | None, ...] | NotApplicable) -> bool:
@@ -261,25 +261,25 @@ def table_legend(board: Board, estimator: str) -> TableLegend:
 
 
 def board_columns(
-    board: dict[str, Any], metric: str | None = None, legend: TableLegend | None = None
+    board: BoardView, metric: str | None = None, legend: TableLegend | None = None
 ) -> list[Column]:
     """The columns this board shows, with the labels that depend on it (and, with
     ``legend``, on the chosen estimator)."""
     out = []
     for column in COLUMNS:
         if column.key == "mean_score":
-            if not board["has_scores"]:
+            if not board.has_scores:
                 continue
             name = metric or "score"
             column = replace(
                 column,
                 label=f"Mean {name} (SD)",
                 title=f"Mean of {name} over datasets, with its standard deviation over datasets",
-                descending=board["typed"].input.direction == "higher",
+                descending=board.typed.input.direction == "higher",
             )
-        elif column.key == "mean_rank" and not board["has_mean_rank"]:
+        elif column.key == "mean_rank" and not board.has_mean_rank:
             continue
-        elif column.key == "significance_rank" and not board["has_significance_rank"]:
+        elif column.key == "significance_rank" and not board.has_significance_rank:
             continue
         elif column.key == "interval" and legend is not None:
             band = legend.interval
@@ -291,13 +291,13 @@ def board_columns(
         elif column.key == "ranks" and legend is not None:
             column = replace(column, label=legend.ranks_label, title=legend.ranks_title)
         elif column.key == "group":
-            if not board["group_test"]:
+            if not board.group_test:
                 continue
             column = replace(
                 column,
-                label=f"Group ({board['group_test']})",
+                label=f"Group ({board.group_test})",
                 title="Algorithms sharing a letter are not significantly different "
-                f"({board['group_test']})",
+                f"({board.group_test})",
             )
         out.append(column)
     return out
@@ -317,7 +317,7 @@ class LeaderboardRow:
     borda: float | None
     plackett_luce: float | None
     group: str
-    bar: dict[str, str] | None
+    bar: IntervalBar | None
     mean_score: float | None = None
     sd_score: float | None = None
     score_digits: int = 3
@@ -419,13 +419,22 @@ class LeaderboardRow:
 THIN_INTERVAL_PERCENT = 3.0
 
 
-def interval_bar(bar: dict[str, str]) -> str:
+@dataclass(frozen=True)
+class IntervalBar:
+    """An interval bar's geometry: percentages of the bar's width, as numbers in text."""
+
+    left: str
+    width: str
+    point: str
+
+
+def interval_bar(bar: IntervalBar) -> str:
     """The interval bar: a tiny SVG whose geometry is in ``x``/``width`` attributes.
 
-    Positions are percentages of the bar (``bar`` holds ``left``, ``width`` and ``point``
-    as numbers in text), set in SVG attributes, not in ``style``: the Content-Security-
-    Policy refuses style attributes. Colours and sizes are in podium.css (``.bar``)."""
-    left, width, point = bar["left"], bar["width"], bar["point"]
+    Positions are percentages of the bar, set in SVG attributes, not in ``style``: the
+    Content-Security-Policy refuses style attributes. Colours and sizes are in podium.css
+    (``.bar``)."""
+    left, width, point = bar.left, bar.width, bar.point
     sliver = (
         f'<rect class="range-min" x="{left}%" width="2" height="100%" rx="1"/>'
         if float(width) < THIN_INTERVAL_PERCENT
@@ -471,8 +480,88 @@ def _sorted_by(order: list[int], values: Sequence[Any], descending: bool) -> lis
     return present + missing
 
 
+@dataclass(frozen=True)
+class _BoardColumns:
+    """The board's per-algorithm columns for one estimator, each aligned with its
+    algorithms (None where a column does not apply): what rows are read from."""
+
+    names: tuple[str, ...]
+    p: Sequence[float | None]
+    interval: WinBand | None  # this estimator's own (verdict.win_band), labelled in TableLegend
+    ranks: RankIntervals | None
+    win_rate: Sequence[float | None]
+    mean_rank: Sequence[float | None]
+    significance_rank: Sequence[float | None]
+    borda: Sequence[float | None]
+    plackett_luce: Sequence[float | None]
+    means: Sequence[float | None]
+    sds: Sequence[float | None]
+    p_best: Sequence[float | None]
+    letters: tuple[str, ...] | None
+
+    def sort_keys(self) -> dict[str, Sequence[Any]]:
+        """What each sortable column sorts by."""
+        return {
+            "algorithm": self.names,
+            "probability": self.p,
+            "p_best": self.p_best,
+            "win_rate": self.win_rate,
+            "mean_score": self.means,
+            "mean_rank": self.mean_rank,
+            "significance_rank": self.significance_rank,
+            "borda": self.borda,
+            "plackett_luce": self.plackett_luce,
+            "group": self.letters or (None,) * len(self.names),
+        }
+
+    def scale(self) -> float:
+        """The bars' scale: every row's, not only a page's."""
+        upper = self.interval.upper if self.interval else (None,) * len(self.names)
+        return bar_scale(
+            max((max(u or 0.0, q or 0.0) for u, q in zip(upper, self.p, strict=True)), default=0.0)
+        )
+
+
+def _board_columns_of(typed: Board, estimator: str) -> _BoardColumns:
+    m = len(typed.algorithms)
+
+    def values(column: tuple[Any, ...] | NotApplicable) -> Sequence[Any]:
+        return (None,) * m if isinstance(column, NotApplicable) else column
+
+    result = typed.estimator(estimator)
+    scores = typed.scores if isinstance(typed.scores, ScoreSummary) else None
+    boot = result.bootstrap
+    return _BoardColumns(
+        names=typed.algorithms,
+        p=result.p,
+        # Each P(win) beside its own estimator's interval: verdict.win_band is the one rule
+        # (the exact interval only for the win rate), labelled by band.label.
+        interval=win_band(typed, estimator),
+        ranks=typed.ranks if isinstance(typed.ranks, RankIntervals) else None,
+        win_rate=values(typed.win_rate),
+        mean_rank=values(typed.mean_rank),
+        significance_rank=values(typed.significance_rank),
+        borda=typed.estimator("borda").p,
+        plackett_luce=typed.estimator("plackett_luce").p,
+        means=scores.mean if scores else (None,) * m,
+        sds=scores.sd if scores else (None,) * m,
+        p_best=boot.p_best if isinstance(boot, BootstrapSummary) else (None,) * m,
+        letters=_group_letters(typed)[1],
+    )
+
+
+def _bar(low: float | None, high: float | None, p: float | None, scale: float):
+    if low is None or high is None:
+        return None
+    return IntervalBar(
+        left=f"{low / scale * 100:.1f}",
+        width=f"{max(high - low, 0.0) / scale * 100:.1f}",
+        point=f"{min((p or 0.0) / scale, 1.0) * 100:.1f}",
+    )
+
+
 def leaderboard_rows(
-    board: dict[str, Any],
+    board: BoardView,
     estimator: str,
     shown: slice | None = None,
     *,
@@ -480,97 +569,56 @@ def leaderboard_rows(
     descending: bool = False,
     keep: Collection[str] | None = None,
     extra: Mapping[str, tuple[tuple[str, str], ...]] | None = None,
+    sort_values: Mapping[str, Sequence[float | None]] | None = None,
 ) -> tuple[list[LeaderboardRow], float]:
     """Rows for one estimator in the board's order (:func:`board_order`: P(win), then
     mean rank, then name), or sorted by the column ``sort``; and the bars' scale.
 
     ``board`` is :func:`leaderboard_board`'s. ``shown`` selects the rows of one page
     (positions stay those of the whole board, the scale that of every row); only those
-    rows are built.
+    rows are built. ``extra`` is each algorithm's text of the chosen extra columns and
+    ``sort_values`` (aligned with the board's algorithms) what those sort by.
     """
-    typed: Board = board["typed"]
-    names = typed.algorithms
-    result = typed.estimator(estimator)
-    p = result.p
-    # Each P(win) beside its own estimator's interval: verdict.win_band is the one rule
-    # (the exact interval only for the win rate), labelled by band.label.
-    interval = win_band(typed, estimator)
-    ranks = typed.ranks if isinstance(typed.ranks, RankIntervals) else None
-    plausible = set(ranks.plausible_winners) if ranks else set()
-    pending = uncertainty_pending(typed)
-    highest = max(
-        [
-            max((interval.upper[i] if interval else None) or 0.0, p[i] or 0.0)
-            for i in range(len(names))
-        ]
-        or [0.0]
-    )
-    scale = bar_scale(highest)
-
-    def values(column: tuple[Any, ...] | NotApplicable) -> tuple[Any, ...]:
-        return (None,) * len(names) if isinstance(column, NotApplicable) else column
-
-    win_rate, mean_rank = values(typed.win_rate), values(typed.mean_rank)
-    significance_rank = values(typed.significance_rank)
-    borda, plackett_luce = typed.estimator("borda").p, typed.estimator("plackett_luce").p
-    scores = typed.scores
-    means = scores.mean if isinstance(scores, ScoreSummary) else (None,) * len(names)
-    sds = scores.sd if isinstance(scores, ScoreSummary) else (None,) * len(names)
-    digits = score_digits(means)
-    boot = result.bootstrap
-    p_best = boot.p_best if isinstance(boot, BootstrapSummary) else (None,) * len(names)
-    _, letters = _group_letters(typed)
+    typed = board.typed
+    columns = _board_columns_of(typed, estimator)
+    names, scale = columns.names, columns.scale()
     order = board_order(typed, estimator)
     positions = dict(zip(order, shared_positions(typed, estimator, order), strict=True))
-    counts: dict[int, int] = {}
-    for position in positions.values():
-        counts[position] = counts.get(position, 0) + 1
-    by_key: dict[str, Sequence[Any]] = {
-        "algorithm": names,
-        "probability": p,
-        "p_best": p_best,
-        "win_rate": win_rate,
-        "mean_score": means,
-        "mean_rank": mean_rank,
-        "significance_rank": significance_rank,
-        "borda": borda,
-        "plackett_luce": plackett_luce,
-        "group": letters or (None,) * len(names),
-    }
+    counts = Counter(positions.values())
+    by_key = {**columns.sort_keys(), **(sort_values or {})}
     if sort in by_key:
         order = _sorted_by(order, by_key[sort], descending)
     elif sort == "position" and descending:
         order = order[::-1]
     if keep is not None:  # a reader's filter hides rows; positions stay the analysis's
         order = [i for i in order if names[i] in keep]
-    shown = shown if shown is not None else slice(None)
+    ranks, pending = columns.ranks, uncertainty_pending(typed)
+    plausible = set(ranks.plausible_winners) if ranks else set()
+    digits = score_digits(columns.means)
     rows = []
-    for i in order[shown]:
-        low, high = (interval.lower[i], interval.upper[i]) if interval else (None, None)
-        bar = None
-        if low is not None and high is not None:
-            bar = {
-                "left": f"{low / scale * 100:.1f}",
-                "width": f"{max(high - low, 0.0) / scale * 100:.1f}",
-                "point": f"{min((p[i] or 0.0) / scale, 1.0) * 100:.1f}",
-            }
+    for i in order[shown if shown is not None else slice(None)]:
+        low, high = (
+            (columns.interval.lower[i], columns.interval.upper[i])
+            if columns.interval
+            else (None, None)
+        )
         rows.append(
             LeaderboardRow(
                 position=positions[i],
                 algorithm=names[i],
-                probability=p[i],
+                probability=columns.p[i],
                 low=low,
                 high=high,
-                p_best=p_best[i],
-                win_rate=win_rate[i],
-                mean_rank=mean_rank[i],
-                significance_rank=significance_rank[i],
-                borda=borda[i],
-                plackett_luce=plackett_luce[i],
-                group=letters[i] if letters else "",
-                bar=bar,
-                mean_score=means[i],
-                sd_score=sds[i],
+                p_best=columns.p_best[i],
+                win_rate=columns.win_rate[i],
+                mean_rank=columns.mean_rank[i],
+                significance_rank=columns.significance_rank[i],
+                borda=columns.borda[i],
+                plackett_luce=columns.plackett_luce[i],
+                group=columns.letters[i] if columns.letters else "",
+                bar=_bar(low, high, columns.p[i], scale),
+                mean_score=columns.means[i],
+                sd_score=columns.sds[i],
                 score_digits=digits,
                 tied=counts[positions[i]] > 1,
                 rank_low=ranks.lower[i] if ranks else None,

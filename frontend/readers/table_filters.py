@@ -1,6 +1,7 @@
 """The reader's table: filters by algorithm metadata, search within the board, and the
 columns a reader chooses, all kept in the page's URL (``q``, ``family``, ``licence``,
-``size_min``, ``size_max``, ``cols``) and applied on the server.
+``size_min``, ``size_max``, ``cols``, one ``ds`` per chosen dataset, at most
+``MAX_DATASET_COLUMNS``) and applied on the server.
 
 A filter **hides rows of the full analysis**: positions, P(win), intervals and ranks stay
 those computed over every algorithm; the subset is not ranked again (a re-ranked subset
@@ -11,8 +12,8 @@ so above the table.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from collections.abc import Collection, Iterable, Mapping
+from dataclasses import dataclass, replace
 
 from frontend.readers.presenters import Column
 
@@ -41,6 +42,9 @@ METADATA_COLUMNS: tuple[Column, ...] = (
 )
 CHOOSABLE = (*OPTIONAL_COLUMNS, *(c.key for c in METADATA_COLUMNS))
 MAX_QUERY_LENGTH = 100
+# Per-dataset columns a reader may add: each is a column on every row of the table (and a
+# query of its scores), and a phone shows them in the row's details.
+MAX_DATASET_COLUMNS = 6
 _SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kKmMbBtT]?)\s*$")
 _SCALE = {"": 1, "k": 10**3, "m": 10**6, "b": 10**9, "t": 10**12}
 
@@ -70,6 +74,7 @@ class TableFilter:
     size_min: int | None = None
     size_max: int | None = None
     columns: tuple[str, ...] | None = None  # None: the default columns
+    datasets: tuple[str, ...] = ()  # chosen datasets, a score column each (in this order)
     problems: tuple[str, ...] = ()  # parameters that could not be read (ignored)
 
     @property
@@ -90,9 +95,9 @@ class TableFilter:
             or self.size_max is not None
         )
 
-    def url_query(self) -> dict[str, str]:
+    def url_query(self) -> dict[str, str | tuple[str, ...]]:
         """The filter as query parameters, for every link of the table."""
-        out: dict[str, str] = {}
+        out: dict[str, str | tuple[str, ...]] = {}
         if self.query:
             out["q"] = self.query
         if self.family:
@@ -105,7 +110,21 @@ class TableFilter:
             out["size_max"] = size_text(self.size_max)
         if self.columns is not None:
             out["cols"] = ",".join(self.columns)
+        if self.datasets:
+            out["ds"] = self.datasets  # repeated: a dataset's name may hold any character
         return out
+
+    def known_datasets(self, names: Collection[str]) -> TableFilter:
+        """The filter with only the board's datasets kept (the others listed as problems)."""
+        unknown = [name for name in self.datasets if name not in names]
+        if not unknown:
+            return self
+        problem = f"no dataset {', '.join(unknown)[:80]} in these results (ignored)"
+        return replace(
+            self,
+            datasets=tuple(name for name in self.datasets if name in names),
+            problems=(*self.problems, problem),
+        )
 
     def keeps(self, name: str, facts: AlgorithmFacts) -> bool:
         if self.query and self.query.casefold() not in name.casefold():
@@ -155,6 +174,7 @@ def table_filter_from(params: Mapping[str, str]) -> TableFilter:
         if unknown:
             problems.append(f"unknown columns {', '.join(unknown)[:80]} (ignored)")
         columns = tuple(c for c in CHOOSABLE if c in asked)
+    datasets = _datasets_from(params, problems)
     return TableFilter(
         query=query,
         family=(params.get("family") or "").strip()[:100],
@@ -162,8 +182,23 @@ def table_filter_from(params: Mapping[str, str]) -> TableFilter:
         size_min=sizes["size_min"],
         size_max=sizes["size_max"],
         columns=columns,
+        datasets=datasets,
         problems=tuple(problems),
     )
+
+
+def _datasets_from(params: Mapping[str, str], problems: list[str]) -> tuple[str, ...]:
+    """The chosen datasets, once each, in order; beyond ``MAX_DATASET_COLUMNS`` refused
+    (the first ones kept) with a problem saying so."""
+    given = params.getlist("ds") if hasattr(params, "getlist") else [params.get("ds") or ""]
+    # read only what could be kept: a URL of thousands of ds costs no more than a few
+    asked = list(dict.fromkeys(name.strip()[:200] for name in given[:100] if name.strip()))
+    if len(asked) > MAX_DATASET_COLUMNS:
+        problems.append(
+            f"at most {MAX_DATASET_COLUMNS} dataset columns: the first {MAX_DATASET_COLUMNS} "
+            f"of the {len(asked)}{'+' if len(given) > 100 else ''} chosen are shown"
+        )
+    return tuple(asked[:MAX_DATASET_COLUMNS])
 
 
 def size_text(count: int) -> str:

@@ -4,6 +4,7 @@ nothing recomputed) and hand presenters' output to a template."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import wraps
 from urllib.parse import quote, urlencode
@@ -14,13 +15,21 @@ from django.urls import reverse
 from django.utils.http import RFC3986_SUBDELIMS
 from django.utils.safestring import mark_safe
 
-from estimation.core.contract import NotApplicable
+from estimation.core.contract import Board, NotApplicable
 from estimation.core.verdict import board_verdict
 from estimation.models import ResultSnapshot
 from estimation.selectors import SnapshotPruned, snapshot_computing, snapshot_failure
 from estimation.services import snapshot_cite
 from frontend.explore.selectors import MAX_QUERY_LENGTH, site_search
 from frontend.page_cache import page_cache_refuse, page_cached
+from frontend.readers.board_table import (
+    BoardLink,
+    chosen_columns,
+    estimator_choices,
+    headers,
+    reader_table,
+    sort_request,
+)
 from frontend.readers.exports import (
     FORMATS,
     ExportSource,
@@ -30,10 +39,8 @@ from frontend.readers.exports import (
     export_json,
     export_latex,
 )
+from frontend.readers.leader_chart import leader_chart
 from frontend.readers.presenters import (
-    COLUMN_KEYS,
-    COLUMNS,
-    Column,
     board_columns,
     friedman_summary,
     history_rows,
@@ -47,19 +54,12 @@ from frontend.readers.selectors import (
     SnapshotView,
     algorithm_facts,
     benchmark_list_for_readers,
+    dataset_column_scores,
     snapshot_board_latest,
     snapshot_board_version,
     snapshot_history_rankings,
 )
-from frontend.readers.table_filters import (
-    CHOOSABLE,
-    METADATA_COLUMNS,
-    OPTIONAL_COLUMNS,
-    AlgorithmFacts,
-    TableFilter,
-    parameter_text,
-    table_filter_from,
-)
+from frontend.readers.table_filters import MAX_DATASET_COLUMNS, TableFilter, table_filter_from
 from leaderboard.models import Benchmark, Metric
 from leaderboard.selectors import (
     benchmark_get_visible,
@@ -104,41 +104,12 @@ def _metric_query(metric: Metric | None, metrics: list[Metric]) -> dict[str, str
     return {"metric": metric.name} if metric is not None and metric != metrics[0] else {}
 
 
-def _url(name: str, query: dict[str, str], **kwargs) -> str:
+def _url(name: str, query: Mapping[str, str | tuple[str, ...]], **kwargs) -> str:
     url = reverse(name, kwargs=kwargs)
-    return f"{url}?{urlencode(query)}" if query else url
+    return f"{url}?{urlencode(query, doseq=True)}" if query else url
 
 
 BOARD_PAGE_SIZE = 100
-
-
-@dataclass(frozen=True)
-class BoardLink:
-    """A link to the page (``url``, works without JavaScript) and to its leaderboard
-    fragment (``fragment_url``, swapped in by leaderboard.js)."""
-
-    url: str
-    fragment_url: str
-
-
-@dataclass(frozen=True)
-class Header:
-    """A column's header cell: its definition, label, and the link that sorts by it."""
-
-    column: object
-    label: str
-    title: str
-    link: BoardLink | None
-    aria_sort: str  # "ascending", "descending" or "" (not sorted by this column)
-    scale: str = ""  # the interval bar's range, on its own small line
-
-
-def _sort_request(request: HttpRequest) -> tuple[str | None, bool]:
-    """``?sort=<column>&order=asc|desc``: a known column key or None, and the direction."""
-    key = request.GET.get("sort", "")[:40]
-    if key not in COLUMN_KEYS:
-        return None, False
-    return key, request.GET.get("order") == "desc"
 
 
 @dataclass(frozen=True)
@@ -212,6 +183,46 @@ def algorithm_url_maker(slug: str, route: str = "explore-algorithm", kwarg: str 
     return lambda name: f"{prefix}{quote(name, safe=safe)}{suffix}"
 
 
+@dataclass(frozen=True)
+class _Place:
+    """Where a leaderboard section's links lead: its page and fragment routes, with the
+    query every link keeps (metric and filter)."""
+
+    slug: str
+    page: str
+    fragment: str
+    kwargs: dict[str, object]
+    metric_query: dict[str, str]
+    filter_query: dict[str, str | tuple[str, ...]]
+
+    def link(self, **query: str) -> BoardLink:
+        full = {**self.metric_query, **self.filter_query, **query}
+        return BoardLink(
+            url=_url(self.page, full, **self.kwargs),
+            fragment_url=_url(self.fragment, full, **self.kwargs),
+        )
+
+
+def _place(
+    benchmark: Benchmark,
+    metric_query: dict[str, str],
+    snapshot: SnapshotView | None,
+    *,
+    live: bool,
+    page_route: str | None,
+    table_filter: TableFilter,
+) -> _Place:
+    version_kwargs = {} if live or snapshot is None else {"version": snapshot.version}
+    return _Place(
+        slug=benchmark.slug,
+        page=page_route or ("benchmark-leaderboard" if live else "benchmark-version"),
+        fragment="benchmark-board-fragment" if live else "benchmark-version-board-fragment",
+        kwargs={"slug": benchmark.slug, **version_kwargs},
+        metric_query=metric_query,
+        filter_query=table_filter.url_query(),
+    )
+
+
 def _leaderboard_context(
     request: HttpRequest,
     *,
@@ -227,20 +238,6 @@ def _leaderboard_context(
     ``page_route`` is the page the table's links lead to (the embed's own, in the embed)."""
     metric_query = _metric_query(metric, metrics)
     slug = benchmark.slug
-    page = page_route or ("benchmark-leaderboard" if live else "benchmark-version")
-    board_fragment = "benchmark-board-fragment" if live else "benchmark-version-board-fragment"
-    version_kwargs = {} if live or snapshot is None else {"version": snapshot.version}
-    page_kwargs: dict[str, object] = {"slug": slug, **version_kwargs}
-    table_filter = table_filter_from(request.GET)
-    filter_query = table_filter.url_query()
-
-    def link(**query: str) -> BoardLink:
-        full = {**metric_query, **filter_query, **query}
-        return BoardLink(
-            url=_url(page, full, **page_kwargs),
-            fragment_url=_url(board_fragment, full, **page_kwargs),
-        )
-
     context: dict = {
         "benchmark": benchmark,
         "metric": metric,
@@ -251,197 +248,198 @@ def _leaderboard_context(
         "live": live,
         "history_url": _url("benchmark-history", metric_query, slug=slug),
         "live_url": _url("benchmark-leaderboard", metric_query, slug=slug),
+        "computing": _computing(benchmark, metric, snapshot) if live and not fragment else None,
     }
-    computing = None
-    if live and metric is not None and not fragment:
-        computing = snapshot_computing(benchmark=benchmark, metric=metric)
-        if computing is not None and snapshot is not None and computing.version < snapshot.version:
-            computing = None
-    context["computing"] = computing
-    board = None
+    table_filter = table_filter_from(request.GET)
     if snapshot is not None and snapshot.board is not None:
-        typed_board = snapshot.board
-        board = leaderboard_board(typed_board)
-        estimator = selected_estimator(typed_board, request.GET.get("estimator"))
-        chosen = next(e for e in board["estimators"] if e["key"] == estimator)
-        show_all = request.GET.get("all") == "1"
-        estimator_query = {"estimator": estimator} if "estimator" in request.GET else {}
-        legend = table_legend(typed_board, estimator)
-        columns = board_columns(board, metric.name if metric else None, legend)
-        facts = algorithm_facts(benchmark=benchmark, version=snapshot.version)
-        visible = table_filter.visible(typed_board.algorithms, facts)
-        columns, extra = _chosen_columns(columns, table_filter, facts, typed_board.algorithms)
-        sort, descending = _sort_request(request)
-        if sort not in {c.key for c in columns if c.sortable}:
-            sort, descending = None, False
-        sort_query = {"sort": sort, "order": "desc" if descending else "asc"} if sort else {}
-        board_pages, shown = _board_pages(
-            board["n_algorithms"] if visible is None else len(visible),
-            number=_page_number(request),
-            show_all=show_all,
-            link=lambda **query: link(**estimator_query, **sort_query, **query),
+        board = snapshot.board
+        table_filter = table_filter.known_datasets(board.input.datasets)
+        place = _place(
+            benchmark,
+            metric_query,
+            snapshot,
+            live=live,
+            page_route=page_route,
+            table_filter=table_filter,
         )
-        rows, scale = leaderboard_rows(
-            board, estimator, shown, sort=sort, descending=descending, keep=visible, extra=extra
-        )
-        algorithm_url = algorithm_url_maker(slug)
-        dataset_url = algorithm_url_maker(slug, "explore-dataset", "dataset")
-        shown_query = {
-            **estimator_query,
-            **sort_query,
-            **({"all": "1"} if show_all else {}),
-            **({"page": str(board_pages.number)} if board_pages and not show_all else {}),
-        }
-        headers = []
-        for column in columns:
-            current = column.key == sort
-            # a click sorts the column its better way first; a second click reverses it
-            first_desc = column.descending
-            wants_desc = (not descending) if current else first_desc
-            order_query = {"sort": column.key, "order": "desc" if wants_desc else "asc"}
-            if column.key == "position" and not current:
-                order_query = {}
-            headers.append(
-                Header(
-                    column=column,
-                    label=column.label,
-                    title=column.title,
-                    scale=f"bar: 0 to {scale:g}" if column.key == "interval" else "",
-                    link=link(
-                        **estimator_query, **({"all": "1"} if show_all else {}), **order_query
-                    )
-                    if column.sortable
-                    else None,
-                    aria_sort=("descending" if descending else "ascending") if current else "",
-                )
-            )
-        verdict = board_verdict(typed_board, estimator)
-        permalink = _url("benchmark-version", metric_query, slug=slug, version=snapshot.version)
+        context.update(_board_context(request, benchmark, metric, snapshot, board, place))
         context.update(
-            board=board,
-            estimator=chosen,
-            legend=legend,
-            rows=[mark_safe(row.html(columns, algorithm_url(row.algorithm))) for row in rows],
-            columns=columns,
-            headers=headers,
-            sort=sort,
-            verdict=None if isinstance(verdict, NotApplicable) else verdict,
-            dataset_index_url=reverse("explore-dataset-index", kwargs={"slug": slug}),
-            scores_export_url=reverse("explore-scores-export", kwargs={"slug": slug}),
-            dataset_links=[
-                (name, dataset_url(name)) for name in typed_board.input.datasets[:DATASET_LINKS]
-            ],
-            board_pages=board_pages,
-            refresh_url=_url(
-                board_fragment, {**metric_query, **filter_query, **shown_query}, **page_kwargs
-            ),
-            reader_table=_reader_table(
-                table_filter,
-                facts,
-                n_shown=board["n_algorithms"] if visible is None else len(visible),
-                n_all=board["n_algorithms"],
-                hidden={
-                    **metric_query,
-                    **estimator_query,
-                    **sort_query,
-                },
-                clear_url=_url(page, {**metric_query, **estimator_query}, **page_kwargs),
-            ),
-            bar_scale=scale,
-            friedman=friedman_summary(typed_board),
-            input=typed_board.input,
-            estimator_choices=[
-                {
-                    **{k: e[k] for k in ("key", "label", "description")},
-                    "selected": e["key"] == estimator,
-                    "recommended": e["key"] == board["recommended"],
-                    "predicts_best": e["key"] == board["best_predictor"],
-                    **vars(
-                        link(estimator=e["key"], **sort_query, **({"all": "1"} if show_all else {}))
-                    ),
-                }
-                for e in board["estimators"]
-            ],
-            permalink=permalink,
-            permalink_absolute=request.build_absolute_uri(permalink),
-            exports={
-                fmt: _url(
-                    "benchmark-export",
-                    {**metric_query, **estimator_query},
-                    slug=slug,
-                    version=snapshot.version,
-                    fmt=fmt,
-                )
-                for fmt in FORMATS
-            },
+            _table_context(request, benchmark, metric, snapshot, board, place, table_filter)
         )
     if fragment:
         return context
-    context["client_config"] = {
-        "live": live,
-        "version": snapshot.version if snapshot else None,
-        "pollSeconds": POLL_SECONDS,
-        "fragmentUrl": _url(board_fragment, metric_query, **page_kwargs),
-        "statusUrl": _url("api-snapshot-status", metric_query, slug=slug) if live else None,
-    }
+    context["client_config"] = _client_config(benchmark, metric_query, snapshot, live=live)
     return context
 
 
-def _chosen_columns(
-    columns: list[Column],
-    table_filter: TableFilter,
-    facts: dict[str, AlgorithmFacts],
-    names: tuple[str, ...],
-) -> tuple[list[Column], dict[str, tuple[tuple[str, str], ...]] | None]:
-    """The board's columns as the reader chose them (``cols``), and the text of the
-    metadata columns per algorithm (None when none is chosen)."""
-    kept = [c for c in columns if c.key not in OPTIONAL_COLUMNS or table_filter.shows(c.key)]
-    chosen = [c for c in METADATA_COLUMNS if table_filter.shows(c.key)]
-    if not chosen:
-        return kept, None
-    text = {
-        "family": lambda f: f.family or "–",
-        "parameters": lambda f: parameter_text(f.parameters),
-        "licence": lambda f: f.licence or "–",
-    }
-    none = AlgorithmFacts()
-    extra = {
-        name: tuple((c.key, text[c.key](facts.get(name, none))) for c in chosen) for name in names
-    }
-    return kept + chosen, extra
+def _computing(benchmark: Benchmark, metric: Metric | None, snapshot: SnapshotView | None):
+    """The recompute in progress that will replace the version shown, if any."""
+    if metric is None:
+        return None
+    computing = snapshot_computing(benchmark=benchmark, metric=metric)
+    if computing is not None and snapshot is not None and computing.version < snapshot.version:
+        return None
+    return computing
 
 
-def _reader_table(
-    table_filter: TableFilter,
-    facts: dict[str, AlgorithmFacts],
-    *,
-    n_shown: int,
-    n_all: int,
-    hidden: dict[str, str],
-    clear_url: str,
+def _client_config(
+    benchmark: Benchmark, metric_query: dict[str, str], snapshot: SnapshotView | None, *, live
 ) -> dict:
-    """The filter form's choices and what the filtered table means."""
-    families = sorted({f.family for f in facts.values() if f.family})
-    licences = sorted({f.licence for f in facts.values() if f.licence})
-    labels = {c.key: c.label for c in (*COLUMNS, *METADATA_COLUMNS)}
+    """What leaderboard.js reads (JSON in the page): the live page polls, a version not."""
+    kwargs: dict[str, object] = {"slug": benchmark.slug}
+    if not live and snapshot is not None:
+        kwargs["version"] = snapshot.version
+    fragment = "benchmark-board-fragment" if live else "benchmark-version-board-fragment"
     return {
-        "filter": table_filter,
-        "families": families,
-        "licences": licences,
-        "has_sizes": any(f.parameters for f in facts.values()),
-        "columns": [(key, labels[key], table_filter.shows(key)) for key in CHOOSABLE],
-        "hidden": hidden,
-        "clear_url": clear_url,
-        "n_shown": n_shown,
-        "n_all": n_all,
-        "note": (
-            f"Showing {n_shown} of {n_all} algorithms. The filter hides rows of the full "
-            f"analysis: positions, P(win), intervals and ranks are those computed over all "
-            f"{n_all}; the subset is not ranked again."
-        )
-        if table_filter.active
-        else "",
+        "live": live,
+        "version": snapshot.version if snapshot else None,
+        "pollSeconds": POLL_SECONDS,
+        "fragmentUrl": _url(fragment, metric_query, **kwargs),
+        "statusUrl": _url("api-snapshot-status", metric_query, slug=benchmark.slug)
+        if live
+        else None,
     }
+
+
+def _board_context(
+    request: HttpRequest,
+    benchmark: Benchmark,
+    metric: Metric | None,
+    snapshot: SnapshotView,
+    board: Board,
+    place: _Place,
+) -> dict:
+    """What the section shows around the table: verdict, links, exports, citation."""
+    slug = benchmark.slug
+    estimator = selected_estimator(board, request.GET.get("estimator"))
+    estimator_query = {"estimator": estimator} if "estimator" in request.GET else {}
+    verdict = board_verdict(board, estimator)
+    permalink = _url("benchmark-version", place.metric_query, slug=slug, version=snapshot.version)
+    dataset_url = algorithm_url_maker(slug, "explore-dataset", "dataset")
+    return {
+        "verdict": None if isinstance(verdict, NotApplicable) else verdict,
+        "dataset_index_url": reverse("explore-dataset-index", kwargs={"slug": slug}),
+        "scores_export_url": reverse("explore-scores-export", kwargs={"slug": slug}),
+        "dataset_links": [
+            (name, dataset_url(name)) for name in board.input.datasets[:DATASET_LINKS]
+        ],
+        "friedman": friedman_summary(board),
+        "input": board.input,
+        "permalink": permalink,
+        "permalink_absolute": request.build_absolute_uri(permalink),
+        "exports": {
+            fmt: _url(
+                "benchmark-export",
+                {**place.metric_query, **estimator_query},
+                slug=slug,
+                version=snapshot.version,
+                fmt=fmt,
+            )
+            for fmt in FORMATS
+        },
+    }
+
+
+def _table_context(
+    request: HttpRequest,
+    benchmark: Benchmark,
+    metric: Metric | None,
+    snapshot: SnapshotView,
+    board: Board,
+    place: _Place,
+    table_filter: TableFilter,
+) -> dict:
+    """The table: chosen columns, sorted and paged rows, headers, switcher, filter form."""
+    view = leaderboard_board(board)
+    estimator = selected_estimator(board, request.GET.get("estimator"))
+    show_all = {"all": "1"} if request.GET.get("all") == "1" else {}
+    estimator_query = {"estimator": estimator} if "estimator" in request.GET else {}
+    legend = table_legend(board, estimator)
+    facts = algorithm_facts(benchmark=benchmark, version=snapshot.version)
+    visible = table_filter.visible(board.algorithms, facts)
+    chosen = chosen_columns(
+        board_columns(view, metric.name if metric else None, legend),
+        table_filter,
+        facts,
+        board.algorithms,
+        dataset_scores=_dataset_scores(benchmark, metric, snapshot, table_filter.datasets),
+        board=view,
+        metric=metric.name if metric else "score",
+    )
+    sort, descending = sort_request(
+        request.GET.get("sort", "")[:40], request.GET.get("order", ""), chosen.columns
+    )
+    sort_query = {"sort": sort, "order": "desc" if descending else "asc"} if sort else {}
+    n_shown = view.n_algorithms if visible is None else len(visible)
+    board_pages, shown = _board_pages(
+        n_shown,
+        number=_page_number(request),
+        show_all=bool(show_all),
+        link=lambda **query: place.link(**estimator_query, **sort_query, **query),
+    )
+    rows, scale = leaderboard_rows(
+        view,
+        estimator,
+        shown,
+        sort=sort,
+        descending=descending,
+        keep=visible,
+        extra=chosen.text,
+        sort_values=chosen.sort_values,
+    )
+    algorithm_url = algorithm_url_maker(benchmark.slug)
+    columns = list(chosen.columns)
+    page_query = {"page": str(board_pages.number)} if board_pages and not show_all else {}
+    return {
+        "board": view,
+        "estimator": view.estimator(estimator),
+        "legend": legend,
+        "rows": [mark_safe(row.html(columns, algorithm_url(row.algorithm))) for row in rows],
+        "columns": columns,
+        "headers": headers(
+            columns,
+            sort=sort,
+            descending=descending,
+            scale=scale,
+            link=lambda **query: place.link(**estimator_query, **show_all, **query),
+        ),
+        "sort": sort,
+        "board_pages": board_pages,
+        "refresh_url": _url(
+            place.fragment,
+            {
+                **place.metric_query,
+                **place.filter_query,
+                **estimator_query,
+                **sort_query,
+                **show_all,
+                **page_query,
+            },
+            **place.kwargs,
+        ),
+        "reader_table": reader_table(
+            table_filter,
+            facts,
+            datasets=board.input.datasets,
+            n_shown=n_shown,
+            n_all=view.n_algorithms,
+            hidden={**place.metric_query, **estimator_query, **sort_query},
+            clear_url=_url(place.page, {**place.metric_query, **estimator_query}, **place.kwargs),
+            max_datasets=MAX_DATASET_COLUMNS,
+        ),
+        "bar_scale": scale,
+        "estimator_choices": estimator_choices(
+            view, estimator, lambda **query: place.link(**query, **sort_query, **show_all)
+        ),
+    }
+
+
+def _dataset_scores(
+    benchmark: Benchmark, metric: Metric | None, snapshot: SnapshotView, datasets: tuple[str, ...]
+) -> dict[str, dict[str, float]]:
+    if metric is None or not datasets:
+        return {}
+    return dataset_column_scores(benchmark=benchmark, metric=metric, datasets=datasets)
 
 
 def _failure(benchmark: Benchmark, metric: Metric | None):
@@ -650,6 +648,7 @@ def benchmark_history(request: HttpRequest, slug: str) -> HttpResponse:
         "metric_query": metric_query,
         "rows": rows,
         "truncated": len(entries) >= HISTORY_LIMIT,
+        "leader_chart": leader_chart(entries),
         "history_limit": HISTORY_LIMIT,
         "live_url": _url("benchmark-leaderboard", metric_query, slug=benchmark.slug),
     }

@@ -404,7 +404,7 @@ def test_every_option_has_help_text():
 
 def test_the_report_orders_and_numbers_rows_as_the_leaderboard_does(tmp_path):
     """Equal P(win) share a position ("=2") and go by mean rank, not input order."""
-    from frontend.readers.presenters import leaderboard_rows
+    from frontend.readers.presenters import leaderboard_board, leaderboard_rows
 
     path = write_rows(
         tmp_path / "order.csv",
@@ -425,7 +425,7 @@ def test_the_report_orders_and_numbers_rows_as_the_leaderboard_does(tmp_path):
     printed = [[line.split()[0], line.split()[2].rstrip("*")] for line in lines[start : start + 4]]
     assert printed == [["1", "best"], ["=2", "a"], ["=2", "b"], ["=2", "c"]]
     board = analyze_json(path, "--bootstrap", "0", "--quiet").board
-    site, _ = leaderboard_rows({"typed": board}, board.recommended)
+    site, _ = leaderboard_rows(leaderboard_board(board), board.recommended)
     assert printed == [[row.text["position"], row.algorithm] for row in site]
     estimators = lines.index("All estimators (probability of winning)")
     assert [line.split()[0] for line in lines[estimators + 3 : estimators + 7]] == [

@@ -86,7 +86,7 @@ def test_group_letters_too_long_to_read_are_hidden_with_a_note():
     board = _board_with_letters((long, "a", "b"))
     rows, _ = leaderboard_rows(leaderboard_board(board), estimator=board.recommended)
     assert all(row.group == "" for row in rows)
-    assert leaderboard_board(board)["group_test"] is None
+    assert leaderboard_board(board).group_test is None
     assert any("20 letters" in note for note in reader_notes(board))
     short = _board_with_letters(("ab", "a", "b"))
     rows, _ = leaderboard_rows(leaderboard_board(short), estimator=short.recommended)

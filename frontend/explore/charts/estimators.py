@@ -200,6 +200,7 @@ def draw_estimator_evaluation(data: EstimatorEvaluationData) -> Chart:
     return layout.figure(key, title, description, width, height, "".join(parts), table, note)
 
 
+FIT_CHAR_WIDTH = 6.0  # px of a 10 px character, with room (digits and brackets are wider)
 WEIGHT_TICKS = (0.0, 0.5, 1.0)  # each panel's axis: weights are drawn on 0 to 1
 
 
@@ -210,7 +211,7 @@ def draw_estimator_weights(rows: tuple[EstimatorWeights, ...]) -> Chart:
     width = 640.0
     panel_w = width / len(rows)
     top, plot_h = 36.0, 110.0
-    height = top + plot_h + 40
+    height = top + plot_h + 40 + 13 * max(max((len(row.fit) for row in rows), default=1) - 1, 0)
     parts = []
     rows_alt = []
     for index, row in enumerate(rows):
@@ -218,7 +219,8 @@ def draw_estimator_weights(rows: tuple[EstimatorWeights, ...]) -> Chart:
         end = (index + 1) * panel_w - 14
         bar_w = (end - start) / max(K, 1)
         y = layout.scale(WEIGHT_TICKS[0], WEIGHT_TICKS[-1], top + plot_h, top)
-        parts.append(text(start, 16, row.label.replace("Leave-one-out", "LOO"), font_size=11))
+        label = row.label.replace("Leave-one-out", "LOO")
+        parts.append(text(start, 16, layout.truncate(label, panel_w - 40), font_size=11))
         parts.append(
             layout.y_axis(
                 WEIGHT_TICKS, y, start, grid_right=end, font_size=10, formatter="{:g}".format
@@ -248,7 +250,19 @@ def draw_estimator_weights(rows: tuple[EstimatorWeights, ...]) -> Chart:
                 + "</g>"
             )
         fit = "; ".join(row.fit)
-        parts.append(text(start, top + plot_h + 32, fit[:60], font_size=10, fill=MUTED))
+        # One line per fit figure, cut to the panel: a longer one ran into the next panel
+        # and past the chart's edge (issue 28).
+        room = panel_w - 40
+        for line_no, item in enumerate(row.fit):
+            parts.append(
+                text(
+                    start,
+                    top + plot_h + 32 + 13 * line_no,
+                    layout.truncate(item, room, char_width=FIT_CHAR_WIDTH),
+                    font_size=10,
+                    fill=MUTED,
+                )
+            )
         rows_alt.append(
             [row.label, *[fmt(w) for w in row.weights], *([""] * (K - len(row.weights))), fit]
         )

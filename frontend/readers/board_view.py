@@ -1,0 +1,65 @@
+"""Typed view models of the reader pages: what a leaderboard shows, built once from the
+snapshot's typed board section (``estimation.core.contract.Board``) by
+:func:`frontend.readers.presenters.leaderboard_board`, and read by presenters, views and
+templates as attributes (no board dicts between the layers)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from estimation.core.contract import Board
+
+
+@dataclass(frozen=True)
+class EstimatorView:
+    """One estimator of the board, in the registry's words."""
+
+    key: str
+    label: str
+    description: str
+
+
+@dataclass(frozen=True)
+class EstimatorChoice:
+    """An estimator as the switcher offers it: the page and fragment links that pick it."""
+
+    estimator: EstimatorView
+    selected: bool
+    recommended: bool
+    predicts_best: bool
+    url: str
+    fragment_url: str
+
+    @property
+    def key(self) -> str:
+        return self.estimator.key
+
+    @property
+    def label(self) -> str:
+        return self.estimator.label
+
+    @property
+    def description(self) -> str:
+        return self.estimator.description
+
+
+@dataclass(frozen=True)
+class BoardView:
+    """What a leaderboard shows besides its rows, and the typed board the rows come from."""
+
+    typed: Board
+    recommended: str
+    recommended_by: str
+    best_predictor: str | None  # the badge only when it beats the win rate (METHODS 7)
+    evaluation_verdict: str | None
+    uncertainty_pending: bool  # served before its bootstrap and evaluation
+    estimators: tuple[EstimatorView, ...]
+    n_algorithms: int
+    has_mean_rank: bool
+    has_significance_rank: bool
+    has_scores: bool
+    group_test: str | None  # the test whose letters the table shows, None: no letters
+    notes: tuple[str, ...]
+
+    def estimator(self, key: str) -> EstimatorView:
+        return next(e for e in self.estimators if e.key == key)
