@@ -110,7 +110,7 @@ UNCERTAINTY_GAVE_WAY = (
 
 # Any change to a number or to the payload's shape bumps this version; the golden test
 # (tests/core/test_golden.py) pins the payload of two demos to it.
-ENGINE_VERSION = "0.8.0"
+ENGINE_VERSION = "0.9.0"
 
 # Within-dataset Tukey tables are stored with a snapshot up to this many pairs in all
 # (they grow as datasets x algorithms^2); beyond, the dataset page computes one table
@@ -272,7 +272,7 @@ def analyze(
         scores=_score_summary(table, prepared),
     )
     practical_leader, practical = practical_sections(
-        board, prepared.scores, seed=_practical_seed(settings)
+        board, prepared.scores, seed=_practical_seed(settings), fold_scores=prepared.fold_scores
     )
     board = replace(board, sensitivity=board_sensitivity(board), practical=practical_leader)
     board = _with_answer(board, inference)

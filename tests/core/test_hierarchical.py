@@ -13,13 +13,17 @@ import numpy as np
 import pytest
 from scipy import special, stats
 
+from estimation.core.contract import HierarchicalComparison, NotApplicable
 from estimation.core.hierarchical import (
     ALPHA_BOUNDS,
     BETA_BOUNDS,
     MAX_CELLS,
+    MAX_VERSUS,
     UPPER_SIGMA,
+    hierarchical_comparison,
     hierarchical_posterior,
     hierarchical_probabilities,
+    pair_folds,
     posterior_probabilities,
 )
 
@@ -160,3 +164,34 @@ def test_hostile_rope_is_refused(rope):
     posterior = hierarchical_posterior(_folds(0.0, 0.01, 0.01, 3, 3, 0), rng=0, n_keep=10)
     with pytest.raises(ValueError):
         posterior_probabilities(posterior, rope)
+
+
+def test_pair_folds_keeps_the_common_folds_of_each_dataset():
+    folds = np.arange(4 * 5 * 2, dtype=float).reshape(4, 5, 2)
+    folds[0, 4, 0] = np.nan  # dataset 0: four folds of both
+    folds[1, :4, 1] = np.nan  # dataset 1: one fold of both, left out
+    x, notes = pair_folds(folds, 0, 1)
+    assert x is not None and x.shape == (3, 4) and notes == []
+    np.testing.assert_array_equal(x, -np.ones((3, 4)))
+
+
+def test_pair_folds_caps_the_cells():
+    folds = np.zeros((MAX_CELLS // 10 + 5, 10, 2))
+    x, notes = pair_folds(folds, 0, 1)
+    assert x is not None and x.size <= MAX_CELLS
+    assert notes == ["5 datasets left out to bound the cost"]
+
+
+def test_comparison_bounds_the_pairs_and_says_what_does_not_apply():
+    rng = np.random.default_rng(0)
+    folds = rng.normal(0.0, 0.02, size=(6, 5, 6)) + np.linspace(0.05, 0, 6)
+    names = tuple(f"a{i}" for i in range(6))
+    result = hierarchical_comparison(names, list(range(6)), folds, rope=0.01, seed=1)
+    assert isinstance(result, HierarchicalComparison)
+    assert [v.algorithm for v in result.versus] == ["a1", "a2", "a3"][:MAX_VERSUS]
+    assert result.notes == (f"the leader against the next {MAX_VERSUS} algorithms only",)
+    for v in result.versus:
+        assert abs(v.leader_better + v.equivalent + v.other_better - 1) < 1e-12
+    assert isinstance(
+        hierarchical_comparison(names, list(range(6)), None, rope=0.01, seed=1), NotApplicable
+    )
