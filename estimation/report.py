@@ -11,6 +11,7 @@ from estimation.core.contract import (
     AdvisorSection,
     Board,
     BootstrapSummary,
+    FoldsPower,
     HierarchicalComparison,
     MethodSensitivity,
     NemenyiSection,
@@ -191,6 +192,8 @@ def robustness_section(payload: SnapshotPayload) -> list[str]:
                 f"    vs {v.algorithm}: {_number(v.leader_better)} / {_number(v.equivalent)} / "
                 f"{_number(v.other_better)} ({v.n_datasets} datasets x {v.n_folds} folds)"
             )
+        if isinstance(h.folds_power, FoldsPower):
+            lines.append(f"  {h.folds_power.sentence}")
     advisor = payload.advisor
     if isinstance(advisor, AdvisorSection) and isinstance(advisor.power, AdvisorPower):
         lines.append(f"  {advisor.power.sentence}")

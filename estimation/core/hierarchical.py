@@ -48,7 +48,13 @@ from typing import Any
 import numpy as np
 from scipy import special, stats
 
-from estimation.core.contract import HierarchicalComparison, HierarchicalVersus, NotApplicable
+from estimation.core.contract import (
+    FoldsPower,
+    HierarchicalComparison,
+    HierarchicalVersus,
+    NotApplicable,
+)
+from estimation.core.hierarchical_power import folds_power
 
 __all__ = [
     "MAX_CELLS",
@@ -345,6 +351,7 @@ def hierarchical_comparison(
     *,
     rope: float,
     seed: int,
+    alpha: float = 0.05,
 ) -> HierarchicalComparison | NotApplicable:
     """The leader (``order[0]``) against the next :data:`MAX_VERSUS` algorithms."""
     if fold_scores is None:
@@ -354,17 +361,28 @@ def hierarchical_comparison(
     leader = order[0]
     versus = []
     notes: list[str] = []
+    power: FoldsPower | NotApplicable = NotApplicable(
+        f"fewer than two datasets with two folds of {algorithms[leader]} and {algorithms[order[1]]}"
+    )
     for j in order[1 : 1 + MAX_VERSUS]:
         x, pair_notes = pair_folds(fold_scores, leader, j)
         notes += [f"{algorithms[j]}: {note}" for note in pair_notes]
         if x is None:
             continue
-        p = hierarchical_probabilities(x, rope=rope, rng=seed)
-        versus.append(
-            HierarchicalVersus(
-                algorithms[j], p.a_better, p.equivalent, p.b_better, p.n_datasets, p.n_folds
+        posterior = hierarchical_posterior(x, rng=seed)
+        a, eq, b = posterior_probabilities(posterior, rope)
+        versus.append(HierarchicalVersus(algorithms[j], a, eq, b, x.shape[0], x.shape[1]))
+        if j == order[1]:
+            power = folds_power(
+                x,
+                nu=float(np.median(posterior.nu)),
+                delta0=float(np.median(posterior.delta0)),
+                std0=float(np.median(posterior.std0)),
+                first=algorithms[leader],
+                second=algorithms[j],
+                alpha=alpha,
+                seed=seed,
             )
-        )
     if not versus:
         return NotApplicable("no pair has two datasets with two folds of both")
     if len(order) > 1 + MAX_VERSUS:
@@ -375,4 +393,5 @@ def hierarchical_comparison(
         n_draws=N_CHAINS * N_KEEP,
         seed=int(seed),
         notes=tuple(notes),
+        folds_power=power,
     )

@@ -352,7 +352,12 @@ def practical_sections(
         decision_level=DECISION_LEVEL,
         notes=tuple(notes),
         hierarchical=hierarchical_comparison(
-            names, order, fold_scores, rope=float(rope), seed=int(seed)
+            names,
+            order,
+            fold_scores,
+            rope=float(rope),
+            seed=int(seed),
+            alpha=board.settings.alpha,
         ),
     )
     return summary, section
