@@ -78,7 +78,7 @@ MAX_CELLS = 20_000
 
 MAX_VERSUS = 3
 """The leader is compared with this many next algorithms in the payload (about 0.3 s of
-CPU each at 10 x 10, 0.7 s at 100 x 10); any other pair on demand."""
+CPU each at 10 x 10, 0.8 s at 100 x 10)."""
 
 UPPER_SIGMA = 1000.0
 ALPHA_BOUNDS = (1.0, 2.0)
