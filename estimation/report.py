@@ -7,11 +7,18 @@ from collections.abc import Sequence
 from typing import Any
 
 from estimation.core.contract import (
+    AdvisorPower,
+    AdvisorSection,
     Board,
     BootstrapSummary,
+    FoldsPower,
+    HierarchicalComparison,
+    MethodSensitivity,
     NemenyiSection,
     NemenyiSummary,
     NotApplicable,
+    PracticalLeader,
+    PracticalSection,
     RankIntervals,
     SnapshotPayload,
     Verdict,
@@ -19,6 +26,7 @@ from estimation.core.contract import (
     WilcoxonSummary,
     WinInterval,
 )
+from estimation.core.practical import equivalence_sentence
 from estimation.core.registry import estimator_get
 from estimation.core.verdict import board_order, rank_span, shared_positions, win_band
 
@@ -151,9 +159,45 @@ def render_report(payload: SnapshotPayload, *, source: str = "") -> str:
         lines.append(f"Minimax worst-case TV bound: {_number(minimax.bound)}")
     lines.append("")
 
+    lines += robustness_section(payload)
     lines += _tests_section(payload)
     lines += _evaluation_section(payload)
     return "\n".join(lines).rstrip() + "\n"
+
+
+def robustness_section(payload: SnapshotPayload) -> list[str]:
+    """Whether the winner depends on the method, the ROPE verdict (signed-rank and, with
+    folds, hierarchical) and how many more datasets would separate #1 from #2."""
+    board = payload.board
+    lines = ["Robustness"]
+    if isinstance(board.sensitivity, MethodSensitivity):
+        lines.append(f"  {board.sensitivity.sentence}")
+    if isinstance(board.practical, PracticalLeader):
+        sentence, _ = equivalence_sentence(board.practical)
+        if sentence:
+            lines.append(f"  {sentence}")
+    elif isinstance(board.practical, NotApplicable):
+        lines.append(f"  Practical equivalence: not applicable ({board.practical.reason}).")
+    practical = payload.practical
+    if isinstance(practical, PracticalSection) and isinstance(
+        practical.hierarchical, HierarchicalComparison
+    ):
+        h = practical.hierarchical
+        lines.append(
+            f"  Hierarchical model over datasets x folds (±{practical.rope:g}, {h.n_draws} "
+            f"draws): P({h.leader} better / equivalent / other better)"
+        )
+        for v in h.versus:
+            lines.append(
+                f"    vs {v.algorithm}: {_number(v.leader_better)} / {_number(v.equivalent)} / "
+                f"{_number(v.other_better)} ({v.n_datasets} datasets x {v.n_folds} folds)"
+            )
+        if isinstance(h.folds_power, FoldsPower):
+            lines.append(f"  {h.folds_power.sentence}")
+    advisor = payload.advisor
+    if isinstance(advisor, AdvisorSection) and isinstance(advisor.power, AdvisorPower):
+        lines.append(f"  {advisor.power.sentence}")
+    return [*lines, ""] if len(lines) > 1 else []
 
 
 def _tests_section(payload: SnapshotPayload) -> list[str]:

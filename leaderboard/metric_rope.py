@@ -7,27 +7,15 @@ one service, its validation, and the recompute it asks for.
 
 from __future__ import annotations
 
-import math
-
 from django.db import transaction
 
 from estimation.requests import recompute_request
 from leaderboard.models import Metric
-from leaderboard.services import Problem, ValidationFailed
+from leaderboard.services import ValidationFailed
 from leaderboard.services.access import require_maintainer
+from leaderboard.services.rope import metric_rope_problems
 
 __all__ = ["metric_rope_problems", "metric_rope_set"]
-
-
-def metric_rope_problems(rope: float | None) -> list[Problem]:
-    """Why ``rope`` is not a region of practical equivalence (empty: it is)."""
-    if rope is None:
-        return []
-    if isinstance(rope, bool) or not isinstance(rope, (int, float)) or not math.isfinite(rope):
-        return [Problem(f"rope must be a finite number or empty, got {rope!r}", "rope")]
-    if rope < 0:
-        return [Problem(f"rope must be >= 0 (metric units), got {rope!r}", "rope")]
-    return []
 
 
 @transaction.atomic

@@ -37,10 +37,8 @@ paired_differences`), so differences equal in decimal are ties here as in Wilcox
 test; a Walsh average within a few units in the last place of the threshold counts as
 on it (``H = 1/2``).
 
-The hierarchical model over datasets x folds (Corani et al. 2017, ``baycomp.
-HierarchicalTest``) needs Markov chain Monte Carlo over a Student-t hierarchy; it is
-not computed here (see the methods page): fold-level results are compared with the
-dataset-level test above, on the fold means.
+Where folds exist, the section also carries the hierarchical model over datasets x
+folds (:mod:`estimation.core.hierarchical`), the leader against the next algorithms.
 """
 
 from __future__ import annotations
@@ -59,6 +57,7 @@ from estimation.core.contract import (
     PracticalSection,
     PracticalVersus,
 )
+from estimation.core.hierarchical import hierarchical_comparison
 from estimation.core.table import decimal_exponents, paired_differences
 
 __all__ = [
@@ -265,7 +264,11 @@ datasets in the same order with the section's seed and draws: the same numbers).
 
 
 def practical_sections(
-    board: Board, scores: np.ndarray | None, *, seed: int
+    board: Board,
+    scores: np.ndarray | None,
+    *,
+    seed: int,
+    fold_scores: np.ndarray | None = None,
 ) -> tuple[PracticalLeader | NotApplicable, PracticalSection | NotApplicable]:
     """The board's :class:`PracticalLeader` and the payload's :class:`PracticalSection`.
 
@@ -348,6 +351,14 @@ def practical_sections(
         seed=int(seed),
         decision_level=DECISION_LEVEL,
         notes=tuple(notes),
+        hierarchical=hierarchical_comparison(
+            names,
+            order,
+            fold_scores,
+            rope=float(rope),
+            seed=int(seed),
+            alpha=board.settings.alpha,
+        ),
     )
     return summary, section
 

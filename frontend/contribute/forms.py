@@ -89,6 +89,12 @@ class MetricForm(forms.Form):
     min_value = forms.FloatField(required=False, label="Lowest valid value")
     max_value = forms.FloatField(required=False, label="Highest valid value")
     unit = forms.CharField(max_length=20, required=False, label="Unit", help_text="e.g. %")
+    # Checked by the service's one rule (leaderboard/services/rope.py), as over the API.
+    rope = forms.FloatField(
+        required=False,
+        label="Region of practical equivalence (±, metric units)",
+        help_text="Differences within it do not matter in practice. Empty: none.",
+    )
 
 
 MetricFormSet = forms.formset_factory(MetricForm, extra=0, max_num=20, validate_max=True)

@@ -129,6 +129,7 @@ def benchmark_new(request: HttpRequest) -> HttpResponse:
                         "min_value": f.cleaned_data.get("min_value"),
                         "max_value": f.cleaned_data.get("max_value"),
                         "unit": f.cleaned_data.get("unit", ""),
+                        "rope": f.cleaned_data.get("rope"),
                     },
                 )
                 for f in formset.forms

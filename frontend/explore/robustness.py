@@ -11,6 +11,7 @@ from estimation.core.contract import (
     AdvisorPower,
     AdvisorSection,
     Board,
+    HierarchicalComparison,
     MethodSensitivity,
     NotApplicable,
     PracticalSection,
@@ -82,6 +83,9 @@ class PracticalView:
     n_samples: int
     notes: tuple[str, ...]
     not_applicable: str | None = None
+    # The hierarchical model over folds (the leader against the next few), or why not.
+    hierarchical: HierarchicalComparison | None = None
+    hierarchical_reason: str | None = None
 
 
 def practical_view(section: PracticalSection | NotApplicable | None) -> PracticalView | None:
@@ -110,8 +114,18 @@ def practical_view(section: PracticalSection | NotApplicable | None) -> Practica
                 decision = "worse"
             cells.append(PracticalCell(better, equivalent, worse, decision))
         rows.append(PracticalRow(name, tuple(cells)))
+    hierarchical = section.hierarchical
     return PracticalView(
-        section.rope, section.algorithms, tuple(rows), level, section.n_samples, section.notes
+        section.rope,
+        section.algorithms,
+        tuple(rows),
+        level,
+        section.n_samples,
+        section.notes,
+        hierarchical=hierarchical if isinstance(hierarchical, HierarchicalComparison) else None,
+        hierarchical_reason=hierarchical.reason
+        if isinstance(hierarchical, NotApplicable)
+        else None,
     )
 
 

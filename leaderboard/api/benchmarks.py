@@ -177,6 +177,13 @@ class BenchmarkCreateApi(ApiView):
             unit = serializers.CharField(
                 required=False, allow_blank=True, default="", max_length=20
             )
+            rope = serializers.FloatField(
+                required=False,
+                allow_null=True,
+                default=None,
+                help_text="half-width of the region of practical equivalence, metric units "
+                "(>= 0; none by default)",
+            )
 
         # DRF takes min_length and max_length with many=True (ListSerializer); its stubs
         # do not say so.
@@ -213,7 +220,12 @@ class BenchmarkCreateApi(ApiView):
             (
                 m["name"],
                 m["direction"],
-                {"min_value": m["min_value"], "max_value": m["max_value"], "unit": m["unit"]},
+                {
+                    "min_value": m["min_value"],
+                    "max_value": m["max_value"],
+                    "unit": m["unit"],
+                    "rope": m["rope"],
+                },
             )
             for m in data.pop("metrics")
         ]

@@ -24,6 +24,7 @@ from leaderboard.selectors import (
 from leaderboard.services.access import require_maintainer
 from leaderboard.services.entries import MAX_NAME_LENGTH, is_number
 from leaderboard.services.errors import NameConflict, Problem, ValidationFailed
+from leaderboard.services.rope import metric_rope_problems
 from leaderboard.services.submissions import names_ensure
 from leaderboard.services.text import benchmark_text_problems, full_clean, text_problem
 
@@ -68,7 +69,7 @@ def benchmark_create(
     **fields,
 ) -> Benchmark:
     """Create a benchmark with its metrics, given as (name, direction) or (name, direction,
-    {"min_value", "max_value", "unit"}); the first is primary."""
+    {"min_value", "max_value", "unit", "rope"}); the first is primary."""
     unknown = set(fields) - set(EDITABLE_FIELDS)
     if unknown:
         raise ValidationFailed(
@@ -196,7 +197,9 @@ def _metric_problems(metrics: list[tuple]) -> list[Problem]:
     directions = {choice.value for choice in Metric.Direction}
     for name, direction, *described in metrics:
         if described:
-            problems += metric_range_problems(name=name, **described[0])
+            ranges = dict(described[0])
+            problems += metric_rope_problems(ranges.pop("rope", None), field="metrics")
+            problems += metric_range_problems(name=name, **ranges)
         if not isinstance(name, str) or not name.strip():
             problems.append(Problem("a metric needs a name", "metrics"))
             continue

@@ -49,6 +49,11 @@ GOLDEN: dict[str, dict[str, str]] = {
         "demsar": "7083784adc7ead915f1469be92c44ec90c64ab4cc680b11dbd76f8450b2a073a",
         "simulated": "14729a28820145f6664bf2c0797ad83ef546a1cc19d45b7ecb490b4ffee8b2f3",
     },
+    # Issue 24's hierarchical model over datasets x folds in the practical section.
+    "0.9.0": {
+        "demsar": "d78b0b431e9954a157a0e1ea92da7941fbce489266ea9a111684b957325b453c",
+        "simulated": "0542703d1fe29ffb67b2b251ccab76611422baf8ea9b916e35da313d38c78933",
+    },
 }
 
 

@@ -86,3 +86,33 @@ def test_a_pair_not_stored_is_computed_to_the_engines_numbers(client, monkeypatc
         engine.equivalent,
         engine.b_better,
     )
+
+
+def test_charts_page_shows_the_hierarchical_model_and_more_folds_with_folds(client):
+    from leaderboard.services import benchmark_create
+    from tests.frontend.test_readers_support import refresh as refresh_benchmark
+    from tests.frontend.uneven_folds import submit_folds
+
+    benchmark = benchmark_create(
+        slug="foldy", title="Folds", metrics=[("score", "higher")], bootstrap_size=0
+    )
+    for name, shift in (("a", 0.02), ("b", 0.0), ("c", -0.05)):
+        cells = {
+            f"d{i}": {k: 0.7 + i / 100 + shift + ((i * 7 + k * 3) % 5) / 500 for k in range(5)}
+            for i in range(6)
+        }
+        submit_folds(benchmark, name, cells)
+    Metric.objects.filter(benchmark=benchmark).update(rope=0.01)
+    refresh_benchmark(benchmark)
+    html = client.get("/b/foldy/charts/").content.decode()
+    table = html.split('data-testid="hierarchical-table"')[1].split("</table>")[0]
+    assert "6 × 5" in table and ">b<" in table
+    assert 'data-testid="folds-power-sentence"' in html
+    assert "folds" in html.split('data-testid="folds-power-sentence"')[1].split("</p>")[0]
+
+
+def test_without_folds_the_hierarchical_model_says_why(client):
+    _with_rope(0.01)
+    html = client.get("/b/ropey/charts/").content.decode()
+    assert 'data-testid="hierarchical-not-applicable"' in html
+    assert "the results have no folds" in html

@@ -291,6 +291,58 @@ class AdvisorSection:
 
 
 @dataclass(frozen=True)
+class HierarchicalVersus:
+    """The leader against one other algorithm under the hierarchical model."""
+
+    algorithm: str = describe("the other algorithm")
+    leader_better: float = describe(
+        "P(the leader practically better on a new dataset)", units="probability"
+    )
+    equivalent: float = describe("P(practically equivalent on a new dataset)", units="probability")
+    other_better: float = describe("P(the other practically better)", units="probability")
+    n_datasets: int = describe("datasets with at least two folds of both")
+    n_folds: int = describe("folds per dataset used (the fewest complete folds among them)")
+
+
+@dataclass(frozen=True)
+class FoldsPower:
+    """How many more folds would separate #1 from #2: the power of Wilcoxon's test on
+    fold means, simulated from the fitted hierarchical model
+    (estimation/core/hierarchical_power.py)."""
+
+    first: str = describe("the board's #1")
+    second: str = describe("the board's #2")
+    n_datasets: int = describe("datasets with at least two folds of both")
+    n_folds: int = describe("folds per dataset now")
+    alpha: float = describe("level of the two-sided test")
+    power: float = describe("the power asked for (0.8)")
+    power_at_current: float = describe("simulated power at the present folds", units="share")
+    folds_needed: int | None = describe(
+        "fewest folds per dataset (K, 2K, 4K, ...) reaching the power",
+        null="more folds alone do not reach it within max_folds",
+    )
+    max_folds: int = describe("the largest number of folds tried")
+    n_simulations: int = describe("simulated benchmarks per size")
+    sentence: str = describe("the figures in one sentence")
+
+
+@dataclass(frozen=True)
+class HierarchicalComparison:
+    """The hierarchical model over datasets x folds (Corani et al. 2017), the leader
+    against the next algorithms: a bounded number of pairs, each a seeded Gibbs run."""
+
+    leader: str = describe("the board's leader")
+    versus: tuple[HierarchicalVersus, ...] = describe("the leader against the next algorithms")
+    n_draws: int = describe("posterior draws per pair (chains x kept steps, autocorrelated)")
+    seed: int = describe("seed of the sampler")
+    notes: tuple[str, ...] = describe("what was capped to bound the cost, in words")
+    folds_power: FoldsPower | NotApplicable = describe(
+        "how many more folds would separate #1 from #2; not applicable without two "
+        "datasets with folds of both"
+    )
+
+
+@dataclass(frozen=True)
 class PracticalSection:
     """Practical equivalence of every pair of the first algorithms (METHODS 6.1): the
     Bayesian signed-rank test over datasets with the metric's region of practical
@@ -317,3 +369,8 @@ class PracticalSection:
         "a probability at or above this is a decision (0.95)", units="probability"
     )
     notes: tuple[str, ...] = describe("what was capped to bound the cost, in words")
+    hierarchical: HierarchicalComparison | NotApplicable = describe(
+        "the hierarchical model over folds, the leader against the next algorithms; not "
+        "applicable without folds or a rope",
+        default=NotApplicable("computed by an engine before 0.9.0"),
+    )
