@@ -64,6 +64,10 @@ __all__ = [
 ]
 
 
+# The benchmark's charts page draws at most this many algorithms a chart (the best): with
+# nine charts on one page, 60 a chart put a 130-algorithm board over its 300 kB budget.
+PAGE_MAX_ALGORITHMS = 40
+
 # The sections the benchmark-level charts draw from (estimation/core/contract/).
 CHART_SECTIONS = ("board", "nemenyi", "wilcoxon", "rank_matrix")
 
@@ -87,11 +91,11 @@ def benchmark_charts(
         nemenyi, wilcoxon = sections.get("nemenyi"), sections.get("wilcoxon")
     matrix = sections.get("rank_matrix")
     return [
-        win_probability_chart(board, estimator),
+        win_probability_chart(board, estimator, PAGE_MAX_ALGORITHMS),
         critical_difference_chart(board, nemenyi, "nemenyi"),
         critical_difference_chart(board, wilcoxon, "wilcoxon"),
-        rank_distribution_chart(board, matrix),
-        rank_heatmap_chart(board, matrix),
+        rank_distribution_chart(board, matrix, PAGE_MAX_ALGORITHMS),
+        rank_heatmap_chart(board, matrix, max_algorithms=PAGE_MAX_ALGORITHMS),
         pvalue_matrix_chart(board, wilcoxon, "wilcoxon", pair_href=pair_href),
         pvalue_matrix_chart(board, nemenyi, "nemenyi", pair_href=pair_href),
         estimator_evaluation_chart(board),

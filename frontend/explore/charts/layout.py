@@ -224,7 +224,8 @@ def html_table(
             if index == 0 and row_headers:
                 cells.append(f'<th scope="row">{escape(cell)}</th>')
             else:
-                cells.append(f'<td class="num">{escape(cell)}</td>')
+                # Numeric alignment comes from the table's CSS, not a class per cell.
+                cells.append(f"<td>{escape(cell)}</td>")
         body.append(f"<tr>{''.join(cells)}</tr>")
     testid = f' data-testid="chart-{escape(key)}-table"' if key else ""
     return (

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from estimation.core.contract import Board, NotApplicable, RankMatrixSection
-from frontend.explore.charts import layout
+from frontend.explore.charts import compact, layout
 from frontend.explore.charts.layout import (
     BLACK,
     BLUE,
@@ -174,12 +174,15 @@ def draw_rank_distribution(data: RankDistributionData) -> Chart:
             line(x(q2), y - 6, x(q2), y + 6, stroke=BLACK, stroke_width=2),
         ]
         if draw_points:
-            # One group carries the dots' fill (m x n of them: the page's weight).
-            dots = "".join(
-                f'<circle cx="{layout.num(x(v))}" cy="{layout.num(y + dy)}" r="1.8"/>'
-                for v, dy in zip(spread.ranks, jitter, strict=True)
+            # One path for the row's dots (m x n of them: the page's weight).
+            row.append(
+                compact.dots_path(
+                    ((x(v), y + dy) for v, dy in zip(spread.ranks, jitter, strict=True)),
+                    1.8,
+                    BLACK,
+                    "0.4",
+                )
             )
-            row.append(f'<g fill="{BLACK}" fill-opacity="0.4">{dots}</g>')
         row.append(layout.diamond(x(mean), y - 5, 4, 5, VERMILION))
         parts.append(f'<g data-algorithm="{escape(name)}">{"".join(row)}</g>')
         worst = spread.worst_on
@@ -289,6 +292,8 @@ def _draw_top_k(data: RankDistributionData) -> Chart:
     return layout.figure(key, title, description, width, height, "".join(parts), table, note)
 
 
-def rank_distribution_chart(board: Board, matrix: RankMatrix) -> Chart:
+def rank_distribution_chart(
+    board: Board, matrix: RankMatrix, max_rows: int = layout.MAX_DRAWN_ALGORITHMS
+) -> Chart:
     """Box plot of each algorithm's ranks over datasets, with every dataset as a dot."""
-    return draw_rank_distribution(rank_distribution_data(board, matrix))
+    return draw_rank_distribution(rank_distribution_data(board, matrix, max_rows))

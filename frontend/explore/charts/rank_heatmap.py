@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from estimation.core.contract import Board, NotApplicable, RankMatrixSection
-from frontend.explore.charts import layout
+from frontend.explore.charts import compact, layout
 from frontend.explore.charts.layout import BLUE, EMPTY, GRID, MUTED, Chart, escape, rect, text
 from frontend.explore.charts.ordering import by_mean_rank, unknown_rank_floor
 
@@ -89,7 +89,9 @@ def draw_rank_heatmap(data: RankHeatmapData) -> Chart:
     rows_alt = []
     styles: dict[float, tuple[str, str, str]] = {}
     safe_names = [escape(name) for name in names]
-    tooltips = n_shown * m <= 2500
+    tooltips = n_shown * m <= 600  # a <title> per cell costs ~60 bytes; the table has them all
+    # Without tooltips the fills go as one path per colour (the table has every rank).
+    plain_cells: list[tuple[float, float, str]] = []
     for row_index, (dataset, ranks) in enumerate(zip(data.datasets, data.ranks, strict=True)):
         y = top + row_index * cell_h
         parts.append(layout.row_label(left - 6, y + cell_h / 2, dataset, left - 10, font_size=11))
@@ -102,6 +104,9 @@ def draw_rank_heatmap(data: RankHeatmapData) -> Chart:
             colour, shown_rank, ink = style
             alt.append(shown_rank)
             x0 = left + j * cell_w
+            if not tooltips and not show_numbers:
+                plain_cells.append((x0, y, colour))
+                continue
             cell = (
                 f'<rect x="{layout.num(x0)}" y="{layout.num(y)}" width="{layout.num(cell_w - 1)}" '
                 f'height="{layout.num(cell_h - 1)}" fill="{colour}"/>'
@@ -115,6 +120,7 @@ def draw_rank_heatmap(data: RankHeatmapData) -> Chart:
                 cell = f"<g><title>{safe_dataset}, {safe_names[j]}: {shown_rank}</title>{cell}</g>"
             parts.append(cell)
         rows_alt.append(alt)
+    parts.append(compact.cells_path(plain_cells, cell_w - 1, cell_h - 1))
 
     legend_y = top + n_shown * cell_h + 14
     parts.append(
@@ -166,6 +172,9 @@ def draw_rank_heatmap(data: RankHeatmapData) -> Chart:
 
 
 def rank_heatmap_chart(
-    board: Board, matrix: RankMatrix, max_datasets: int = HEATMAP_MAX_DATASETS
+    board: Board,
+    matrix: RankMatrix,
+    max_datasets: int = HEATMAP_MAX_DATASETS,
+    max_algorithms: int = layout.MAX_DRAWN_ALGORITHMS,
 ) -> Chart:
-    return draw_rank_heatmap(rank_heatmap_data(board, matrix, max_datasets))
+    return draw_rank_heatmap(rank_heatmap_data(board, matrix, max_datasets, max_algorithms))

@@ -231,9 +231,11 @@ def draw_algorithm_estimates(data: AlgorithmEstimatesData) -> Chart:
     return Chart(key, title, description, markup, table, note)
 
 
-def win_probability_chart(board: Board, estimator: str | None = None) -> Chart:
+def win_probability_chart(
+    board: Board, estimator: str | None = None, max_bars: int = layout.MAX_DRAWN_ALGORITHMS
+) -> Chart:
     """P(win a new dataset) per algorithm under one estimator, with its own interval."""
-    return draw_win_probability(win_probability_data(board, estimator))
+    return draw_win_probability(win_probability_data(board, estimator, max_bars))
 
 
 def algorithm_estimates_chart(board: Board, algorithm: str) -> Chart:
