@@ -97,3 +97,19 @@ def test_with_the_cache_down_every_recompute_takes_the_default_queue(monkeypatch
 
     monkeypatch.setattr(cache, "incr", down)
     assert {recompute_lane(benchmark.pk).queue for _ in range(3)} == {default_queue()}
+
+
+def test_the_queue_depth_counts_both_queues():
+    import redis
+    from django.conf import settings
+
+    from operations.queues import queue_depth
+
+    client = redis.Redis.from_url(settings.CELERY_BROKER_URL)
+    try:
+        client.rpush(default_queue(), b"{}")
+        client.rpush(bulk_queue(), b"{}", b"{}")
+        assert (queue_depth(default_queue()), queue_depth(bulk_queue())) == (1, 2)
+        assert queue_depth() == 3
+    finally:
+        client.delete(default_queue(), bulk_queue())
