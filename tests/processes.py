@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 import time
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 
 import pytest
@@ -42,7 +43,6 @@ def subprocess_env(**overrides: str) -> dict[str, str]:
         REDIS_URL=settings.CELERY_BROKER_URL,
         CELERY_QUEUE=settings.CELERY_TASK_DEFAULT_QUEUE,
         CELERY_BULK_QUEUE=bulk_queue(),
-        PODIUM_CACHE_PREFIX=settings.CACHES["default"]["KEY_PREFIX"],
     )
     env.update(overrides)
     return env
@@ -85,15 +85,21 @@ def celery_worker_process(
             "--loglevel=WARNING",
         ],
         cwd=ROOT,
-        env=subprocess_env(**env_overrides),
+        # the test's cache keys: the marks the worker drops (coalescing, lanes) are the
+        # ones this process took
+        env=subprocess_env(
+            **{"PODIUM_CACHE_PREFIX": settings.CACHES["default"]["KEY_PREFIX"], **env_overrides}
+        ),
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
+        start_new_session=True,  # its pool's children go with it
     )
     try:
         yield worker
     finally:
-        if worker.poll() is None:
-            worker.kill()
+        with suppress(ProcessLookupError):
+            os.killpg(worker.pid, signal.SIGKILL)
+        worker.wait(timeout=30)
 
 
 def wait_until(predicate, timeout: float = 30.0, interval: float = 0.05):
