@@ -163,7 +163,7 @@ class Scratch:
                 "-A",
                 "config",
                 "worker",
-                f"--queues={self.queue}",
+                f"--queues={self.queue},{self.queue}-bulk",
                 f"--concurrency={concurrency}",
                 "--loglevel=WARNING",
                 "--without-gossip",

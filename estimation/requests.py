@@ -18,6 +18,7 @@ from django.utils import timezone
 from config.celery import app as celery_app
 from estimation.background import RECOMPUTE_TASK, thread_start
 from estimation.coalesce import recompute_claim, recompute_release
+from estimation.lanes import lane_release, recompute_lane
 from estimation.models import RecomputeState
 
 logger = logging.getLogger(__name__)
@@ -61,8 +62,12 @@ def recompute_dispatch(benchmark_id: int) -> None:
         return
     if not recompute_claim(benchmark_id):
         return  # one is queued already, and it computes the newest input
+    lane = recompute_lane(benchmark_id)
     try:
-        celery_app.tasks[RECOMPUTE_TASK].delay(benchmark_id)
+        celery_app.tasks[RECOMPUTE_TASK].apply_async(
+            (benchmark_id,), {"slot": lane.slot}, queue=lane.queue
+        )
     except BaseException:
         recompute_release(benchmark_id)  # not queued after all: the sweep must see it
+        lane_release(lane.slot)
         raise

@@ -8,6 +8,7 @@ from django.db import InterfaceError, OperationalError
 
 from estimation.coalesce import recompute_release
 from estimation.completion import incomplete_served_enqueue
+from estimation.lanes import lane_release
 from estimation.retention import snapshots_prune
 from estimation.services import recompute_run, recompute_stale_enqueue
 
@@ -27,10 +28,14 @@ TRANSIENT_ERRORS = (OperationalError, InterfaceError)
     time_limit=settings.RECOMPUTE_TIME_LIMIT,
     soft_time_limit=settings.RECOMPUTE_TIME_LIMIT - 30,
 )
-def recompute_benchmark(self, benchmark_id: int) -> list[int]:
+def recompute_benchmark(self, benchmark_id: int, slot: str | None = None) -> list[int]:
+    # ``slot``: the account's share of the default queue this task holds (estimation/lanes.py).
     recompute_release(benchmark_id)
     owner = self.request.id or f"inline-{benchmark_id}"
-    return [snapshot.pk for snapshot in recompute_run(benchmark_id=benchmark_id, owner=owner)]
+    try:
+        return [snapshot.pk for snapshot in recompute_run(benchmark_id=benchmark_id, owner=owner)]
+    finally:
+        lane_release(slot)
 
 
 @shared_task(name="estimation.recompute_stale", acks_late=True, time_limit=60)

@@ -6,6 +6,7 @@ import redis
 from django.conf import settings
 
 from config.cache import CACHE_ERRORS
+from config.queues import all_queues
 
 # kombu's Redis transport keeps one list per priority step: the queue's name, and the
 # name + "\x06\x16" + step for steps 3, 6 and 9 (kombu.transport.redis.PRIORITY_STEPS).
@@ -20,18 +21,19 @@ def broker_client() -> redis.Redis | None:
 
 
 def queue_depth(queue: str | None = None) -> int | None:
-    """Tasks waiting in ``queue`` (the default queue); None without a Redis broker or
-    when it cannot be reached."""
+    """Tasks waiting in ``queue`` (else in the default and the bulk queue together);
+    None without a Redis broker or when it cannot be reached."""
     if settings.CELERY_TASK_ALWAYS_EAGER:
         return None
     client = broker_client()
     if client is None:
         return None
-    name = queue or settings.CELERY_TASK_DEFAULT_QUEUE
+    names = [queue] if queue else all_queues()
     try:
         with client.pipeline(transaction=False) as pipe:
-            for suffix in PRIORITY_SUFFIXES:
-                pipe.llen(name + suffix)
+            for name in names:
+                for suffix in PRIORITY_SUFFIXES:
+                    pipe.llen(name + suffix)
             return sum(pipe.execute())
     except CACHE_ERRORS:
         return None

@@ -93,8 +93,11 @@ def celery_worker(redis_url, transactional_db):
     worker_allowed()
 
     from config.celery import app
+    from config.queues import all_queues
 
-    with start_worker(app, pool="solo", perform_ping_check=False, shutdown_timeout=30) as worker:
+    with start_worker(
+        app, pool="solo", perform_ping_check=False, shutdown_timeout=30, queues=all_queues()
+    ) as worker:
         yield worker
 
 

@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager, suppress
 from pathlib import Path
 
 import pytest
 from django.conf import settings
+
+from config.queues import all_queues, bulk_queue
 
 ROOT = Path(__file__).resolve().parents[1]
 # `make check` sets it: its tier runs no worker, browser or scratch cluster.
@@ -39,6 +42,7 @@ def subprocess_env(**overrides: str) -> dict[str, str]:
         DATABASE_URL=f"postgres://{db['USER']}@{db['HOST']}:{db['PORT']}/{db['NAME']}",
         REDIS_URL=settings.CELERY_BROKER_URL,
         CELERY_QUEUE=settings.CELERY_TASK_DEFAULT_QUEUE,
+        CELERY_BULK_QUEUE=bulk_queue(),
     )
     env.update(overrides)
     return env
@@ -55,9 +59,12 @@ def embedded_env(database: Path) -> dict[str, str]:
 
 
 @contextmanager
-def celery_worker_process(**env_overrides: str) -> Iterator[subprocess.Popen]:
+def celery_worker_process(
+    queues: Sequence[str] | None = None, **env_overrides: str
+) -> Iterator[subprocess.Popen]:
     """A real worker in its own process (unlike ``start_worker``'s thread, it can be
-    SIGKILLed mid-task), consuming this test's queue; killed on exit if still alive.
+    SIGKILLed mid-task), consuming this test's queues (``queues``: only those); killed
+    on exit if still alive.
 
     Its output is discarded: an unread pipe would block a chatty worker.
     """
@@ -71,22 +78,28 @@ def celery_worker_process(**env_overrides: str) -> Iterator[subprocess.Popen]:
             "config",
             "worker",
             "--pool=solo",
-            f"--queues={settings.CELERY_TASK_DEFAULT_QUEUE}",
+            f"--queues={','.join(queues or all_queues())}",
             "--without-gossip",
             "--without-mingle",
             "--without-heartbeat",
             "--loglevel=WARNING",
         ],
         cwd=ROOT,
-        env=subprocess_env(**env_overrides),
+        # the test's cache keys: the marks the worker drops (coalescing, lanes) are the
+        # ones this process took
+        env=subprocess_env(
+            **{"PODIUM_CACHE_PREFIX": settings.CACHES["default"]["KEY_PREFIX"], **env_overrides}
+        ),
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
+        start_new_session=True,  # its pool's children go with it
     )
     try:
         yield worker
     finally:
-        if worker.poll() is None:
-            worker.kill()
+        with suppress(ProcessLookupError):
+            os.killpg(worker.pid, signal.SIGKILL)
+        worker.wait(timeout=30)
 
 
 def wait_until(predicate, timeout: float = 30.0, interval: float = 0.05):

@@ -14,11 +14,11 @@ def load_compose() -> dict:
 
 def test_compose_runs_the_services_with_health_checks():
     services = load_compose()["services"]
-    assert set(services) == {"db", "redis", "web", "worker", "beat", "proxy"}
+    assert set(services) == {"db", "redis", "web", "worker", "worker-bulk", "beat", "proxy"}
     assert services["proxy"]["profiles"] == ["tls"]  # Caddy only with --profile tls
     assert services["proxy"]["image"].startswith("caddy:")
     assert "/health/ready/" in " ".join(services["web"]["healthcheck"]["test"])
-    for name in ("db", "redis", "web", "worker"):
+    for name in ("db", "redis", "web", "worker", "worker-bulk"):
         assert "healthcheck" in services[name], name
     assert services["beat"]["command"][:4] == ["celery", "-A", "config", "beat"]
     assert services["db"]["image"].startswith("postgres:")
@@ -34,7 +34,7 @@ def test_stateful_services_keep_their_data_in_volumes():
 
 def test_web_and_worker_wait_for_healthy_dependencies_and_use_production_settings():
     services = load_compose()["services"]
-    for name in ("web", "worker"):
+    for name in ("web", "worker", "worker-bulk"):
         service = services[name]
         assert service["depends_on"]["db"]["condition"] == "service_healthy"
         assert service["depends_on"]["redis"]["condition"] == "service_healthy"
@@ -45,8 +45,9 @@ def test_web_and_worker_wait_for_healthy_dependencies_and_use_production_setting
         assert "?" in env["DJANGO_SECRET_KEY"], "the secret must be required, not defaulted"
     assert "gunicorn -c config/gunicorn.py config.wsgi:application" in services["web"]["command"]
     assert services["worker"]["command"][:4] == ["celery", "-A", "config", "worker"]
-    # The worker listens on the queue the settings send tasks to.
+    # The workers listen on the queues the settings send tasks to (config/queues.py).
     assert "--queues=podium" in services["worker"]["command"]
+    assert "--queues=podium-bulk" in services["worker-bulk"]["command"]
 
 
 def test_dockerfile_installs_pinned_requirements_and_runs_gunicorn():

@@ -236,6 +236,15 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_TASK_DEFAULT_QUEUE = env_str("CELERY_QUEUE", "podium")
+# Fairness (config/queues.py, estimation/lanes.py): uploads and an account's recomputes
+# beyond PODIUM_INTERACTIVE_RECOMPUTES_PER_ACCOUNT queued or running go to the bulk queue
+# (default: the default queue's name + "-bulk"), which has workers of its own; 0 puts
+# every recompute on the default queue.
+PODIUM_BULK_QUEUE = env_str("CELERY_BULK_QUEUE", "")
+PODIUM_INTERACTIVE_RECOMPUTES_PER_ACCOUNT = env_int("PODIUM_INTERACTIVE_RECOMPUTES_PER_ACCOUNT", 1)
+# A worker consuming only the bulk queue runs this much nicer (0: as the others).
+PODIUM_BULK_WORKER_NICE = env_int("PODIUM_BULK_WORKER_NICE", 10)
+CELERY_TASK_ROUTES = ("config.queues.route_task",)
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 # Fail fast when Redis is down at submission time; the score is already saved and the
 # periodic sweep (or the next change) recomputes once the broker is back.

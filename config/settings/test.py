@@ -18,8 +18,9 @@ CELERY_TASK_DEFAULT_QUEUE = env_str("CELERY_QUEUE", f"podium-test-{os.getpid()}"
 # Close connections after each request and task, so a test worker thread leaves none
 # open when the test database is dropped.
 DATABASES["default"]["CONN_MAX_AGE"] = 0  # noqa: F405
-# Cache keys (throttle counters) of their own, so that parallel runs never share them.
-CACHES["default"]["KEY_PREFIX"] = f"podium-test-{os.getpid()}"  # noqa: F405
+# Cache keys (throttle counters) of their own, so that parallel runs never share them;
+# a test's worker processes are given the test's (tests/processes.py).
+CACHES["default"]["KEY_PREFIX"] = env_str("PODIUM_CACHE_PREFIX", f"podium-test-{os.getpid()}")  # noqa: F405
 # Sign-ups from the test client's one address would add up across tests; the tests of
 # the limit set it (tests/security/test_accounts.py).
 PODIUM_SIGNUP_RATE = ""

@@ -109,7 +109,10 @@ def test_a_thread_respects_a_lease_held_elsewhere(settings):
 def test_dispatch_goes_to_celery_when_the_thread_mode_is_off(settings, monkeypatch):
     settings.RECOMPUTE_IN_THREAD = False
     sent: list[int] = []
-    monkeypatch.setattr("estimation.tasks.recompute_benchmark.delay", sent.append)
+    monkeypatch.setattr(
+        "estimation.tasks.recompute_benchmark.apply_async",
+        lambda args, kwargs=None, **options: sent.append(args[0]),
+    )
     recompute_dispatch(12345)
     assert sent == [12345]
     assert not _recompute_threads(12345)

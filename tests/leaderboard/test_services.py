@@ -203,7 +203,10 @@ def test_database_refuses_duplicate_scores_with_and_without_folds():
 
 def test_accept_enqueues_after_commit(django_capture_on_commit_callbacks, monkeypatch):
     sent = []
-    monkeypatch.setattr("estimation.tasks.recompute_benchmark.delay", sent.append)
+    monkeypatch.setattr(
+        "estimation.tasks.recompute_benchmark.apply_async",
+        lambda args, kwargs=None, **options: sent.append(args[0]),
+    )
     benchmark = make_benchmark()
     submission = make_submission(benchmark, "alg", {"d1": 1.0})
     with django_capture_on_commit_callbacks(execute=False) as callbacks:

@@ -119,7 +119,7 @@ def test_readme_production_steps_with_local_processes(tmp_path: Path):
         manage("migrate", "--noinput", "-v", "0")
         start(str(BIN / "gunicorn"), "-c", "config/gunicorn.py", "config.wsgi:application")
         start(sys.executable, "-m", "celery", "-A", "config", "worker", "--loglevel=WARNING",
-              f"--queues={queue}", "--concurrency=1")  # fmt: skip
+              f"--queues={queue},{queue}-bulk", "--concurrency=1")  # fmt: skip
         start(sys.executable, "-m", "celery", "-A", "config", "beat", "--loglevel=WARNING",
               f"--schedule={tmp_path / 'celerybeat-schedule'}")  # fmt: skip
         # Step 3.
@@ -175,4 +175,4 @@ def test_readme_production_steps_with_local_processes(tmp_path: Path):
             conn.execute(f'DROP DATABASE IF EXISTS "{database}" WITH (FORCE)')
         import redis
 
-        redis.Redis.from_url(settings.CELERY_BROKER_URL).delete(queue)
+        redis.Redis.from_url(settings.CELERY_BROKER_URL).delete(queue, f"{queue}-bulk")

@@ -112,7 +112,10 @@ def test_settings_changes_while_a_recompute_is_queued_queue_no_other(
     settings.RECOMPUTE_IN_THREAD = False
     settings.PODIUM_RECOMPUTE_COALESCE_SECONDS = 900
     sent: list[int] = []
-    monkeypatch.setattr("estimation.tasks.recompute_benchmark.delay", sent.append)
+    monkeypatch.setattr(
+        "estimation.tasks.recompute_benchmark.apply_async",
+        lambda args, kwargs=None, **options: sent.append(args[0]),
+    )
     maintainer = make_user("maintainer")
     benchmark = make_benchmark("costly")
     benchmark.maintainers.add(maintainer)

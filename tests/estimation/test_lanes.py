@@ -1,0 +1,115 @@
+"""Fair shares of the default queue (estimation/lanes.py, config/queues.py), on real Redis."""
+
+from __future__ import annotations
+
+import pytest
+from django.core.cache import cache
+
+from config.queues import UPLOAD_TASK, bulk_queue, default_queue, route_task
+from estimation.lanes import lane_release, recompute_lane
+from estimation.requests import recompute_dispatch
+from tests.factories import make_benchmark, make_user
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(autouse=True)
+def one_slot(settings):
+    # Slots are keyed by account and benchmark ids, which PostgreSQL never hands out
+    # twice in a run, under this run's cache prefix: no test sees another's slots.
+    settings.PODIUM_INTERACTIVE_RECOMPUTES_PER_ACCOUNT = 1
+
+
+def _owned(slug, user):
+    benchmark = make_benchmark(slug)
+    benchmark.maintainers.add(user)
+    return benchmark
+
+
+def test_an_account_beyond_its_share_goes_to_the_bulk_queue_and_others_do_not():
+    flooder, other = make_user("flooder"), make_user("other")
+    flooded = [_owned(f"f{i}", flooder) for i in range(5)]
+    lanes = [recompute_lane(benchmark.pk) for benchmark in flooded]
+    assert [lane.queue for lane in lanes] == [default_queue()] + [bulk_queue()] * 4
+    assert lanes[0].slot and all(lane.slot is None for lane in lanes[1:])
+    # another account's benchmark is not behind the flooder's share
+    assert recompute_lane(_owned("o", other).pk).queue == default_queue()
+    # the flooder's task ends: its next recompute has the default queue again
+    lane_release(lanes[0].slot)
+    assert recompute_lane(flooded[1].pk).queue == default_queue()
+
+
+def test_a_larger_share_and_fairness_off():
+    from django.conf import settings
+
+    flooder = make_user("flooder")
+    benchmark = _owned("f", flooder)
+    settings.PODIUM_INTERACTIVE_RECOMPUTES_PER_ACCOUNT = 3
+    queues = [recompute_lane(benchmark.pk).queue for _ in range(4)]
+    assert queues == [default_queue()] * 3 + [bulk_queue()]
+    settings.PODIUM_INTERACTIVE_RECOMPUTES_PER_ACCOUNT = 0
+    assert {recompute_lane(benchmark.pk).queue for _ in range(5)} == {default_queue()}
+
+
+def test_releasing_more_than_was_taken_never_grants_extra_slots():
+    benchmark = _owned("f", make_user("flooder"))
+    lane = recompute_lane(benchmark.pk)
+    for _ in range(3):  # a retried or duplicated task's finally, or an expired slot
+        lane_release(lane.slot)
+    lane_release("podium:lane:never-taken")
+    taken = [recompute_lane(benchmark.pk).queue for _ in range(2)]
+    assert taken == [default_queue(), bulk_queue()]
+
+
+def test_benchmarks_without_maintainers_each_have_their_own_lane():
+    first, second = make_benchmark("a"), make_benchmark("b")
+    assert recompute_lane(first.pk).queue == default_queue()
+    assert recompute_lane(second.pk).queue == default_queue()
+    assert recompute_lane(first.pk).queue == bulk_queue()
+
+
+def test_uploads_are_routed_to_the_bulk_queue_and_the_rest_by_default():
+    assert route_task(UPLOAD_TASK, (1,), {}, {}) == {"queue": bulk_queue()}
+    assert route_task("estimation.recompute_stale", (), {}, {}) is None
+
+
+def test_the_dispatch_sends_the_lane_with_the_task(settings, monkeypatch):
+    settings.RECOMPUTE_IN_THREAD = False
+    sent = []
+    monkeypatch.setattr(
+        "estimation.tasks.recompute_benchmark.apply_async",
+        lambda args, kwargs=None, **options: sent.append((args, kwargs, options["queue"])),
+    )
+    flooder = make_user("flooder")
+    first, second = _owned("f1", flooder), _owned("f2", flooder)
+    recompute_dispatch(first.pk)
+    recompute_dispatch(second.pk)
+    (args1, kwargs1, queue1), (args2, kwargs2, queue2) = sent
+    assert (args1, queue1) == ((first.pk,), default_queue()) and kwargs1["slot"]
+    assert (args2, kwargs2, queue2) == ((second.pk,), {"slot": None}, bulk_queue())
+
+
+def test_with_the_cache_down_every_recompute_takes_the_default_queue(monkeypatch):
+    benchmark = _owned("f", make_user("flooder"))
+
+    def down(*args, **kwargs):
+        raise ValueError("the cache is unavailable")
+
+    monkeypatch.setattr(cache, "incr", down)
+    assert {recompute_lane(benchmark.pk).queue for _ in range(3)} == {default_queue()}
+
+
+def test_the_queue_depth_counts_both_queues():
+    import redis
+    from django.conf import settings
+
+    from operations.queues import queue_depth
+
+    client = redis.Redis.from_url(settings.CELERY_BROKER_URL)
+    try:
+        client.rpush(default_queue(), b"{}")
+        client.rpush(bulk_queue(), b"{}", b"{}")
+        assert (queue_depth(default_queue()), queue_depth(bulk_queue())) == (1, 2)
+        assert queue_depth() == 3
+    finally:
+        client.delete(default_queue(), bulk_queue())
