@@ -512,7 +512,6 @@ def _verdict_words(verdict: dict[str, Any]) -> str:
 
 def report(payload: dict[str, Any], *, quick: bool = False) -> str:
     """The markdown section: verdicts per family and n, then every cell."""
-    from estimation.core.registry import ESTIMATOR_KEYS
 
     fams = [Family(**f) for f in payload["families"]]
     grid_n = sorted({c["n"] for c in payload["cells"]})
@@ -546,6 +545,31 @@ def report(payload: dict[str, Any], *, quick: bool = False) -> str:
         for f in fams
     ]
     parts.append(markdown_table(headers, rows))
+    parts.append(_confidence_line(payload, fams, grid_n))
+    parts += _cell_tables(payload, fams)
+    parts.append(
+        "Truths: "
+        + "; ".join(f"`{key}` {t['label']}" for key, t in truths.items())
+        + ". Per cell, R benchmarks of n datasets are drawn from the truth and analysed "
+        "as the analysis does, with the engine's functions (`resampling.bootstrap`: each "
+        "estimator's own bias-corrected interval; `intervals.win_intervals`: the win rate's "
+        "exact intervals; `rank_inference.rank_intervals` on the replicates of `loo_kl`, the "
+        "default, and of `mle`: ranks and plausible winners). A P(win) interval covers "
+        "when lower <= p <= upper (within 1e-12); a rank interval covers the rank of the "
+        "true P(win); where the truth ties (equal worths, equal win rates of a table) the "
+        "plain rank row counts any position of the tie as covered, the 'ties strict' row "
+        "only an interval holding all of them (what the stepdown guarantees). The "
+        "leader is the truly best algorithm (mean over tied leaders). Resampled tables "
+        "keep their own m; their truth is the table's tie-split win rate. The exact "
+        "intervals are checked on their own R benchmarks per cell (another seed stream)."
+    )
+    return "\n\n".join(parts)
+
+
+def _confidence_line(payload: dict[str, Any], fams: list[Family], grid_n: list[int]) -> str:
+    """Which estimators' own intervals may be called confidence intervals, per n."""
+    from estimation.core.registry import ESTIMATOR_KEYS
+
     per_n = []
     for n in grid_n:
         keys = [
@@ -554,12 +578,17 @@ def report(payload: dict[str, Any], *, quick: bool = False) -> str:
             if f.key in ESTIMATOR_KEYS and payload["verdicts"][f.key][str(n)]["confidence"]
         ]
         per_n.append(f"n = {n}: {', '.join(keys) or 'none'}")
-    parts.append(
+    return (
         "Estimators whose own interval may be called a confidence interval for the win "
         "probability (the registry's `interval_kind`), per n: "
         + "; ".join(per_n)
         + ". Every other estimator's interval is the spread of its estimate."
     )
+
+
+def _cell_tables(payload: dict[str, Any], fams: list[Family]) -> list[str]:
+    """Every cell's coverage and width, a table per measure."""
+    parts: list[str] = []
     for measure, title in (
         (
             "claimed",
@@ -589,23 +618,7 @@ def report(payload: dict[str, Any], *, quick: bool = False) -> str:
                 values.append(f"{value:.2f}" if measure == "width" else _pct(value))
             rows.append([c["truth"], c["n"], c["m"], *values])
         parts.append(markdown_table(headers, rows))
-    parts.append(
-        "Truths: "
-        + "; ".join(f"`{key}` {t['label']}" for key, t in truths.items())
-        + ". Per cell, R benchmarks of n datasets are drawn from the truth and analysed "
-        "as the analysis does, with the engine's functions (`resampling.bootstrap`: each "
-        "estimator's own bias-corrected interval; `intervals.win_intervals`: the win rate's "
-        "exact intervals; `rank_inference.rank_intervals` on the replicates of `loo_kl`, the "
-        "default, and of `mle`: ranks and plausible winners). A P(win) interval covers "
-        "when lower <= p <= upper (within 1e-12); a rank interval covers the rank of the "
-        "true P(win); where the truth ties (equal worths, equal win rates of a table) the "
-        "plain rank row counts any position of the tie as covered, the 'ties strict' row "
-        "only an interval holding all of them (what the stepdown guarantees). The "
-        "leader is the truly best algorithm (mean over tied leaders). Resampled tables "
-        "keep their own m; their truth is the table's tie-split win rate. The exact "
-        "intervals are checked on their own R benchmarks per cell (another seed stream)."
-    )
-    return "\n\n".join(parts)
+    return parts
 
 
 def write_readme_section(section: str, readme: Path = README) -> None:

@@ -169,6 +169,24 @@ def _verdict(shape: Shape, today: dict, after: dict) -> str:
     return "; ".join(parts)
 
 
+SCALE_COLUMNS = [
+    "shape",
+    "runs",
+    "today",
+    "today CPU",
+    "today peak RSS",
+    "after",
+    "after CPU",
+    "after peak RSS",
+    "today/after",
+    "today/after CPU",
+    "payload JSON",
+    "board",
+    "target",
+    "numbers (m ≤ 200) vs today",
+]
+
+
 def run(options: Options) -> str:
     shapes = QUICK_SHAPES if options.quick else SHAPES
     rows, stage_rows, notes = [], [], []
@@ -179,79 +197,72 @@ def run(options: Options) -> str:
         if source is None:
             notes.append(f"Today's engine ({BASELINE[:10]}) is not in this checkout: no ratios.")
         for index, shape in enumerate(shapes):
-            compare = shape.m <= COMPARE_MAX_ALGORITHMS
-            paths = (work / f"today-{index}.json", work / f"after-{index}.json")
             with_today = source is not None and (index == 0 or not options.quick)
-            today = (
-                _measure(shape, options, source, paths[0] if compare else None)
-                if with_today
-                else {}
+            today, after, same = _shape_measured(
+                shape, options, source if with_today else None, work, index
             )
-            after = _measure(shape, options, None, paths[1] if compare else None)
             label = f"m={shape.m}, n={shape.n}, " + (
                 f"{shape.folds} folds" if shape.folds else "no folds"
             )
-            ratio = cpu_ratio = "–"
-            if "seconds" in today and "seconds" in after and "refused" not in today:
-                ratio = f"{today['seconds'] / after['seconds']:.1f}x"
-                if "cpu_seconds" in today and "cpu_seconds" in after:
-                    cpu_ratio = f"{today['cpu_seconds'] / after['cpu_seconds']:.1f}x"
-            board = after.get("board_bytes")
-            same = "–"
-            if compare and "seconds" in today and "refused" not in today and "refused" not in after:
-                same = compare_payloads(*paths)
-            rows.append(
-                [
-                    f"{shape.label}: {label}, B={shape.bootstrap}",
-                    "min of 3" if shape.repeats > 1 else "once",
-                    _cell_time(today),
-                    _cell_cpu(today),
-                    _cell_rss(today),
-                    f"**{_cell_time(after)}**",
-                    _cell_cpu(after),
-                    _cell_rss(after),
-                    ratio,
-                    cpu_ratio,
-                    f"{after['payload_bytes'] / 1e6:.2f} MB" if "payload_bytes" in after else "–",
-                    "–" if board is None else f"{board / 1e6:.3f} MB",
-                    _verdict(shape, today, after),
-                    same,
-                ]
-            )
+            rows.append(_scale_row(shape, label, today, after, same))
             for name, result in (("today", today), ("after", after)):
                 if "refused" in result and "seconds" in result:
                     notes.append(f"{label}, {name}: {result['refused']}")
                 stages = result.get("stages")
-                if not stages:
-                    continue
-                stage_rows.append([label, name, *(fmt_seconds(stages.get(s)) for s in STAGES)])
+                if stages:
+                    stage_rows.append([label, name, *(fmt_seconds(stages.get(s)) for s in STAGES)])
     header = (
         "### scale (full analysis per shape, each in a child interpreter; timed once unless noted)"
     )
     parts = [
         header,
-        markdown_table(
-            [
-                "shape",
-                "runs",
-                "today",
-                "today CPU",
-                "today peak RSS",
-                "after",
-                "after CPU",
-                "after peak RSS",
-                "today/after",
-                "today/after CPU",
-                "payload JSON",
-                "board",
-                "target",
-                "numbers (m ≤ 200) vs today",
-            ],
-            rows,
-        ),
+        markdown_table(SCALE_COLUMNS, rows),
         "Stages (the analysis' own timings of the timed run):",
         markdown_table(["shape", "engine", *STAGES], stage_rows),
     ]
     if notes:
         parts.append("\n".join(f"- {note}" for note in notes))
     return "\n\n".join(parts)
+
+
+def _shape_measured(shape, options: Options, source, work: Path, index: int):
+    """One shape measured after (and today, when ``source`` holds today's engine), and
+    whether their numbers agree (m ≤ COMPARE_MAX_ALGORITHMS, else "–")."""
+    compare = shape.m <= COMPARE_MAX_ALGORITHMS
+    paths = (work / f"today-{index}.json", work / f"after-{index}.json")
+    today = (
+        _measure(shape, options, source, paths[0] if compare else None)
+        if source is not None
+        else {}
+    )
+    after = _measure(shape, options, None, paths[1] if compare else None)
+    same = "–"
+    if compare and "seconds" in today and "refused" not in today and "refused" not in after:
+        same = compare_payloads(*paths)
+    return today, after, same
+
+
+def _scale_row(shape, label: str, today: dict, after: dict, same: str) -> list[str]:
+    """One shape's row of the scale table (SCALE_COLUMNS)."""
+    ratio = cpu_ratio = "–"
+    if "seconds" in today and "seconds" in after and "refused" not in today:
+        ratio = f"{today['seconds'] / after['seconds']:.1f}x"
+        if "cpu_seconds" in today and "cpu_seconds" in after:
+            cpu_ratio = f"{today['cpu_seconds'] / after['cpu_seconds']:.1f}x"
+    board = after.get("board_bytes")
+    return [
+        f"{shape.label}: {label}, B={shape.bootstrap}",
+        "min of 3" if shape.repeats > 1 else "once",
+        _cell_time(today),
+        _cell_cpu(today),
+        _cell_rss(today),
+        f"**{_cell_time(after)}**",
+        _cell_cpu(after),
+        _cell_rss(after),
+        ratio,
+        cpu_ratio,
+        f"{after['payload_bytes'] / 1e6:.2f} MB" if "payload_bytes" in after else "–",
+        "–" if board is None else f"{board / 1e6:.3f} MB",
+        _verdict(shape, today, after),
+        same,
+    ]

@@ -157,6 +157,24 @@ def exception_handler(exc, context):
     if is_database_outage(exc):
         logger.warning("database unavailable: %s", str(exc).strip()[:300] or type(exc).__name__)
         return outage_response()
+    response = _service_error_response(exc, context)
+    if response is not None:
+        return response
+    if isinstance(exc, RequestDataTooBig):
+        exc = PayloadTooLarge(
+            "The request body is larger than DATA_UPLOAD_MAX_MEMORY_SIZE "
+            f"({settings.DATA_UPLOAD_MAX_MEMORY_SIZE} bytes)."
+        )
+    response = drf_exception_handler(exc, context)
+    if response is not None and isinstance(exc, exceptions.ValidationError):
+        response.data = problems_body(
+            "The input was refused; nothing was written.", _flatten(exc.detail)
+        )
+    return response
+
+
+def _service_error_response(exc, context) -> Response | None:
+    """The answer to an error the services raise, or None for any other."""
     if isinstance(exc, Gone):
         return _gone(exc, context.get("request"))
     if isinstance(exc, StateConflict):
@@ -176,31 +194,23 @@ def exception_handler(exc, context):
         ]
         return _refused(problems, total=exc.total)
     if isinstance(exc, DjangoValidationError):
-        # model.full_clean() in a service: field errors with no line
-        if hasattr(exc, "error_dict"):
-            problems = [
-                Problem(message, None if name == "__all__" else name).to_dict()
-                for name, messages in exc.message_dict.items()
-                for message in messages
-            ]
-        else:
-            problems = [Problem(message).to_dict() for message in exc.messages]
-        return _refused(problems)
+        return _refused(_model_problems(exc))
     if isinstance(exc, QuotaExceeded):
         return Response({"detail": str(exc)}, status=status.HTTP_429_TOO_MANY_REQUESTS)
     if isinstance(exc, PermissionDenied):
         return Response({"detail": str(exc)}, status=status.HTTP_403_FORBIDDEN)
-    if isinstance(exc, RequestDataTooBig):
-        exc = PayloadTooLarge(
-            "The request body is larger than DATA_UPLOAD_MAX_MEMORY_SIZE "
-            f"({settings.DATA_UPLOAD_MAX_MEMORY_SIZE} bytes)."
-        )
-    response = drf_exception_handler(exc, context)
-    if response is not None and isinstance(exc, exceptions.ValidationError):
-        response.data = problems_body(
-            "The input was refused; nothing was written.", _flatten(exc.detail)
-        )
-    return response
+    return None
+
+
+def _model_problems(exc: DjangoValidationError) -> list[dict]:
+    """model.full_clean()'s errors in a service: field errors with no line."""
+    if hasattr(exc, "error_dict"):
+        return [
+            Problem(message, None if name == "__all__" else name).to_dict()
+            for name, messages in exc.message_dict.items()
+            for message in messages
+        ]
+    return [Problem(message).to_dict() for message in exc.messages]
 
 
 class ProblemSerializer(serializers.Serializer):

@@ -49,10 +49,19 @@ def _document(out: Collector, path: str, doc: Any) -> None:
     results = out.get(path, doc, "evaluation_results", path="", kind=list)
     if missing(info) or missing(results):
         return
+    model = _model(out, path, doc, info)
+    if model is None:
+        return
+    for i, result in enumerate(results):
+        _result(out, path, f"evaluation_results[{i}]", result, model)
+
+
+def _model(out: Collector, path: str, doc: Any, info: Any) -> str | None:
+    """The document's model, recorded with its metadata; None after a problem."""
     model = info.get("id") or info.get("name")
     if not isinstance(model, str) or not model.strip():
         out.problem(path, "model_info.id", "missing key (nor model_info.name)")
-        return
+        return None
     model = model.strip()
     details = (
         info.get("additional_details") if isinstance(info.get("additional_details"), dict) else {}
@@ -74,53 +83,58 @@ def _document(out: Collector, path: str, doc: Any) -> None:
             "inference_platform": info.get("inference_platform"),
         },
     )
-    for i, result in enumerate(results):
-        key = f"evaluation_results[{i}]"
-        name = out.get(path, result, "evaluation_name", path=key, kind=str)
-        config = out.get(path, result, "metric_config", path=key, kind=dict)
-        details_ = out.get(path, result, "score_details", path=key, kind=dict)
-        if missing(name) or missing(config) or missing(details_):
-            continue
-        if "score" not in details_:
-            out.problem(path, f"{key}.score_details.score", "missing key")
-            continue
-        value = out.number(path, details_["score"], key=f"{key}.score_details.score")
-        if value is None:
-            continue
-        source = result.get("source_data") if isinstance(result.get("source_data"), dict) else {}
-        dataset = (
-            source.get("dataset_name") if isinstance(source.get("dataset_name"), str) else name
-        )
-        metric = config.get("metric_name")
-        if not isinstance(metric, str) or not metric.strip():
-            metric = name if name != dataset else "score"
-        lower = config.get("lower_is_better")
-        out.metric(
-            MetricInfo(
-                metric,
-                higher_is_better=None if not isinstance(lower, bool) else not lower,
-                min_value=_float(config.get("min_score")),
-                max_value=_float(config.get("max_score")),
-            ),
-            file=path,
-            key=f"{key}.metric_config.lower_is_better",
-        )
-        folds = (
-            details_.get("details", {}).get("folds")
-            if isinstance(details_.get("details"), dict)
-            else None
-        )
-        fold_values = None
-        if isinstance(folds, list) and folds and all(_float(v) is not None for v in folds):
-            fold_values = [float(v) for v in folds]
-        out.add(
-            dataset=str(dataset),
-            algorithm=model,
-            metric=metric,
-            value=value,
-            folds=fold_values,
-            origin=f"{path}: {key}.score_details.score",
-        )
+    return model
+
+
+def _result(out: Collector, path: str, key: str, result: Any, model: str) -> None:
+    """One evaluation result: its metric (and direction), its score and folds."""
+    name = out.get(path, result, "evaluation_name", path=key, kind=str)
+    config = out.get(path, result, "metric_config", path=key, kind=dict)
+    details = out.get(path, result, "score_details", path=key, kind=dict)
+    if missing(name) or missing(config) or missing(details):
+        return
+    if "score" not in details:
+        out.problem(path, f"{key}.score_details.score", "missing key")
+        return
+    value = out.number(path, details["score"], key=f"{key}.score_details.score")
+    if value is None:
+        return
+    source = result.get("source_data") if isinstance(result.get("source_data"), dict) else {}
+    dataset = source.get("dataset_name") if isinstance(source.get("dataset_name"), str) else name
+    metric = config.get("metric_name")
+    if not isinstance(metric, str) or not metric.strip():
+        metric = name if name != dataset else "score"
+    lower = config.get("lower_is_better")
+    out.metric(
+        MetricInfo(
+            metric,
+            higher_is_better=None if not isinstance(lower, bool) else not lower,
+            min_value=_float(config.get("min_score")),
+            max_value=_float(config.get("max_score")),
+        ),
+        file=path,
+        key=f"{key}.metric_config.lower_is_better",
+    )
+    out.add(
+        dataset=str(dataset),
+        algorithm=model,
+        metric=metric,
+        value=value,
+        folds=_folds(details),
+        origin=f"{path}: {key}.score_details.score",
+    )
+
+
+def _folds(details: dict) -> list[float] | None:
+    """The per-fold values of score_details.details.folds, when every one is a number."""
+    folds = (
+        details.get("details", {}).get("folds")
+        if isinstance(details.get("details"), dict)
+        else None
+    )
+    if isinstance(folds, list) and folds and all(_float(v) is not None for v in folds):
+        return [float(v) for v in folds]
+    return None
 
 
 def _float(value: Any) -> float | None:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import PurePosixPath
+from typing import Any
 
 from leaderboard.ingest.formats.common import (
     AlgorithmInfo,
@@ -94,32 +95,36 @@ def _run(out: Collector, path: str, data: bytes) -> None:
     for task, metrics in results.items():
         if isinstance(groups.get(task), list) and groups[task]:
             continue
-        key = f"results.{task}"
-        if not isinstance(metrics, dict):
-            out.problem(path, key, "expected an object of metrics")
-            continue
         given = directions.get(task)
-        task_directions: dict = given if isinstance(given, dict) else {}
-        for name, value in metrics.items():
-            if name == "alias" or "_stderr" in name:
-                continue
-            metric, _, filter_ = name.partition(",")
-            label = metric if filter_ in ("", "none") else f"{metric} ({filter_})"
-            number = out.number(path, value, key=f'{key}."{name}"')
-            if number is None:
-                continue
-            direction = task_directions.get(metric)
-            out.metric(
-                MetricInfo(
-                    label, higher_is_better=direction if isinstance(direction, bool) else None
-                ),
-                file=path,
-                key=f"higher_is_better.{task}.{metric}",
-            )
-            out.add(
-                dataset=str(task),
-                algorithm=algorithm,
-                metric=label,
-                value=number,
-                origin=f'{path}: {key}."{name}"',
-            )
+        _task(out, path, algorithm, task, metrics, given if isinstance(given, dict) else {})
+
+
+def _task(
+    out: Collector, path: str, algorithm: str, task: str, metrics: Any, directions: dict
+) -> None:
+    """One task's metrics ("<metric>,<filter>": value), their stderr left out."""
+    key = f"results.{task}"
+    if not isinstance(metrics, dict):
+        out.problem(path, key, "expected an object of metrics")
+        return
+    for name, value in metrics.items():
+        if name == "alias" or "_stderr" in name:
+            continue
+        metric, _, filter_ = name.partition(",")
+        label = metric if filter_ in ("", "none") else f"{metric} ({filter_})"
+        number = out.number(path, value, key=f'{key}."{name}"')
+        if number is None:
+            continue
+        direction = directions.get(metric)
+        out.metric(
+            MetricInfo(label, higher_is_better=direction if isinstance(direction, bool) else None),
+            file=path,
+            key=f"higher_is_better.{task}.{metric}",
+        )
+        out.add(
+            dataset=str(task),
+            algorithm=algorithm,
+            metric=label,
+            value=number,
+            origin=f'{path}: {key}."{name}"',
+        )
