@@ -164,6 +164,13 @@ def dataset_tukey_table(
             "snapshot",
             anova=_stored_anova(entry.anova),
         )
+    return _computed_tukey(board, cells, higher_is_better)
+
+
+def _computed_tukey(
+    board: Board, cells: dict[str, dict[int | None, float]], higher_is_better: bool
+) -> TukeyTable:
+    """The Tukey HSD table of one dataset's complete folds, computed here."""
     names = [a for a in board.algorithms if a in cells]
     folds = sorted({f for a in names for f in cells[a] if f is not None})
     matrix = np.array(
@@ -172,8 +179,7 @@ def dataset_tukey_table(
     matrix = matrix[np.isfinite(matrix).all(axis=1)]
     if not higher_is_better:
         matrix = -matrix
-    alpha = board.settings.alpha
-    result = repeated_measures_tukey(matrix, alpha=alpha)
+    result = repeated_measures_tukey(matrix, alpha=board.settings.alpha)
     if result.not_applicable:
         return TukeyTable([], "computed", result.not_applicable)
     # Applicable: every matrix is present.
