@@ -11,7 +11,7 @@ same payload. A view that cannot be computed is a
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -211,9 +211,7 @@ def analyze(
     else:
         boot = dict.fromkeys(ESTIMATOR_KEYS, NotApplicable(UNCERTAINTY_DEFERRED))
         inference = evaluation = NotApplicable(UNCERTAINTY_DEFERRED)
-    results = tuple(
-        EstimatorResult(key=key, bootstrap=boot[key], **estimators[key]) for key in ESTIMATOR_KEYS
-    )
+    results = tuple(replace(estimators[key], bootstrap=boot[key]) for key in ESTIMATOR_KEYS)
 
     advice: AdvisorSection | NotApplicable = NotApplicable(ADVISOR_DEFERRED)
     if advisor:
@@ -290,7 +288,7 @@ def _first_two(prepared: PreparedRankings, K: int, settings: AnalysisSettings) -
     """The board's first two algorithms under its default estimator (Board.order's rule:
     P(win) to TIE_DIGITS decimals, then mean rank, then name)."""
     key = default_estimator_rule(settings.default_estimator)[0]
-    p = np.round(np.array(_point_estimates(prepared, K)[key]["p"], dtype=float), TIE_DIGITS)
+    p = np.round(np.array(_point_estimates(prepared, K)[key].p, dtype=float), TIE_DIGITS)
     mean_rank = prepared.ranks.mean(axis=0)
     names = np.array(prepared.algorithms, dtype=str)
     return np.lexsort((names, mean_rank, -p)).tolist()[:2]
@@ -411,7 +409,7 @@ def analyze_uncertainty(
     prepared = _prepared(table, settings)
     K = min(settings.k, prepared.known_positions)
     bootstrap_seed, evaluation_seed, _ = _seeds(settings)
-    fits = {r.key: {"p": r.p, "weights": r.weights} for r in board.estimators}
+    fits = {r.key: r for r in board.estimators}
     boot, inference, evaluation = _uncertainty_stages(
         clock, prepared, K, settings, (bootstrap_seed, evaluation_seed), fits, stop
     )
@@ -426,7 +424,7 @@ def _uncertainty_stages(
     K: int,
     settings: AnalysisSettings,
     seeds: tuple[int, int],
-    fits: dict[str, dict[str, Any]],
+    fits: Mapping[str, EstimatorResult],
     stop: Callable[[], bool] | None = None,
 ) -> tuple[
     dict[str, BootstrapSummary | NotApplicable],
@@ -551,40 +549,57 @@ def _input_facts(table: ResultTable, prepared: PreparedRankings) -> InputFacts:
     )
 
 
-def _point_estimates(prepared: PreparedRankings, K: int) -> dict[str, dict[str, Any]]:
-    """Each estimator's fields of :class:`EstimatorResult` but its bootstrap."""
+# A point estimate's bootstrap until bootstrap_sections() gives the real one.
+_NO_BOOTSTRAP_YET = NotApplicable("not computed yet")
+
+
+def _point_estimates(prepared: PreparedRankings, K: int) -> dict[str, EstimatorResult]:
+    """Each estimator's result, its bootstrap still to come (``_NO_BOOTSTRAP_YET``)."""
     ranks, known = prepared.ranks, prepared.known_positions
-    out: dict[str, dict[str, Any]] = {}
     loo_kl, loo_tv, loo_brier = fit_loo(ranks, K=K, known_positions=known)
     minimax = fit_minimax(ranks, K=K, known_positions=known)
-    for fit in (mle(ranks), loo_kl, loo_tv, loo_brier, minimax):
-        entry: dict[str, Any] = {
-            "p": floats(fit.p),
-            "K": int(fit.K),
-            "weights": tuple(float(v) for v in fit.weights),
-        }
-        if fit.loss is not None or fit.loss_mle is not None:
-            entry.update(loss=plain_float(fit.loss), loss_mle=plain_float(fit.loss_mle))
-        if fit.n_clipped is not None:
-            entry["n_clipped"] = int(fit.n_clipped)
-        if fit.n_terms is not None:
-            entry["n_terms"] = int(fit.n_terms)
-        out[fit.method] = entry
-    out["minimax"].update(
-        {key: plain_float(minimax.extra[key]) for key in ("bound", "bound_mle", "bound_k2")}
+    out = {fit.method: _weighted(fit) for fit in (mle(ranks), loo_kl, loo_tv, loo_brier)}
+    out["minimax"] = replace(
+        _weighted(minimax),
+        bound=plain_float(minimax.extra["bound"]),
+        bound_mle=plain_float(minimax.extra["bound_mle"]),
+        bound_k2=plain_float(minimax.extra["bound_k2"]),
     )
-    out["borda"] = {"p": floats(aggregates.borda_probabilities(ranks)), "K": None, "weights": None}
+    out["borda"] = EstimatorResult(
+        key="borda",
+        p=floats(aggregates.borda_probabilities(ranks)),
+        bootstrap=_NO_BOOTSTRAP_YET,
+        K=None,
+        weights=None,
+    )
     pl_fit = aggregates.plackett_luce(ranks, known_positions=known)
-    out["plackett_luce"] = {
-        "p": floats(pl_fit.worths),
-        "K": None,
-        "weights": None,
-        "log_likelihood": plain_float(pl_fit.log_likelihood),
-        "iterations": int(pl_fit.iterations),
-        "converged": bool(pl_fit.converged),
-        "prior_strength": float(pl_fit.prior_strength),
-    }
+    out["plackett_luce"] = EstimatorResult(
+        key="plackett_luce",
+        p=floats(pl_fit.worths),
+        bootstrap=_NO_BOOTSTRAP_YET,
+        K=None,
+        weights=None,
+        log_likelihood=plain_float(pl_fit.log_likelihood),
+        iterations=int(pl_fit.iterations),
+        converged=bool(pl_fit.converged),
+        prior_strength=float(pl_fit.prior_strength),
+    )
     return out
+
+
+def _weighted(fit) -> EstimatorResult:
+    """A positional-weights estimator's result (the win rate, LOO, minimax)."""
+    return EstimatorResult(
+        key=fit.method,
+        p=floats(fit.p),
+        bootstrap=_NO_BOOTSTRAP_YET,
+        K=int(fit.K),
+        weights=tuple(float(v) for v in fit.weights),
+        loss=plain_float(fit.loss),
+        loss_mle=plain_float(fit.loss_mle),
+        n_clipped=None if fit.n_clipped is None else int(fit.n_clipped),
+        n_terms=None if fit.n_terms is None else int(fit.n_terms),
+    )
 
 
 def _wins(names: tuple[str, ...], ranks) -> WinsSection | NotApplicable:

@@ -4,11 +4,13 @@ predicts held-out datasets best."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from estimation.core.contract import (
     AnalysisSettings,
     BootstrapSummary,
+    EstimatorResult,
     Evaluation,
     NotApplicable,
     WinInterval,
@@ -62,7 +64,7 @@ def bootstrap_sections(
     K: int,
     settings: AnalysisSettings,
     seed: int,
-    estimators: dict[str, dict[str, Any]],
+    estimators: Mapping[str, EstimatorResult],
 ) -> tuple[dict[str, BootstrapSummary | NotApplicable], RankInference | NotApplicable]:
     """Each estimator's own interval and P(best), and the rank intervals of the
     recommended one (from the same replicates), or why there are none."""
@@ -85,8 +87,8 @@ def bootstrap_sections(
         n_boot=settings.bootstrap,
         K=K,
         known_positions=prepared.known_positions,
-        # The full-data fits of _point_estimates: the bootstrap need not fit them again.
-        full_data={key: (entry["p"], entry["weights"]) for key, entry in estimators.items()},
+        # The full-data fits of analysis._point_estimates: the bootstrap need not fit them again.
+        full_data={key: (entry.p, entry.weights) for key, entry in estimators.items()},
         level=BOOTSTRAP_LEVEL,
         keep=(recommended,),
     )
