@@ -39,12 +39,13 @@ test: lint services browser
 	$(BIN)/pytest
 	$(MAKE) bench-quick
 
-# One process, the test database kept between runs (--create-db rebuilds it); tests
-# marked integration or browser (by hand, by folder or by fixture: tests/conftest.py)
-# and the fresh-clone runs (clone) are left out. PODIUM_TEST_TIER makes a worker
-# started by hand fail its test.
+# One process per core (pytest-xdist; a file's tests stay in one process, so module
+# fixtures are built once), each with its own test database (kept between runs:
+# --create-db rebuilds them), cache prefix and Celery queue; tests marked integration
+# or browser (by hand, by folder or by fixture: tests/conftest.py) and the fresh-clone
+# runs (clone) are left out. PODIUM_TEST_TIER makes a worker started by hand fail its test.
 check: lint services
-	PODIUM_TEST_TIER=check $(BIN)/pytest -q -m "$(CHECK_TESTS)" --reuse-db --durations=10
+	PODIUM_TEST_TIER=check $(BIN)/pytest -q -m "$(CHECK_TESTS)" -n auto --dist loadfile --reuse-db --durations=10
 
 # The core tests as other CPUs run them (numpy's wide SIMD loops off; another OpenBLAS
 # kernel): floats are compared with stated tolerances, so these pass too. CI runs it.

@@ -47,3 +47,17 @@ def make_submission(
         source=Submission.Source.API,
         new_datasets_confirmed=True,
     )
+
+
+def cache_clear_own() -> None:
+    """Empty this test process's part of the shared Redis cache: its keys carry the
+    process's prefix (config/settings/test.py), and cache.clear() would flush the other
+    processes' keys too (parallel runs, and workers started by tests)."""
+    from django.conf import settings
+    from django.core.cache import cache
+
+    prefix = settings.CACHES["default"]["KEY_PREFIX"]
+    client = cache._cache.get_client(write=True)  # type: ignore[attr-defined]
+    keys = list(client.scan_iter(match=f"{prefix}:*", count=1000))
+    if keys:
+        client.delete(*keys)

@@ -62,9 +62,13 @@ def test_dockerfile_installs_pinned_requirements_and_runs_gunicorn():
             assert "==" in line, f"unpinned requirement: {line}"
 
 
-def test_gunicorn_config_outlasts_the_largest_upload_and_recycles_workers(monkeypatch):
+def test_gunicorn_config_outlasts_the_largest_upload_and_recycles_workers(monkeypatch, tmp_path):
     """The timeout covers reading PODIUM_MAX_UPLOAD_BYTES at 1 MB/s plus storing it."""
     import runpy
+
+    # The config names a metrics folder in os.environ when none is set; a folder set here
+    # is undone after the test, so later tests of this process keep in-process metrics.
+    monkeypatch.setenv("PROMETHEUS_MULTIPROC_DIR", str(tmp_path))
 
     for name in (
         "PODIUM_MAX_UPLOAD_BYTES",

@@ -106,6 +106,7 @@ def test_the_queue_depth_counts_both_queues():
     from operations.queues import queue_depth
 
     client = redis.Redis.from_url(settings.CELERY_BROKER_URL)
+    client.delete(default_queue(), bulk_queue())  # this process's queues: tasks sent unrun
     try:
         client.rpush(default_queue(), b"{}")
         client.rpush(bulk_queue(), b"{}", b"{}")

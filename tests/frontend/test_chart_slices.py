@@ -5,7 +5,6 @@ sections give."""
 from __future__ import annotations
 
 import pytest
-from django.core.cache import cache
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
@@ -14,6 +13,7 @@ from frontend.explore import charts
 from frontend.explore.charts.critical_difference import CD_MAX_ALGORITHMS
 from frontend.explore.charts.pvalues import PVALUE_MAX_ALGORITHMS, pvalue_matrix_data
 from leaderboard.services import benchmark_create
+from tests.factories import cache_clear_own
 from tests.frontend.test_readers_support import large_payload, store_snapshot
 
 pytestmark = pytest.mark.django_db
@@ -27,7 +27,7 @@ def wide():
         slug="wide", title="Wide", metrics=[("score", "higher")], visibility="public"
     )
     snapshot = store_snapshot(benchmark, large_payload(M, n=8, folds=3))
-    cache.clear()
+    cache_clear_own()
     clear_parsed_sections()
     return snapshot
 

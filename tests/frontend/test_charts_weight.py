@@ -6,10 +6,10 @@ from __future__ import annotations
 import re
 
 import pytest
-from django.core.cache import cache
 
 from estimation.selectors import clear_parsed_sections
 from leaderboard.services import benchmark_create
+from tests.factories import cache_clear_own
 from tests.frontend.test_readers_support import large_payload, store_snapshot
 
 pytestmark = pytest.mark.django_db
@@ -31,7 +31,7 @@ def test_the_charts_page_of_130_algorithms_is_under_300_kb(client):
         slug="huge", title="Huge", metrics=[("score", "higher")], visibility="public"
     )
     store_snapshot(benchmark, large_payload(M, n=30, folds=5))
-    cache.clear()
+    cache_clear_own()
     clear_parsed_sections()
     response = client.get("/b/huge/charts/")
     assert response.status_code == 200
