@@ -22,7 +22,7 @@ def _key(benchmark_id: int) -> str:
 
 def recompute_claim(benchmark_id: int) -> bool:
     """True if no recompute of the benchmark is queued (and marks one as queued now)."""
-    seconds = getattr(settings, "PODIUM_RECOMPUTE_COALESCE_SECONDS", 300)
+    seconds = settings.PODIUM_RECOMPUTE_COALESCE_SECONDS
     if not seconds:
         return True
     try:

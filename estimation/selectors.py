@@ -127,15 +127,25 @@ def snapshot_get(
         ) from None
 
 
-def snapshot_computing(*, benchmark: Benchmark, metric: Metric) -> ResultSnapshot | None:
-    """The newest snapshot still being computed, if any (its stage and progress)."""
-    return (
+def snapshot_computing(
+    *, benchmark: Benchmark, metric: Metric, shown_version: int | None = None
+) -> ResultSnapshot | None:
+    """The newest snapshot still being computed, if any (its stage and progress).
+
+    With ``shown_version``, only one that will replace that version: a computation
+    older than the version shown is not news to its reader. The one rule for the API
+    and the pages.
+    """
+    computing = (
         ResultSnapshot.objects.filter(
             benchmark=benchmark, metric=metric, status=ResultSnapshot.Status.COMPUTING
         )
         .order_by("-version", "-id")
         .first()
     )
+    if computing is not None and shown_version is not None and computing.version < shown_version:
+        return None
+    return computing
 
 
 def snapshot_is_servable(snapshot: ResultSnapshot) -> bool:

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from io import StringIO
+
 from django.contrib.auth import get_user_model
+from django.core.management import call_command
 
 from leaderboard.models import Algorithm, Benchmark, Submission
 from leaderboard.services import ScoreInput, SubmissionInput, benchmark_create, submission_create
+from tests.ingest.helpers import FIXTURES
 
 
 def make_user(username: str = "researcher"):
@@ -61,3 +65,30 @@ def cache_clear_own() -> None:
     keys = list(client.scan_iter(match=f"{prefix}:*", count=1000))
     if keys:
         client.delete(*keys)
+
+
+def import_fixture(fmt: str, benchmark: str, *options: str) -> Benchmark:
+    """A benchmark imported from the files in ``tests/ingest/fixtures/<fmt>`` through the
+    ``import_results`` command, as a maintainer would."""
+    call_command(
+        "import_results",
+        str(FIXTURES / fmt),
+        "--format",
+        fmt,
+        "--benchmark",
+        benchmark,
+        *options,
+        stdout=StringIO(),
+        stderr=StringIO(),
+    )
+    return Benchmark.objects.get(slug=benchmark)
+
+
+def make_mteb_board() -> Benchmark:
+    """Three embedding models on MTEB tasks; scores_per_experiment become folds."""
+    return import_fixture("mteb", "mteb")
+
+
+def make_pythia_board() -> Benchmark:
+    """Three Pythia models with parameter counts, from lm-eval files (metric ``acc``)."""
+    return import_fixture("lm-eval", "pythia", "--metric", "acc")

@@ -179,8 +179,10 @@ class SnapshotLatestApi(ApiView):
 
         @extend_schema_field(SnapshotSummarySerializer(allow_null=True))
         def get_computing(self, snapshot) -> dict | None:
-            newer = snapshot_computing(benchmark=snapshot.benchmark, metric=snapshot.metric)
-            if newer is None or newer.version < snapshot.version:
+            newer = snapshot_computing(
+                benchmark=snapshot.benchmark, metric=snapshot.metric, shown_version=snapshot.version
+            )
+            if newer is None:
                 return None
             return SnapshotSummarySerializer(newer).data
 
@@ -206,9 +208,9 @@ class SnapshotLatestApi(ApiView):
         status = snapshot_status(benchmark=benchmark, metric=metric)
         if status.ready is None:
             raise snapshot_not_found(metric)
-        computing = snapshot_computing(benchmark=benchmark, metric=metric)
-        if computing is not None and computing.version < status.ready.version:
-            computing = None
+        computing = snapshot_computing(
+            benchmark=benchmark, metric=metric, shown_version=status.ready.version
+        )
         failure = snapshot_failure(benchmark=benchmark, status=status)
         etag = snapshots_etag(status.ready, computing, status.newest if failure else None)
         last_modified = status.ready.finished_at or status.ready.created_at

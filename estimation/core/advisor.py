@@ -58,8 +58,8 @@ from estimation.core.contract import (
     floats,
 )
 from estimation.core.intervals import exact_width
+from estimation.core.rankings import _ranks_iv
 from estimation.core.resampling import SCHEMES, scheme_estimates
-from estimation.core.win_probability import _validated_ranks
 
 __all__ = [
     "CELL_BUDGET",
@@ -303,12 +303,11 @@ def advise(
     ``n'`` independent draws; four pools per size keep the benchmarks nearly
     independent of each other.
     """
-    shape = np.shape(ranks)
-    if len(shape) == 2 and shape[1] < 2:
+    ranks = _ranks_iv(ranks)
+    if ranks.shape[1] < 2:
         return AdvisorResult(
-            K, shape[0], 0, (), (), "a single algorithm: there is no winner to predict"
+            K, ranks.shape[0], 0, (), (), "a single algorithm: there is no winner to predict"
         )
-    ranks = _validated_ranks(ranks)
     n, m = ranks.shape
     generator = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
     if isinstance(n_simulations, bool) or int(n_simulations) != n_simulations:

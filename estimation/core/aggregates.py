@@ -19,6 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import sparse
 
+from .rankings import _ranks_iv
 from .threads import run_interleaved
 
 __all__ = [
@@ -45,27 +46,6 @@ _WIN_BLOCK_ELEMENTS = 8_000_000
 
 # --------------------------------------------------------------------------------------
 # validation helpers
-
-
-def _check_ranks(ranks: np.ndarray, *, allow_nan: bool = False) -> np.ndarray:
-    ranks = np.asarray(ranks, dtype=float)
-    if ranks.ndim != 2:
-        raise ValueError(f"ranks must be a 2-D array (datasets x algorithms), got {ranks.ndim}-D")
-    n, m = ranks.shape
-    if n < 1 or m < 1:
-        raise ValueError(
-            f"ranks must have at least one dataset and one algorithm, got {ranks.shape}"
-        )
-    finite = np.isfinite(ranks)
-    if not allow_nan and not finite.all():
-        raise ValueError(
-            "ranks must be finite; resolve missing results first (complete block or "
-            "'worst' policy, see rankings)"
-        )
-    present = ranks[finite]
-    if present.size and (present.min() < 1 or present.max() > m):
-        raise ValueError(f"ranks must lie in [1, m] = [1, {m}]")
-    return ranks
 
 
 def _check_weights(dataset_weights: np.ndarray | None, n: int) -> tuple[np.ndarray, bool]:
@@ -110,7 +90,7 @@ def _check_positive(name: str, value: float, *, allow_zero: bool = False) -> flo
 
 def mean_rank(ranks: np.ndarray) -> np.ndarray:
     """Average rank of every algorithm over datasets, shape ``(m,)`` (1 = best)."""
-    return _check_ranks(ranks).mean(axis=0)
+    return _ranks_iv(ranks).mean(axis=0)
 
 
 def borda_probabilities(
@@ -139,7 +119,7 @@ def borda_probabilities(
     ordering (reversed). With a single algorithm there are no points and the result is
     ``[1.0]``.
     """
-    ranks = _check_ranks(ranks)
+    ranks = _ranks_iv(ranks)
     n, m = ranks.shape
     weights, batched = _check_weights(dataset_weights, n)
     if m == 1:
@@ -165,7 +145,7 @@ def pairwise_win_matrix(ranks: np.ndarray) -> np.ndarray:
         ``W[a, b] + W[b, a] = 1`` where the pair shares a dataset; ``NaN`` where it
         shares none; the diagonal is ``0.5``.
     """
-    ranks = _check_ranks(ranks, allow_nan=True)
+    ranks = _ranks_iv(ranks, allow_nan=True)
     n, m = ranks.shape
     present = np.isfinite(ranks).astype(float)
     # Counts of "a ranked above b" (a comparison with NaN is False, so a missing result
@@ -576,7 +556,7 @@ def _fit_batch(
     tol: float,
     max_iter: int,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, _StageDesign, bool]:
-    ranks = _check_ranks(ranks)
+    ranks = _ranks_iv(ranks)
     n, m = ranks.shape
     known = _check_known_positions(known_positions, m)
     prior_strength = _check_positive("prior_strength", prior_strength)

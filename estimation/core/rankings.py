@@ -151,6 +151,41 @@ def tie_groups(ranks: Any) -> tuple[np.ndarray, np.ndarray]:
     return start, size
 
 
+def _ranks_iv(
+    ranks: Any, *, allow_nan: bool = False, min_algorithms: int = 1, purpose: str = ""
+) -> np.ndarray:
+    """The one check of a rank matrix, called by every public function that takes one.
+
+    A rank matrix is ``(datasets x algorithms)`` with at least one of each, finite (a
+    missing result is resolved by :func:`prepare_rankings` first; ``allow_nan`` lets
+    ``NaN`` mark one where a function reads the pairs that are present) and within
+    ``[1, m]``. ``min_algorithms`` and ``purpose`` name what a function needs beyond
+    that. Whether a row is a whole average ranking is left to :func:`tie_groups`, for
+    the functions that read the tie structure: a Plackett-Luce fit with
+    ``known_positions = K`` reads positions ``1..K`` only, whatever fills the rest.
+    """
+    ranks = _as_matrix(ranks, "ranks")
+    n, m = ranks.shape
+    if n < 1 or m < 1:
+        raise ValueError(
+            f"ranks must have at least one dataset and one algorithm, got {ranks.shape}"
+        )
+    if m < min_algorithms:
+        raise ValueError(f"at least {min_algorithms} algorithms are needed to {purpose}, got {m}")
+    missing = np.isnan(ranks)
+    if np.isinf(ranks).any() or (missing.any() and not allow_nan):
+        raise ValueError(
+            "ranks must be finite or NaN (missing)"
+            if allow_nan
+            else "ranks must be finite; resolve missing results first (complete block or "
+            "'worst' policy, see rankings)"
+        )
+    present = ranks[~missing]
+    if present.size and (present.min() < 1 or present.max() > m):
+        raise ValueError(f"ranks must lie in [1, m] = [1, {m}]")
+    return ranks
+
+
 def cumulative_positions(ranks: Any, K: int) -> np.ndarray:
     """Share of the top-k positions of each dataset held by each algorithm, k = 1..K.
 
@@ -289,6 +324,20 @@ def _readonly(array: np.ndarray) -> np.ndarray:
     return array
 
 
+def _listed_positions_iv(oriented: np.ndarray) -> int:
+    """The check of a rank table's listed positions (negated, ``NaN`` = not listed), and
+    the number of positions every dataset fixes (``known_positions``)."""
+    m = oriented.shape[1]
+    listed = ~np.isnan(oriented)
+    if (oriented[listed] > -1).any():
+        raise ValueError("rank tables must hold positions >= 1")
+    n_listed = listed.sum(axis=1)
+    known = int(np.min(np.where(n_listed >= m - 1, m, n_listed)))
+    if known < 1:
+        raise ValueError("every dataset of a rank table must list at least its winner")
+    return known
+
+
 def prepare_rankings(
     table: ResultTable,
     *,
@@ -377,14 +426,8 @@ def prepare_rankings(
     oriented = table.oriented()[np.ix_(keep_datasets, keep_algorithms)]
     m = len(used_algorithms)
     if table.kind == "rank":
-        listed = ~np.isnan(oriented)
-        if (oriented[listed] > -1).any():
-            raise ValueError("rank tables must hold positions >= 1")
+        known = _listed_positions_iv(oriented)
         ranks = rank_scores(oriented)
-        n_listed = listed.sum(axis=1)
-        known = int(np.min(np.where(n_listed >= m - 1, m, n_listed)))
-        if known < 1:
-            raise ValueError("every dataset of a rank table must list at least its winner")
         scores = None
         fold_scores = None
     else:

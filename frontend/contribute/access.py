@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
+
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 
@@ -33,3 +36,19 @@ def maintained_benchmark(*, slug: str, user) -> Benchmark:
     if not user_is_maintainer(user=user, benchmark=benchmark):
         raise NotMaintainer(f"only maintainers of {benchmark.title} may open this page")
     return benchmark
+
+
+def maintainer_page(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+    """A page of the benchmark ``slug`` for its maintainers: ``view(request, benchmark,
+    ...)``; a reader who cannot see it gets the 404, one who does not maintain it the
+    403 page that says so. Inside ``login_required``."""
+
+    @functools.wraps(view)
+    def page(request: HttpRequest, *args, slug: str, **kwargs) -> HttpResponse:
+        try:
+            benchmark = maintained_benchmark(slug=slug, user=request.user)
+        except NotMaintainer as exc:
+            return forbidden(request, str(exc))
+        return view(request, benchmark, *args, **kwargs)
+
+    return page

@@ -13,9 +13,8 @@ from django.views.decorators.http import require_http_methods
 
 from estimation.selectors import benchmark_recompute_failures
 from frontend.contribute.access import (
-    NotMaintainer,
     forbidden,
-    maintained_benchmark,
+    maintainer_page,
 )
 from frontend.contribute.form_errors import SummaryError, add_problems, form_summary
 from frontend.contribute.forms import (
@@ -163,11 +162,8 @@ def benchmark_new(request: HttpRequest) -> HttpResponse:
 
 @login_required
 @require_http_methods(["GET", "POST"])
-def benchmark_edit(request: HttpRequest, slug: str) -> HttpResponse:
-    try:
-        benchmark = maintained_benchmark(slug=slug, user=request.user)
-    except NotMaintainer as exc:
-        return forbidden(request, str(exc))
+@maintainer_page
+def benchmark_edit(request: HttpRequest, benchmark: Benchmark) -> HttpResponse:
     # The form validates a copy, so that the service sees what changed.
     form = BenchmarkSettingsForm(
         request.POST or None, instance=Benchmark.objects.get(pk=benchmark.pk)
@@ -227,12 +223,9 @@ class _CatalogueForms:
 
 @login_required
 @require_http_methods(["GET", "POST"])
-def benchmark_catalogue(request: HttpRequest, slug: str) -> HttpResponse:
+@maintainer_page
+def benchmark_catalogue(request: HttpRequest, benchmark: Benchmark) -> HttpResponse:
     """The benchmark's datasets and metrics; maintainers add to them here."""
-    try:
-        benchmark = maintained_benchmark(slug=slug, user=request.user)
-    except NotMaintainer as exc:
-        return forbidden(request, str(exc))
     action = request.POST.get("action")
     forms = _CatalogueForms.of(request, benchmark, action)
     try:

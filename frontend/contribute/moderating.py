@@ -13,10 +13,9 @@ from django.views.decorators.http import require_POST
 
 from estimation.selectors import benchmark_recompute_failures, snapshot_history
 from frontend.contribute.access import (
-    NotMaintainer,
     benchmark_or_404,
     forbidden,
-    maintained_benchmark,
+    maintainer_page,
 )
 from frontend.contribute.forms import (
     DecisionForm,
@@ -26,7 +25,7 @@ from frontend.contribute.selectors import (
     moderation_queue,
     moderation_recent_decisions,
 )
-from leaderboard.models import Submission
+from leaderboard.models import Benchmark, Submission
 from leaderboard.selectors import (
     benchmark_metric_list,
 )
@@ -46,11 +45,8 @@ MODERATION_QUEUE_SHOWN = 50
 
 
 @login_required
-def moderation(request: HttpRequest, slug: str) -> HttpResponse:
-    try:
-        benchmark = maintained_benchmark(slug=slug, user=request.user)
-    except NotMaintainer as exc:
-        return forbidden(request, str(exc))
+@maintainer_page
+def moderation(request: HttpRequest, benchmark: Benchmark) -> HttpResponse:
     queue = list(moderation_queue(benchmark=benchmark)[:MODERATION_QUEUE_SHOWN])
     evidence = moderation_evidence(benchmark=benchmark, submissions=queue)
     context = {
@@ -122,12 +118,9 @@ def moderation_decide(request: HttpRequest, slug: str, submission_id: int) -> Ht
 
 
 @login_required
-def snapshots(request: HttpRequest, slug: str) -> HttpResponse:
+@maintainer_page
+def snapshots(request: HttpRequest, benchmark: Benchmark) -> HttpResponse:
     """Every computed version of a metric's results: status, errors, timings."""
-    try:
-        benchmark = maintained_benchmark(slug=slug, user=request.user)
-    except NotMaintainer as exc:
-        return forbidden(request, str(exc))
     metrics = list(benchmark_metric_list(benchmark=benchmark))
     metric = next((m for m in metrics if m.name == request.GET.get("metric")), None)
     metric = metric or (metrics[0] if metrics else None)

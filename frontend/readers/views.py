@@ -276,10 +276,8 @@ def _computing(benchmark: Benchmark, metric: Metric | None, snapshot: SnapshotVi
     """The recompute in progress that will replace the version shown, if any."""
     if metric is None:
         return None
-    computing = snapshot_computing(benchmark=benchmark, metric=metric)
-    if computing is not None and snapshot is not None and computing.version < snapshot.version:
-        return None
-    return computing
+    shown = snapshot.version if snapshot is not None else None
+    return snapshot_computing(benchmark=benchmark, metric=metric, shown_version=shown)
 
 
 def _client_config(

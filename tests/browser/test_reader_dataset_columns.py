@@ -3,28 +3,16 @@ JavaScript: chosen in the column chooser, kept in the URL, sorted on the server.
 
 from __future__ import annotations
 
-from io import StringIO
-
 import pytest
-from django.core.management import call_command
 from playwright.sync_api import expect
 
 from tests.browser.test_reader_table import SIZES
-from tests.ingest.helpers import FIXTURES
+from tests.factories import make_mteb_board
 
 
 @pytest.fixture
 def mteb_site(live_server):
-    call_command(
-        "import_results",
-        str(FIXTURES / "mteb"),
-        "--format",
-        "mteb",
-        "--benchmark",
-        "mteb",
-        stdout=StringIO(),
-        stderr=StringIO(),
-    )
+    make_mteb_board()
     return live_server
 
 

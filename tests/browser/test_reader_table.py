@@ -3,13 +3,10 @@ JavaScript: search, a metadata filter and the column chooser, all through the UR
 
 from __future__ import annotations
 
-from io import StringIO
-
 import pytest
-from django.core.management import call_command
 from playwright.sync_api import expect
 
-from tests.ingest.helpers import FIXTURES
+from tests.factories import make_pythia_board
 
 SIZES = {
     "desktop": {"viewport": {"width": 1366, "height": 900}},
@@ -19,18 +16,7 @@ SIZES = {
 
 @pytest.fixture
 def pythia_site(live_server):
-    call_command(
-        "import_results",
-        str(FIXTURES / "lm-eval"),
-        "--format",
-        "lm-eval",
-        "--benchmark",
-        "pythia",
-        "--metric",
-        "acc",
-        stdout=StringIO(),
-        stderr=StringIO(),
-    )
+    make_pythia_board()
     return live_server
 
 

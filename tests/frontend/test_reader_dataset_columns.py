@@ -5,11 +5,9 @@ dataset-level value (the engine's fold mean) at the metric's display precision."
 from __future__ import annotations
 
 import re
-from io import StringIO
 from urllib.parse import urlencode
 
 import pytest
-from django.core.management import call_command
 from django.db import connection
 from django.http import QueryDict
 from django.test.utils import CaptureQueriesContext
@@ -18,25 +16,14 @@ from frontend.explore.selectors import dataset_level_scores
 from frontend.readers.selectors import dataset_column_scores
 from frontend.readers.table_filters import MAX_DATASET_COLUMNS, table_filter_from
 from leaderboard.models import Benchmark
-from tests.ingest.helpers import FIXTURES
+from tests.factories import make_mteb_board
 
 pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
 def mteb_board() -> Benchmark:
-    """Three embedding models on MTEB tasks; scores_per_experiment become folds."""
-    call_command(
-        "import_results",
-        str(FIXTURES / "mteb"),
-        "--format",
-        "mteb",
-        "--benchmark",
-        "mteb",
-        stdout=StringIO(),
-        stderr=StringIO(),
-    )
-    return Benchmark.objects.get(slug="mteb")
+    return make_mteb_board()
 
 
 def _rows(page: str) -> list[str]:

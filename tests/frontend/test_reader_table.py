@@ -4,34 +4,19 @@ kept in the URL; a filter hides rows of the full analysis and says so."""
 from __future__ import annotations
 
 import re
-from io import StringIO
 
 import pytest
-from django.core.management import call_command
 from django.http import QueryDict
 
 from frontend.readers.table_filters import AlgorithmFacts, parse_size, table_filter_from
-from tests.ingest.helpers import FIXTURES
+from tests.factories import make_pythia_board
 
 pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
 def lm_board():
-    """Three Pythia models with parameter counts, from lm-eval files."""
-    call_command(
-        "import_results",
-        str(FIXTURES / "lm-eval"),
-        "--format",
-        "lm-eval",
-        "--benchmark",
-        "pythia",
-        "--metric",
-        "acc",
-        stdout=StringIO(),
-        stderr=StringIO(),
-    )
-    return "pythia"
+    return make_pythia_board().slug
 
 
 def _rows(page: str) -> list[str]:

@@ -7,6 +7,8 @@ from typing import Literal
 
 import numpy as np
 
+from estimation.core.rankings import _ranks_iv
+
 Correction = Literal["holm", "bonferroni"]
 
 
@@ -31,15 +33,6 @@ def _check_alpha(alpha: float) -> float:
     return alpha
 
 
-def _check_rank_matrix(ranks: np.ndarray) -> np.ndarray:
-    ranks = np.asarray(ranks, dtype=float)
-    if ranks.ndim != 2:
-        raise ValueError(f"ranks must be a 2-D array (datasets x algorithms), got {ranks.ndim}-D")
-    if not np.isfinite(ranks).all():
-        raise ValueError("ranks must be finite: analyse the complete block of datasets")
-    return ranks
-
-
 def _check_correction(correction: str) -> str:
     if correction not in ("holm", "bonferroni"):
         raise ValueError(f"correction must be 'holm' or 'bonferroni', got {correction!r}")
@@ -55,7 +48,7 @@ def rank_test_not_applicable(
     table leaves positions below ``K`` unknown) and at least one dataset that does not
     tie every algorithm.
     """
-    ranks = _check_rank_matrix(ranks)
+    ranks = _ranks_iv(ranks)
     n, m = ranks.shape
     if m < 2:
         return f"needs at least two algorithms, got {m}"

@@ -9,9 +9,9 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import special, stats
 
+from estimation.core.rankings import _ranks_iv
 from estimation.core.significance.checks import (
     _check_alpha,
-    _check_rank_matrix,
     _matrix_to_list,
     _tie_term,
     rank_test_not_applicable,
@@ -135,7 +135,7 @@ def friedman(ranks: np.ndarray, *, known_positions: int | None = None) -> Friedm
     .. [2] R. L. Iman and J. M. Davenport, "Approximations of the critical region of
        the Friedman statistic", Comm. Statist. A 9, 571-595, 1980.
     """
-    ranks = _check_rank_matrix(ranks)
+    ranks = _ranks_iv(ranks)
     n, m = ranks.shape
     reason = rank_test_not_applicable(ranks, known_positions=known_positions)
     if reason is not None:
@@ -239,7 +239,7 @@ def nemenyi(
     .. [2] J. Demšar, JMLR 7, 1-30, 2006.
     """
     alpha = _check_alpha(alpha)
-    ranks = _check_rank_matrix(ranks)
+    ranks = _ranks_iv(ranks)
     n, m = ranks.shape
     reason = rank_test_not_applicable(ranks, known_positions=known_positions)
     if reason is not None:

@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from estimation.core.rankings import _check_K, tie_groups
+from estimation.core.rankings import _check_K, _ranks_iv, tie_groups
 
 CLIP = 1e-12
 
@@ -143,15 +143,8 @@ class _Design:
 
 
 def _validated_ranks(ranks: Any) -> np.ndarray:
-    ranks = np.asarray(ranks, dtype=float)
-    if ranks.ndim != 2:
-        raise ValueError(f"ranks must be a 2-D array (datasets x algorithms), got {ranks.ndim}-D")
-    n, m = ranks.shape
-    if m < 2:
-        raise ValueError(f"at least 2 algorithms are needed to estimate win probabilities, got {m}")
-    if n < 1:
-        raise ValueError("at least 1 dataset is needed")
-    return ranks
+    """:func:`_ranks_iv` with what every win-probability estimator needs: two algorithms."""
+    return _ranks_iv(ranks, min_algorithms=2, purpose="estimate win probabilities")
 
 
 def _resolve_K(K: int, m: int, known_positions: int | None) -> int:
