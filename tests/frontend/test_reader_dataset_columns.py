@@ -165,3 +165,22 @@ def test_an_unknown_or_hidden_dataset_is_ignored_and_said(client, mteb_board):
     assert "<script>" not in page.split("</head>", 1)[1].replace('<script src="', "").replace(
         '<script id="', ""
     )
+
+
+def test_dataset_columns_cost_one_query_whatever_the_board(client):
+    # Rendered (a session cookie: the page cache answers none), the chosen columns read
+    # one section of the snapshot: its etag, and its body the first time a process reads
+    # this version; so one query more than the plain page, for any m, n and choice.
+    computed_benchmark("cost")
+    clear_parsed_sections()
+    client.cookies["sessionid"] = "renders-every-time"
+    counts = []
+    # (the first request reads what later ones find cached: the algorithms' metadata)
+    pages = ("", "", "?ds=d1", "?ds=d1", "?ds=d1&ds=d2&ds=d3&ds=d4&sort=dataset_2&order=desc")
+    for query in pages:
+        with CaptureQueriesContext(connection) as queries:
+            assert client.get(f"/b/cost/{query}").status_code == 200
+        counts.append(len(queries))
+    _, plain, first, again, four = counts
+    assert first == plain + 2  # the etag, then the body once
+    assert again == four == plain + 1
