@@ -12,6 +12,12 @@ asset the page references (``<link href>``, ``<script src>``), served by WhiteNo
 a ``collectstatic``'ed STATIC_ROOT in a temporary folder, as in production. Target:
 median < 50 ms for the leaderboard at m = 100.
 
+Beside each cached page, the leaderboard with the reader's maximum of per-dataset columns
+(``ds=`` six times, then sorted by one) is timed rendered: its client sends a session
+cookie, which the page cache never answers (frontend/page_cache.py), so every request
+runs the view, the selectors (the snapshot's ``dataset_scores`` section, parsed once per
+process) and the template. ``--algorithms 130 --datasets 100`` is issue 28's shape.
+
 ``--algorithms 2000 --datasets 6`` measures the LLM-leaderboard shape (issue 8: the page
 < 100 ms median and < 500 KB of HTML at m = 2000), with the same full analysis (about
 25 s at that size).
@@ -120,6 +126,24 @@ def build_benchmark(m: int, n: int, seed: int):
     return benchmark, snapshots[-1], analysis
 
 
+# The reader's bound (frontend.readers.table_filters.MAX_DATASET_COLUMNS).
+DATASET_COLUMNS = 6
+# A cookie other than the CSRF one: the page cache renders (and stores) nothing for it.
+RENDER_COOKIE = "sessionid=bench-renders-every-request"
+
+
+def dataset_column_pages(leaderboard: str, n: int) -> list[tuple[str, str]]:
+    """The leaderboard with the most dataset columns a reader may choose, then sorted."""
+    chosen = "&".join(f"ds=dataset-{i:05d}" for i in range(min(DATASET_COLUMNS, n)))
+    return [
+        (f"{DATASET_COLUMNS} dataset columns (rendered)", f"{leaderboard}?{chosen}"),
+        (
+            f"{DATASET_COLUMNS} dataset columns, sorted by one (rendered)",
+            f"{leaderboard}?{chosen}&sort=dataset_1&order=desc",
+        ),
+    ]
+
+
 def time_page(client, name: str, url: str, requests: int) -> PageTiming:
     from django.db import connection
 
@@ -213,12 +237,21 @@ def run(
             client = Client(HTTP_HOST=HOST)
             load_before = os.getloadavg()[0]
             timings = [time_page(client, name, url, requests) for name, url in pages]
+            renders = Client(HTTP_HOST=HOST, HTTP_COOKIE=RENDER_COOKIE)
+            leaderboard_url = pages[0][1]
+            timings += [
+                time_page(renders, name, url, requests)
+                for name, url in [
+                    ("leaderboard (rendered)", leaderboard_url),
+                    *dataset_column_pages(leaderboard_url, n),
+                ]
+            ]
             load_after = os.getloadavg()[0]
             profiled = profile_page(client, pages[0][1]) if profile else ""
 
     rows = [
         [
-            f"`{t.url}`",
+            f"{t.name}: `{t.url if len(t.url) < 60 else t.url[:57] + '...'}`",
             f"**{fmt_seconds(t.median)}**" if t.name == "leaderboard" else fmt_seconds(t.median),
             fmt_seconds(t.p90),
             t.queries,

@@ -1,4 +1,7 @@
-"""Reads that several pages share: dataset-level values as the analysis computes them.
+"""Reads that several pages share: dataset-level values as the analysis computes them,
+from the accepted scores now (:func:`dataset_values`, :func:`dataset_scores_now`) or as
+a version's analysis ranked them (:func:`version_dataset_scores`, its snapshot's
+``dataset_scores`` section).
 
 One definition of a dataset's score on every page: where folds exist, the engine's fold
 mean (:func:`estimation.core.table.fold_means`: exact summation, rounded to the digits a
@@ -14,7 +17,9 @@ from typing import TypeVar
 
 import numpy as np
 
+from estimation.core.contract import DatasetScoresSection
 from estimation.core.table import fold_means
+from estimation.selectors import snapshot_section
 from estimation.tables import result_table_build
 from leaderboard.models import Benchmark, Metric
 
@@ -40,6 +45,30 @@ def dataset_values(
         present = np.flatnonzero(~np.isnan(column))
         values[algorithm] = {table.datasets[i]: float(column[i]) for i in present.tolist()}
     return values
+
+
+def dataset_scores_now(*, benchmark: Benchmark, metric: Metric) -> dict[str, dict[str, float]]:
+    """{dataset: {algorithm: value}}: :func:`dataset_values` by dataset (the same read)."""
+    by_dataset: dict[str, dict[str, float]] = defaultdict(dict)
+    for algorithm, values in dataset_values(benchmark=benchmark, metric=metric).items():
+        for dataset, value in values.items():
+            by_dataset[dataset][algorithm] = value
+    return dict(by_dataset)
+
+
+def version_dataset_scores(
+    *, snapshot_id: int, datasets: Iterable[str] | None = None
+) -> dict[str, dict[str, float]] | None:
+    """{dataset: {algorithm: value}} of ``datasets`` (every one when None) as the
+    snapshot's analysis ranked them: its ``dataset_scores`` section, exact whatever was
+    accepted since. None when the snapshot does not store them (an engine before 0.10.0,
+    or a board beyond ``MAX_SCORE_CELLS``). One query at most: the section is parsed once
+    per process (:func:`estimation.selectors.snapshot_section`)."""
+    section = snapshot_section(snapshot_id=snapshot_id, name="dataset_scores")
+    if not isinstance(section, DatasetScoresSection):
+        return None
+    wanted = section.datasets if datasets is None else datasets
+    return {name: section.column(name) for name in wanted if name in section.datasets}
 
 
 def fold_mean_values(

@@ -70,7 +70,8 @@ def _load_demsar() -> Benchmark:
             "Journal of Machine Learning Research 7:1-30, 2006."
         ),
         licence="JMLR, free access",
-        metrics=[("AUC", "higher")],
+        # A range, so that an AUC of 1.7 is refused on arrival (issue 28), on every entry point.
+        metrics=[("AUC", "higher", {"min_value": 0.0, "max_value": 1.0})],
         submission_policy=Benchmark.SubmissionPolicy.OPEN,
     )
     rows = _read_csv("demsar2006", "demsar2006_table6_auc.csv")
@@ -137,7 +138,10 @@ def _load_tabzilla_full() -> Benchmark:
         ),
         citation=TABZILLA_CITATION,
         licence=TABZILLA_LICENCE,
-        metrics=[("accuracy", "higher"), ("log loss", "lower")],
+        metrics=[
+            ("accuracy", "higher", {"min_value": 0.0, "max_value": 1.0}),
+            ("log loss", "lower", {"min_value": 0.0}),
+        ],
     )
     _import(
         benchmark,
@@ -204,7 +208,7 @@ def _load_simulated() -> Benchmark:
             "rate with the significance-aware rank and the tests."
         ),
         citation="Podium demo data (simulated, seed 2026).",
-        metrics=[("accuracy", "higher")],
+        metrics=[("accuracy", "higher", {"min_value": 0.0, "max_value": 1.0})],
     )
     scores = simulated_study_scores()
     entries = [

@@ -25,6 +25,7 @@ from estimation.core.contract import (
     AnalysisSettings,
     Board,
     BootstrapSummary,
+    DatasetScoresSection,
     EstimatorResult,
     Evaluation,
     ExcludedAlgorithm,
@@ -102,10 +103,14 @@ UNCERTAINTY_GAVE_WAY = (
 
 # Any change to a number or to the payload's shape bumps this version; the golden test
 # (tests/core/test_golden.py) pins the payload of two demos to it.
-ENGINE_VERSION = "0.9.0"
+ENGINE_VERSION = "0.10.0"
 
 # The dataset x algorithm rank matrix is published for charts up to this many cells.
 MAX_RANK_CELLS = 200_000
+# The dataset x algorithm values the analysis ranked are stored up to this many cells
+# (1,540 algorithms x 130 datasets; about 4 MB of JSON at the most): O(m·n), the size of
+# the input itself, which issue 25 allows where an O(m²) matrix is not.
+MAX_SCORE_CELLS = 200_000
 # The pairwise-wins matrix is stored up to this many pairs (m = 632 algorithms); above,
 # the section is not applicable, with the reason: at m = 2000 it was 2 million pairs,
 # 56 MB of a snapshot that no page draws (the tests' matrices carry the pairwise story).
@@ -266,6 +271,7 @@ def analyze(
         within_dataset=within,
         advisor=advice,
         practical=practical,
+        dataset_scores=_dataset_scores(table, prepared),
     )
     return Analysis(payload=payload, timings=clock.finish())
 
@@ -493,15 +499,38 @@ def _rank_section(
     )
 
 
-def _score_summary(table: ResultTable, prepared: PreparedRankings) -> ScoreSummary | NotApplicable:
-    """Mean and SD over the datasets used of each algorithm's score, in the metric's units."""
-    if table.kind != "score":
-        return NotApplicable("the input is rankings, not scores")
+def _used_values(table: ResultTable, prepared: PreparedRankings) -> np.ndarray:
+    """The input's dataset-level values on the datasets and algorithms the analysis used
+    (rows and columns in the board's order), NaN where there is no result."""
     row_of = {d: i for i, d in enumerate(table.datasets)}
     col_of = {a: j for j, a in enumerate(table.algorithms)}
     rows = [row_of[d] for d in prepared.datasets]
     cols = [col_of[a] for a in prepared.algorithms]
-    values = np.asarray(table.values, dtype=float)[np.ix_(rows, cols)]
+    return np.asarray(table.values, dtype=float)[np.ix_(rows, cols)]
+
+
+def _dataset_scores(
+    table: ResultTable, prepared: PreparedRankings
+) -> DatasetScoresSection | NotApplicable:
+    n, m = prepared.n_datasets, len(prepared.algorithms)
+    if n * m > MAX_SCORE_CELLS:
+        return NotApplicable(
+            f"{n} datasets x {m} algorithms exceed the {MAX_SCORE_CELLS} dataset-level "
+            "values stored with a snapshot"
+        )
+    values = _used_values(table, prepared)
+    return DatasetScoresSection(
+        algorithms=tuple(prepared.algorithms),
+        datasets=tuple(prepared.datasets),
+        values=tuple(floats(row) for row in values),
+    )
+
+
+def _score_summary(table: ResultTable, prepared: PreparedRankings) -> ScoreSummary | NotApplicable:
+    """Mean and SD over the datasets used of each algorithm's score, in the metric's units."""
+    if table.kind != "score":
+        return NotApplicable("the input is rankings, not scores")
+    values = _used_values(table, prepared)
     present = np.isfinite(values)
     n = present.sum(axis=0)
     # Each column divided by a power of two (exact) that keeps its sums and squares

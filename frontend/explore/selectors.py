@@ -6,10 +6,8 @@ from collections import defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-import numpy as np
 from django.db.models import Case, Count, F, IntegerField, Q, QuerySet, Value, When
 
-from estimation.tables import result_table_build
 from leaderboard.models import Algorithm, Benchmark, Dataset, Metric, Score, Submission
 from leaderboard.selectors import algorithms_public, datasets_public
 
@@ -47,19 +45,6 @@ def dataset_fold_scores(
     for algorithm, fold, value in rows:
         cells[algorithm].setdefault(fold, value)
     return dict(cells)
-
-
-def dataset_level_scores(*, benchmark: Benchmark, metric: Metric) -> dict[str, dict[str, float]]:
-    """{dataset: {algorithm: score}}: the analysis's own values (the engine's fold means,
-    newer accepted submissions superseding older ones), see :mod:`frontend.selectors`."""
-    table = result_table_build(benchmark=benchmark, metric=metric)
-    scores: dict[str, dict[str, float]] = {}
-    for i, dataset in enumerate(table.datasets):
-        row = table.values[i]
-        present = np.flatnonzero(~np.isnan(row)).tolist()
-        if present:
-            scores[dataset] = {table.algorithms[j]: float(row[j]) for j in present}
-    return scores
 
 
 def dataset_index(*, benchmark: Benchmark) -> list[dict]:

@@ -19,6 +19,7 @@ from frontend.embeds.badges import badge_facts, badge_markdown, badge_svg
 from frontend.explore import advice, charts, presenters, robustness, selectors
 from frontend.explore.coverage import coverage_table
 from frontend.page_cache import page_cached
+from frontend.selectors import dataset_scores_now, version_dataset_scores
 from leaderboard.models import Algorithm, Benchmark, Dataset
 from leaderboard.selectors import benchmark_get_visible, benchmark_metric_get, benchmark_metric_list
 from leaderboard.services import user_is_maintainer
@@ -199,7 +200,10 @@ def algorithm_detail(request: HttpRequest, slug: str, algorithm: str) -> HttpRes
     if ranked:
         margins = []
         if not benchmark.ranking_only:
-            scores = selectors.dataset_level_scores(benchmark=benchmark, metric=metric)
+            # the values of the analysis shown beside them; today's if it does not store them
+            scores = version_dataset_scores(snapshot_id=snapshot.pk)
+            if scores is None:
+                scores = dataset_scores_now(benchmark=benchmark, metric=metric)
             margins = presenters.algorithm_margins(
                 scores=scores, algorithm=algorithm, higher_is_better=metric.higher_is_better
             )

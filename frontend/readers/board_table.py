@@ -60,16 +60,19 @@ def _metadata_text(key: str, facts: AlgorithmFacts) -> str:
     return getattr(facts, key) or "–"
 
 
-def dataset_column(index: int, name: str, metric: str, higher_is_better: bool) -> Column:
+def dataset_column(
+    index: int, name: str, metric: str, higher_is_better: bool, *, stored: bool = True
+) -> Column:
     """The column of one chosen dataset's scores (``dataset_<index>``, its place in the
     reader's choice: the sort link stays right as long as the choice does)."""
-    return Column(
-        f"dataset_{index}",
-        name,
-        # read from the scores, not the snapshot (which stores no per-dataset values)
-        f"{metric} on {name}: the mean over folds of the scores accepted now",
-        descending=higher_is_better,
+    title = (
+        f"{metric} on {name}: the score this version's analysis ranked (the mean over folds "
+        "where folds were given)"
+        if stored
+        else f"{metric} on {name}: not stored with this version (an older engine or a board "
+        "beyond the stored size)"
     )
+    return Column(f"dataset_{index}", name, title, descending=higher_is_better)
 
 
 def chosen_columns(
@@ -78,17 +81,22 @@ def chosen_columns(
     facts: Mapping[str, AlgorithmFacts],
     names: tuple[str, ...],
     *,
-    dataset_scores: Mapping[str, Mapping[str, float]],
+    dataset_scores: Mapping[str, Mapping[str, float]] | None,
     board: BoardView,
     metric: str,
 ) -> ChosenColumns:
     """The board's columns as chosen (``cols`` and ``ds``). Per-dataset scores are shown
-    with the precision of the metric's mean column (:func:`score_digits` of the means)."""
+    with the precision of the metric's mean column (:func:`score_digits` of the means);
+    ``dataset_scores`` None: the version does not store them (the cells show a dash)."""
     kept = [c for c in columns if c.key not in OPTIONAL_COLUMNS or table_filter.shows(c.key)]
     metadata = [c for c in METADATA_COLUMNS if table_filter.shows(c.key)]
     higher = board.typed.input.direction == "higher"
+    stored = dataset_scores is not None
     datasets = [
-        (dataset_column(k, name, metric, higher), dataset_scores.get(name, {}))
+        (
+            dataset_column(k, name, metric, higher, stored=stored),
+            (dataset_scores or {}).get(name, {}),
+        )
         for k, name in enumerate(table_filter.datasets, start=1)
     ]
     if not metadata and not datasets:

@@ -10,16 +10,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-import numpy as np
 from django.core.cache import cache
 from django.db.models import Max, OuterRef, QuerySet, Subquery
 
 from estimation.core.contract import SCHEMA_VERSION, Board
-from estimation.core.table import fold_means
 from estimation.models import ResultSnapshot
 from estimation.selectors import section_etag, snapshot_missing, snapshot_section
 from frontend.readers.table_filters import AlgorithmFacts
-from leaderboard.models import Benchmark, Metric, Score, Submission
+from leaderboard.models import Benchmark, Metric
 from leaderboard.selectors import algorithms_public, benchmark_list_visible
 
 HISTORY_LIMIT = 200
@@ -39,6 +37,7 @@ class SnapshotView:
     engine_version: str
     fingerprint: str
     board: Board | None
+    snapshot_id: int
     cited_at: datetime | None = None
 
     @property
@@ -71,7 +70,11 @@ def _snapshot_views(snapshots: QuerySet[ResultSnapshot]) -> list[SnapshotView]:
         "pk", "schema_version", "board_etag", *_IDENTITY
     )
     return [
-        SnapshotView(**{field: row[field] for field in _IDENTITY}, board=_board_of(row))
+        SnapshotView(
+            **{field: row[field] for field in _IDENTITY},
+            board=_board_of(row),
+            snapshot_id=row["pk"],
+        )
         for row in rows
     ]
 
@@ -211,48 +214,3 @@ def algorithm_facts(
 
 
 ALGORITHM_FACTS_SECONDS = 600
-
-
-def dataset_column_scores(
-    *, benchmark: Benchmark, metric: Metric, datasets: tuple[str, ...]
-) -> dict[str, dict[str, float]]:
-    """{dataset: {algorithm: score}} for the reader's chosen datasets only: the analysis's
-    dataset-level values (:func:`estimation.tables.result_table_build`'s rule: the newest
-    accepted score per cell and fold, the engine's fold mean) read for those datasets, so
-    the cost is that of the few columns shown, not of the whole table."""
-    if not datasets:
-        return {}
-    rows = (
-        Score.objects.filter(
-            metric=metric,
-            dataset__name__in=datasets,
-            submission__benchmark=benchmark,
-            submission__status=Submission.Status.ACCEPTED,
-        )
-        .order_by("-submission__created_at", "-submission_id")
-        .values_list("dataset__name", "submission__algorithm__name", "fold", "value")
-    )
-    cells: dict[str, dict[str, dict[int | None, float]]] = {}
-    for dataset, algorithm, fold, value in rows:
-        cells.setdefault(dataset, {}).setdefault(algorithm, {}).setdefault(fold, value)
-    return {dataset: _dataset_level(by_algorithm) for dataset, by_algorithm in cells.items()}
-
-
-def _dataset_level(by_algorithm: dict[str, dict[int | None, float]]) -> dict[str, float]:
-    """Each algorithm's dataset-level score: the fold mean (``fold_means``) where it has
-    folds, else its one unfolded score, as the analysis reads a table."""
-    names = sorted(by_algorithm)
-    folds = sorted({f for cells in by_algorithm.values() for f in cells if f is not None})
-    scores = {name: cells[None] for name, cells in by_algorithm.items() if None in cells}
-    if folds:
-        place = {fold: k for k, fold in enumerate(folds)}
-        values = np.full((1, len(folds), len(names)), np.nan)
-        for j, name in enumerate(names):
-            for fold, value in by_algorithm[name].items():
-                if fold is not None:
-                    values[0, place[fold], j] = value
-        means = fold_means(values, algorithms=tuple(names))[0]
-        scores.update(
-            {name: float(means[j]) for j, name in enumerate(names) if means[j] == means[j]}
-        )
-    return scores

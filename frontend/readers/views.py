@@ -54,12 +54,12 @@ from frontend.readers.selectors import (
     SnapshotView,
     algorithm_facts,
     benchmark_list_for_readers,
-    dataset_column_scores,
     snapshot_board_latest,
     snapshot_board_version,
     snapshot_history_rankings,
 )
 from frontend.readers.table_filters import MAX_DATASET_COLUMNS, TableFilter, table_filter_from
+from frontend.selectors import version_dataset_scores
 from leaderboard.models import Benchmark, Metric
 from leaderboard.selectors import (
     benchmark_get_visible,
@@ -360,7 +360,7 @@ def _table_context(
         table_filter,
         facts,
         board.algorithms,
-        dataset_scores=_dataset_scores(benchmark, metric, snapshot, table_filter.datasets),
+        dataset_scores=_dataset_scores(snapshot, table_filter.datasets),
         board=view,
         metric=metric.name if metric else "score",
     )
@@ -433,11 +433,13 @@ def _table_context(
 
 
 def _dataset_scores(
-    benchmark: Benchmark, metric: Metric | None, snapshot: SnapshotView, datasets: tuple[str, ...]
-) -> dict[str, dict[str, float]]:
-    if metric is None or not datasets:
+    snapshot: SnapshotView, datasets: tuple[str, ...]
+) -> dict[str, dict[str, float]] | None:
+    """The chosen datasets' values as this version's analysis ranked them (None: the
+    version does not store them)."""
+    if not datasets:
         return {}
-    return dataset_column_scores(benchmark=benchmark, metric=metric, datasets=datasets)
+    return version_dataset_scores(snapshot_id=snapshot.snapshot_id, datasets=datasets)
 
 
 def _failure(benchmark: Benchmark, metric: Metric | None):

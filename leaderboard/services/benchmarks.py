@@ -167,7 +167,11 @@ MAX_METRIC_NAME_LENGTH = 100  # Metric.name
 
 
 def metric_range_problems(
-    *, min_value: float | None, max_value: float | None, unit: str = "", name: str = ""
+    *,
+    min_value: float | None = None,
+    max_value: float | None = None,
+    unit: str = "",
+    name: str = "",
 ) -> list[Problem]:
     """The rules on a metric's valid range and unit (either end may be open)."""
     problems = []

@@ -8,6 +8,7 @@ from playwright.sync_api import expect
 
 from tests.browser.test_reader_table import SIZES
 from tests.factories import make_mteb_board
+from tests.frontend.test_readers_support import computed_benchmark, refresh, submit
 
 
 @pytest.fixture
@@ -70,3 +71,49 @@ def test_dataset_columns_at_both_sizes(mteb_site, new_page, screenshot, size, ja
     page.wait_for_url("**order=asc**")
     values = _numbers(page, "dataset-1")
     assert values == sorted(values)
+
+
+def _latest_version(benchmark) -> int:
+    from estimation.models import ResultSnapshot
+
+    return (
+        ResultSnapshot.objects.filter(benchmark=benchmark, status=ResultSnapshot.Status.READY)
+        .latest("version")
+        .version
+    )
+
+
+def _alpha_on_d1(page) -> str:
+    row = page.locator("[data-testid=leaderboard-row][data-algorithm=alpha]")
+    return row.locator("[data-testid=cell-dataset-1]").text_content().strip()
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_a_version_page_shows_the_scores_its_analysis_ranked(
+    live_server, new_page, screenshot, size
+):
+    benchmark = computed_benchmark("kept")  # alpha scored 0.9 on d1
+    before = _latest_version(benchmark)
+    submit(benchmark, "alpha", {"d1": 0.35})  # a later accepted submission changes it
+    refresh(benchmark)
+    after = _latest_version(benchmark)
+    assert after > before
+    page = new_page(**SIZES[size])
+    page.goto(f"{live_server.url}/b/kept/v{before}/?ds=d1")
+    expect(page.locator("[data-testid=col-dataset-1]")).to_have_count(1)
+    assert _alpha_on_d1(page) == "0.900"
+    title = page.locator("[data-testid=col-dataset-1]").get_attribute("title")
+    assert "this version's analysis ranked" in title
+    if size == "phone":  # the dataset's cell is in the row's details
+        row = page.locator("[data-testid=leaderboard-row][data-algorithm=alpha]")
+        row.locator("[data-testid=row-details] summary").click()
+        entry = row.locator("[data-testid=row-details] div", has=page.locator("dt", has_text="d1"))
+        expect(entry.locator("dd")).to_have_text("0.900")
+        expect(entry.locator("dd")).to_be_visible()
+    overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
+    assert overflow <= 1, f"the page is {overflow}px wider than the {size} screen"
+    screenshot(page, "version-dataset-column")
+    page.goto(f"{live_server.url}/b/kept/v{after}/?ds=d1")
+    assert _alpha_on_d1(page) == "0.350"
+    page.goto(f"{live_server.url}/b/kept/?ds=d1")
+    assert _alpha_on_d1(page) == "0.350"

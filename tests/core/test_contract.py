@@ -187,6 +187,8 @@ def test_a_section_for_chosen_algorithms_keeps_every_stored_value(name):
                         ).get(a, b, m)
     if name == "rank_matrix":
         assert [row[0] for row in chosen.ranks] == [row[1] for row in section.ranks]
+    if name == "dataset_scores":
+        assert [row for row in chosen.values] == [(row[1], row[3]) for row in section.values]
     if name == "within_dataset":
         for before, after in zip(section.datasets, chosen.datasets, strict=True):
             assert after.significance_rank == (

@@ -54,6 +54,12 @@ GOLDEN: dict[str, dict[str, str]] = {
         "demsar": "d78b0b431e9954a157a0e1ea92da7941fbce489266ea9a111684b957325b453c",
         "simulated": "0542703d1fe29ffb67b2b251ccab76611422baf8ea9b916e35da313d38c78933",
     },
+    # Issue 28: the dataset_scores section (the dataset-level values the analysis ranked,
+    # for a version's per-dataset columns). Every other number is that of 0.9.0.
+    "0.10.0": {
+        "demsar": "c1fe8340e2bc0f8e2ced2d55e4a915c04ba36b2d80351b0aaf400e6e88e94ada",
+        "simulated": "ef0c8c602f588142e12e56e2b2e45a65ec29ba5dd4e534088772c6af4f907571",
+    },
 }
 
 

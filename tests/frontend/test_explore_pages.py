@@ -13,7 +13,8 @@ from django.test import RequestFactory
 
 from estimation.core.contract import to_json
 from estimation.models import ResultSnapshot, SnapshotSection
-from frontend.explore import presenters, selectors
+from frontend.explore import presenters
+from frontend.selectors import dataset_scores_now
 from leaderboard.models import Benchmark
 from leaderboard.services import submission_accept
 from tests.factories import make_benchmark, make_submission, make_user
@@ -165,7 +166,7 @@ def test_algorithm_margins_are_over_the_engines_fold_means_with_uneven_folds():
     whatever folds an algorithm lacks: on d1, folds 0.8 and 0.9 tie with 0.85 three times,
     so neither algorithm trails the other there."""
     benchmark = uneven_folds_benchmark()
-    scores = selectors.dataset_level_scores(benchmark=benchmark, metric=benchmark.metrics.get())
+    scores = dataset_scores_now(benchmark=benchmark, metric=benchmark.metrics.get())
     engine = engine_values(benchmark)
     assert scores == {
         dataset: {

@@ -1,6 +1,8 @@
 """Per-dataset score columns in the reader's table: chosen with ``ds`` in the URL (at
 most ``MAX_DATASET_COLUMNS``), server-rendered, sortable, each score the analysis's own
-dataset-level value (the engine's fold mean) at the metric's display precision."""
+dataset-level value (the engine's fold mean) at the metric's display precision, read
+from the version's snapshot: a later submission changes a new version's columns, never
+an old version's."""
 
 from __future__ import annotations
 
@@ -12,11 +14,13 @@ from django.db import connection
 from django.http import QueryDict
 from django.test.utils import CaptureQueriesContext
 
-from frontend.explore.selectors import dataset_level_scores
-from frontend.readers.selectors import dataset_column_scores
+from estimation.models import ResultSnapshot, SnapshotSection
+from estimation.selectors import clear_parsed_sections
 from frontend.readers.table_filters import MAX_DATASET_COLUMNS, table_filter_from
+from frontend.selectors import dataset_scores_now, version_dataset_scores
 from leaderboard.models import Benchmark
 from tests.factories import make_mteb_board
+from tests.frontend.test_readers_support import computed_benchmark, refresh, submit
 
 pytestmark = pytest.mark.django_db
 
@@ -35,29 +39,69 @@ def _cells(page: str, testid: str) -> list[str]:
 
 
 def _datasets(benchmark: Benchmark) -> list[str]:
-    return sorted(dataset_level_scores(benchmark=benchmark, metric=benchmark.metrics.first()))
+    return sorted(dataset_scores_now(benchmark=benchmark, metric=benchmark.metrics.first()))
+
+
+def _latest(benchmark: Benchmark) -> ResultSnapshot:
+    return ResultSnapshot.objects.filter(
+        benchmark=benchmark, status=ResultSnapshot.Status.READY
+    ).latest("version")
 
 
 def test_chosen_scores_are_the_analysis_dataset_level_values(mteb_board):
     metric = mteb_board.metrics.first()
-    whole = dataset_level_scores(benchmark=mteb_board, metric=metric)  # the engine's table
+    whole = dataset_scores_now(benchmark=mteb_board, metric=metric)  # the engine's input now
     chosen = tuple(sorted(whole)[:2])
+    snapshot = _latest(mteb_board)
+    clear_parsed_sections()
     with CaptureQueriesContext(connection) as queries:
-        scores = dataset_column_scores(benchmark=mteb_board, metric=metric, datasets=chosen)
-    assert len(queries) == 1  # the chosen datasets' scores only, in one query
+        scores = version_dataset_scores(snapshot_id=snapshot.pk, datasets=chosen)
+    assert len(queries) <= 2  # the section's etag, then its body once per process
+    with CaptureQueriesContext(connection) as again:
+        assert version_dataset_scores(snapshot_id=snapshot.pk, datasets=chosen) == scores
+    assert len(again) <= 1  # parsed already: the etag only
     assert set(scores) == set(chosen)
     for dataset in chosen:
         assert set(scores[dataset]) == set(whole[dataset])
         for algorithm, value in whole[dataset].items():
-            # the same fold mean (Neumaier, rounded to 15 digits) of the same folds: equal
-            # to well within 1e-12 relative, far below the 3-6 digits shown
-            assert scores[dataset][algorithm] == pytest.approx(value, rel=1e-12, abs=0)
+            # the same fold means of the same table, through JSON (which keeps a double's
+            # 17 digits): equal to the bit
+            assert scores[dataset][algorithm] == value
+
+
+def test_a_version_page_keeps_the_scores_its_analysis_ranked(client):
+    benchmark = computed_benchmark("kept")  # alpha scored 0.9 on d1 in version 1
+    submit(benchmark, "alpha", {"d1": 0.35})  # a later accepted submission supersedes it
+    refresh(benchmark)
+    assert _latest(benchmark).version == 2
+
+    def alpha_on_d1(path: str) -> tuple[str, str]:
+        page = client.get(f"{path}?ds=d1").content.decode()
+        row = page.index('data-algorithm="alpha"')
+        cell = re.search(r'data-testid="cell-dataset-1">([^<]*)<', page[row:]).group(1)
+        title = re.search(r'data-testid="col-dataset-1"[^>]*title="([^"]*)"', page)
+        return cell, title.group(1)
+
+    old, old_title = alpha_on_d1("/b/kept/v1/")
+    assert float(old) == pytest.approx(0.9, abs=1e-9)
+    assert "version&#x27;s analysis ranked" in old_title and "accepted now" not in old_title
+    assert float(alpha_on_d1("/b/kept/v2/")[0]) == pytest.approx(0.35, abs=1e-9)
+    assert float(alpha_on_d1("/b/kept/")[0]) == pytest.approx(0.35, abs=1e-9)
+
+
+def test_a_version_without_stored_scores_shows_dashes_and_says_why(client):
+    benchmark = computed_benchmark("older")
+    SnapshotSection.objects.filter(snapshot=_latest(benchmark), name="dataset_scores").delete()
+    clear_parsed_sections()
+    page = client.get("/b/older/v1/?ds=d1").content.decode()
+    assert _cells(page, "dataset-1") == ["–", "–", "–"]
+    assert "not stored with this version" in page
 
 
 def test_a_dataset_column_is_rendered_sorted_and_kept_in_every_link(client, mteb_board):
     first, second = _datasets(mteb_board)[:2]
     metric = mteb_board.metrics.first()
-    whole = dataset_level_scores(benchmark=mteb_board, metric=metric)
+    whole = dataset_scores_now(benchmark=mteb_board, metric=metric)
     query = urlencode([("ds", first), ("ds", second)])
     page = client.get(f"/b/mteb/?{query}").content.decode()
     assert 'data-testid="col-dataset-1"' in page and 'data-testid="col-dataset-2"' in page
@@ -108,3 +152,22 @@ def test_an_unknown_or_hidden_dataset_is_ignored_and_said(client, mteb_board):
     assert "<script>" not in page.split("</head>", 1)[1].replace('<script src="', "").replace(
         '<script id="', ""
     )
+
+
+def test_dataset_columns_cost_one_query_whatever_the_board(client):
+    # Rendered (a session cookie: the page cache answers none), the chosen columns read
+    # one section of the snapshot: its etag, and its body the first time a process reads
+    # this version; so one query more than the plain page, for any m, n and choice.
+    computed_benchmark("cost")
+    clear_parsed_sections()
+    client.cookies["sessionid"] = "renders-every-time"
+    counts = []
+    # (the first request reads what later ones find cached: the algorithms' metadata)
+    pages = ("", "", "?ds=d1", "?ds=d1", "?ds=d1&ds=d2&ds=d3&ds=d4&sort=dataset_2&order=desc")
+    for query in pages:
+        with CaptureQueriesContext(connection) as queries:
+            assert client.get(f"/b/cost/{query}").status_code == 200
+        counts.append(len(queries))
+    _, plain, first, again, four = counts
+    assert first == plain + 2  # the etag, then the body once
+    assert again == four == plain + 1

@@ -7,7 +7,7 @@ from django.contrib.auth import get_user_model
 from django.core.management import call_command
 
 from leaderboard.demo import DEMOS, OPEN_DEMO
-from leaderboard.models import Benchmark, Submission
+from leaderboard.models import Benchmark, Metric, Submission
 from leaderboard.selectors import benchmark_list_visible
 from leaderboard.services import submission_create, user_is_maintainer
 from tests.factories import entry, make_user
@@ -92,3 +92,30 @@ def test_the_demo_has_a_published_two_metric_benchmark_for_the_pareto_view(clien
     view = client.get(f"/b/{benchmark.slug}/pareto/").context["view"]
     assert view.not_applicable is None and view.n_datasets == (104, 104)
     assert len(view.points) == 18 and view.front
+
+
+def test_the_open_demo_refuses_an_auc_of_1_7_on_arrival():
+    # issue 28: it was accepted and took the best mean; the demos' metrics have ranges now
+    from leaderboard.services import ScoreInput, SubmissionInput, ValidationFailed
+
+    call_command("load_demo")
+    benchmark = Benchmark.objects.get(slug=OPEN_DEMO)
+    datasets = list(benchmark.datasets.values_list("name", flat=True))
+    scores = [ScoreInput(name, 0.9, line=k) for k, name in enumerate(datasets, start=2)]
+    scores[1] = ScoreInput(datasets[1], 1.7, line=3)
+    with pytest.raises(ValidationFailed) as caught:
+        submission_create(
+            benchmark=benchmark,
+            submitter=make_user("newcomer"),
+            entry=SubmissionInput(algorithm="too-good", scores=scores),
+            source=Submission.Source.FORM,
+        )
+    (problem,) = caught.value.problems
+    assert (problem.line, problem.field) == (3, "value")
+    assert "outside the valid range of metric 'AUC', [0, 1]" in problem.message
+    ranges = {
+        (m.benchmark.slug, m.name): (m.min_value, m.max_value)
+        for m in Metric.objects.filter(benchmark__slug__in=list(DEMOS)).select_related("benchmark")
+    }
+    assert ranges[(OPEN_DEMO, "AUC")] == (0.0, 1.0)
+    assert ranges[("tabzilla-accuracy-log-loss", "log loss")] == (0.0, None)

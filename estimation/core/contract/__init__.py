@@ -22,6 +22,9 @@ made of sections that are stored and served apart:
 ``practical``
     O(k²): practical equivalence (a region of practical equivalence per metric) of every
     pair of the board's first ``k`` algorithms (METHODS section 6.1).
+``dataset_scores``
+    O(m·n): the dataset-level values the analysis ranked (fold means where folds were
+    given), so that a version's per-dataset columns show its own input, not today's.
 
 Every per-algorithm array is aligned with the section's ``algorithms``. A view that does
 not apply (or would be unreadable at this size) is a :class:`NotApplicable` with a reason
@@ -94,6 +97,7 @@ from estimation.core.contract.sections import (
     AdvisorSection,
     AdvisorSize,
     AdvisorTruth,
+    DatasetScoresSection,
     DatasetTests,
     FoldsPower,
     HierarchicalComparison,
@@ -124,6 +128,7 @@ __all__ = [
     "Board",
     "BootstrapSummary",
     "ControlComparison",
+    "DatasetScoresSection",
     "DatasetTests",
     "EstimatorResult",
     "Evaluation",

@@ -9,6 +9,7 @@ from typing import Any
 from estimation.core.contract.basics import NotApplicable, pair_index
 from estimation.core.contract.sections import (
     AdvisorSection,
+    DatasetScoresSection,
     DatasetTests,
     NemenyiSection,
     PairNote,
@@ -84,6 +85,12 @@ def restrict(section: Any, keep: Sequence[int]) -> Any:
             algorithms=names,
             datasets=section.datasets,
             ranks=tuple(_take(row, keep) for row in section.ranks),
+        )
+    if isinstance(section, DatasetScoresSection):
+        return DatasetScoresSection(
+            algorithms=names,
+            datasets=section.datasets,
+            values=tuple(_take(row, keep) for row in section.values),
         )
     if isinstance(section, WithinDatasetSection):
         positions = _pair_positions(keep, m)

@@ -10,6 +10,7 @@ from estimation.core.contract.board import Board
 from estimation.core.contract.codec import from_json, to_json
 from estimation.core.contract.sections import (
     AdvisorSection,
+    DatasetScoresSection,
     NemenyiSection,
     PracticalSection,
     RankMatrixSection,
@@ -27,6 +28,7 @@ SECTION_TYPES: dict[str, Any] = {
     "within_dataset": WithinDatasetSection | NotApplicable,
     "advisor": AdvisorSection | NotApplicable,
     "practical": PracticalSection | NotApplicable,
+    "dataset_scores": DatasetScoresSection | NotApplicable,
 }
 SECTION_NAMES: tuple[str, ...] = tuple(SECTION_TYPES)
 
@@ -66,6 +68,11 @@ class SnapshotPayload:
         "practical equivalence of every pair of the board's first algorithms; not "
         "applicable without a rope or without scores",
         default=NotApplicable("computed by an engine before 0.8.0"),
+    )
+    dataset_scores: DatasetScoresSection | NotApplicable = describe(
+        "the dataset-level values the analysis ranked, O(m·n); not applicable above the "
+        "stored size (analysis.MAX_SCORE_CELLS)",
+        default=NotApplicable("computed by an engine before 0.10.0"),
     )
 
     def sections(self) -> dict[str, Any]:

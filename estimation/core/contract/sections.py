@@ -83,6 +83,29 @@ class RankMatrixSection:
 
 
 @dataclass(frozen=True)
+class DatasetScoresSection:
+    """The dataset-level values the analysis ranked, O(m·n): what a page shows as one
+    dataset's column of a version, whatever scores arrive after it."""
+
+    algorithms: tuple[str, ...] = describe("columns: the ranked algorithms (the board's)")
+    datasets: tuple[str, ...] = describe("rows: the datasets used (the board's)")
+    values: tuple[tuple[float | None, ...], ...] = describe(
+        "values[d][a]: the score of algorithms[a] on datasets[d] as the analysis read it "
+        "(the engine's mean over folds where folds were given; the published position "
+        "for a ranking file), before the missing-data policy fills anything in",
+        units="metric units",
+        null="no result of that algorithm on that dataset",
+    )
+
+    def column(self, dataset: str) -> dict[str, float]:
+        """{algorithm: value} of one dataset (algorithms without a result left out)."""
+        if dataset not in self.datasets:
+            return {}
+        row = self.values[self.datasets.index(dataset)]
+        return {a: v for a, v in zip(self.algorithms, row, strict=True) if v is not None}
+
+
+@dataclass(frozen=True)
 class TukeyTable:
     """Repeated-measures Tukey HSD on one dataset's folds, with the per-fold Wilcoxon
     test beside it; every array is in pair order (:func:`pair_index`), a_i before a_j."""

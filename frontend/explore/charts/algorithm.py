@@ -96,6 +96,38 @@ def _binned(counts: np.ndarray, max_bars: int) -> list[PositionBar]:
     return bars
 
 
+# Estimated width of a 10 px character of a bar label (DejaVu Sans digits are 6.4 px wide;
+# the en dash of "94–97" narrower): a label's box, to keep it clear of its neighbours.
+LABEL_CHAR_PX = 6.4
+LABEL_GAP_PX = 4.0
+
+
+def labelled_bars(labels: Sequence[str], left: float, bar_w: float) -> set[int]:
+    """Indices of the bars whose label is drawn under the axis: from the left, each label
+    whose box starts clear of the last one drawn (and of the y axis's labels, which end
+    6 px left of ``left``: the corner); the last bar ("below K" or the last bin) always,
+    the label before it giving way. Unlabelled bars keep their tooltip and table row."""
+
+    def span(index: int) -> tuple[float, float]:
+        centre = left + (index + 0.5) * bar_w
+        half = len(labels[index]) * LABEL_CHAR_PX / 2
+        return centre - half, centre + half
+
+    shown: list[int] = []
+    edge = left - 6 + LABEL_GAP_PX
+    for index in range(len(labels)):
+        start, end = span(index)
+        if start >= edge:
+            shown.append(index)
+            edge = end + LABEL_GAP_PX
+    last = len(labels) - 1
+    if last >= 0 and last not in shown:
+        while shown and span(shown[-1])[1] + LABEL_GAP_PX > span(last)[0]:
+            shown.pop()
+        shown.append(last)
+    return set(shown)
+
+
 def draw_rank_histogram(bars: Sequence[PositionBar], algorithm: str) -> Chart:
     key = "rank-histogram"
     title = f"{algorithm}: how often it finished in each position"
@@ -114,13 +146,13 @@ def draw_rank_histogram(bars: Sequence[PositionBar], algorithm: str) -> Chart:
     y = layout.scale(0.0, ticks[-1], top + plot_h, top)
     bar_w = (right - left) / len(bars)
     parts = [layout.y_axis(ticks, y, left, grid_right=right, font_size=10)]
-    every = max(1, math.ceil(len(bars) / 20))
+    labelled = labelled_bars([bar.label for bar in bars], left, bar_w)
     for index, bar in enumerate(bars):
         label, count = bar.label, bar.datasets
         bx = left + index * bar_w + bar_w * 0.1
         colour = GREEN if index == 0 else (MUTED if label.startswith("below") else BLUE)
         content = rect(bx, y(count), bar_w * 0.8, y(0) - y(count), fill=colour, fill_opacity="0.85")
-        if index % every == 0 or label.startswith("below"):
+        if index in labelled:
             content += text(
                 bx + bar_w * 0.4,
                 top + plot_h + 14,
