@@ -363,13 +363,20 @@ ACCOUNT_FORMS = {
 }
 
 
-def allauth_rate(rate: str, per: str = "ip") -> str | None:
-    """``N/period`` (as the API throttles take it, e.g. ``5/hour``) in allauth's form
-    (``5/h/ip``); empty turns the limit off."""
+def allauth_rate(name: str, default: str) -> str | None:
+    """The environment's ``N/period`` (as the API throttles take it, e.g. ``5/hour``) in
+    allauth's form (``5/h/ip``); empty turns the limit off."""
+    rate = env_str(name, default).strip()
     if not rate:
         return None
     amount, _, period = rate.partition("/")
-    return f"{int(amount)}/{period.strip()[:1]}/{per}"
+    if not amount.isdigit() or period not in ("second", "minute", "hour", "day"):
+        from django.core.exceptions import ImproperlyConfigured
+
+        raise ImproperlyConfigured(
+            f"{name} must be N/second, N/minute, N/hour or N/day (or empty); got {rate!r}"
+        )
+    return f"{int(amount)}/{period[0]}/ip"
 
 
 # Per client address: sign-ups (a refused one counts too) and password-reset requests
@@ -377,8 +384,8 @@ def allauth_rate(rate: str, per: str = "ip") -> str | None:
 # off, because it is keyed by the account alone (anyone could lock an owner out):
 # django-axes below counts failures by account and address together.
 ACCOUNT_RATE_LIMITS: dict[str, str | None] | bool = {
-    "signup": allauth_rate(env_str("PODIUM_SIGNUP_RATE", "5/hour")),
-    "reset_password": allauth_rate(env_str("PODIUM_PASSWORD_RESET_RATE", "5/hour")),
+    "signup": allauth_rate("PODIUM_SIGNUP_RATE", "5/hour"),
+    "reset_password": allauth_rate("PODIUM_PASSWORD_RESET_RATE", "5/hour"),
     "login_failed": None,
 }
 # Optional sign-in with GitHub and ORCID: each is offered only when both its client id

@@ -263,3 +263,19 @@ def test_the_migration_keeps_confirmed_addresses_confirmed_and_no_others():
     }
     migration.addresses_to_allauth(HistoricalApps(), None)  # run twice: nothing more
     assert EmailAddress.objects.count() == 3
+
+
+def test_the_rate_settings_read_as_allauth_rates_and_a_bad_one_names_itself(monkeypatch):
+    from django.core.exceptions import ImproperlyConfigured
+
+    from config.settings.base import allauth_rate
+
+    monkeypatch.setenv("PODIUM_SIGNUP_RATE", "7/minute")
+    assert allauth_rate("PODIUM_SIGNUP_RATE", "5/hour") == "7/m/ip"
+    monkeypatch.setenv("PODIUM_SIGNUP_RATE", "")
+    assert allauth_rate("PODIUM_SIGNUP_RATE", "5/hour") is None  # empty: no limit
+    monkeypatch.delenv("PODIUM_SIGNUP_RATE")
+    assert allauth_rate("PODIUM_SIGNUP_RATE", "5/hour") == "5/h/ip"
+    monkeypatch.setenv("PODIUM_SIGNUP_RATE", "5/fortnight")
+    with pytest.raises(ImproperlyConfigured, match="PODIUM_SIGNUP_RATE must be N/second"):
+        allauth_rate("PODIUM_SIGNUP_RATE", "5/hour")
