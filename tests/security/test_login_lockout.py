@@ -104,3 +104,18 @@ def test_the_browsable_apis_log_in_address_takes_no_password_and_leads_to_the_si
     )
     assert response.status_code == 302 and response["Location"] == "/api/benchmarks/"
     assert _logged_in(client)
+
+
+def test_with_the_sites_rate_limits_a_stranger_still_cannot_lock_the_owner_out(victim, settings):
+    """allauth's own failed-login limit is keyed by the account alone (5 failures and the
+    owner is refused from everywhere): the site's settings turn it off, axes counts."""
+    from config.settings import base
+
+    settings.ACCOUNT_RATE_LIMITS = base.ACCOUNT_RATE_LIMITS  # the tests' are all off
+    attacker = Client(REMOTE_ADDR="198.51.100.66")
+    for _ in range(settings.AXES_FAILURE_LIMIT):
+        _login(attacker, "/account/login/", "wrong-guess")
+    assert _login(attacker, "/account/login/", PASSWORD).status_code == 429
+    owner = Client(REMOTE_ADDR="203.0.113.10")
+    assert _login(owner, "/account/login/", PASSWORD).status_code == 302
+    assert _logged_in(owner)
