@@ -14,7 +14,7 @@ browsable_api_auth = (
     [
         path(
             "login/",
-            RedirectView.as_view(pattern_name="account-login", query_string=True),
+            RedirectView.as_view(pattern_name="account_login", query_string=True),
             name="login",
         ),
         path("logout/", auth_views.LogoutView.as_view(), name="logout"),
@@ -37,3 +37,5 @@ handler400 = "config.handlers.bad_request"
 handler403 = "config.handlers.permission_denied"
 handler404 = "config.handlers.page_not_found"
 handler500 = "config.handlers.server_error"
+# allauth's rate limits (sign-up, password reset) answer through it.
+handler429 = "frontend.accounts.views.too_many_attempts"

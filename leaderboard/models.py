@@ -396,18 +396,3 @@ class UploadJob(models.Model):
 
     def __str__(self) -> str:
         return f"upload {self.pk} to {self.benchmark} ({self.status})"
-
-
-class VerifiedEmail(models.Model):
-    """An account's e-mail address that its owner proved to read (a signed link mailed to
-    it). Mail about submissions goes to verified addresses only (frontend/accounts/email.py).
-    """
-
-    user = models.OneToOneField(
-        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="verified_email"
-    )
-    email = models.EmailField()
-    verified_at = models.DateTimeField(auto_now_add=True)
-
-    def __str__(self) -> str:
-        return self.email

@@ -1,6 +1,6 @@
 """Telling a submitter that a maintainer decided on their submission.
 
-Mail goes only to an address its owner verified (frontend/accounts/verification.py),
+Mail goes only to an address its owner verified (allauth's e-mail confirmation),
 through Django's email backend (the console in the embedded mode, SMTP when
 configured), after the decision commits; a mail server that is down is logged and never
 undoes a decision. The "my submissions" page shows the same news as a notice.
@@ -12,13 +12,14 @@ import logging
 import re
 from collections.abc import Sequence
 
+from allauth.account.models import EmailAddress
 from django.conf import settings
 from django.core.mail import send_mail
 from django.db import transaction
 
 from config.celery import app as celery_app
 from config.threads import db_daemon_thread
-from leaderboard.models import Submission, VerifiedEmail
+from leaderboard.models import Submission
 
 SEND_DECISION_MAILS_TASK = "leaderboard.send_decision_mails"  # leaderboard.tasks
 
@@ -56,10 +57,13 @@ def decision_message(submission: Submission) -> tuple[str, str]:
 
 
 def email_is_verified(user) -> bool:
-    """Whether ``user``'s current address is one they proved to read (a signed link)."""
+    """Whether ``user``'s current address is one they proved to read (the mailed link, or
+    a sign-in provider that verified it)."""
     if user is None or not user.email:
         return False
-    return VerifiedEmail.objects.filter(user=user, email__iexact=user.email).exists()
+    return EmailAddress.objects.filter(
+        user_id=user.pk, email__iexact=user.email, verified=True
+    ).exists()
 
 
 def submission_decision_notify(*, submission: Submission) -> None:

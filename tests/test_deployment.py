@@ -172,7 +172,7 @@ def test_gunicorn_passes_request_lines_up_to_its_maximum_to_podium(tmp_path):
 # Variables the code reads: env_str("NAME"...) and friends in config and the apps, and
 # gunicorn's settings (config/gunicorn.py).
 _READ = re.compile(
-    r"""(?:env_(?:str|int|bool|list|required)|_int|_bool|environ\.get|getenv)\(\s*["']([A-Z][A-Z0-9_]+)["']"""
+    r"""(?:env_(?:str|int|bool|list|required)|_int|_bool|allauth_rate|environ\.get|getenv)\(\s*["']([A-Z][A-Z0-9_]+)["']"""
 )
 # Read by code, but not settings of a deployment: the quick-start snippets' base URL.
 NOT_SETTINGS = {"PODIUM_URL"}

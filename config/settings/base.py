@@ -26,6 +26,13 @@ INSTALLED_APPS = [
     "rest_framework",
     "drf_spectacular",
     "axes",
+    "allauth",
+    "allauth.account",
+    "allauth.socialaccount",
+    # Installed always (their models and providers registered); a provider's sign-in
+    # URLs and button exist only when its client id and secret are set (below).
+    "allauth.socialaccount.providers.github",
+    "allauth.socialaccount.providers.orcid",
     "csp",
     "leaderboard",
     "estimation",
@@ -57,6 +64,7 @@ MIDDLEWARE = [
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
+    "allauth.account.middleware.AccountMiddleware",
     # Before any view (and the CSRF check) reads a body: 413 from the Content-Length.
     "frontend.middleware.WebBodyLimitMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
@@ -330,6 +338,80 @@ CONTENT_SECURITY_POLICY = {
     }
 }
 
+# Accounts: django-allauth (frontend/accounts, README "Sign-in and accounts"). Sign-up
+# asks for a username, an address and a password (AUTH_PASSWORD_VALIDATORS: 12
+# characters); nobody logs in until the address is confirmed through the mailed link
+# (valid PODIUM_EMAIL_VERIFY_DAYS), so mail goes only to addresses their owner proved.
+# Sign-up and reset answer the same whether or not an account has the address.
+ACCOUNT_LOGIN_METHODS = {"username"}
+ACCOUNT_SIGNUP_FIELDS = ["username*", "email*", "password1*", "password2*"]
+ACCOUNT_EMAIL_VERIFICATION = "mandatory"
+ACCOUNT_UNIQUE_EMAIL = True
+ACCOUNT_PREVENT_ENUMERATION = True
+ACCOUNT_EMAIL_UNKNOWN_ACCOUNTS = False  # no mail to an address nobody proved to read
+ACCOUNT_CONFIRM_EMAIL_ON_GET = True
+ACCOUNT_LOGIN_ON_EMAIL_CONFIRMATION = True
+ACCOUNT_EMAIL_CONFIRMATION_EXPIRE_DAYS = env_int("PODIUM_EMAIL_VERIFY_DAYS", 3)
+ACCOUNT_EMAIL_SUBJECT_PREFIX = "Podium: "
+ACCOUNT_ADAPTER = "frontend.accounts.adapter.AccountAdapter"
+ACCOUNT_FORMS = {
+    "signup": "frontend.accounts.forms.SignupForm",
+    "login": "frontend.accounts.forms.LoginForm",
+    "reset_password": "frontend.accounts.forms.ResetPasswordForm",
+    "reset_password_from_key": "frontend.accounts.forms.ResetPasswordKeyForm",
+    "change_password": "frontend.accounts.forms.ChangePasswordForm",
+}
+
+
+def allauth_rate(name: str, default: str) -> str | None:
+    """The environment's ``N/period`` (as the API throttles take it, e.g. ``5/hour``) in
+    allauth's form (``5/h/ip``); empty turns the limit off."""
+    rate = env_str(name, default).strip()
+    if not rate:
+        return None
+    amount, _, period = rate.partition("/")
+    if not amount.isdigit() or period not in ("second", "minute", "hour", "day"):
+        from django.core.exceptions import ImproperlyConfigured
+
+        raise ImproperlyConfigured(
+            f"{name} must be N/second, N/minute, N/hour or N/day (or empty); got {rate!r}"
+        )
+    return f"{int(amount)}/{period[0]}/ip"
+
+
+# Per client address: sign-ups (a refused one counts too) and password-reset requests
+# (PODIUM_SIGNUP_RATE, PODIUM_PASSWORD_RESET_RATE); allauth's own failed-login limit is
+# off, because it is keyed by the account alone (anyone could lock an owner out):
+# django-axes below counts failures by account and address together.
+ACCOUNT_RATE_LIMITS: dict[str, str | None] | bool = {
+    "signup": allauth_rate("PODIUM_SIGNUP_RATE", "5/hour"),
+    "reset_password": allauth_rate("PODIUM_PASSWORD_RESET_RATE", "5/hour"),
+    "login_failed": None,
+}
+# Optional sign-in with GitHub and ORCID: each is offered only when both its client id
+# and secret are set (README "Sign-in and accounts"). A provider's account gets its
+# address confirmed only when the provider says it verified it (GitHub); any other
+# address is mailed a link like a sign-up's. Nobody is logged into an existing account
+# by an address a provider reports.
+_SIGN_IN_APPS = {
+    "github": (env_str("PODIUM_GITHUB_CLIENT_ID", ""), env_str("PODIUM_GITHUB_CLIENT_SECRET", "")),
+    "orcid": (env_str("PODIUM_ORCID_CLIENT_ID", ""), env_str("PODIUM_ORCID_CLIENT_SECRET", "")),
+}
+_SIGN_IN_OPTIONS: dict[str, dict[str, Any]] = {
+    "github": {"SCOPE": ["read:user", "user:email"]},
+    # sandbox.orcid.org for trying it out.
+    "orcid": {"BASE_DOMAIN": env_str("PODIUM_ORCID_DOMAIN", "orcid.org")},
+}
+SOCIALACCOUNT_PROVIDERS: dict[str, dict[str, Any]] = {
+    provider: {"APPS": [{"client_id": client_id, "secret": secret}], **_SIGN_IN_OPTIONS[provider]}
+    for provider, (client_id, secret) in _SIGN_IN_APPS.items()
+    if client_id and secret
+}
+SOCIALACCOUNT_EMAIL_REQUIRED = True
+SOCIALACCOUNT_EMAIL_AUTHENTICATION = False
+SOCIALACCOUNT_EMAIL_AUTHENTICATION_AUTO_CONNECT = False
+SOCIALACCOUNT_LOGIN_ON_GET = False  # a POST (with its CSRF token) starts a provider sign-in
+
 # Brute-force protection on every password login (/account/login/ and /admin/; the
 # browsable API's /api-auth/login/ only leads to /account/login/): django-axes counts
 # failures in the database and refuses further attempts for PODIUM_LOGIN_COOLOFF_MINUTES
@@ -340,18 +422,13 @@ CONTENT_SECURITY_POLICY = {
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
     "django.contrib.auth.backends.ModelBackend",
+    "allauth.account.auth_backends.AuthenticationBackend",
 ]
 AXES_FAILURE_LIMIT = env_int("PODIUM_LOGIN_FAILURE_LIMIT", 10)
 # API tokens: the longest life a token may be given, in days, and the one it gets when
 # its owner gives none (empty: it lasts until revoked).
 PODIUM_API_TOKEN_MAX_DAYS = env_int("PODIUM_API_TOKEN_MAX_DAYS", 3650)
 PODIUM_API_TOKEN_DEFAULT_DAYS: int | None = env_int("PODIUM_API_TOKEN_DEFAULT_DAYS", 0) or None
-# Sign-ups and password-reset requests per client address (frontend/accounts/limits.py);
-# empty turns one off.
-PODIUM_SIGNUP_RATE = env_str("PODIUM_SIGNUP_RATE", "5/hour")
-PODIUM_PASSWORD_RESET_RATE = env_str("PODIUM_PASSWORD_RESET_RATE", "5/hour")
-# How long the link that confirms an account's e-mail address works, in days.
-PODIUM_EMAIL_VERIFY_DAYS = env_int("PODIUM_EMAIL_VERIFY_DAYS", 3)
 AXES_COOLOFF_TIME = timedelta(minutes=env_int("PODIUM_LOGIN_COOLOFF_MINUTES", 15))
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"], "ip_address"]
 # A success does not wipe earlier failures: axes would also wipe those of the same
@@ -384,6 +461,6 @@ DEFAULT_FROM_EMAIL = env_str("DJANGO_DEFAULT_FROM_EMAIL", "podium@localhost")
 PODIUM_DEMO_MAINTAINER: dict[str, str] | None = None
 
 # The site's own account pages (frontend/accounts).
-LOGIN_URL = "account-login"
+LOGIN_URL = "account_login"
 LOGIN_REDIRECT_URL = "account-home"
 LOGOUT_REDIRECT_URL = "benchmark-index"

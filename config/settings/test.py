@@ -21,10 +21,9 @@ DATABASES["default"]["CONN_MAX_AGE"] = 0  # noqa: F405
 # Cache keys (throttle counters) of their own, so that parallel runs never share them;
 # a test's worker processes are given the test's (tests/processes.py).
 CACHES["default"]["KEY_PREFIX"] = env_str("PODIUM_CACHE_PREFIX", f"podium-test-{os.getpid()}")  # noqa: F405
-# Sign-ups from the test client's one address would add up across tests; the tests of
-# the limit set it (tests/security/test_accounts.py).
-PODIUM_SIGNUP_RATE = ""
-PODIUM_PASSWORD_RESET_RATE = ""
+# Sign-ups, log-ins and resets from the test client's one address would add up across
+# tests; the tests of a limit set it (tests/security/test_accounts.py).
+ACCOUNT_RATE_LIMITS = False
 # Off, like the rates above: a mark left in Redis by one test's recompute that no worker
 # took would hold back a later test's benchmark with the same primary key. The test of
 # coalescing turns it on (tests/security/test_quotas.py).

@@ -1,31 +1,63 @@
 from __future__ import annotations
 
+from allauth.account import forms as allauth_forms
+from allauth.account.models import EmailAddress
 from django import forms
-from django.contrib.auth import get_user_model
-from django.contrib.auth.forms import AuthenticationForm, UserCreationForm
+from django.contrib import messages
 
 from frontend.contribute.form_errors import AccessibleErrorsMixin
 from leaderboard.models import ApiToken
 
 
-class SignupForm(AccessibleErrorsMixin, UserCreationForm):
-    """Username, email and a password checked by AUTH_PASSWORD_VALIDATORS."""
+class SignupForm(AccessibleErrorsMixin, allauth_forms.SignupForm):
+    """allauth's: a username, an address to confirm, a password checked by
+    AUTH_PASSWORD_VALIDATORS. An address another account has is not refused (that
+    would tell anyone which addresses have accounts): its owner is told by mail."""
 
-    email = forms.EmailField(
-        help_text="Maintainers may use it to reach you about your submissions."
-    )
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["email"].help_text = (
+            "We mail it a link to confirm it; maintainers may use it to reach you about "
+            "your submissions."
+        )
 
-    class Meta(UserCreationForm.Meta):  # type: ignore[name-defined]  # the stubs omit Meta
-        model = get_user_model()
-        fields = ("username", "email")
+    def try_save(self, request):
+        user, response = super().try_save(request)
+        # The same words whether an account was made or the address's owner was told.
+        messages.info(
+            request,
+            f"We sent a link to {self.cleaned_data['email']}; open it to confirm the "
+            "address and log in (mail about your submissions goes only to a confirmed one).",
+        )
+        return user, response
+
+
+class LoginForm(AccessibleErrorsMixin, allauth_forms.LoginForm):
+    pass
+
+
+class ChangePasswordForm(AccessibleErrorsMixin, allauth_forms.ChangePasswordForm):
+    pass
+
+
+class ResetPasswordForm(AccessibleErrorsMixin, allauth_forms.ResetPasswordForm):
+    """allauth's, mailing only an account that confirmed the address (never a stranger's
+    address typed into someone else's account); the page says the same either way."""
 
     def clean_email(self) -> str:
-        # Not refused when another account has it: that would tell anyone which addresses
-        # have accounts. The address's owner hears of it instead (verification_send).
-        return self.cleaned_data["email"].strip()
+        email = super().clean_email()
+        # allauth's: the active accounts with the address (set in its clean_email)
+        found: list = self.users  # type: ignore[has-type]
+        verified = set(
+            EmailAddress.objects.filter(
+                email__iexact=email, verified=True, user__in=found
+            ).values_list("user_id", flat=True)
+        )
+        self.users = [user for user in found if user.pk in verified]
+        return email
 
 
-class LoginForm(AccessibleErrorsMixin, AuthenticationForm):
+class ResetPasswordKeyForm(AccessibleErrorsMixin, allauth_forms.ResetPasswordKeyForm):
     pass
 
 

@@ -1,24 +1,47 @@
-from django.contrib.auth import views as auth_views
-from django.urls import path
+"""/account/: our pages, then allauth's (sign-up, log-in, e-mail, passwords), then the
+sign-in providers that are configured (no URL at all for one that is not)."""
 
-from frontend.accounts import passwords, views
+from importlib import import_module
+
+from django.contrib.auth import views as auth_views
+from django.urls import include, path
+from django.views.generic import RedirectView
+
+from frontend.accounts import views
+from frontend.accounts.social import configured_providers
+
+
+class _Moved(RedirectView):
+    """An address from before allauth, leading to the page that does its job now."""
+
+    query_string = True
+
+    def get_redirect_url(self, *args, **kwargs):
+        return super().get_redirect_url()  # the old address's parts mean nothing there
+
+
+def _moved(pattern_name: str):
+    return _Moved.as_view(pattern_name=pattern_name)
+
+
+def _provider_urls() -> list:
+    return [
+        pattern
+        for provider in configured_providers()
+        for pattern in import_module(
+            f"allauth.socialaccount.providers.{provider.id}.urls"
+        ).urlpatterns
+    ]
+
 
 urlpatterns = [
     path("", views.account_home, name="account-home"),
-    path("signup/", views.signup, name="account-signup"),
-    path("login/", views.LoginView.as_view(), name="account-login"),
     # POST only (Django refuses GET); then LOGOUT_REDIRECT_URL.
     path("logout/", auth_views.LogoutView.as_view(), name="account-logout"),
-    path("password/", passwords.PasswordChangeView.as_view(), name="account-password-change"),
-    path("password/reset/", passwords.PasswordResetView.as_view(), name="account-password-reset"),
-    path("password/reset/sent/", passwords.password_reset_done, name="account-password-reset-done"),
-    path(
-        "password/reset/<uidb64>/<token>/",
-        passwords.PasswordResetConfirmView.as_view(),
-        name="account-password-reset-confirm",
-    ),
-    path("email/verify/<str:token>/", views.email_verify, name="account-email-verify"),
+    path("email/verify/<str:key>/", views.EmailVerifyView.as_view(), name="account-email-verify"),
     path("email/verify/", views.email_verify_resend, name="account-email-verify-resend"),
+    path("password/", _moved("account_change_password")),
+    path("password/reset/sent/", _moved("account_reset_password_done")),
     path("tokens/", views.api_tokens, name="account-tokens"),
     path(
         "tokens/<int:token_id>/revoke/",
@@ -31,4 +54,10 @@ urlpatterns = [
         views.submission_withdraw_view,
         name="account-submission-withdraw",
     ),
+    path("", include("allauth.account.urls")),
+    path("3rdparty/", include("allauth.socialaccount.urls")),
+    *_provider_urls(),
+    # Django's reset links (before allauth) no longer work: ask for a new one. After
+    # allauth's, whose password/reset/key/<key>/ this would also match.
+    path("password/reset/<str:uidb64>/<str:token>/", _moved("account_reset_password")),
 ]

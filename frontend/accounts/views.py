@@ -1,4 +1,7 @@
-"""Researchers' account pages: sign up, log in and out, API tokens, my submissions.
+"""Researchers' account pages: home, e-mail confirmation, API tokens, my submissions.
+
+Sign-up, log-in, password change and reset are allauth's views (frontend/accounts/urls.py)
+in our templates (templates/account/).
 
 Views parse the input, call one service or selector and render; the services decide
 who may do what (their PermissionDenied becomes a 403).
@@ -9,29 +12,30 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import Any, cast
 
+from allauth.account import app_settings as allauth_settings
+from allauth.account.internal.flows.email_verification import (
+    send_verification_email_to_address,
+)
+from allauth.account.models import EmailAddress, get_emailconfirmation_model
+from allauth.account.views import ConfirmEmailView
+from allauth.core.internal.ratelimit import parse_rates
 from django.conf import settings
 from django.contrib import messages
-from django.contrib.auth import login
-from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import timezone
-from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods
 
-from frontend.accounts.forms import LoginForm, SignupForm, TokenCreateForm
-from frontend.accounts.limits import rate_wait, signup_wait
+from frontend.accounts.forms import TokenCreateForm
 from frontend.accounts.selectors import (
     submission_decisions_since,
     submission_list_of_user,
     submission_of_user,
 )
-from frontend.accounts.services import user_signup
-from frontend.accounts.verification import verification_confirm, verification_send
 from frontend.contribute.access import forbidden
 from frontend.contribute.form_errors import add_problems, form_summary
 from leaderboard.models import ApiToken, Submission
@@ -53,69 +57,6 @@ DECISIONS_SEEN_KEY = "podium-decisions-seen-at"
 DECISIONS_LOOKBACK = timedelta(days=30)
 
 
-def _safe_next(request: HttpRequest, default: str) -> str:
-    target = request.POST.get("next") or request.GET.get("next") or ""
-    if url_has_allowed_host_and_scheme(
-        target, allowed_hosts={request.get_host()}, require_https=request.is_secure()
-    ):
-        return target
-    return default
-
-
-@never_cache
-@require_http_methods(["GET", "POST"])
-def signup(request: HttpRequest) -> HttpResponse:
-    if request.user.is_authenticated:
-        return redirect("account-home")
-    if request.method == "POST" and (wait := signup_wait(request)) is not None:
-        response = render(
-            request,
-            "frontend/accounts/signup.html",
-            {
-                "form": SignupForm(),
-                "errors": [],
-                "next": _safe_next(request, ""),
-                "throttled": f"Too many sign-ups from your address; try again in "
-                f"{max(1, wait // 60)} minutes.",
-            },
-            status=429,
-        )
-        response["Retry-After"] = str(wait)
-        return response
-    form = SignupForm(request.POST or None)
-    if request.method == "POST" and form.is_valid():
-        user = user_signup(
-            username=form.cleaned_data["username"],
-            email=form.cleaned_data["email"],
-            password=form.cleaned_data["password1"],
-        )
-        login(request, user, backend="django.contrib.auth.backends.ModelBackend")
-        verification_send(request=request, user=user)
-        messages.success(
-            request,
-            f"Welcome, {user.username}: your account is ready. We sent a link to "
-            f"{user.email}; open it to confirm the address (mail about your submissions "
-            "goes only to a confirmed one).",
-        )
-        return redirect(_safe_next(request, reverse("account-home")))
-    return render(
-        request,
-        "frontend/accounts/signup.html",
-        {"form": form, "errors": form_summary(form), "next": _safe_next(request, "")},
-    )
-
-
-class LoginView(auth_views.LoginView):
-    template_name = "frontend/accounts/login.html"
-    authentication_form = LoginForm
-    redirect_authenticated_user = True
-
-    def get_context_data(self, **kwargs):
-        context = super().get_context_data(**kwargs)
-        context["errors"] = form_summary(context["form"])
-        return context
-
-
 @login_required
 def account_home(request: HttpRequest) -> HttpResponse:
     return render(
@@ -125,25 +66,33 @@ def account_home(request: HttpRequest) -> HttpResponse:
     )
 
 
-def email_verify(request: HttpRequest, token: str) -> HttpResponse:
-    """The link mailed to an address: opening it confirms the address."""
-    user = verification_confirm(token=token)
-    if user is None:
-        messages.error(request, "This link is not valid (expired, or the address changed).")
-    else:
-        messages.success(request, f"{user.email} is confirmed.")
-    return redirect("account-home" if request.user.is_authenticated else "account-login")
+class EmailVerifyView(ConfirmEmailView):
+    """allauth's confirmation of the mailed link (opening it confirms, and logs in the
+    browser that signed up); a link that is not valid says so on the log-in page."""
+
+    def get(self, *args, **kwargs) -> HttpResponse:
+        key = self.kwargs["key"]
+        if get_emailconfirmation_model().from_key(key) is None:
+            messages.error(self.request, "This link is not valid (expired, or used already).")
+            return redirect(
+                "account-home" if self.request.user.is_authenticated else settings.LOGIN_URL
+            )
+        return super().get(*args, **kwargs)
 
 
 @login_required
 @require_http_methods(["POST"])
 def email_verify_resend(request: HttpRequest) -> HttpResponse:
-    wait = rate_wait(request, kind="verify", rate=settings.PODIUM_SIGNUP_RATE)
-    if wait is not None:
-        messages.error(request, f"Too many links asked for; try again in {wait // 60} minutes.")
-    elif not email_is_verified(user := cast(Any, request.user)):
-        verification_send(request=request, user=user)
-        messages.success(request, f"We sent a new link to {user.email}.")
+    """A new link to the account's address (allauth's cooldown per address applies)."""
+    user = cast(Any, request.user)  # login_required: an account
+    if not user.email or email_is_verified(user):
+        return redirect("account-home")
+    # An address an operator typed in (the admin) has no allauth record yet.
+    address = EmailAddress.objects.add_email(request, user, user.email)
+    if send_verification_email_to_address(request, address):
+        messages.success(request, f"We sent a new link to {address.email}.")
+    else:
+        messages.error(request, "A link was sent a moment ago; try again in a few minutes.")
     return redirect("account-home")
 
 
@@ -283,3 +232,27 @@ def submission_withdraw_view(request: HttpRequest, submission_id: int) -> HttpRe
         "frontend/accounts/submission_withdraw.html",
         {"section": "submissions", "submission": submission},
     )
+
+
+# allauth's rate limits (ACCOUNT_RATE_LIMITS) answer through this handler (config/urls.py).
+_LIMITED = {
+    "account_signup": ("signup", "sign-ups"),
+    "account_reset_password": ("reset_password", "password resets"),
+    "account_reset_password_from_key": ("reset_password_from_key", "password resets"),
+    "account_login": ("login", "log-ins"),
+}
+
+
+def too_many_attempts(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
+    url_name = request.resolver_match.url_name if request.resolver_match else ""
+    action, what = _LIMITED.get(url_name or "", ("", "attempts"))
+    rates = parse_rates(allauth_settings.RATE_LIMITS.get(action) or "")
+    wait = max((rate.duration for rate in rates), default=60)
+    response = render(
+        request,
+        "frontend/accounts/too_many_attempts.html",
+        {"what": what, "wait_minutes": max(1, round(wait / 60))},
+        status=429,
+    )
+    response["Retry-After"] = str(int(wait))
+    return response

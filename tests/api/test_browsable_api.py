@@ -58,7 +58,7 @@ def test_browsable_pages_have_no_inline_style_or_script(who, client, maintainer,
 
 def test_browsable_api_links_to_the_sites_own_log_in(client):
     page = client.get(reverse("api-benchmark-list"), HTTP_ACCEPT="text/html").content.decode()
-    assert f'href="{reverse("account-login")}?next=/api/benchmarks/"' in page
+    assert f'href="{reverse("account_login")}?next=/api/benchmarks/"' in page
 
 
 def _api_views(patterns) -> list[type]:

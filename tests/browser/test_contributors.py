@@ -146,7 +146,7 @@ def test_the_demo_maintainer_reads_the_evidence_and_bulk_accepts(demo_site, page
     )
 
     # The account of `make dev`, through the login form.
-    page.goto(demo_site.url("account-login"))
+    page.goto(demo_site.url("account_login"))
     page.get_by_label("Username").fill("demo-maintainer")
     page.get_by_label("Password").fill("podium-demo")
     page.get_by_test_id("login-submit").click()

@@ -23,7 +23,14 @@ from tests.browser.test_flows import demsar_datasets, long_csv, upload
 PHONE_OPTIONS = {"viewport": {"width": 375, "height": 740}, "is_mobile": True, "has_touch": True}
 SLUG = "demsar-2006"  # every chart applies to it
 # Pages a reader sees, by URL name and arguments (the values are filled in per run).
-READER_PAGES = [("benchmark-index",), ("methods",), ("account-login",), ("account-signup",)]
+READER_PAGES = [
+    ("benchmark-index",),
+    ("methods",),
+    ("account_login",),
+    ("account_signup",),
+    ("account_reset_password",),
+    ("account_email_verification_sent",),
+]
 for _slug in DEMO_SLUGS:
     READER_PAGES += [
         ("benchmark-leaderboard", _slug),
@@ -39,6 +46,8 @@ MAINTAINER_PAGES = [
     ("account-home",),
     ("account-tokens",),
     ("account-submissions",),
+    ("account_change_password",),
+    ("account_email",),
     ("contribute-submit", SLUG),
     ("contribute-upload", SLUG),
     ("contribute-benchmark-new",),
@@ -156,7 +165,7 @@ def test_the_browsable_api_is_styled_and_logs_in_and_out_through_the_site(
     assert_keeps_to_the_policy(page, page_log, "the browsable API")
 
     page.get_by_test_id("api-login").click()
-    expect(page).to_have_url(demo_site.url("account-login") + "?next=/api/benchmarks/")
+    expect(page).to_have_url(demo_site.url("account_login") + "?next=/api/benchmarks/")
     page.get_by_label("Username").fill("api-reader")
     page.get_by_label("Password").fill("pw-for-tests-only")
     page.get_by_test_id("login-submit").click()

@@ -12,7 +12,9 @@ from tests.factories import make_benchmark, make_submission, make_user
 pytestmark = pytest.mark.django_db
 
 
-def test_signup_validates_the_password_and_logs_in(client):
+def test_signup_validates_the_password_and_logs_in_once_the_address_is_confirmed(client):
+    from django.core import mail
+
     page = client.get("/account/signup/")
     assert page.status_code == 200
     assert 'name="csrfmiddlewaretoken"' in page.content.decode()
@@ -22,7 +24,7 @@ def test_signup_validates_the_password_and_logs_in(client):
     )
     body = refused.content.decode()
     assert refused.status_code == 200
-    assert 'data-testid="error-summary"' in body and 'href="#id_password2"' in body
+    assert 'data-testid="error-summary"' in body and 'href="#id_password1"' in body
     assert "too short" in body and 'value="ada"' in body
     assert not get_user_model().objects.filter(username="ada").exists()
 
@@ -35,20 +37,25 @@ def test_signup_validates_the_password_and_logs_in(client):
             "password2": "analytical-engine-1843",
         },
     )
-    assert created.status_code == 302 and created.url == "/account/"
+    assert created.status_code == 302 and created.url == "/account/confirm-email/"
     user = get_user_model().objects.get(username="ada")
     assert user.email == "ada@example.org" and user.check_password("analytical-engine-1843")
+    assert client.get("/account/").status_code == 302  # not logged in before confirming
+    (message,) = mail.outbox
+    link = re.search(r"https?://[^/]+(/account/email/verify/\S+/)", message.body).group(1)
+    confirmed = client.get(link)
+    assert confirmed.status_code == 302 and confirmed.url == "/account/"
     assert "ada" in client.get("/account/").content.decode()
 
 
 def test_login_and_logout(client):
     make_user("grace")
     assert client.get("/account/tokens/").url.startswith("/account/login/?next=")
-    wrong = client.post("/account/login/", {"username": "grace", "password": "nope"})
+    wrong = client.post("/account/login/", {"login": "grace", "password": "nope"})
     assert wrong.status_code == 200 and 'data-testid="error-summary"' in wrong.content.decode()
     ok = client.post(
         "/account/login/",
-        {"username": "grace", "password": "pw-for-tests-only", "next": "/account/tokens/"},
+        {"login": "grace", "password": "pw-for-tests-only", "next": "/account/tokens/"},
     )
     assert ok.status_code == 302 and ok.url == "/account/tokens/"
     assert client.get("/account/tokens/").status_code == 200
@@ -146,3 +153,22 @@ def test_withdrawing_twice_on_the_site_says_it_is_already_withdrawn(client):
     second = client.post(path, follow=True)  # a second tab, a double click
     assert second.status_code == 200
     assert f"submission {mine.pk} is already withdrawn" in second.content.decode()
+
+
+def test_the_account_page_sends_the_confirmation_link_again(client):
+    from allauth.account.models import EmailAddress
+    from django.core import mail
+
+    user = make_user("grace")
+    user.email = "grace@example.org"  # typed in by an operator: no allauth record yet
+    user.save()
+    client.force_login(user)
+    assert 'data-testid="email-unverified"' in client.get("/account/").content.decode()
+    sent = client.post("/account/email/verify/", follow=True)
+    assert "We sent a new link to grace@example.org" in sent.content.decode()
+    (message,) = mail.outbox
+    assert message.to == ["grace@example.org"]
+    link = re.search(r"https?://[^/]+(/account/email/verify/\S+/)", message.body).group(1)
+    assert client.get(link).status_code == 302
+    assert EmailAddress.objects.get(user=user).verified
+    assert 'data-testid="email-verified"' in client.get("/account/").content.decode()

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import pytest
+from allauth.account.models import EmailAddress
 from django.core import mail
 
-from leaderboard.models import Algorithm, Submission, VerifiedEmail
+from leaderboard.models import Algorithm, Submission
 from leaderboard.services import submission_accept, submission_create, submission_reject
 from tests.factories import entry, make_benchmark, make_submission, make_user
 
@@ -20,7 +21,9 @@ def setup():
     submitter = make_user("alice")
     submitter.email = "alice@example.org"
     submitter.save()
-    VerifiedEmail.objects.create(user=submitter, email=submitter.email)  # mail goes only there
+    EmailAddress.objects.create(
+        user=submitter, email=submitter.email, verified=True, primary=True
+    )  # mail goes only there
     return benchmark, maintainer, submitter
 
 

@@ -1,4 +1,4 @@
-"""Issue 26, attacks 4, 5 and 7 as far as the accounts go without a new sign-in library.
+"""Issue 26, attacks 4, 5 and 7, on the accounts (django-allauth).
 
 Signup was unthrottled (15 accounts from one address), eight-character passwords were
 accepted, and ten wrong passwords from one address locked the owner out from every
@@ -8,6 +8,7 @@ other address (tests/security/test_login_lockout.py covers that one).
 from __future__ import annotations
 
 import pytest
+from allauth.account.models import EmailAddress
 from django.contrib.auth import get_user_model
 from django.test import Client
 
@@ -35,7 +36,7 @@ def test_passwords_shorter_than_twelve_characters_are_refused():
 
 
 def test_signups_from_one_address_are_rate_limited(settings):
-    settings.PODIUM_SIGNUP_RATE = "3/hour"
+    settings.ACCOUNT_RATE_LIMITS = {"signup": "3/h/ip"}
     answers = [_signup(Client(), f"sock{i}").status_code for i in range(5)]
     assert answers == [302, 302, 302, 429, 429]
     assert get_user_model().objects.count() == 3
@@ -84,16 +85,15 @@ def test_password_reset_reveals_no_account_is_rate_limited_and_works_once(settin
 
     from tests.factories import make_user
 
-    settings.PODIUM_PASSWORD_RESET_RATE = "3/hour"
-    from leaderboard.models import VerifiedEmail
-
+    settings.ACCOUNT_RATE_LIMITS = {"reset_password": "3/h/ip"}
     user = make_user("grace")
     user.email = "grace@example.org"
     user.save()
-    VerifiedEmail.objects.create(user=user, email=user.email)
+    EmailAddress.objects.create(user=user, email=user.email, verified=True, primary=True)
     unverified = make_user("squatter")  # a stranger's address typed into another account
     unverified.email = "victim@example.org"
     unverified.save()
+    EmailAddress.objects.create(user=unverified, email=unverified.email, primary=True)
     assert client_post_reset(Client(), "victim@example.org").status_code == 200
     assert mail.outbox == []  # never mailed: nobody proved to read it
     client = Client()
@@ -109,7 +109,7 @@ def test_password_reset_reveals_no_account_is_rate_limited_and_works_once(settin
     new = "a-new-long-passphrase"
     done = client.post(
         page.redirect_chain[-1][0] if page.redirect_chain else link,
-        {"new_password1": new, "new_password2": new},
+        {"password1": new, "password2": new},
     )
     assert done.status_code == 302
     user.refresh_from_db()
@@ -127,15 +127,17 @@ def test_a_logged_in_user_changes_the_password_with_the_old_one():
     user = make_user("ada")
     client = Client()
     client.force_login(user)
+    moved = client.get("/account/password/")  # the address from before allauth
+    assert moved.status_code == 302 and moved.url == "/account/password/change/"
     short = client.post(
-        "/account/password/",
-        {"old_password": "pw-for-tests-only", "new_password1": "short", "new_password2": "short"},
+        "/account/password/change/",
+        {"oldpassword": "pw-for-tests-only", "password1": "short", "password2": "short"},
     )
     assert short.status_code == 200 and "at least 12 characters" in short.content.decode()
     new = "another-long-passphrase"
     response = client.post(
-        "/account/password/",
-        {"old_password": "pw-for-tests-only", "new_password1": new, "new_password2": new},
+        "/account/password/change/",
+        {"oldpassword": "pw-for-tests-only", "password1": new, "password2": new},
     )
     assert response.status_code == 302
     user.refresh_from_db()
@@ -169,7 +171,10 @@ def test_decision_mail_goes_only_to_a_verified_address(django_capture_on_commit_
     with django_capture_on_commit_callbacks(execute=True):
         submission_reject(submission=pending, user=maintainer, note="see phish.example")
     assert len(mail.outbox) == 1  # nothing to the unverified address
-    home = web.get("/account/").content.decode()
+    assert web.get("/account/").status_code == 302  # nobody logs in unconfirmed ...
+    viewer = Client()
+    viewer.force_login(attacker)  # ... but an account that has one sees it is not
+    home = viewer.get("/account/").content.decode()
     assert 'data-testid="email-unverified"' in home
     link = re.search(r"https?://[^/]+(/account/email/verify/\S+/)", link_mail.body).group(1)
     assert web.get(link).status_code == 302
@@ -185,13 +190,12 @@ def test_signup_does_not_say_which_addresses_have_accounts():
     """Attack 4: signup said which e-mail addresses were taken."""
     from django.core import mail
 
-    from leaderboard.models import VerifiedEmail
     from tests.factories import make_user
 
     owner = make_user("owner")
     owner.email = "owner@example.org"
     owner.save()
-    VerifiedEmail.objects.create(user=owner, email=owner.email)
+    EmailAddress.objects.create(user=owner, email=owner.email, verified=True, primary=True)
     fresh, taken = Client(), Client()
     new = _signup(fresh, "newcomer")
     probe = taken.post(
@@ -204,12 +208,74 @@ def test_signup_does_not_say_which_addresses_have_accounts():
         },
     )
     assert new.status_code == probe.status_code == 302 and new.url == probe.url
-    for client, email in ((fresh, "newcomer@example.org"), (taken, "OWNER@example.org")):
+    # allauth keeps addresses in lower case.
+    for client, email in ((fresh, "newcomer@example.org"), (taken, "owner@example.org")):
         page = client.get(new.url).content.decode()  # the same words, its own address
         assert f"We sent a link to {email}; open it to confirm the address" in page
     link, note = mail.outbox
     assert "confirm" in link.subject and link.to == ["newcomer@example.org"]
     assert note.subject == "Podium: someone signed up with your address"
-    assert note.to == ["OWNER@example.org"] and "/account/email/verify/" not in note.body
-    prober = get_user_model().objects.get(username="prober")
-    assert not VerifiedEmail.objects.filter(user=prober).exists()
+    assert note.to == ["owner@example.org"] and "/account/email/verify/" not in note.body
+    # No second account with the address: nothing the prober could log into or confirm.
+    assert not get_user_model().objects.filter(username="prober").exists()
+    assert EmailAddress.objects.filter(email__iexact="owner@example.org").count() == 1
+
+
+def test_the_migration_keeps_confirmed_addresses_confirmed_and_no_others():
+    """0014: each account's address becomes its allauth EmailAddress, verified only when
+    a VerifiedEmail of that same address recorded its owner's confirmation."""
+    import importlib
+    from types import SimpleNamespace
+
+    from django.apps import apps as django_apps
+
+    from tests.factories import make_user
+
+    def account(name: str, email: str):
+        user = make_user(name)
+        user.email = email
+        user.save()
+        return user
+
+    confirmed = account("confirmed", "Confirmed@example.org")
+    changed = account("changed", "new@example.org")  # confirmed an older address
+    account("unconfirmed", "victim@example.org")  # never confirmed
+    make_user("no-address")
+    rows = [
+        SimpleNamespace(user_id=confirmed.pk, email="confirmed@example.org"),
+        SimpleNamespace(user_id=changed.pk, email="old@example.org"),
+    ]
+    verified_emails = SimpleNamespace(objects=SimpleNamespace(all=lambda: rows))
+
+    class HistoricalApps:
+        def get_model(self, app_label: str, name: str):
+            if name == "VerifiedEmail":
+                return verified_emails
+            return django_apps.get_model(app_label, name)
+
+    migration = importlib.import_module("leaderboard.migrations.0014_verified_email_to_allauth")
+    migration.addresses_to_allauth(HistoricalApps(), None)
+    got = {a.user.username: (a.email, a.verified, a.primary) for a in EmailAddress.objects.all()}
+    assert got == {
+        "confirmed": ("confirmed@example.org", True, True),
+        "changed": ("new@example.org", False, True),
+        "unconfirmed": ("victim@example.org", False, True),
+    }
+    migration.addresses_to_allauth(HistoricalApps(), None)  # run twice: nothing more
+    assert EmailAddress.objects.count() == 3
+
+
+def test_the_rate_settings_read_as_allauth_rates_and_a_bad_one_names_itself(monkeypatch):
+    from django.core.exceptions import ImproperlyConfigured
+
+    from config.settings.base import allauth_rate
+
+    monkeypatch.setenv("PODIUM_SIGNUP_RATE", "7/minute")
+    assert allauth_rate("PODIUM_SIGNUP_RATE", "5/hour") == "7/m/ip"
+    monkeypatch.setenv("PODIUM_SIGNUP_RATE", "")
+    assert allauth_rate("PODIUM_SIGNUP_RATE", "5/hour") is None  # empty: no limit
+    monkeypatch.delenv("PODIUM_SIGNUP_RATE")
+    assert allauth_rate("PODIUM_SIGNUP_RATE", "5/hour") == "5/h/ip"
+    monkeypatch.setenv("PODIUM_SIGNUP_RATE", "5/fortnight")
+    with pytest.raises(ImproperlyConfigured, match="PODIUM_SIGNUP_RATE must be N/second"):
+        allauth_rate("PODIUM_SIGNUP_RATE", "5/hour")

@@ -26,7 +26,9 @@ def victim():
 
 
 def _login(client: Client, path: str, password: str, username: str = "victim"):
-    return client.post(path, {"username": username, "password": password})
+    # allauth's form names the account "login"; Django's admin form "username".
+    field = "username" if path.startswith("/admin/") else "login"
+    return client.post(path, {field: username, "password": password})
 
 
 def _logged_in(client: Client) -> bool:
@@ -98,7 +100,22 @@ def test_the_browsable_apis_log_in_address_takes_no_password_and_leads_to_the_si
         assert not _logged_in(client)
     # Nothing was counted: the right password still works on the site's form.
     response = client.post(
-        "/account/login/?next=/api/benchmarks/", {"username": "victim", "password": PASSWORD}
+        "/account/login/?next=/api/benchmarks/", {"login": "victim", "password": PASSWORD}
     )
     assert response.status_code == 302 and response["Location"] == "/api/benchmarks/"
     assert _logged_in(client)
+
+
+def test_with_the_sites_rate_limits_a_stranger_still_cannot_lock_the_owner_out(victim, settings):
+    """allauth's own failed-login limit is keyed by the account alone (5 failures and the
+    owner is refused from everywhere): the site's settings turn it off, axes counts."""
+    from config.settings import base
+
+    settings.ACCOUNT_RATE_LIMITS = base.ACCOUNT_RATE_LIMITS  # the tests' are all off
+    attacker = Client(REMOTE_ADDR="198.51.100.66")
+    for _ in range(settings.AXES_FAILURE_LIMIT):
+        _login(attacker, "/account/login/", "wrong-guess")
+    assert _login(attacker, "/account/login/", PASSWORD).status_code == 429
+    owner = Client(REMOTE_ADDR="203.0.113.10")
+    assert _login(owner, "/account/login/", PASSWORD).status_code == 302
+    assert _logged_in(owner)

@@ -12,11 +12,12 @@ import subprocess
 import sys
 
 import pytest
+from allauth.account.models import EmailAddress
 from django.contrib.auth import get_user_model
 from django.core import mail
 from django.core.management import call_command
 
-from leaderboard.models import Submission, VerifiedEmail
+from leaderboard.models import Submission
 from leaderboard.notifications import decision_mails_send
 from leaderboard.services import submissions_decide
 from tests.factories import make_benchmark, make_submission, make_user
@@ -67,7 +68,7 @@ def test_bulk_moderation_mails_from_a_task_after_commit(
     submitter = make_user("alice")
     submitter.email = "alice@example.org"
     submitter.save()
-    VerifiedEmail.objects.create(user=submitter, email=submitter.email)
+    EmailAddress.objects.create(user=submitter, email=submitter.email, verified=True, primary=True)
     pending = [
         make_submission(benchmark, f"alg-{i}", {"d1": 0.5}, submitter=submitter) for i in range(3)
     ]
