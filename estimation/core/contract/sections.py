@@ -302,6 +302,13 @@ class HierarchicalVersus:
     other_better: float = describe("P(the other practically better)", units="probability")
     n_datasets: int = describe("datasets with at least two folds of both")
     n_folds: int = describe("folds per dataset used (the fewest complete folds among them)")
+    mc_se: float | None = describe(
+        "Monte-Carlo standard error of the three probabilities (the largest; batch means "
+        "over the chains)",
+        units="probability",
+        null="computed by an engine before 0.10.0",
+        default=None,
+    )
 
 
 @dataclass(frozen=True)
