@@ -282,6 +282,11 @@ class AdvisorSection:
         "how many more datasets would separate #1 from #2; not applicable for rankings",
         default=NotApplicable("computed by an engine before 0.8.0"),
     )
+    folds_power: FoldsPower | NotApplicable = describe(
+        "how many more folds would separate #1 from #2, from the hierarchical model (the "
+        "practical section's figure when its pair is the same); not applicable without folds",
+        default=NotApplicable("computed by an engine before 0.10.0"),
+    )
 
     def truth(self, name: str) -> AdvisorTruth | None:
         return next((t for t in self.truths if t.truth == name), None)
