@@ -179,6 +179,7 @@ def robustness_section(payload: SnapshotPayload) -> list[str]:
     elif isinstance(board.practical, NotApplicable):
         lines.append(f"  Practical equivalence: not applicable ({board.practical.reason}).")
     practical = payload.practical
+    folds_power: FoldsPower | None = None
     if isinstance(practical, PracticalSection) and isinstance(
         practical.hierarchical, HierarchicalComparison
     ):
@@ -190,13 +191,19 @@ def robustness_section(payload: SnapshotPayload) -> list[str]:
         for v in h.versus:
             lines.append(
                 f"    vs {v.algorithm}: {_number(v.leader_better)} / {_number(v.equivalent)} / "
-                f"{_number(v.other_better)} ({v.n_datasets} datasets x {v.n_folds} folds)"
+                f"{_number(v.other_better)} ({v.n_datasets} datasets x {v.n_folds} folds"
+                + (f", Monte-Carlo error {v.mc_se:.3f})" if v.mc_se is not None else ")")
             )
         if isinstance(h.folds_power, FoldsPower):
-            lines.append(f"  {h.folds_power.sentence}")
+            folds_power = h.folds_power
     advisor = payload.advisor
-    if isinstance(advisor, AdvisorSection) and isinstance(advisor.power, AdvisorPower):
-        lines.append(f"  {advisor.power.sentence}")
+    if isinstance(advisor, AdvisorSection):
+        if isinstance(advisor.power, AdvisorPower):
+            lines.append(f"  {advisor.power.sentence}")
+        if isinstance(advisor.folds_power, FoldsPower):
+            folds_power = advisor.folds_power  # also without a ROPE
+    if folds_power is not None:
+        lines.append(f"  {folds_power.sentence}")
     return [*lines, ""] if len(lines) > 1 else []
 
 

@@ -18,7 +18,7 @@ from typing import TypeVar
 import numpy as np
 
 from estimation.core.contract import DatasetScoresSection
-from estimation.core.table import fold_means
+from estimation.core.table import ResultTable, fold_means
 from estimation.selectors import snapshot_section
 from estimation.tables import result_table_build
 from leaderboard.models import Benchmark, Metric
@@ -35,7 +35,14 @@ def dataset_values(
     The values are the analysis's own input (:func:`estimation.tables.result_table_build`):
     the same superseding of older accepted submissions, the same fold means.
     """
-    table = result_table_build(benchmark=benchmark, metric=metric)
+    return table_values(result_table_build(benchmark=benchmark, metric=metric), algorithms)
+
+
+def table_values(
+    table: ResultTable, algorithms: Sequence[str] | None = None
+) -> dict[str, dict[str, float]]:
+    """{algorithm: {dataset: value}} of ``algorithms`` of a table already built (see
+    :func:`dataset_values`)."""
     wanted = set(table.algorithms if algorithms is None else algorithms)
     values: dict[str, dict[str, float]] = {}
     for j, algorithm in enumerate(table.algorithms):

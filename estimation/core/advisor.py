@@ -54,6 +54,7 @@ from estimation.core.contract import (
     AdvisorSection,
     AdvisorSize,
     AdvisorTruth,
+    FoldsPower,
     NotApplicable,
     floats,
 )
@@ -438,6 +439,7 @@ def advisor_section(
     *,
     seed: int,
     power: AdvisorPower | NotApplicable | None = None,
+    folds_power: FoldsPower | NotApplicable | None = None,
 ) -> AdvisorSection | NotApplicable:
     """The snapshot's ``advisor`` section from :func:`advise`'s result (and the power
     figures of :func:`estimation.core.power.advisor_power`)."""
@@ -445,6 +447,7 @@ def advisor_section(
         return NotApplicable(result.not_applicable)
     return AdvisorSection(
         power=power if power is not None else NotApplicable("not computed"),
+        folds_power=folds_power if folds_power is not None else NotApplicable("not computed"),
         algorithms=tuple(algorithms),
         k_used=int(result.K),
         n_datasets=int(result.n_datasets),

@@ -42,6 +42,7 @@ from estimation.core.contract import (
     plain_float,
 )
 from estimation.core.control import control_comparison
+from estimation.core.hierarchical import pair_folds_power
 from estimation.core.power import advisor_power
 from estimation.core.practical import practical_sections
 from estimation.core.rank_inference import (
@@ -78,6 +79,7 @@ __all__ = [
     "analyze",
     "analyze_advisor",
     "analyze_uncertainty",
+    "practical_seed",
     "uncertainty_deferrable",
     "uncertainty_deferred",
     "uncertainty_failed",
@@ -285,9 +287,14 @@ def _seeds(settings: AnalysisSettings) -> tuple[int, int, int]:
 
 
 def _practical_seed(settings: AnalysisSettings) -> int:
-    """The seed of the practical-equivalence draws: the fourth from the settings' seed
-    (the three of :func:`_seeds` are unchanged)."""
-    return int(np.random.default_rng(settings.seed).integers(0, 2**63 - 1, size=4)[3])
+    return practical_seed(settings.seed)
+
+
+def practical_seed(seed: int) -> int:
+    """The seed of the practical-equivalence draws and the hierarchical sampler: the fourth
+    from the settings' seed (the three of :func:`_seeds` are unchanged); pages that compute
+    a pair on demand use it too."""
+    return int(np.random.default_rng(seed).integers(0, 2**63 - 1, size=4)[3])
 
 
 def _first_two(prepared: PreparedRankings, K: int, settings: AnalysisSettings) -> list[int]:
@@ -311,7 +318,7 @@ def _advisor(
     result = advise(
         prepared.ranks, rng=seed, K=K, known_positions=prepared.known_positions, stop=stop
     )
-    power = None
+    power = folds = None
     if result.not_applicable is None:
         first, second = _first_two(prepared, K, settings)
         # its own stream (from the advisor's seed), so the simulations above are unchanged
@@ -324,7 +331,16 @@ def _advisor(
             alpha=settings.alpha,
             seed=power_seed,
         )
-    return advisor_section(result, prepared.algorithms, seed=seed, power=power)
+        # the practical section's seed: the same numbers as its folds power for one pair
+        folds = pair_folds_power(
+            prepared.algorithms,
+            first,
+            second,
+            prepared.fold_scores,
+            alpha=settings.alpha,
+            seed=_practical_seed(settings),
+        )
+    return advisor_section(result, prepared.algorithms, seed=seed, power=power, folds_power=folds)
 
 
 def analyze_advisor(

@@ -11,19 +11,27 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.safestring import SafeString
 
+from estimation.core.contract import NotApplicable
+from estimation.pair_hierarchical import (
+    PairHierarchical,
+    PairHierarchicalOffer,
+    pair_hierarchical,
+    sampler_description,
+)
 from estimation.selectors import SnapshotSections, snapshot_latest
 from estimation.tables import result_table_build
 from frontend.compare import charts
 from frontend.compare.head_to_head import head_to_head
 from frontend.compare.links import select_options
 from frontend.compare.pareto import MetricAxis, ParetoView, pareto_view
-from frontend.selectors import dataset_values
+from frontend.selectors import table_values
 from leaderboard.models import Benchmark, Metric
 from leaderboard.selectors import (
     benchmark_get_visible,
     benchmark_metric_get,
     benchmark_metric_list,
 )
+from leaderboard.throttling import client_address
 
 
 def _visible_benchmark(request: HttpRequest, slug: str) -> Benchmark:
@@ -85,24 +93,58 @@ def compare_picker(request: HttpRequest, slug: str) -> HttpResponse:
     return render(request, "frontend/compare/picker.html", context)
 
 
+def _hierarchical_state(
+    result: PairHierarchical | PairHierarchicalOffer | NotApplicable,
+) -> str:
+    if isinstance(result, PairHierarchical):
+        return "result"
+    if isinstance(result, PairHierarchicalOffer):
+        return "offer" if result.can_compute else "refused"
+    return "not_applicable"
+
+
+def _compute_url(request: HttpRequest) -> str:
+    query = request.GET.copy()
+    query["hierarchical"] = "1"
+    return f"{request.path}?{query.urlencode()}"
+
+
 def compare_pair(request: HttpRequest, slug: str, a: str, b: str) -> HttpResponse:
     benchmark = _visible_benchmark(request, slug)
     metric = _metric(request, benchmark)
     snapshot = snapshot_latest(benchmark=benchmark, metric=metric)
     sections = SnapshotSections(snapshot)
     board = sections["board"]
-    if board is None:
+    if board is None or snapshot is None:
         raise Http404("No results have been computed yet")
     if a == b or a not in board.algorithms or b not in board.algorithms:
         raise Http404("No such pair of ranked algorithms")
-    values = dataset_values(benchmark=benchmark, metric=metric, algorithms=(a, b))
+    # one read of the scores serves the page's values and the hierarchical model's folds
+    table = result_table_build(benchmark=benchmark, metric=metric)
+    values = table_values(table, (a, b))
     pair = head_to_head(sections, a, b, values=values, higher_is_better=metric.higher_is_better)
+    user = request.user
+    hierarchical = pair_hierarchical(
+        snapshot=snapshot,
+        board=board,
+        practical=sections["practical"],
+        table=table,
+        a=a,
+        b=b,
+        higher_is_better=metric.higher_is_better,
+        client=f"user:{user.pk}" if user.is_authenticated else f"address:{client_address(request)}",
+        compute=request.GET.get("hierarchical") == "1",
+    )
     context = {
         "benchmark": benchmark,
         "metric": metric,
         "snapshot": snapshot,
         "board": board,
         "pair": pair,
+        "hierarchical": hierarchical,
+        "hierarchical_state": _hierarchical_state(hierarchical),
+        "sampler": sampler_description(),
+        "compute_url": _compute_url(request),
         "chart": charts.difference_chart(pair, metric.name),
         "swap_url": pair_url(slug, b, a, metric),
         **_pair_form(board.top(len(board.algorithms)), a, b),

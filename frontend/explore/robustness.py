@@ -11,6 +11,7 @@ from estimation.core.contract import (
     AdvisorPower,
     AdvisorSection,
     Board,
+    FoldsPower,
     HierarchicalComparison,
     MethodSensitivity,
     NotApplicable,
@@ -127,6 +128,17 @@ def practical_view(section: PracticalSection | NotApplicable | None) -> Practica
         if isinstance(hierarchical, NotApplicable)
         else None,
     )
+
+
+def folds_power_view(
+    section: AdvisorSection | NotApplicable | None,
+) -> FoldsPower | str | None:
+    """The advisor's "how many more folds", the reason it does not apply, or None (no
+    advisor yet)."""
+    if section is None or isinstance(section, NotApplicable):
+        return None
+    folds = section.folds_power
+    return folds.reason if isinstance(folds, NotApplicable) else folds
 
 
 def power_view(section: AdvisorSection | NotApplicable | None) -> AdvisorPower | str | None:

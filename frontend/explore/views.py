@@ -62,6 +62,7 @@ def benchmark_charts_page(request: HttpRequest, slug: str) -> HttpResponse:
         "sensitivity": robustness.sensitivity_view(sections["board"]),
         "practical": robustness.practical_view(sections["practical"]),
         "power": robustness.power_view(sections["advisor"]),
+        "folds_power": robustness.folds_power_view(sections["advisor"]),
     }
     return render(request, "frontend/explore/charts_page.html", context)
 

@@ -16,7 +16,9 @@ import pytest
 
 from estimation.core.analysis import ENGINE_VERSION
 from estimation.core.contract import SCHEMA_VERSION
-from tests.core.demo_tables import demo_analysis
+from estimation.core.contract.codec import to_json
+from estimation.core.hierarchical import hierarchical_comparison
+from tests.core.demo_tables import demo_analysis, simulated_table
 from tests.core.golden import DEMOS, load_reference, reference_digest
 from tests.core.references import ITERATIVE, reference_mismatches
 
@@ -55,10 +57,14 @@ GOLDEN: dict[str, dict[str, str]] = {
         "simulated": "0542703d1fe29ffb67b2b251ccab76611422baf8ea9b916e35da313d38c78933",
     },
     # Issue 28: the dataset_scores section (the dataset-level values the analysis ranked,
-    # for a version's per-dataset columns). Every other number is that of 0.9.0.
+    # for a version's per-dataset columns). Issue 24: the hierarchical sampler's nu and
+    # std0 moves with the scale mixture integrated out (and a joint rescaling; truncated
+    # gammas drawn plainly), each pair's Monte-Carlo standard error (mc_se), the advisor's
+    # folds power; Monte-Carlo fields compared within tolerances from their Monte-Carlo
+    # error (references.py).
     "0.10.0": {
-        "demsar": "c1fe8340e2bc0f8e2ced2d55e4a915c04ba36b2d80351b0aaf400e6e88e94ada",
-        "simulated": "ef0c8c602f588142e12e56e2b2e45a65ec29ba5dd4e534088772c6af4f907571",
+        "demsar": "e0888fc3eb112b37ddf7bc53afb756f08a4c01efaded6cb0dc80ebeffd6b36e1",
+        "simulated": "dcd8a5fcded402d1b31890ba339dd59135d313b8a2f897f721071dbde1fb3ed1",
     },
 }
 
@@ -109,3 +115,83 @@ def test_the_comparison_ignores_rounding_noise_but_not_a_changed_number():
     reshaped = copy.deepcopy(reference)
     reshaped["board"]["new_field"] = 1
     assert reference_mismatches(reshaped, reference, ITERATIVE) != []
+
+
+def _simulated_with_hierarchical(*, seed: int | None = None, rope: float = 0.01) -> dict:
+    """The simulated demo's reference with its hierarchical section run again (another
+    seed stands for another CPU, where one flipped accept step sends the chain elsewhere)."""
+    reference = load_reference("simulated")
+    stored = reference["practical"]["hierarchical"]
+    table = simulated_table()
+    order = [table.algorithms.index(stored["leader"])] + [
+        table.algorithms.index(v["algorithm"]) for v in stored["versus"]
+    ]
+    rerun = hierarchical_comparison(
+        table.algorithms,
+        order,
+        table.fold_values,
+        rope=rope,
+        seed=stored["seed"] if seed is None else seed,
+    )
+    changed = copy.deepcopy(reference)
+    changed["practical"]["hierarchical"] = to_json(rerun)
+    changed["practical"]["hierarchical"]["seed"] = stored["seed"]  # the stated seed stays
+    return changed
+
+
+def test_another_run_of_the_chain_passes_but_a_changed_model_does_not():
+    reference = load_reference("simulated")
+    assert reference_mismatches(_simulated_with_hierarchical(), reference, ITERATIVE) == []
+    for seed in (1, 2, 3):
+        other = _simulated_with_hierarchical(seed=seed)
+        assert other["practical"]["hierarchical"] != reference["practical"]["hierarchical"]
+        assert reference_mismatches(other, reference, ITERATIVE) == []
+    # A wider region of practical equivalence is a changed number, beyond the chain's error.
+    wider = _simulated_with_hierarchical(rope=0.03)
+    assert any(
+        "/hierarchical/versus" in m for m in reference_mismatches(wider, reference, ITERATIVE)
+    )
+
+
+def test_a_chain_probability_moved_beyond_its_error_fails():
+    reference = load_reference("simulated")
+    row = reference["practical"]["hierarchical"]["versus"][1]
+    for factor, fails in ((2.0, False), (8.0, True)):
+        moved = copy.deepcopy(reference)
+        moved_row = moved["practical"]["hierarchical"]["versus"][1]
+        moved_row["leader_better"] = row["leader_better"] - factor * row["mc_se"]
+        assert bool(reference_mismatches(moved, reference, ITERATIVE)) is fails, factor
+
+
+def test_signed_rank_and_advisor_shares_allow_a_few_draws_not_more():
+    reference = load_reference("simulated")
+    cases = (
+        (("practical", "equivalent", "upper"), 1 / 4000, 0.01),
+        (("advisor", "power", "power_at_observed"), 2 / 500, 0.05),
+    )
+    for path, few, many in cases:
+        for shift, fails in ((few, False), (many, True)):
+            moved = copy.deepcopy(reference)
+            parent = moved
+            for key in path[:-1]:
+                parent = parent[key]
+            value = parent[path[-1]]
+            if isinstance(value, list):
+                index = next(i for i, v in enumerate(value) if v is not None)
+                value[index] += shift
+            else:
+                parent[path[-1]] = value + shift
+            assert bool(reference_mismatches(moved, reference, ITERATIVE)) is fails, path
+
+
+def test_a_sentence_with_a_sampled_number_is_compared_without_it():
+    reference = load_reference("simulated")
+    folds_power = reference["practical"]["hierarchical"]["folds_power"]
+    moved = copy.deepcopy(reference)
+    text = moved["practical"]["hierarchical"]["folds_power"]
+    shown = round(100 * folds_power["power_at_current"])
+    text["sentence"] = folds_power["sentence"].replace(f" {shown} %", f" {shown + 2} %")
+    assert text["sentence"] != folds_power["sentence"]
+    assert reference_mismatches(moved, reference, ITERATIVE) == []
+    text["sentence"] = folds_power["sentence"].replace("hierarchical model", "fitted model")
+    assert reference_mismatches(moved, reference, ITERATIVE) != []

@@ -25,6 +25,7 @@ def test_the_report_says_sensitivity_rope_hierarchical_and_power():
     assert "Hierarchical model over datasets x folds" in section
     for versus in hierarchical.versus:
         assert f"vs {versus.algorithm}: {versus.leader_better:.3f}" in section
+        assert f"Monte-Carlo error {versus.mc_se:.3f})" in section
     assert hierarchical.folds_power.sentence in section
     assert isinstance(payload.advisor, AdvisorSection)
     assert payload.advisor.power.sentence in section

@@ -116,3 +116,38 @@ def test_without_folds_the_hierarchical_model_says_why(client):
     html = client.get("/b/ropey/charts/").content.decode()
     assert 'data-testid="hierarchical-not-applicable"' in html
     assert "the results have no folds" in html
+
+
+def test_the_leaderboard_verdict_says_practically_equivalent_where_it_holds(client):
+    benchmark = _with_rope(0.01)  # b leads a by 0.001 on every dataset: within ±0.01
+    html = client.get("/b/ropey/").content.decode()
+    verdict = html.split('data-testid="verdict-lead"')[1].split("</details>")[0]
+    assert "a is practically equivalent to b" in verdict
+    Metric.objects.filter(benchmark=benchmark).update(rope=None)
+    refresh(benchmark)
+    html = client.get("/b/ropey/").content.decode()
+    assert "practically equivalent" not in html.split('data-testid="verdict-lead"')[1]
+
+
+def test_the_power_panel_carries_the_folds_power_without_a_rope(client):
+    from leaderboard.services import benchmark_create
+    from tests.frontend.uneven_folds import submit_folds
+
+    benchmark = benchmark_create(
+        slug="foldy", title="Folds", metrics=[("score", "higher")], bootstrap_size=0
+    )
+    for name, shift in (("a", 0.02), ("b", 0.0), ("c", -0.05)):
+        cells = {
+            f"d{i}": {k: 0.7 + i / 100 + shift + ((i * 7 + k * 3) % 5) / 500 for k in range(5)}
+            for i in range(6)
+        }
+        submit_folds(benchmark, name, cells)
+    refresh(benchmark)
+    html = client.get("/b/foldy/charts/").content.decode()
+    power = html.split('data-testid="power"')[1].split("</section>")[0]
+    sentence = power.split('data-testid="advisor-folds-power"')[1].split("</p>")[0]
+    assert "folds" in sentence and "separates a from b" in sentence
+    assert 'data-testid="practical-not-applicable"' in html  # no ROPE, yet the folds power
+    _with_rope(0.01)  # no folds: the panel says so
+    html = client.get("/b/ropey/charts/").content.decode()
+    assert 'data-testid="advisor-folds-power-not-applicable"' in html

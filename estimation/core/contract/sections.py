@@ -305,6 +305,11 @@ class AdvisorSection:
         "how many more datasets would separate #1 from #2; not applicable for rankings",
         default=NotApplicable("computed by an engine before 0.8.0"),
     )
+    folds_power: FoldsPower | NotApplicable = describe(
+        "how many more folds would separate #1 from #2, from the hierarchical model (the "
+        "practical section's figure when its pair is the same); not applicable without folds",
+        default=NotApplicable("computed by an engine before 0.10.0"),
+    )
 
     def truth(self, name: str) -> AdvisorTruth | None:
         return next((t for t in self.truths if t.truth == name), None)
@@ -325,6 +330,13 @@ class HierarchicalVersus:
     other_better: float = describe("P(the other practically better)", units="probability")
     n_datasets: int = describe("datasets with at least two folds of both")
     n_folds: int = describe("folds per dataset used (the fewest complete folds among them)")
+    mc_se: float | None = describe(
+        "Monte-Carlo standard error of the three probabilities (the largest; batch means "
+        "over the chains)",
+        units="probability",
+        null="computed by an engine before 0.10.0",
+        default=None,
+    )
 
 
 @dataclass(frozen=True)
