@@ -102,6 +102,10 @@ _MOVES = ((1.0, 0.0), (0.0, 1.0), (1.0, 1.0), (1.0, -1.0))
 _STD0_STEP = 0.5
 _REPEATS = 4
 _Q_FLOOR = 1e-6
+_STD0_FLOOR = 1e-6
+"""std0 is kept at or above this (scaled units: the mean within-dataset spread is 1).
+Below it the delta_i collapse onto delta0 and their precisions overflow (seen on
+near-identical folds); a spread among datasets this small is zero at any ROPE."""
 
 
 @dataclass(frozen=True)
@@ -255,8 +259,9 @@ def hierarchical_posterior(
         mu_mean = (lam * delta).sum(axis=1) / lam_sum
         delta0 = _normal_between(generator, mu_mean, std0 / np.sqrt(lam_sum), -max_diff, max_diff)
         spread2 = np.maximum((lam * (delta - delta0[:, None]) ** 2).sum(axis=1), 1e-300)
-        std0 = 1.0 / np.sqrt(
-            _gamma_above(generator, (n - 1) / 2.0, spread2 / 2.0, 1.0 / std0_hi**2)
+        std0 = np.maximum(
+            1.0 / np.sqrt(_gamma_above(generator, (n - 1) / 2.0, spread2 / 2.0, 1.0 / std0_hi**2)),
+            _STD0_FLOOR,
         )
 
         # A joint rescaling of std0 and the delta_i about delta0 (a group move, Liu &
@@ -269,8 +274,11 @@ def hierarchical_posterior(
             np.log(c_scale)
             - (((fold_mean - moved) ** 2 - (fold_mean - delta) ** 2) * like_prec).sum(axis=1) / 2.0
         )
-        accept = (np.log(generator.uniform(size=c_)) < log_ratio) & (c_scale * std0 < std0_hi)
-        std0 = np.where(accept, c_scale * std0, std0)
+        moved_std0 = c_scale * std0
+        accept = (np.log(generator.uniform(size=c_)) < log_ratio) & (
+            (moved_std0 < std0_hi) & (moved_std0 >= _STD0_FLOOR)
+        )
+        std0 = np.where(accept, moved_std0, std0)
         delta = np.where(accept[:, None], moved, delta)
 
         # nu and std0 with lambda integrated out (the Student t likelihood of the
@@ -287,7 +295,9 @@ def hierarchical_posterior(
             eta_new = eta * np.exp(step_eta)
             std0_new = std0 * np.exp(step_std)
             proposed = _log_nu_std0_marginal(eta_new, std0_new, resid2, alpha, beta)
-            accept = (log_u_move < proposed - current) & (std0_new < std0_hi)
+            accept = (log_u_move < proposed - current) & (
+                (std0_new < std0_hi) & (std0_new >= _STD0_FLOOR)
+            )
             eta = np.where(accept, eta_new, eta)
             std0 = np.where(accept, std0_new, std0)
             current = np.where(accept, proposed, current)
@@ -485,11 +495,14 @@ def _fitted_folds_power(
     alpha: float,
     seed: int,
 ) -> FoldsPower:
+    # In the sampler's units (power does not depend on the scale): fold scores near the
+    # float limits would overflow in metric units.
+    scale = posterior.scale
     return folds_power(
-        x,
+        x / scale,
         nu=float(np.median(posterior.nu)),
-        delta0=float(np.median(posterior.delta0)),
-        std0=float(np.median(posterior.std0)),
+        delta0=float(np.median(posterior.delta0)) / scale,
+        std0=float(np.median(posterior.std0)) / scale,
         first=first,
         second=second,
         alpha=alpha,
