@@ -133,7 +133,9 @@ def test_a_dump_restored_into_a_fresh_database_serves_the_same_pages(tmp_path: P
         # Beat's sweep on the restored site, and a worker: the version is completed.
         queue = f"podium-restore-{uuid.uuid4().hex[:8]}"
         env = {"DATABASE_URL": _url(restored), "CELERY_QUEUE": queue}
-        with celery_worker_process(**env):
+        # The restored site's queues: without them the worker would take the test
+        # process's (its settings), and the sweep's tasks would wait unconsumed.
+        with celery_worker_process(queues=[queue, f"{queue}-bulk"], **env):
             subprocess.run(
                 [sys.executable, "manage.py", "shell", "-c",
                  "from estimation.tasks import recompute_stale; print(recompute_stale())"],
