@@ -1,17 +1,19 @@
 from __future__ import annotations
 
 from allauth.account import forms as allauth_forms
+from allauth.account.adapter import get_adapter
 from allauth.account.models import EmailAddress
 from django import forms
 from django.contrib import messages
 
+from frontend.accounts.adapter import address_confirmed_elsewhere
 from frontend.contribute.form_errors import AccessibleErrorsMixin
 from leaderboard.models import ApiToken
 
 
 class SignupForm(AccessibleErrorsMixin, allauth_forms.SignupForm):
     """allauth's: a username, an address to confirm, a password checked by
-    AUTH_PASSWORD_VALIDATORS. An address another account has is not refused (that
+    AUTH_PASSWORD_VALIDATORS. An address another account confirmed is not refused (that
     would tell anyone which addresses have accounts): its owner is told by mail."""
 
     def __init__(self, *args, **kwargs):
@@ -20,6 +22,14 @@ class SignupForm(AccessibleErrorsMixin, allauth_forms.SignupForm):
             "We mail it a link to confirm it; maintainers may use it to reach you about "
             "your submissions."
         )
+
+    def validate_unique_email(self, value) -> str:
+        if address_confirmed_elsewhere(value):
+            return super().validate_unique_email(value)
+        # Held unconfirmed at most: this account may claim it too, and whoever opens the
+        # link owns it (AccountAdapter.confirm_email releases the other claims).
+        self.account_already_exists = False
+        return get_adapter().validate_unique_email(value)
 
     def try_save(self, request):
         user, response = super().try_save(request)

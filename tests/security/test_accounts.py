@@ -221,6 +221,76 @@ def test_signup_does_not_say_which_addresses_have_accounts():
     assert EmailAddress.objects.filter(email__iexact="owner@example.org").count() == 1
 
 
+def _signup_as(client: Client, name: str, email: str):
+    password = "a-long-enough-passphrase"
+    return client.post(
+        "/account/signup/",
+        {"username": name, "email": email, "password1": password, "password2": password},
+    )
+
+
+def _link(message) -> str:
+    import re
+
+    return re.search(r"https?://[^/]+(/account/email/verify/\S+/)", message.body).group(1)
+
+
+def test_an_unconfirmed_claim_does_not_keep_the_owner_from_their_address():
+    """A stranger who signed up with someone's address (never able to confirm it) held
+    it for good: the owner's own sign-up made no account and reset mails only confirmed
+    addresses. Now an address is taken once confirmed; whoever opens the link owns it."""
+    from django.core import mail
+
+    users = get_user_model().objects
+    assert _signup_as(Client(), "squatter", "owner@example.org").status_code == 302
+    owner_web = Client()
+    assert _signup_as(owner_web, "owner", "Owner@example.org").status_code == 302
+    squatter_link, owner_link = mail.outbox
+    assert owner_link.to == ["owner@example.org"] and "confirm" in owner_link.subject
+    assert users.filter(username="owner").exists()  # an account, not an "already" note
+    assert owner_web.get(_link(owner_link)).status_code == 302
+    assert owner_web.get("/account/").status_code == 200  # confirmed and logged in
+    # The squatter's claim is gone, and the account, with no address, cannot log in.
+    assert list(EmailAddress.objects.filter(email__iexact="owner@example.org")) == [
+        EmailAddress.objects.get(user__username="owner", verified=True)
+    ]
+    squatter = users.get(username="squatter")
+    assert squatter.email == "" and not squatter.is_active
+    squatter_web = Client()
+    login = squatter_web.post(
+        "/account/login/", {"login": "squatter", "password": "a-long-enough-passphrase"}
+    )
+    assert login.status_code == 302 and login.url == "/account/inactive/"
+    assert "_auth_user_id" not in squatter_web.session
+    assert Client().get(_link(squatter_link)).status_code in (302, 404)
+    assert not EmailAddress.objects.filter(user=squatter, verified=True).exists()
+    # Confirmed now: a third sign-up with it makes no account and tells the owner.
+    assert _signup_as(Client(), "third", "owner@example.org").status_code == 302
+    assert not users.filter(username="third").exists()
+    assert mail.outbox[-1].subject == "Podium: someone signed up with your address"
+    assert mail.outbox[-1].to == ["owner@example.org"]
+
+
+def test_an_account_with_a_confirmed_address_keeps_it_when_another_unconfirmed_goes():
+    """Releasing a claim removes only that address: an account that confirmed another
+    one keeps it and stays active."""
+    from django.core import mail
+
+    from tests.factories import make_user
+
+    other = make_user("other")
+    EmailAddress.objects.create(user=other, email="other@example.org", verified=True, primary=True)
+    EmailAddress.objects.create(user=other, email="shared@example.org", verified=False)
+    owner_web = Client()
+    assert _signup_as(owner_web, "owner", "shared@example.org").status_code == 302
+    assert owner_web.get(_link(mail.outbox[-1])).status_code == 302
+    other.refresh_from_db()
+    assert other.is_active
+    assert list(EmailAddress.objects.filter(user=other).values_list("email", flat=True)) == [
+        "other@example.org"
+    ]
+
+
 def test_the_migration_keeps_confirmed_addresses_confirmed_and_no_others():
     """0014: each account's address becomes its allauth EmailAddress, verified only when
     a VerifiedEmail of that same address recorded its owner's confirmation."""
