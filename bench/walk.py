@@ -6,9 +6,13 @@ into an app it had left. This makes that count reproducible. In a scratch databa
 algorithms on five datasets is built and analysed untraced; then, under
 ``sys.setprofile`` (and ``threading.setprofile``), one researcher POSTs a fourth
 algorithm's scores through the API, the recompute runs eagerly in the request
-(the embedded default: no broker, so ``task_always_eager``; and
-``PODIUM_RECOMPUTE_IN_THREAD=false``, so in this thread), and an anonymous reader GETs ``/b/<slug>/``; the script checks that the new
-algorithm is on the page.
+runs as the embedded default runs it (no broker, so ``task_always_eager``, and in
+a thread of its own: ``PODIUM_RECOMPUTE_IN_THREAD``, on by default there), traced by
+``threading.setprofile`` and joined before an anonymous reader GETs ``/b/<slug>/``;
+the script checks that the new algorithm is on the page. ``--same-thread`` runs the
+recompute inside the request instead (``PODIUM_RECOMPUTE_IN_THREAD=false``): the
+same functions, but estimation's reads of leaderboard then sit on the request's
+stack above leaderboard's view, which a worker's or the thread's stack never has.
 
 What is counted, the same way before and after a change:
 
@@ -183,7 +187,9 @@ def walk() -> dict:
     from django.test import Client
     from rest_framework.test import APIClient
 
-    assert settings.CELERY_TASK_ALWAYS_EAGER and not settings.RECOMPUTE_IN_THREAD
+    from estimation.background import recompute_threads_join
+
+    assert settings.CELERY_TASK_ALWAYS_EAGER
     _, researcher = _board()
     _imported()
     api = APIClient(SERVER_NAME=HOST)
@@ -200,6 +206,7 @@ def walk() -> dict:
             json.dumps(body),
             content_type="application/json",
         )
+        recompute_threads_join(timeout=120)
         page = reader.get(f"/b/{SLUG}/")
     finally:
         sys.setprofile(None)
@@ -213,13 +220,19 @@ def walk() -> dict:
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--json", type=Path, help="write the full counts and lists here")
+    parser.add_argument(
+        "--same-thread",
+        action="store_true",
+        help="run the recompute inside the request (PODIUM_RECOMPUTE_IN_THREAD=false)",
+    )
     args = parser.parse_args(argv)
     from bench.scratch import Scratch
 
     scratch = Scratch()
-    # The embedded default: no broker, so tasks run in the request; and no thread, so
-    # the recompute runs in this one, under the profiler.
-    scratch.env.update(REDIS_URL="", PODIUM_RECOMPUTE_IN_THREAD="false")
+    # The embedded default: no broker, so the recompute runs in a thread of this process.
+    scratch.env.update(
+        REDIS_URL="", PODIUM_RECOMPUTE_IN_THREAD="false" if args.same_thread else "true"
+    )
     with scratch, tempfile.TemporaryDirectory(prefix="podium-walk-static-") as static_root:
         from django.core.management import call_command
         from django.test import override_settings
