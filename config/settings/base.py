@@ -345,6 +345,7 @@ CONTENT_SECURITY_POLICY = {
 # Sign-up and reset answer the same whether or not an account has the address.
 ACCOUNT_LOGIN_METHODS = {"username"}
 ACCOUNT_SIGNUP_FIELDS = ["username*", "email*", "password1*", "password2*"]
+ACCOUNT_USERNAME_VALIDATORS = "frontend.accounts.validators.USERNAME_VALIDATORS"
 ACCOUNT_EMAIL_VERIFICATION = "mandatory"
 ACCOUNT_UNIQUE_EMAIL = True
 ACCOUNT_PREVENT_ENUMERATION = True

@@ -291,6 +291,26 @@ def test_an_account_with_a_confirmed_address_keeps_it_when_another_unconfirmed_g
     ]
 
 
+@pytest.mark.parametrize("name", ["bаse1", "bᴀse1", "BASE1"])
+def test_a_username_that_looks_like_a_taken_one_is_refused(name):
+    """Pages name an algorithm's owners by username: 'bаse1' (Cyrillic а) and 'bᴀse1'
+    were free beside 'base1'. Usernames are plain ASCII, and case-insensitively unique."""
+    from tests.factories import make_user
+
+    make_user("base1")
+    page = _signup_as(Client(), name, "someone@example.org")
+    assert page.status_code == 200
+    errors = page.context["form"].errors["username"]
+    expected = (
+        "A user with that username already exists."
+        if name.isascii()
+        else "Use only the letters a-z and A-Z, digits and @ . + - _ in a username (a name "
+        "with other letters could look like another researcher's)."
+    )
+    assert errors == [expected]
+    assert not get_user_model().objects.filter(username=name).exists()
+
+
 def test_the_migration_keeps_confirmed_addresses_confirmed_and_no_others():
     """0014: each account's address becomes its allauth EmailAddress, verified only when
     a VerifiedEmail of that same address recorded its owner's confirmation."""
