@@ -350,7 +350,9 @@ ACCOUNT_EMAIL_VERIFICATION = "mandatory"
 ACCOUNT_UNIQUE_EMAIL = True
 ACCOUNT_PREVENT_ENUMERATION = True
 ACCOUNT_EMAIL_UNKNOWN_ACCOUNTS = False  # no mail to an address nobody proved to read
-ACCOUNT_CONFIRM_EMAIL_ON_GET = True
+# Opening the link shows a Confirm button: a mail scanner that follows links must not
+# confirm a stranger's sign-up with the address it guards.
+ACCOUNT_CONFIRM_EMAIL_ON_GET = False
 ACCOUNT_LOGIN_ON_EMAIL_CONFIRMATION = True
 ACCOUNT_EMAIL_CONFIRMATION_EXPIRE_DAYS = env_int("PODIUM_EMAIL_VERIFY_DAYS", 3)
 ACCOUNT_EMAIL_SUBJECT_PREFIX = "Podium: "

@@ -67,7 +67,8 @@ def account_home(request: HttpRequest) -> HttpResponse:
 
 
 class EmailVerifyView(ConfirmEmailView):
-    """allauth's confirmation of the mailed link (opening it confirms, and logs in the
+    """allauth's confirmation of the mailed link (opening it shows a Confirm button, so a
+    mail scanner following links confirms nothing; the button confirms and logs in the
     browser that signed up); a link that is not valid says so on the log-in page."""
 
     def get(self, *args, **kwargs) -> HttpResponse:

@@ -3,6 +3,7 @@
 import re
 
 import pytest
+from allauth.account.models import EmailAddress
 from django.contrib.auth import get_user_model
 
 from leaderboard.models import ApiToken, Submission
@@ -43,7 +44,10 @@ def test_signup_validates_the_password_and_logs_in_once_the_address_is_confirmed
     assert client.get("/account/").status_code == 302  # not logged in before confirming
     (message,) = mail.outbox
     link = re.search(r"https?://[^/]+(/account/email/verify/\S+/)", message.body).group(1)
-    confirmed = client.get(link)
+    page = client.get(link)  # the link asks; only the button confirms
+    assert page.status_code == 200 and not EmailAddress.objects.get(user=user).verified
+    assert 'data-testid="email-confirm"' in page.content.decode()
+    confirmed = client.post(link)
     assert confirmed.status_code == 302 and confirmed.url == "/account/"
     assert "ada" in client.get("/account/").content.decode()
 
@@ -169,6 +173,6 @@ def test_the_account_page_sends_the_confirmation_link_again(client):
     (message,) = mail.outbox
     assert message.to == ["grace@example.org"]
     link = re.search(r"https?://[^/]+(/account/email/verify/\S+/)", message.body).group(1)
-    assert client.get(link).status_code == 302
+    assert client.post(link).status_code == 302
     assert EmailAddress.objects.get(user=user).verified
     assert 'data-testid="email-verified"' in client.get("/account/").content.decode()

@@ -177,7 +177,7 @@ def test_decision_mail_goes_only_to_a_verified_address(django_capture_on_commit_
     home = viewer.get("/account/").content.decode()
     assert 'data-testid="email-unverified"' in home
     link = re.search(r"https?://[^/]+(/account/email/verify/\S+/)", link_mail.body).group(1)
-    assert web.get(link).status_code == 302
+    assert web.post(link).status_code == 302
     assert 'data-testid="email-verified"' in web.get("/account/").content.decode()
     second = make_submission(benchmark, "alg2", {"d1": 0.5}, submitter=attacker)
     with django_capture_on_commit_callbacks(execute=True):
@@ -248,7 +248,7 @@ def test_an_unconfirmed_claim_does_not_keep_the_owner_from_their_address():
     squatter_link, owner_link = mail.outbox
     assert owner_link.to == ["owner@example.org"] and "confirm" in owner_link.subject
     assert users.filter(username="owner").exists()  # an account, not an "already" note
-    assert owner_web.get(_link(owner_link)).status_code == 302
+    assert owner_web.post(_link(owner_link)).status_code == 302
     assert owner_web.get("/account/").status_code == 200  # confirmed and logged in
     # The squatter's claim is gone, and the account, with no address, cannot log in.
     assert list(EmailAddress.objects.filter(email__iexact="owner@example.org")) == [
@@ -262,7 +262,7 @@ def test_an_unconfirmed_claim_does_not_keep_the_owner_from_their_address():
     )
     assert login.status_code == 302 and login.url == "/account/inactive/"
     assert "_auth_user_id" not in squatter_web.session
-    assert Client().get(_link(squatter_link)).status_code in (302, 404)
+    assert Client().post(_link(squatter_link)).status_code in (302, 404)
     assert not EmailAddress.objects.filter(user=squatter, verified=True).exists()
     # Confirmed now: a third sign-up with it makes no account and tells the owner.
     assert _signup_as(Client(), "third", "owner@example.org").status_code == 302
@@ -283,7 +283,7 @@ def test_an_account_with_a_confirmed_address_keeps_it_when_another_unconfirmed_g
     EmailAddress.objects.create(user=other, email="shared@example.org", verified=False)
     owner_web = Client()
     assert _signup_as(owner_web, "owner", "shared@example.org").status_code == 302
-    assert owner_web.get(_link(mail.outbox[-1])).status_code == 302
+    assert owner_web.post(_link(mail.outbox[-1])).status_code == 302
     other.refresh_from_db()
     assert other.is_active
     assert list(EmailAddress.objects.filter(user=other).values_list("email", flat=True)) == [

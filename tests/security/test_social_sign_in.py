@@ -207,7 +207,7 @@ def test_an_orcid_login_creates_an_account_whose_address_is_not_trusted(
     assert user.email == "josiah@example.org" and not email_is_verified(user)
     (link_mail,) = mail.outbox
     link = re.search(r"https?://[^/]+(/account/email/verify/\S+/)", link_mail.body).group(1)
-    assert client.get(link).status_code == 302
+    assert client.post(link).status_code == 302
     assert email_is_verified(user)
 
 
