@@ -30,8 +30,9 @@ Options:
   metric), the dataset references checked once per block (the distinct keys locked
   ``FOR KEY SHARE`` and counted, of the benchmark's own datasets), read back and
   compared with what was written.
-- ``raw COPY``: the same rows as text into a bare table (no key, no check): what
-  PostgreSQL itself costs, the ceiling every ratio of the last column is against.
+- ``raw COPY``: the same rows by binary COPY into a bare temporary table (no key, no
+  check): what PostgreSQL itself costs, the ceiling every ratio of the last column is
+  against (``write_row`` would time Python, not the database).
 """
 
 from __future__ import annotations
@@ -132,7 +133,7 @@ def _schema(cursor, *, row_fks: tuple[str, ...], indexes: bool, triggers: bool) 
 
 
 PACKED = "packed (candidate): a row per submission x metric, numpy bytes, checked per block"
-RAW = "raw COPY of the same rows as text into a bare table (the ceiling)"
+RAW = "raw binary COPY of the same rows into a bare table (the ceiling)"
 PACK_TABLE = "bench_score_pack"
 
 
@@ -244,7 +245,7 @@ def run(options: Options, scratch) -> str:
             "CREATE TEMPORARY TABLE bench_raw (submission_id bigint, dataset_id bigint, "
             "metric_id bigint, fold integer, value double precision) ON COMMIT DROP"
         )
-        _copy_write_row(cursor, "bench_raw", cols)
+        _copy_binary(cursor, "bench_raw", cols)
 
     variants = [
         ("today: write_row COPY, 3 deferred row FKs + 3 FK indexes", today, before),
