@@ -158,7 +158,6 @@ def run(options: Options, scratch) -> str:
         commit_s = commit["end"] - commit["start"]
         upload_peak = max_rss_mib()  # before any read-back
         stored = Score.objects.filter(submission__benchmark=benchmark).count()
-        peak = max_rss_mib()
         metric = benchmark.metrics.get()
         started = time.perf_counter()
         table = result_table_build(benchmark=benchmark, metric=metric)
@@ -170,6 +169,7 @@ def run(options: Options, scratch) -> str:
         old_rows = accepted_score_rows(benchmark=benchmark, metric=metric)
         readback_rows_s = time.perf_counter() - started
         same = np.array_equal(table.fold_values, orm_table.fold_values) and len(old_rows) == rows
+        peak = max_rss_mib()
         del orm_table, old_rows
         del parsed, entries
         copy_s = raw_copy_seconds(path)
