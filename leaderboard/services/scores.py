@@ -3,7 +3,7 @@ of them (a plain insert elsewhere)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -84,15 +84,15 @@ def scores_insert(columns: ScoreColumns) -> None:
             batch_size=5000,
         )
         return
-    buffer = score_copy_buffer(
-        columns.submission, columns.dataset, columns.metric, columns.fold, columns.value
-    )
     with connection.cursor() as cursor, connection.wrap_database_errors:
         with cursor.cursor.copy(
             f"COPY {Score._meta.db_table} (submission_id, dataset_id, metric_id, fold, value) "
             "FROM STDIN (FORMAT BINARY)"
         ) as copy:
-            copy.write(buffer)
+            for chunk in score_copy_chunks(
+                columns.submission, columns.dataset, columns.metric, columns.fold, columns.value
+            ):
+                copy.write(chunk)
 
 
 _COPY_HEADER = b"PGCOPY\n\xff\r\n\x00" + (0).to_bytes(4, "big") + (0).to_bytes(4, "big")
@@ -112,31 +112,38 @@ def _copy_dtype(with_fold: bool) -> np.dtype:
 def score_copy_buffer(submission, dataset, metric, fold, value) -> bytes:
     """Score columns (numpy arrays; fold -1 = no fold) as one binary COPY stream.
 
-    Column order: submission_id, dataset_id, metric_id, fold, value. Built by numpy in
-    one pass: no Python object per row.
+    Column order: submission_id, dataset_id, metric_id, fold, value.
     """
-    parts = [_COPY_HEADER]
+    return b"".join(score_copy_chunks(submission, dataset, metric, fold, value))
+
+
+def score_copy_chunks(
+    submission, dataset, metric, fold, value, *, rows: int = 65536
+) -> Iterator[bytes]:
+    """:func:`score_copy_buffer` in pieces of at most ``rows`` tuples, each built by numpy
+    in one pass (no Python object per row): a million rows never sit in memory as one
+    copy stream (58 MB, and as much again for its ``bytes``)."""
+    yield _COPY_HEADER
     fold = np.asarray(fold)
     for with_fold, keep in ((True, fold >= 0), (False, fold < 0)):
-        count = int(keep.sum())
-        if not count:
-            continue
+        where = np.flatnonzero(keep)
         dtype = _copy_dtype(with_fold)
-        tuples = np.empty(count, dtype=dtype)
-        tuples["count"] = 5
-        for name, column in (
-            ("submission", submission),
-            ("dataset", dataset),
-            ("metric", metric),
-            ("value", value),
-        ):
-            tuples[f"{name}_length"] = 8
-            tuples[name] = np.asarray(column)[keep]
-        if with_fold:
-            tuples["fold_length"] = 4
-            tuples["fold"] = fold[keep]
-        else:
-            tuples["fold_length"] = -1
-        parts.append(tuples.tobytes())
-    parts.append(_COPY_TRAILER)
-    return b"".join(parts)
+        for start in range(0, len(where), rows):
+            taken = where[start : start + rows]
+            tuples = np.empty(len(taken), dtype=dtype)
+            tuples["count"] = 5
+            for name, column in (
+                ("submission", submission),
+                ("dataset", dataset),
+                ("metric", metric),
+                ("value", value),
+            ):
+                tuples[f"{name}_length"] = 8
+                tuples[name] = np.asarray(column)[taken]
+            if with_fold:
+                tuples["fold_length"] = 4
+                tuples["fold"] = fold[taken]
+            else:
+                tuples["fold_length"] = -1
+            yield tuples.tobytes()
+    yield _COPY_TRAILER

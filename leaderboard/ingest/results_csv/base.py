@@ -115,6 +115,8 @@ class _ParserBase:
         self.misread_as_wide = False  # set by _detect: a typo made the header look wide
         self.delimiter = ","  # set by parse from the header
         self.first_mark: tuple[str, int] | None = None  # (decimal mark, line), ';' files
+        # The lines after the header, for clean_records to try first (None: cell by cell).
+        self.raw_lines: Iterator[str] | None = None
 
     def _number(self, raw: str, line: int) -> float | str:
         """A non-empty score or rank cell's value, or why it is none (see

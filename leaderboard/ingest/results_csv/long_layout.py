@@ -17,6 +17,7 @@ from leaderboard.ingest.results_csv.cells import (
     _role_typos,
     control_character_problem,
 )
+from leaderboard.ingest.results_csv.clean_records import clean_records
 from leaderboard.ingest.results_csv.records import (
     ALGORITHM_COLUMNS,
     INCOMPLETE_FOLDS,
@@ -166,6 +167,22 @@ class _LongParser(_ParserBase):
     ) -> ParsedResults:
         layout = _RecordLayout.of(self._record_columns(names, format), names, format)
         found = _Found()
+        if self.raw_lines is not None and not layout.described and self.delimiter == ",":
+            cols, found.with_fold = clean_records(  # raises NotClean: then cell by cell
+                self.raw_lines,
+                first_line=reader.line_num + 1,  # type: ignore[attr-defined]
+                width=len(names),
+                dataset=layout.dataset,
+                algorithm=layout.algorithm,
+                value=layout.value,
+                fold=layout.fold,
+                metric=layout.metric,
+                ranking=layout.ranking,
+                max_rows=self.max_rows,
+                metric_check=self.metric_check,
+                found=found,
+            )
+            return self._records_checked(cols, found, layout)
         cols = _Columns.empty()
         add_line, add_dataset, add_algorithm = (
             cols.lines.append,

@@ -16,6 +16,7 @@ from leaderboard.ingest.results_csv.cells import (
     _layout_of,
     _role_typos,
 )
+from leaderboard.ingest.results_csv.clean_records import NotClean
 from leaderboard.ingest.results_csv.long_layout import _LongParser
 from leaderboard.ingest.results_csv.records import (
     Format,
@@ -30,6 +31,17 @@ class _Parser(_LongParser, _WideParser):
     """A results file's reader: :meth:`parse` reads the header, then the rows."""
 
     def parse(self, stream: IO[str]) -> ParsedResults:
+        """The file read quickly if it is clean, else (or if it cannot be re-read) cell
+        by cell, which finds and words every problem."""
+        if not stream.seekable():
+            return self._parse(stream, quick=False)
+        try:
+            return self._parse(stream, quick=True)
+        except NotClean:
+            stream.seek(0)
+            return self._parse(stream, quick=False)
+
+    def _parse(self, stream: IO[str], *, quick: bool) -> ParsedResults:
         lines = iter(stream)
         blank = 0
         header_text = ""
@@ -48,6 +60,8 @@ class _Parser(_LongParser, _WideParser):
             strict=True,
         )
         header = self._read_header(reader)
+        # The reader has taken the header's lines and no more: the rest is ``lines``.
+        self.raw_lines = lines if quick else None
         names = [cell.strip() for cell in header]
         format = self.format or self._detect(names)
         try:
