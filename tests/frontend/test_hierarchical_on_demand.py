@@ -114,6 +114,15 @@ def test_another_pair_is_offered_then_computed_to_the_core_numbers_and_cached(cl
     assert "Monte-Carlo standard error" in section and "8 chains" in section
 
 
+def test_a_pair_computed_in_reverse_order_is_cached_for_both_orders(client, foldy):
+    computed = _page(client, "d", "b", compute=True).context["hierarchical"]
+    core = _core("d", "b", computed.seed)
+    assert (computed.a_better, computed.b_better) == (core.a_better, core.b_better)
+    for a, b, expected in (("b", "d", core.b_better), ("d", "b", core.a_better)):
+        shown = _page(client, a, b).context["hierarchical"]
+        assert shown.source == "cache" and shown.a_better == expected
+
+
 def test_a_new_snapshot_version_is_a_new_cache_entry(client, foldy):
     _page(client, "b", "c", compute=True)
     submit_folds(foldy.benchmark, "e", _cells(-0.02))
