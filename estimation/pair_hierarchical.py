@@ -146,15 +146,16 @@ def pair_hierarchical(
     x, notes = _pair_differences(board, table, a, b, higher_is_better)
     if x is None:
         return NotApplicable("fewer than two datasets with two folds of both")
-    refusal = _spend_budget(client)
-    if refusal is not None:
-        return PairHierarchicalOffer(refusal, can_compute=False)
+    # The lock before the budget: a request refused for the lock costs nothing.
     lock = f"pair-hierarchical:lock:{ENGINE_VERSION}"
     if not cache.add(lock, 1, LOCK_SECONDS):
         return PairHierarchicalOffer(
             "another pair is being computed; try again in a minute", can_compute=False
         )
     try:
+        refusal = _spend_budget(client)
+        if refusal is not None:
+            return PairHierarchicalOffer(refusal, can_compute=False)
         seed = practical_seed(board.settings.seed)
         pair = hierarchical_probabilities(x, rope=rope, rng=seed)
     finally:

@@ -150,6 +150,16 @@ def test_one_computation_at_a_time(client, foldy):
     assert _page(client, "c", "d", compute=True).context["hierarchical"].source == "computed"
 
 
+def test_a_request_refused_for_the_lock_costs_nothing(client, foldy, monkeypatch):
+    monkeypatch.setattr(service, "CLIENT_BUDGET", 1)
+    lock = f"pair-hierarchical:lock:{ENGINE_VERSION}"
+    assert cache.add(lock, 1, 30)
+    assert _page(client, "c", "d", compute=True).context["hierarchical_state"] == "refused"
+    cache.delete(lock)
+    # the budget of one is still whole: this computation is served
+    assert _page(client, "c", "d", compute=True).context["hierarchical"].source == "computed"
+
+
 def test_the_cells_are_capped(client, foldy, monkeypatch):
     monkeypatch.setattr(service, "MAX_CELLS", 2 * N_FOLDS)
     shown = _page(client, "b", "c", compute=True).context["hierarchical"]
