@@ -70,3 +70,11 @@ def lane_release(slot: str | None) -> None:
             cache.delete(slot)
     except Exception:  # expired or cache down: nothing is held any more
         pass
+
+
+def lane_slots_held(benchmark_id: int) -> int:
+    """How many of the benchmark's account's slots on the default queue are held now."""
+    try:
+        return int(cache.get(_account_key(benchmark_id)) or 0)
+    except Exception:  # the cache is down: no shares are kept
+        return 0
