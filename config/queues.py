@@ -6,6 +6,11 @@ recomputes of an account that already has its share on the default queue
 (``estimation/lanes.py``), so one account's flood queues behind itself, never in front
 of another benchmark's recompute. Each queue has its own workers (docker-compose.yml's
 ``worker`` and ``worker-bulk``); a single worker may consume both.
+
+The 2x bound of issue 26 holds by design when the default queue has more worker processes
+than one account's share (compose: two processes, a share of one): a flooding account
+then never holds every default process, so another account's recompute starts at once
+instead of waiting behind one of the flood's, and only shares the cores with it.
 """
 
 from __future__ import annotations

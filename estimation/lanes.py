@@ -4,7 +4,8 @@ A benchmark's account is its first maintainer (the one who created it). Each acc
 may have ``PODIUM_INTERACTIVE_RECOMPUTES_PER_ACCOUNT`` recomputes queued or running on
 the default queue at once; any more go to the bulk queue (config/queues.py). So while
 one account floods (many benchmarks, settings changes), another benchmark's recompute
-waits behind at most that many of the flooder's, not all of them. The count lives in
+waits behind none of the flooder's as long as the default queue has more processes than
+that share (config/queues.py), and behind at most that many otherwise. The count lives in
 the shared cache; a slot a lost task never gave back expires after the recompute time
 limit plus the coalescing window, and with the cache down every recompute takes the
 default queue, as before.
@@ -69,3 +70,11 @@ def lane_release(slot: str | None) -> None:
             cache.delete(slot)
     except Exception:  # expired or cache down: nothing is held any more
         pass
+
+
+def lane_slots_held(benchmark_id: int) -> int:
+    """How many of the benchmark's account's slots on the default queue are held now."""
+    try:
+        return int(cache.get(_account_key(benchmark_id)) or 0)
+    except Exception:  # the cache is down: no shares are kept
+        return 0

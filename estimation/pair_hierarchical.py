@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import hashlib
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 import numpy as np
@@ -91,6 +91,24 @@ class PairHierarchical:
 
 
 @dataclass(frozen=True)
+class _PairEntry:
+    """A pair's model as ``first`` against ``second``: what the cache keeps, in sorted
+    order, so the two orders of a pair share it."""
+
+    first: str
+    second: str
+    first_better: float
+    equivalent: float
+    second_better: float
+    mc_se: float | None
+    n_datasets: int
+    n_folds: int
+    n_draws: int
+    seed: int
+    notes: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class PairHierarchicalOffer:
     """Not computed for this request: whether asking for it would be served now, and why."""
 
@@ -121,42 +139,41 @@ def pair_hierarchical(
         return stored
     key = _cache_key(snapshot, a, b)
     cached = cache.get(key)
-    if isinstance(cached, dict):
+    if isinstance(cached, _PairEntry):
         return _oriented(cached, a, b, rope, "cache")
     if not compute:
         return PairHierarchicalOffer("not computed for this pair yet", can_compute=True)
     x, notes = _pair_differences(board, table, a, b, higher_is_better)
     if x is None:
         return NotApplicable("fewer than two datasets with two folds of both")
-    refusal = _spend_budget(client)
-    if refusal is not None:
-        return PairHierarchicalOffer(refusal, can_compute=False)
+    # The lock before the budget: a request refused for the lock costs nothing.
     lock = f"pair-hierarchical:lock:{ENGINE_VERSION}"
     if not cache.add(lock, 1, LOCK_SECONDS):
         return PairHierarchicalOffer(
             "another pair is being computed; try again in a minute", can_compute=False
         )
     try:
+        refusal = _spend_budget(client)
+        if refusal is not None:
+            return PairHierarchicalOffer(refusal, can_compute=False)
         seed = practical_seed(board.settings.seed)
         pair = hierarchical_probabilities(x, rope=rope, rng=seed)
     finally:
         cache.delete(lock)
-    first, second = sorted((a, b))
-    flip = first != a
-    entry = {
-        "first": first,
-        "second": second,
-        "first_better": pair.b_better if flip else pair.a_better,
-        "equivalent": pair.equivalent,
-        "second_better": pair.a_better if flip else pair.b_better,
-        "mc_se": pair.mc_se,
-        "n_datasets": pair.n_datasets,
-        "n_folds": pair.n_folds,
-        "n_draws": pair.n_draws,
-        "seed": seed,
-        "notes": list(notes),
-    }
-    cache.set(key, entry, CACHE_SECONDS)
+    entry = _PairEntry(
+        first=a,
+        second=b,
+        first_better=pair.a_better,
+        equivalent=pair.equivalent,
+        second_better=pair.b_better,
+        mc_se=pair.mc_se,
+        n_datasets=pair.n_datasets,
+        n_folds=pair.n_folds,
+        n_draws=pair.n_draws,
+        seed=seed,
+        notes=tuple(notes),
+    )
+    cache.set(key, _facing(entry, min(a, b)), CACHE_SECONDS)
     return _oriented(entry, a, b, rope, "computed")
 
 
@@ -172,22 +189,20 @@ def _stored(
     row = next((v for v in model.versus if v.algorithm == other), None)
     if row is None:
         return None
-    flip = model.leader != a
-    return PairHierarchical(
-        a=a,
-        b=b,
-        rope=rope,
-        a_better=row.other_better if flip else row.leader_better,
+    entry = _PairEntry(
+        first=model.leader,
+        second=other,
+        first_better=row.leader_better,
         equivalent=row.equivalent,
-        b_better=row.leader_better if flip else row.other_better,
+        second_better=row.other_better,
         mc_se=row.mc_se,
         n_datasets=row.n_datasets,
         n_folds=row.n_folds,
         n_draws=model.n_draws,
         seed=model.seed,
         notes=(),
-        source="stored",
     )
+    return _oriented(entry, a, b, rope, "stored")
 
 
 def _pair_differences(
@@ -203,21 +218,34 @@ def _pair_differences(
     return pair_folds(folds, 0, 1, max_cells=MAX_CELLS)
 
 
-def _oriented(entry: dict, a: str, b: str, rope: float, source: Source) -> PairHierarchical:
-    flip = entry["first"] != a
+def _facing(entry: _PairEntry, first: str) -> _PairEntry:
+    """The same pair with ``first`` first: the one place a pair is turned round."""
+    if entry.first == first:
+        return entry
+    return replace(
+        entry,
+        first=entry.second,
+        second=entry.first,
+        first_better=entry.second_better,
+        second_better=entry.first_better,
+    )
+
+
+def _oriented(entry: _PairEntry, a: str, b: str, rope: float, source: Source) -> PairHierarchical:
+    facing = _facing(entry, a)
     return PairHierarchical(
         a=a,
         b=b,
         rope=rope,
-        a_better=entry["second_better"] if flip else entry["first_better"],
-        equivalent=entry["equivalent"],
-        b_better=entry["first_better"] if flip else entry["second_better"],
-        mc_se=entry["mc_se"],
-        n_datasets=entry["n_datasets"],
-        n_folds=entry["n_folds"],
-        n_draws=entry["n_draws"],
-        seed=entry["seed"],
-        notes=tuple(entry["notes"]),
+        a_better=facing.first_better,
+        equivalent=facing.equivalent,
+        b_better=facing.second_better,
+        mc_se=facing.mc_se,
+        n_datasets=facing.n_datasets,
+        n_folds=facing.n_folds,
+        n_draws=facing.n_draws,
+        seed=facing.seed,
+        notes=facing.notes,
         source=source,
     )
 

@@ -6,13 +6,16 @@ a version's analysis ranked them (:func:`version_dataset_scores`, its snapshot's
 One definition of a dataset's score on every page: where folds exist, the engine's fold
 mean (:func:`estimation.core.table.fold_means`: exact summation, rounded to the digits a
 double carries), never a plain mean over folds, so a pair the snapshot ranks as tied
-shows equal values on every page, whatever folds are missing.
+shows equal values on every page, whatever folds are missing. The readers of accepted
+values are one read (:func:`~estimation.tables.result_table_build`) and one cell rule
+(:func:`_present_cells`) in two shapes; :func:`fold_mean_values` places a pending
+submission's rows by the same fold rule.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Hashable, Iterable, Sequence
+from collections.abc import Hashable, Iterable, Iterator, Sequence
 from typing import TypeVar
 
 import numpy as np
@@ -42,25 +45,36 @@ def table_values(
     table: ResultTable, algorithms: Sequence[str] | None = None
 ) -> dict[str, dict[str, float]]:
     """{algorithm: {dataset: value}} of ``algorithms`` of a table already built (see
-    :func:`dataset_values`)."""
-    wanted = set(table.algorithms if algorithms is None else algorithms)
-    values: dict[str, dict[str, float]] = {}
-    for j, algorithm in enumerate(table.algorithms):
-        if algorithm not in wanted:
-            continue
-        column = table.values[:, j]
-        present = np.flatnonzero(~np.isnan(column))
-        values[algorithm] = {table.datasets[i]: float(column[i]) for i in present.tolist()}
+    :func:`dataset_values`); an algorithm of the table without a value maps to {}."""
+    values: dict[str, dict[str, float]] = {
+        algorithm: {} for algorithm in _wanted(table, algorithms)
+    }
+    for algorithm, dataset, value in _present_cells(table, algorithms):
+        values[algorithm][dataset] = value
     return values
 
 
 def dataset_scores_now(*, benchmark: Benchmark, metric: Metric) -> dict[str, dict[str, float]]:
     """{dataset: {algorithm: value}}: :func:`dataset_values` by dataset (the same read)."""
-    by_dataset: dict[str, dict[str, float]] = defaultdict(dict)
-    for algorithm, values in dataset_values(benchmark=benchmark, metric=metric).items():
-        for dataset, value in values.items():
-            by_dataset[dataset][algorithm] = value
-    return dict(by_dataset)
+    table = result_table_build(benchmark=benchmark, metric=metric)
+    return _nested({(dataset, algorithm): v for algorithm, dataset, v in _present_cells(table)})
+
+
+def _wanted(table: ResultTable, algorithms: Sequence[str] | None) -> list[str]:
+    chosen = set(table.algorithms if algorithms is None else algorithms)
+    return [algorithm for algorithm in table.algorithms if algorithm in chosen]
+
+
+def _present_cells(
+    table: ResultTable, algorithms: Sequence[str] | None = None
+) -> Iterator[tuple[str, str, float]]:
+    """(algorithm, dataset, value) of every cell of ``table`` with a value, algorithm by
+    algorithm in the table's order: the one read behind the shapes above."""
+    column_of = {algorithm: j for j, algorithm in enumerate(table.algorithms)}
+    for algorithm in _wanted(table, algorithms):
+        column = table.values[:, column_of[algorithm]]
+        for i in np.flatnonzero(~np.isnan(column)).tolist():
+            yield algorithm, table.datasets[i], float(column[i])
 
 
 def version_dataset_scores(

@@ -247,7 +247,7 @@ CELERY_TASK_DEFAULT_QUEUE = env_str("CELERY_QUEUE", "podium")
 # Fairness (config/queues.py, estimation/lanes.py): uploads and an account's recomputes
 # beyond PODIUM_INTERACTIVE_RECOMPUTES_PER_ACCOUNT queued or running go to the bulk queue
 # (default: the default queue's name + "-bulk"), which has workers of its own; 0 puts
-# every recompute on the default queue.
+# every recompute on the default queue. Keep it below the default queue's process count.
 PODIUM_BULK_QUEUE = env_str("CELERY_BULK_QUEUE", "")
 PODIUM_INTERACTIVE_RECOMPUTES_PER_ACCOUNT = env_int("PODIUM_INTERACTIVE_RECOMPUTES_PER_ACCOUNT", 1)
 # A worker consuming only the bulk queue runs this much nicer (0: as the others).

@@ -322,8 +322,6 @@ def advise(
     def not_applicable(reason: str, notes: Sequence[str] = ()) -> AdvisorResult:
         return AdvisorResult(K, n, 0, (), tuple(notes), not_applicable=reason)
 
-    if m < 2:
-        return not_applicable("a single algorithm: there is no winner to predict")
     if n < 2:
         return not_applicable("a single dataset: the leave-one-out estimators need two")
     if m > MAX_ALGORITHMS:

@@ -231,6 +231,7 @@ def analyze(
         if complete
         else NotApplicable("mean ranks need complete rankings; only the top positions are known")
     )
+    used = _used_values(table, prepared)
     board = Board(
         schema_version=SCHEMA_VERSION,
         engine_version=ENGINE_VERSION,
@@ -255,7 +256,7 @@ def analyze(
             wanted=settings.control,
             alpha=settings.alpha,
         ),
-        scores=_score_summary(table, prepared),
+        scores=_score_summary(table, used, prepared),
     )
     practical_leader, practical = practical_sections(
         board, prepared.scores, seed=_practical_seed(settings), fold_scores=prepared.fold_scores
@@ -273,7 +274,7 @@ def analyze(
         within_dataset=within,
         advisor=advice,
         practical=practical,
-        dataset_scores=_dataset_scores(table, prepared),
+        dataset_scores=_dataset_scores(used, prepared),
     )
     return Analysis(payload=payload, timings=clock.finish())
 
@@ -526,27 +527,30 @@ def _used_values(table: ResultTable, prepared: PreparedRankings) -> np.ndarray:
 
 
 def _dataset_scores(
-    table: ResultTable, prepared: PreparedRankings
+    used: np.ndarray, prepared: PreparedRankings
 ) -> DatasetScoresSection | NotApplicable:
+    """``used`` (:func:`_used_values`) as the snapshot stores it, unless too large."""
     n, m = prepared.n_datasets, len(prepared.algorithms)
     if n * m > MAX_SCORE_CELLS:
         return NotApplicable(
             f"{n} datasets x {m} algorithms exceed the {MAX_SCORE_CELLS} dataset-level "
             "values stored with a snapshot"
         )
-    values = _used_values(table, prepared)
     return DatasetScoresSection(
         algorithms=tuple(prepared.algorithms),
         datasets=tuple(prepared.datasets),
-        values=tuple(floats(row) for row in values),
+        values=tuple(floats(row) for row in used),
     )
 
 
-def _score_summary(table: ResultTable, prepared: PreparedRankings) -> ScoreSummary | NotApplicable:
-    """Mean and SD over the datasets used of each algorithm's score, in the metric's units."""
+def _score_summary(
+    table: ResultTable, used: np.ndarray, prepared: PreparedRankings
+) -> ScoreSummary | NotApplicable:
+    """Mean and SD over the datasets used of each algorithm's score, in the metric's units
+    (``used``: :func:`_used_values`)."""
     if table.kind != "score":
         return NotApplicable("the input is rankings, not scores")
-    values = _used_values(table, prepared)
+    values = used
     present = np.isfinite(values)
     n = present.sum(axis=0)
     # Each column divided by a power of two (exact) that keeps its sums and squares

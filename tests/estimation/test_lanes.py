@@ -6,7 +6,7 @@ import pytest
 from django.core.cache import cache
 
 from config.queues import UPLOAD_TASK, bulk_queue, default_queue, route_task
-from estimation.lanes import lane_release, recompute_lane
+from estimation.lanes import lane_release, lane_slots_held, recompute_lane
 from estimation.requests import recompute_dispatch
 from tests.factories import make_benchmark, make_user
 
@@ -34,8 +34,10 @@ def test_an_account_beyond_its_share_goes_to_the_bulk_queue_and_others_do_not():
     assert lanes[0].slot and all(lane.slot is None for lane in lanes[1:])
     # another account's benchmark is not behind the flooder's share
     assert recompute_lane(_owned("o", other).pk).queue == default_queue()
+    assert lane_slots_held(flooded[3].pk) == 1  # counted per account, not per benchmark
     # the flooder's task ends: its next recompute has the default queue again
     lane_release(lanes[0].slot)
+    assert lane_slots_held(flooded[0].pk) == 0
     assert recompute_lane(flooded[1].pk).queue == default_queue()
 
 

@@ -114,6 +114,15 @@ def test_another_pair_is_offered_then_computed_to_the_core_numbers_and_cached(cl
     assert "Monte-Carlo standard error" in section and "8 chains" in section
 
 
+def test_a_pair_computed_in_reverse_order_is_cached_for_both_orders(client, foldy):
+    computed = _page(client, "d", "b", compute=True).context["hierarchical"]
+    core = _core("d", "b", computed.seed)
+    assert (computed.a_better, computed.b_better) == (core.a_better, core.b_better)
+    for a, b, expected in (("b", "d", core.b_better), ("d", "b", core.a_better)):
+        shown = _page(client, a, b).context["hierarchical"]
+        assert shown.source == "cache" and shown.a_better == expected
+
+
 def test_a_new_snapshot_version_is_a_new_cache_entry(client, foldy):
     _page(client, "b", "c", compute=True)
     submit_folds(foldy.benchmark, "e", _cells(-0.02))
@@ -138,6 +147,16 @@ def test_one_computation_at_a_time(client, foldy):
     assert refused.context["hierarchical_state"] == "refused"
     assert "another pair is being computed" in refused.content.decode()
     cache.delete(lock)
+    assert _page(client, "c", "d", compute=True).context["hierarchical"].source == "computed"
+
+
+def test_a_request_refused_for_the_lock_costs_nothing(client, foldy, monkeypatch):
+    monkeypatch.setattr(service, "CLIENT_BUDGET", 1)
+    lock = f"pair-hierarchical:lock:{ENGINE_VERSION}"
+    assert cache.add(lock, 1, 30)
+    assert _page(client, "c", "d", compute=True).context["hierarchical_state"] == "refused"
+    cache.delete(lock)
+    # the budget of one is still whole: this computation is served
     assert _page(client, "c", "d", compute=True).context["hierarchical"].source == "computed"
 
 

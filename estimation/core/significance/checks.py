@@ -48,7 +48,11 @@ def rank_test_not_applicable(
     table leaves positions below ``K`` unknown) and at least one dataset that does not
     tie every algorithm.
     """
-    ranks = _ranks_iv(ranks)
+    return _rank_test_reason(_ranks_iv(ranks), known_positions=known_positions)
+
+
+def _rank_test_reason(ranks: np.ndarray, *, known_positions: int | None) -> str | None:
+    """:func:`rank_test_not_applicable` on ranks the caller has already checked."""
     n, m = ranks.shape
     if m < 2:
         return f"needs at least two algorithms, got {m}"

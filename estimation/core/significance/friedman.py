@@ -13,8 +13,8 @@ from estimation.core.rankings import _ranks_iv
 from estimation.core.significance.checks import (
     _check_alpha,
     _matrix_to_list,
+    _rank_test_reason,
     _tie_term,
-    rank_test_not_applicable,
 )
 from estimation.core.studentized_range import studentized_range_sf
 
@@ -137,7 +137,7 @@ def friedman(ranks: np.ndarray, *, known_positions: int | None = None) -> Friedm
     """
     ranks = _ranks_iv(ranks)
     n, m = ranks.shape
-    reason = rank_test_not_applicable(ranks, known_positions=known_positions)
+    reason = _rank_test_reason(ranks, known_positions=known_positions)
     if reason is not None:
         return FriedmanResult(n, m, None, None, None, None, None, None, None, None, None, reason)
     mean_ranks = ranks.mean(axis=0)
@@ -241,7 +241,7 @@ def nemenyi(
     alpha = _check_alpha(alpha)
     ranks = _ranks_iv(ranks)
     n, m = ranks.shape
-    reason = rank_test_not_applicable(ranks, known_positions=known_positions)
+    reason = _rank_test_reason(ranks, known_positions=known_positions)
     if reason is not None:
         return NemenyiResult(n, m, alpha, None, None, None, None, None, reason)
     mean_ranks = ranks.mean(axis=0)
