@@ -33,6 +33,7 @@ from estimation.core.contract import (
     NotApplicable,
     PairwiseScope,
     RankMatrixSection,
+    WinsSection,
 )
 from estimation.core.pairwise_scope import FamilyCorrection, PairTests, pair_tests
 from estimation.models import ResultSnapshot
@@ -64,6 +65,9 @@ def pair_tests_on_demand(
     """``a`` against ``b`` of ``snapshot`` (``sections``: its typed sections by name)
     when its pairwise sections do not hold the pair; None when they do, or when the
     snapshot did not store the ranks the pair needs (see the module)."""
+    wins, board = sections["wins"], sections["board"]
+    if isinstance(wins, WinsSection) and len(wins.algorithms) == len(board.algorithms):
+        return None  # every pair stored (the page reads the wins anyway: no extra query)
     scope = sections["pairwise"]
     if not isinstance(scope, PairwiseScope) or {a, b} <= set(scope.algorithms):
         return None
