@@ -208,7 +208,7 @@ def _nemenyi_top(
     section = NemenyiSection(
         algorithms=tuple(prepared.algorithms[i] for i in top),
         pvalues=PairwiseMatrix.from_square(pvalues),
-        groups=_bars(groups),
+        groups=_bars(groups, top),
     )
     return summary, section
 
@@ -220,6 +220,7 @@ def _wilcoxon_sections(
     significant: np.ndarray,
     names: tuple[str, ...],
     corrected: np.ndarray | None = None,
+    top: np.ndarray | None = None,
 ) -> tuple[WilcoxonSummary, WilcoxonSection]:
     """The summary (letters over every pair: ``significant``, m x m) and the section of
     ``signed_rank``'s algorithms ``names``, its p-values ``corrected`` for the whole
@@ -236,7 +237,7 @@ def _wilcoxon_sections(
         ),
         pvalues_raw=PairwiseMatrix.from_square(signed_rank.pvalues),
         rank_biserial=PairwiseMatrix.from_square(signed_rank.effect_size),
-        groups=_bars(groups),
+        groups=_bars(groups, top),
         not_applicable_pairs=tuple(
             PairNote(a=a, b=b, reason=reason) for a, b, reason in signed_rank.not_applicable_pairs()
         ),
@@ -261,7 +262,7 @@ def _wilcoxon_top(
         )
         corrected = np.where(np.isnan(part.pvalues), np.nan, 1.0)
         summary, section = _wilcoxon_sections(
-            prepared, settings, part, np.zeros((m, m), dtype=bool), names, corrected
+            prepared, settings, part, np.zeros((m, m), dtype=bool), names, corrected, top
         )
         return summary, section, (family, ((), (), 0.0))
     whole = significance.wilcoxon_pairwise(
@@ -275,7 +276,9 @@ def _wilcoxon_top(
     keep = np.ix_(top, top)
     matrices = [f.name for f in fields(whole) if isinstance(getattr(whole, f.name), np.ndarray)]
     part = replace(whole, **{name: getattr(whole, name)[keep] for name in matrices})
-    summary, section = _wilcoxon_sections(prepared, settings, part, whole.significant, names)
+    summary, section = _wilcoxon_sections(
+        prepared, settings, part, whole.significant, names, top=top
+    )
     return summary, section, (family, steps)
 
 
@@ -287,12 +290,21 @@ def _letters(groups: significance.IndistinguishableGroups) -> tuple[str, ...] | 
 
 
 def _bars(
-    groups: significance.IndistinguishableGroups,
+    groups: significance.IndistinguishableGroups, top: np.ndarray | None = None
 ) -> tuple[tuple[int, ...], ...] | NotApplicable:
-    """CD bars (indices), or why a diagram would not be readable at this size."""
+    """CD bars (indices; into ``top`` when given), or why a diagram would not be readable
+    at this size (always, above the pairwise bound: it is far above MAX_CD_ALGORITHMS)."""
     if groups.bars is None:
         return NotApplicable(str(groups.bars_not_applicable))
-    return tuple(tuple(int(i) for i in bar) for bar in groups.bars)
+    if top is None:
+        return tuple(tuple(int(i) for i in bar) for bar in groups.bars)
+    new = {int(old): k for k, old in enumerate(top)}
+    bars: list[tuple[int, ...]] = []
+    for bar in groups.bars:
+        kept = tuple(new[int(i)] for i in bar if int(i) in new)
+        if kept and kept not in bars:
+            bars.append(kept)
+    return tuple(bars)
 
 
 def tests_within_datasets(

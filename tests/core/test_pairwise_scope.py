@@ -112,6 +112,8 @@ def test_the_top_algorithms_are_the_first_by_mean_rank(monkeypatch):
     for section in (top.wins, top.nemenyi, top.wilcoxon):
         assert section.algorithms == top.pairwise.algorithms
     assert "first 12 by mean rank" in top.pairwise.reason
+    for section in (top.nemenyi, top.wilcoxon):  # bars index the section's algorithms
+        assert all(0 <= i < BOUND for bar in section.groups for i in bar)
     assert isinstance(whole.pairwise, NotApplicable)
 
 
