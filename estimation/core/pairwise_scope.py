@@ -76,7 +76,9 @@ def win_shares(ranks: np.ndarray) -> np.ndarray:
     return pairwise_win_matrix(rank_scores(-np.asarray(ranks, dtype=float)))
 
 
-def nemenyi_pair_pvalues(first: np.ndarray, second: np.ndarray, *, m: int, n: int) -> np.ndarray:
+def nemenyi_pair_pvalues(
+    first: np.ndarray | float, second: np.ndarray | float, *, m: int, n: int
+) -> np.ndarray:
     """Nemenyi p-values of pairs with mean ranks ``first`` and ``second`` (broadcast) on a
     board of ``m`` algorithms and ``n`` datasets: :func:`significance.nemenyi`'s formula
     and interpolant, so its values."""
@@ -86,7 +88,9 @@ def nemenyi_pair_pvalues(first: np.ndarray, second: np.ndarray, *, m: int, n: in
     return np.clip(studentized_range_sf(distinct, m, np.inf), 0, 1)[inverse].reshape(q.shape)
 
 
-def nemenyi_statistic(first: np.ndarray, second: np.ndarray, *, m: int, n: int) -> np.ndarray:
+def nemenyi_statistic(
+    first: np.ndarray | float, second: np.ndarray | float, *, m: int, n: int
+) -> np.ndarray:
     """``sqrt(2) |R_a - R_b| / sqrt(m (m + 1) / (6 n))``, broadcast."""
     scale = np.sqrt(m * (m + 1) / (6 * n))
     return np.sqrt(2) * np.abs(np.asarray(first, float) - np.asarray(second, float)) / scale
