@@ -102,3 +102,35 @@ def test_a_stored_pair_is_read_and_a_computed_one_cached_per_snapshot(client, bo
     assert again.stored_share == pytest.approx(1 - first.stored_share, abs=TOLERANCE)
     assert again.wilcoxon.effect == pytest.approx(-first.wilcoxon.effect, abs=TOLERANCE)
     assert again.wilcoxon.pvalue == first.wilcoxon.pvalue
+
+
+@pytest.mark.parametrize(
+    ("url", "kwargs"),
+    [
+        ("benchmark-leaderboard", {}),
+        ("explore-charts", {}),
+        ("api-snapshot-latest", {}),
+        ("api-snapshot-latest-csv", {}),
+        ("api-snapshot-latest-json", {}),
+        *(
+            ("api-snapshot-latest-section", {"name": name})
+            for name in ("wins", "nemenyi", "wilcoxon", "pairwise")
+        ),
+    ],
+)
+def test_the_readers_of_pairwise_sections_answer_above_the_bound(client, boards, url, kwargs):
+    response = client.get(reverse(url, kwargs={"slug": "big-pairs", **kwargs}))
+    assert response.status_code == 200, response.content[:300]
+
+
+def test_the_api_serves_the_pairwise_scope_and_the_sections_it_covers(client, boards):
+    _, top = boards
+    scope = client.get(
+        reverse("api-snapshot-latest-section", kwargs={"slug": "big-pairs", "name": "pairwise"})
+    ).json()
+    wins = client.get(
+        reverse("api-snapshot-latest-section", kwargs={"slug": "big-pairs", "name": "wins"})
+    ).json()
+    body = scope.get("section", scope)
+    assert list(body["algorithms"]) == list(top.pairwise.algorithms)
+    assert list(wins.get("section", wins)["algorithms"]) == list(top.pairwise.algorithms)
