@@ -18,6 +18,7 @@ SUITES = (
     "loo",
     "analyze",
     "scale",
+    "pairwise",
     "coverage",
     "ingest",
     "ingest_options",

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from estimation.core import aggregates
+from estimation.core import aggregates, pairwise_scope
 from estimation.core.advisor import advise, advisor_section
 from estimation.core.contract import (
     SCHEMA_VERSION,
@@ -105,7 +105,7 @@ UNCERTAINTY_GAVE_WAY = (
 
 # Any change to a number or to the payload's shape bumps this version; the golden test
 # (tests/core/test_golden.py) pins the payload of two demos to it.
-ENGINE_VERSION = "0.10.0"
+ENGINE_VERSION = "0.11.0"
 
 # The dataset x algorithm rank matrix is published for charts up to this many cells.
 MAX_RANK_CELLS = 200_000
@@ -113,10 +113,9 @@ MAX_RANK_CELLS = 200_000
 # (1,540 algorithms x 130 datasets; about 4 MB of JSON at the most): O(m·n), the size of
 # the input itself, which issue 25 allows where an O(m²) matrix is not.
 MAX_SCORE_CELLS = 200_000
-# The pairwise-wins matrix is stored up to this many pairs (m = 632 algorithms); above,
-# the section is not applicable, with the reason: at m = 2000 it was 2 million pairs,
-# 56 MB of a snapshot that no page draws (the tests' matrices carry the pairwise story).
-MAX_WINS_PAIRS = 200_000
+# Every pairwise section (wins, Nemenyi, Wilcoxon) holds every pair up to this many
+# algorithms, and above it the pairs of the first ones by mean rank (pairwise_scope.py).
+MAX_PAIRWISE_ALGORITHMS = pairwise_scope.MAX_PAIRWISE_ALGORITHMS
 
 Progress = Callable[[str, float], None]
 
@@ -203,7 +202,8 @@ def analyze(
     estimators = _point_estimates(prepared, K)
 
     clock.stage("tests", 0.15)
-    tests = tests_across_datasets(prepared, settings)
+    top = pairwise_scope.pairwise_top(names, ranks)
+    tests = tests_across_datasets(prepared, settings, top)
 
     clock.stage("within_dataset", 0.3)
     aware_mean, within = tests_within_datasets(prepared, settings)
@@ -267,7 +267,7 @@ def analyze(
         schema_version=SCHEMA_VERSION,
         engine_version=ENGINE_VERSION,
         board=board,
-        wins=_wins(names, ranks),
+        wins=_wins(names, ranks, top),
         nemenyi=tests.nemenyi,
         wilcoxon=tests.wilcoxon,
         rank_matrix=_rank_matrix(prepared),
@@ -275,6 +275,7 @@ def analyze(
         advisor=advice,
         practical=practical,
         dataset_scores=_dataset_scores(used, prepared),
+        pairwise=tests.scope,
     )
     return Analysis(payload=payload, timings=clock.finish())
 
@@ -651,16 +652,15 @@ def _weighted(fit) -> EstimatorResult:
     )
 
 
-def _wins(names: tuple[str, ...], ranks) -> WinsSection | NotApplicable:
-    m = len(names)
-    pairs = m * (m - 1) // 2
-    if pairs > MAX_WINS_PAIRS:
-        return NotApplicable(
-            f"{m} algorithms make {pairs} pairs, more than the {MAX_WINS_PAIRS} pairwise "
-            "wins stored with a snapshot"
+def _wins(names: tuple[str, ...], ranks, top: np.ndarray | None) -> WinsSection:
+    """Every pair's wins, or those of the ``top`` algorithms (pairwise_scope.pairwise_top)."""
+    if top is None:
+        return WinsSection(
+            algorithms=names, wins=PairwiseMatrix.from_square(aggregates.pairwise_win_matrix(ranks))
         )
     return WinsSection(
-        algorithms=names, wins=PairwiseMatrix.from_square(aggregates.pairwise_win_matrix(ranks))
+        algorithms=tuple(names[i] for i in top),
+        wins=PairwiseMatrix.from_square(pairwise_scope.win_shares(ranks[:, top])),
     )
 
 

@@ -3,11 +3,12 @@ Tukey HSD and the repeated-measures ANOVA within them, from the prepared ranking
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields, replace
 
 import numpy as np
+from scipy import stats
 
-from estimation.core import significance, within_dataset
+from estimation.core import pairwise_scope, significance, within_dataset
 from estimation.core.contract import (
     AnalysisSettings,
     DatasetTests,
@@ -17,6 +18,7 @@ from estimation.core.contract import (
     NotApplicable,
     PairNote,
     PairwiseMatrix,
+    PairwiseScope,
     RepeatedMeasuresAnova,
     TukeyTable,
     WilcoxonSection,
@@ -25,7 +27,14 @@ from estimation.core.contract import (
     floats,
     plain_float,
 )
+from estimation.core.pairwise_scope import (
+    holm_all_one,
+    holm_steps,
+    nemenyi_pair_pvalues,
+    nemenyi_statistic,
+)
 from estimation.core.rankings import PreparedRankings
+from estimation.core.studentized_range import studentized_range_sf
 
 # Within-dataset Tukey tables are stored with a snapshot up to this many pairs in all
 # (they grow as datasets x algorithms^2); beyond, the dataset page computes one table
@@ -40,9 +49,27 @@ class AcrossDatasets:
     nemenyi: NemenyiSection | NotApplicable
     wilcoxon_summary: WilcoxonSummary | NotApplicable
     wilcoxon: WilcoxonSection | NotApplicable
+    scope: PairwiseScope | NotApplicable
 
 
-def tests_across_datasets(prepared: PreparedRankings, settings: AnalysisSettings) -> AcrossDatasets:
+# Rows of the board-wide Nemenyi significance computed at once above the bound.
+_SIGNIFICANCE_BLOCK_ELEMENTS = 2_000_000
+# Statistics this close to q_alpha (relative) have their p-value evaluated.
+_NEAR_Q_ALPHA = 1e-4
+
+
+def studentized_range_sf_pvalues(q: np.ndarray, m: int) -> np.ndarray:
+    """Nemenyi p-values of the statistics ``q`` (once per distinct value)."""
+    distinct, inverse = np.unique(q, return_inverse=True)
+    return np.clip(studentized_range_sf(distinct, m, np.inf), 0, 1)[inverse]
+
+
+def tests_across_datasets(
+    prepared: PreparedRankings, settings: AnalysisSettings, top: np.ndarray | None = None
+) -> AcrossDatasets:
+    """Friedman, Nemenyi and Wilcoxon; with ``top`` (:func:`pairwise_scope.pairwise_top`)
+    the pairwise sections hold those algorithms' pairs only, and no m x m float matrix is
+    made (the board's letters read an m x m boolean significance)."""
     names, ranks, known = prepared.algorithms, prepared.ranks, prepared.known_positions
     friedman: Friedman | NotApplicable
     nemenyi_summary: NemenyiSummary | NotApplicable
@@ -74,23 +101,10 @@ def tests_across_datasets(prepared: PreparedRankings, settings: AnalysisSettings
             ),
             exact_pvalue=result.exact_pvalue,
         )
-        nemenyi_test = significance.nemenyi(ranks, alpha=settings.alpha, known_positions=known)
-        assert nemenyi_test.significant is not None and nemenyi_test.mean_ranks is not None
-        assert nemenyi_test.pvalues is not None  # applicable, checked above
-        groups = significance.indistinguishable_groups(
-            nemenyi_test.significant, nemenyi_test.mean_ranks
-        )
-        nemenyi_summary = NemenyiSummary(
-            alpha=settings.alpha,
-            q_alpha=float(nemenyi_test.q_alpha or 0.0),
-            critical_difference=float(nemenyi_test.critical_difference or 0.0),
-            letters=_letters(groups),
-        )
-        nemenyi = NemenyiSection(
-            algorithms=names,
-            pvalues=PairwiseMatrix.from_square(nemenyi_test.pvalues),
-            groups=_bars(groups),
-        )
+        if top is None:
+            nemenyi_summary, nemenyi = _nemenyi_whole(prepared, settings)
+        else:
+            nemenyi_summary, nemenyi = _nemenyi_top(prepared, settings, top)
     wilcoxon_summary: WilcoxonSummary | NotApplicable
     wilcoxon: WilcoxonSection | NotApplicable
     if prepared.scores is None:
@@ -99,27 +113,173 @@ def tests_across_datasets(prepared: PreparedRankings, settings: AnalysisSettings
         )
     elif prepared.n_datasets < 2:
         wilcoxon_summary = wilcoxon = NotApplicable("a single dataset gives no paired differences")
-    else:
+    elif top is None:
         signed_rank = significance.wilcoxon_pairwise(
             prepared.scores, correction=settings.correction, alpha=settings.alpha
         )
-        mean_ranks = prepared.ranks.mean(axis=0)
-        groups = significance.indistinguishable_groups(signed_rank.significant, mean_ranks)
-        wilcoxon_summary = WilcoxonSummary(
-            alpha=settings.alpha, correction=settings.correction, letters=_letters(groups)
+        wilcoxon_summary, wilcoxon = _wilcoxon_sections(
+            prepared, settings, signed_rank, signed_rank.significant, names
         )
-        wilcoxon = WilcoxonSection(
-            algorithms=names,
-            pvalues=PairwiseMatrix.from_square(signed_rank.pvalues_corrected),
-            pvalues_raw=PairwiseMatrix.from_square(signed_rank.pvalues),
-            rank_biserial=PairwiseMatrix.from_square(signed_rank.effect_size),
-            groups=_bars(groups),
-            not_applicable_pairs=tuple(
-                PairNote(a=a, b=b, reason=reason)
-                for a, b, reason in signed_rank.not_applicable_pairs()
+    else:
+        wilcoxon_summary, wilcoxon, family = _wilcoxon_top(prepared, settings, top)
+    scope: PairwiseScope | NotApplicable = NotApplicable(
+        f"the pairwise sections hold every pair of the {len(names)} algorithms (up to "
+        f"{pairwise_scope.MAX_PAIRWISE_ALGORITHMS} they do)"
+    )
+    if top is not None:
+        steps: tuple[tuple[float, ...], tuple[float, ...], float | None] = ((), (), None)
+        n_family = None
+        if isinstance(wilcoxon, WilcoxonSection):
+            n_family, steps = family
+        scope = PairwiseScope(
+            n_algorithms=len(names),
+            algorithms=tuple(names[i] for i in top),
+            reason=(
+                f"{len(names)} algorithms make {len(names) * (len(names) - 1) // 2} pairs: "
+                f"the pairwise sections hold those of the first {len(top)} by mean rank "
+                "(then name); any other pair is computed on demand from the stored ranks "
+                "and scores"
             ),
+            n_datasets=prepared.n_datasets,
+            wilcoxon_family=n_family,
+            holm_raw=steps[0],
+            holm_corrected=steps[1],
+            holm_one_from=steps[2],
         )
-    return AcrossDatasets(friedman, nemenyi_summary, nemenyi, wilcoxon_summary, wilcoxon)
+    return AcrossDatasets(friedman, nemenyi_summary, nemenyi, wilcoxon_summary, wilcoxon, scope)
+
+
+def _nemenyi_whole(
+    prepared: PreparedRankings, settings: AnalysisSettings
+) -> tuple[NemenyiSummary, NemenyiSection]:
+    test = significance.nemenyi(
+        prepared.ranks, alpha=settings.alpha, known_positions=prepared.known_positions
+    )
+    assert test.significant is not None and test.mean_ranks is not None
+    assert test.pvalues is not None  # applicable, checked by the caller
+    groups = significance.indistinguishable_groups(test.significant, test.mean_ranks)
+    summary = NemenyiSummary(
+        alpha=settings.alpha,
+        q_alpha=float(test.q_alpha or 0.0),
+        critical_difference=float(test.critical_difference or 0.0),
+        letters=_letters(groups),
+    )
+    section = NemenyiSection(
+        algorithms=prepared.algorithms,
+        pvalues=PairwiseMatrix.from_square(test.pvalues),
+        groups=_bars(groups),
+    )
+    return summary, section
+
+
+def _nemenyi_top(
+    prepared: PreparedRankings, settings: AnalysisSettings, top: np.ndarray
+) -> tuple[NemenyiSummary, NemenyiSection]:
+    """Nemenyi above the bound: the p-values of the ``top`` pairs; the board's letters
+    from a boolean significance over every pair, built a block of rows at a time."""
+    ranks = prepared.ranks
+    n, m = ranks.shape
+    mean_ranks = ranks.mean(axis=0)
+    scale = np.sqrt(m * (m + 1) / (6 * n))
+    q_alpha = float(stats.studentized_range.ppf(1 - settings.alpha, m, np.inf))
+    # The p-value falls below alpha where the statistic passes q_alpha (the survival
+    # function decreases): the p-value itself is evaluated only near that point, so a
+    # pair is significant exactly where significance.nemenyi says it is.
+    significant = np.zeros((m, m), dtype=bool)
+    rows = max(1, _SIGNIFICANCE_BLOCK_ELEMENTS // m)
+    for start in range(0, m, rows):
+        q = nemenyi_statistic(mean_ranks[start : start + rows, None], mean_ranks[None, :], m=m, n=n)
+        block = q > q_alpha
+        near = np.abs(q - q_alpha) <= _NEAR_Q_ALPHA * q_alpha
+        if near.any():
+            block[near] = studentized_range_sf_pvalues(q[near], m) < settings.alpha
+        significant[start : start + rows] = block
+    np.fill_diagonal(significant, False)
+    groups = significance.indistinguishable_groups(significant, mean_ranks)
+    del significant
+    pvalues = nemenyi_pair_pvalues(mean_ranks[top, None], mean_ranks[None, top], m=m, n=n)
+    np.fill_diagonal(pvalues, 1.0)
+    summary = NemenyiSummary(
+        alpha=settings.alpha,
+        q_alpha=q_alpha,
+        critical_difference=q_alpha / np.sqrt(2) * scale,
+        letters=_letters(groups),
+    )
+    section = NemenyiSection(
+        algorithms=tuple(prepared.algorithms[i] for i in top),
+        pvalues=PairwiseMatrix.from_square(pvalues),
+        groups=_bars(groups, top),
+    )
+    return summary, section
+
+
+def _wilcoxon_sections(
+    prepared: PreparedRankings,
+    settings: AnalysisSettings,
+    signed_rank: significance.PairwiseSignedRank,
+    significant: np.ndarray,
+    names: tuple[str, ...],
+    corrected: np.ndarray | None = None,
+    top: np.ndarray | None = None,
+) -> tuple[WilcoxonSummary, WilcoxonSection]:
+    """The summary (letters over every pair: ``significant``, m x m) and the section of
+    ``signed_rank``'s algorithms ``names``, its p-values ``corrected`` for the whole
+    family when given."""
+    mean_ranks = prepared.ranks.mean(axis=0)
+    groups = significance.indistinguishable_groups(significant, mean_ranks)
+    summary = WilcoxonSummary(
+        alpha=settings.alpha, correction=settings.correction, letters=_letters(groups)
+    )
+    section = WilcoxonSection(
+        algorithms=names,
+        pvalues=PairwiseMatrix.from_square(
+            signed_rank.pvalues_corrected if corrected is None else corrected
+        ),
+        pvalues_raw=PairwiseMatrix.from_square(signed_rank.pvalues),
+        rank_biserial=PairwiseMatrix.from_square(signed_rank.effect_size),
+        groups=_bars(groups, top),
+        not_applicable_pairs=tuple(
+            PairNote(a=a, b=b, reason=reason) for a, b, reason in signed_rank.not_applicable_pairs()
+        ),
+    )
+    return summary, section
+
+
+def _wilcoxon_top(
+    prepared: PreparedRankings, settings: AnalysisSettings, top: np.ndarray
+) -> tuple[WilcoxonSummary, WilcoxonSection, tuple[int, tuple]]:
+    """Wilcoxon above the bound: the ``top`` pairs' tests, corrected for the family of
+    every pair; and the family's size and Holm steps for pairs computed on demand."""
+    scores = prepared.scores
+    assert scores is not None
+    n, m = scores.shape
+    names = tuple(prepared.algorithms[i] for i in top)
+    complete = not np.isnan(scores).any()
+    family = m * (m - 1) // 2
+    if holm_all_one(n, family, complete):
+        part = significance.wilcoxon_pairwise(
+            scores[:, top], correction=settings.correction, alpha=settings.alpha
+        )
+        corrected = np.where(np.isnan(part.pvalues), np.nan, 1.0)
+        summary, section = _wilcoxon_sections(
+            prepared, settings, part, np.zeros((m, m), dtype=bool), names, corrected, top
+        )
+        return summary, section, (family, ((), (), 0.0))
+    whole = significance.wilcoxon_pairwise(
+        scores, correction=settings.correction, alpha=settings.alpha
+    )
+    upper = np.triu_indices(m, 1)
+    raw = whole.pvalues[upper]
+    family = int((~np.isnan(raw)).sum())
+    steps = holm_steps(raw) if settings.correction == "holm" else ((), (), None)
+    del raw
+    keep = np.ix_(top, top)
+    matrices = [f.name for f in fields(whole) if isinstance(getattr(whole, f.name), np.ndarray)]
+    part = replace(whole, **{name: getattr(whole, name)[keep] for name in matrices})
+    summary, section = _wilcoxon_sections(
+        prepared, settings, part, whole.significant, names, top=top
+    )
+    return summary, section, (family, steps)
 
 
 def _letters(groups: significance.IndistinguishableGroups) -> tuple[str, ...] | NotApplicable:
@@ -130,12 +290,21 @@ def _letters(groups: significance.IndistinguishableGroups) -> tuple[str, ...] | 
 
 
 def _bars(
-    groups: significance.IndistinguishableGroups,
+    groups: significance.IndistinguishableGroups, top: np.ndarray | None = None
 ) -> tuple[tuple[int, ...], ...] | NotApplicable:
-    """CD bars (indices), or why a diagram would not be readable at this size."""
+    """CD bars (indices; into ``top`` when given), or why a diagram would not be readable
+    at this size (always, above the pairwise bound: it is far above MAX_CD_ALGORITHMS)."""
     if groups.bars is None:
         return NotApplicable(str(groups.bars_not_applicable))
-    return tuple(tuple(int(i) for i in bar) for bar in groups.bars)
+    if top is None:
+        return tuple(tuple(int(i) for i in bar) for bar in groups.bars)
+    new = {int(old): k for k, old in enumerate(top)}
+    bars: list[tuple[int, ...]] = []
+    for bar in groups.bars:
+        kept = tuple(new[int(i)] for i in bar if int(i) in new)
+        if kept and kept not in bars:
+            bars.append(kept)
+    return tuple(bars)
 
 
 def tests_within_datasets(

@@ -27,6 +27,7 @@ from estimation.core.contract import (
     pair_index,
 )
 from estimation.core.pairwise import PairRecord, pair_record
+from estimation.core.pairwise_scope import PairTests
 from estimation.core.practical import PracticalPair, practical_probabilities
 
 Outcome = Literal["win", "tie", "loss", "none"]
@@ -100,6 +101,7 @@ class HeadToHead:
     tukey_note: str | None  # why there is no Tukey row (or why some are missing)
     tukey_left_out: tuple[str, ...]  # datasets whose tables the snapshot did not store
     practical: PairPractical = PairPractical(not_applicable="not computed")
+    computed_here: bool = False  # the pair's wins and tests are not stored: computed
 
 
 def _pair_value(section: Any, attribute: str, a: str, b: str) -> float | None:
@@ -109,9 +111,33 @@ def _pair_value(section: Any, attribute: str, a: str, b: str) -> float | None:
     return getattr(section, attribute).get(index[a], index[b], len(section.algorithms))
 
 
-def _wilcoxon(section: WilcoxonSection | NotApplicable | None, a: str, b: str) -> PairTest:
+# A pair outside the stored pairwise sections whose Holm correction was not stored.
+_NO_HOLM_STEPS = (
+    "the corrected p-value of a pair outside the stored sections needs more Holm steps "
+    "than a snapshot stores"
+)
+
+
+def _wilcoxon(
+    section: WilcoxonSection | NotApplicable | None,
+    a: str,
+    b: str,
+    computed: PairTests | None = None,
+) -> PairTest:
     if isinstance(section, NotApplicable):
         return PairTest(not_applicable=section.reason)
+    if computed is not None:
+        if computed.wilcoxon_note is not None and computed.wilcoxon_raw is None:
+            return PairTest(not_applicable=computed.wilcoxon_note)
+        if computed.wilcoxon_raw is not None and computed.wilcoxon is None:
+            return PairTest(not_applicable=_NO_HOLM_STEPS)
+        if computed.wilcoxon_note is not None:
+            return PairTest(not_applicable=computed.wilcoxon_note)
+        return PairTest(
+            pvalue=computed.wilcoxon,
+            pvalue_raw=computed.wilcoxon_raw,
+            effect=computed.rank_biserial,
+        )
     if section is None:
         return PairTest(not_applicable="not stored with this snapshot")
     index = {name: i for i, name in enumerate(section.algorithms)}
@@ -128,11 +154,19 @@ def _wilcoxon(section: WilcoxonSection | NotApplicable | None, a: str, b: str) -
     )
 
 
-def _nemenyi(section: NemenyiSection | NotApplicable | None, board: Board, a: str, b: str):
+def _nemenyi(
+    section: NemenyiSection | NotApplicable | None,
+    board: Board,
+    a: str,
+    b: str,
+    computed: PairTests | None = None,
+):
     if isinstance(board.nemenyi, NotApplicable):
         return PairTest(not_applicable=board.nemenyi.reason)
     if isinstance(section, NotApplicable):
         return PairTest(not_applicable=section.reason)
+    if computed is not None and computed.nemenyi is not None:
+        return PairTest(pvalue=computed.nemenyi)
     if section is None:
         return PairTest(not_applicable="not stored with this snapshot")
     return PairTest(pvalue=_pair_value(section, "pvalues", a, b))
@@ -310,9 +344,12 @@ def head_to_head(
     *,
     values: Mapping[str, Mapping[str, float]],
     higher_is_better: bool,
+    computed: PairTests | None = None,
 ) -> HeadToHead:
     """A against B from a snapshot's typed sections and the two algorithms' dataset-level
-    values (``{algorithm: {dataset: value}}``: scores, or given ranks for a ranking file).
+    values (``{algorithm: {dataset: value}}``: scores, or given ranks for a ranking file);
+    ``computed``: the pair's wins and tests when the pairwise sections do not hold it
+    (:func:`estimation.pair_tests.pair_tests_on_demand`).
 
     Raises ``KeyError`` when either is not one of the board's algorithms.
     """
@@ -340,18 +377,25 @@ def head_to_head(
         higher_is_better=higher_is_better,
         alpha=board.settings.alpha,
         record=pair_record(advantage),
-        stored_share=_pair_value(wins, "wins", a, b) if wins is not None else None,
+        stored_share=(
+            computed.share
+            if computed is not None
+            else _pair_value(wins, "wins", a, b)
+            if wins is not None
+            else None
+        ),
         outcome_source=source,
         differences=differences,
-        wilcoxon=_wilcoxon(sections.get("wilcoxon"), a, b),
+        wilcoxon=_wilcoxon(sections.get("wilcoxon"), a, b, computed),
         wilcoxon_correction=(
             None if isinstance(wilcoxon_summary, NotApplicable) else wilcoxon_summary.correction
         ),
-        nemenyi=_nemenyi(sections.get("nemenyi"), board, a, b),
+        nemenyi=_nemenyi(sections.get("nemenyi"), board, a, b, computed),
         tukey=tukey,
         tukey_note=tukey_note,
         tukey_left_out=left_out,
         practical=_practical(sections, board, a, b, values, higher_is_better)
         if board.input.kind == "score"
         else PairPractical(not_applicable="ranking-only input has no score differences"),
+        computed_here=computed is not None,
     )

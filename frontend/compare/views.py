@@ -18,6 +18,7 @@ from estimation.pair_hierarchical import (
     pair_hierarchical,
     sampler_description,
 )
+from estimation.pair_tests import pair_tests_on_demand
 from estimation.selectors import SnapshotSections, snapshot_latest
 from estimation.tables import result_table_build
 from frontend.compare import charts
@@ -122,7 +123,14 @@ def compare_pair(request: HttpRequest, slug: str, a: str, b: str) -> HttpRespons
     # one read of the scores serves the page's values and the hierarchical model's folds
     table = result_table_build(benchmark=benchmark, metric=metric)
     values = table_values(table, (a, b))
-    pair = head_to_head(sections, a, b, values=values, higher_is_better=metric.higher_is_better)
+    pair = head_to_head(
+        sections,
+        a,
+        b,
+        values=values,
+        higher_is_better=metric.higher_is_better,
+        computed=pair_tests_on_demand(snapshot=snapshot, sections=sections, a=a, b=b),
+    )
     user = request.user
     hierarchical = pair_hierarchical(
         snapshot=snapshot,

@@ -82,20 +82,23 @@ def test_no_bootstrap_and_a_single_dataset_are_not_applicable_with_reasons():
     )
 
 
-def test_pairwise_wins_above_the_stored_size_are_not_applicable_with_a_reason(monkeypatch):
-    from estimation.core import analysis
+def test_pairwise_sections_above_the_bound_hold_the_first_algorithms_and_validate(monkeypatch):
+    from estimation.core import pairwise_scope
 
     whole = analyze(demsar_table(), AnalysisSettings(bootstrap=0))
     m = len(whole.payload.board.algorithms)
-    monkeypatch.setattr(analysis, "MAX_WINS_PAIRS", m * (m - 1) // 2 - 1)
+    monkeypatch.setattr(pairwise_scope, "MAX_PAIRWISE_ALGORITHMS", m - 1)
     data = analyze(demsar_table(), AnalysisSettings(bootstrap=0)).to_json()
     validate(data)
-    reason = data["wins"]["not_applicable"]
-    assert f"{m * (m - 1) // 2} pairs" in reason and "wins stored" in reason
+    covered = data["pairwise"]["algorithms"]
+    assert len(covered) == m - 1 and f"first {m - 1} by mean rank" in data["pairwise"]["reason"]
+    for name in ("wins", "nemenyi", "wilcoxon"):
+        assert data[name]["algorithms"] == covered
     # Nothing else moves.
     expected = whole.to_json()
-    assert {k: v for k, v in data.items() if k != "wins"} == {
-        k: v for k, v in expected.items() if k != "wins"
+    moved = {"wins", "nemenyi", "wilcoxon", "pairwise"}
+    assert {k: v for k, v in data.items() if k not in moved} == {
+        k: v for k, v in expected.items() if k not in moved
     }
 
 
@@ -156,7 +159,7 @@ def test_the_registry_is_the_one_list_of_estimators():
         AnalysisSettings(default_estimator="nope")
 
 
-WHOLE_SECTIONS = ("board", "advisor")  # O(m), about every algorithm: always served whole
+WHOLE_SECTIONS = ("board", "advisor", "pairwise")  # O(m), about every algorithm: served whole
 
 
 def test_the_advisor_section_is_served_whole():

@@ -66,6 +66,12 @@ GOLDEN: dict[str, dict[str, str]] = {
         "demsar": "e0888fc3eb112b37ddf7bc53afb756f08a4c01efaded6cb0dc80ebeffd6b36e1",
         "simulated": "dcd8a5fcded402d1b31890ba339dd59135d313b8a2f897f721071dbde1fb3ed1",
     },
+    # 0.11.0 (issue 25): the same numbers; the new "pairwise" section (not applicable
+    # below analysis.MAX_PAIRWISE_ALGORITHMS, as here) is the only other difference.
+    "0.11.0": {
+        "demsar": "fbba57b6d887a19d95fa9a76560740261751a5b6254b5867cbcb789bf4e6d3a2",
+        "simulated": "34c47bf7d534052383bc5cb1f665cac603a1cac9f074f7c01fb7e6b7e68ee56a",
+    },
 }
 
 

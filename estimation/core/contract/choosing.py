@@ -13,6 +13,7 @@ from estimation.core.contract.sections import (
     DatasetTests,
     NemenyiSection,
     PairNote,
+    PairwiseScope,
     PracticalSection,
     RankMatrixSection,
     TukeyTable,
@@ -120,8 +121,8 @@ def restrict(section: Any, keep: Sequence[int]) -> Any:
             ),
             note=section.note,
         )
-    if isinstance(section, AdvisorSection):
-        return section  # about the estimators, O(m): served whole
+    if isinstance(section, AdvisorSection | PairwiseScope):
+        return section  # about the estimators, or the board's scope, O(m): served whole
     if isinstance(section, PracticalSection):
         return PracticalSection(
             algorithms=names,

@@ -12,6 +12,7 @@ from estimation.core.contract.sections import (
     AdvisorSection,
     DatasetScoresSection,
     NemenyiSection,
+    PairwiseScope,
     PracticalSection,
     RankMatrixSection,
     WilcoxonSection,
@@ -29,6 +30,7 @@ SECTION_TYPES: dict[str, Any] = {
     "advisor": AdvisorSection | NotApplicable,
     "practical": PracticalSection | NotApplicable,
     "dataset_scores": DatasetScoresSection | NotApplicable,
+    "pairwise": PairwiseScope | NotApplicable,
 }
 SECTION_NAMES: tuple[str, ...] = tuple(SECTION_TYPES)
 
@@ -41,8 +43,8 @@ class SnapshotPayload:
     engine_version: str = describe("version of the engine")
     board: Board = describe("the leaderboard's O(m) section")
     wins: WinsSection | NotApplicable = describe(
-        "pairwise wins, O(m²); not applicable above the stored number of pairs "
-        "(analysis.MAX_WINS_PAIRS)"
+        "pairwise wins, O(m²); above analysis.MAX_PAIRWISE_ALGORITHMS for the "
+        "algorithms of the pairwise section only"
     )
     nemenyi: NemenyiSection | NotApplicable = describe(
         "Nemenyi's pairwise p-values; not applicable for top-K rankings or at a size "
@@ -73,6 +75,12 @@ class SnapshotPayload:
         "the dataset-level values the analysis ranked, O(m·n); not applicable above the "
         "stored size (analysis.MAX_SCORE_CELLS)",
         default=NotApplicable("computed by an engine before 0.10.0"),
+    )
+    pairwise: PairwiseScope | NotApplicable = describe(
+        "which algorithms the pairwise sections cover above "
+        "analysis.MAX_PAIRWISE_ALGORITHMS, and what a pair outside them needs; not "
+        "applicable where they hold every pair",
+        default=NotApplicable("computed by an engine before 0.11.0"),
     )
 
     def sections(self) -> dict[str, Any]:

@@ -70,6 +70,40 @@ class WilcoxonSection:
 
 
 @dataclass(frozen=True)
+class PairwiseScope:
+    """Which algorithms the pairwise sections (wins, nemenyi, wilcoxon) cover when the
+    board is too large for every pair, and what a pair outside them needs to be computed
+    on demand, exactly, from the stored O(m·n) ranks and scores: O(m) at the most."""
+
+    n_algorithms: int = describe("algorithms on the board")
+    algorithms: tuple[str, ...] = describe(
+        "the algorithms the pairwise sections cover (the first by mean rank, then name), "
+        "in the board's order"
+    )
+    reason: str = describe("why only these, in words")
+    n_datasets: int = describe("datasets of the rank tests (Nemenyi's n)")
+    wilcoxon_family: int | None = describe(
+        "pairs in the Wilcoxon correction's family (every pair with a common dataset)",
+        null="the Wilcoxon tests are not applicable",
+    )
+    holm_raw: tuple[float, ...] = describe(
+        "Holm: the raw p-values at which the corrected p-value steps up, ascending (only "
+        "below the point where it reaches 1)",
+        units="probability",
+    )
+    holm_corrected: tuple[float, ...] = describe(
+        "Holm: the corrected p-value of a pair whose raw p-value is at or above holm_raw[k] "
+        "(and below holm_raw[k + 1])",
+        units="probability",
+    )
+    holm_one_from: float | None = describe(
+        "Holm: a pair whose raw p-value is at or above this has corrected p-value 1",
+        null="no pair reaches 1 (or the correction is not Holm's)",
+        units="probability",
+    )
+
+
+@dataclass(frozen=True)
 class RankMatrixSection:
     """Each algorithm's rank on each dataset used: O(m·n)."""
 
