@@ -131,17 +131,16 @@ def _request_identity(request: HttpRequest) -> str:
     answered 200, which it does only for an allowed host (CommonMiddleware's check), so
     a request naming another host finds no entry and goes to that check."""
     meta = request.META
-    return "\x1f".join(
-        (
-            request.scheme,
-            meta.get("HTTP_X_FORWARDED_HOST", ""),
-            meta.get("HTTP_HOST", ""),
-            meta.get("SERVER_NAME", ""),
-            str(meta.get("SERVER_PORT", "")),
-            request.path,
-            meta.get("QUERY_STRING", ""),
-        )
+    parts = (
+        request.scheme,
+        meta.get("HTTP_X_FORWARDED_HOST", ""),
+        meta.get("HTTP_HOST", ""),
+        meta.get("SERVER_NAME", ""),
+        meta.get("SERVER_PORT", ""),
+        request.path,
+        meta.get("QUERY_STRING", ""),
     )
+    return "\x1f".join(str(part) for part in parts)
 
 
 def _coding(request: HttpRequest) -> str:

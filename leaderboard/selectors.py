@@ -93,20 +93,22 @@ def algorithms_public(algorithms: QuerySet[Algorithm]) -> QuerySet[Algorithm]:
     return algorithms.filter(_used_by_accepted_submission())
 
 
-def datasets_with_listing(*, benchmark: Benchmark) -> QuerySet[Dataset]:
-    """The benchmark's datasets, each with ``listed``: whether it is public
-    (:func:`datasets_public`), in the same query (a submission reads both)."""
-    listed = Q(declared=True) | _used_by_accepted_score()
-    return benchmark.datasets.annotate(
-        listed=ExpressionWrapper(listed, output_field=BooleanField())
+def datasets_with_listing(*, benchmark: Benchmark) -> list[tuple[Dataset, bool]]:
+    """The benchmark's datasets, each with whether it is public (:func:`datasets_public`),
+    in one query (a submission reads both)."""
+    listed = ExpressionWrapper(
+        Q(declared=True) | _used_by_accepted_score(), output_field=BooleanField()
     )
+    rows = benchmark.datasets.annotate(listed=listed)
+    return [(row, bool(row.__dict__["listed"])) for row in rows]  # an annotation
 
 
-def algorithms_with_listing(*, benchmark: Benchmark) -> QuerySet[Algorithm]:
-    """The benchmark's algorithms, each with ``listed`` (:func:`algorithms_public`)."""
-    return benchmark.algorithms.annotate(
-        listed=ExpressionWrapper(_used_by_accepted_submission(), output_field=BooleanField())
-    )
+def algorithms_with_listing(*, benchmark: Benchmark) -> list[tuple[Algorithm, bool]]:
+    """The benchmark's algorithms, each with whether it is public
+    (:func:`algorithms_public`), in one query."""
+    listed = ExpressionWrapper(_used_by_accepted_submission(), output_field=BooleanField())
+    rows = benchmark.algorithms.annotate(listed=listed)
+    return [(row, bool(row.__dict__["listed"])) for row in rows]
 
 
 def dataset_names_public(*, benchmark: Benchmark) -> list[str]:

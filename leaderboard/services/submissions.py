@@ -276,15 +276,15 @@ class _BenchmarkNames:
     def of(cls, benchmark: Benchmark) -> _BenchmarkNames:
         """Three queries (each name list read with its public flag)."""
         metrics = {m.name: m for m in benchmark.metrics.all()}
-        datasets = list(datasets_with_listing(benchmark=benchmark))
-        algorithms = list(algorithms_with_listing(benchmark=benchmark))
+        datasets = datasets_with_listing(benchmark=benchmark)
+        algorithms = algorithms_with_listing(benchmark=benchmark)
         return cls(
             metrics=metrics,
             primary=next((m for m in metrics.values() if m.is_primary), None),
-            datasets={d.name: d for d in datasets},
-            algorithms={a.name: a for a in algorithms},
-            listed_datasets=frozenset(d.name for d in datasets if d.listed),
-            listed_algorithms=frozenset(a.name for a in algorithms if a.listed),
+            datasets={d.name: d for d, _ in datasets},
+            algorithms={a.name: a for a, _ in algorithms},
+            listed_datasets=frozenset(d.name for d, listed in datasets if listed),
+            listed_algorithms=frozenset(a.name for a, listed in algorithms if listed),
         )
 
 
