@@ -28,15 +28,17 @@ cores, so the throughput is a lower bound of the server's.
 
 from __future__ import annotations
 
+import argparse
 import http.client
 import multiprocessing
 import os
+import sys
 import threading
 import time
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from bench.common import Options, markdown_table
+from bench.common import Options, machine_line, markdown_table
 
 CLIENTS = 32
 PROCESSES = 4
@@ -170,7 +172,9 @@ def _percentile(sorted_values: list[float], q: float) -> float:
     return sorted_values[index]
 
 
-def run(options: Options, scratch) -> str:
+def run(options: Options, scratch, *, rows: tuple[str, ...] = ()) -> str:
+    """``rows``: only the rows whose label starts with one of these (the static file,
+    the ceiling, always runs first); empty: every row."""
     from django.conf import settings
     from django.db import connections
 
@@ -255,6 +259,10 @@ def run(options: Options, scratch) -> str:
                 {"If-None-Match": status_first["etag"]},
             ),
         ]
+        if rows:
+            scenarios = scenarios[:1] + [
+                s for s in scenarios[1:] if any(s[0].startswith(prefix) for prefix in rows)
+            ]
         results = []
         for label, p, h in scenarios:
             result = load(
@@ -267,8 +275,8 @@ def run(options: Options, scratch) -> str:
     static_rate = results[0][1]["count"] / results[0][1]["elapsed"]
     static_cpu = results[0][1]["server_cpu"] / max(results[0][1]["count"], 1)
     view_label = "latest, 200, view (cookie)"
-    base_result = next(result for label, result in results if label == view_label)
-    base_rate = base_result["count"] / base_result["elapsed"]
+    base_result = next((result for label, result in results if label == view_label), None)
+    base_rate = base_result["count"] / base_result["elapsed"] if base_result else 0.0
     rows = []
     for label, result in results:
         latencies = result["latencies"]
@@ -285,7 +293,7 @@ def run(options: Options, scratch) -> str:
                 f"**{result['server_cpu'] / result['count'] / static_cpu:.2f}x**"
                 if static_cpu
                 else "–",
-                f"{rate / base_rate:.1f}x",
+                f"{rate / base_rate:.1f}x" if base_rate else "–",
                 f"{_percentile(latencies, 0.5) * 1e3:.1f} ms",
                 f"{_percentile(latencies, 0.99) * 1e3:.1f} ms",
                 f"{max(latencies) * 1e3:.1f} ms",
@@ -365,3 +373,29 @@ def _get(base: str, path: str, headers: dict, timeout: float = 30.0) -> dict:
         return {"status": response.status, "etag": response.getheader("ETag")}
     finally:
         conn.close()
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m bench.suite_api", description=__doc__.split("\n\n")[0]
+    )
+    parser.add_argument("--quick", action="store_true", help="tiny sizes: a smoke run")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--rows",
+        default="",
+        help="comma-separated label prefixes, e.g. 'badge,leaderboard page' (the static "
+        "file always runs); default every row",
+    )
+    args = parser.parse_args(argv)
+    from bench.scratch import Scratch
+
+    print(f"Machine: {machine_line()}\n", flush=True)
+    rows = tuple(part.strip() for part in args.rows.split(",") if part.strip())
+    with Scratch() as scratch:
+        print(run(Options(quick=args.quick, seed=args.seed), scratch, rows=rows), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -27,12 +27,14 @@ Breakdown, on one clock (both processes on this machine; the worker's timestamps
 
 from __future__ import annotations
 
+import argparse
 import statistics
+import sys
 import time
 
 import numpy as np
 
-from bench.common import Options, fmt_seconds, markdown_table, synthetic_scores
+from bench.common import Options, fmt_seconds, machine_line, markdown_table, synthetic_scores
 
 SIZE = (20, 100, 10)
 QUICK_SIZE = (6, 12, 3)
@@ -98,12 +100,17 @@ def wait_for_complete(snapshot, timeout: float = 600.0) -> tuple[dict, float]:
     raise RuntimeError(f"snapshot v{snapshot.version} not complete within {timeout} s")
 
 
-def run(options: Options, scratch) -> str:
+def run(
+    options: Options, scratch, *, algorithms: int | None = None, iterations: int | None = None
+) -> str:
+    """``algorithms``: m instead of the default 20 (``--algorithms 200``: issue 25's
+    second size); ``iterations``: submissions timed instead of at least 10."""
     from leaderboard import services
     from leaderboard.models import Submission
 
     m, n, folds = QUICK_SIZE if options.quick else SIZE
-    iterations = 3 if options.quick else max(10, options.repeats)
+    m = algorithms or m
+    iterations = iterations or (3 if options.quick else max(10, options.repeats))
     benchmark = services.benchmark_create(
         slug="latency",
         title="Latency",
@@ -185,3 +192,28 @@ def run(options: Options, scratch) -> str:
             "evaluation, and advisor, stored.",
         ]
     )
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m bench.suite_latency", description=__doc__.split("\n\n")[0]
+    )
+    parser.add_argument("--quick", action="store_true", help="tiny sizes: a smoke run")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--submissions", type=int, help="submissions timed (default 10)")
+    parser.add_argument("--algorithms", type=int, help=f"m (default {SIZE[0]})")
+    args = parser.parse_args(argv)
+    if args.algorithms is not None and args.algorithms < 2:
+        parser.error("--algorithms must be at least 2")
+    from bench.scratch import Scratch
+
+    print(f"Machine: {machine_line()}\n", flush=True)
+    with Scratch() as scratch:
+        options = Options(quick=args.quick, seed=args.seed)
+        report = run(options, scratch, algorithms=args.algorithms, iterations=args.submissions)
+        print(report, flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -105,10 +105,13 @@ def latest_invalidate(
     if slug is None:
         if benchmark_id is None:
             return
-        slug = Benchmark.objects.filter(pk=benchmark_id).values_list("slug", flat=True).first()
-        if slug is None:
+        # The slug and the metric names in one round trip (a snapshot's save waits on it).
+        rows = list(Benchmark.objects.filter(pk=benchmark_id).values_list("slug", "metrics__name"))
+        if not rows:
             return
-    if benchmark_id is not None:
+        slug = rows[0][0]
+        names |= {name for _, name in rows if name is not None}
+    elif benchmark_id is not None:
         names |= set(
             Metric.objects.filter(benchmark_id=benchmark_id).values_list("name", flat=True)
         )

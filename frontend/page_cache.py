@@ -42,12 +42,11 @@ import gzip
 import hashlib
 import logging
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache, wraps
 
 from django.conf import settings
 from django.core.cache import cache
-from django.core.exceptions import DisallowedHost
 from django.core.signals import setting_changed
 from django.dispatch import receiver
 from django.http import HttpRequest, HttpResponse
@@ -90,6 +89,9 @@ class PageEntry:
     etag: str
     last_modified: int
     body: bytes
+    # Every header of the answer (the view's, ETag, Last-Modified, Content-Encoding,
+    # Vary), built once when the entry is made, not per hit.
+    http_headers: tuple[tuple[str, str], ...] = ()
 
 
 CODINGS = ("br", "gzip", "")
@@ -119,7 +121,26 @@ def _anonymous(request: HttpRequest) -> bool:
 
 
 def _entry_key(slug: str, url: str, coding: str) -> str:
-    return f"page:{slug}:{hashlib.sha256(url.encode()).hexdigest()[:32]}:{coding}"
+    # "v2": entries made before PageEntry gained ``http_headers`` are never read.
+    return f"page:v2:{slug}:{hashlib.sha256(url.encode()).hexdigest()[:32]}:{coding}"
+
+
+def _request_identity(request: HttpRequest) -> str:
+    """What the body can depend on, from the request as it came: scheme, the host
+    headers, path and query. Raw, not validated: an entry is stored only after the view
+    answered 200, which it does only for an allowed host (CommonMiddleware's check), so
+    a request naming another host finds no entry and goes to that check."""
+    meta = request.META
+    parts = (
+        request.scheme,
+        meta.get("HTTP_X_FORWARDED_HOST", ""),
+        meta.get("HTTP_HOST", ""),
+        meta.get("SERVER_NAME", ""),
+        meta.get("SERVER_PORT", ""),
+        request.path,
+        meta.get("QUERY_STRING", ""),
+    )
+    return "\x1f".join(str(part) for part in parts)
 
 
 def _coding(request: HttpRequest) -> str:
@@ -157,8 +178,9 @@ def _entries_of(response: HttpResponse, generation: str) -> dict[str, PageEntry]
         (name, getattr(response, name)) for name in _CSP_ATTRIBUTES if hasattr(response, name)
     )
     now = int(time.time())
-    return {
-        coding: PageEntry(
+    entries = {}
+    for coding in CODINGS:
+        entry = PageEntry(
             generation=generation,
             coding=coding if coding in bodies else "",
             headers=headers,
@@ -167,21 +189,37 @@ def _entries_of(response: HttpResponse, generation: str) -> dict[str, PageEntry]
             last_modified=now,
             body=bodies.get(coding, raw),
         )
-        for coding in CODINGS
-    }
+        entries[coding] = replace(entry, http_headers=_http_headers(entry))
+    return entries
 
 
-def _answer(request: HttpRequest, entry: PageEntry) -> HttpResponse:
-    response = HttpResponse(entry.body)
+def _http_headers(entry: PageEntry) -> tuple[tuple[str, str], ...]:
+    response = HttpResponse()
+    del response["Content-Type"]
     for name, value in entry.headers:
         response[name] = value
-    for attribute, setting in entry.attributes:
-        setattr(response, attribute, setting)
     response["ETag"] = "W/" + entry.etag if entry.coding else entry.etag
     response["Last-Modified"] = http_date(entry.last_modified)
     if entry.coding:
         response["Content-Encoding"] = entry.coding
     patch_vary_headers(response, ("Accept-Encoding",))
+    return tuple(response.items())
+
+
+_CONDITIONAL = (
+    "HTTP_IF_NONE_MATCH",
+    "HTTP_IF_MODIFIED_SINCE",
+    "HTTP_IF_MATCH",
+    "HTTP_IF_UNMODIFIED_SINCE",
+)
+
+
+def _answer(request: HttpRequest, entry: PageEntry) -> HttpResponse:
+    response = HttpResponse(entry.body, headers=dict(entry.http_headers))
+    for attribute, setting in entry.attributes:
+        setattr(response, attribute, setting)
+    if not any(name in request.META for name in _CONDITIONAL):
+        return response  # nothing to compare: the 200 (most hits)
     not_modified = get_conditional_response(
         request, etag=entry.etag, last_modified=entry.last_modified, response=response
     )
@@ -228,10 +266,7 @@ class PageCacheMiddleware:
         slug = _cached_page_slug(request.path_info)
         if slug is None:
             return None, ""
-        try:
-            return slug, request.build_absolute_uri()
-        except DisallowedHost:
-            return None, ""
+        return slug, _request_identity(request)
 
 
 @lru_cache(maxsize=4096)

@@ -11,8 +11,10 @@ import psycopg
 from django.contrib.auth import get_user_model
 from django.db import connection
 from django.db.models import (
+    BooleanField,
     Count,
     Exists,
+    ExpressionWrapper,
     IntegerField,
     OuterRef,
     Prefetch,
@@ -91,6 +93,24 @@ def algorithms_public(algorithms: QuerySet[Algorithm]) -> QuerySet[Algorithm]:
     return algorithms.filter(_used_by_accepted_submission())
 
 
+def datasets_with_listing(*, benchmark: Benchmark) -> list[tuple[Dataset, bool]]:
+    """The benchmark's datasets, each with whether it is public (:func:`datasets_public`),
+    in one query (a submission reads both)."""
+    listed = ExpressionWrapper(
+        Q(declared=True) | _used_by_accepted_score(), output_field=BooleanField()
+    )
+    rows = benchmark.datasets.annotate(listed=listed)
+    return [(row, bool(row.__dict__["listed"])) for row in rows]  # an annotation
+
+
+def algorithms_with_listing(*, benchmark: Benchmark) -> list[tuple[Algorithm, bool]]:
+    """The benchmark's algorithms, each with whether it is public
+    (:func:`algorithms_public`), in one query."""
+    listed = ExpressionWrapper(_used_by_accepted_submission(), output_field=BooleanField())
+    rows = benchmark.algorithms.annotate(listed=listed)
+    return [(row, bool(row.__dict__["listed"])) for row in rows]
+
+
 def dataset_names_public(*, benchmark: Benchmark) -> list[str]:
     return list(
         datasets_public(benchmark.datasets.all()).order_by("name").values_list("name", flat=True)
@@ -140,35 +160,30 @@ class ScoreColumns:
 
 
 # Each score as 28 fixed-width big-endian bytes, aggregated by PostgreSQL into one bytea
-# per chunk of submissions (one value to fetch instead of a million rows; a COPY TO
-# would hand them to Python one row at a time).
+# per submission, all in one query (one value per submission to fetch instead of a
+# million rows; a COPY TO would hand them to Python one row at a time). One submission
+# holds at most PODIUM_MAX_UPLOAD_ROWS scores, so each value stays far below
+# PostgreSQL's 1 GB limit; one round trip however many submissions (m = 200 took 20).
 _SCORE_ROW = np.dtype(
     [("submission", ">i8"), ("dataset", ">i8"), ("fold", ">i4"), ("value", ">f8")]
 )
 _SCORE_BYTES = (
     "SELECT string_agg(int8send(submission_id) || int8send(dataset_id) "
     "|| int4send(coalesce(fold, -1)) || float8send(value), ''::bytea) "
-    "FROM {table} WHERE metric_id = %s AND submission_id = ANY(%s::bigint[])"
+    "FROM {table} WHERE metric_id = %s AND submission_id = ANY(%s::bigint[]) "
+    "GROUP BY submission_id ORDER BY submission_id"
 )
-# Submissions per query: one submission holds at most PODIUM_MAX_UPLOAD_ROWS scores, so
-# one aggregated value stays far below PostgreSQL's 1 GB limit.
-_SUBMISSIONS_PER_QUERY = 10
 
 
 def _score_columns_bulk(metric: Metric, submission_ids: list[int]) -> tuple[np.ndarray, ...]:
     """PostgreSQL: the scores as packed bytes, parsed by numpy (no Python object per row)."""
     query = _SCORE_BYTES.format(table=Score._meta.db_table)
-    chunks = []
     connection.ensure_connection()
     # A cursor of our own on Django's connection (same transaction): Django's cursors
     # bind client-side, which cannot fetch binary results; hex text would double the bytes.
     with connection.wrap_database_errors, psycopg.Cursor(connection.connection) as cursor:
-        for start in range(0, len(submission_ids), _SUBMISSIONS_PER_QUERY):
-            ids = submission_ids[start : start + _SUBMISSIONS_PER_QUERY]
-            cursor.execute(query, [metric.pk, ids], binary=True)
-            row = cursor.fetchone()
-            if row and row[0]:
-                chunks.append(np.frombuffer(row[0], dtype=_SCORE_ROW))
+        cursor.execute(query, [metric.pk, submission_ids], binary=True)
+        chunks = [np.frombuffer(packed, dtype=_SCORE_ROW) for (packed,) in cursor if packed]
     rows = np.concatenate(chunks) if chunks else np.empty(0, dtype=_SCORE_ROW)
     return (
         rows["submission"].astype(np.int64),

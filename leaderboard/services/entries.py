@@ -32,7 +32,9 @@ def metric_range_problem(metric: Metric, value: float) -> str | None:
 
 
 def lookalike_problems(
-    entries: Sequence[SubmissionInput], listed_datasets: set[str], listed_algorithms: set[str]
+    entries: Sequence[SubmissionInput],
+    listed_datasets: Iterable[str],
+    listed_algorithms: Iterable[str],
 ) -> list[Problem]:
     """New names whose Unicode skeleton is a listed name's (leaderboard/confusables.py)."""
     datasets = (

@@ -21,10 +21,7 @@ from leaderboard.models import (
     Metric,
     Submission,
 )
-from leaderboard.selectors import (
-    algorithm_names_public,
-    dataset_names_public,
-)
+from leaderboard.selectors import algorithms_with_listing, datasets_with_listing
 from leaderboard.services.access import user_is_maintainer
 from leaderboard.services.entries import entry_problems, lookalike_problems, typo_problems
 from leaderboard.services.errors import PermissionDenied, Problem, ValidationFailed
@@ -264,21 +261,30 @@ def _block_hash_update(digest, block: ScoreBlock, chunk: int = 65536) -> None:
 
 @dataclass(frozen=True)
 class _BenchmarkNames:
-    """A benchmark's metrics, datasets and algorithms by name, as a write sees them."""
+    """A benchmark's metrics, datasets and algorithms by name, as a write sees them, and
+    the names the public sees ("listed": names only unaccepted submissions brought stay
+    unknown to a benchmark that takes listed datasets or algorithms only)."""
 
     metrics: dict[str, Metric]
     primary: Metric | None
     datasets: dict[str, Dataset]
     algorithms: dict[str, Algorithm]
+    listed_datasets: frozenset[str]
+    listed_algorithms: frozenset[str]
 
     @classmethod
     def of(cls, benchmark: Benchmark) -> _BenchmarkNames:
+        """Three queries (each name list read with its public flag)."""
         metrics = {m.name: m for m in benchmark.metrics.all()}
+        datasets = datasets_with_listing(benchmark=benchmark)
+        algorithms = algorithms_with_listing(benchmark=benchmark)
         return cls(
             metrics=metrics,
             primary=next((m for m in metrics.values() if m.is_primary), None),
-            datasets={d.name: d for d in benchmark.datasets.all()},
-            algorithms={a.name: a for a in benchmark.algorithms.all()},
+            datasets={d.name: d for d, _ in datasets},
+            algorithms={a.name: a for a, _ in algorithms},
+            listed_datasets=frozenset(d.name for d, listed in datasets if listed),
+            listed_algorithms=frozenset(a.name for a, listed in algorithms if listed),
         )
 
 
@@ -336,10 +342,7 @@ def _entries_check(
     confirmed: bool,
 ) -> None:
     """Every rule on the entries, or ValidationFailed with all that is wrong."""
-    # "Listed" is what the public sees: names only unaccepted submissions brought stay
-    # unknown to a benchmark that takes listed datasets or algorithms only.
-    listed_datasets = set(dataset_names_public(benchmark=benchmark))
-    listed_algorithms = set(algorithm_names_public(benchmark=benchmark))
+    listed_datasets, listed_algorithms = known.listed_datasets, known.listed_algorithms
     problems = entry_problems(
         benchmark, entries, known.metrics, known.primary, listed_datasets, listed_algorithms
     )
