@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 from estimation import services
+from estimation.core.analysis import analyze
 from estimation.core.contract import to_json
 from estimation.tables import fingerprint
 
@@ -41,6 +42,11 @@ def _flags(*, advisor: bool = True, uncertainty: bool = True, **_: Any) -> str:
 
 def _board(board, **_: Any) -> str:
     return json.dumps(to_json(board), sort_keys=True)
+
+
+def analyze_remembered(table, settings, **flags):
+    """``analyze(table, settings, **flags)``, computed once per process for each input."""
+    return _remembered("analyze", analyze, _flags)(table, settings, **flags)
 
 
 @contextmanager
