@@ -88,12 +88,16 @@ def signed_rank_pvalues(differences: np.ndarray) -> np.ndarray:
     absolute = np.abs(d)
     nonzero = d != 0
     count = nonzero.sum(axis=1)
-    ordered = np.sort(absolute, axis=1)
+    # one sort serves both the sorted rows and each value's position in them (the
+    # inverse permutation): the advisor's simulations spend most of their time here
+    order = np.argsort(absolute, axis=1, kind="stable")
+    ordered = np.take_along_axis(absolute, order, axis=1)
     ranks_sorted, ties = _average_ranks_sorted(ordered)
     zeros = (~nonzero).sum(axis=1, keepdims=True)
     # rank of each value among all, then among the non-zero ones (zeros rank lowest)
-    position = np.argsort(np.argsort(absolute, axis=1, kind="stable"), axis=1)
-    ranks = np.take_along_axis(ranks_sorted, position, axis=1) - zeros
+    ranks = np.empty_like(ranks_sorted)
+    np.put_along_axis(ranks, order, ranks_sorted, axis=1)
+    ranks -= zeros
     r_plus = np.where(d > 0, ranks, 0.0).sum(axis=1)
     mean = count * (count + 1) / 4.0
     # the tie term counts ties among non-zero values only

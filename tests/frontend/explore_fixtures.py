@@ -1,6 +1,8 @@
 """The demo benchmarks with computed snapshots, shared by the explore tests of a module.
 
-``demo_benchmarks[slug]`` is the snapshot's typed sections by name."""
+``demo_benchmarks[slug]`` is the snapshot's typed sections by name. Each module loads
+and computes its own copy (and deletes it afterwards), so that no module sees another's
+changes; the engine's results are computed once per process (tests/engine_memo.py)."""
 
 from __future__ import annotations
 
@@ -13,6 +15,7 @@ from estimation.models import ResultSnapshot
 from estimation.selectors import SnapshotSections
 from leaderboard.demo import DEMOS, demo_load
 from leaderboard.models import Benchmark, Score, Submission
+from tests.engine_memo import engine_results_remembered
 
 
 def _delete_demos() -> None:
@@ -25,7 +28,7 @@ def _delete_demos() -> None:
 @pytest.fixture(scope="module")
 def demo_benchmarks(django_db_setup, django_db_blocker):
     """Loaded and computed once per module, deleted afterwards (other tests load them too)."""
-    with django_db_blocker.unblock():
+    with django_db_blocker.unblock(), engine_results_remembered():
         _delete_demos()
         demo_load()
         for slug in DEMOS:

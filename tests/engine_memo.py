@@ -1,0 +1,67 @@
+"""The engine's results remembered by input, for fixtures that build the same demo
+snapshots again and again (each module its own copy in the database, for isolation).
+
+The core is pure: the same table and settings give the same result, so a build that
+meets an input this process has analysed before reuses that result, and everything
+around it (reading the scores, the leases, the stored sections and their contract
+check) still runs. A test of the engine itself never uses it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import pytest
+
+from estimation import services
+from estimation.core.analysis import analyze
+from estimation.core.contract import to_json
+from estimation.tables import fingerprint
+
+# One per process (an xdist worker): kept for the session, keyed by what the result
+# depends on. The callbacks (progress, stop) change no number, so they are not in the key.
+_RESULTS: dict[tuple[str, ...], Any] = {}
+
+
+def _remembered(name: str, compute: Callable[..., Any], key_of: Callable[..., str]):
+    def call(table, settings, *args, **kwargs):
+        key = (name, fingerprint(table, settings), key_of(*args, **kwargs))
+        if key not in _RESULTS:
+            _RESULTS[key] = compute(table, settings, *args, **kwargs)
+        return _RESULTS[key]
+
+    return call
+
+
+def _flags(*, advisor: bool = True, uncertainty: bool = True, **_: Any) -> str:
+    return f"advisor={advisor} uncertainty={uncertainty}"
+
+
+def _board(board, **_: Any) -> str:
+    return json.dumps(to_json(board), sort_keys=True)
+
+
+def analyze_remembered(table, settings, **flags):
+    """``analyze(table, settings, **flags)``, computed once per process for each input."""
+    return _remembered("analyze", analyze, _flags)(table, settings, **flags)
+
+
+@contextmanager
+def engine_results_remembered() -> Iterator[None]:
+    """Within the block, the recompute services reuse the engine's earlier results."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(services, "analyze", _remembered("analyze", services.analyze, _flags))
+        patch.setattr(
+            services,
+            "analyze_uncertainty",
+            _remembered("uncertainty", services.analyze_uncertainty, _board),
+        )
+        patch.setattr(
+            services,
+            "analyze_advisor",
+            _remembered("advisor", services.analyze_advisor, lambda **_: ""),
+        )
+        yield
