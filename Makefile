@@ -44,8 +44,8 @@ test: lint services browser
 # --create-db rebuilds them), cache prefix and Celery queue; tests marked integration
 # or browser (by hand, by folder or by fixture: tests/conftest.py) and the fresh-clone
 # runs (clone) are left out. PODIUM_TEST_TIER makes a worker started by hand fail its test.
-# About 8 minutes here before tests/engine_memo.py (engine results of repeated inputs
-# shared within a process, about 1.5 CPU-minutes less); not yet the 3 minutes aimed at.
+# About 5 minutes here (8 before tests/engine_memo.py shared the engine results of
+# repeated inputs within a process); not yet the 3 minutes aimed at.
 check: lint services
 	PODIUM_TEST_TIER=check $(BIN)/pytest -q -m "$(CHECK_TESTS)" -n auto --dist loadfile --reuse-db --durations=10
 
