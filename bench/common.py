@@ -96,6 +96,39 @@ def result_table(m: int, n: int, *, folds: int = 0, seed: int = 0):
     )
 
 
+def score_matrix_import(
+    values: np.ndarray,
+    *,
+    algorithm: str = "algorithm-{:04d}",
+    dataset: str = "dataset-{:05d}",
+    **benchmark_fields: Any,
+):
+    """A one-metric benchmark ("score", higher is better) holding ``values[i, j]`` as
+    algorithm j's score on dataset i, imported as one submission batch; returns it (its
+    recompute is queued, not run). The names are the formats filled with i and j."""
+    from leaderboard import services
+    from leaderboard.models import Submission
+
+    n, m = values.shape
+    benchmark = services.benchmark_create(metrics=[("score", "higher")], **benchmark_fields)
+    services.submissions_create(
+        benchmark=benchmark,
+        submitter=None,
+        source=Submission.Source.IMPORT,
+        entries=[
+            services.SubmissionInput(
+                algorithm=algorithm.format(j),
+                scores=[
+                    services.ScoreInput(dataset=dataset.format(i), value=float(values[i, j]))
+                    for i in range(n)
+                ],
+            )
+            for j in range(m)
+        ],
+    )
+    return benchmark
+
+
 def fmt_seconds(value: float | None) -> str:
     if value is None:
         return "–"

@@ -46,6 +46,7 @@ from bench.common import (
     fmt_seconds,
     machine_line,
     markdown_table,
+    score_matrix_import,
     synthetic_scores,
 )
 
@@ -91,30 +92,13 @@ def percentile(values: list[float], q: float) -> float:
 def build_benchmark(m: int, n: int, seed: int):
     """Import m x n generated scores and compute their snapshot here; return the analysis time."""
     from estimation.services import recompute_run
-    from leaderboard import services
-    from leaderboard.models import Submission
 
     values, _ = synthetic_scores(m, n, seed=seed)
-    benchmark = services.benchmark_create(
+    benchmark = score_matrix_import(
+        values,
         slug="pages",
         title=f"Page benchmark: {m} algorithms on {n} datasets",
         description="Generated scores (bench/suite_pages.py).",
-        metrics=[("score", "higher")],
-    )
-    services.submissions_create(
-        benchmark=benchmark,
-        submitter=None,
-        source=Submission.Source.IMPORT,
-        entries=[
-            services.SubmissionInput(
-                algorithm=f"algorithm-{j:04d}",
-                scores=[
-                    services.ScoreInput(dataset=f"dataset-{i:05d}", value=float(values[i, j]))
-                    for i in range(n)
-                ],
-            )
-            for j in range(m)
-        ],
     )
     # The import queued a recompute for workers (none run here; the scratch queue is
     # purged at exit): compute it in this process instead.

@@ -61,29 +61,18 @@ def test_no_chart_text_overprints(demo_site, new_page, screenshot, size, slug):
 def large_site(empty_site):
     """130 algorithms on 12 datasets, imported and analysed here: the sizes at which bars
     get narrow and the axes' first labels meet at the corners."""
+    from bench.common import score_matrix_import
     from estimation.services import snapshot_refresh
-    from leaderboard import services
-    from leaderboard.models import Submission
 
     rng = np.random.default_rng(28)
     values = rng.normal(size=130)[None, :] * 0.3 + rng.normal(size=(12, 130))
-    benchmark = services.benchmark_create(
-        slug="wide", title="Wide", metrics=[("score", "higher")], bootstrap_size=100
-    )
-    services.submissions_create(
-        benchmark=benchmark,
-        submitter=None,
-        source=Submission.Source.IMPORT,
-        entries=[
-            services.SubmissionInput(
-                algorithm=f"model-{j:03d}",
-                scores=[
-                    services.ScoreInput(dataset=f"task-{i:02d}", value=float(values[i, j]))
-                    for i in range(12)
-                ],
-            )
-            for j in range(130)
-        ],
+    benchmark = score_matrix_import(
+        values,
+        algorithm="model-{:03d}",
+        dataset="task-{:02d}",
+        slug="wide",
+        title="Wide",
+        bootstrap_size=100,
     )
     snapshot_refresh(benchmark_id=benchmark.pk)
     return empty_site

@@ -88,9 +88,9 @@ def test_a_pair_not_stored_is_computed_to_the_engines_numbers(client, monkeypatc
     )
 
 
-def test_charts_page_shows_the_hierarchical_model_and_more_folds_with_folds(client):
+def _folds_board(rope: float | None = None):
+    """a, b and c on 6 datasets x 5 folds (a just ahead of b, c behind), computed."""
     from leaderboard.services import benchmark_create
-    from tests.frontend.test_readers_support import refresh as refresh_benchmark
     from tests.frontend.uneven_folds import submit_folds
 
     benchmark = benchmark_create(
@@ -102,8 +102,14 @@ def test_charts_page_shows_the_hierarchical_model_and_more_folds_with_folds(clie
             for i in range(6)
         }
         submit_folds(benchmark, name, cells)
-    Metric.objects.filter(benchmark=benchmark).update(rope=0.01)
-    refresh_benchmark(benchmark)
+    if rope is not None:
+        Metric.objects.filter(benchmark=benchmark).update(rope=rope)
+    refresh(benchmark)
+    return benchmark
+
+
+def test_charts_page_shows_the_hierarchical_model_and_more_folds_with_folds(client):
+    _folds_board(rope=0.01)
     html = client.get("/b/foldy/charts/").content.decode()
     table = html.split('data-testid="hierarchical-table"')[1].split("</table>")[0]
     assert "6 × 5" in table and ">b<" in table
@@ -130,19 +136,7 @@ def test_the_leaderboard_verdict_says_practically_equivalent_where_it_holds(clie
 
 
 def test_the_power_panel_carries_the_folds_power_without_a_rope(client):
-    from leaderboard.services import benchmark_create
-    from tests.frontend.uneven_folds import submit_folds
-
-    benchmark = benchmark_create(
-        slug="foldy", title="Folds", metrics=[("score", "higher")], bootstrap_size=0
-    )
-    for name, shift in (("a", 0.02), ("b", 0.0), ("c", -0.05)):
-        cells = {
-            f"d{i}": {k: 0.7 + i / 100 + shift + ((i * 7 + k * 3) % 5) / 500 for k in range(5)}
-            for i in range(6)
-        }
-        submit_folds(benchmark, name, cells)
-    refresh(benchmark)
+    _folds_board()
     html = client.get("/b/foldy/charts/").content.decode()
     power = html.split('data-testid="power"')[1].split("</section>")[0]
     sentence = power.split('data-testid="advisor-folds-power"')[1].split("</p>")[0]
