@@ -21,6 +21,7 @@ from estimation.core import aggregates, pairwise_scope
 from estimation.core.advisor import advise, advisor_section
 from estimation.core.contract import (
     SCHEMA_VERSION,
+    AdvisorPower,
     AdvisorSection,
     AnalysisSettings,
     Board,
@@ -29,9 +30,12 @@ from estimation.core.contract import (
     EstimatorResult,
     Evaluation,
     ExcludedAlgorithm,
+    FoldsPower,
+    HierarchicalComparison,
     InputFacts,
     NotApplicable,
     PairwiseMatrix,
+    PracticalSection,
     RankIntervals,
     RankMatrixSection,
     ScoreSummary,
@@ -220,10 +224,8 @@ def analyze(
         inference = evaluation = NotApplicable(UNCERTAINTY_DEFERRED)
     results = tuple(replace(estimators[key], bootstrap=boot[key]) for key in ESTIMATOR_KEYS)
 
-    advice: AdvisorSection | NotApplicable = NotApplicable(ADVISOR_DEFERRED)
     if advisor:
         clock.stage("advisor", 0.9)
-        advice = _advisor(prepared, K, advisor_seed, settings=settings)
 
     complete = prepared.kind == "score" or prepared.known_positions == m
     mean_rank = (
@@ -263,6 +265,18 @@ def analyze(
     )
     board = replace(board, sensitivity=board_sensitivity(board), practical=practical_leader)
     board = _with_answer(board, inference)
+    advice: AdvisorSection | NotApplicable = NotApplicable(ADVISOR_DEFERRED)
+    if advisor:
+        advice = _advisor(
+            prepared,
+            K,
+            advisor_seed,
+            settings=settings,
+            estimators=estimators,
+            hierarchical=practical.hierarchical
+            if isinstance(practical, PracticalSection)
+            else None,
+        )
     payload = SnapshotPayload(
         schema_version=SCHEMA_VERSION,
         engine_version=ENGINE_VERSION,
@@ -299,11 +313,19 @@ def practical_seed(seed: int) -> int:
     return int(np.random.default_rng(seed).integers(0, 2**63 - 1, size=4)[3])
 
 
-def _first_two(prepared: PreparedRankings, K: int, settings: AnalysisSettings) -> list[int]:
+def _first_two(
+    prepared: PreparedRankings,
+    K: int,
+    settings: AnalysisSettings,
+    estimators: Mapping[str, EstimatorResult] | None = None,
+) -> list[int]:
     """The board's first two algorithms under its default estimator (Board.order's rule:
-    P(win) to TIE_DIGITS decimals, then mean rank, then name)."""
+    P(win) to TIE_DIGITS decimals, then mean rank, then name); ``estimators`` are the
+    point estimates of :func:`_point_estimates` when the caller has them."""
     key = default_estimator_rule(settings.default_estimator)[0]
-    p = np.round(np.array(_point_estimates(prepared, K)[key].p, dtype=float), TIE_DIGITS)
+    if estimators is None:
+        estimators = _point_estimates(prepared, K)
+    p = np.round(np.array(estimators[key].p, dtype=float), TIE_DIGITS)
     mean_rank = prepared.ranks.mean(axis=0)
     names = np.array(prepared.algorithms, dtype=str)
     return np.lexsort((names, mean_rank, -p)).tolist()[:2]
@@ -316,13 +338,21 @@ def _advisor(
     stop: Callable[[], bool] | None = None,
     *,
     settings: AnalysisSettings,
+    estimators: Mapping[str, EstimatorResult] | None = None,
+    hierarchical: HierarchicalComparison | NotApplicable | None = None,
 ) -> AdvisorSection | NotApplicable:
+    """The advisor section. ``estimators`` (the point estimates) and ``hierarchical``
+    (the practical section's comparison, with the same seed) are what :func:`analyze`
+    has already computed: the board's first two are read from the former, and the
+    folds power of the latter is the advisor's when it is of the same pair (the same
+    numbers, without a second run of the sampler)."""
     result = advise(
         prepared.ranks, rng=seed, K=K, known_positions=prepared.known_positions, stop=stop
     )
-    power = folds = None
+    power: AdvisorPower | NotApplicable | None = None
+    folds: FoldsPower | NotApplicable | None = None
     if result.not_applicable is None:
-        first, second = _first_two(prepared, K, settings)
+        first, second = _first_two(prepared, K, settings, estimators)
         # its own stream (from the advisor's seed), so the simulations above are unchanged
         power_seed = int(np.random.default_rng([seed, 1]).integers(0, 2**63 - 1))
         power = advisor_power(
@@ -333,15 +363,25 @@ def _advisor(
             alpha=settings.alpha,
             seed=power_seed,
         )
-        # the practical section's seed: the same numbers as its folds power for one pair
-        folds = pair_folds_power(
-            prepared.algorithms,
-            first,
-            second,
-            prepared.fold_scores,
-            alpha=settings.alpha,
-            seed=_practical_seed(settings),
+        names = prepared.algorithms
+        known = (
+            hierarchical.folds_power if isinstance(hierarchical, HierarchicalComparison) else None
         )
+        if isinstance(known, FoldsPower) and (known.first, known.second) == (
+            names[first],
+            names[second],
+        ):
+            folds = known
+        else:
+            # the practical section's seed: the same numbers as its folds power for one pair
+            folds = pair_folds_power(
+                names,
+                first,
+                second,
+                prepared.fold_scores,
+                alpha=settings.alpha,
+                seed=_practical_seed(settings),
+            )
     return advisor_section(result, prepared.algorithms, seed=seed, power=power, folds_power=folds)
 
 

@@ -127,7 +127,6 @@ def _fit_loo_counts(design: _Design, counts: np.ndarray) -> LooBatchFit:
     G = len(design.group_algorithm)
     per_replicate = max(1, (G * 4 + design.m * 6) * design.K)
     chunk = max(1, min(B, _CHUNK_ELEMENTS // per_replicate))
-    self_products = _self_products(design)
     # Replicates with the same counts have the same fit (bootstraps of few datasets repeat
     # a handful of count vectors): fit each distinct one once. Rows whose bytes differ
     # (after + 0.0 turns -0.0 into 0.0) are distinct, so the row sort of np.unique (27 ms
@@ -145,6 +144,7 @@ def _fit_loo_counts(design: _Design, counts: np.ndarray) -> LooBatchFit:
                 if f.name != "n_unconverged"
             },
         )
+    self_products = _self_products(design)
     parts = [
         _fit_chunk(design, counts[lo : lo + chunk], self_products) for lo in range(0, B, chunk)
     ]

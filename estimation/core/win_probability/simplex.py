@@ -178,15 +178,19 @@ def _lexicographic_optimum(
         return lam
     to_weights = np.triu(np.ones((K, K))) / np.arange(1, K + 1)[None, :]  # w = A lam
     out = lam.copy()
-    for b in np.flatnonzero(nullity).tolist():
+    # A segment (nullity 1, the common case at small n): its better end, no programme
+    # needed, for all such replicates at once.
+    segment = np.flatnonzero(nullity == 1)
+    if segment.size:
+        direction = right[segment, K - 1]  # (S, K)
+        start = lam[segment]
+        moved = _segment_ends(start, direction, direction @ to_weights.T)
+        shifted = np.abs(moved - start).max(axis=1) > _TIE_MOVE
+        out[segment[shifted]] = moved[shifted]
+    for b in np.flatnonzero(nullity > 1).tolist():
         basis = right[b, K - nullity[b] :].T  # (K, d)
         gain = to_weights @ basis  # change of w per unit of z
         start = lam[b]
-        if basis.shape[1] == 1:  # a segment: its better end, no programme needed
-            moved = _segment_end(start, basis[:, 0], gain[:, 0])
-            if np.abs(moved - start).max() > _TIE_MOVE:
-                out[b] = moved
-            continue
         rows, bounds = [-basis], [start]
         z = np.zeros(basis.shape[1])
         for j in range(K):
@@ -214,18 +218,22 @@ def _lexicographic_optimum(
     return out
 
 
-def _segment_end(start: np.ndarray, direction: np.ndarray, gain: np.ndarray) -> np.ndarray:
-    """The end of ``{start + t d >= 0}`` with the lexicographically largest ``w``."""
+def _segment_ends(start: np.ndarray, direction: np.ndarray, gain: np.ndarray) -> np.ndarray:
+    """Per row, the end of ``{start + t d >= 0}`` with the lexicographically largest
+    ``w`` (``gain``: the change of ``w`` along ``d``); rows ``(S, K)``."""
     with np.errstate(divide="ignore", invalid="ignore"):
         limits = np.where(direction != 0, -start / direction, np.nan)
-    upper = np.nanmin(np.where(direction < 0, limits, np.nan), initial=np.inf)
-    lower = np.nanmax(np.where(direction > 0, limits, np.nan), initial=-np.inf)
-    significant = np.flatnonzero(np.abs(gain) > 1e-12)
-    if not len(significant) or not (np.isfinite(upper) and np.isfinite(lower)):
-        return start
-    t = upper if gain[significant[0]] > 0 else lower
-    moved = np.clip(start + t * direction, 0.0, None)
-    return moved / moved.sum()
+    upper = np.where(direction < 0, limits, np.inf).min(axis=1)
+    lower = np.where(direction > 0, limits, -np.inf).max(axis=1)
+    significant = np.abs(gain) > 1e-12
+    first = np.argmax(significant, axis=1)
+    rows = np.arange(len(start))
+    t = np.where(gain[rows, first] > 0, upper, lower)
+    keep = ~significant.any(axis=1) | ~(np.isfinite(upper) & np.isfinite(lower))
+    with np.errstate(invalid="ignore"):
+        moved = np.clip(start + np.where(keep, 0.0, t)[:, None] * direction, 0.0, None)
+        moved /= moved.sum(axis=1, keepdims=True)
+    return np.where(keep[:, None], start, moved)
 
 
 def _kl_derivatives(Q: np.ndarray, W: np.ndarray, lam: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
