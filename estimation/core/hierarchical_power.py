@@ -2,7 +2,8 @@
 :mod:`estimation.core.power`), simulated from the fitted hierarchical model.
 
 Each simulated benchmark keeps the number of datasets and draws each dataset's true
-difference from the fitted ``t(nu, delta0, std0)`` (posterior medians), then its mean over
+difference from the fitted ``t(nu, delta0, std0)`` (posterior medians: over the first
+:data:`~estimation.core.hierarchical.FOLDS_POWER_KEEP` kept steps), then its mean over
 ``K'`` folds with the variance of the model, ``sigma_i^2 (1 + (K' - 1) rho) / K'`` with
 ``rho = 1 / K`` (more folds are more repetitions of the same K-fold design, so the
 correlation stays; the variance never falls below ``rho sigma_i^2``); ``sigma_i`` is
