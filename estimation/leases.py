@@ -13,6 +13,7 @@ from django.db import IntegrityError, connection
 from django.db.models import Q
 from django.utils import timezone
 
+from estimation.commits import derived_atomic
 from estimation.models import RecomputeState
 
 logger = logging.getLogger(__name__)
@@ -37,11 +38,12 @@ def lease_acquire(*, benchmark_id: int, owner: str, state_exists: bool = False) 
             RecomputeState.objects.get_or_create(benchmark_id=benchmark_id)
         except IntegrityError:  # the benchmark was deleted after its recompute was queued
             return False
-    taken = (
-        RecomputeState.objects.filter(pk=benchmark_id)
-        .filter(Q(lease_owner="") | Q(lease_owner=owner) | Q(lease_expires_at__lt=now))
-        .update(lease_owner=owner, lease_expires_at=now + timedelta(seconds=lease_seconds()))
-    )
+    with derived_atomic():  # a lease lost with the database went with its sessions
+        taken = (
+            RecomputeState.objects.filter(pk=benchmark_id)
+            .filter(Q(lease_owner="") | Q(lease_owner=owner) | Q(lease_expires_at__lt=now))
+            .update(lease_owner=owner, lease_expires_at=now + timedelta(seconds=lease_seconds()))
+        )
     return taken == 1
 
 

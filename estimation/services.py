@@ -25,6 +25,7 @@ from django.utils import timezone
 
 from estimation import requests
 from estimation.background import recompute_threads_join
+from estimation.commits import derived_atomic
 from estimation.core.advisor import AdvisorStopped
 from estimation.core.analysis import (
     ENGINE_VERSION,
@@ -348,7 +349,7 @@ def _snapshot_compute(
         logger.exception("reading %s / %s failed", benchmark.slug, metric.name)
         return _load_failure_record(benchmark=benchmark, metric=metric, error=_error_text(exc))
     empty = table.n_datasets == 0 or table.n_algorithms == 0
-    with transaction.atomic():
+    with derived_atomic():
         # The row lock serialises version numbers between concurrent writers.
         slug, metric_names = _benchmark_lock(benchmark.pk)
         newest, latest_ready, known = _versions_known(benchmark=benchmark, metric=metric, key=key)
@@ -714,7 +715,7 @@ def _snapshot_ready(
     over marks it abandoned). Otherwise :class:`LeaseLost`, and nothing is written.
     """
     finished_at = timezone.now()
-    with transaction.atomic():
+    with derived_atomic():
         names: tuple[str, list[str]] | None = None
         if owner:
             # The lease row locked, and the slug and metric names read with it (what the
