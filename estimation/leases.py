@@ -13,6 +13,7 @@ from django.db import IntegrityError, connection
 from django.db.models import Q
 from django.utils import timezone
 
+from estimation.commits import derived_atomic
 from estimation.models import RecomputeState
 
 logger = logging.getLogger(__name__)
@@ -27,18 +28,22 @@ def lease_seconds() -> int:
     return django_settings.RECOMPUTE_LEASE_SECONDS
 
 
-def lease_acquire(*, benchmark_id: int, owner: str) -> bool:
-    """One conditional UPDATE: race-free between any number of workers."""
+def lease_acquire(*, benchmark_id: int, owner: str, state_exists: bool = False) -> bool:
+    """One conditional UPDATE: race-free between any number of workers. ``state_exists``:
+    the caller has just read the benchmark's state row, so it is not made first (a row
+    deleted since, with its benchmark, matches nothing: no lease)."""
     now = timezone.now()
-    try:
-        RecomputeState.objects.get_or_create(benchmark_id=benchmark_id)
-    except IntegrityError:  # the benchmark was deleted after its recompute was queued
-        return False
-    taken = (
-        RecomputeState.objects.filter(pk=benchmark_id)
-        .filter(Q(lease_owner="") | Q(lease_owner=owner) | Q(lease_expires_at__lt=now))
-        .update(lease_owner=owner, lease_expires_at=now + timedelta(seconds=lease_seconds()))
-    )
+    if not state_exists:
+        try:
+            RecomputeState.objects.get_or_create(benchmark_id=benchmark_id)
+        except IntegrityError:  # the benchmark was deleted after its recompute was queued
+            return False
+    with derived_atomic():  # a lease lost with the database went with its sessions
+        taken = (
+            RecomputeState.objects.filter(pk=benchmark_id)
+            .filter(Q(lease_owner="") | Q(lease_owner=owner) | Q(lease_expires_at__lt=now))
+            .update(lease_owner=owner, lease_expires_at=now + timedelta(seconds=lease_seconds()))
+        )
     return taken == 1
 
 

@@ -20,11 +20,12 @@ from datetime import timedelta
 
 from django.conf import settings as django_settings
 from django.db import connection, transaction
-from django.db.models import F, Q
+from django.db.models import F, Q, Subquery
 from django.utils import timezone
 
 from estimation import requests
 from estimation.background import recompute_threads_join
+from estimation.commits import derived_atomic
 from estimation.core.advisor import AdvisorStopped
 from estimation.core.analysis import (
     ENGINE_VERSION,
@@ -99,17 +100,24 @@ def recompute_run(*, benchmark_id: int, owner: str) -> list[ResultSnapshot]:
     state = RecomputeState.objects.filter(pk=benchmark_id).first()
     if state is not None and not state.is_stale:
         return []  # a duplicate task: an earlier run already computed this revision
-    if not lease_acquire(benchmark_id=benchmark_id, owner=owner):
+    if not lease_acquire(benchmark_id=benchmark_id, owner=owner, state_exists=state is not None):
         return []  # another worker is running and will pick up the new revision
     created: list[ResultSnapshot] = []
     heartbeat = lease_heartbeat(benchmark_id=benchmark_id, owner=owner)
+    # The first target is the revision read above: the input is read after it, so it is
+    # at least that new; a request that arrived since is caught by the check at the end
+    # of the loop (one more pass, which finds its input computed or computes it).
+    known = state.requested_revision if state is not None else None
     target = 0
     backing_off = False
     try:
         with heartbeat or contextlib.nullcontext():
             _abandon_orphaned_snapshots(benchmark_id=benchmark_id)
             while True:
-                target = RecomputeState.objects.get(pk=benchmark_id).requested_revision
+                if known is not None:
+                    target, known = known, None
+                else:
+                    target = RecomputeState.objects.get(pk=benchmark_id).requested_revision
                 done = snapshot_refresh(
                     benchmark_id=benchmark_id,
                     owner=owner,
@@ -251,6 +259,71 @@ def _input_read(*, benchmark: Benchmark, metric: Metric) -> tuple[list[int], Res
 
 
 NO_SCORES = "ValueError: no accepted scores of this metric"
+# A stage's progress is written only when this long has passed since the last write (or
+# the start of the analysis): the quick analysis of a small board writes none.
+PROGRESS_SECONDS = 0.2
+
+
+def _benchmark_lock(benchmark_id: int) -> tuple[str, list[str]]:
+    """Lock the benchmark's row (inside the caller's transaction) and read its slug and
+    metric names with it, one round trip: what invalidating its cached answers needs
+    (:func:`latest_invalidate` would read them again)."""
+    rows = list(
+        Benchmark.objects.select_for_update(of=("self",))
+        .filter(pk=benchmark_id)
+        .order_by()
+        .values_list("slug", "metrics__name")
+    )
+    if not rows:
+        raise Benchmark.DoesNotExist(benchmark_id)
+    return rows[0][0], [name for _, name in rows if name is not None]
+
+
+def _versions_known(
+    *, benchmark: Benchmark, metric: Metric, key: str
+) -> tuple[ResultSnapshot | None, ResultSnapshot | None, ResultSnapshot | None]:
+    """The metric's newest version, its newest ready one and its newest analysis failure
+    of the input ``key``, in one query (each is the highest version of its kind)."""
+    existing = ResultSnapshot.objects.filter(benchmark=benchmark, metric=metric)
+    ready = existing.filter(status=ResultSnapshot.Status.READY)
+    failed = existing.filter(
+        status=ResultSnapshot.Status.FAILED,
+        fingerprint=key,
+        failed_during=ResultSnapshot.FailedDuring.ANALYSIS,
+    )
+    rows = list(
+        existing.filter(
+            Q(pk=Subquery(existing.order_by("-version").values("pk")[:1]))
+            | Q(pk=Subquery(ready.order_by("-version").values("pk")[:1]))
+            | Q(pk=Subquery(failed.order_by("-version").values("pk")[:1]))
+        )
+    )
+
+    def highest(rows: list[ResultSnapshot]) -> ResultSnapshot | None:
+        return max(rows, key=lambda row: row.version, default=None)
+
+    return (
+        highest(rows),
+        highest([r for r in rows if r.status == ResultSnapshot.Status.READY]),
+        highest(
+            [
+                r
+                for r in rows
+                if r.status == ResultSnapshot.Status.FAILED
+                and r.fingerprint == key
+                and r.failed_during == ResultSnapshot.FailedDuring.ANALYSIS
+            ]
+        ),
+    )
+
+
+def _snapshot_insert(*, slug: str, metric_names: list[str], **fields) -> ResultSnapshot:
+    """A new version's row, and the benchmark's cached answers dropped with the names the
+    caller read under its row lock (as the model's post_save signal would, without
+    reading them again)."""
+    (snapshot,) = ResultSnapshot.objects.bulk_create([ResultSnapshot(**fields)])
+    latest_invalidate(slug=slug, metrics=metric_names)
+    return snapshot
 
 
 def _error_text(exc: BaseException) -> str:
@@ -276,14 +349,12 @@ def _snapshot_compute(
         logger.exception("reading %s / %s failed", benchmark.slug, metric.name)
         return _load_failure_record(benchmark=benchmark, metric=metric, error=_error_text(exc))
     empty = table.n_datasets == 0 or table.n_algorithms == 0
-    with transaction.atomic():
+    with derived_atomic():
         # The row lock serialises version numbers between concurrent writers.
-        Benchmark.objects.select_for_update().get(pk=benchmark.pk)
-        existing = ResultSnapshot.objects.filter(benchmark=benchmark, metric=metric)
-        newest = existing.order_by("-version").first()
+        slug, metric_names = _benchmark_lock(benchmark.pk)
+        newest, latest_ready, known = _versions_known(benchmark=benchmark, metric=metric, key=key)
         if empty and newest is None:
             return None  # nothing submitted yet, nothing served: nothing to say
-        latest_ready = existing.filter(status=ResultSnapshot.Status.READY).first()
         served: ResultSnapshot | None = None
         repeated: ResultSnapshot | None = None
         if latest_ready is not None and latest_ready.fingerprint == key:
@@ -303,20 +374,13 @@ def _snapshot_compute(
                 and newest.fingerprint == key
             ):
                 return None  # this input's failure is already the newest version
-            known = (
-                existing.filter(
-                    status=ResultSnapshot.Status.FAILED,
-                    fingerprint=key,
-                    failed_during=ResultSnapshot.FailedDuring.ANALYSIS,
-                )
-                .values_list("error", flat=True)
-                .first()
-            )
             version = (newest.version if newest is not None else 0) + 1
             if empty or known is not None:
                 # The analysis is deterministic: this input fails again. Recorded as the
                 # newest version (readers are told), without running it.
-                return ResultSnapshot.objects.create(
+                return _snapshot_insert(
+                    slug=slug,
+                    metric_names=metric_names,
                     benchmark=benchmark,
                     metric=metric,
                     version=version,
@@ -324,11 +388,13 @@ def _snapshot_compute(
                     engine_version=ENGINE_VERSION,
                     status=ResultSnapshot.Status.FAILED,
                     failed_during=ResultSnapshot.FailedDuring.ANALYSIS,
-                    error=NO_SCORES if empty or known is None else known,
+                    error=NO_SCORES if empty or known is None else known.error,
                     submissions=submissions,
                     finished_at=timezone.now(),
                 )
-            snapshot = ResultSnapshot.objects.create(
+            snapshot = _snapshot_insert(
+                slug=slug,
+                metric_names=metric_names,
                 benchmark=benchmark,
                 metric=metric,
                 version=version,
@@ -349,10 +415,19 @@ def _snapshot_compute(
             snapshot_advisor_store(snapshot=finishing, table=table, settings=settings)
         return repeated
     loaded = time.perf_counter()
+    last_report = loaded
 
     def report(stage: str, fraction: float) -> None:
+        nonlocal last_report
         if lease is not None and lease.lost.is_set():
             raise LeaseLost(owner)
+        now = time.perf_counter()
+        if now - last_report < PROGRESS_SECONDS:
+            # A stage this soon after the last one written is not worth a round trip
+            # (m = 20 reports five in 60 ms): readers see "loading" or the stage before.
+            # Whether the version is still ours is checked when it is stored.
+            return
+        last_report = now
         still_ours = ResultSnapshot.objects.filter(
             pk=snapshot.pk, status=ResultSnapshot.Status.COMPUTING
         ).update(stage=stage, progress=fraction)
@@ -640,15 +715,21 @@ def _snapshot_ready(
     over marks it abandoned). Otherwise :class:`LeaseLost`, and nothing is written.
     """
     finished_at = timezone.now()
-    with transaction.atomic():
+    with derived_atomic():
+        names: tuple[str, list[str]] | None = None
         if owner:
-            held = (
-                RecomputeState.objects.select_for_update()
+            # The lease row locked, and the slug and metric names read with it (what the
+            # invalidation below needs): one round trip.
+            held = list(
+                RecomputeState.objects.select_for_update(of=("self",))
                 .filter(pk=snapshot.benchmark_id, lease_owner=owner)
-                .exists()
+                .order_by()
+                # A column of the locked row: Django names it in FOR UPDATE OF only then.
+                .values_list("lease_owner", "benchmark__slug", "benchmark__metrics__name")
             )
             if not held:
                 raise LeaseLost(owner)
+            names = held[0][1], [name for _, _, name in held if name is not None]
         updated = ResultSnapshot.objects.filter(
             pk=snapshot.pk, status=ResultSnapshot.Status.COMPUTING
         ).update(
@@ -663,7 +744,10 @@ def _snapshot_ready(
         if updated != 1:
             raise LeaseLost(owner or snapshot.pk)
         _sections_write(snapshot=snapshot, bodies=bodies)
-        latest_invalidate(benchmark_id=snapshot.benchmark_id)
+        if names is not None:
+            latest_invalidate(slug=names[0], metrics=names[1])
+        else:
+            latest_invalidate(benchmark_id=snapshot.benchmark_id)
     snapshot.status = ResultSnapshot.Status.READY
     snapshot.stage = ""
     snapshot.progress = 1.0

@@ -13,7 +13,10 @@ What may be cached, and for whom:
 
 - Only requests with no cookie but the CSRF one and no ``Authorization``: the page is the
   same for every such reader (anonymous pages render no CSRF token and no session
-  state). A reader with a session always gets the view.
+  state). A reader with a session always gets the view, except on a view marked
+  :func:`page_cached_for_every_reader` (the badge: its bytes depend on nothing of the
+  reader, only on the benchmark being readable, and an entry exists only for a public
+  benchmark, which everyone may read): every reader gets its entry.
 - Only a 200 that sets no cookie, is not ``Cache-Control: private``/``no-store``, and
   belongs to a *public* benchmark (checked in the database when the entry is written): a
   private or unlisted benchmark never has an entry, so no cache can leak it.
@@ -49,7 +52,7 @@ from django.conf import settings
 from django.core.cache import cache
 from django.core.signals import setting_changed
 from django.dispatch import receiver
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, HttpResponseNotModified
 from django.urls import Resolver404, resolve
 from django.utils.cache import get_conditional_response, patch_vary_headers
 from django.utils.http import http_date
@@ -92,6 +95,9 @@ class PageEntry:
     # Every header of the answer (the view's, ETag, Last-Modified, Content-Encoding,
     # Vary), built once when the entry is made, not per hit.
     http_headers: tuple[tuple[str, str], ...] = ()
+    # The headers a 304 keeps (RFC 9110 15.4.5, and Last-Modified), also built once: a
+    # conditional hit costs no more than a plain one.
+    not_modified_headers: tuple[tuple[str, str], ...] = ()
 
 
 CODINGS = ("br", "gzip", "")
@@ -109,6 +115,15 @@ def page_cached(view):
     return marked
 
 
+def page_cached_for_every_reader(view):
+    """:func:`page_cached`, and its entry answers readers with a session or a token as
+    well: only for a view whose answer for a public benchmark is the same whoever asks
+    (it reads the reader for nothing but whether the benchmark is readable)."""
+    marked = page_cached(view)
+    marked.page_cached_every_reader = True
+    return marked
+
+
 def page_cache_refuse(response: HttpResponse) -> HttpResponse:
     """Keep this one answer out of the cache."""
     setattr(response, _REFUSED, True)
@@ -121,8 +136,8 @@ def _anonymous(request: HttpRequest) -> bool:
 
 
 def _entry_key(slug: str, url: str, coding: str) -> str:
-    # "v2": entries made before PageEntry gained ``http_headers`` are never read.
-    return f"page:v2:{slug}:{hashlib.sha256(url.encode()).hexdigest()[:32]}:{coding}"
+    # "v3": entries made before PageEntry gained ``not_modified_headers`` are never read.
+    return f"page:v3:{slug}:{hashlib.sha256(url.encode()).hexdigest()[:32]}:{coding}"
 
 
 def _request_identity(request: HttpRequest) -> str:
@@ -189,7 +204,14 @@ def _entries_of(response: HttpResponse, generation: str) -> dict[str, PageEntry]
             last_modified=now,
             body=bodies.get(coding, raw),
         )
-        entries[coding] = replace(entry, http_headers=_http_headers(entry))
+        http_headers = _http_headers(entry)
+        entries[coding] = replace(
+            entry,
+            http_headers=http_headers,
+            not_modified_headers=tuple(
+                (name, value) for name, value in http_headers if name.lower() in _KEPT_BY_304
+            ),
+        )
     return entries
 
 
@@ -206,6 +228,10 @@ def _http_headers(entry: PageEntry) -> tuple[tuple[str, str], ...]:
     return tuple(response.items())
 
 
+# What a 304 keeps of the 200's headers (django.utils.cache._not_modified's list).
+_KEPT_BY_304 = frozenset(
+    {"cache-control", "content-location", "date", "etag", "expires", "last-modified", "vary"}
+)
 _CONDITIONAL = (
     "HTTP_IF_NONE_MATCH",
     "HTTP_IF_MODIFIED_SINCE",
@@ -214,11 +240,26 @@ _CONDITIONAL = (
 )
 
 
-def _answer(request: HttpRequest, entry: PageEntry) -> HttpResponse:
-    response = HttpResponse(entry.body, headers=dict(entry.http_headers))
+def _with_attributes(response: HttpResponse, entry: PageEntry) -> HttpResponse:
     for attribute, setting in entry.attributes:
         setattr(response, attribute, setting)
-    if not any(name in request.META for name in _CONDITIONAL):
+    return response
+
+
+def _answer(request: HttpRequest, entry: PageEntry) -> HttpResponse:
+    meta = request.META
+    asked = meta.get("HTTP_IF_NONE_MATCH")
+    if asked is not None and "HTTP_IF_MATCH" not in meta and "HTTP_IF_UNMODIFIED_SINCE" not in meta:
+        # The conditional hit (a poller revalidating): If-None-Match decides alone (RFC
+        # 9110 13.2.2: If-Modified-Since is then ignored), compared weakly; the 304 is
+        # made from headers built with the entry, and no 200 is built first.
+        tags = {tag.strip().removeprefix("W/") for tag in asked.split(",")}
+        if entry.etag in tags or "*" in tags:
+            revalidated = HttpResponseNotModified(headers=dict(entry.not_modified_headers))
+            return _with_attributes(revalidated, entry)
+        return _with_attributes(HttpResponse(entry.body, headers=dict(entry.http_headers)), entry)
+    response = _with_attributes(HttpResponse(entry.body, headers=dict(entry.http_headers)), entry)
+    if not any(name in meta for name in _CONDITIONAL):
         return response  # nothing to compare: the 200 (most hits)
     not_modified = get_conditional_response(
         request, etag=entry.etag, last_modified=entry.last_modified, response=response
@@ -259,19 +300,23 @@ class PageCacheMiddleware:
 
     @staticmethod
     def _cacheable(request: HttpRequest) -> tuple[str | None, str]:
-        if request.method != "GET" or not _anonymous(request):
+        if request.method != "GET":
             return None, ""
         if len(request.META.get("QUERY_STRING", "")) > MAX_QUERY_LENGTH:
             return None, ""
-        slug = _cached_page_slug(request.path_info)
-        if slug is None:
+        page = _cached_page(request.path_info)
+        if page is None:
+            return None, ""
+        slug, every_reader = page
+        if not every_reader and not _anonymous(request):
             return None, ""
         return slug, _request_identity(request)
 
 
 @lru_cache(maxsize=4096)
-def _cached_page_slug(path: str) -> str | None:
-    """The benchmark slug of a path whose view is :func:`page_cached`, else None
+def _cached_page(path: str) -> tuple[str, bool] | None:
+    """The benchmark slug of a path whose view is :func:`page_cached`, and whether its
+    entry answers every reader (:func:`page_cached_for_every_reader`), else None
     (resolved once per path and process; dropped when the URLconf setting changes)."""
     try:
         match = resolve(path)
@@ -280,10 +325,10 @@ def _cached_page_slug(path: str) -> str | None:
     slug = match.kwargs.get("slug")
     if not getattr(match.func, "page_cached", False) or not isinstance(slug, str):
         return None
-    return slug
+    return slug, bool(getattr(match.func, "page_cached_every_reader", False))
 
 
 @receiver(setting_changed)
 def _urlconf_changed(*, setting: str, **kwargs) -> None:
     if setting == "ROOT_URLCONF":
-        _cached_page_slug.cache_clear()
+        _cached_page.cache_clear()

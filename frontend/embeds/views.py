@@ -16,7 +16,7 @@ from django.views.decorators.http import require_safe
 from estimation.selectors import snapshot_board, snapshot_latest
 from frontend.embeds.badges import badge_facts, badge_svg
 from frontend.explore.selectors import algorithm_get
-from frontend.page_cache import page_cached
+from frontend.page_cache import page_cached, page_cached_for_every_reader
 from frontend.readers.views import live_board_context
 from leaderboard.models import Algorithm, Benchmark
 from leaderboard.selectors import benchmark_get_visible, primary_metric
@@ -24,7 +24,7 @@ from leaderboard.selectors import benchmark_get_visible, primary_metric
 BADGE_MAX_AGE = 300  # seconds a cache may keep a badge before asking again (ETag: 304)
 
 
-@page_cached
+@page_cached_for_every_reader  # the same bytes whoever asks (frontend/page_cache.py)
 @require_safe
 def algorithm_badge(request: HttpRequest, slug: str, algorithm: str) -> HttpResponse:
     """``/b/<slug>/badge/<algorithm>.svg``: rank, P(win) and results version (primary

@@ -165,8 +165,38 @@ def test_progress_is_visible_while_computing(monkeypatch):
         return real_analyze(table, settings, progress=progress, **options)
 
     monkeypatch.setattr(services, "analyze", analyze_and_look)
+    monkeypatch.setattr(services, "PROGRESS_SECONDS", 0.0)  # every report is written
     snapshot_refresh(benchmark_id=benchmark.pk)
     assert seen == [("computing", "bootstrap", 0.5)]
+
+
+def test_a_stage_reported_soon_after_the_last_write_costs_no_round_trip(monkeypatch):
+    """A quick analysis (m = 20: five stages in 60 ms) writes no progress: it would only
+    delay the version being served."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from estimation import services
+
+    benchmark = make_benchmark()
+    accepted(benchmark, "a", {"d1": 0.9})
+    accepted(benchmark, "b", {"d1": 0.1})
+    seen = []
+    real_analyze = services.analyze
+
+    def analyze_and_look(table, settings, progress, **options):
+        with CaptureQueriesContext(connection) as queries:
+            progress("ranking", 0.02)
+            progress("bootstrap", 0.5)
+        snapshot = ResultSnapshot.objects.get(benchmark=benchmark)
+        seen.append((snapshot.stage, snapshot.progress, len(queries.captured_queries)))
+        return real_analyze(table, settings, progress=progress, **options)
+
+    monkeypatch.setattr(services, "analyze", analyze_and_look)
+    monkeypatch.setattr(services, "PROGRESS_SECONDS", 60.0)
+    (snapshot,) = snapshot_refresh(benchmark_id=benchmark.pk)
+    assert seen == [("loading", 0.0, 0)]
+    assert snapshot.status == ResultSnapshot.Status.READY
 
 
 def test_results_of_an_older_engine_are_not_served_and_get_recomputed():

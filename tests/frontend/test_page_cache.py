@@ -150,3 +150,55 @@ def test_the_embed_keeps_its_framing_rules_from_the_cache(client, board):
     page = client.get("/b/cached/")
     assert page["X-Frame-Options"] == "DENY"
     assert "frame-ancestors 'none'" in page["Content-Security-Policy"]
+
+
+BADGE = "/b/cached/badge/algo-000.svg"
+
+
+def test_a_reader_with_a_session_gets_the_badge_from_the_cache(client, board):
+    """The badge is the same bytes for every reader of a public benchmark: a session (or
+    a token) does not send it to the view."""
+    anonymous = client.get(BADGE)
+    client.cookies[settings.SESSION_COOKIE_NAME] = "no-session"
+    response, queries = _queries(client, BADGE)
+    assert queries == 0 and response.status_code == 200
+    assert response.content == anonymous.content and response["ETag"] == anonymous["ETag"]
+    assert response.cookies == {}  # no session was touched
+    _, queries = _queries(client, BADGE, authorization="Token nothing")
+    assert queries == 0
+    # The rest of the pages still render for such a reader.
+    client.get("/b/cached/")
+    _, queries = _queries(client, "/b/cached/")
+    assert queries > 0
+
+
+def test_a_private_benchmarks_badge_is_rendered_for_its_maintainer(client, board):
+    board.visibility = Benchmark.Visibility.PRIVATE
+    board.save()
+    maintainer = make_user("badge-keeper")
+    board.maintainers.add(maintainer)
+    client.force_login(maintainer)
+    for _ in range(2):
+        response, queries = _queries(client, BADGE)
+        assert response.status_code == 200 and queries > 0
+        assert "private" in response["Cache-Control"]
+    client.logout()
+    client.cookies.clear()
+    assert client.get(BADGE).status_code == 404
+
+
+def test_a_conditional_hit_is_the_304_of_the_entry(client, board):
+    first = client.get(BADGE)
+    response, queries = _queries(client, BADGE, if_none_match=f'"x", {first["ETag"]}')
+    assert response.status_code == 304 and queries == 0 and response.content == b""
+    for header in ("ETag", "Cache-Control", "Last-Modified", "Vary"):
+        assert response[header] == first[header], header
+    assert "Content-Type" not in response
+    assert response["Content-Security-Policy"] == first["Content-Security-Policy"]
+    # If-None-Match decides alone: another tag is a 200, whatever If-Modified-Since says.
+    other, _ = _queries(
+        client, BADGE, if_none_match='"other"', if_modified_since=first["Last-Modified"]
+    )
+    assert other.status_code == 200 and other.content == first.content
+    star, _ = _queries(client, BADGE, if_none_match="*")
+    assert star.status_code == 304

@@ -1,0 +1,123 @@
+"""Issue 25: the worker's way from a task to a servable snapshot costs a fixed, small
+number of statements (33 before: the state read twice, a get_or_create, three reads of
+the versions, the slug and metric names read twice for the cache invalidations, five
+progress writes during a 60 ms analysis). Counted on a committed database, as a worker
+runs (the lease heartbeat in its own thread, so no renewal in the run's own).
+
+The three writes on that way (lease, new version, ready) commit without waiting for
+the WAL flush (estimation/commits.py: about 4 ms each here); a scores' write never
+does (see the last test)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from estimation import services
+from estimation.models import RecomputeState, ResultSnapshot
+from leaderboard.models import Submission
+from leaderboard.services import ScoreInput, SubmissionInput, submissions_create
+from tests.factories import make_benchmark
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+M, N, FOLDS = 4, 6, 3
+
+
+def _entries(values: np.ndarray, algorithms) -> list[SubmissionInput]:
+    return [
+        SubmissionInput(
+            algorithm=f"a{j}",
+            scores=[
+                ScoreInput(dataset=f"d{i}", value=float(values[i, f, j]), fold=f)
+                for i in range(N)
+                for f in range(FOLDS)
+            ],
+        )
+        for j in algorithms
+    ]
+
+
+def _until_ready(benchmark, monkeypatch) -> tuple[list[str], ResultSnapshot]:
+    """The statements of a run from its start until its new version is served (the
+    completion of its board comes next, after readers have it)."""
+    served: list[int] = []
+    complete = services.snapshot_uncertainty_store
+
+    def mark(**options):
+        served.append(len(queries.captured_queries))
+        return complete(**options)
+
+    monkeypatch.setattr(services, "snapshot_uncertainty_store", mark)
+    with CaptureQueriesContext(connection) as queries:
+        (snapshot,) = services.recompute_run(benchmark_id=benchmark.pk, owner="worker")
+    assert len(served) == 1
+    return [q["sql"] for q in queries.captured_queries[: served[0]]], snapshot
+
+
+def test_a_resubmission_is_served_after_a_fixed_set_of_statements(monkeypatch):
+    benchmark = make_benchmark("worker-trips", submission_policy="open", bootstrap_size=100)
+    rng = np.random.default_rng(0)
+    values = rng.normal(size=(N, FOLDS, M)) + np.arange(M) / 4
+    source = Submission.Source.IMPORT
+    submissions_create(
+        benchmark=benchmark, submitter=None, entries=_entries(values, range(M)), source=source
+    )
+    services.recompute_run(benchmark_id=benchmark.pk, owner="worker")
+    values[:, :, 1] += 0.3
+    submissions_create(
+        benchmark=benchmark, submitter=None, entries=_entries(values, [1]), source=source
+    )
+    statements, snapshot = _until_ready(benchmark, monkeypatch)
+    assert snapshot.status == ResultSnapshot.Status.READY and snapshot.version == 2
+
+    def kind(sql: str) -> str:
+        return sql.split(None, 1)[0]
+
+    kinds = [kind(s) for s in statements]
+    # state; the lease (its own transaction, committed without waiting for the disk:
+    # estimation/commits.py); abandoned versions; benchmark; metrics; then in REPEATABLE READ
+    # (BEGIN, SET) the accepted ids, the scores' reader (submissions, datasets,
+    # algorithms; the packed scores go through a psycopg cursor of its own, which Django's
+    # log does not see), COMMIT; the version (asynchronous commit): BEGIN, SET, benchmark
+    # locked with slug and metric names, the three versions that decide in one SELECT,
+    # INSERT, COMMIT; ready (asynchronous commit): BEGIN, SET, lease locked with slug and
+    # metric names, UPDATE, the sections, COMMIT.
+    assert kinds == [
+        "SELECT", "BEGIN", "SET", "UPDATE", "COMMIT", "UPDATE", "SELECT", "SELECT",
+        "BEGIN", "SET", "SELECT", "SELECT", "SELECT", "SELECT", "COMMIT",
+        "BEGIN", "SET", "SELECT", "SELECT", "INSERT", "COMMIT",
+        "BEGIN", "SET", "SELECT", "UPDATE", "INSERT", "COMMIT",
+    ], statements  # fmt: skip
+    assert sum("FOR UPDATE OF" in s for s in statements) == 2
+    # Every transaction that writes before the version is served is one of derived data.
+    asynchronous = [s for s in statements if s.startswith("SET LOCAL synchronous_commit")]
+    assert len(asynchronous) == 3 and all(s.endswith("TO off") for s in asynchronous)
+    # No progress write and no second read of the slug and metric names.
+    assert not any('SET "stage"' in s for s in statements)
+    assert not any(s.startswith('SELECT "leaderboard_benchmark"."slug"') and "FOR UPDATE" not in s
+                   for s in statements)  # fmt: skip
+    state = RecomputeState.objects.get(pk=benchmark.pk)
+    assert state.computed_revision == state.requested_revision and state.lease_owner == ""
+
+
+def test_a_derived_transaction_inside_a_callers_keeps_the_callers_commit_synchronous():
+    """Inside an outer transaction (which may write scores) the setting is not made."""
+    from django.db import transaction
+
+    from estimation.commits import derived_atomic
+
+    def setting() -> str:
+        with connection.cursor() as cursor:
+            cursor.execute("SHOW synchronous_commit")
+            return cursor.fetchone()[0]
+
+    default = setting()
+    with derived_atomic():
+        assert setting() == "off"
+    assert setting() == default  # SET LOCAL: that transaction only
+    with transaction.atomic():
+        with derived_atomic():
+            assert setting() == default
