@@ -44,10 +44,13 @@ test: lint services browser
 # --create-db rebuilds them), cache prefix and Celery queue; tests marked integration
 # or browser (by hand, by folder or by fixture: tests/conftest.py) and the fresh-clone
 # runs (clone) are left out. PODIUM_TEST_TIER makes a worker started by hand fail its test.
+# Bytecode is cached even where PYTHONDONTWRITEBYTECODE is set: each process collects
+# every test file (pytest's rewritten modules are cached in __pycache__ too), and the
+# subprocess tests start Python again; without the cache that is ~6 s more CPU a process.
 # About 5 minutes here (8 before tests/engine_memo.py shared the engine results of
 # repeated inputs within a process); not yet the 3 minutes aimed at.
 check: lint services
-	PODIUM_TEST_TIER=check $(BIN)/pytest -q -m "$(CHECK_TESTS)" -n auto --dist loadfile --reuse-db --durations=10
+	PYTHONDONTWRITEBYTECODE= PODIUM_TEST_TIER=check $(BIN)/pytest -q -m "$(CHECK_TESTS)" -n auto --dist loadfile --reuse-db --durations=10
 
 # The core tests as other CPUs run them (numpy's wide SIMD loops off; another OpenBLAS
 # kernel): floats are compared with stated tolerances, so these pass too. CI runs it.

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from estimation import services
-from estimation.core.analysis import analyze
+from estimation.core.analysis import analyze, analyze_advisor, analyze_uncertainty
 from estimation.core.contract import to_json
 from estimation.tables import fingerprint
 
@@ -49,19 +49,22 @@ def analyze_remembered(table, settings, **flags):
     return _remembered("analyze", analyze, _flags)(table, settings, **flags)
 
 
+# The engine's entry points the recompute services call, by name, as the core defines them.
+_ENGINE = {
+    "analyze": (analyze, _flags),
+    "analyze_uncertainty": (analyze_uncertainty, _board),
+    "analyze_advisor": (analyze_advisor, lambda **_: ""),
+}
+
+
 @contextmanager
 def engine_results_remembered() -> Iterator[None]:
-    """Within the block, the recompute services reuse the engine's earlier results."""
+    """Within the block, the recompute services reuse the engine's earlier results.
+
+    Only the core's own functions are remembered: one a test has replaced (a failure or
+    a look inside a stage) is called as it is, every time. Blocks may nest."""
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(services, "analyze", _remembered("analyze", services.analyze, _flags))
-        patch.setattr(
-            services,
-            "analyze_uncertainty",
-            _remembered("uncertainty", services.analyze_uncertainty, _board),
-        )
-        patch.setattr(
-            services,
-            "analyze_advisor",
-            _remembered("advisor", services.analyze_advisor, lambda **_: ""),
-        )
+        for name, (compute, key_of) in _ENGINE.items():
+            if getattr(services, name) is compute:
+                patch.setattr(services, name, _remembered(name, compute, key_of))
         yield

@@ -34,6 +34,9 @@ from tests.security.test_upload_bounds import MiB
 pytestmark = pytest.mark.django_db
 
 SECONDS = 30
+# The tests of time need the largest inputs (about 30 s of CPU between them): they run
+# in `make test`, not in the edit-test loop (`make check`); the 413 tests stay in both.
+AT_FULL_SIZE = pytest.mark.integration
 _PAGE = os.sysconf("SC_PAGE_SIZE")
 
 
@@ -126,6 +129,7 @@ def test_a_json_submission_with_too_many_scores_is_a_413(settings):
     assert f"the limit is {settings.PODIUM_MAX_JSON_SCORES}" in response.json()["detail"]
 
 
+@AT_FULL_SIZE
 def test_the_largest_accepted_json_submission_is_answered_in_time():
     make_benchmark("own", submission_policy=Benchmark.SubmissionPolicy.OPEN)
     limit = django_settings.PODIUM_MAX_JSON_SUBMISSION_BYTES
@@ -155,6 +159,7 @@ def _long_csv(limit_bytes: int) -> bytes:
         k += 1
 
 
+@AT_FULL_SIZE
 def test_the_largest_results_file_answered_within_the_request_is_in_time():
     make_benchmark("own", submission_policy=Benchmark.SubmissionPolicy.OPEN)
     content = _long_csv(django_settings.PODIUM_BACKGROUND_UPLOAD_BYTES)
@@ -174,6 +179,7 @@ def test_the_largest_results_file_answered_within_the_request_is_in_time():
     print(f"largest CSV in the request, {len(content)} B: {seconds:.1f} s, +{peak:.0f} MiB")
 
 
+@AT_FULL_SIZE
 def test_the_largest_results_file_goes_to_the_background_in_time(settings):
     settings.PODIUM_MAX_PENDING_UPLOADS_PER_ACCOUNT = 5
     make_benchmark("own", submission_policy=Benchmark.SubmissionPolicy.OPEN)
@@ -196,6 +202,7 @@ def test_the_largest_results_file_goes_to_the_background_in_time(settings):
     assert UploadJob.objects.get().size > size - 9
 
 
+@AT_FULL_SIZE
 def test_the_other_write_endpoints_at_their_largest_inputs_are_in_time():
     maintainer = make_user("maintainer")
     api = _api(maintainer)
@@ -237,6 +244,7 @@ def test_the_other_write_endpoints_at_their_largest_inputs_are_in_time():
         print(f"{name}: {seconds:.2f} s, +{peak:.0f} MiB")
 
 
+@AT_FULL_SIZE
 def test_bulk_moderation_of_the_most_submissions_at_once_is_in_time():
     benchmark = make_benchmark("mod")
     maintainer = make_user("maintainer")
