@@ -5,7 +5,8 @@ Rows: the ceiling, a static file served by WhiteNoise through the same server (t
 stylesheet every page links to); the SVG badge, the leaderboard page, the CSV export
 and the charts page as anonymous readers get them (frontend/page_cache.py: 200, 304 by
 ``If-None-Match``, brotli) and rendered by the view for each request (a session cookie
-of no session keeps a request off the cache); the latest snapshot through the DRF view
+of no session keeps a request off the cache, except the badge's, whose cached answer
+is the same for every reader); the latest snapshot through the DRF view
 (the cookie again: 200 and 304), then as anonymous clients get it (200, gzip-ed, brotli,
 a conditional GET answered 304; from one cache read), and the polling status endpoint
 (200 and 304). "time vs static file" is the static file's throughput over the row's
@@ -229,7 +230,8 @@ def run(options: Options, scratch, *, rows: tuple[str, ...] = ()) -> str:
             ("static file (WhiteNoise), 200", static, page),
             ("badge, 200", badge, page),
             ("badge, If-None-Match -> 304", badge, {**page, "If-None-Match": badge_etag}),
-            ("badge, rendered (cookie)", badge, {**page, **view}),
+            # The badge's entry answers every reader (frontend/page_cache.py), cookie or not.
+            ("badge, session cookie (from the cache)", badge, {**page, **view}),
             ("leaderboard page, 200", board_page, page),
             ("leaderboard page, 200 brotli", board_page, {**page, "Accept-Encoding": "br"}),
             (

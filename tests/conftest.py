@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -23,6 +26,19 @@ def _external_study(item: pytest.Item) -> str | None:
 # browser and reliability folders mark their own tests; celery_worker_process, which
 # is not a fixture, refuses to start in the fast tier.)
 MARKED_BY_FIXTURE = {"celery_worker": "integration", "page": "browser", "stack": "integration"}
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """The run's folder of engine results shared by its processes (tests/engine_memo.py):
+    made by the controlling process, inherited by the xdist workers it starts."""
+    if hasattr(config, "workerinput"):
+        return
+    from tests.engine_memo import SHARED_VARIABLE
+
+    folder = tempfile.mkdtemp(prefix="podium-engine-memo-")
+    os.environ[SHARED_VARIABLE] = folder
+    config.add_cleanup(lambda: shutil.rmtree(folder, ignore_errors=True))
+    config.add_cleanup(lambda: os.environ.pop(SHARED_VARIABLE, None))
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

@@ -2,16 +2,22 @@
 snapshots again and again (each module its own copy in the database, for isolation).
 
 The core is pure: the same table and settings give the same result, so a build that
-meets an input this process has analysed before reuses that result, and everything
+meets an input this run has analysed before (in this process or another xdist worker
+of the run) reuses that result, and everything
 around it (reading the scores, the leases, the stored sections and their contract
 check) still runs. A test of the engine itself never uses it.
 """
 
 from __future__ import annotations
 
+import fcntl
+import hashlib
 import json
+import os
+import pickle
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -25,12 +31,37 @@ from estimation.tables import fingerprint
 # depends on. The callbacks (progress, stop) change no number, so they are not in the key.
 _RESULTS: dict[tuple[str, ...], Any] = {}
 
+# Shared by the processes of one run (tests/conftest.py makes the folder and removes it
+# at the end): a result one xdist worker computed is read by the others, whichever
+# worker the modules that build the same boards were given to.
+SHARED_VARIABLE = "PODIUM_ENGINE_MEMO_DIR"
+
+
+def _shared_file(key: tuple[str, ...]) -> Path | None:
+    folder = os.environ.get(SHARED_VARIABLE)
+    if not folder:
+        return None
+    name = hashlib.sha256(json.dumps(key).encode()).hexdigest()
+    return Path(folder) / f"{name}.pickle"
+
 
 def _remembered(name: str, compute: Callable[..., Any], key_of: Callable[..., str]):
     def call(table, settings, *args, **kwargs):
         key = (name, fingerprint(table, settings), key_of(*args, **kwargs))
-        if key not in _RESULTS:
+        if key in _RESULTS:
+            return _RESULTS[key]
+        shared = _shared_file(key)
+        if shared is None:
             _RESULTS[key] = compute(table, settings, *args, **kwargs)
+            return _RESULTS[key]
+        # One process computes an input; another that meets it meanwhile waits for it.
+        with open(shared.with_suffix(".lock"), "a") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            if shared.exists():
+                _RESULTS[key] = pickle.loads(shared.read_bytes())
+            else:
+                _RESULTS[key] = compute(table, settings, *args, **kwargs)
+                shared.write_bytes(pickle.dumps(_RESULTS[key]))
         return _RESULTS[key]
 
     return call
