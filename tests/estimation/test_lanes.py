@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from django.core.cache import cache
+from django.core.cache import cache, caches
 
 from config.queues import UPLOAD_TASK, bulk_queue, default_queue, route_task
 from estimation.lanes import lane_release, lane_slots_held, recompute_lane
@@ -18,6 +18,13 @@ def one_slot(settings):
     # Slots are keyed by account and benchmark ids, which PostgreSQL never hands out
     # twice in a run, under this run's cache prefix: no test sees another's slots.
     settings.PODIUM_INTERACTIVE_RECOMPUTES_PER_ACCOUNT = 1
+    # Redis is up for these tests: an earlier test's timeout on a loaded machine marks
+    # the fail-open cache down for its retry window (config/cache.py), and every lane
+    # would then be the default queue, as it should be during an outage.
+    backend = caches["default"]
+    backend._down_until = 0.0  # type: ignore[attr-defined]
+    yield
+    assert not backend.is_down, "Redis timed out during the test: lanes fell back"  # type: ignore[attr-defined]
 
 
 def _owned(slug, user):
