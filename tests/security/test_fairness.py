@@ -135,8 +135,11 @@ def test_a_flooding_account_does_not_starve_another_benchmark(
     env = {
         "PODIUM_INTERACTIVE_RECOMPUTES_PER_ACCOUNT": share,
         "PODIUM_RECOMPUTE_COALESCE_SECONDS": "300",
-        # each analysis on one thread (README: when several workers share few cores)
+        # each analysis on one thread, its BLAS calls too (README: when several workers
+        # share few cores; OpenBLAS's threads otherwise spin on the core the other
+        # worker's analysis needs, and a normal round would have both cores to itself)
         "PODIUM_ANALYSIS_THREADS": "1",
+        "OPENBLAS_NUM_THREADS": "1",
     }
     # The deployment (docker-compose.yml): two processes on the default queue, one on the
     # bulk queue. The control: the same three processes on both queues, with no shares.
