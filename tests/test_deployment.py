@@ -214,11 +214,15 @@ def test_every_setting_the_code_reads_is_in_readme_and_env_example():
 def test_compose_passes_the_env_file_to_every_podium_service():
     compose = load_compose()
     table = readme_settings_table()
-    for name in ("web", "worker", "beat"):
+    for name in ("web", "worker", "worker-bulk", "beat"):
         service = compose["services"][name]
         assert service["env_file"] == [".env"], name
         assert set(service["environment"]) <= table, name
-        assert set(service["environment"]) == SET_BY_COMPOSE | {"DJANGO_SECRET_KEY"}, name
+        # workers run one BLAS thread a process unless .env says otherwise
+        worker_only = {"OPENBLAS_NUM_THREADS"} if name.startswith("worker") else set()
+        assert set(service["environment"]) == SET_BY_COMPOSE | {"DJANGO_SECRET_KEY"} | worker_only
+        if worker_only:
+            assert service["environment"]["OPENBLAS_NUM_THREADS"] == "${OPENBLAS_NUM_THREADS:-1}"
     text = (ROOT / "docker-compose.yml").read_text()
     interpolated = set(re.findall(r"\$\{([A-Z][A-Z0-9_]+)", text))
     assert interpolated <= table, sorted(interpolated - table)
