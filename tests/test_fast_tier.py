@@ -62,3 +62,22 @@ def test_a_worker_started_without_the_fixture_fails_in_the_fast_tier(monkeypatch
     with pytest.raises(pytest.fail.Exception, match=r"mark it @pytest\.mark\.integration"):
         with celery_worker_process():
             pass
+
+
+def test_no_test_flushes_the_cache_other_processes_share():
+    # The processes of a parallel run (and the workers tests start) share one Redis
+    # database under their own key prefixes; cache.clear() is FLUSHDB, so a test that
+    # calls it empties the others' entries mid-test (a query-count test then counts one
+    # read more: tests/frontend/test_reader_dataset_columns.py under make check).
+    flushing = []
+    for path in sorted((ROOT / "tests").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and node.func.attr == "clear"
+                and isinstance(node.func.value, ast.Name)
+                and node.func.value.id == "cache"
+            ):
+                flushing.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+    assert not flushing, f"use tests.factories.cache_clear_own(): {flushing}"
