@@ -14,6 +14,9 @@ bytes under the same version number. A lost lease went with every session holdin
 
 Only where the transaction is the outermost one: inside a caller's transaction (which
 may write scores) the setting would apply to the caller's writes too.
+
+The input of a run is read in one REPEATABLE READ transaction (:func:`snapshot_read_atomic`)
+whose level is named in its BEGIN, not set by a statement of its own.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+import psycopg
 from django.db import connection, transaction
 
 
@@ -34,3 +38,30 @@ def derived_atomic() -> Iterator[None]:
             with connection.cursor() as cursor:
                 cursor.execute("SET LOCAL synchronous_commit TO off")
         yield
+
+
+@contextmanager
+def snapshot_read_atomic() -> Iterator[None]:
+    """``transaction.atomic()`` whose reads all see one database snapshot: REPEATABLE
+    READ on PostgreSQL when it is the outermost transaction (inside a caller's, the
+    caller's own level applies). psycopg names the level in the BEGIN it sends before
+    the first statement (a ``SET TRANSACTION`` after it is one round trip more); the
+    connection's level is put back once the transaction has ended, or the connection
+    closed when that fails, so that no later transaction inherits it."""
+    if connection.in_atomic_block or connection.vendor != "postgresql":
+        with transaction.atomic():
+            yield
+        return
+    raw = None
+    try:
+        with transaction.atomic():
+            raw = connection.connection  # connected: atomic() turned autocommit off
+            before = raw.isolation_level
+            raw.isolation_level = psycopg.IsolationLevel.REPEATABLE_READ
+            yield
+    finally:
+        if raw is not None:
+            try:
+                raw.isolation_level = before
+            except psycopg.Error:  # the connection broke: it goes, with its level
+                connection.close()

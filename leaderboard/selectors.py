@@ -209,19 +209,32 @@ def _score_columns_orm(metric: Metric, submission_ids: list[int]) -> tuple[np.nd
     )
 
 
-def accepted_score_columns(
-    *, benchmark: Benchmark, metric: Metric, bulk: bool | None = None
-) -> ScoreColumns:
-    """Accepted scores of ``metric`` as columns (see :class:`ScoreColumns`).
-
-    PostgreSQL packs them into bytes that numpy reads directly; other databases (and
-    ``bulk=False``) go through the ORM. Both give the same columns.
-    """
-    submissions = list(
+def accepted_submissions(*, benchmark: Benchmark) -> list[tuple[int, int]]:
+    """The accepted submissions as (id, algorithm id), newest first (the order in which a
+    newer one supersedes an older one cell by cell)."""
+    return list(
         Submission.objects.filter(benchmark=benchmark, status=Submission.Status.ACCEPTED)
         .order_by("-created_at", "-id")
         .values_list("id", "algorithm_id")
     )
+
+
+def accepted_score_columns(
+    *,
+    benchmark: Benchmark,
+    metric: Metric,
+    bulk: bool | None = None,
+    submissions: list[tuple[int, int]] | None = None,
+) -> ScoreColumns:
+    """Accepted scores of ``metric`` as columns (see :class:`ScoreColumns`).
+
+    PostgreSQL packs them into bytes that numpy reads directly; other databases (and
+    ``bulk=False``) go through the ORM. Both give the same columns. ``submissions``: what
+    :func:`accepted_submissions` returns, when the caller has read it (in the same
+    transaction); else it is read here.
+    """
+    if submissions is None:
+        submissions = accepted_submissions(benchmark=benchmark)
     if bulk is None:
         bulk = connection.vendor == "postgresql"
     ids = [pk for pk, _ in submissions]
