@@ -4,13 +4,15 @@ A snapshot's rows (its version, sections and ready status) and a run's lease are
 computed from the scores, which are committed as every other write is. PostgreSQL's
 ``synchronous_commit = off`` (set for one transaction only) returns from COMMIT before
 the WAL reaches the disk: about 4 ms less per commit on this machine, three of them
-between a submission and its served snapshot. Other sessions see the commit at once; a
+between a submission and its served snapshot, and one more (the board's completion with
+its bootstrap intervals and evaluation) before the board is whole. Other sessions see the commit at once; a
 crash of the database server can lose the last few hundred milliseconds of such
 commits, never half of one, and never out of order (the WAL is replayed in order, so a
 later synchronous commit, such as the run's ``computed_revision``, makes every earlier
 one durable). What a crash loses is therefore a version whose revision is still
 recorded as not computed: the sweep recomputes it, from the same input to the same
-bytes under the same version number. A lost lease went with every session holding it.
+bytes under the same version number; or a served board left deferred, which the
+completion sweep completes (estimation/completion.py). A lost lease went with every session holding it.
 
 Only where the transaction is the outermost one: inside a caller's transaction (which
 may write scores) the setting would apply to the caller's writes too.

@@ -548,7 +548,9 @@ def _board_replace(
         **{k: v for k, v in (stages or {}).items() if k not in served_stages},
     }
     finished_at = timezone.now()
-    with transaction.atomic():
+    # Derived data (estimation/commits.py): a completion a crash loses leaves the board
+    # deferred, and the completion sweep (estimation/completion.py) computes it again.
+    with derived_atomic():
         replaced = SnapshotSection.objects.filter(
             snapshot=snapshot, name=BOARD_SECTION, etag=etag
         ).update(body=new_body, etag=new_etag)

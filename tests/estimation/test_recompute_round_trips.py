@@ -178,3 +178,29 @@ def test_the_input_is_read_in_one_repeatable_read_snapshot_and_the_level_goes_ba
         services._input_read(benchmark=benchmark, metric=benchmark.metrics.get())
     assert seen[-1] == "repeatable read"
     assert level() == default
+
+
+def test_the_boards_completion_commits_without_waiting_for_the_disk(monkeypatch):
+    """The completion (bootstrap intervals and evaluation) is derived data too: a crash
+    that loses it leaves a deferred board, which the completion sweep completes."""
+    benchmark = make_benchmark("complete-async", submission_policy="open", bootstrap_size=100)
+    values = np.random.default_rng(2).normal(size=(N, FOLDS, M))
+    submissions_create(
+        benchmark=benchmark,
+        submitter=None,
+        entries=_entries(values, range(M)),
+        source=Submission.Source.IMPORT,
+    )
+    monkeypatch.setattr(services, "snapshot_advisor_store", lambda **kwargs: None)
+    with CaptureQueriesContext(connection) as queries:
+        (snapshot,) = services.recompute_run(benchmark_id=benchmark.pk, owner="worker")
+    statements = [q["sql"] for q in queries.captured_queries]
+    (replace,) = [
+        i
+        for i, s in enumerate(statements)
+        if s.startswith('UPDATE "estimation_snapshotsection" SET "body"')
+    ]
+    begin = max(i for i in range(replace) if statements[i] == "BEGIN")
+    assert statements[begin + 1] == "SET LOCAL synchronous_commit TO off", statements[begin:]
+    snapshot.refresh_from_db()
+    assert "uncertainty_s" in snapshot.timings
