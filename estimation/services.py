@@ -20,7 +20,7 @@ from datetime import timedelta
 
 from django.conf import settings as django_settings
 from django.db import connection, transaction
-from django.db.models import F, Q, Subquery
+from django.db.models import F, Q
 from django.utils import timezone
 
 from estimation import requests
@@ -272,23 +272,36 @@ def _benchmark_lock(benchmark_id: int) -> tuple[str, list[str]]:
     return rows[0][0], [name for _, name in rows if name is not None]
 
 
+# The newest version of a metric, its newest ready one and its newest analysis failure of
+# an input, in one statement (each the highest version of its kind: an index scan
+# backwards each). Written out: the same query built with the ORM (three Subquery
+# expressions under an OR) took 1.8 ms of Python to compile, against 0.03 ms to run.
+_VERSIONS_KNOWN = """
+SELECT * FROM {table} WHERE id IN (
+    (SELECT id FROM {table} WHERE benchmark_id = %s AND metric_id = %s
+     ORDER BY version DESC LIMIT 1),
+    (SELECT id FROM {table} WHERE benchmark_id = %s AND metric_id = %s AND status = %s
+     ORDER BY version DESC LIMIT 1),
+    (SELECT id FROM {table} WHERE benchmark_id = %s AND metric_id = %s AND status = %s
+     AND fingerprint = %s AND failed_during = %s ORDER BY version DESC LIMIT 1)
+)
+"""
+
+
 def _versions_known(
     *, benchmark: Benchmark, metric: Metric, key: str
 ) -> tuple[ResultSnapshot | None, ResultSnapshot | None, ResultSnapshot | None]:
     """The metric's newest version, its newest ready one and its newest analysis failure
-    of the input ``key``, in one query (each is the highest version of its kind)."""
-    existing = ResultSnapshot.objects.filter(benchmark=benchmark, metric=metric)
-    ready = existing.filter(status=ResultSnapshot.Status.READY)
-    failed = existing.filter(
-        status=ResultSnapshot.Status.FAILED,
-        fingerprint=key,
-        failed_during=ResultSnapshot.FailedDuring.ANALYSIS,
-    )
+    of the input ``key``, in one query (:data:`_VERSIONS_KNOWN`)."""
     rows = list(
-        existing.filter(
-            Q(pk=Subquery(existing.order_by("-version").values("pk")[:1]))
-            | Q(pk=Subquery(ready.order_by("-version").values("pk")[:1]))
-            | Q(pk=Subquery(failed.order_by("-version").values("pk")[:1]))
+        ResultSnapshot.objects.raw(
+            _VERSIONS_KNOWN.format(table=ResultSnapshot._meta.db_table),  # our table name
+            [
+                *(benchmark.pk, metric.pk),
+                *(benchmark.pk, metric.pk, ResultSnapshot.Status.READY),
+                *(benchmark.pk, metric.pk, ResultSnapshot.Status.FAILED),
+                *(key, ResultSnapshot.FailedDuring.ANALYSIS),
+            ],
         )
     )
 
