@@ -1,7 +1,8 @@
 """Issue 25: the worker's way from a task to a servable snapshot costs a fixed, small
 number of statements (33 before: the state read twice, a get_or_create, three reads of
 the versions, the slug and metric names read twice for the cache invalidations, five
-progress writes during a 60 ms analysis). Counted on a committed database, as a worker
+progress writes during a 60 ms analysis; 27 since, then 25: the accepted submissions
+read once, REPEATABLE READ named in the BEGIN). Counted on a committed database, as a worker
 runs (the lease heartbeat in its own thread, so no renewal in the run's own).
 
 The three writes on that way (lease, new version, ready) commit without waiting for
@@ -79,18 +80,22 @@ def test_a_resubmission_is_served_after_a_fixed_set_of_statements(monkeypatch):
     kinds = [kind(s) for s in statements]
     # state; the lease (its own transaction, committed without waiting for the disk:
     # estimation/commits.py); abandoned versions; benchmark; metrics; then in REPEATABLE READ
-    # (BEGIN, SET) the accepted ids, the scores' reader (submissions, datasets,
-    # algorithms; the packed scores go through a psycopg cursor of its own, which Django's
-    # log does not see), COMMIT; the version (asynchronous commit): BEGIN, SET, benchmark
-    # locked with slug and metric names, the three versions that decide in one SELECT,
-    # INSERT, COMMIT; ready (asynchronous commit): BEGIN, SET, lease locked with slug and
-    # metric names, UPDATE, the sections, COMMIT.
+    # (named in the BEGIN: no SET) the accepted submissions, read once for their ids and
+    # the scores' reader, then its datasets and algorithms (the packed scores go through
+    # a psycopg cursor of its own, which Django's log does not see), COMMIT; the version
+    # (asynchronous commit): BEGIN, SET, benchmark locked with slug and metric names, the
+    # three versions that decide in one SELECT, INSERT, COMMIT; ready (asynchronous
+    # commit): BEGIN, SET, lease locked with slug and metric names, UPDATE, the sections
+    # in one INSERT, COMMIT.
     assert kinds == [
         "SELECT", "BEGIN", "SET", "UPDATE", "COMMIT", "UPDATE", "SELECT", "SELECT",
-        "BEGIN", "SET", "SELECT", "SELECT", "SELECT", "SELECT", "COMMIT",
+        "BEGIN", "SELECT", "SELECT", "SELECT", "COMMIT",
         "BEGIN", "SET", "SELECT", "SELECT", "INSERT", "COMMIT",
         "BEGIN", "SET", "SELECT", "UPDATE", "INSERT", "COMMIT",
     ], statements  # fmt: skip
+    assert sum('FROM "leaderboard_submission"' in s for s in statements) == 1
+    assert not any("ISOLATION" in s for s in statements)
+    assert sum(s.startswith("INSERT INTO estimation_snapshotsection") for s in statements) == 1
     assert sum("FOR UPDATE OF" in s for s in statements) == 2
     # Every transaction that writes before the version is served is one of derived data.
     asynchronous = [s for s in statements if s.startswith("SET LOCAL synchronous_commit")]
@@ -121,3 +126,81 @@ def test_a_derived_transaction_inside_a_callers_keeps_the_callers_commit_synchro
     with transaction.atomic():
         with derived_atomic():
             assert setting() == default
+
+
+def test_the_input_is_read_in_one_repeatable_read_snapshot_and_the_level_goes_back(monkeypatch):
+    """The level is named in the BEGIN (no statement of its own), so it is checked from
+    inside the read; the worker's later transactions (the version's row lock, the ready
+    save) run at the connection's own level again, also after a read that raised."""
+    benchmark = make_benchmark("read-level", submission_policy="open", bootstrap_size=100)
+    values = np.random.default_rng(1).normal(size=(N, FOLDS, M))
+    submissions_create(
+        benchmark=benchmark,
+        submitter=None,
+        entries=_entries(values, range(M)),
+        source=Submission.Source.IMPORT,
+    )
+
+    def level() -> str:
+        with connection.cursor() as cursor:
+            cursor.execute("SHOW transaction_isolation")
+            return cursor.fetchone()[0]
+
+    default = level()
+    assert default != "repeatable read"
+    seen: list[str] = []
+    build = services.result_table_build
+
+    def reading(**kwargs):
+        seen.append(level())
+        return build(**kwargs)
+
+    monkeypatch.setattr(services, "result_table_build", reading)
+    monkeypatch.setattr(services, "snapshot_uncertainty_store", lambda **kwargs: True)
+    locked: list[str] = []
+    lock = services._benchmark_lock
+
+    def locking(benchmark_id):
+        locked.append(level())
+        return lock(benchmark_id)
+
+    monkeypatch.setattr(services, "_benchmark_lock", locking)
+    (snapshot,) = services.recompute_run(benchmark_id=benchmark.pk, owner="worker")
+    assert snapshot.status == ResultSnapshot.Status.READY
+    assert seen == ["repeatable read"] and locked == [default]
+
+    def unreadable(**kwargs):
+        seen.append(level())
+        raise RuntimeError("injected")
+
+    monkeypatch.setattr(services, "result_table_build", unreadable)
+    with pytest.raises(RuntimeError):
+        services._input_read(benchmark=benchmark, metric=benchmark.metrics.get())
+    assert seen[-1] == "repeatable read"
+    assert level() == default
+
+
+def test_the_boards_completion_commits_without_waiting_for_the_disk(monkeypatch):
+    """The completion (bootstrap intervals and evaluation) is derived data too: a crash
+    that loses it leaves a deferred board, which the completion sweep completes."""
+    benchmark = make_benchmark("complete-async", submission_policy="open", bootstrap_size=100)
+    values = np.random.default_rng(2).normal(size=(N, FOLDS, M))
+    submissions_create(
+        benchmark=benchmark,
+        submitter=None,
+        entries=_entries(values, range(M)),
+        source=Submission.Source.IMPORT,
+    )
+    monkeypatch.setattr(services, "snapshot_advisor_store", lambda **kwargs: None)
+    with CaptureQueriesContext(connection) as queries:
+        (snapshot,) = services.recompute_run(benchmark_id=benchmark.pk, owner="worker")
+    statements = [q["sql"] for q in queries.captured_queries]
+    (replace,) = [
+        i
+        for i, s in enumerate(statements)
+        if s.startswith('UPDATE "estimation_snapshotsection" SET "body"')
+    ]
+    begin = max(i for i in range(replace) if statements[i] == "BEGIN")
+    assert statements[begin + 1] == "SET LOCAL synchronous_commit TO off", statements[begin:]
+    snapshot.refresh_from_db()
+    assert "uncertainty_s" in snapshot.timings
