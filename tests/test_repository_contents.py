@@ -33,3 +33,20 @@ def test_no_tracked_file_is_empty_but_package_markers():
 def test_the_quick_starts_example_file_is_ignored():
     ignored = _git("check-ignore", "--no-index", "results.csv").strip()
     assert ignored == "results.csv"
+
+
+def test_make_dev_serves_on_the_port_readme_says_it_takes():
+    if shutil.which("make") is None:
+        pytest.skip("no make")
+    dry = subprocess.run(
+        ["make", "-n", "dev", "PORT=8765", "HOST=127.0.0.2"],
+        cwd=ROOT,
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
+    assert "manage.py runserver 127.0.0.2:8765" in dry
+    assert (
+        "`make dev PORT=8765` serves on another port (`HOST=` too)"
+        in (ROOT / "README.md").read_text()
+    )
