@@ -339,6 +339,7 @@ class _LongParser(_ParserBase):
             dropped=tuple(self.dropped.kept),
             n_dropped=self.dropped.total,
             algorithm_metadata={name: given for name, given in found.metadata.items() if given},
+            value_column=layout.value_column,
         )
 
     def _describe(self, given: dict, row: list[str], described, names, line: int) -> bool:
