@@ -15,6 +15,12 @@ class Problem(NamedTuple):
     field: str | None
     message: str
 
+    def printed(self) -> str:
+        """As the CLI prints it and the web page's error summary lists it."""
+        if self.field is None:
+            return f"line {self.line}: {self.message}"
+        return f'line {self.line}, column "{self.field}": {self.message}'
+
 
 LONG_LAYOUT = "dataset,algorithm,score[,fold][,metric]"
 
@@ -59,3 +65,42 @@ FOLD_GAP_PROBLEMS = [
         "out this algorithm's rows for this dataset",
     )
 ]
+
+EXPECTED_LAYOUTS = (
+    "expected dataset,algorithm,score[,fold][,metric] (long), dataset,algorithm,rank "
+    "(ranking) or dataset,<algorithm 1>,<algorithm 2>,... (wide)"
+)
+
+# A file with nothing in it (zero bytes): the parser's message, not the form field's.
+EMPTY = b""
+EMPTY_PROBLEMS = [Problem(1, None, f"the file is empty: it needs a header row; {EXPECTED_LAYOUTS}")]
+
+# A header and no rows (a template saved before it was filled in).
+HEADER_ONLY = b"dataset,algorithm,score\r\n"
+HEADER_ONLY_PROBLEMS = [
+    Problem(1, None, "the file has a header but no data rows: add one row per result below it")
+]
+
+# Tab-separated, as a spreadsheet's "text" export: named, with the way out.
+TABS = b"dataset\talgorithm\tscore\nd1\talg-a\t0.9\nd2\talg-a\t0.8\n"
+TABS_PROBLEMS = [
+    Problem(
+        1,
+        None,
+        "the fields of the header are separated by tabs: save the file as CSV, with commas "
+        f"or semicolons between fields; {EXPECTED_LAYOUTS}",
+    )
+]
+
+# ';' between fields and a decimal comma inside quotes (as LibreOffice quotes text cells).
+SEMICOLON_QUOTED = b'dataset;algorithm;score\nd1;alg-a;"0,9"\nd2;alg-a;"0,8"\n'
+
+# Every refused file above, for the parametrised tests of each entry point.
+REFUSED = {
+    "header-typo": (HEADER_TYPO, HEADER_TYPO_PROBLEMS),
+    "decimal-comma": (DECIMAL_COMMA, DECIMAL_COMMA_PROBLEMS),
+    "fold-gap": (FOLD_GAP, FOLD_GAP_PROBLEMS),
+    "empty": (EMPTY, EMPTY_PROBLEMS),
+    "header-only": (HEADER_ONLY, HEADER_ONLY_PROBLEMS),
+    "tabs": (TABS, TABS_PROBLEMS),
+}

@@ -43,7 +43,12 @@ class SignupForm(AccessibleErrorsMixin, allauth_forms.SignupForm):
 
 
 class LoginForm(AccessibleErrorsMixin, allauth_forms.LoginForm):
-    pass
+    """allauth's, without the reset link it puts in the password's help text: the page
+    has its own "Forgot your password?" below the form (it was shown twice)."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["password"].help_text = ""
 
 
 class ChangePasswordForm(AccessibleErrorsMixin, allauth_forms.ChangePasswordForm):

@@ -10,6 +10,7 @@ from django.template.defaultfilters import filesizeformat
 
 from frontend.contribute.choice_labels import shorten_choices
 from frontend.contribute.form_errors import AccessibleErrorsMixin
+from leaderboard.ingest.imported import EMPTY_IMPORT, IMPORT_FORMATS
 from leaderboard.models import Algorithm, Benchmark, Metric
 from leaderboard.services import ANALYSIS_FIELDS, RESERVED_SLUGS
 
@@ -173,10 +174,13 @@ class UploadForm(AccessibleErrorsMixin, forms.Form):
         ("pwc", "Papers with Code evaluation-tables.json"),
     ]
 
+    # An empty CSV is the parser's to word ("the file is empty: it needs a header row;
+    # expected ..."), as on the CLI and the API; clean() refuses an empty import.
     file = forms.FileField(
         label="Results file (CSV, UTF-8)",
         help_text="Or another tool's results: its JSON file, or a folder as a zip (choose "
         "its format below).",
+        allow_empty_file=True,
     )
     format = forms.ChoiceField(choices=FORMAT_CHOICES, required=False)
     note = forms.CharField(
@@ -201,6 +205,13 @@ class UploadForm(AccessibleErrorsMixin, forms.Form):
                 f"{filesizeformat(self.max_bytes)}. Upload larger files through the API."
             )
         return upload
+
+    def clean(self) -> dict:
+        cleaned = self.cleaned_data
+        upload = cleaned.get("file")
+        if upload is not None and not upload.size and cleaned.get("format") in IMPORT_FORMATS:
+            self.add_error("file", EMPTY_IMPORT)
+        return cleaned
 
 
 class DecisionForm(AccessibleErrorsMixin, forms.Form):

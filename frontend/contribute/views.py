@@ -283,10 +283,15 @@ def _upload_page(request, benchmark, form, *, file_errors=(), n_more=0) -> HttpR
         SummaryError(_located(problem.line, problem.column, problem.message), f"#file-error-{i}")
         for i, problem in enumerate(file_errors)
     ]
+    summary = form_summary(form)
+    # With problems in the file, the file field's "The file has N problems (listed
+    # below)" is their headline, not one more: the heading counts the file's problems.
+    pointer = 1 if file_errors else 0
     context = {
         "benchmark": benchmark,
         "form": form,
-        "errors": [*form_summary(form), *line_errors],
+        "errors": [*summary, *line_errors],
+        "error_count": len(summary) - pointer + len(line_errors) + n_more,
         "file_errors": file_errors,
         "n_more": n_more,
         "policy_note": _policy_note(benchmark, request.user),
@@ -295,9 +300,10 @@ def _upload_page(request, benchmark, form, *, file_errors=(), n_more=0) -> HttpR
 
 
 def _located(line: int | None, column: str | None, message: str) -> str:
+    """As the CLI prints a problem (``RowError``): ``line 3, column "score": ...``."""
     where = ", ".join(
         part
-        for part in (f"line {line}" if line else "", f"column {column}" if column else "")
+        for part in (f"line {line}" if line else "", f'column "{column}"' if column else "")
         if part
     )
     return f"{where}: {message}" if where else message

@@ -418,7 +418,7 @@ class _CatalogueOutputSerializer(serializers.Serializer):
 
 def _catalogue_schema(action: str, kind: str, request):
     return extend_schema(
-        summary=f"{action.capitalize()} a {kind}",
+        summary=f"{action.capitalize()} {'an' if kind[0] in 'aeiou' else 'a'} {kind}",
         description=f"Maintainers only; 404 for a name the benchmark does not have, 409 while "
         f"accepted results use the {kind}"
         + (" or pending submissions do" if action == "delete" else " or the new name is taken")

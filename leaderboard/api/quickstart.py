@@ -150,9 +150,13 @@ else:
 best = board["recommended"]
 estimate = next(e for e in board["estimators"] if e["key"] == best)
 print("version", snapshot["version"], "ranked by", best)
-ranked = sorted(zip(board["input"]["algorithms"], estimate["p"]), key=lambda pair: -pair[1])
-for algorithm, p in ranked:
-    print(f"{algorithm:20} {p:.3f}")
+# The leaderboard's order: P(win), then the better mean rank, then the name.
+names, mean_rank = board["input"]["algorithms"], board["mean_rank"]
+order = sorted(
+    range(len(names)), key=lambda i: (-round(estimate["p"][i], 12), mean_rank[i], names[i])
+)
+for i in order:
+    print(f"{names[i]:20} {estimate['p'][i]:.3f}")
 """
 
 STEPS = (
@@ -194,7 +198,7 @@ STEPS = (
         "one is on its way. Its board holds every estimator's probabilities and the "
         "rankings; the tests and pairwise tables are further sections (every field: "
         "{base}/api/contract/). The Python snippet waits until your algorithms are in "
-        "the board and prints it; the leaderboard is at {base}/b/{slug}/.",
+        "the board and prints it in the leaderboard's order; the leaderboard is at {base}/b/{slug}/.",
         snippets=(
             Snippet("snapshot-curl", "shell", SNAPSHOT_CURL),
             Snippet("snapshot-python", "python", SNAPSHOT_PYTHON),

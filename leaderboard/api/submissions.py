@@ -32,7 +32,11 @@ from leaderboard.api.common import (
 )
 from leaderboard.api.errors import ErrorSerializer, PayloadTooLarge, max_problems
 from leaderboard.api.pagination import LimitOffsetPagination, paginated_response
-from leaderboard.ingest.imported import IMPORT_FORMATS, imported_submissions_create
+from leaderboard.ingest.imported import (
+    EMPTY_IMPORT,
+    IMPORT_FORMATS,
+    imported_submissions_create,
+)
 from leaderboard.ingest.results_csv import FORMATS, parse_results_csv
 from leaderboard.models import Submission, UploadJob
 from leaderboard.selectors import (
@@ -337,9 +341,12 @@ class SubmissionUploadApi(ApiView):
     parser_classes = [MultiPartParser]
 
     class InputSerializer(StrictInput, serializers.Serializer):
+        # An empty CSV is the parser's to word, as on the CLI and the web; validate()
+        # refuses an empty import.
         file = serializers.FileField(
             help_text="results CSV, UTF-8; fields separated by commas, or by semicolons "
-            "with decimal commas (0,95) as European spreadsheets save CSV"
+            "with decimal commas (0,95) as European spreadsheets save CSV",
+            allow_empty_file=True,
         )
         # Not nullable: a form field is text, and "null" is no format.
         format = serializers.ChoiceField(
@@ -360,6 +367,11 @@ class SubmissionUploadApi(ApiView):
             "with no datasets takes new ones without it). Without it, an unknown dataset "
             "is refused, with a 'did you mean' when it is close to a known one.",
         )
+
+        def validate(self, attrs: dict) -> dict:
+            if not attrs["file"].size and attrs["format"] in IMPORT_FORMATS:
+                raise serializers.ValidationError({"file": [EMPTY_IMPORT]})
+            return attrs
 
     class OutputSerializer(serializers.Serializer):
         submissions = SubmissionOutputSerializer(many=True)

@@ -29,12 +29,16 @@ from leaderboard.services import (
 )
 
 __all__ = [
+    "EMPTY_IMPORT",
     "IMPORT_FORMATS",
     "imported_entries",
     "imported_read",
     "imported_relocated",
     "imported_submissions_create",
 ]
+
+# An empty upload in another tool's format (an empty CSV is the CSV parser's to word).
+EMPTY_IMPORT = "The submitted file is empty."
 
 
 def imported_read(

@@ -169,7 +169,7 @@ class _ScoreRules:
             *self._value_problems(score, label),
             self._metric_problem(score.metric, label),
             self._fold_problem(score.fold, label),
-            self._rank_problem(score.value, label),
+            self._rank_problem(score, label),
             self._duplicate_problem(score, label, seen),
         ]
         return [
@@ -195,10 +195,15 @@ class _ScoreRules:
 
     def _value_problems(self, score: ScoreInput, label: str) -> list[tuple[str, str]]:
         if not is_number(score.value) or not math.isfinite(score.value):
-            return [(f"{label}score must be a finite number, got {score.value!r}", "value")]
+            return [
+                (
+                    f"{label}score must be a finite number, got {score.value!r}",
+                    score.value_column or "value",
+                )
+            ]
         metric = self.metrics.get(score.metric) if score.metric is not None else self.primary
         if metric is not None and (problem := metric_range_problem(metric, score.value)):
-            return [(f"{label}{problem}", "value")]
+            return [(f"{label}{problem}", score.value_column or "value")]
         return []
 
     def _metric_problem(self, metric, label: str) -> tuple[str, str] | None:
@@ -220,9 +225,10 @@ class _ScoreRules:
             return f"{label}fold must be an integer from 0 to {MAX_FOLD}", "fold"
         return None
 
-    def _rank_problem(self, value, label: str) -> tuple[str, str] | None:
+    def _rank_problem(self, score: ScoreInput, label: str) -> tuple[str, str] | None:
+        value = score.value
         if self.benchmark.ranking_only and is_number(value) and value < 1:
-            return f"{label}a rank is 1 (best) or more, got {value}", "value"
+            return f"{label}a rank is 1 (best) or more, got {value}", score.value_column or "value"
         return None
 
     def _duplicate_problem(

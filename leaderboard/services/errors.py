@@ -20,7 +20,7 @@ class Problem:
         if self.line is not None:
             where.append(f"line {self.line}")
         if self.field:
-            where.append(f"column {self.field!r}" if self.line is not None else self.field)
+            where.append(f'column "{self.field}"' if self.line is not None else self.field)
         return f"{', '.join(where)}: {self.message}" if where else self.message
 
     def to_dict(self) -> dict:

@@ -16,6 +16,9 @@ class ScoreInput:
     metric: str | None = None
     fold: int | None = None
     line: int | None = None
+    # A file's column holding the value ("score", "rank", a wide file's algorithm), which
+    # a problem with the value names; None: the API's "value".
+    value_column: str | None = None
 
 
 @dataclass(frozen=True, eq=False)
@@ -37,6 +40,7 @@ class ScoreBlock(Sequence[ScoreInput]):
     folds: np.ndarray
     values: np.ndarray
     lines: np.ndarray
+    value_column: str | None = None  # the file's column of the values (ScoreInput's)
 
     def __len__(self) -> int:
         return len(self.values)
@@ -48,6 +52,7 @@ class ScoreBlock(Sequence[ScoreInput]):
             metric=self.metrics[k] if k >= 0 else None,
             fold=fold if fold >= 0 else None,
             line=line,
+            value_column=self.value_column,
         )
 
     def __getitem__(self, index):

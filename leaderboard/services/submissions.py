@@ -195,6 +195,7 @@ def submission_entries_from_csv(
                     folds=columns["folds"][rows],
                     values=columns["values"][rows],
                     lines=columns["lines"][rows],
+                    value_column=parsed.value_column or name,
                 ),
                 note=note,
             )

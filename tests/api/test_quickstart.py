@@ -20,6 +20,7 @@ import pytest
 import requests
 
 from estimation.background import recompute_threads_join
+from estimation.core.contract import Board, from_json
 from estimation.services import recompute_run
 from leaderboard.demo import DEMOS
 from leaderboard.models import Submission
@@ -107,6 +108,9 @@ def _quick_start(live_server, tmp_path, *, served_before: int) -> None:
         live_server.url + "/api/benchmarks/demsar-2006/snapshots/latest/", timeout=30
     ).json()
     assert int(printed[0].split()[1]) == latest["version"] > served_before
+    # In the leaderboard's order (the CLI's and the pages': Board.order), ties included.
+    board = from_json(Board, latest["board"])
+    assert ranked == [board.algorithms[i] for i in board.order(board.recommended)]
     assert not any("not ranked" in note for note in latest["board"]["notes"])
 
 

@@ -76,6 +76,26 @@ def test_schema_is_a_valid_openapi_document_listing_every_endpoint(client):
     assert len(operation_ids) == len(set(operation_ids))
 
 
+def test_operation_summaries_read_as_english(client):
+    """The docs' headings: "Delete an algorithm", never "Delete a algorithm"."""
+    schema = json.loads(client.get("/api/schema/?format=json").content)
+    summaries = {
+        (path, method): op["summary"]
+        for path, item in schema["paths"].items()
+        for method, op in item.items()
+        if isinstance(op, dict) and "summary" in op
+    }
+    assert summaries[("/api/benchmarks/{slug}/algorithms/delete/", "post")] == (
+        "Delete an algorithm"
+    )
+    assert summaries[("/api/benchmarks/{slug}/algorithms/rename/", "post")] == (
+        "Rename an algorithm"
+    )
+    assert summaries[("/api/benchmarks/{slug}/datasets/rename/", "post")] == "Rename a dataset"
+    wrong = {key: text for key, text in summaries.items() if re.search(r"\ba [aeiou]", text)}
+    assert wrong == {}
+
+
 def test_schema_as_yaml(client):
     response = client.get("/api/schema/")
     assert response.status_code == 200

@@ -255,12 +255,8 @@ def test_a_boolean_query_parameter_is_exactly_true_or_false():
 
 @pytest.mark.parametrize(
     ("content", "problems"),
-    [
-        (csv_messages.HEADER_TYPO, csv_messages.HEADER_TYPO_PROBLEMS),
-        (csv_messages.DECIMAL_COMMA, csv_messages.DECIMAL_COMMA_PROBLEMS),
-        (csv_messages.FOLD_GAP, csv_messages.FOLD_GAP_PROBLEMS),
-    ],
-    ids=["header-typo", "decimal-comma", "fold-gap"],
+    list(csv_messages.REFUSED.values()),
+    ids=list(csv_messages.REFUSED),
 )
 def test_newcomers_mistakes_get_the_parsers_exact_messages(
     researcher, benchmark, content, problems
@@ -273,6 +269,14 @@ def test_newcomers_mistakes_get_the_parsers_exact_messages(
         "problems_total": 1,
     }
     assert not Submission.objects.exists()
+
+
+def test_an_empty_file_in_another_tools_format_is_refused_as_empty(researcher, benchmark):
+    response = upload(client_for(researcher), b"", format="eee")
+    assert response.status_code == 400
+    assert response.json()["problems"] == [
+        {"line": None, "field": "file", "message": "The submitted file is empty."}
+    ]
 
 
 def test_a_semicolon_file_with_decimal_commas_is_stored(researcher, benchmark):

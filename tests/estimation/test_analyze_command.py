@@ -347,8 +347,30 @@ def analyze_error(tmp_path: Path, content: bytes, *args: str) -> str:
 
 
 def as_printed(problems: list[csv_messages.Problem]) -> str:
-    (line, field, message), *_ = problems
-    return f'line {line}, column "{field}": {message}'
+    (problem,) = problems
+    return problem.printed()
+
+
+@pytest.mark.parametrize(
+    ("content", "problems"),
+    [case for name, case in csv_messages.REFUSED.items() if name != "fold-gap"],
+    ids=[name for name in csv_messages.REFUSED if name != "fold-gap"],
+)
+def test_newcomers_mistakes_get_the_messages_the_web_and_api_give(tmp_path, content, problems):
+    """The same files and messages as the web and API upload tests (tests/csv_messages.py);
+    the fold gap adds the --incomplete hint (below)."""
+    assert analyze_error(tmp_path, content) == as_printed(problems)
+
+
+def test_a_semicolon_file_with_quoted_decimal_commas_is_read(tmp_path):
+    quoted = tmp_path / "quoted.csv"
+    quoted.write_bytes(csv_messages.SEMICOLON_QUOTED + b'd1;alg-b;"0,5"\nd2;alg-b;"0,7"\n')
+    plain = write_rows(
+        tmp_path / "plain.csv",
+        ["dataset", "algorithm", "score"],
+        [["d1", "alg-a", 0.9], ["d2", "alg-a", 0.8], ["d1", "alg-b", 0.5], ["d2", "alg-b", 0.7]],
+    )
+    assert analyze_json(quoted, "--bootstrap", "0") == analyze_json(plain, "--bootstrap", "0")
 
 
 def test_a_header_typo_is_one_did_you_mean_not_an_error_per_row(tmp_path):

@@ -295,9 +295,15 @@ def test_empty_file():
     assert only_error("\n\n").startswith("line 1: the file is empty")
 
 
-def test_header_only():
+def test_header_only_says_what_a_row_holds():
     assert only_error("dataset,algorithm,score\n") == (
-        "line 1: the file has a header but no data rows"
+        "line 1: the file has a header but no data rows: add one row per result below it"
+    )
+    assert only_error("dataset,algorithm,rank\n") == (
+        "line 1: the file has a header but no data rows: add one row per result below it"
+    )
+    assert only_error("dataset,alg-a,alg-b\n") == (
+        "line 1: the file has a header but no data rows: add one row per dataset below it"
     )
 
 

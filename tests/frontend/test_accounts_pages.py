@@ -176,3 +176,9 @@ def test_the_account_page_sends_the_confirmation_link_again(client):
     assert client.post(link).status_code == 302
     assert EmailAddress.objects.get(user=user).verified
     assert 'data-testid="email-verified"' in client.get("/account/").content.decode()
+
+
+def test_the_login_page_offers_the_password_reset_once(client):
+    body = client.get("/account/login/").content.decode()
+    assert body.count("Forgot your password?") == 1
+    assert body.count('href="/account/password/reset/"') == 1

@@ -366,12 +366,8 @@ def test_a_posted_grid_size_beyond_the_field_limit_reads_no_more_cells(researche
 
 @pytest.mark.parametrize(
     ("content", "problems"),
-    [
-        (csv_messages.HEADER_TYPO, csv_messages.HEADER_TYPO_PROBLEMS),
-        (csv_messages.DECIMAL_COMMA, csv_messages.DECIMAL_COMMA_PROBLEMS),
-        (csv_messages.FOLD_GAP, csv_messages.FOLD_GAP_PROBLEMS),
-    ],
-    ids=["header-typo", "decimal-comma", "fold-gap"],
+    list(csv_messages.REFUSED.values()),
+    ids=list(csv_messages.REFUSED),
 )
 def test_csv_newcomers_mistakes_get_the_parsers_exact_messages(
     client, benchmark, researcher, content, problems
@@ -383,7 +379,35 @@ def test_csv_newcomers_mistakes_get_the_parsers_exact_messages(
     body = response.content.decode()
     assert html.escape(problems[0].message) in body
     assert "The file has 1 problem (listed below); nothing was stored." in body
+    # The summary counts the file's one problem and words it as the CLI prints it.
+    assert [error.text for error in response.context["errors"]] == [
+        "Results file (CSV, UTF-8): The file has 1 problem (listed below); nothing was stored.",
+        problems[0].printed(),
+    ]
+    assert '<h2 id="error-summary-title">There is a problem</h2>' in body
     assert Submission.objects.filter(submitter=researcher).count() == 0
+
+
+def test_csv_summary_counts_every_problem_of_the_file(client, benchmark, researcher, monkeypatch):
+    monkeypatch.setattr("frontend.contribute.uploads.MAX_ERRORS", 2)  # 2 listed, 3 more
+    content = b"dataset,algorithm,score\n" + b"".join(b"d1,alg-%d,high\n" % i for i in range(5))
+    body = _upload(client, content).content.decode()
+    assert '<h2 id="error-summary-title">There are 5 problems</h2>' in body
+    assert "The file has 5 problems (listed below); nothing was stored." in body
+    assert "… and 3 more problems." in body
+
+
+def test_an_empty_file_in_another_tools_format_is_refused_as_empty(client, benchmark, researcher):
+    response = _upload(client, b"", format="eee")
+    assert response.context["form"].errors == {"file": ["The submitted file is empty."]}
+    assert not response.context["file_errors"]
+
+
+def test_csv_semicolon_file_with_a_quoted_decimal_comma_previews(client, benchmark, researcher):
+    body = _upload(client, csv_messages.SEMICOLON_QUOTED).content.decode()
+    assert 'data-testid="upload-format">long (scores)' in body
+    assert 'data-testid="upload-rows">2<' in body
+    assert 'data-testid="file-errors"' not in body
 
 
 def test_csv_semicolon_file_with_decimal_commas_previews_and_stores(client, benchmark, researcher):

@@ -95,6 +95,10 @@ def test_the_csv_web_upload_refuses_it_at_its_line(client, auc_board, user):
     assert 'data-testid="upload-problem" data-line="3"' in body
     assert "outside the valid range" in body
     assert 'data-testid="upload-confirm"' not in body
+    # Located as the CLI locates it: the file's column, not the API's "value".
+    assert [error.text for error in response.context["errors"]] == [
+        "line 3, column \"score\": 1.7 is outside the valid range of metric 'auc', [0, 1]"
+    ]
 
 
 def test_the_api_refuses_it_with_line_and_field(auc_board):
@@ -114,14 +118,27 @@ def test_the_api_refuses_it_with_line_and_field(auc_board):
     )
     assert upload.status_code == 400
     (problem,) = upload.json()["problems"]
-    assert (problem["line"], problem["field"]) == (3, "value")
+    assert (problem["line"], problem["field"]) == (3, "score")  # the file's column
+    wide = api.post(
+        "/api/benchmarks/auc/submissions/upload/",
+        {"file": SimpleUploadedFile("w.csv", b"dataset,x,y\nd1,0.5,0.6\nd2,0.7,1.2\n")},
+        format="multipart",
+    )
+    assert wide.status_code == 400
+    assert wide.json()["problems"] == [
+        {
+            "line": 3,
+            "field": "y",
+            "message": "1.2 is outside the valid range of metric 'auc', [0, 1]",
+        }
+    ]
 
 
 def test_the_import_command_takes_a_range_and_refuses_values_beyond_it(tmp_path):
     path = tmp_path / "acc.csv"
     path.write_text("dataset,algorithm,score\nd1,a,0.5\nd1,b,33.4\n")
     with pytest.raises(
-        CommandError, match=r"line 3, column 'value': 33.4 is outside the valid range"
+        CommandError, match=r'line 3, column "score": 33.4 is outside the valid range'
     ):
         call_command(
             "import_benchmark",

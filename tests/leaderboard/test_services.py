@@ -70,9 +70,9 @@ def test_every_problem_is_reported_with_its_line():
         )
     messages = [str(p) for p in caught.value.problems]
     assert messages == [
-        "line 3, column 'dataset': unknown dataset 'unknown'; this benchmark only takes listed datasets",
-        "line 4, column 'dataset': duplicate score for dataset 'known' (first given on line 2)",
-        "line 5, column 'metric': unknown metric 'nope'; this benchmark has ['score']",
+        "line 3, column \"dataset\": unknown dataset 'unknown'; this benchmark only takes listed datasets",
+        "line 4, column \"dataset\": duplicate score for dataset 'known' (first given on line 2)",
+        "line 5, column \"metric\": unknown metric 'nope'; this benchmark has ['score']",
     ]
 
 

@@ -180,9 +180,10 @@ class _ParserBase:
         )
 
     def _rows(
-        self, reader: Iterator[list[str]], width: int, key: int
+        self, reader: Iterator[list[str]], width: int, key: int, *, row_is: str
     ) -> Iterator[tuple[int, list[str]]]:
-        """Data rows as ``(line, fields)``; skips blank rows, checks the field count."""
+        """Data rows as ``(line, fields)``; skips blank rows, checks the field count.
+        ``row_is`` is what one row holds ("result", "dataset"), for a file with none."""
         limit = self.max_rows if self.max_rows is not None else sys.maxsize
         count = 0
         previous = reader.line_num  # type: ignore[attr-defined]
@@ -214,7 +215,11 @@ class _ParserBase:
             self.errors.add(previous + 1, None, _csv_problem(exc))
             return
         if count == 0:
-            self.errors.add(self.header_line, None, "the file has a header but no data rows")
+            self.errors.add(
+                self.header_line,
+                None,
+                f"the file has a header but no data rows: add one row per {row_is} below it",
+            )
 
     def _typo_problem(self, name: str, role: str, format: Format) -> str:
         layout = {"long": _LONG_LAYOUT, "ranking": _RANKING_LAYOUT, "wide": _WIDE_LAYOUT}[format]

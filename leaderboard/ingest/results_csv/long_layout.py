@@ -191,7 +191,7 @@ class _LongParser(_ParserBase):
         )
         add_value, add_fold, add_metric = cols.values.append, cols.folds.append, cols.metrics.append
         datasets, algorithms = found.datasets, found.algorithms
-        for line, row in self._rows(reader, len(names), layout.dataset):
+        for line, row in self._rows(reader, len(names), layout.dataset, row_is="result"):
             dataset = self._name_cell(row[layout.dataset], layout.dataset_column, line, "dataset")
             algorithm = self._name_cell(
                 row[layout.algorithm], layout.algorithm_column, line, "algorithm"
@@ -339,6 +339,7 @@ class _LongParser(_ParserBase):
             dropped=tuple(self.dropped.kept),
             n_dropped=self.dropped.total,
             algorithm_metadata={name: given for name, given in found.metadata.items() if given},
+            value_column=layout.value_column,
         )
 
     def _describe(self, given: dict, row: list[str], described, names, line: int) -> bool:

@@ -116,6 +116,9 @@ class ParsedResults:
     n_dropped: int = 0
     # algorithm -> {column of ALGORITHM_COLUMNS: value} (parameters as an int)
     algorithm_metadata: Mapping[str, Mapping[str, str | int]] = field(default_factory=dict)
+    # The header cell of the values as written ("score", "value", "rank"), so that a
+    # later problem names the file's column; empty in a wide file (each algorithm's own).
+    value_column: str = ""
 
     @property
     def n_records(self) -> int:

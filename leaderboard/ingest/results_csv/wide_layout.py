@@ -44,7 +44,7 @@ class _WideParser(_ParserBase):
         dataset_lines: dict[str, int] = {}
         coded = list(enumerate(algorithm_columns))
         cells = _WideCells(n_columns=len(coded))
-        for line, row in self._rows(reader, len(names), i_dataset):
+        for line, row in self._rows(reader, len(names), i_dataset, row_is="dataset"):
             dataset = self._wide_dataset(row[i_dataset], names[i_dataset], line, dataset_lines)
             code = -1 if dataset is None else datasets.setdefault(dataset, len(datasets))
             self._wide_cells(row, line, coded, code, cells, cols)
