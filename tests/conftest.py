@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.file_order import file_order_register
 from tests.reference_data import REQUIRE_VARIABLE, external_data_lookup, reference_data_required
 
 
@@ -30,7 +31,9 @@ MARKED_BY_FIXTURE = {"celery_worker": "integration", "page": "browser", "stack":
 
 def pytest_configure(config: pytest.Config) -> None:
     """The run's folder of engine results shared by its processes (tests/engine_memo.py):
-    made by the controlling process, inherited by the xdist workers it starts."""
+    made by the controlling process, inherited by the xdist workers it starts; and the
+    longest test files first in a parallel run (tests/file_order.py)."""
+    file_order_register(config)
     if hasattr(config, "workerinput"):
         return
     from tests.engine_memo import SHARED_VARIABLE
