@@ -14,6 +14,7 @@ from estimation.core.analysis import ENGINE_VERSION, practical_seed
 from estimation.core.hierarchical import hierarchical_probabilities, pair_folds
 from leaderboard.models import Metric
 from leaderboard.services import benchmark_create
+from tests.factories import cache_clear_own
 from tests.frontend.test_readers_support import refresh
 from tests.frontend.uneven_folds import submit_folds
 
@@ -35,7 +36,7 @@ def _cells(shift: float) -> dict:
 
 @pytest.fixture
 def foldy():
-    cache.clear()  # budgets and entries of earlier tests (the cache outlives transactions)
+    cache_clear_own()  # budgets and entries of earlier tests (the cache outlives transactions)
     benchmark = benchmark_create(
         slug="foldy", title="Folds", metrics=[("score", "higher")], bootstrap_size=0
     )
@@ -44,7 +45,7 @@ def foldy():
     Metric.objects.filter(benchmark=benchmark).update(rope=0.01)
     (snapshot,) = refresh(benchmark)
     yield snapshot
-    cache.clear()
+    cache_clear_own()
 
 
 def _page(client, a: str, b: str, *, compute: bool = False):

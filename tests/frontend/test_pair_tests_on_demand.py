@@ -16,7 +16,7 @@ from estimation.core.contract import PairwiseScope
 from estimation.core.table import ResultTable
 from estimation.models import ResultSnapshot
 from estimation.selectors import clear_parsed_sections
-from tests.factories import make_benchmark
+from tests.factories import cache_clear_own, make_benchmark
 from tests.frontend.test_readers_support import store_snapshot
 
 pytestmark = pytest.mark.django_db
@@ -38,7 +38,7 @@ def _table() -> ResultTable:
 
 @pytest.fixture
 def boards(monkeypatch):
-    cache.clear()
+    cache_clear_own()
     settings = AnalysisSettings(bootstrap=0)
     whole = analyze(_table(), settings, advisor=False).payload
     monkeypatch.setattr(pairwise_scope, "MAX_PAIRWISE_ALGORITHMS", BOUND)
@@ -47,7 +47,7 @@ def boards(monkeypatch):
     store_snapshot(benchmark, top)
     clear_parsed_sections()
     yield whole, top
-    cache.clear()
+    cache_clear_own()
 
 
 def _pair(client, a: str, b: str):
