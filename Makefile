@@ -43,14 +43,17 @@ test: lint services browser
 # fixtures are built once), each with its own test database (kept between runs:
 # --create-db rebuilds them), cache prefix and Celery queue; tests marked integration
 # or browser (by hand, by folder or by fixture: tests/conftest.py) and the fresh-clone
-# runs (clone) are left out. PODIUM_TEST_TIER makes a worker started by hand fail its test.
+# runs (clone) are left out. Files are handed out longest first by their last measured
+# time (tests/file_order.py; pytest-xdist's own order, by number of tests, is switched
+# off), so that neither process is left running a long file alone at the end.
+# PODIUM_TEST_TIER makes a worker started by hand fail its test.
 # Bytecode is cached even where PYTHONDONTWRITEBYTECODE is set: each process collects
 # every test file (pytest's rewritten modules are cached in __pycache__ too), and the
 # subprocess tests start Python again; without the cache that is ~6 s more CPU a process.
 # About 5 minutes here (8 before tests/engine_memo.py shared the engine results of
 # repeated inputs within a process; now within a run); not yet the 3 minutes aimed at.
 check: lint services
-	PYTHONDONTWRITEBYTECODE= PODIUM_TEST_TIER=check $(BIN)/pytest -q -m "$(CHECK_TESTS)" -n auto --dist loadfile --reuse-db --durations=10
+	PYTHONDONTWRITEBYTECODE= PODIUM_TEST_TIER=check $(BIN)/pytest -q -m "$(CHECK_TESTS)" -n auto --dist loadfile --no-loadscope-reorder --reuse-db --durations=10
 
 # The core tests as other CPUs run them (numpy's wide SIMD loops off; another OpenBLAS
 # kernel): floats are compared with stated tolerances, so these pass too. CI runs it.

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.file_order import file_order_register
 from tests.reference_data import REQUIRE_VARIABLE, external_data_lookup, reference_data_required
 
 
@@ -30,7 +31,9 @@ MARKED_BY_FIXTURE = {"celery_worker": "integration", "page": "browser", "stack":
 
 def pytest_configure(config: pytest.Config) -> None:
     """The run's folder of engine results shared by its processes (tests/engine_memo.py):
-    made by the controlling process, inherited by the xdist workers it starts."""
+    made by the controlling process, inherited by the xdist workers it starts; and the
+    longest test files first in a parallel run (tests/file_order.py)."""
+    file_order_register(config)
     if hasattr(config, "workerinput"):
         return
     from tests.engine_memo import SHARED_VARIABLE
@@ -115,6 +118,21 @@ def celery_worker(redis_url, transactional_db):
         app, pool="solo", perform_ping_check=False, shutdown_timeout=30, queues=all_queues()
     ) as worker:
         yield worker
+
+
+@pytest.fixture(autouse=True, scope="module")
+def studentized_range_values_kept(request: pytest.FixtureRequest):
+    """The studentized range's interpolants and critical values computed by an earlier
+    test or run are reused (tests/studentized_range_memo.py), except in their own tests
+    and in runs without pytest's cache."""
+    from tests.studentized_range_memo import OWN_TESTS, studentized_range_kept
+
+    cache = getattr(request.config, "cache", None)
+    if cache is None or request.node.nodeid in OWN_TESTS:
+        yield
+        return
+    with studentized_range_kept(cache.mkdir("podium-studentized-range")):
+        yield
 
 
 @pytest.fixture(autouse=True)

@@ -1,6 +1,8 @@
 """Who may write what: every role x every write endpoint and page, API and web.
 
-Each cell starts from the same world and expects one status. Requests carry valid
+Each cell starts from the same world (built once for the module, in a transaction rolled
+back at its end; each test and each role's request in a savepoint of it, rolled back
+too) and expects one status. Requests carry valid
 input, so the status is the authorisation answer, not a validation error (web forms
 posted empty answer 200 with their errors to whoever may use them, 403 to others).
 
@@ -81,6 +83,15 @@ def _world() -> World:
     benchmark_datasets_add(benchmark=benchmark, user=users["maintainer"], names=["declared-ds"])
     token, _ = api_token_create(user=users["submitter"], name="script")
     return World(users=users, benchmark=benchmark, pending=pending, token_id=token.pk)
+
+
+@pytest.fixture(scope="module")
+def world(django_db_setup, django_db_blocker):
+    """The world of every cell, built once: each test runs in its own savepoint inside
+    this transaction, so what a request changes is gone before the next."""
+    with django_db_blocker.unblock(), transaction.atomic():
+        yield _world()
+        transaction.set_rollback(True)
 
 
 def _everyone(anonymous: int, others: int) -> dict:
@@ -395,10 +406,9 @@ CELLS = [
     CELLS,
     ids=[cell[0] for cell in CELLS],
 )
-def test_authorisation_row(name, kind, method, path, data, expected, settings):
+def test_authorisation_row(world, name, kind, method, path, data, expected, settings):
     """One endpoint, every role; each role's request is rolled back before the next."""
     settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "DEFAULT_THROTTLE_CLASSES": []}
-    world = _world()
     other = Benchmark.objects.get(slug="other").pk
     url = path.format(pending=world.pending.pk, token=world.token_id, other=other)
     answers = {}
