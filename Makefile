@@ -51,7 +51,9 @@ test: lint services browser
 # every test file (pytest's rewritten modules are cached in __pycache__ too), and the
 # subprocess tests start Python again; without the cache that is ~6 s more CPU a process.
 # About 5 minutes here (8 before tests/engine_memo.py shared the engine results of
-# repeated inputs within a process; now within a run); not yet the 3 minutes aimed at.
+# repeated inputs within a process; now within a run); 3 min 7 s and 3 min 37 s on the
+# quiet machine before the longest-first order, 3 min 57 s with it while other jobs
+# started (load 0.2 -> 2.4; README): not yet reliably the 3 minutes aimed at.
 check: lint services
 	PYTHONDONTWRITEBYTECODE= PODIUM_TEST_TIER=check $(BIN)/pytest -q -m "$(CHECK_TESTS)" -n auto --dist loadfile --no-loadscope-reorder --reuse-db --durations=10
 
