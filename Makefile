@@ -50,10 +50,8 @@ test: lint services browser
 # Bytecode is cached even where PYTHONDONTWRITEBYTECODE is set: each process collects
 # every test file (pytest's rewritten modules are cached in __pycache__ too), and the
 # subprocess tests start Python again; without the cache that is ~6 s more CPU a process.
-# About 5 minutes here (8 before tests/engine_memo.py shared the engine results of
-# repeated inputs within a process; now within a run); 3 min 7 s and 3 min 37 s on the
-# quiet machine before the longest-first order, 3 min 57 s with it while other jobs
-# started (load 0.2 -> 2.4; README): not yet reliably the 3 minutes aimed at.
+# Files go out longest first (tests/file_order.py). 4 to 4.5 minutes on the quiet
+# machine with 1,804 tests (README): not yet the 3 minutes aimed at.
 check: lint services
 	PYTHONDONTWRITEBYTECODE= PODIUM_TEST_TIER=check $(BIN)/pytest -q -m "$(CHECK_TESTS)" -n auto --dist loadfile --no-loadscope-reorder --reuse-db --durations=10
 
