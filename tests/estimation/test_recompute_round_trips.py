@@ -18,7 +18,7 @@ from django.test.utils import CaptureQueriesContext
 
 from estimation import services
 from estimation.models import RecomputeState, ResultSnapshot
-from leaderboard.models import Submission
+from leaderboard.models import Benchmark, Submission
 from leaderboard.services import ScoreInput, SubmissionInput, submissions_create
 from tests.factories import make_benchmark
 
@@ -39,6 +39,19 @@ def _entries(values: np.ndarray, algorithms) -> list[SubmissionInput]:
         )
         for j in algorithms
     ]
+
+
+def _board_of_all(slug: str, seed: int) -> Benchmark:
+    """An open benchmark holding one imported submission per algorithm, random fold values."""
+    benchmark = make_benchmark(slug, submission_policy="open", bootstrap_size=100)
+    values = np.random.default_rng(seed).normal(size=(N, FOLDS, M))
+    submissions_create(
+        benchmark=benchmark,
+        submitter=None,
+        entries=_entries(values, range(M)),
+        source=Submission.Source.IMPORT,
+    )
+    return benchmark
 
 
 def _until_ready(benchmark, monkeypatch) -> tuple[list[str], ResultSnapshot]:
@@ -132,14 +145,7 @@ def test_the_input_is_read_in_one_repeatable_read_snapshot_and_the_level_goes_ba
     """The level is named in the BEGIN (no statement of its own), so it is checked from
     inside the read; the worker's later transactions (the version's row lock, the ready
     save) run at the connection's own level again, also after a read that raised."""
-    benchmark = make_benchmark("read-level", submission_policy="open", bootstrap_size=100)
-    values = np.random.default_rng(1).normal(size=(N, FOLDS, M))
-    submissions_create(
-        benchmark=benchmark,
-        submitter=None,
-        entries=_entries(values, range(M)),
-        source=Submission.Source.IMPORT,
-    )
+    benchmark = _board_of_all("read-level", seed=1)
 
     def level() -> str:
         with connection.cursor() as cursor:
@@ -183,14 +189,7 @@ def test_the_input_is_read_in_one_repeatable_read_snapshot_and_the_level_goes_ba
 def test_the_boards_completion_commits_without_waiting_for_the_disk(monkeypatch):
     """The completion (bootstrap intervals and evaluation) is derived data too: a crash
     that loses it leaves a deferred board, which the completion sweep completes."""
-    benchmark = make_benchmark("complete-async", submission_policy="open", bootstrap_size=100)
-    values = np.random.default_rng(2).normal(size=(N, FOLDS, M))
-    submissions_create(
-        benchmark=benchmark,
-        submitter=None,
-        entries=_entries(values, range(M)),
-        source=Submission.Source.IMPORT,
-    )
+    benchmark = _board_of_all("complete-async", seed=2)
     monkeypatch.setattr(services, "snapshot_advisor_store", lambda **kwargs: None)
     with CaptureQueriesContext(connection) as queries:
         (snapshot,) = services.recompute_run(benchmark_id=benchmark.pk, owner="worker")

@@ -16,6 +16,13 @@ def accepted(benchmark, algorithm, values, folds=None):
     return submission_accept(submission=submission)
 
 
+def a_beats_b_on_one_dataset():
+    benchmark = make_benchmark()
+    accepted(benchmark, "a", {"d1": 0.9})
+    accepted(benchmark, "b", {"d1": 0.1})
+    return benchmark
+
+
 def test_result_table_averages_folds_and_orients_direction():
     benchmark = make_benchmark(direction="lower")
     accepted(benchmark, "a", {"d1": [1.0, 3.0], "d2": [2.0, 2.0]}, folds=True)
@@ -127,9 +134,7 @@ def test_a_dead_workers_lease_expires_and_its_half_done_snapshot_is_never_served
     from estimation.selectors import snapshot_latest
     from estimation.services import recompute_run
 
-    benchmark = make_benchmark()
-    accepted(benchmark, "a", {"d1": 0.9})
-    accepted(benchmark, "b", {"d1": 0.1})
+    benchmark = a_beats_b_on_one_dataset()
     orphan = ResultSnapshot.objects.create(
         benchmark=benchmark,
         metric=benchmark.metrics.get(),
@@ -152,9 +157,7 @@ def test_a_dead_workers_lease_expires_and_its_half_done_snapshot_is_never_served
 def test_progress_is_visible_while_computing(monkeypatch):
     from estimation import services
 
-    benchmark = make_benchmark()
-    accepted(benchmark, "a", {"d1": 0.9})
-    accepted(benchmark, "b", {"d1": 0.1})
+    benchmark = a_beats_b_on_one_dataset()
     seen = []
     real_analyze = services.analyze
 
@@ -178,9 +181,7 @@ def test_a_stage_reported_soon_after_the_last_write_costs_no_round_trip(monkeypa
 
     from estimation import services
 
-    benchmark = make_benchmark()
-    accepted(benchmark, "a", {"d1": 0.9})
-    accepted(benchmark, "b", {"d1": 0.1})
+    benchmark = a_beats_b_on_one_dataset()
     seen = []
     real_analyze = services.analyze
 
