@@ -4,7 +4,7 @@ from django.urls import include, path
 from django.views.generic import RedirectView
 from drf_spectacular.views import SpectacularAPIView
 
-from leaderboard.api.docs import ApiDocsView
+from leaderboard.api.docs import ApiDocsView, ApiRootApi
 
 # The browsable API's log in and out, under DRF's names (its template tags reverse them).
 # DRF's own log-in page breaks the CSP (style attributes in rest_framework/login_base.html)
@@ -26,6 +26,7 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("api/docs/", ApiDocsView.as_view(), name="api-docs"),
+    path("api/", ApiRootApi.as_view(), name="api-root"),
     path("api/", include("leaderboard.api.urls")),
     path("api/", include("estimation.api.urls")),
     path("api-auth/", include(browsable_api_auth)),

@@ -15,9 +15,11 @@ from django.template import Context, Engine
 from django.templatetags.static import static
 from drf_spectacular.generators import SchemaGenerator
 from drf_spectacular.utils import extend_schema
+from rest_framework import serializers
 from rest_framework.permissions import AllowAny
 from rest_framework.renderers import StaticHTMLRenderer
 from rest_framework.request import Request
+from rest_framework.response import Response
 
 from leaderboard.api.common import ApiView
 from leaderboard.api.quickstart import quickstart
@@ -167,3 +169,31 @@ class ApiDocsView(ApiView):
         context["stylesheet"] = static("leaderboard/api-docs.css")
         html = Engine().from_string(TEMPLATE).render(Context(context))
         return HttpResponse(html, content_type="text/html; charset=utf-8")
+
+
+class ApiRootApi(ApiView):
+    """/api/: where a client (or a person who typed the address) finds the rest."""
+
+    permission_classes = [AllowAny]
+
+    class OutputSerializer(serializers.Serializer):
+        benchmarks = serializers.URLField(help_text="The benchmarks you can read.")
+        docs = serializers.URLField(help_text="The reference, with a quick start.")
+        schema = serializers.URLField(help_text="The OpenAPI schema (YAML; ?format=json).")
+        contract = serializers.URLField(help_text="What each field of a snapshot means.")
+
+    @extend_schema(
+        summary="Where to start",
+        description="Links to the benchmark list, the reference, the OpenAPI schema and "
+        "the snapshot contract.",
+        responses={200: OutputSerializer},
+    )
+    def get(self, request: Request) -> Response:
+        links = {
+            "benchmarks": "/api/benchmarks/",
+            "docs": "/api/docs/",
+            "schema": "/api/schema/",
+            "contract": "/api/contract/",
+        }
+        absolute = {name: request.build_absolute_uri(path) for name, path in links.items()}
+        return Response(self.OutputSerializer(absolute).data)

@@ -355,6 +355,16 @@ EXAMPLES: dict[str, list[OpenApiExample]] = {
 }
 EXAMPLES["snapshot_section"] = [_response(NEMENYI_SECTION, name="The nemenyi section")]
 EXAMPLES["snapshot_latest_section"] = EXAMPLES["snapshot_section"]
+EXAMPLES["api_root"] = [
+    _response(
+        {
+            "benchmarks": "https://podium.example.org/api/benchmarks/",
+            "docs": "https://podium.example.org/api/docs/",
+            "schema": "https://podium.example.org/api/schema/",
+            "contract": "https://podium.example.org/api/contract/",
+        }
+    )
+]
 EXAMPLES["snapshot_contract"] = [
     _response("# Snapshot contract\n\n## board\n\n`recommended`: the estimator ...\n")
 ]

@@ -94,6 +94,23 @@ def test_an_unknown_api_url_is_the_json_404_with_debug_on_or_off(client, setting
 
 
 @pytest.mark.django_db
+def test_the_api_root_links_to_where_a_client_starts(client):
+    # The address a person types first: "/api" is redirected here (APPEND_SLASH).
+    assert client.get("/api").url == "/api/"
+    root = client.get("/api/", HTTP_ACCEPT="application/json")
+    assert root.status_code == 200
+    links = root.json()
+    assert links == {
+        "benchmarks": "http://testserver/api/benchmarks/",
+        "docs": "http://testserver/api/docs/",
+        "schema": "http://testserver/api/schema/",
+        "contract": "http://testserver/api/contract/",
+    }
+    for link in links.values():
+        assert client.get(link.removeprefix("http://testserver")).status_code == 200
+
+
+@pytest.mark.django_db
 def test_a_crash_is_a_json_500(benchmark, monkeypatch):
     from leaderboard.api import benchmarks
 

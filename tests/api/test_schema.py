@@ -11,6 +11,7 @@ from leaderboard.ingest.results_csv import control_character_problem
 pytestmark = pytest.mark.django_db
 
 EXPECTED = {
+    "/api/": {"get"},
     "/api/benchmarks/": {"get"},
     "/api/benchmarks/create/": {"post"},
     "/api/benchmarks/{slug}/": {"get"},
