@@ -1,6 +1,7 @@
 """Account pages through the Django test client: sign up, log in/out, tokens, my submissions."""
 
 import re
+from html.parser import HTMLParser
 
 import pytest
 from allauth.account.models import EmailAddress
@@ -182,3 +183,40 @@ def test_the_login_page_offers_the_password_reset_once(client):
     body = client.get("/account/login/").content.decode()
     assert body.count("Forgot your password?") == 1
     assert body.count('href="/account/password/reset/"') == 1
+
+
+class _BlockInParagraph(HTMLParser):
+    """Block elements opened inside a <p>: the browser closes the <p> before them, so
+    the help text's list ends up outside its paragraph (and its styling)."""
+
+    BLOCKS = {"ul", "ol", "div", "table", "p", "form", "section", "h2", "h3"}
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.open_paragraphs = 0
+        self.found: list[str] = []
+
+    def handle_starttag(self, tag, attrs):
+        if tag in self.BLOCKS and self.open_paragraphs:
+            self.found.append(f"<{tag}> at line {self.getpos()[0]}")
+        if tag == "p":
+            self.open_paragraphs += 1
+
+    def handle_endtag(self, tag):
+        if tag == "p" and self.open_paragraphs:
+            self.open_paragraphs -= 1
+
+
+def test_account_forms_put_no_block_inside_a_paragraph(client):
+    # The password rules are Django's <ul>; a field's help was a <p>, which cannot hold it.
+    pages = ["/account/signup/", "/account/login/", "/account/password/reset/", "change"]
+    for page in pages:
+        if page == "change":  # the one page of the four that needs a user
+            client.force_login(make_user("grace"))
+            page = "/account/password/change/"
+        response = client.get(page)
+        assert response.status_code == 200, page
+        checker = _BlockInParagraph()
+        checker.feed(response.content.decode())
+        assert checker.found == [], page
+    assert "<ul" in response.content.decode()  # the rules' list is there, in its <div>
