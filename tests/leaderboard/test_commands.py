@@ -40,6 +40,29 @@ def test_import_benchmark_ranking_file_makes_a_ranking_only_benchmark(tmp_path):
     assert benchmark.metrics.get().direction == "lower"
 
 
+def test_import_benchmark_names_a_new_metric_after_the_files_metric_column(tmp_path):
+    # Named 'score' by default, every row was refused as a result for an unknown metric.
+    path = tmp_path / "long.csv"
+    rows = "".join(
+        f"d{d},{a},{0.5 + d / 100 + (a == 'b') / 10},accuracy\n" for d in range(3) for a in "ab"
+    )
+    path.write_text("dataset,algorithm,score,metric\n" + rows)
+    call_command("import_benchmark", str(path), "--slug", "named", "--queue", stdout=io.StringIO())
+    benchmark = Benchmark.objects.get(slug="named")
+    assert [metric.name for metric in benchmark.metrics.all()] == ["accuracy"]
+    assert Score.objects.filter(submission__benchmark=benchmark).count() == 6
+
+    two = tmp_path / "two.csv"
+    two.write_text("dataset,algorithm,score,metric\nd1,a,0.5,accuracy\nd1,a,3,time\n")
+    with pytest.raises(CommandError) as caught:
+        call_command("import_benchmark", str(two), "--slug", "two")
+    assert str(caught.value) == (
+        "the file has results for 2 metrics ('accuracy', 'time'); a new benchmark takes "
+        "one: name it with --metric"
+    )
+    assert not Benchmark.objects.filter(slug="two").exists()
+
+
 def test_import_benchmark_with_a_bad_row_writes_nothing(tmp_path):
     path = tmp_path / "bad.csv"
     path.write_text("dataset,algorithm,score\nd1,a,0.5\nd1,b,nan\nd2,a,x\n")

@@ -33,7 +33,11 @@ class Command(BaseCommand):
         parser.add_argument("--description", default="")
         parser.add_argument("--citation", default="")
         parser.add_argument("--licence", default="")
-        parser.add_argument("--metric", default="score", help="metric name of a new benchmark")
+        parser.add_argument(
+            "--metric",
+            help="metric name of a new benchmark (default: the file's metric column if it "
+            "names one metric, else 'score')",
+        )
         parser.add_argument(
             "--direction", choices=[d.value for d in Metric.Direction], default="higher"
         )
@@ -60,7 +64,9 @@ class Command(BaseCommand):
             raise CommandError(f"cannot read {options['csv']}: {exc.strerror}") from None
         try:
             with transaction.atomic():
-                benchmark = self._benchmark(options, ranking_only=parsed.kind == "rank")
+                benchmark = self._benchmark(
+                    options, ranking_only=parsed.kind == "rank", metrics=parsed.metrics
+                )
                 entries = submission_entries_from_csv(benchmark=benchmark, parsed=parsed)
                 submissions = submissions_create(
                     benchmark=benchmark,
@@ -86,20 +92,17 @@ class Command(BaseCommand):
             results_compute(benchmark)
             self.stdout.write(f"{benchmark.slug}: results {results_served(benchmark)}")
 
-    def _benchmark(self, options, *, ranking_only: bool) -> Benchmark:
+    def _benchmark(self, options, *, ranking_only: bool, metrics: tuple[str, ...]) -> Benchmark:
         existing = Benchmark.objects.filter(slug=options["slug"]).first()
         if existing is not None:
             return existing
+        name = options["metric"] or _metric_of_file(metrics)
         described = {
             "min_value": options["min_value"],
             "max_value": options["max_value"],
             "unit": options["unit"],
         }
-        metric = (
-            ("rank", "lower")
-            if ranking_only
-            else (options["metric"], options["direction"], described)
-        )
+        metric = ("rank", "lower") if ranking_only else (name, options["direction"], described)
         benchmark = benchmark_create(
             slug=options["slug"],
             title=options["title"] or options["slug"],
@@ -116,3 +119,18 @@ class Command(BaseCommand):
                 raise CommandError(f"no user named {options['maintainer']!r}")
             benchmark.maintainers.add(user)
         return benchmark
+
+
+def _metric_of_file(metrics: tuple[str, ...]) -> str:
+    """A new benchmark's metric when --metric is not given: the one the file names.
+
+    Named 'score' while the file said 'accuracy', every row would be refused as a
+    result for an unknown metric.
+    """
+    if len(metrics) > 1:
+        named = ", ".join(repr(metric) for metric in metrics)
+        raise CommandError(
+            f"the file has results for {len(metrics)} metrics ({named}); a new benchmark "
+            "takes one: name it with --metric"
+        )
+    return metrics[0] if metrics else "score"
