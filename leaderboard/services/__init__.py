@@ -45,6 +45,7 @@ from leaderboard.services.errors import (
     Problem,
     StateConflict,
     ValidationFailed,
+    problems_text,
 )
 from leaderboard.services.inputs import ScoreBlock, ScoreInput, SubmissionInput
 from leaderboard.services.moderation import (
@@ -141,6 +142,7 @@ __all__ = [
     "metric_range_problems",
     "metric_range_set",
     "names_ensure",
+    "problems_text",
     "require_maintainer",
     "score_columns",
     "score_copy_buffer",

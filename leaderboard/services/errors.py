@@ -6,6 +6,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from leaderboard.ingest.results_csv.records import told_once
+
 
 @dataclass(frozen=True)
 class Problem:
@@ -25,6 +27,13 @@ class Problem:
 
     def to_dict(self) -> dict:
         return {"line": self.line, "field": self.field, "message": self.message}
+
+
+def problems_text(problems: Sequence[Problem]) -> str:
+    """The problems as a terminal shows them, indented, one repeated on many rows told
+    once with its lines (leaderboard.ingest.results_csv.told_once)."""
+    told = told_once((str(p), p.line, p.field, p.message) for p in problems)
+    return "\n".join(f"  {text}" for text in told)
 
 
 class ValidationFailed(ValueError):

@@ -10,6 +10,7 @@ from django.utils import timezone
 
 from estimation.models import RecomputeState, ResultSnapshot
 from leaderboard.models import Benchmark, Score, Submission
+from leaderboard.services import Problem, problems_text
 from tests.engine_memo import engine_results_remembered
 from tests.processes import embedded_env
 from tests.reference_data import REPO_ROOT
@@ -61,6 +62,34 @@ def test_import_benchmark_names_a_new_metric_after_the_files_metric_column(tmp_p
         "one: name it with --metric"
     )
     assert not Benchmark.objects.filter(slug="two").exists()
+
+
+def test_a_problem_repeated_on_many_rows_is_told_once(tmp_path):
+    path = tmp_path / "many.csv"
+    rows = "".join(f"d{d},a,x\n" for d in range(90))
+    path.write_text("dataset,algorithm,score\nd90,a,0.5\nd91,a,nan\n" + rows)
+    with pytest.raises(CommandError) as caught:
+        call_command("import_benchmark", str(path), "--slug", "many")
+    assert str(caught.value) == (
+        f"{path}: 91 errors in the results file:\n"
+        "  line 3, column \"score\": 'nan' is not a finite number\n"
+        "  lines 4, 5, 6, 7, 8 and 44 more, column \"score\": 'x' is not a number\n"
+        "  ... and 41 more"  # the parser keeps the first 50
+    )
+
+
+def test_problems_text_groups_by_column_and_message_and_keeps_whole_input_problems():
+    problems = [
+        Problem("the file is empty"),
+        Problem("'x' is not a number", field="score", line=2),
+        Problem("'x' is not a number", field="score", line=3),
+        Problem("'x' is not a number", field="fold", line=3),
+    ]
+    assert problems_text(problems) == (
+        "  the file is empty\n"
+        "  lines 2, 3, column \"score\": 'x' is not a number\n"
+        "  line 3, column \"fold\": 'x' is not a number"
+    )
 
 
 def test_import_benchmark_with_a_bad_row_writes_nothing(tmp_path):

@@ -13,6 +13,7 @@ from leaderboard.models import Benchmark, Metric, Submission
 from leaderboard.services import (
     ValidationFailed,
     benchmark_create,
+    problems_text,
     submission_entries_from_csv,
     submissions_create,
 )
@@ -75,8 +76,7 @@ class Command(BaseCommand):
                     source=Submission.Source.IMPORT,
                 )
         except ValidationFailed as exc:
-            problems = "\n".join(f"  {problem}" for problem in exc.problems)
-            raise CommandError(f"nothing was imported:\n{problems}") from None
+            raise CommandError(f"nothing was imported:\n{problems_text(exc.problems)}") from None
         n_scores = sum(len(entry.scores) for entry in entries)
         self.stdout.write(
             self.style.SUCCESS(

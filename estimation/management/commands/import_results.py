@@ -20,7 +20,12 @@ from leaderboard.ingest.formats import (
 from leaderboard.ingest.formats.common import restrict_metrics
 from leaderboard.ingest.imported import imported_entries, imported_relocated
 from leaderboard.models import Benchmark, Metric, Submission
-from leaderboard.services import ValidationFailed, benchmark_create, submissions_create
+from leaderboard.services import (
+    ValidationFailed,
+    benchmark_create,
+    problems_text,
+    submissions_create,
+)
 
 
 class Command(BaseCommand):
@@ -90,8 +95,7 @@ class Command(BaseCommand):
         except ResultsImportError as exc:
             raise CommandError(f"{path}: {exc}") from None
         except ValidationFailed as exc:
-            problems = "\n".join(f"  {problem}" for problem in exc.problems)
-            raise CommandError(f"nothing was imported:\n{problems}") from None
+            raise CommandError(f"nothing was imported:\n{problems_text(exc.problems)}") from None
         for note in imported.notes:
             self.stderr.write(f"{benchmark.slug}: {note}", style_func=str)
         n_scores = sum(len(entry.scores) for entry in entries)

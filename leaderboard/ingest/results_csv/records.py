@@ -44,6 +44,32 @@ class RowError:
         return f'line {self.line}, column "{self.column}": {self.message}'
 
 
+def told_once(
+    problems: Iterable[tuple[str, int | None, str | None, str]], *, lines_shown: int = 5
+) -> list[str]:
+    """Problems as a person reads them: the same message in the same column on many
+    lines is one entry naming its lines, so a file with one wrong column is one line.
+
+    Each problem is ``(its own text, line, column, message)``; one of no line (the
+    whole input) or told once is its own text, in first-seen order.
+    """
+    grouped: dict[tuple[str | None, str] | int, list[tuple[str, int | None]]] = {}
+    for index, (text, line, column, message) in enumerate(problems):
+        key = (column, message) if line is not None else index
+        grouped.setdefault(key, []).append((text, line))
+    told = []
+    for key, same in grouped.items():
+        if len(same) == 1 or isinstance(key, int):
+            told.append(same[0][0])
+            continue
+        column, message = key
+        shown = ", ".join(str(line) for _, line in same[:lines_shown])
+        more = len(same) - lines_shown
+        where = f"lines {shown}" + (f" and {more} more" if more > 0 else "")
+        told.append(where + (f', column "{column}"' if column else "") + f": {message}")
+    return told
+
+
 class ResultsCsvError(ValueError):
     """The file was rejected; ``errors`` lists the problems in line order.
 
@@ -65,7 +91,8 @@ class ResultsCsvError(ValueError):
         if self.total == 1 and self.errors:
             return str(self.errors[0])
         lines = [f"{self.total} errors in the results file:"]
-        lines += [f"  {error}" for error in self.errors]
+        problems = ((str(e), e.line, e.column, e.message) for e in self.errors)
+        lines += [f"  {text}" for text in told_once(problems)]
         if self.n_more:
             lines.append(f"  ... and {self.n_more} more")
         return "\n".join(lines)
