@@ -190,7 +190,8 @@ def _service_error_response(exc, context) -> Response | None:
     if isinstance(exc, ResultsCsvError):
         # line 0: a problem in another tool's file, named by file and key (field).
         problems = [
-            {"line": e.line or None, "field": e.column, "message": e.message} for e in exc.errors
+            {"line": e.line or None, "field": e.column or None, "message": e.message}
+            for e in exc.errors
         ]
         return _refused(problems, total=exc.total)
     if isinstance(exc, DjangoValidationError):

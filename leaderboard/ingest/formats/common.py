@@ -50,7 +50,8 @@ class ImportRowError(RowError):
 
 
 def import_problem(file: str, key: str, message: str) -> ImportRowError:
-    where = f"{file}: {key}" if key else file
+    """A problem at ``key`` of ``file``; with neither, a problem of the whole input."""
+    where = ": ".join(part for part in (file, key) if part)
     return ImportRowError(0, where, message)
 
 
@@ -400,7 +401,7 @@ class Collector:
             raise ResultsImportError(self.problems[:MAX_PROBLEMS], total=len(self.problems))
         if not self.entries:
             raise ResultsImportError(
-                [import_problem("(upload)", "", f"no {self.format} results found in the files")]
+                [import_problem("", "", f"no {self.format} results found in the files")]
             )
         self._check_ranges()
         entries = _harmonise_folds(self.entries)
@@ -563,8 +564,8 @@ def restrict_metrics(imported: ImportedResults, names: Iterable[str]) -> Importe
         raise ResultsImportError(
             [
                 import_problem(
-                    "(upload)",
-                    "metrics",
+                    "",
+                    "",
                     f"none of the files' metrics ({', '.join(map(repr, parsed.metrics))}) is "
                     f"one of this benchmark's ({', '.join(map(repr, sorted(wanted)))})",
                 )
