@@ -70,6 +70,7 @@ from estimation.core.uncertainty_sections import (
 )
 from estimation.core.verdict import board_order, board_verdict
 from estimation.core.win_probability import fit_loo, fit_minimax, mle
+from estimation.core.wording import agreeing, counted
 
 __all__ = [
     "ADVISOR_DEFERRED",
@@ -719,7 +720,7 @@ def _rank_matrix(prepared: PreparedRankings) -> RankMatrixSection | NotApplicabl
 
 
 def _count(n: int, noun: str) -> str:
-    return f"1 {noun} has" if n == 1 else f"{n} {noun}s have"
+    return f"{counted(n, noun)} {agreeing(n, 'has', 'have')}"
 
 
 def _coverage_notes(
@@ -732,15 +733,17 @@ def _coverage_notes(
             f"{a} ({c})" for a, c in sorted(prepared.dropped_by.items(), key=lambda kv: -kv[1])
         )
         notes.append(
-            f"{len(prepared.dropped_datasets)} of {table.n_datasets} datasets were left out "
-            f"because some algorithms have no result there: {culprits}."
+            f"{len(prepared.dropped_datasets)} of {counted(table.n_datasets, 'dataset')} "
+            f"{agreeing(len(prepared.dropped_datasets), 'was', 'were')} left out because some "
+            f"algorithms have no result there: {culprits}."
         )
     without = [a for a in prepared.excluded_algorithms if prepared.coverage[a] == 0]
     scarce = [a for a in prepared.excluded_algorithms if prepared.coverage[a] > 0]
     if scarce:
         notes.append(
-            f"{len(scarce)} algorithms have results on fewer than "
-            f"{settings.min_coverage:.0%} of the datasets and are not ranked: "
+            f"{_count(len(scarce), 'algorithm')} results on fewer than "
+            f"{settings.min_coverage:.0%} of the datasets and "
+            f"{agreeing(len(scarce), 'is', 'are')} not ranked: "
             f"{', '.join(scarce)}."
         )
     if without:

@@ -11,6 +11,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods
 
+from estimation.core.wording import counted
 from estimation.selectors import benchmark_recompute_failures
 from frontend.contribute.access import (
     forbidden,
@@ -289,7 +290,7 @@ def _datasets_add(request: HttpRequest, benchmark: Benchmark, forms: _CatalogueF
         user=request.user,
         names=forms.datasets.cleaned_data["names"].splitlines(),
     )
-    return f"Added {len(added)} datasets."
+    return f"Added {counted(len(added), 'dataset')}."
 
 
 def _metric_add(request: HttpRequest, benchmark: Benchmark, forms: _CatalogueForms) -> str:

@@ -81,3 +81,12 @@ def test_the_section_is_bounded(monkeypatch):
 def test_the_bound_covers_the_sizes_the_project_serves(n, m):
     # issue 25's shapes: 130 x 100 boards and 5000 x 6 ones keep their values
     assert n * m <= analysis_module.MAX_SCORE_CELLS
+
+
+def test_the_notes_count_one_dataset_and_one_algorithm_in_the_singular():
+    # "1 of 4 datasets were left out", "1 algorithms have results ...": said to users.
+    board = analyze(_folded_table(), SETTINGS, advisor=False).payload.board
+    assert board.notes[:2] == (
+        "1 of 4 datasets was left out because some algorithms have no result there: c (1).",
+        "1 algorithm has results on fewer than 50% of the datasets and is not ranked: d.",
+    )

@@ -82,8 +82,10 @@ def test_coverage_notes_in_plain_words(client):
     submit(benchmark, "rare", {"d1": 0.3})
     refresh(benchmark)
     page = client.get("/b/gappy/").content.decode()
-    assert "datasets were left out because some algorithms have no result there" in page
-    assert "are not ranked: rare" in page
+    assert "1 of 4 datasets was left out because some algorithms have no result there" in page
+    assert (
+        "1 algorithm has results on fewer than 50% of the datasets and is not ranked: rare" in page
+    )
     assert "a tie for first place" in page
     assert "3 of 4 datasets used" in page
 

@@ -128,7 +128,7 @@ def test_pwc_reads_percentages_and_counts_what_it_leaves_out():
     assert imported.metric("Percentage correct").unit == "%"
     assert imported.notes == (
         "3 values that are not numbers were left out",
-        "1 repeated model rows were left out (first kept)",
+        "1 repeated model row was left out (first kept)",
     )
     assert imported.algorithm("ResNet-18").url == "https://arxiv.org/abs/1512.03385"
 

@@ -17,6 +17,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from estimation.core.wording import agreeing, counted
 from leaderboard.ingest.formats.common import (
     AlgorithmInfo,
     Collector,
@@ -41,10 +42,12 @@ def read_pwc(files: Mapping[str, bytes]) -> ImportedResults:
             continue
         for i, task in enumerate(doc):
             _task(out, path, f"[{i}]", task, skipped)
-    if skipped["values"]:
-        out.notes.append(f"{skipped['values']} values that are not numbers were left out")
-    if skipped["repeats"]:
-        out.notes.append(f"{skipped['repeats']} repeated model rows were left out (first kept)")
+    if n := skipped["values"]:
+        what = counted(n, "value that is not a number", "values that are not numbers")
+        out.notes.append(f"{what} {agreeing(n, 'was', 'were')} left out")
+    if n := skipped["repeats"]:
+        what = counted(n, "repeated model row")
+        out.notes.append(f"{what} {agreeing(n, 'was', 'were')} left out (first kept)")
     return out.finish()
 
 
