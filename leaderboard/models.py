@@ -221,10 +221,11 @@ class Submission(models.Model):
         WITHDRAWN = "withdrawn"
 
     class Source(models.TextChoices):
-        FORM = "form"
-        API = "api"
-        CSV = "csv"
-        IMPORT = "import", "import (maintainer)"
+        # The labels follow "via" on the pages ("via the API", not "via Api").
+        FORM = "form", "the web form"
+        API = "api", "the API"
+        CSV = "csv", "a CSV upload"
+        IMPORT = "import", "a maintainer's import"
 
     benchmark = models.ForeignKey(Benchmark, on_delete=models.CASCADE, related_name="submissions")
     algorithm = models.ForeignKey(Algorithm, on_delete=models.PROTECT, related_name="submissions")

@@ -128,6 +128,7 @@ def test_my_submissions_lists_status_and_notes_and_withdraws(client):
     assert "mine-a" in body and "mine-b" in body and "mine-c" in body
     assert "not-mine" not in body
     assert "Fold 3 is missing." in body
+    assert body.count("via the API") == 3  # the source's label, not "via Api"
     for status in ("pending", "accepted", "rejected"):
         assert f'data-status="{status}"' in body
     assert accepted.status == Submission.Status.ACCEPTED
