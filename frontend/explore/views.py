@@ -26,6 +26,9 @@ from leaderboard.services import user_is_maintainer
 from leaderboard.spreadsheet import csv_stream
 
 LONG_COLUMNS = ["dataset", "algorithm", "fold", "metric", "score"]
+# A ranking-only benchmark's export is a ranking file (its one metric is the rank, lower
+# is better): read back as "score", higher would be better and the order reversed.
+RANKING_COLUMNS = ["dataset", "algorithm", "rank"]
 
 
 def _visible_benchmark(request: HttpRequest, slug: str) -> Benchmark:
@@ -135,10 +138,12 @@ def dataset_index(request: HttpRequest, slug: str) -> HttpResponse:
 
 def scores_export(request: HttpRequest, slug: str) -> StreamingHttpResponse:
     """Every accepted raw score, one line each (``dataset, algorithm, fold, metric,
-    score``), metrics in the benchmark's order and algorithms in each leaderboard's order;
-    streamed, so memory stays bounded."""
+    score``; a ranking-only benchmark's as a ranking file, ``dataset, algorithm, rank``),
+    metrics in the benchmark's order and algorithms in each leaderboard's order; streamed,
+    so memory stays bounded. Either is a file ``manage.py analyze`` and the uploads read."""
     benchmark = _visible_benchmark(request, slug)
     metrics = list(benchmark_metric_list(benchmark=benchmark))
+    columns = RANKING_COLUMNS if benchmark.ranking_only else LONG_COLUMNS
 
     def rows():
         for metric in metrics:
@@ -148,12 +153,15 @@ def scores_export(request: HttpRequest, slug: str) -> StreamingHttpResponse:
                 if board is not None
                 else []
             )
-            yield from selectors.accepted_scores_long(
+            scores = selectors.accepted_scores_long(
                 benchmark=benchmark, metric=metric, algorithm_order=order
             )
+            if benchmark.ranking_only:
+                scores = ({**row, "rank": row["score"]} for row in scores)
+            yield from scores
 
     response = StreamingHttpResponse(
-        csv_stream(LONG_COLUMNS, rows()), content_type="text/csv; charset=utf-8"
+        csv_stream(columns, rows()), content_type="text/csv; charset=utf-8"
     )
     response["Content-Disposition"] = f'attachment; filename="{benchmark.slug}-scores.csv"'
     return response

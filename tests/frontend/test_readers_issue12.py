@@ -11,6 +11,7 @@ import pytest
 
 from estimation.core.verdict import board_order
 from estimation.selectors import snapshot_latest
+from leaderboard.ingest.results_csv import parse_results_csv_text
 from leaderboard.models import Benchmark
 from tests.factories import make_benchmark
 from tests.frontend.test_readers_support import computed_benchmark, submit
@@ -74,6 +75,19 @@ def test_the_long_scores_export_keeps_the_newest_accepted_value(client):
     board = _board(benchmark)
     order = [board.algorithms[i] for i in board_order(board, board.recommended)]
     assert list(dict.fromkeys(frame["algorithm"])) == order
+
+
+def test_a_ranking_benchmarks_scores_export_is_a_ranking_file_that_reads_back(client):
+    # Exported as "score", the ranks read back higher-is-better: the order reversed.
+    ranks = {"alpha": {"d1": 1, "d2": 1, "d3": 2}, "beta": {"d1": 2, "d2": 2, "d3": 1}}
+    computed_benchmark("ranked", scores=ranks, metrics=(("rank", "lower"),), ranking_only=True)
+    text = b"".join(client.get("/b/ranked/scores.csv").streaming_content).decode()
+    assert text.splitlines()[0] == "dataset,algorithm,rank"
+    parsed = parse_results_csv_text(text)
+    assert parsed.kind == "rank" and parsed.n_records == 6
+    table = parsed.to_table()
+    assert table.algorithms == ("alpha", "beta")
+    assert table.values.tolist() == [[1.0, 2.0], [1.0, 2.0], [2.0, 1.0]]
 
 
 def test_the_dataset_index_lists_the_datasets_with_their_metadata(client):
