@@ -9,7 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from django.core.management import CommandError, call_command
+from django.core.management import CommandError, call_command, get_commands, load_command_class
 
 from estimation.core.contract import NotApplicable, SnapshotPayload, pair_index
 from estimation.core.verdict import rank_span
@@ -20,6 +20,12 @@ from tests.reference_data import PUBLISHED_DATA
 
 ROOT = Path(__file__).resolve().parents[2]
 DEMSAR = PUBLISHED_DATA / "demsar2006"
+# The project's own commands (Django's and the libraries' are theirs to describe).
+PROJECT_COMMANDS = sorted(
+    name
+    for name, app in get_commands().items()
+    if app.split(".")[0] in {"leaderboard", "estimation", "frontend", "operations"}
+)
 
 
 def analyze_json(path, *args: str) -> SnapshotPayload:
@@ -417,10 +423,10 @@ def test_a_missing_fold_says_how_to_proceed_and_incomplete_drop_proceeds(tmp_pat
     assert worst.input.datasets == ("d1", "d2", "d3")
 
 
-def test_every_option_has_help_text():
-    from estimation.management.commands.analyze import Command
-
-    parser = Command().create_parser("manage.py", "analyze")
+@pytest.mark.parametrize("name", PROJECT_COMMANDS)
+def test_every_option_of_every_project_command_has_help_text(name):
+    command = load_command_class(get_commands()[name], name)
+    parser = command.create_parser("manage.py", name)
     assert [action.dest for action in parser._actions if not action.help] == []
 
 

@@ -18,6 +18,11 @@ from leaderboard.services import (
     submissions_create,
 )
 
+# From the choices' own labels ("open: accepted on arrival", ...), as the pages say it.
+POLICY_HELP = "who may add results to a new benchmark (default: moderated): " + "; ".join(
+    str(label) for label in Benchmark.SubmissionPolicy.labels
+)
+
 
 class Command(BaseCommand):
     help = (
@@ -29,18 +34,23 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser) -> None:
         parser.add_argument("csv", help="path of the results file")
-        parser.add_argument("--slug", required=True)
+        parser.add_argument(
+            "--slug", required=True, help="the benchmark's address (/b/SLUG/); new or existing"
+        )
         parser.add_argument("--title", help="title of a new benchmark (default: the slug)")
-        parser.add_argument("--description", default="")
-        parser.add_argument("--citation", default="")
-        parser.add_argument("--licence", default="")
+        parser.add_argument("--description", default="", help="description of a new benchmark")
+        parser.add_argument("--citation", default="", help="how to cite a new benchmark")
+        parser.add_argument("--licence", default="", help="licence of a new benchmark's data")
         parser.add_argument(
             "--metric",
             help="metric name of a new benchmark (default: the file's metric column if it "
             "names one metric, else 'score')",
         )
         parser.add_argument(
-            "--direction", choices=[d.value for d in Metric.Direction], default="higher"
+            "--direction",
+            choices=[d.value for d in Metric.Direction],
+            default="higher",
+            help="whether higher or lower values of a new metric are better (default: higher)",
         )
         parser.add_argument("--min-value", type=float, help="lowest valid value of a new metric")
         parser.add_argument("--max-value", type=float, help="highest valid value of a new metric")
@@ -50,6 +60,7 @@ class Command(BaseCommand):
             "--policy",
             choices=[p.value for p in Benchmark.SubmissionPolicy],
             default=Benchmark.SubmissionPolicy.MODERATED,
+            help=POLICY_HELP,
         )
         parser.add_argument("--maintainer", help="username to make a maintainer")
         parser.add_argument("--queue", action="store_true", help=QUEUE_HELP)

@@ -4,6 +4,7 @@ from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 from django.utils.text import slugify
 
+from estimation.management.commands.import_benchmark import POLICY_HELP
 from estimation.management.commands.recompute import (
     QUEUE_HELP,
     queue_refused_without_workers,
@@ -39,7 +40,9 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser) -> None:
         parser.add_argument("path", help="a results file, a folder of them, or a zip")
-        parser.add_argument("--format", required=True, choices=IMPORT_FORMATS)
+        parser.add_argument(
+            "--format", required=True, choices=IMPORT_FORMATS, help="the tool that wrote the files"
+        )
         parser.add_argument("--benchmark", help="slug (default: from the path's name)")
         parser.add_argument("--title", help="title of a new benchmark (default: the slug)")
         parser.add_argument(
@@ -57,6 +60,7 @@ class Command(BaseCommand):
             "--policy",
             choices=[p.value for p in Benchmark.SubmissionPolicy],
             default=Benchmark.SubmissionPolicy.MODERATED,
+            help=POLICY_HELP,
         )
         parser.add_argument("--queue", action="store_true", help=QUEUE_HELP)
 

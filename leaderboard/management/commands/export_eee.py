@@ -18,7 +18,7 @@ class Command(BaseCommand):
     )
 
     def add_arguments(self, parser) -> None:
-        parser.add_argument("slug")
+        parser.add_argument("slug", help="the benchmark to export (its /b/SLUG/ address)")
         parser.add_argument("folder", help="where to write the files (created if missing)")
         parser.add_argument("--source", help="the source name written (default: the slug)")
 
