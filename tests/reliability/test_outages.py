@@ -210,6 +210,7 @@ PAGES = [
     "/account/3rdparty/signup/",
     "/account/3rdparty/login/cancelled/",
     "/api-auth/login/",
+    "/api/",
     "/api/docs/",
     "/api/schema/",
     "/health/",
