@@ -378,6 +378,8 @@ class UploadJob(models.Model):
     content = models.BinaryField(editable=False)
     size = models.PositiveBigIntegerField(help_text="bytes of the file as uploaded")
     format = models.CharField(max_length=20, blank=True)
+    # Another tool's readers tell its files by name (.json, .csv, a zip's entries).
+    filename = models.CharField(max_length=255, default="upload")
     note = models.TextField(blank=True)
     idempotency_key = models.CharField(max_length=100, blank=True)
     new_datasets_confirmed = models.BooleanField(

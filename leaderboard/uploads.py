@@ -43,6 +43,7 @@ def upload_job_create(
     note: str,
     idempotency_key: str,
     new_datasets_confirmed: bool = False,
+    filename: str = "upload",
 ) -> UploadJob:
     """Store the file and hand it to a worker once the row is committed.
 
@@ -56,6 +57,7 @@ def upload_job_create(
             content=b"" if connection.vendor == "postgresql" else content,
             size=len(content),
             format=format or "",
+            filename=filename[:255] or "upload",
             note=note,
             idempotency_key=idempotency_key,
             new_datasets_confirmed=new_datasets_confirmed,
@@ -132,7 +134,7 @@ def upload_job_run(*, job_id: int) -> UploadJob | None:
                 benchmark=job.benchmark,
                 submitter=job.submitter,
                 content=bytes(job.content),
-                filename="upload",
+                filename=job.filename,
                 format=job.format,
                 note=job.note,
                 source=Submission.Source.CSV,

@@ -412,6 +412,7 @@ def submit_upload_confirm(request: HttpRequest, slug: str) -> HttpResponse:
                 benchmark=benchmark,
                 submitter=request.user,
                 content=upload.content,
+                filename=upload.filename,
                 format=upload.format,
                 note=upload.note,
                 idempotency_key=upload.idempotency_key,
@@ -423,7 +424,9 @@ def submit_upload_confirm(request: HttpRequest, slug: str) -> HttpResponse:
         return redirect("contribute-upload-job", slug=benchmark.slug, job_id=job.pk)
     imported = None
     try:
-        imported = upload_import(upload.content, fmt=upload.format, benchmark=benchmark)
+        imported = upload_import(
+            upload.content, fmt=upload.format, benchmark=benchmark, filename=upload.filename
+        )
         parsed = (
             imported.parsed
             if imported

@@ -410,6 +410,7 @@ class SubmissionUploadApi(ApiView):
                 benchmark=benchmark,
                 submitter=request.user,
                 content=upload.read(),
+                filename=upload.name or "upload",
                 format=data["format"],
                 note=data["note"],
                 idempotency_key=key,

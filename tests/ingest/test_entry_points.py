@@ -308,6 +308,42 @@ def test_the_web_upload_previews_and_stores_an_import(client):
 
 
 @pytest.mark.django_db
+def test_one_file_of_another_tool_is_stored_at_confirm_and_by_the_background_job(client, uploader):
+    # Its readers tell the file by its name (.json): the confirm step and the job had
+    # "upload" for every file, so a file the preview read was refused at confirm.
+    ((name, content),) = fixture_files("pwc").items()
+    client.force_login(make_user("web"))
+    _empty_benchmark("one-pwc", METRICS["pwc"])
+    preview = client.post(
+        "/b/one-pwc/submit/csv/",
+        {"file": SimpleUploadedFile(name, content), "format": "pwc"},
+    ).content.decode()
+    token = re.search(r'name="token" value="([0-9a-f]+)"', preview).group(1)
+    confirmed = client.post("/b/one-pwc/submit/csv/confirm/", {"token": token})
+    assert confirmed.status_code == 302 and confirmed.url == "/account/submissions/"
+    assert Score.objects.filter(submission__benchmark__slug="one-pwc").count() == 3
+
+    from leaderboard.models import UploadJob
+    from leaderboard.uploads import upload_job_create, upload_job_run
+
+    board = _empty_benchmark("bg-pwc", METRICS["pwc"])
+    job = upload_job_create(
+        benchmark=board,
+        submitter=uploader,
+        content=content,
+        filename=name,
+        format="pwc",
+        note="",
+        idempotency_key="bg-pwc",
+    )
+    with pytest.MonkeyPatch.context() as patch:  # in this test's transaction, as above
+        patch.setattr("leaderboard.uploads.close_old_connections", lambda: None)
+        done = upload_job_run(job_id=job.pk)
+    assert done.status == UploadJob.Status.DONE, done.result
+    assert done.result["n_scores"] == 3
+
+
+@pytest.mark.django_db
 def test_the_web_upload_shows_an_import_problem_at_its_file_and_key(client):
     user = make_user("web")
     client.force_login(user)
