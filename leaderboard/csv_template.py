@@ -1,7 +1,8 @@
 """A results-file template for one benchmark: its datasets, metrics and folds.
 
 The long format the upload reads (``dataset,algorithm[,metric][,fold],score``), one row
-per cell to fill, the score left empty. Dataset and metric names are user input: the
+per cell to fill, the score left empty; for a ranking-only benchmark the ranking format
+(``dataset,algorithm,rank``), which is all such a benchmark takes. Dataset and metric names are user input: the
 file is written by :func:`leaderboard.spreadsheet.csv_text`, which neutralises a name a
 spreadsheet would run as a formula; the typo guard then points such a row back to the
 real name.
@@ -18,9 +19,16 @@ _NO_FOLD: tuple[None] = (None,)
 
 
 def csv_template(
-    *, datasets: Sequence[str], metrics: Sequence[str], folds: Mapping[str, Sequence[int]]
+    *,
+    datasets: Sequence[str],
+    metrics: Sequence[str],
+    folds: Mapping[str, Sequence[int]],
+    ranking_only: bool = False,
 ) -> str:
     """``folds``: the folds each dataset's accepted results use (absent: no folds)."""
+    if ranking_only:
+        to_rank = ({"dataset": dataset, "algorithm": PLACEHOLDER_ALGORITHM} for dataset in datasets)
+        return csv_text(["dataset", "algorithm", "rank"], to_rank)
     with_metric = len(metrics) > 1
     with_fold = any(folds.get(d) for d in datasets)
     columns = ["dataset", "algorithm"]

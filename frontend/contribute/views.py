@@ -272,6 +272,7 @@ def submit_csv_template(request: HttpRequest, slug: str) -> HttpResponse:
         datasets=sorted(dataset_names_public(benchmark=benchmark)),
         metrics=[m.name for m in benchmark_metric_list(benchmark=benchmark)],
         folds=benchmark_folds_by_dataset(benchmark=benchmark),
+        ranking_only=benchmark.ranking_only,
     )
     response = HttpResponse(content, content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="{benchmark.slug}-template.csv"'

@@ -348,6 +348,33 @@ def test_csv_template_lists_datasets_metrics_folds_and_neutralises_formulas(clie
     assert not any(line.startswith("=") for line in lines)
 
 
+def test_a_ranking_benchmarks_template_filled_in_is_a_file_it_takes(client, researcher):
+    # With a "score" column the filled-in template was refused: "... holds scores".
+    from leaderboard.services import benchmark_create
+
+    benchmark = benchmark_create(
+        slug="rk", title="Ranks", metrics=[("rank", "lower")], ranking_only=True
+    )
+    submission_create(
+        benchmark=benchmark,
+        submitter=None,
+        entry=SubmissionInput(
+            algorithm="base", scores=[ScoreInput(dataset=d, value=1) for d in ("d1", "d2")]
+        ),
+        source=Submission.Source.IMPORT,
+    )
+    lines = client.get("/b/rk/submit/template.csv").content.decode().splitlines()
+    assert lines == ["dataset,algorithm,rank", "d1,your-algorithm,", "d2,your-algorithm,"]
+    assert "fill in the ranks" in client.get("/b/rk/submit/csv/").content.decode()
+    filled = "\n".join(
+        [lines[0]] + [line.replace("your-algorithm,", "mine,1") for line in lines[1:]]
+    )
+    preview = client.post(
+        "/b/rk/submit/csv/", {"file": SimpleUploadedFile("ranks.csv", filled.encode())}
+    ).content.decode()
+    assert 'data-testid="upload-confirm"' in preview, preview[:3000]
+
+
 def test_a_posted_grid_size_beyond_the_field_limit_reads_no_more_cells(researcher):
     """grid-rows=10000 and grid-folds=1000 from a hostile POST: bounded by the field cap."""
     from django.conf import settings
