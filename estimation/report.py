@@ -29,6 +29,7 @@ from estimation.core.contract import (
 from estimation.core.practical import equivalence_sentence
 from estimation.core.registry import estimator_get
 from estimation.core.verdict import board_order, rank_span, shared_positions, win_band
+from estimation.core.wording import counted
 
 MAX_MATRIX_ALGORITHMS = 12
 
@@ -74,8 +75,8 @@ def render_report(payload: SnapshotPayload, *, source: str = "") -> str:
     lines = [f"Podium analysis{f' of {source}' if source else ''}", ""]
     direction = {"higher": "higher is better", "lower": "lower is better", "rank": "rankings"}
     lines.append(
-        f"{facts.n_datasets_used} of {facts.n_datasets} datasets used, "
-        f"{len(algorithms)} algorithms, {direction[facts.direction]}, "
+        f"{facts.n_datasets_used} of {counted(facts.n_datasets, 'dataset')} used, "
+        f"{counted(len(algorithms), 'algorithm')}, {direction[facts.direction]}, "
         f"{'with' if facts.has_folds else 'no'} folds."
     )
     lines.extend(f"Note: {note}" for note in board.notes)

@@ -110,7 +110,7 @@ UNCERTAINTY_GAVE_WAY = (
 
 # Any change to a number or to the payload's shape bumps this version; the golden test
 # (tests/core/test_golden.py) pins the payload of two demos to it.
-ENGINE_VERSION = "0.12.0"
+ENGINE_VERSION = "0.12.1"
 
 # The dataset x algorithm rank matrix is published for charts up to this many cells.
 MAX_RANK_CELLS = 200_000
@@ -765,7 +765,8 @@ def _coverage_notes(
         )
     if prepared.kind == "rank" and prepared.known_positions < prepared.n_algorithms:
         notes.append(
-            f"Only the top {prepared.known_positions} positions are known on every dataset: "
+            f"Only the top {counted(prepared.known_positions, 'position')} "
+            f"{agreeing(prepared.known_positions, 'is', 'are')} known on every dataset: "
             f"estimators use positions 1..{K}; score-based tests do not apply."
         )
     if settings.k > K:

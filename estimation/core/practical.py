@@ -59,6 +59,7 @@ from estimation.core.contract import (
 )
 from estimation.core.hierarchical import hierarchical_comparison
 from estimation.core.table import decimal_exponents, paired_differences
+from estimation.core.wording import counted
 
 __all__ = [
     "DECISION_LEVEL",
@@ -302,7 +303,7 @@ def practical_sections(
             f"{samples} posterior draws per pair instead of {N_SAMPLES}, to bound the cost"
         )
     if fitted < len(wanted):
-        notes.append(f"{len(wanted) - fitted} pairs left out to bound the cost")
+        notes.append(f"{counted(len(wanted) - fitted, 'pair')} left out to bound the cost")
     if m > MAX_COMPARED:
         notes.append(
             f"every pair of the first {MAX_COMPARED} of {m} algorithms is compared; the "

@@ -36,6 +36,7 @@ from estimation.core.contract import (
 from estimation.core.practical import equivalence_sentence
 from estimation.core.rank_inference import TIE_DIGITS
 from estimation.core.registry import estimator_get
+from estimation.core.wording import counted
 
 __all__ = [
     "WinBand",
@@ -183,10 +184,13 @@ def _indistinguishable(board: Board, leader: int) -> tuple[str | None, list[int]
 def _coverage(board: Board) -> str:
     facts = board.input
     used, total = facts.n_datasets_used, facts.n_datasets
-    text = f"from all {total} datasets" if used == total else f"from {used} of {total} datasets"
+    if used < total:
+        text = f"from {used} of {counted(total, 'dataset')}"
+    else:
+        text = "from the one dataset" if total == 1 else f"from all {total} datasets"
     if facts.excluded_algorithms:
         n = len(facts.excluded_algorithms)
-        text += f" ({n} algorithm{'s' if n != 1 else ''} not ranked for lack of results)"
+        text += f" ({counted(n, 'algorithm')} not ranked for lack of results)"
     return text
 
 

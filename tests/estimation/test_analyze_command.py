@@ -477,3 +477,15 @@ def test_scores_whose_spread_exceeds_the_float_range_say_so(tmp_path):
     assert isinstance(board.scores, NotApplicable)
     assert "'a' (as large as 1.79e+308)" in board.scores.reason
     assert board.column(board.mean_rank) == pytest.approx({"a": 1.4, "b": 1.6})
+
+
+def test_a_one_dataset_report_counts_in_the_singular(tmp_path):
+    # It said "1 of 1 datasets used" and "from all 1 datasets".
+    path = tmp_path / "one.csv"
+    path.write_text("dataset,algorithm,score\nd1,a,0.9\nd1,b,0.5\n")
+    out = io.StringIO()
+    call_command("analyze", str(path), "--bootstrap", "0", "--quiet", stdout=out)
+    report = out.getvalue()
+    assert "1 of 1 dataset used, 2 algorithms, higher is better, no folds." in report
+    assert "from the one dataset" in report
+    assert "datasets" not in report.split("Probability of winning")[0]

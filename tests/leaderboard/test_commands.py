@@ -223,3 +223,11 @@ def test_recompute_leaves_a_live_run_to_finish_and_says_so(settings):
         "s: still being computed by another run (see its snapshots/status/)\n"
     )
     assert not ResultSnapshot.objects.filter(benchmark__slug="s").exists()
+
+
+def test_the_import_report_counts_in_the_singular(tmp_path):
+    path = tmp_path / "one.csv"
+    path.write_text("dataset,algorithm,score\nd1,a,0.9\n")
+    out = io.StringIO()
+    call_command("import_benchmark", str(path), "--slug", "one", "--queue", stdout=out)
+    assert "one: imported 1 result of 1 algorithm on 1 dataset\n" in out.getvalue()

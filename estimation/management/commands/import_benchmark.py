@@ -2,6 +2,7 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 
+from estimation.core.wording import counted
 from estimation.management.commands.recompute import (
     QUEUE_HELP,
     queue_refused_without_workers,
@@ -91,8 +92,9 @@ class Command(BaseCommand):
         n_scores = sum(len(entry.scores) for entry in entries)
         self.stdout.write(
             self.style.SUCCESS(
-                f"{benchmark.slug}: imported {n_scores} results of {len(submissions)} algorithms "
-                f"on {len(parsed.datasets)} datasets"
+                f"{benchmark.slug}: imported {counted(n_scores, 'result')} of "
+                f"{counted(len(submissions), 'algorithm')} on "
+                f"{counted(len(parsed.datasets), 'dataset')}"
             )
         )
         # The import committed and asked for a recompute (a task, or a thread of this

@@ -4,6 +4,7 @@ from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 from django.utils.text import slugify
 
+from estimation.core.wording import counted
 from estimation.management.commands.import_benchmark import POLICY_HELP
 from estimation.management.commands.recompute import (
     QUEUE_HELP,
@@ -105,8 +106,9 @@ class Command(BaseCommand):
         n_scores = sum(len(entry.scores) for entry in entries)
         self.stdout.write(
             self.style.SUCCESS(
-                f"{benchmark.slug}: imported {n_scores} results ({options['format']}) of "
-                f"{len(submissions)} algorithms on {len(imported.parsed.datasets)} datasets, "
+                f"{benchmark.slug}: imported {counted(n_scores, 'result')} ({options['format']}) "
+                f"of {counted(len(submissions), 'algorithm')} on "
+                f"{counted(len(imported.parsed.datasets), 'dataset')}, "
                 f"metrics {', '.join(imported.parsed.metrics)}"
             )
         )

@@ -2,6 +2,7 @@
 
 from django.core.management.base import BaseCommand
 
+from estimation.core.wording import counted
 from estimation.retention import snapshots_prune
 
 
@@ -23,7 +24,7 @@ class Command(BaseCommand):
         result = snapshots_prune(dry_run=dry_run)
         verb = "would delete" if dry_run else "deleted"
         self.stdout.write(
-            f"{verb} {len(result.snapshot_ids)} versions ({result.superseded} superseded "
+            f"{verb} {counted(len(result.snapshot_ids), 'version')} ({result.superseded} superseded "
             f"within the coalescing window, {result.failed} old failed; "
             f"{result.section_bytes / 1e6:.1f} MB of sections)"
         )

@@ -161,7 +161,8 @@ def draw_rank_histogram(bars: Sequence[PositionBar], algorithm: str) -> Chart:
                 font_size=10,
                 fill=MUTED,
             )
-        parts.append(f"<g>{layout.tooltip(f'position {label}: {count:g} datasets')}{content}</g>")
+        datasets = f"{count:g} dataset{'' if count == 1 else 's'}"
+        parts.append(f"<g>{layout.tooltip(f'position {label}: {datasets}')}{content}</g>")
     parts.append(
         text(
             (left + right) / 2,

@@ -12,6 +12,7 @@ from estimation.core.contract import (
     WilcoxonSection,
     WilcoxonSummary,
 )
+from estimation.core.wording import counted
 from frontend.explore.charts import layout
 from frontend.explore.charts.layout import (
     BLUE,
@@ -189,7 +190,8 @@ def draw_pvalue_matrix(
     if data.total > m:
         note += f" Showing the best {m} of {data.total} algorithms."
     if data.untested:
-        note += f" {len(data.untested)} pairs could not be tested (n/a): " + "; ".join(
+        untested = counted(len(data.untested), "pair")
+        note += f" {untested} could not be tested (n/a): " + "; ".join(
             f"{pair.a} vs {pair.b}: {pair.reason}" for pair in data.untested[:5]
         )
     table = layout.html_table(
