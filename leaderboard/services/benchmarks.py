@@ -77,6 +77,9 @@ def benchmark_create(
         )
     metrics = list(metrics)
     problems = _metric_problems(metrics)
+    problems += _ranking_problems(
+        ranking_only=bool(fields.get("ranking_only")), n_metrics=len(metrics), field="metrics"
+    )
     problems += benchmark_problems({"slug": slug, "title": title, **fields}, benchmark=None)
     from leaderboard.quotas import benchmark_quota_check  # it subclasses our errors
 
@@ -191,6 +194,15 @@ def metric_range_problems(
     return problems
 
 
+# A ranking's results are positions: a second metric would be a second ranking in one
+# file format that has no metric column (its exports and template would not read back).
+RANKING_ONE_METRIC = "a ranking-only benchmark has one metric, the rank"
+
+
+def _ranking_problems(*, ranking_only: bool, n_metrics: int, field: str) -> list[Problem]:
+    return [Problem(RANKING_ONE_METRIC, field)] if ranking_only and n_metrics > 1 else []
+
+
 def _metric_problems(metrics: list[tuple]) -> list[Problem]:
     problems = []
     if not metrics:
@@ -232,7 +244,12 @@ def benchmark_update(*, benchmark: Benchmark, user, **changes) -> Benchmark:
         raise ValidationFailed(
             [Problem("this field cannot be changed", name) for name in sorted(unknown)]
         )
-    if problems := benchmark_problems(changes, benchmark=benchmark):
+    problems = benchmark_problems(changes, benchmark=benchmark)
+    if changes.get("ranking_only") and not benchmark.ranking_only:
+        problems += _ranking_problems(
+            ranking_only=True, n_metrics=benchmark.metrics.count(), field="ranking_only"
+        )
+    if problems:
         raise ValidationFailed(problems)
     if "control_algorithm" in changes:
         changes["control_algorithm"] = changes["control_algorithm"].strip()
@@ -299,6 +316,9 @@ def metric_add(
     name = name.strip()
     problems = metric_problems(benchmark=benchmark, name=name, direction=direction)
     problems += metric_range_problems(min_value=min_value, max_value=max_value, unit=unit)
+    problems += _ranking_problems(
+        ranking_only=benchmark.ranking_only, n_metrics=benchmark.metrics.count() + 1, field="name"
+    )
     if problems:
         raise ValidationFailed(problems)
     return Metric.objects.create(

@@ -13,6 +13,7 @@ from leaderboard.services import (
     ValidationFailed,
     benchmark_create,
     benchmark_update,
+    metric_add,
     submission_accept,
     submission_create,
     submission_reject,
@@ -282,3 +283,31 @@ def test_no_op_and_impossible_state_changes_are_conflicts_decided_in_the_service
     submission_accept(submission=accepted)  # the system itself (user=None)
     with pytest.raises(StateConflict, match="already accepted"):
         submission_accept(submission=accepted)
+
+
+def test_a_ranking_only_benchmark_keeps_one_metric_on_every_path():
+    # A second metric made its scores.csv and template files that no upload reads.
+    with pytest.raises(ValidationFailed) as created:
+        benchmark_create(
+            slug="two-ranks",
+            title="t",
+            metrics=[("rank", "lower"), ("b", "lower")],
+            ranking_only=True,
+        )
+    assert [str(p) for p in created.value.problems] == [
+        "metrics: a ranking-only benchmark has one metric, the rank"
+    ]
+    maintainer = make_user("keeper")
+    ranked = make_benchmark("ranked", direction="lower", ranking_only=True)
+    ranked.maintainers.add(maintainer)
+    with pytest.raises(ValidationFailed) as added:
+        metric_add(benchmark=ranked, user=maintainer, name="time", direction="lower")
+    assert [p.message for p in added.value.problems] == [
+        "a ranking-only benchmark has one metric, the rank"
+    ]
+    scored = benchmark_create(slug="scored", title="s", metrics=[("a", "higher"), ("b", "lower")])
+    scored.maintainers.add(maintainer)
+    with pytest.raises(ValidationFailed) as switched:
+        benchmark_update(benchmark=scored, user=maintainer, ranking_only=True)
+    assert [p.field for p in switched.value.problems] == ["ranking_only"]
+    assert not Benchmark.objects.get(slug="scored").ranking_only
