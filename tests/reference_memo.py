@@ -65,13 +65,16 @@ def store(path: Path, value: Any) -> None:
     os.replace(handle.name, path)
 
 
-def _folder(root: Path, name: str, version: str) -> Path:
-    """The folder of ``name``'s values at ``version``; the first time in a process, the
-    folders of its other versions (stale: their source or a library has changed) go."""
-    folder = root / name / version
+def _folder(root: Path, name: str, compute: Callable[..., Any], version: str) -> Path:
+    """The folder of the values of ``name`` computed by ``compute`` at ``version``; the
+    first time in a process, the folders of its other versions (stale: a source or a
+    library has changed) go. (Two test modules may keep the same kind of reference,
+    each with its own ``compute``: each keeps its own folders.)"""
+    kept_by = root / name / f"{compute.__module__}.{compute.__qualname__}"
+    folder = kept_by / version
     if folder not in _READY:
         if not folder.is_dir():
-            for stale in (root / name).glob("*"):
+            for stale in kept_by.glob("*"):
                 if stale.name != version:  # another process may have just made it
                     shutil.rmtree(stale, ignore_errors=True)
         folder.mkdir(parents=True, exist_ok=True)
@@ -105,7 +108,7 @@ def reference_kept(
         )
     version = _VERSIONS[known]
     argument_key = hashlib.sha256(pickle.dumps(args, protocol=5)).hexdigest()[:32]
-    path = _folder(cache.mkdir(FOLDER), name, version) / f"{argument_key}.pickle"
+    path = _folder(cache.mkdir(FOLDER), name, compute, version) / f"{argument_key}.pickle"
     if path in _VALUES:
         return _VALUES[path]
     if path.exists():

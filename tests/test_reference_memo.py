@@ -44,7 +44,7 @@ def test_a_reference_is_computed_once_then_read_back_by_another_process(tmp_path
     assert CALLS == [(0.5, 1.5)]  # read back, not computed
     reference_kept(cache, "norm", _scipy_norm_sf, values + 1, under_test=intervals)
     assert len(CALLS) == 2  # other arguments, another value
-    assert len(list(tmp_path.glob("*/norm/*/*.pickle"))) == 2
+    assert len(list(tmp_path.glob("*/norm/*/*/*.pickle"))) == 2
 
 
 def test_another_library_version_or_cpu_setting_computes_again(tmp_path, monkeypatch):
@@ -62,11 +62,25 @@ def test_another_library_version_or_cpu_setting_computes_again(tmp_path, monkeyp
     reference_kept(cache, "norm", _scipy_norm_sf, values, under_test=intervals)
     assert len(CALLS) == 3
     # the out-of-date versions' folders are gone: one left
-    assert len(list(tmp_path.glob("*/norm/*"))) == 1
+    assert len(list(tmp_path.glob("*/norm/*/*"))) == 1
 
 
 def test_without_a_cache_every_reference_is_computed(tmp_path):
     CALLS.clear()
     for _ in range(2):
         reference_kept(None, "norm", _scipy_norm_sf, np.array([2.0]), under_test=intervals)
+    assert len(CALLS) == 2
+
+
+def _scipy_norm_cdf(values):
+    CALLS.append(tuple(values))
+    return stats.norm.cdf(values)
+
+
+def test_two_modules_keeping_one_kind_of_reference_keep_both(tmp_path, monkeypatch):
+    cache, values = _Cache(tmp_path), np.array([1.0])
+    CALLS.clear()
+    for compute in (_scipy_norm_sf, _scipy_norm_cdf, _scipy_norm_sf, _scipy_norm_cdf):
+        _fresh_process(monkeypatch)
+        reference_kept(cache, "norm", compute, values, under_test=intervals)
     assert len(CALLS) == 2
