@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import shutil
 import tempfile
@@ -133,6 +134,17 @@ def studentized_range_values_kept(request: pytest.FixtureRequest):
         return
     with studentized_range_kept(cache.mkdir("podium-studentized-range")):
         yield
+
+
+@pytest.fixture(scope="session")
+def peer_reference(request: pytest.FixtureRequest):
+    """``peer_reference(name, compute, *args, under_test=module, libraries=())``: a peer
+    library's reference kept between runs in pytest's cache (tests/reference_memo.py),
+    computed with the library when the cache is cold, off or out of date."""
+    from tests.reference_memo import reference_kept
+
+    cache = getattr(request.config, "cache", None)
+    return functools.partial(reference_kept, cache)
 
 
 @pytest.fixture(autouse=True)

@@ -15,21 +15,17 @@ pytest's cache (``-p no:cacheprovider``, as ``scripts/cpu_variants.sh`` runs the
 
 from __future__ import annotations
 
-import hashlib
 import inspect
-import os
 import pickle
-import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pytest
-import scipy
 
 from estimation.core import studentized_range, within_dataset
+from tests.reference_memo import store, version_key
 
 # Modules that test these functions (or this memo) themselves: never given a stored value.
 OWN_TESTS = frozenset({"tests/core/test_within_dataset.py", "tests/test_studentized_range_memo.py"})
@@ -37,23 +33,15 @@ OWN_TESTS = frozenset({"tests/core/test_within_dataset.py", "tests/test_studenti
 # The functions kept, by module and name (each cached in its process by lru_cache).
 KEPT = ((studentized_range, "_sf_interpolant"), (within_dataset, "_tukey_critical_q"))
 
-_CPU_VARIABLES = ("NPY_DISABLE_CPU_FEATURES", "NPY_ENABLE_CPU_FEATURES", "OPENBLAS_CORETYPE")
-
 # Read or computed in this process: (folder, arguments) -> value.
 _VALUES: dict[tuple[str, tuple[Any, ...]], Any] = {}
 
 
 def _version_key(module: Any, name: str) -> str:
     """What the value depends on besides its arguments: the source of the function and
-    of what it calls in its module (the whole module), and the libraries."""
-    parts = [
-        name,
-        inspect.getsource(module),
-        scipy.__version__,
-        np.__version__,
-        *(f"{variable}={os.environ.get(variable, '')}" for variable in _CPU_VARIABLES),
-    ]
-    return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:16]
+    of what it calls in its module (the whole module), and the libraries
+    (tests/reference_memo.py's key)."""
+    return version_key(name, inspect.getsource(module))
 
 
 def _kept(compute: Callable[..., Any], folder: Path) -> Callable[..., Any]:
@@ -70,9 +58,7 @@ def _kept(compute: Callable[..., Any], folder: Path) -> Callable[..., Any]:
             _VALUES[key] = pickle.loads(path.read_bytes())
             return _VALUES[key]
         _VALUES[key] = compute(*args)
-        with tempfile.NamedTemporaryFile(dir=folder, delete=False) as handle:
-            handle.write(pickle.dumps(_VALUES[key]))
-        os.replace(handle.name, path)
+        store(path, _VALUES[key])
         return _VALUES[key]
 
     return call

@@ -123,8 +123,46 @@ def _average_ranks_sorted(ordered: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return (first + last) / 2.0 + 1.0, size**2 - 1.0
 
 
-def _power(draws: np.ndarray, shift: float, alpha: float) -> float:
-    return float(signed_rank_rejects(draws + shift, alpha).mean())
+def _draw_counts(indices: np.ndarray, n: int) -> np.ndarray:
+    """How often each row of ``indices`` (simulations x draws, values in ``[0, n)``)
+    draws each of the ``n`` values: shape (simulations, n)."""
+    rows = indices.shape[0]
+    flat = (indices + n * np.arange(rows)[:, None]).ravel()
+    return np.bincount(flat, minlength=rows * n).reshape(rows, n)
+
+
+def _drawn_signed_rank_pvalues(values: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """``signed_rank_pvalues`` of the rows that draw value ``j`` of ``values`` (shape
+    (n,)) ``counts[:, j]`` times, in any order, in O(S n) after one sort of ``values``.
+
+    Bit for bit ``signed_rank_pvalues(values[indices])`` for ``counts =
+    _draw_counts(indices, n)``: each tie group (equal absolute values) takes the ranks
+    after those of the groups below it, so its average rank is ``before + (t + 1) / 2``;
+    the rank sum, the counts and the tie term are sums of halves and integers far below
+    2**53, exact in floats in any order, and the p-value is then the same expression."""
+    absolute = np.abs(values)
+    order = np.argsort(absolute, kind="stable")
+    ordered = absolute[order]
+    starts = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]])
+    by_value = counts[:, order]
+    size = np.add.reduceat(by_value, starts, axis=1)
+    positive = np.add.reduceat(np.where(values[order] > 0, by_value, 0), starts, axis=1)
+    size[:, ordered[starts] == 0] = 0  # zeros dropped (only the lowest group is zero)
+    count = size.sum(axis=1)
+    before = np.cumsum(size, axis=1) - size
+    r_plus = (positive * (before + (size + 1) / 2.0)).sum(axis=1)
+    mean = count * (count + 1) / 4.0
+    tie_term = (size * (size * size - 1)).sum(axis=1) / 48.0
+    variance = count * (count + 1) * (2 * count + 1) / 24.0 - tie_term
+    with np.errstate(invalid="ignore", divide="ignore"):
+        z = (r_plus - mean) / np.sqrt(variance)
+    return np.where(variance > 0, special.erfc(np.abs(z) / np.sqrt(2.0)), np.nan)
+
+
+def _power(values: np.ndarray, counts: np.ndarray, alpha: float) -> float:
+    """The share of the simulated benchmarks (``counts`` of ``values``) that reject."""
+    pvalue = _drawn_signed_rank_pvalues(values, counts)
+    return float((np.isfinite(pvalue) & (pvalue < alpha)).mean())
 
 
 def pair_power(
@@ -165,24 +203,25 @@ def pair_power(
 
     # --- smallest detectable difference at n datasets (location shift, centred d) ---
     centred = d - observed
-    draws = centred[generator.integers(0, n, size=(s, n))]
+    # every shift is tried on the same draws: only how often each value is drawn matters
+    counts = _draw_counts(generator.integers(0, n, size=(s, n)), n)
     spent += s * n
     spread = float(np.abs(centred).max())
     detectable: float | None = None
     if spread == 0:
         # every difference equal: any shift is detected (the test sees n equal signs)
         note = "the two differ by the same amount on every dataset"
-        detectable = 0.0 if _power(draws, 1.0, alpha) >= power else None
+        detectable = 0.0 if _power(centred + 1.0, counts, alpha) >= power else None
     else:
         note = None
         low, high = 0.0, spread
         steps = 0
-        while _power(draws, high, alpha) < power and steps < MAX_STEPS:
+        while _power(centred + high, counts, alpha) < power and steps < MAX_STEPS:
             low, high, steps = high, high * 2, steps + 1
         if steps < MAX_STEPS:
             for _ in range(MAX_STEPS):
                 middle = (low + high) / 2
-                if _power(draws, middle, alpha) >= power:
+                if _power(centred + middle, counts, alpha) >= power:
                     high = middle
                 else:
                     low = middle
@@ -195,7 +234,7 @@ def pair_power(
         nonlocal spent
         spent += s * size
         indices = np.random.default_rng(seed_sizes).integers(0, n, size=(s, size))
-        return float(signed_rank_rejects(d[indices], alpha).mean())
+        return _power(d, _draw_counts(indices, n), alpha)
 
     seed_sizes = int(generator.integers(0, 2**63 - 1))
     at_observed = power_at(n)

@@ -35,6 +35,23 @@ def test_exact_interval_matches_statsmodels():
         np.testing.assert_allclose([lower, upper], expected, rtol=1e-10, atol=1e-14)
 
 
+def test_exact_interval_is_scipys_beta_quantiles():
+    """The ends are the beta quantiles of the docstring, as scipy.stats.beta.ppf gives
+    them, at whole and fractional counts from 0 to n and at Bonferroni levels."""
+    for n in (1, 2, 7, 10, 40, 100, 1000):
+        x = np.unique(np.r_[np.arange(n + 1), np.linspace(0, n, 23)])
+        for level in (0.5, 0.95, 1 - 0.05 / 7, 1 - 0.05 / 190):
+            alpha = 1 - level
+            lower, upper = exact_interval(x, n, level=level)
+            np.testing.assert_allclose(
+                lower[x > 0], stats.beta.ppf(alpha / 2, x[x > 0], n - x[x > 0] + 1), rtol=1e-12
+            )
+            np.testing.assert_allclose(
+                upper[x < n], stats.beta.ppf(1 - alpha / 2, x[x < n] + 1, n - x[x < n]), rtol=1e-12
+            )
+            assert lower[0] == 0.0 and upper[-1] == 1.0
+
+
 def test_exact_width_is_the_width_of_the_exact_interval():
     x, n = np.array([0.0, 3.0, 10.0, 2.5, 17.0]), np.array([10, 10, 10, 4, 30])
     lower, upper = exact_interval(x, n, level=0.95)

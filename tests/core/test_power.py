@@ -4,7 +4,12 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from estimation.core.power import pair_power, signed_rank_pvalues
+from estimation.core.power import (
+    _draw_counts,
+    _drawn_signed_rank_pvalues,
+    pair_power,
+    signed_rank_pvalues,
+)
 
 
 def test_signed_rank_pvalues_match_scipy_approx_with_ties_and_zeros():
@@ -38,3 +43,17 @@ def test_datasets_needed_gives_power_and_is_seeded():
 def test_identical_pairs_are_never_separated():
     result = pair_power(np.zeros(12), rng=0)
     assert result.datasets_needed is None and "identical" in result.note
+
+
+def test_counted_draws_give_the_p_values_of_the_drawn_rows_bit_for_bit():
+    """The simulations count how often each value is drawn instead of ranking the drawn
+    rows: the same p-values to the bit, with ties, zeros and shifted values."""
+    rng = np.random.default_rng(8)
+    for _ in range(100):
+        n, rows, size = (int(v) for v in rng.integers(1, [40, 30, 120]))
+        values = np.round(rng.normal(0, 1, n), int(rng.integers(0, 3)))
+        values[rng.random(n) < 0.2] = 0.0
+        values = values + float(rng.choice([0.0, 0.1, 1e-17]))
+        indices = rng.integers(0, n, size=(rows, size))
+        counted = _drawn_signed_rank_pvalues(values, _draw_counts(indices, n))
+        np.testing.assert_array_equal(counted, signed_rank_pvalues(values[indices]))

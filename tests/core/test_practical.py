@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from estimation.core import practical
 from estimation.core.practical import (
     N_SAMPLES,
     PracticalPair,
@@ -23,6 +24,27 @@ baycomp = pytest.importorskip("baycomp")
 
 DATA = Path(__file__).parent / "data" / "baycomp" / "nbc_j48_means.csv"
 REFERENCE_DRAWS = 50_000
+
+
+def baycomp_probabilities(x, y, rope, random_state):
+    """baycomp's Bayesian signed-rank test with REFERENCE_DRAWS draws: its probabilities
+    (left, rope, right) with a rope, (left, right) without."""
+    ref = baycomp.SignedRankTest(x, y, rope, nsamples=REFERENCE_DRAWS, random_state=random_state)
+    return tuple(float(p) for p in ref.probs(rope > 0))
+
+
+def kept_baycomp(peer_reference, x, y, rope, random_state):
+    """:func:`baycomp_probabilities`, kept between runs (tests/reference_memo.py)."""
+    return peer_reference(
+        "baycomp-signed-rank",
+        baycomp_probabilities,
+        x,
+        y,
+        rope,
+        random_state,
+        under_test=practical,
+        libraries=("baycomp",),
+    )
 
 
 def tolerance(n_samples: int) -> float:
@@ -46,10 +68,9 @@ def test_baycomp_documented_example_nbc_j48():
 
 
 @pytest.mark.parametrize("rope", [0.0, 0.5, 1.0, 3.0])
-def test_nbc_j48_against_baycomp_sampler(rope):
+def test_nbc_j48_against_baycomp_sampler(rope, peer_reference):
     nbc, j48 = nbc_j48()
-    ref = baycomp.SignedRankTest(nbc, j48, rope, nsamples=REFERENCE_DRAWS, random_state=7)
-    expected = ref.probs(rope > 0)
+    expected = kept_baycomp(peer_reference, nbc, j48, rope, 7)
     if rope == 0:
         expected = (expected[0], 0.0, expected[1])
     ours = practical_probabilities(
@@ -60,12 +81,11 @@ def test_nbc_j48_against_baycomp_sampler(rope):
 
 
 @pytest.mark.parametrize("rope", [0.0, 1.0, 3.0, 100.0])
-def test_baycomp_test_suite_example(rope):
+def test_baycomp_test_suite_example(rope, peer_reference):
     """The arrays of baycomp's tests/test_multiple.py (diff -5 -3 -2 0 4 70 70 70)."""
     x = np.array([15, 16, 17, 24, 11, 12, 13, 14.0])
     y = np.array([10, 13, 15, 24, 15, 82, 83, 84.0])
-    ref = baycomp.SignedRankTest(x, y, rope, nsamples=REFERENCE_DRAWS, random_state=3)
-    expected = ref.probs(rope > 0)
+    expected = kept_baycomp(peer_reference, x, y, rope, 3)
     if rope == 0:
         expected = (expected[0], 0.0, expected[1])
     ours = practical_probabilities(

@@ -106,8 +106,15 @@ def _decimal_differences(x, y):
     )
 
 
+def _scipy_wilcoxon(differences):
+    """scipy's two-sided Wilcoxon test (its "auto" method) on the differences: p-value."""
+    return float(stats.wilcoxon(differences).pvalue)
+
+
 @pytest.mark.parametrize("name", ["rounded_gaps", "rounded_many"])
-def test_refreshed_wilcoxon_entries_are_scipy_on_the_exact_decimal_differences(name):
+def test_refreshed_wilcoxon_entries_are_scipy_on_the_exact_decimal_differences(
+    name, peer_reference
+):
     """The entries rewritten when differences equal in decimal became ties (issue 24)
     are scipy's Wilcoxon p-values and the rank-biserial of the exact decimal differences
     (scores rounded to 1 or 2 decimals); 1e-12 relative as in test_significance."""
@@ -120,7 +127,10 @@ def test_refreshed_wilcoxon_entries_are_scipy_on_the_exact_decimal_differences(n
         exact = _decimal_differences(scores[both, i], scores[both, j])
         if not exact.any():
             continue
-        assert pvalues[i, j] == pytest.approx(stats.wilcoxon(exact).pvalue, rel=1e-12)
+        expected = peer_reference(
+            "scipy-wilcoxon", _scipy_wilcoxon, exact, under_test=significance.signed_rank
+        )
+        assert pvalues[i, j] == pytest.approx(expected, rel=1e-12)
         nonzero = exact[exact != 0]
         ranks = stats.rankdata(np.abs(nonzero))
         plus, minus = ranks[nonzero > 0].sum(), ranks[nonzero < 0].sum()

@@ -18,6 +18,7 @@ from estimation.core.significance import (
     friedman,
     indistinguishable_groups,
     nemenyi,
+    signed_rank,
     wilcoxon_pairwise,
 )
 from estimation.core.within_dataset import fold_wilcoxon_pairwise
@@ -177,18 +178,33 @@ def test_nemenyi_matches_scikit_posthocs_and_autorank():
 # ---------------------------------------------------------------------------- Wilcoxon
 
 
-def _scipy_pair(x, y):
-    """scipy's test on the exact decimal differences of the pair's common results (the
-    engine's rule: differences equal in decimal are ties; see
-    test_differences_equal_in_decimal_are_ties)."""
-    both = ~np.isnan(x) & ~np.isnan(y)
+def _scipy_wilcoxon(*samples):
+    """scipy's two-sided Wilcoxon test (its "auto" method) on the differences or the two
+    paired samples: (p-value, statistic)."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return stats.wilcoxon(_decimal_differences(x[both], y[both]))
+        result = stats.wilcoxon(*samples)
+    return float(result.pvalue), float(result.statistic)
+
+
+def _kept_wilcoxon(peer_reference, *samples):
+    """:func:`_scipy_wilcoxon`, kept between runs (tests/reference_memo.py); computed
+    afresh without ``peer_reference``."""
+    if peer_reference is None:
+        return _scipy_wilcoxon(*samples)
+    return peer_reference("scipy-wilcoxon", _scipy_wilcoxon, *samples, under_test=signed_rank)
+
+
+def _scipy_pair(peer_reference, x, y):
+    """scipy's test on the exact decimal differences of the pair's common results (the
+    engine's rule: differences equal in decimal are ties; see
+    test_differences_equal_in_decimal_are_ties): (p-value, statistic)."""
+    both = ~np.isnan(x) & ~np.isnan(y)
+    return _kept_wilcoxon(peer_reference, _decimal_differences(x[both], y[both]))
 
 
 @pytest.mark.parametrize("n", [4, 9, 13, 14, 30, 50, 51, 120])
-def test_wilcoxon_pairwise_is_identical_to_scipy(n):
+def test_wilcoxon_pairwise_is_identical_to_scipy(n, peer_reference):
     rng = np.random.default_rng(n)
     scores = rng.normal(size=(n, 5))
     scores[:, 1] = np.round(scores[:, 1], 1)
@@ -199,9 +215,9 @@ def test_wilcoxon_pairwise_is_identical_to_scipy(n):
     methods = set()
     for a in range(5):
         for b in range(a + 1, 5):
-            reference = _scipy_pair(scores[:, a], scores[:, b])
-            assert result.pvalues[a, b] == reference.pvalue  # bit for bit
-            assert result.statistic[a, b] == reference.statistic
+            pvalue, statistic = _scipy_pair(peer_reference, scores[:, a], scores[:, b])
+            assert result.pvalues[a, b] == pvalue  # bit for bit
+            assert result.statistic[a, b] == statistic
             methods.add(result.method[a][b])
     assert methods <= {"exact", "permutation", "asymptotic"}
 
@@ -209,13 +225,14 @@ def test_wilcoxon_pairwise_is_identical_to_scipy(n):
 @settings(max_examples=50, deadline=None)
 @given(st.integers(1, 60), st.integers(0, 10_000), st.sampled_from([0, 1]))
 def test_wilcoxon_pairwise_matches_scipy_randomly(n, seed, decimals):
+    # hypothesis draws other tables each run: references kept for them would only pile up
     scores = np.round(np.random.default_rng(seed).normal(size=(n, 3)), decimals)
     result = wilcoxon_pairwise(scores, correction="bonferroni")
     for a, b in [(0, 1), (0, 2), (1, 2)]:
         if result.not_applicable[a][b] is not None:
             assert (scores[:, a] == scores[:, b]).all()
             continue
-        assert result.pvalues[a, b] == _scipy_pair(scores[:, a], scores[:, b]).pvalue
+        assert result.pvalues[a, b] == _scipy_pair(None, scores[:, a], scores[:, b])[0]
 
 
 def test_wilcoxon_corrections_match_statsmodels():
@@ -320,7 +337,9 @@ def test_letters_shared_iff_not_significant(m, seed):
         assert not significant[np.ix_(bar, bar)].any()
 
 
-def test_wilcoxon_pairwise_with_ties_zeros_and_gaps_matches_scipy_on_many_observations():
+def test_wilcoxon_pairwise_with_ties_zeros_and_gaps_matches_scipy_on_many_observations(
+    peer_reference,
+):
     rng = np.random.default_rng(21)
     scores = np.round(rng.normal(size=(70, 5)) + np.arange(5) * 0.2, 1)
     scores[:, 4] = scores[:, 3]
@@ -329,9 +348,9 @@ def test_wilcoxon_pairwise_with_ties_zeros_and_gaps_matches_scipy_on_many_observ
     result = wilcoxon_pairwise(scores)
     for a in range(5):
         for b in range(a + 1, 5):
-            reference = _scipy_pair(scores[:, a], scores[:, b])
-            assert result.pvalues[a, b] == reference.pvalue
-            assert result.statistic[a, b] == reference.statistic
+            pvalue, statistic = _scipy_pair(peer_reference, scores[:, a], scores[:, b])
+            assert result.pvalues[a, b] == pvalue
+            assert result.statistic[a, b] == statistic
 
 
 @pytest.mark.filterwarnings("error::RuntimeWarning")
@@ -397,7 +416,7 @@ def _scipy_permutes(differences: np.ndarray) -> bool:
     return len(differences) <= 13 and has_ties_or_zeros
 
 
-def test_wilcoxon_agrees_with_exact_decimal_differences_on_random_tables():
+def test_wilcoxon_agrees_with_exact_decimal_differences_on_random_tables(peer_reference):
     """115 random tables of scores with two decimals (as accuracies are published):
     every pair's p-value and rank-biserial equal scipy's on the exact decimal
     differences (scipy on the float differences disagrees on dozens of pairs). Exact
@@ -420,9 +439,10 @@ def test_wilcoxon_agrees_with_exact_decimal_differences_on_random_tables():
                 permutation_pairs += 1
                 if permutation_pairs > PERMUTATION_PAIRS:
                     continue
-            expected = stats.wilcoxon(exact).pvalue
+            expected = _kept_wilcoxon(peer_reference, exact)[0]
             assert result.pvalues[i, j] == pytest.approx(expected, rel=1e-12)
             assert result.effect_size[i, j] == pytest.approx(_rank_biserial(exact), abs=1e-12)
-            float_disagreements += stats.wilcoxon(scores[:, i], scores[:, j]).pvalue != expected
+            floats = _kept_wilcoxon(peer_reference, scores[:, i], scores[:, j])[0]
+            float_disagreements += floats != expected
     assert permutation_pairs > PERMUTATION_PAIRS  # the cap did bite: both paths were compared
     assert float_disagreements > 20

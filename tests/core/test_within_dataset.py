@@ -10,7 +10,7 @@ import pytest
 from scipy import stats
 from statsmodels.stats.anova import AnovaRM
 
-from estimation.core import studentized_range
+from estimation.core import studentized_range, within_dataset
 from estimation.core.within_dataset import (
     fold_wilcoxon_pairwise,
     repeated_measures_anova,
@@ -31,7 +31,33 @@ HAND = np.array(
 )
 
 
-def test_tukey_hand_computation():
+def _scipy_studentized_range(method, *args):
+    """scipy's studentized range distribution: ``method`` ("sf", "isf", "ppf") at ``args``."""
+    return getattr(stats.studentized_range, method)(*args)
+
+
+def _scipy_sf(peer_reference, q, m, df):
+    """scipy's studentized-range survival function, kept between runs (its numerical
+    integration is most of these tests' time; tests/reference_memo.py)."""
+    return peer_reference(
+        "scipy-studentized-range",
+        _scipy_studentized_range,
+        "sf",
+        np.asarray(q, dtype=float),
+        m,
+        df,
+        under_test=studentized_range,
+    )
+
+
+def _scipy_wilcoxon(differences):
+    """scipy's two-sided Wilcoxon test (its "auto" method) on the differences: p-value."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return float(stats.wilcoxon(differences).pvalue)
+
+
+def test_tukey_hand_computation(peer_reference):
     result = repeated_measures_tukey(HAND)
     column_means = np.array([0.80, 0.835, 0.705])
     np.testing.assert_allclose(result.mean_scores, column_means, atol=1e-12)
@@ -43,7 +69,7 @@ def test_tukey_hand_computation():
     assert result.q[0, 2] == pytest.approx(0.095 / se, rel=1e-12)
     # Within the verified bound of the studentized-range interpolant (1e-7 sf + 1e-13).
     assert result.pvalues[0, 2] == pytest.approx(
-        stats.studentized_range.sf(0.095 / se, 3, 6), rel=1e-7, abs=1e-13
+        float(_scipy_sf(peer_reference, 0.095 / se, 3, 6)), rel=1e-7, abs=1e-13
     )
     # Paired Cohen's d of a vs b: fold differences -0.02, -0.03, -0.03, -0.06.
     differences = np.array([-0.02, -0.03, -0.03, -0.06])
@@ -87,23 +113,23 @@ def test_tukey_degenerate_cases():
     assert "two algorithms" in repeated_measures_tukey(np.ones((5, 1))).not_applicable
 
 
-def test_fold_wilcoxon_matches_scipy():
+def test_fold_wilcoxon_matches_scipy(peer_reference):
     fold_scores = np.round(np.random.default_rng(11).normal(size=(10, 4)), 1)
     result = fold_wilcoxon_pairwise(fold_scores, correction="bonferroni")
     for a in range(4):
         for b in range(a + 1, 4):
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                # On the exact decimal differences: equal ones tie (the fold-mean rule).
-                exact = [
+            # On the exact decimal differences: equal ones tie (the fold-mean rule).
+            exact = np.array(
+                [
                     float(Fraction(repr(float(x))) - Fraction(repr(float(y))))
                     for x, y in zip(fold_scores[:, a], fold_scores[:, b], strict=True)
                 ]
-                reference = stats.wilcoxon(exact)
-            assert result.pvalues[a, b] == reference.pvalue
-            assert result.pvalues_corrected[a, b] == pytest.approx(
-                min(1.0, 6 * reference.pvalue), rel=1e-12
             )
+            pvalue = peer_reference(
+                "scipy-wilcoxon-folds", _scipy_wilcoxon, exact, under_test=within_dataset
+            )
+            assert result.pvalues[a, b] == pvalue
+            assert result.pvalues_corrected[a, b] == pytest.approx(min(1.0, 6 * pvalue), rel=1e-12)
     assert fold_wilcoxon_pairwise(np.ones((5, 2))).not_applicable[0][1] == (
         "identical on every fold: all 5 paired differences are zero, p = 1"
     )
@@ -151,30 +177,30 @@ def test_significance_aware_rank_punishes_erratic_winner():
 
 
 @pytest.mark.parametrize(("m", "df"), [(2, 9), (12, 99), (100, 891), (4, np.inf), (100, np.inf)])
-def test_interpolated_studentized_range_sf_matches_scipy(m, df):
+def test_interpolated_studentized_range_sf_matches_scipy(m, df, peer_reference):
     rng = np.random.default_rng(m)
     q = np.concatenate(
         [np.exp(rng.uniform(np.log(1e-3), np.log(300), 120)), rng.uniform(0, 12, 60), [0.0]]
     )
-    expected = stats.studentized_range.sf(q, m, df)
+    expected = _scipy_sf(peer_reference, q, m, df)
     interpolated = studentized_range.studentized_range_sf(q, m, df)
     assert studentized_range._sf_interpolant(m, df) is not None
     np.testing.assert_allclose(interpolated, expected, rtol=0, atol=1e-6)
     assert (np.diff(interpolated[np.argsort(q)]) <= 0).all()
 
 
-def test_tukey_with_many_pairs_is_within_1e6_of_scipy():
+def test_tukey_with_many_pairs_is_within_1e6_of_scipy(peer_reference):
     rng = np.random.default_rng(11)
     fold_scores = rng.normal(size=(10, 12)) * 0.3 + np.linspace(0, 1.5, 12)
     result = repeated_measures_tukey(fold_scores)
     upper = np.triu_indices(12, 1)
-    expected = stats.studentized_range.sf(result.q[upper], 12, result.df)
+    expected = _scipy_sf(peer_reference, result.q[upper], 12, result.df)
     np.testing.assert_allclose(result.pvalues[upper], expected, rtol=0, atol=1e-6)
     np.testing.assert_array_equal(result.significant[upper], expected < 0.05)
 
 
 @pytest.mark.parametrize(("m", "df"), [(3, 18), (5, 36), (20, 171), (4, np.inf)])
-def test_studentized_range_sf_is_within_1e6_relative_of_scipy_in_the_tail(m, df):
+def test_studentized_range_sf_is_within_1e6_relative_of_scipy_in_the_tail(m, df, peer_reference):
     """Relative accuracy wherever scipy's own value is reliable (sf >= 1e-7): before,
     the interpolant was checked to 1e-7 absolute only, which is 0.06 % at sf = 1.7e-6
     (the blog seed's 1.7147e-6 against scipy's 1.7157e-6) and 10 % at 1e-6. The
@@ -182,14 +208,24 @@ def test_studentized_range_sf_is_within_1e6_relative_of_scipy_in_the_tail(m, df)
     to sf = 1.2e-7; the test goes down to 2e-7 (scipy's own sf, 1 - cdf, is accurate to
     about 4e-14 absolute there, 2e-7 relative at worst)."""
     rng = np.random.default_rng(m)
-    upper_q = float(stats.studentized_range.isf(2e-7, m, df))
+    upper_q = float(
+        peer_reference(
+            "scipy-studentized-range",
+            _scipy_studentized_range,
+            "isf",
+            2e-7,
+            m,
+            df,
+            under_test=studentized_range,
+        )
+    )
     q = np.exp(rng.uniform(np.log(0.5), np.log(upper_q), 60))  # more than one batch of 40
-    expected = stats.studentized_range.sf(q, m, df)
+    expected = _scipy_sf(peer_reference, q, m, df)
     got = studentized_range.studentized_range_sf(q, m, df)
     np.testing.assert_allclose(got, expected, rtol=1e-6, atol=0)
 
 
-def test_a_datasets_tukey_pvalues_do_not_depend_on_the_other_datasets():
+def test_a_datasets_tukey_pvalues_do_not_depend_on_the_other_datasets(peer_reference):
     """Before, one table of 3 algorithms (3 pairs) went to scipy and the same table in a
     batch of 100 through the interpolant (more than 40 statistics in one call): its
     p-values changed with the number of datasets in the benchmark. Now one path: the same
@@ -200,7 +236,7 @@ def test_a_datasets_tukey_pvalues_do_not_depend_on_the_other_datasets():
     alone = repeated_measures_tukey(tables[0]).pvalues
     in_batch = repeated_measures_tukey_batch(tables)[0].pvalues
     np.testing.assert_array_equal(alone, in_batch)
-    expected = stats.studentized_range.sf(repeated_measures_tukey(tables[0]).q, 3, 18)
+    expected = _scipy_sf(peer_reference, repeated_measures_tukey(tables[0]).q, 3, 18)
     np.testing.assert_allclose(alone, np.minimum(expected, 1), rtol=1e-6)
 
 
@@ -246,11 +282,19 @@ def test_rm_anova_degenerate_cases_say_why():
     assert one_fold.df is None and "two folds" in one_fold.note
 
 
-def test_tukey_intervals_are_simultaneous_and_agree_with_the_test():
+def test_tukey_intervals_are_simultaneous_and_agree_with_the_test(peer_reference):
     fold_scores = np.random.default_rng(3).normal(size=(10, 4)) * 0.02 + [0.8, 0.81, 0.83, 0.9]
     result = repeated_measures_tukey(fold_scores)
     lower, upper = tukey_intervals(result)
-    q = stats.studentized_range.ppf(0.95, 4, result.df)
+    q = peer_reference(
+        "scipy-studentized-range",
+        _scipy_studentized_range,
+        "ppf",
+        0.95,
+        4,
+        result.df,
+        under_test=studentized_range,
+    )
     np.testing.assert_allclose(
         upper - lower, np.where(np.eye(4, dtype=bool), np.nan, 2 * q * result.se)
     )
