@@ -13,6 +13,7 @@ import json
 from django.http import HttpResponse
 from django.template import Context, Engine
 from django.templatetags.static import static
+from django.urls import reverse
 from drf_spectacular.generators import SchemaGenerator
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
@@ -177,10 +178,10 @@ class ApiRootApi(ApiView):
     permission_classes = [AllowAny]
 
     class OutputSerializer(serializers.Serializer):
-        benchmarks = serializers.URLField(help_text="The benchmarks you can read.")
-        docs = serializers.URLField(help_text="The reference, with a quick start.")
-        schema = serializers.URLField(help_text="The OpenAPI schema (YAML; ?format=json).")
-        contract = serializers.URLField(help_text="What each field of a snapshot means.")
+        benchmarks = serializers.URLField(help_text="the benchmarks you can read")
+        docs = serializers.URLField(help_text="the reference, with a quick start")
+        schema = serializers.URLField(help_text="the OpenAPI schema (YAML; ?format=json)")
+        contract = serializers.URLField(help_text="what each field of a snapshot means")
 
     @extend_schema(
         summary="Where to start",
@@ -190,10 +191,10 @@ class ApiRootApi(ApiView):
     )
     def get(self, request: Request) -> Response:
         links = {
-            "benchmarks": "/api/benchmarks/",
-            "docs": "/api/docs/",
-            "schema": "/api/schema/",
-            "contract": "/api/contract/",
+            "benchmarks": reverse("api-benchmark-list"),
+            "docs": reverse("api-docs"),
+            "schema": reverse("api-schema"),
+            "contract": reverse("api-snapshot-contract"),
         }
         absolute = {name: request.build_absolute_uri(path) for name, path in links.items()}
         return Response(self.OutputSerializer(absolute).data)

@@ -87,7 +87,7 @@ def test_problems_text_groups_by_column_and_message_and_keeps_whole_input_proble
     ]
     assert problems_text(problems) == (
         "  the file is empty\n"
-        "  lines 2, 3, column \"score\": 'x' is not a number\n"
+        "  lines 2 and 3, column \"score\": 'x' is not a number\n"
         "  line 3, column \"fold\": 'x' is not a number"
     )
 

@@ -63,9 +63,12 @@ def told_once(
             told.append(same[0][0])
             continue
         column, message = key
-        shown = ", ".join(str(line) for _, line in same[:lines_shown])
+        lines = [str(line) for _, line in same[:lines_shown]]
         more = len(same) - lines_shown
-        where = f"lines {shown}" + (f" and {more} more" if more > 0 else "")
+        if more > 0:
+            where = f"lines {', '.join(lines)} and {more} more"
+        else:
+            where = f"lines {', '.join(lines[:-1])} and {lines[-1]}"
         told.append(where + (f', column "{column}"' if column else "") + f": {message}")
     return told
 
