@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from leaderboard.ingest.results_csv import RANKING_HEADER
 from leaderboard.spreadsheet import csv_text
 
 PLACEHOLDER_ALGORITHM = "your-algorithm"
@@ -28,7 +29,7 @@ def csv_template(
     """``folds``: the folds each dataset's accepted results use (absent: no folds)."""
     if ranking_only:
         to_rank = ({"dataset": dataset, "algorithm": PLACEHOLDER_ALGORITHM} for dataset in datasets)
-        return csv_text(["dataset", "algorithm", "rank"], to_rank)
+        return csv_text(RANKING_HEADER, to_rank)
     with_metric = len(metrics) > 1
     with_fold = any(folds.get(d) for d in datasets)
     columns = ["dataset", "algorithm"]

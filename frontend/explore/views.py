@@ -20,6 +20,7 @@ from frontend.explore import advice, charts, presenters, robustness, selectors
 from frontend.explore.coverage import coverage_table
 from frontend.page_cache import page_cached
 from frontend.selectors import dataset_scores_now, version_dataset_scores
+from leaderboard.ingest.results_csv import RANKING_HEADER
 from leaderboard.models import Algorithm, Benchmark, Dataset
 from leaderboard.selectors import benchmark_get_visible, benchmark_metric_get, benchmark_metric_list
 from leaderboard.services import user_is_maintainer
@@ -28,7 +29,7 @@ from leaderboard.spreadsheet import csv_stream
 LONG_COLUMNS = ["dataset", "algorithm", "fold", "metric", "score"]
 # A ranking-only benchmark's export is a ranking file (its one metric is the rank, lower
 # is better): read back as "score", higher would be better and the order reversed.
-RANKING_COLUMNS = ["dataset", "algorithm", "rank"]
+RANKING_COLUMNS = list(RANKING_HEADER)
 
 
 def _visible_benchmark(request: HttpRequest, slug: str) -> Benchmark:

@@ -21,6 +21,7 @@ from leaderboard.ingest.results_csv.clean_records import clean_records
 from leaderboard.ingest.results_csv.records import (
     ALGORITHM_COLUMNS,
     INCOMPLETE_FOLDS,
+    RANKING_HEADER,
     Format,
     ParsedResults,
     ResultsCsvError,
@@ -113,8 +114,8 @@ class _LongParser(_ParserBase):
             )
         else:
             allowed, required, layout = (
-                ("dataset", "algorithm", "rank"),
-                ("dataset", "algorithm", "rank"),
+                RANKING_HEADER,
+                RANKING_HEADER,
                 _RANKING_LAYOUT,
             )
         line = self.header_line

@@ -23,6 +23,8 @@ INCOMPLETE: tuple[str, ...] = ("refuse", "drop")
 
 # RowError.kind of a fold gap: an entry point may offer to drop what is incomplete.
 INCOMPLETE_FOLDS = "incomplete-folds"
+# A ranking file's header, all of it: the parser's, the template's and the exports'.
+RANKING_HEADER = ("dataset", "algorithm", "rank")
 
 
 @dataclass(frozen=True)
