@@ -21,12 +21,11 @@ SUITES = (
     "pairwise",
     "coverage",
     "ingest",
-    "ingest_options",
     "latency",
     "api",
     "pages",
 )
-DATABASE_SUITES = ("ingest", "ingest_options", "latency", "api", "pages")
+DATABASE_SUITES = ("ingest", "latency", "api", "pages")
 
 
 def _interrupted(signum: int, frame) -> None:

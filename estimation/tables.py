@@ -26,21 +26,18 @@ def result_table_build(
     *,
     benchmark: Benchmark,
     metric: Metric,
-    bulk: bool | None = None,
     submissions: list[tuple[int, int]] | None = None,
 ) -> ResultTable:
     """Accepted scores of one metric as a ResultTable (fold means when folds exist).
 
     A newer accepted submission of an algorithm supersedes an older one cell by cell
-    (dataset, fold). Scores are read as columns (packed bytes on PostgreSQL, see
+    (dataset, fold). Scores are read as columns (a packed row per submission, see
     :func:`leaderboard.selectors.accepted_score_columns`) and placed with numpy in
     O(rows): only the rows of algorithms with several accepted submissions are sorted.
     ``submissions``: the accepted submissions, when the caller has read them
     (:func:`leaderboard.selectors.accepted_submissions`).
     """
-    columns = accepted_score_columns(
-        benchmark=benchmark, metric=metric, bulk=bulk, submissions=submissions
-    )
+    columns = accepted_score_columns(benchmark=benchmark, metric=metric, submissions=submissions)
     keep = _newest_cells(columns)
     dataset, algorithm = columns.dataset[keep], columns.algorithm[keep]
     fold, value = columns.fold[keep], columns.value[keep]

@@ -5,7 +5,8 @@ name) is read-only here, done on the site or through the API instead."""
 from django import forms
 from django.contrib import admin
 
-from leaderboard.models import Algorithm, Benchmark, Dataset, Metric, Score, Submission
+from leaderboard.models import Algorithm, Benchmark, Dataset, Metric, ScorePack, Submission
+from leaderboard.score_packs import VALUE
 from leaderboard.services import (
     EDITABLE_FIELDS,
     Problem,
@@ -199,12 +200,22 @@ class SubmissionAdmin(admin.ModelAdmin):
         return False
 
 
-@admin.register(Score)
-class ScoreAdmin(admin.ModelAdmin):
+@admin.register(ScorePack)
+class ScorePackAdmin(admin.ModelAdmin):
     """Scores are written only with their submission; a hand-edited value would skip
     the checks on numbers and the recompute."""
 
-    list_display = ["submission", "dataset", "metric", "fold", "value"]
+    list_display = ["submission", "metric", "n_datasets", "n_scores"]
+    fields = ("submission", "metric", "n_datasets", "n_scores")
+    readonly_fields = fields
+
+    @admin.display(description="datasets")
+    def n_datasets(self, pack: ScorePack) -> int:
+        return len(pack.datasets)
+
+    @admin.display(description="scores")
+    def n_scores(self, pack: ScorePack) -> int:
+        return len(pack.scores) // VALUE.itemsize
 
     def has_add_permission(self, request) -> bool:
         return False

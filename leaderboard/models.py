@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 from django.conf import settings
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
@@ -257,6 +259,10 @@ class Submission(models.Model):
     )
     idempotency_key = models.CharField(max_length=100, blank=True)
     content_hash = models.CharField(max_length=64, blank=True)
+    # What its scores cover, counted when they are stored.
+    n_scores = models.PositiveIntegerField(default=0)
+    n_datasets = models.PositiveIntegerField(default=0)
+    n_folds = models.PositiveIntegerField(default=0, help_text="distinct fold numbers")
     created_at = models.DateTimeField(auto_now_add=True)
     decided_at = models.DateTimeField(null=True, blank=True)
 
@@ -276,54 +282,78 @@ class Submission(models.Model):
         return f"{self.algorithm} ({self.status})"
 
 
-class Score(models.Model):
-    """One stored result. A benchmark may hold millions of them, written in bulk.
+class DatasetKeys(models.Field):
+    """Distinct dataset keys, ascending: ``bigint[]`` on PostgreSQL (GIN-indexed, so "which
+    submissions use this dataset" is an index probe), a JSON list elsewhere (SQLite)."""
 
-    The three references are checked by the database once per statement, not row by row:
-    migration 0005 replaces the row-level foreign keys (three index probes and row locks
-    per score, 15 s of commit for a million rows) with statement-level triggers that lock
-    and check every referenced row once per INSERT/COPY (a set-based check), and refuse
-    to delete a dataset, metric or submission that scores still reference. ``on_delete``
-    below is applied by Django as usual. No single-column index on ``submission`` (the
-    unique constraint leads with it) or ``metric`` (scores are read by submission).
+    description = "distinct dataset keys"
+
+    def db_type(self, connection) -> str:
+        return "bigint[]" if connection.vendor == "postgresql" else "text"
+
+    def from_db_value(self, value, expression, connection):
+        if value is None or isinstance(value, list):
+            return value
+        return json.loads(value)
+
+    def get_db_prep_value(self, value, connection, prepared=False):
+        if value is None:
+            return None
+        keys = [int(key) for key in value]
+        return keys if connection.vendor == "postgresql" else json.dumps(keys)
+
+
+@DatasetKeys.register_lookup
+class HasKey(models.Lookup):
+    """``datasets__has=<key or expression>``: the list holds that dataset key."""
+
+    lookup_name = "has"
+    prepare_rhs = False
+
+    def get_db_prep_lookup(self, value, connection):
+        return "%s", [int(value)]
+
+    def as_sql(self, compiler, connection):
+        lhs, lhs_params = self.process_lhs(compiler, connection)
+        rhs, rhs_params = self.process_rhs(compiler, connection)
+        sql = f"EXISTS (SELECT 1 FROM json_each({lhs}) WHERE json_each.value = {rhs})"
+        return sql, (*lhs_params, *rhs_params)
+
+    def as_postgresql(self, compiler, connection):
+        lhs, lhs_params = self.process_lhs(compiler, connection)
+        rhs, rhs_params = self.process_rhs(compiler, connection)
+        return f"{lhs} @> ARRAY[{rhs}]::bigint[]", (*lhs_params, *rhs_params)
+
+
+class ScorePack(models.Model):
+    """A submission's scores on one metric, in one row (``leaderboard.score_packs``).
+
+    A benchmark may hold millions of scores; stored a row each, PostgreSQL spent ten
+    times a raw COPY writing them. Packed, a million-score upload is a hundred rows. The
+    scores are ordered by dataset key, then fold: ``datasets`` holds the distinct keys,
+    ``counts`` how many scores each has (int32), ``folds`` each score's fold (int32, -1 =
+    none) and ``scores`` its value (float64), all little-endian. The write service checks
+    what row constraints checked before (finite values, one score per dataset and fold,
+    the benchmark's own datasets, locked while the write lasts); on PostgreSQL a deferred
+    trigger refuses to lose a dataset that a pack still names (migration 0017).
     """
 
     submission = models.ForeignKey(
-        Submission,
-        on_delete=models.CASCADE,
-        related_name="scores",
-        db_constraint=False,
-        db_index=False,
+        Submission, on_delete=models.CASCADE, related_name="score_packs", db_index=False
     )
-    # Indexed: "is this dataset used by an accepted score?" is asked per dataset.
-    dataset = models.ForeignKey(
-        Dataset, on_delete=models.PROTECT, related_name="scores", db_constraint=False
-    )
-    metric = models.ForeignKey(
-        Metric, on_delete=models.PROTECT, related_name="scores", db_constraint=False, db_index=False
-    )
-    fold = models.PositiveIntegerField(null=True, blank=True)
-    value = models.FloatField()
+    metric = models.ForeignKey(Metric, on_delete=models.PROTECT, related_name="score_packs")
+    datasets = DatasetKeys()
+    counts = models.BinaryField()
+    folds = models.BinaryField()
+    scores = models.BinaryField()
 
     class Meta:
         constraints = [
-            # Finite values only: NaN and +-inf fail both comparisons in PostgreSQL.
-            models.CheckConstraint(
-                condition=Q(value__gte=-1e308) & Q(value__lte=1e308), name="score_value_finite"
-            ),
-            models.UniqueConstraint(
-                fields=["submission", "dataset", "metric", "fold"], name="score_unique_fold"
-            ),
-            models.UniqueConstraint(
-                fields=["submission", "dataset", "metric"],
-                condition=Q(fold__isnull=True),
-                name="score_unique_without_fold",
-            ),
+            models.UniqueConstraint(fields=["submission", "metric"], name="score_pack_unique")
         ]
 
     def __str__(self) -> str:
-        fold = f" fold {self.fold}" if self.fold is not None else ""
-        return f"{self.dataset}{fold}: {self.value}"
+        return f"{self.submission} on {self.metric}"
 
 
 class ApiToken(models.Model):

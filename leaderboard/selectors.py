@@ -7,9 +7,7 @@ import hmac
 from dataclasses import dataclass
 
 import numpy as np
-import psycopg
 from django.contrib.auth import get_user_model
-from django.db import connection
 from django.db.models import (
     BooleanField,
     Count,
@@ -31,10 +29,11 @@ from leaderboard.models import (
     Benchmark,
     Dataset,
     Metric,
-    Score,
+    ScorePack,
     Submission,
     UploadJob,
 )
+from leaderboard.score_packs import ScoreArrays, scores_unpack
 
 
 def benchmark_get(*, slug: str) -> Benchmark:
@@ -45,6 +44,39 @@ def primary_metric(*, benchmark: Benchmark) -> Metric | None:
     return benchmark.metrics.order_by("-is_primary", "name").first()
 
 
+@dataclass(frozen=True)
+class StoredPack:
+    """One stored pack's scores (see ``ScorePack``), with whose they are."""
+
+    submission_id: int
+    algorithm_id: int
+    metric_id: int
+    scores: ScoreArrays
+
+
+def packs_read(packs: QuerySet[ScorePack]) -> list[StoredPack]:
+    """The packs of ``packs`` (in its order), unpacked: one query, no object per score."""
+    rows = packs.values_list(
+        "submission_id",
+        "submission__algorithm_id",
+        "metric_id",
+        "datasets",
+        "counts",
+        "folds",
+        "scores",
+    )
+    return [
+        StoredPack(submission_id, algorithm_id, metric_id, scores_unpack(*columns))
+        for submission_id, algorithm_id, metric_id, *columns in rows
+    ]
+
+
+def _accepted_packs(benchmark: Benchmark) -> QuerySet[ScorePack]:
+    return ScorePack.objects.filter(
+        submission__benchmark=benchmark, submission__status=Submission.Status.ACCEPTED
+    )
+
+
 def accepted_score_rows(
     *, benchmark: Benchmark, metric: Metric
 ) -> list[tuple[str, str, int | None, float]]:
@@ -53,15 +85,24 @@ def accepted_score_rows(
     When an algorithm has several accepted submissions, a later one supersedes an earlier
     one cell by cell; callers keep the first row they see for each (dataset, algorithm, fold).
     """
-    return list(
-        Score.objects.filter(
-            metric=metric,
-            submission__benchmark=benchmark,
-            submission__status=Submission.Status.ACCEPTED,
-        )
+    packs = packs_read(
+        _accepted_packs(benchmark)
+        .filter(metric=metric)
         .order_by("-submission__created_at", "-submission_id")
-        .values_list("dataset__name", "submission__algorithm__name", "fold", "value")
     )
+    datasets = dict(benchmark.datasets.values_list("pk", "name"))
+    algorithms = dict(benchmark.algorithms.values_list("pk", "name"))
+    return [
+        (datasets[d], algorithms[pack.algorithm_id], None if f < 0 else f, v)
+        for pack in packs
+        for d, f, v in zip(
+            pack.scores.dataset.tolist(),
+            pack.scores.fold.tolist(),
+            pack.scores.value.tolist(),
+            strict=True,
+        )
+        if d in datasets
+    ]
 
 
 # --- public names ----------------------------------------------------------------------
@@ -72,7 +113,9 @@ def accepted_score_rows(
 def _used_by_accepted_score() -> Exists:
     """On a Dataset queryset: an accepted score uses this dataset."""
     return Exists(
-        Score.objects.filter(dataset=OuterRef("pk"), submission__status=Submission.Status.ACCEPTED)
+        ScorePack.objects.filter(
+            datasets__has=OuterRef("pk"), submission__status=Submission.Status.ACCEPTED
+        )
     )
 
 
@@ -159,54 +202,22 @@ class ScoreColumns:
     contested: np.ndarray
 
 
-# Each score as 20 fixed-width big-endian bytes, aggregated by PostgreSQL into one bytea
-# per submission, all in one query (one value per submission to fetch instead of a
-# million rows; a COPY TO would hand them to Python one row at a time). The submission's
-# id comes once with its bytes, not with every score (8 bytes and one int8send a row
-# fewer: 20-25 % less server time at m = 20, n = 100, 10 folds). One submission holds
-# at most PODIUM_MAX_UPLOAD_ROWS scores, so each value stays far below PostgreSQL's
-# 1 GB limit; one round trip however many submissions (m = 200 took 20).
-_SCORE_ROW = np.dtype([("dataset", ">i8"), ("fold", ">i4"), ("value", ">f8")])
-_SCORE_BYTES = (
-    "SELECT submission_id, string_agg(int8send(dataset_id) || int4send(coalesce(fold, -1)) "
-    "|| float8send(value), ''::bytea) "
-    "FROM {table} WHERE metric_id = %s AND submission_id = ANY(%s::bigint[]) "
-    "GROUP BY submission_id ORDER BY submission_id"
-)
-
-
-def _score_columns_bulk(metric: Metric, submission_ids: list[int]) -> tuple[np.ndarray, ...]:
-    """PostgreSQL: the scores as packed bytes, parsed by numpy (no Python object per row)."""
-    query = _SCORE_BYTES.format(table=Score._meta.db_table)
-    connection.ensure_connection()
-    # A cursor of our own on Django's connection (same transaction): Django's cursors
-    # bind client-side, which cannot fetch binary results; hex text would double the bytes.
-    with connection.wrap_database_errors, psycopg.Cursor(connection.connection) as cursor:
-        cursor.execute(query, [metric.pk, submission_ids], binary=True)
-        packed = [(owner, np.frombuffer(data, dtype=_SCORE_ROW)) for owner, data in cursor if data]
-    rows = np.concatenate([c for _, c in packed]) if packed else np.empty(0, dtype=_SCORE_ROW)
-    owners = np.array([owner for owner, _ in packed], dtype=np.int64)
-    return (
-        np.repeat(owners, [len(c) for _, c in packed]),
-        rows["dataset"].astype(np.int64),
-        rows["fold"].astype(np.int64),
-        rows["value"].astype(np.float64),
-    )
-
-
-def _score_columns_orm(metric: Metric, submission_ids: list[int]) -> tuple[np.ndarray, ...]:
-    """Other databases (SQLite, the embedded mode): the same columns through the ORM."""
-    rows = list(
-        Score.objects.filter(metric=metric, submission_id__in=submission_ids).values_list(
-            "submission_id", "dataset_id", "fold", "value"
+def _score_columns(metric: Metric, submission_ids: list[int]) -> tuple[np.ndarray, ...]:
+    """Submission, dataset, fold and value of the submissions' scores of ``metric``, read
+    from their packs (one row per submission, whatever its number of scores)."""
+    packs = packs_read(
+        ScorePack.objects.filter(metric=metric, submission_id__in=submission_ids).order_by(
+            "submission_id"
         )
     )
-    submission, dataset, fold, value = zip(*rows, strict=True) if rows else ((), (), (), ())
+    if not packs:
+        empty = np.empty(0, dtype=np.int64)
+        return empty, empty, empty, np.empty(0, dtype=np.float64)
     return (
-        np.array(submission, dtype=np.int64),
-        np.array(dataset, dtype=np.int64),
-        np.array([-1 if f is None else f for f in fold], dtype=np.int64),
-        np.array(value, dtype=np.float64),
+        np.repeat([p.submission_id for p in packs], [len(p.scores.value) for p in packs]),
+        np.concatenate([p.scores.dataset for p in packs]),
+        np.concatenate([p.scores.fold for p in packs]),
+        np.concatenate([p.scores.value for p in packs]),
     )
 
 
@@ -224,24 +235,25 @@ def accepted_score_columns(
     *,
     benchmark: Benchmark,
     metric: Metric,
-    bulk: bool | None = None,
     submissions: list[tuple[int, int]] | None = None,
 ) -> ScoreColumns:
     """Accepted scores of ``metric`` as columns (see :class:`ScoreColumns`).
 
-    PostgreSQL packs them into bytes that numpy reads directly; other databases (and
-    ``bulk=False``) go through the ORM. Both give the same columns. ``submissions``: what
-    :func:`accepted_submissions` returns, when the caller has read it (in the same
-    transaction); else it is read here.
+    ``submissions``: what :func:`accepted_submissions` returns, when the caller has read
+    it (in the same transaction); else it is read here.
     """
     if submissions is None:
         submissions = accepted_submissions(benchmark=benchmark)
-    if bulk is None:
-        bulk = connection.vendor == "postgresql"
     ids = [pk for pk, _ in submissions]
-    read = _score_columns_bulk if bulk and ids else _score_columns_orm
-    submission, dataset_id, fold, value = read(metric, ids)
+    submission, dataset_id, fold, value = _score_columns(metric, ids)
     datasets = _codes(Dataset.objects.filter(benchmark=benchmark))
+    # A key the benchmark lacks cannot be stored (the write checks it, and on PostgreSQL
+    # a trigger keeps a named dataset), but a code must never point at another name.
+    known = np.isin(dataset_id, datasets.ids)
+    if not known.all():
+        submission, dataset_id, fold, value = (
+            c[known] for c in (submission, dataset_id, fold, value)
+        )
     algorithms = _codes(Algorithm.objects.filter(benchmark=benchmark))
     submission_ids = np.array(ids, dtype=np.int64)
     by_id = np.argsort(submission_ids)
@@ -285,21 +297,50 @@ def _codes(queryset) -> _Codes:
 
 def benchmark_folds_by_dataset(*, benchmark: Benchmark) -> dict[str, list[int]]:
     """The folds each dataset's accepted scores use (datasets without folds are absent)."""
-    rows = (
-        Score.objects.filter(
-            submission__benchmark=benchmark,
-            submission__status=Submission.Status.ACCEPTED,
-            fold__isnull=False,
-        )
-        .values_list("dataset__name", "fold")
-        .distinct()
-        .order_by("dataset__name", "fold")
-    )
+    packs = packs_read(_accepted_packs(benchmark))
+    names = dict(benchmark.datasets.values_list("pk", "name"))
+    pairs = {
+        (names[d], f)
+        for pack in packs
+        for d, f in zip(pack.scores.dataset.tolist(), pack.scores.fold.tolist(), strict=True)
+        if f >= 0 and d in names
+    }
     folds: dict[str, list[int]] = {}
-    for dataset, fold in rows:
-        assert fold is not None  # fold__isnull=False
+    for dataset, fold in sorted(pairs):
         folds.setdefault(dataset, []).append(fold)
     return folds
+
+
+@dataclass(frozen=True)
+class DatasetScoreCounts:
+    """What the accepted scores hold of one dataset, every metric together."""
+
+    n_scores: int = 0
+    n_algorithms: int = 0
+    n_folds: int = 0  # distinct fold numbers
+
+
+def accepted_dataset_counts(*, benchmark: Benchmark) -> dict[int, DatasetScoreCounts]:
+    """{dataset key: counts} of the accepted scores (datasets without any are absent)."""
+    packs = packs_read(_accepted_packs(benchmark))
+    if not packs:
+        return {}
+    dataset = np.concatenate([p.scores.dataset for p in packs])
+    fold = np.concatenate([p.scores.fold for p in packs])
+    algorithm = np.repeat([p.algorithm_id for p in packs], [len(p.scores.value) for p in packs])
+    keys, n_scores = np.unique(dataset, return_counts=True)
+    pairs_with = np.unique(np.stack([dataset, algorithm]), axis=1)[0]
+    folds_of = np.unique(np.stack([dataset[fold >= 0], fold[fold >= 0]]), axis=1)[0]
+    n_algorithms = np.searchsorted(pairs_with, keys, side="right") - np.searchsorted(
+        pairs_with, keys
+    )
+    n_folds = np.searchsorted(folds_of, keys, side="right") - np.searchsorted(folds_of, keys)
+    return {
+        key: DatasetScoreCounts(n, a, f)
+        for key, n, a, f in zip(
+            keys.tolist(), n_scores.tolist(), n_algorithms.tolist(), n_folds.tolist(), strict=True
+        )
+    }
 
 
 # --- visibility (REST API) ------------------------------------------------------------
@@ -381,10 +422,8 @@ def submission_list_visible(
         submissions = submissions.filter(status=status)
     if algorithm:
         submissions = submissions.filter(algorithm__name=algorithm)
-    return (
-        submissions.select_related("algorithm", "submitter", "decided_by", "benchmark")
-        .annotate(n_scores=Count("scores"))
-        .order_by("-created_at", "-id")
+    return submissions.select_related("algorithm", "submitter", "decided_by", "benchmark").order_by(
+        "-created_at", "-id"
     )
 
 
@@ -397,12 +436,33 @@ def submission_get_visible(
     )
 
 
-def submission_score_rows(*, submission: Submission) -> QuerySet[Score]:
-    return (
-        Score.objects.filter(submission=submission)
-        .select_related("dataset", "metric")
-        .order_by("dataset__name", "metric__name", "fold")
-    )
+@dataclass(frozen=True)
+class StoredScore:
+    """One stored score, by name (fold None: no folds)."""
+
+    dataset: str
+    metric: str
+    fold: int | None
+    value: float
+
+
+def submission_score_rows(*, submission: Submission) -> list[StoredScore]:
+    """A submission's scores, by dataset, metric and fold."""
+    packs = packs_read(submission.score_packs.all())
+    datasets = dict(submission.benchmark.datasets.values_list("pk", "name"))
+    metrics = dict(submission.benchmark.metrics.values_list("pk", "name"))
+    rows = [
+        StoredScore(datasets[d], metrics[pack.metric_id], None if f < 0 else f, v)
+        for pack in packs
+        for d, f, v in zip(
+            pack.scores.dataset.tolist(),
+            pack.scores.fold.tolist(),
+            pack.scores.value.tolist(),
+            strict=True,
+        )
+        if d in datasets
+    ]
+    return sorted(rows, key=lambda r: (r.dataset, r.metric, -1 if r.fold is None else r.fold))
 
 
 def benchmark_metric_list(*, benchmark: Benchmark) -> QuerySet[Metric]:
@@ -416,17 +476,13 @@ def benchmark_metric_get(*, benchmark: Benchmark, name: str | None) -> Metric | 
     return benchmark.metrics.filter(name=name).first()
 
 
-def benchmark_dataset_list(*, benchmark: Benchmark) -> QuerySet[Dataset]:
-    return (
-        datasets_public(benchmark.datasets.all())
-        .annotate(
-            n_scores=Count(
-                "scores",
-                filter=Q(scores__submission__status=Submission.Status.ACCEPTED),
-            )
-        )
-        .order_by("name")
-    )
+def benchmark_dataset_list(*, benchmark: Benchmark) -> list[Dataset]:
+    """The public datasets, each with ``n_scores``: its accepted scores."""
+    counts = accepted_dataset_counts(benchmark=benchmark)
+    datasets = list(datasets_public(benchmark.datasets.all()).order_by("name"))
+    for dataset in datasets:
+        dataset.n_scores = counts.get(dataset.pk, DatasetScoreCounts()).n_scores  # type: ignore[attr-defined]
+    return datasets
 
 
 def benchmark_algorithm_list(*, benchmark: Benchmark) -> QuerySet[Algorithm]:
@@ -487,7 +543,6 @@ def submission_list_by_ids(*, ids: list[int]) -> QuerySet[Submission]:
     return (
         Submission.objects.filter(pk__in=ids)
         .select_related("algorithm", "submitter", "decided_by", "benchmark")
-        .annotate(n_scores=Count("scores"))
         .order_by("id")
     )
 

@@ -2,13 +2,23 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from io import StringIO
 
+import numpy as np
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
 
-from leaderboard.models import Algorithm, Benchmark, Submission
-from leaderboard.services import ScoreInput, SubmissionInput, benchmark_create, submission_create
+from leaderboard.models import Algorithm, Benchmark, Dataset, ScorePack, Submission
+from leaderboard.score_packs import scores_unpack
+from leaderboard.services import (
+    ScoreColumns,
+    ScoreInput,
+    SubmissionInput,
+    benchmark_create,
+    scores_insert,
+    submission_create,
+)
 from tests.ingest.helpers import FIXTURES
 
 
@@ -92,3 +102,51 @@ def make_mteb_board() -> Benchmark:
 def make_pythia_board() -> Benchmark:
     """Three Pythia models with parameter counts, from lm-eval files (metric ``acc``)."""
     return import_fixture("lm-eval", "pythia", "--metric", "acc")
+
+
+@dataclass(frozen=True)
+class StoredRow:
+    """One stored score as the tests read it back (fold None: no folds)."""
+
+    submission_id: int
+    algorithm: str
+    dataset: str
+    metric: str
+    fold: int | None
+    value: float
+
+
+def stored_scores(**filters) -> list[StoredRow]:
+    """Every stored score of the packs ``filters`` select (ScorePack lookups, e.g.
+    ``submission__benchmark=benchmark``), by submission, dataset, metric and fold."""
+    packs = ScorePack.objects.filter(**filters).select_related("submission__algorithm", "metric")
+    names = dict(Dataset.objects.values_list("pk", "name"))
+    rows = []
+    for pack in packs:
+        scores = scores_unpack(pack.datasets, pack.counts, pack.folds, pack.scores)
+        for d, f, v in zip(
+            scores.dataset.tolist(), scores.fold.tolist(), scores.value.tolist(), strict=True
+        ):
+            algorithm = pack.submission.algorithm.name
+            fold = None if f < 0 else f
+            rows.append(
+                StoredRow(pack.submission_id, algorithm, names[d], pack.metric.name, fold, v)
+            )
+    return sorted(
+        rows, key=lambda r: (r.submission_id, r.dataset, r.metric, -1 if r.fold is None else r.fold)
+    )
+
+
+def store_scores(rows: list[tuple]) -> None:
+    """Store (submission, dataset, metric, fold, value) rows by the write service's own
+    bulk path, bypassing the entry checks (for tests of what the readers do with them)."""
+    submission, dataset, metric, fold, value = zip(*rows, strict=True)
+    scores_insert(
+        ScoreColumns(
+            submission=np.array([s.pk for s in submission]),
+            dataset=np.array([d.pk for d in dataset]),
+            metric=np.array([m.pk for m in metric]),
+            fold=np.array([-1 if f is None else f for f in fold]),
+            value=np.array(value, dtype=float),
+        )
+    )

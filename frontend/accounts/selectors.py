@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from django.db.models import Count, F, QuerySet
+from django.db.models import F, QuerySet
 
 from leaderboard.models import Submission
 
@@ -14,7 +14,6 @@ def submission_list_of_user(*, user) -> QuerySet[Submission]:
     return (
         Submission.objects.filter(submitter=user)
         .select_related("benchmark", "algorithm", "decided_by")
-        .annotate(n_scores=Count("scores"), n_datasets=Count("scores__dataset", distinct=True))
         .order_by("-created_at", "-id")
     )
 

@@ -7,8 +7,9 @@ from collections import defaultdict
 from django.db.models import Count, Q, QuerySet
 
 from frontend.selectors import dataset_values, fold_mean_values
-from leaderboard.models import Benchmark, Metric, Score, Submission
+from leaderboard.models import Benchmark, Metric, ScorePack, Submission
 from leaderboard.moderation import Evidence, evidence_for
+from leaderboard.selectors import packs_read
 
 
 def benchmark_list_maintained(*, user) -> QuerySet[Benchmark]:
@@ -26,11 +27,6 @@ def moderation_queue(*, benchmark: Benchmark) -> QuerySet[Submission]:
     return (
         Submission.objects.filter(benchmark=benchmark, status=Submission.Status.PENDING)
         .select_related("algorithm", "submitter")
-        .annotate(
-            n_scores=Count("scores"),
-            n_datasets=Count("scores__dataset", distinct=True),
-            n_folds=Count("scores__fold", distinct=True),
-        )
         .order_by("created_at", "id")
     )
 
@@ -56,14 +52,17 @@ def moderation_evidence(
     """
     if not submissions:
         return {}
-    own = (
-        Score.objects.filter(submission__in=submissions)
-        .values_list("submission_id", "metric_id", "dataset__name", "fold", "value")
-        .order_by()
-    )
+    names = dict(benchmark.datasets.values_list("pk", "name"))
     by_metric: dict[int, list] = defaultdict(list)
-    for submission_id, metric_id, dataset, fold, value in own:
-        by_metric[metric_id].append((submission_id, dataset, fold, value))
+    for pack in packs_read(ScorePack.objects.filter(submission__in=submissions)):
+        scores = pack.scores
+        by_metric[pack.metric_id] += [
+            (pack.submission_id, names[d], None if f < 0 else f, v)
+            for d, f, v in zip(
+                scores.dataset.tolist(), scores.fold.tolist(), scores.value.tolist(), strict=True
+            )
+            if d in names
+        ]
     evidence: dict[int, list[Evidence]] = defaultdict(list)
     for metric in Metric.objects.filter(pk__in=list(by_metric)).order_by("-is_primary", "name"):
         accepted = dataset_values(benchmark=benchmark, metric=metric)

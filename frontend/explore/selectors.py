@@ -2,14 +2,21 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections import defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from django.db.models import Case, Count, F, IntegerField, Q, QuerySet, Value, When
+from django.db.models import QuerySet
 
-from leaderboard.models import Algorithm, Benchmark, Dataset, Metric, Score, Submission
-from leaderboard.selectors import algorithms_public, datasets_public
+from leaderboard.models import Algorithm, Benchmark, Dataset, Metric, ScorePack, Submission
+from leaderboard.selectors import (
+    DatasetScoreCounts,
+    accepted_dataset_counts,
+    algorithms_public,
+    datasets_public,
+    packs_read,
+)
 
 ACCEPTED = Submission.Status.ACCEPTED
 
@@ -24,102 +31,90 @@ def algorithm_get(*, benchmark: Benchmark, name: str) -> Algorithm:
     return algorithms_public(Algorithm.objects.filter(benchmark=benchmark)).get(name=name)
 
 
+def _accepted_packs(benchmark: Benchmark, metric: Metric) -> QuerySet[ScorePack]:
+    """The accepted packs of ``metric``, newest submission first (a later accepted
+    submission supersedes an earlier one cell by cell, as in the analysis)."""
+    return ScorePack.objects.filter(
+        metric=metric, submission__benchmark=benchmark, submission__status=ACCEPTED
+    ).order_by("-submission__created_at", "-submission_id")
+
+
 def dataset_fold_scores(
     *, benchmark: Benchmark, metric: Metric, dataset: Dataset
 ) -> dict[str, dict[int | None, float]]:
-    """{algorithm: {fold: value}} of accepted scores on one dataset (fold None: no folds).
-
-    A later accepted submission supersedes an earlier one cell by cell, as in the analysis.
-    """
-    rows = (
-        Score.objects.filter(
-            metric=metric,
-            dataset=dataset,
-            submission__benchmark=benchmark,
-            submission__status=Submission.Status.ACCEPTED,
-        )
-        .order_by("-submission__created_at", "-submission_id")
-        .values_list("submission__algorithm__name", "fold", "value")
-    )
+    """{algorithm: {fold: value}} of accepted scores on one dataset (fold None: no folds)."""
+    algorithms = dict(benchmark.algorithms.values_list("pk", "name"))
     cells: dict[str, dict[int | None, float]] = defaultdict(dict)
-    for algorithm, fold, value in rows:
-        cells[algorithm].setdefault(fold, value)
+    for pack in packs_read(_accepted_packs(benchmark, metric).filter(datasets__has=dataset.pk)):
+        on = pack.scores.dataset == dataset.pk
+        for fold, value in zip(
+            pack.scores.fold[on].tolist(), pack.scores.value[on].tolist(), strict=True
+        ):
+            cells[algorithms[pack.algorithm_id]].setdefault(None if fold < 0 else fold, value)
     return dict(cells)
 
 
 def dataset_index(*, benchmark: Benchmark) -> list[dict]:
     """Each public dataset with its metadata: description, accepted scores, algorithms
-    with a result, folds (counted in the database, one query)."""
+    with a result, folds."""
+    counts = accepted_dataset_counts(benchmark=benchmark)
     rows = (
         datasets_public(Dataset.objects.filter(benchmark=benchmark))
-        .annotate(
-            n_scores=Count("scores", filter=Q(scores__submission__status=ACCEPTED)),
-            n_algorithms=Count(
-                "scores__submission__algorithm",
-                filter=Q(scores__submission__status=ACCEPTED),
-                distinct=True,
-            ),
-            n_folds=Count(
-                "scores__fold", filter=Q(scores__submission__status=ACCEPTED), distinct=True
-            ),
-        )
         .order_by("name")
-        .values("name", "description", "n_scores", "n_algorithms", "n_folds")
+        .values("pk", "name", "description")
     )
-    return list(rows)
+    return [
+        {
+            "name": row["name"],
+            "description": row["description"],
+            **dataclasses.asdict(counts.get(row["pk"], DatasetScoreCounts())),
+        }
+        for row in rows
+    ]
 
 
 def accepted_scores_long(
-    *, benchmark: Benchmark, metric: Metric, algorithm_order: list[str], chunk_size: int = 2000
+    *, benchmark: Benchmark, metric: Metric, algorithm_order: list[str], chunk_size: int = 50
 ) -> Iterator[dict]:
     """``{dataset, algorithm, fold, metric, score}`` of every accepted score of ``metric``,
     algorithms in ``algorithm_order`` (the page's; others after, by name), then dataset and
-    fold; a later accepted submission supersedes an earlier one cell by cell. Read with a
-    server-side cursor in chunks: memory stays bounded whatever the benchmark's size."""
-    ids = dict(
-        Algorithm.objects.filter(benchmark=benchmark, name__in=algorithm_order).values_list(
-            "name", "pk"
-        )
+    fold; a later accepted submission supersedes an earlier one cell by cell. Read
+    ``chunk_size`` algorithms' packs at a time: memory stays bounded by what that many
+    algorithms submitted, whatever the benchmark's size."""
+    place = {name: i for i, name in enumerate(algorithm_order)}
+    algorithms = sorted(
+        algorithms_public(Algorithm.objects.filter(benchmark=benchmark)).values_list("name", "pk"),
+        key=lambda pair: (place.get(pair[0], len(place)), pair[0]),
     )
-    whens = [
-        When(submission__algorithm_id=ids[name], then=Value(place))
-        for place, name in enumerate(algorithm_order)
-        if name in ids
-    ]
-    place = (
-        Case(*whens, default=Value(len(whens)), output_field=IntegerField())
-        if whens
-        else Value(0, output_field=IntegerField())
-    )
-    rows = (
-        Score.objects.filter(
-            metric=metric, submission__benchmark=benchmark, submission__status=ACCEPTED
+    dataset_names = dict(benchmark.datasets.values_list("pk", "name"))
+    for start in range(0, len(algorithms), chunk_size):
+        chunk = algorithms[start : start + chunk_size]
+        packs = packs_read(
+            _accepted_packs(benchmark, metric).filter(
+                submission__algorithm_id__in=[pk for _, pk in chunk]
+            )
         )
-        .annotate(place=place)
-        .order_by(
-            "place",
-            "submission__algorithm__name",
-            "dataset__name",
-            F("fold").asc(nulls_first=True),
-            "-submission__created_at",
-            "-submission_id",
-        )
-        .values_list("dataset__name", "submission__algorithm__name", "fold", "value")
-        .iterator(chunk_size=chunk_size)
-    )
-    previous = None
-    for dataset, algorithm, fold, value in rows:
-        cell = (algorithm, dataset, fold)
-        if cell == previous:  # an older submission's value for the same cell
-            continue
-        previous = cell
-        yield {
-            "dataset": dataset,
-            "algorithm": algorithm,
-            "fold": fold,
-            "metric": metric.name,
-            "score": value,
-        }
+        for name, pk in chunk:
+            cells: dict[tuple[str, int], float] = {}
+            for pack in packs:
+                if pack.algorithm_id != pk:
+                    continue
+                for dataset, fold, value in zip(
+                    pack.scores.dataset.tolist(),
+                    pack.scores.fold.tolist(),
+                    pack.scores.value.tolist(),
+                    strict=True,
+                ):
+                    if dataset in dataset_names:
+                        cells.setdefault((dataset_names[dataset], fold), value)
+            for (dataset_name, fold), value in sorted(cells.items()):
+                yield {
+                    "dataset": dataset_name,
+                    "algorithm": name,
+                    "fold": None if fold < 0 else fold,
+                    "metric": metric.name,
+                    "score": value,
+                }
 
 
 MAX_QUERY_LENGTH = 100

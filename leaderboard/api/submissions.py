@@ -104,8 +104,8 @@ class SubmissionOutputSerializer(serializers.ModelSerializer):
 
 class SubmissionDetailOutputSerializer(SubmissionOutputSerializer):
     class ScoreSerializer(serializers.Serializer):
-        dataset = serializers.CharField(source="dataset.name")
-        metric = serializers.CharField(source="metric.name")
+        dataset = serializers.CharField()
+        metric = serializers.CharField()
         fold = serializers.IntegerField(allow_null=True)
         value = serializers.FloatField()
 
@@ -121,7 +121,7 @@ class SubmissionDetailOutputSerializer(SubmissionOutputSerializer):
 
 
 def _stored(submissions: list[Submission]) -> list[Submission]:
-    """The submissions again, with their score counts."""
+    """The submissions again, as stored."""
     return _stored_by_ids([s.pk for s in submissions])
 
 
@@ -129,14 +129,12 @@ def _stored_by_ids(ids: list[int]) -> list[Submission]:
     return list(submission_list_by_ids(ids=ids))
 
 
-def _stored_or_written(
-    submissions: list[Submission], entries: list[SubmissionInput]
-) -> list[Submission]:
-    """The submissions re-read with their score counts, or, when that read fails (the
-    database went away right after the commit), as written: the write is stored, so
-    the answer is a success either way and a client that retries without an
-    Idempotency-Key does not store it twice. Every field the answer shows is already on
-    the objects the service returned (it loads their relations)."""
+def _stored_or_written(submissions: list[Submission]) -> list[Submission]:
+    """The submissions re-read, or, when that read fails (the database went away right
+    after the commit), as written: the write is stored, so the answer is a success
+    either way and a client that retries without an Idempotency-Key does not store it
+    twice. Every field the answer shows is already on the objects the service returned
+    (it loads their relations and counts their scores)."""
     try:
         return _stored(submissions)
     except DatabaseError:
@@ -146,8 +144,6 @@ def _stored_or_written(
             [s.pk for s in submissions],
             exc_info=True,
         )
-    for submission, entry in zip(submissions, entries, strict=True):
-        submission.n_scores = len(entry.scores)  # type: ignore[attr-defined]  # as annotate() sets it
     return submissions
 
 
@@ -320,7 +316,7 @@ class SubmissionCreateApi(ApiView):
             new_datasets_confirmed=data["allow_new_datasets"],
         )
         code = status.HTTP_200_OK if _replayed([submission], key, started) else 201
-        (stored,) = _stored_or_written([submission], [entry])
+        (stored,) = _stored_or_written([submission])
         return Response(SubmissionOutputSerializer(stored).data, status=code)
 
 
@@ -431,8 +427,8 @@ class SubmissionUploadApi(ApiView):
                 new_datasets_confirmed=data["allow_new_datasets"],
             )
             code = status.HTTP_200_OK if _replayed(submissions, key, started) else 201
-            stored = _stored_or_written(submissions, entries)
-            body = {"submissions": stored, "n_scores": sum(s.n_scores for s in stored)}  # type: ignore[attr-defined]
+            stored = _stored_or_written(submissions)
+            body = {"submissions": stored, "n_scores": sum(s.n_scores for s in stored)}
             return Response(self.OutputSerializer(body).data, status=code)
         parsed = parse_results_csv(
             upload,
@@ -452,8 +448,8 @@ class SubmissionUploadApi(ApiView):
             new_datasets_confirmed=data["allow_new_datasets"],
         )
         code = status.HTTP_200_OK if _replayed(submissions, key, started) else 201
-        stored = _stored_or_written(submissions, entries)
-        body = {"submissions": stored, "n_scores": sum(s.n_scores for s in stored)}  # type: ignore[attr-defined]
+        stored = _stored_or_written(submissions)
+        body = {"submissions": stored, "n_scores": sum(s.n_scores for s in stored)}
         return Response(self.OutputSerializer(body).data, status=code)
 
 

@@ -58,7 +58,6 @@ from leaderboard.services.moderation import (
 from leaderboard.services.scores import (
     ScoreColumns,
     score_columns,
-    score_copy_buffer,
     scores_insert,
 )
 from leaderboard.services.submissions import (
@@ -145,7 +144,6 @@ __all__ = [
     "problems_text",
     "require_maintainer",
     "score_columns",
-    "score_copy_buffer",
     "scores_insert",
     "submission_accept",
     "submission_create",

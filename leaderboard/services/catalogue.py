@@ -10,7 +10,7 @@ from leaderboard.models import (
     Algorithm,
     Benchmark,
     Dataset,
-    Score,
+    ScorePack,
     Submission,
 )
 from leaderboard.selectors import (
@@ -20,6 +20,7 @@ from leaderboard.selectors import (
 from leaderboard.services.access import require_maintainer
 from leaderboard.services.entries import MAX_NAME_LENGTH
 from leaderboard.services.errors import NameConflict, NameNotFound, Problem, ValidationFailed
+from leaderboard.services.scores import dataset_scores_delete
 
 # --- renaming and deleting datasets and algorithms -------------------------------------
 # Published results name their datasets and algorithms, so only names that no accepted
@@ -38,8 +39,8 @@ def _catalogue_entry_for_change(*, benchmark: Benchmark, user, kind: str, name: 
     if entry is None:
         raise NameNotFound([Problem(f"no {kind} named {name!r} in this benchmark", "name")])
     if isinstance(entry, Dataset):
-        accepted = Score.objects.filter(
-            dataset=entry, submission__status=Submission.Status.ACCEPTED
+        accepted = ScorePack.objects.filter(
+            datasets__has=entry.pk, submission__status=Submission.Status.ACCEPTED
         ).exists()
     else:
         accepted = entry.submissions.filter(status=Submission.Status.ACCEPTED).exists()
@@ -101,8 +102,9 @@ def catalogue_entry_delete(*, benchmark: Benchmark, user, kind: str, name: str) 
     """
     entry = _catalogue_entry_for_change(benchmark=benchmark, user=user, kind=kind, name=name)
     if kind == "dataset":
-        scores = Score.objects.filter(dataset=entry)
-        pending = scores.filter(submission__status=Submission.Status.PENDING)
+        pending = ScorePack.objects.filter(
+            datasets__has=entry.pk, submission__status=Submission.Status.PENDING
+        )
     else:
         pending = entry.submissions.filter(status=Submission.Status.PENDING)
     n_pending = pending.values("submission_id" if kind == "dataset" else "pk").distinct().count()
@@ -117,7 +119,7 @@ def catalogue_entry_delete(*, benchmark: Benchmark, user, kind: str, name: str) 
             ]
         )
     if kind == "dataset":
-        scores.delete()
+        dataset_scores_delete(dataset=entry)
     else:
         entry.submissions.all().delete()  # rejected or withdrawn only, checked above
     entry.delete()

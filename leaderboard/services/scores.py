@@ -1,17 +1,17 @@
-"""Writing scores in bulk: columns of a submission's scores, and PostgreSQL's binary COPY
-of them (a plain insert elsewhere)."""
+"""Writing scores in bulk: columns of a submission's scores, packed a row per submission
+and metric (PostgreSQL's binary COPY of the packs; a plain insert elsewhere)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
-from django.db import connection
+from django.db import IntegrityError, connection
 
-from leaderboard.models import (
-    Score,
-)
+from leaderboard.models import Dataset, ScorePack, Submission
+from leaderboard.score_packs import PackRefused, scores_pack, scores_unpack
 from leaderboard.services.inputs import ScoreBlock, ScoreInput
 
 
@@ -46,9 +46,31 @@ def score_columns(
     )
 
 
+class ScoreCounts(NamedTuple):
+    """What a submission's scores cover (``Submission``'s counts)."""
+
+    n_scores: int
+    n_datasets: int
+    n_folds: int  # distinct fold numbers
+
+
+def score_counts(scores: Sequence[ScoreInput]) -> ScoreCounts:
+    """The counts of one entry's scores."""
+    if isinstance(scores, ScoreBlock):
+        folds = np.unique(scores.folds)
+        return ScoreCounts(
+            len(scores), len(np.unique(scores.dataset_codes)), int((folds >= 0).sum())
+        )
+    return ScoreCounts(
+        len(scores),
+        len({score.dataset for score in scores}),
+        len({score.fold for score in scores if score.fold is not None}),
+    )
+
+
 @dataclass(frozen=True)
 class ScoreColumns:
-    """Score rows to store, as columns of primary keys (fold -1 = no fold)."""
+    """Scores to store, as columns of primary keys (fold -1 = no fold)."""
 
     submission: np.ndarray
     dataset: np.ndarray
@@ -57,93 +79,106 @@ class ScoreColumns:
     value: np.ndarray
 
 
-def scores_insert(columns: ScoreColumns) -> None:
-    """Store score rows: one binary COPY on PostgreSQL, batched INSERTs elsewhere.
+_PACK_COLUMNS = ("submission_id", "metric_id", "datasets", "counts", "folds", "scores")
 
-    COPY runs inside the caller's transaction; the table's checks still apply, and its
-    references are checked once per statement (see ``Score``). The dataset and metric
-    keys come from the benchmark's own rows, read in this transaction.
+
+def scores_insert(columns: ScoreColumns) -> None:
+    """Store scores as one pack per submission and metric (see ``ScorePack``).
+
+    Runs inside the caller's transaction. Refuses (IntegrityError, as the database did
+    when a score was a row) a value that is not finite, a second score for the same
+    dataset and fold, or a dataset key that is not the submission's benchmark's; those
+    datasets stay locked against deletion until the caller commits.
     """
     if not len(columns.value):
         return
+    submission = np.asarray(columns.submission, dtype=np.int64)
+    metric = np.asarray(columns.metric, dtype=np.int64)
+    order = np.lexsort((metric, submission))
+    submission, metric = submission[order], metric[order]
+    dataset = np.asarray(columns.dataset, dtype=np.int64)[order]
+    fold = np.asarray(columns.fold, dtype=np.int64)[order]
+    value = np.asarray(columns.value, dtype=np.float64)[order]
+    starts = np.flatnonzero(
+        np.r_[True, (submission[1:] != submission[:-1]) | (metric[1:] != metric[:-1])]
+    )
+    stops = np.r_[starts[1:], len(value)]
+    rows = []
+    try:
+        for start, stop in zip(starts.tolist(), stops.tolist(), strict=True):
+            pack = scores_pack(dataset[start:stop], fold[start:stop], value[start:stop])
+            owner = (int(submission[start]), int(metric[start]))
+            rows.append((*owner, pack.datasets, pack.counts, pack.folds, pack.scores))
+    except PackRefused as refused:
+        raise IntegrityError(str(refused)) from refused
+    _dataset_references_lock(submission, dataset)
     if connection.vendor != "postgresql":
-        Score.objects.bulk_create(
-            (
-                Score(
-                    submission_id=s, dataset_id=d, metric_id=m, fold=None if f < 0 else f, value=v
-                )
-                for s, d, m, f, v in zip(
-                    columns.submission.tolist(),
-                    columns.dataset.tolist(),
-                    columns.metric.tolist(),
-                    columns.fold.tolist(),
-                    columns.value.tolist(),
-                    strict=True,
-                )
-            ),
-            batch_size=5000,
+        ScorePack.objects.bulk_create(
+            ScorePack(**dict(zip(_PACK_COLUMNS, row, strict=True))) for row in rows
         )
         return
     with connection.cursor() as cursor, connection.wrap_database_errors:
         with cursor.cursor.copy(
-            f"COPY {Score._meta.db_table} (submission_id, dataset_id, metric_id, fold, value) "
+            f"COPY {ScorePack._meta.db_table} ({', '.join(_PACK_COLUMNS)}) "
             "FROM STDIN (FORMAT BINARY)"
         ) as copy:
-            for chunk in score_copy_chunks(
-                columns.submission, columns.dataset, columns.metric, columns.fold, columns.value
-            ):
-                copy.write(chunk)
+            copy.set_types(["int8", "int8", "int8[]", "bytea", "bytea", "bytea"])
+            for row in rows:
+                copy.write_row(row)
 
 
-_COPY_HEADER = b"PGCOPY\n\xff\r\n\x00" + (0).to_bytes(4, "big") + (0).to_bytes(4, "big")
-_COPY_TRAILER = (-1).to_bytes(2, "big", signed=True)
+def _dataset_references_lock(submission: np.ndarray, dataset: np.ndarray) -> None:
+    """Every dataset key is a dataset of its submission's benchmark, locked FOR KEY SHARE
+    on PostgreSQL (as a foreign key's check locks it) until the transaction ends."""
+    benchmark_of = dict(
+        Submission.objects.filter(pk__in=np.unique(submission).tolist()).values_list(
+            "pk", "benchmark_id"
+        )
+    )
+    if len(benchmark_of) != len(np.unique(submission)):
+        raise IntegrityError("a score refers to a missing submission")
+    owner = np.array([benchmark_of[s] for s in submission.tolist()], dtype=np.int64)
+    for benchmark_id in np.unique(owner).tolist():
+        wanted = np.unique(dataset[owner == benchmark_id]).tolist()
+        if connection.vendor == "postgresql":
+            with connection.cursor() as cursor:
+                cursor.execute(
+                    "SELECT count(*) FROM (SELECT 1 FROM leaderboard_dataset "
+                    "WHERE id = ANY(%s) AND benchmark_id = %s FOR KEY SHARE) locked",
+                    [wanted, benchmark_id],
+                )
+                (found,) = cursor.fetchone()
+        else:
+            found = Dataset.objects.filter(pk__in=wanted, benchmark_id=benchmark_id).count()
+        if found != len(wanted):
+            raise IntegrityError("a score refers to a dataset its benchmark does not have")
 
 
-def _copy_dtype(with_fold: bool) -> np.dtype:
-    """One score tuple of PostgreSQL's binary COPY format (big-endian, length-prefixed)."""
-    fields = [("count", ">i2")]
-    for name, kind in (("submission", ">i8"), ("dataset", ">i8"), ("metric", ">i8")):
-        fields += [(f"{name}_length", ">i4"), (name, kind)]
-    fields += [("fold_length", ">i4")] + ([("fold", ">i4")] if with_fold else [])
-    fields += [("value_length", ">i4"), ("value", ">f8")]
-    return np.dtype(fields)
-
-
-def score_copy_buffer(submission, dataset, metric, fold, value) -> bytes:
-    """Score columns (numpy arrays; fold -1 = no fold) as one binary COPY stream.
-
-    Column order: submission_id, dataset_id, metric_id, fold, value.
-    """
-    return b"".join(score_copy_chunks(submission, dataset, metric, fold, value))
-
-
-def score_copy_chunks(
-    submission, dataset, metric, fold, value, *, rows: int = 65536
-) -> Iterator[bytes]:
-    """:func:`score_copy_buffer` in pieces of at most ``rows`` tuples, each built by numpy
-    in one pass (no Python object per row): a million rows never sit in memory as one
-    copy stream (58 MB, and as much again for its ``bytes``)."""
-    yield _COPY_HEADER
-    fold = np.asarray(fold)
-    for with_fold, keep in ((True, fold >= 0), (False, fold < 0)):
-        where = np.flatnonzero(keep)
-        dtype = _copy_dtype(with_fold)
-        for start in range(0, len(where), rows):
-            taken = where[start : start + rows]
-            tuples = np.empty(len(taken), dtype=dtype)
-            tuples["count"] = 5
-            for name, column in (
-                ("submission", submission),
-                ("dataset", dataset),
-                ("metric", metric),
-                ("value", value),
-            ):
-                tuples[f"{name}_length"] = 8
-                tuples[name] = np.asarray(column)[taken]
-            if with_fold:
-                tuples["fold_length"] = 4
-                tuples["fold"] = fold[taken]
-            else:
-                tuples["fold_length"] = -1
-            yield tuples.tobytes()
-    yield _COPY_TRAILER
+def dataset_scores_delete(*, dataset: Dataset) -> None:
+    """Remove a dataset's scores from every pack that holds some (a pack left empty goes),
+    and recount their submissions. For a dataset no accepted or pending result uses."""
+    packs = list(ScorePack.objects.select_for_update().filter(datasets__has=dataset.pk))
+    for pack in packs:
+        scores = scores_unpack(pack.datasets, pack.counts, pack.folds, pack.scores)
+        kept = scores.dataset != dataset.pk
+        if not kept.any():
+            pack.delete()
+            continue
+        rest = scores_pack(scores.dataset[kept], scores.fold[kept], scores.value[kept])
+        pack.datasets, pack.counts, pack.folds, pack.scores = (
+            rest.datasets,
+            rest.counts,
+            rest.folds,
+            rest.scores,
+        )
+        pack.save(update_fields=["datasets", "counts", "folds", "scores"])
+    for submission in Submission.objects.filter(pk__in={p.submission_id for p in packs}):
+        stored = [
+            scores_unpack(p.datasets, p.counts, p.folds, p.scores)
+            for p in submission.score_packs.all()
+        ]
+        dataset_keys = {d for s in stored for d in s.dataset.tolist()}
+        folds = {f for s in stored for f in s.fold.tolist() if f >= 0}
+        submission.n_scores = sum(len(s.value) for s in stored)
+        submission.n_datasets, submission.n_folds = len(dataset_keys), len(folds)
+        submission.save(update_fields=["n_scores", "n_datasets", "n_folds"])

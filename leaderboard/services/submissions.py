@@ -26,7 +26,7 @@ from leaderboard.services.access import user_is_maintainer
 from leaderboard.services.entries import entry_problems, lookalike_problems, typo_problems
 from leaderboard.services.errors import PermissionDenied, Problem, ValidationFailed
 from leaderboard.services.inputs import ScoreBlock, SubmissionInput
-from leaderboard.services.scores import ScoreColumns, score_columns, scores_insert
+from leaderboard.services.scores import ScoreColumns, score_columns, score_counts, scores_insert
 from leaderboard.typo_guard import NameIndex, did_you_mean
 
 # --- submissions ----------------------------------------------------------------------
@@ -406,6 +406,7 @@ def _submission_rows(
             status=Submission.Status.ACCEPTED if accept else Submission.Status.PENDING,
             decided_at=now if accept else None,
             decided_by=submitter if accept else None,
+            **score_counts(entry.scores)._asdict(),
         )
         for index, entry in enumerate(entries)
     ]

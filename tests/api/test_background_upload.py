@@ -7,11 +7,12 @@ what the direct upload would have answered (the submissions, or every bad row).
 
 import pytest
 
-from leaderboard.models import Score, Submission, UploadJob
+from leaderboard.models import Submission, UploadJob
 from leaderboard.services import benchmark_datasets_add
 from tests.api.background_helpers import finished
 from tests.api.conftest import client_for
 from tests.api.test_upload import GOOD_LONG, UPLOAD, upload
+from tests.factories import stored_scores
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -39,7 +40,7 @@ def test_a_large_file_is_stored_by_the_worker(
         ("alg-a", "big", 2),
         ("alg-b", "big", 2),
     ]
-    assert Score.objects.count() == 4
+    assert len(stored_scores()) == 4
     assert UploadJob.objects.get().content in (b"", memoryview(b""))  # not kept
 
 
@@ -54,7 +55,7 @@ def test_a_refused_large_file_reports_every_bad_row_and_stores_nothing(
     assert body["status"] == "failed" and body["http_status"] == 400
     assert [p["line"] for p in body["result"]["problems"]] == [3, 4]
     assert body["result"]["problems_total"] == 2
-    assert not Submission.objects.exists() and not Score.objects.exists()
+    assert not Submission.objects.exists() and not stored_scores()
 
 
 def test_an_upload_job_is_seen_by_its_uploader_only(
@@ -100,10 +101,10 @@ def test_a_large_file_carries_the_new_dataset_confirmation_to_the_worker(
     assert refused["status"] == "failed" and refused["http_status"] == 400
     (problem,) = refused["result"]["problems"]
     assert problem["line"] == 3 and "'d2' is new to this benchmark" in problem["message"]
-    assert Score.objects.count() == 0
+    assert len(stored_scores()) == 0
 
     response = upload(api, GOOD_LONG, allow_new_datasets="true")
     assert response.status_code == 202, response.json()
     stored = finished(api, response["Location"])
     assert stored["status"] == "done" and stored["http_status"] == 201
-    assert Score.objects.count() == 4
+    assert len(stored_scores()) == 4

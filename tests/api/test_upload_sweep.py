@@ -10,11 +10,12 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from leaderboard.models import Score, UploadJob
+from leaderboard.models import UploadJob
 from leaderboard.uploads import upload_jobs_sweep
 from tests.api.background_helpers import finished
 from tests.api.conftest import client_for
 from tests.api.test_upload import GOOD_LONG
+from tests.factories import stored_scores
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -46,7 +47,7 @@ def test_a_lost_queued_job_is_queued_again_and_processed(
     assert sweep.requeued == (job.pk,) and sweep.failed == ()
     body = finished(client_for(researcher), f"/api/benchmarks/toy/uploads/{job.pk}/")
     assert body["status"] == "done" and body["http_status"] == 201
-    assert Score.objects.count() == 4
+    assert len(stored_scores()) == 4
     assert UploadJob.objects.get(pk=fresh.pk).status == "queued"  # not yet its turn
 
 
@@ -65,6 +66,6 @@ def test_abandoned_jobs_fail_with_a_reason_and_store_nothing(settings, researche
         assert words in str(body), body
         assert UploadJob.objects.get(pk=job.pk).content in (b"", memoryview(b""))
     assert UploadJob.objects.get(pk=alive.pk).status == "running"
-    assert Score.objects.count() == 0
+    assert len(stored_scores()) == 0
     # A second sweep finds nothing more to do.
     assert upload_jobs_sweep() == type(sweep)(requeued=(), failed=())

@@ -40,7 +40,8 @@ def paste(page, selector: str, text: str) -> None:
 
 def demsar_winning_column() -> list[str]:
     """Per Demšar dataset (grid order), a score just above the best: the newcomer wins."""
-    from leaderboard.models import Dataset, Score
+    from leaderboard.models import Dataset
+    from tests.factories import stored_scores
 
     names = list(
         Dataset.objects.filter(benchmark__slug=OPEN_SLUG)
@@ -48,10 +49,8 @@ def demsar_winning_column() -> list[str]:
         .values_list("name", flat=True)
     )
     best: dict[str, float] = {}
-    for dataset, value in Score.objects.filter(submission__benchmark__slug=OPEN_SLUG).values_list(
-        "dataset__name", "value"
-    ):
-        best[dataset] = max(best.get(dataset, 0.0), value)
+    for row in stored_scores(submission__benchmark__slug=OPEN_SLUG):
+        best[row.dataset] = max(best.get(row.dataset, 0.0), row.value)
     return [f"{min(1.0, best[name] + 0.005):.3f}" for name in names]
 
 

@@ -1,7 +1,8 @@
-"""The bulk read-back (binary COPY into numpy) gives the ResultTable of the ORM rows.
+"""The packed read-back (numpy over each submission's packed row) gives the ResultTable of
+the row-by-row construction.
 
-The reference below is the row-by-row construction the service used before the bulk
-path: accepted rows newest submission first, the first row of each (dataset,
+The reference below is the construction the service used before the packed path:
+accepted rows newest submission first, the first row of each (dataset,
 algorithm, fold) kept, fold means (:func:`estimation.core.table.fold_means`) where folds
 exist.
 """
@@ -10,14 +11,13 @@ from datetime import timedelta
 
 import numpy as np
 import pytest
-from django.db import connection
 from django.utils import timezone
 
 from estimation.core.table import ResultTable, fold_means
 from estimation.services import result_table_build
-from leaderboard.models import Algorithm, Dataset, Metric, Score, Submission
+from leaderboard.models import Algorithm, Dataset, Metric, Submission
 from leaderboard.selectors import accepted_score_rows
-from tests.factories import make_benchmark
+from tests.factories import make_benchmark, store_scores
 
 pytestmark = pytest.mark.django_db
 
@@ -97,28 +97,19 @@ def random_benchmark(seed: int):
                 else:
                     folds = sorted(rng.choice(8, size=int(rng.integers(1, 6)), replace=False))
                 for fold in folds:
-                    scores.append(
-                        Score(
-                            submission=submission,
-                            dataset=dataset,
-                            metric=metric,
-                            fold=None if fold is None else int(fold),
-                            value=float(rng.normal()),
-                        )
-                    )
-    Score.objects.bulk_create(scores)
+                    fold = None if fold is None else int(fold)
+                    scores.append((submission, dataset, metric, fold, float(rng.normal())))
+    store_scores(scores)
     return benchmark, metrics
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
-def test_bulk_and_orm_read_back_match_the_row_by_row_table(seed):
+def test_packed_read_back_matches_the_row_by_row_table(seed):
     benchmark, metrics = random_benchmark(seed)
-    assert connection.vendor == "postgresql"  # the bulk path is the one under test
     for metric in metrics:
         expected = reference_table(benchmark, metric)
         assert expected.fold_values is not None and np.isnan(expected.values).any()
         assert_same(result_table_build(benchmark=benchmark, metric=metric), expected)
-        assert_same(result_table_build(benchmark=benchmark, metric=metric, bulk=False), expected)
 
 
 def test_newer_submission_overrides_by_time_not_by_id():
@@ -130,17 +121,14 @@ def test_newer_submission_overrides_by_time_not_by_id():
     newer = Submission.objects.create(benchmark=benchmark, algorithm=algorithm, status=accepted)
     older = Submission.objects.create(benchmark=benchmark, algorithm=algorithm, status=accepted)
     Submission.objects.filter(pk=older.pk).update(created_at=timezone.now() - timedelta(days=1))
-    Score.objects.create(submission=newer, dataset=dataset, metric=metric, fold=0, value=1.0)
-    Score.objects.create(submission=older, dataset=dataset, metric=metric, fold=0, value=9.0)
-    Score.objects.create(submission=older, dataset=dataset, metric=metric, fold=1, value=3.0)
-    for bulk in (True, False):
-        table = result_table_build(benchmark=benchmark, metric=metric, bulk=bulk)
-        np.testing.assert_array_equal(table.fold_values[0, :, 0], [1.0, 3.0])
-        assert table.values[0, 0] == 2.0
+    store_scores([(newer, dataset, metric, 0, 1.0)])
+    store_scores([(older, dataset, metric, 0, 9.0), (older, dataset, metric, 1, 3.0)])
+    table = result_table_build(benchmark=benchmark, metric=metric)
+    np.testing.assert_array_equal(table.fold_values[0, :, 0], [1.0, 3.0])
+    assert table.values[0, 0] == 2.0
 
 
 def test_empty_benchmark_reads_back_an_empty_table():
     benchmark = make_benchmark(slug="empty")
-    for bulk in (True, False):
-        table = result_table_build(benchmark=benchmark, metric=benchmark.metrics.get(), bulk=bulk)
-        assert table.datasets == () and table.algorithms == () and table.fold_values is None
+    table = result_table_build(benchmark=benchmark, metric=benchmark.metrics.get())
+    assert table.datasets == () and table.algorithms == () and table.fold_values is None

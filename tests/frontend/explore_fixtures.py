@@ -14,13 +14,13 @@ from django.core.management import call_command
 from estimation.models import ResultSnapshot
 from estimation.selectors import SnapshotSections
 from leaderboard.demo import DEMOS, demo_load
-from leaderboard.models import Benchmark, Score, Submission
+from leaderboard.models import Benchmark, ScorePack, Submission
 from tests.engine_memo import engine_results_remembered
 
 
 def _delete_demos() -> None:
     """Scores and submissions first: datasets and algorithms are protected from cascades."""
-    Score.objects.filter(submission__benchmark__slug__in=DEMOS).delete()
+    ScorePack.objects.filter(submission__benchmark__slug__in=DEMOS).delete()
     Submission.objects.filter(benchmark__slug__in=DEMOS).delete()
     Benchmark.objects.filter(slug__in=DEMOS).delete()
 

@@ -12,9 +12,9 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management import CommandError, call_command
 
 from leaderboard.ingest.formats import IMPORT_FORMATS
-from leaderboard.models import Algorithm, Benchmark, Metric, Score, Submission
+from leaderboard.models import Algorithm, Benchmark, Metric, Submission
 from tests.api.conftest import client_for
-from tests.factories import make_user
+from tests.factories import make_user, stored_scores
 from tests.ingest.helpers import FIXTURES, FOLDER, fixture_files, zipped
 
 N_SCORES = {
@@ -44,7 +44,7 @@ def test_the_command_imports_each_format_into_a_new_benchmark(format):
         stderr=StringIO(),
     )
     benchmark = Benchmark.objects.get(slug=f"imp-{format}")
-    assert Score.objects.filter(submission__benchmark=benchmark).count() == N_SCORES[format]
+    assert len(stored_scores(submission__benchmark=benchmark)) == N_SCORES[format]
     assert f"imported {N_SCORES[format]} results ({format})" in out.getvalue()
     assert "ready" in out.getvalue()
     assert all(s.provenance["format"] == format for s in benchmark.submissions.all())
@@ -112,7 +112,7 @@ def test_the_command_into_an_existing_benchmark_keeps_its_metrics_and_refuses_ou
     )
     assert "outside the valid range of metric 'perplexity'" in message
     assert "line " not in message
-    assert Score.objects.filter(submission__benchmark__slug="ppl").count() == 0
+    assert len(stored_scores(submission__benchmark__slug="ppl")) == 0
 
 
 @pytest.mark.django_db
@@ -303,7 +303,7 @@ def test_the_web_upload_previews_and_stores_an_import(client):
     client.force_login(maintainer)
     queue = client.get("/b/web-openml/maintain/moderation/").content.decode()
     assert queue.count('data-testid="moderation-provenance"') == 3 and "openml_runs" in queue
-    assert Score.objects.filter(submission__in=stored).count() == 54
+    assert len(stored_scores(submission__in=stored)) == 54
     assert all("openml_runs" in s.provenance for s in stored)
 
 
@@ -321,7 +321,7 @@ def test_one_file_of_another_tool_is_stored_at_confirm_and_by_the_background_job
     token = re.search(r'name="token" value="([0-9a-f]+)"', preview).group(1)
     confirmed = client.post("/b/one-pwc/submit/csv/confirm/", {"token": token})
     assert confirmed.status_code == 302 and confirmed.url == "/account/submissions/"
-    assert Score.objects.filter(submission__benchmark__slug="one-pwc").count() == 3
+    assert len(stored_scores(submission__benchmark__slug="one-pwc")) == 3
 
     from leaderboard.models import UploadJob
     from leaderboard.uploads import upload_job_create, upload_job_run

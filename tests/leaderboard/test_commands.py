@@ -9,9 +9,10 @@ from django.db.models import F
 from django.utils import timezone
 
 from estimation.models import RecomputeState, ResultSnapshot
-from leaderboard.models import Benchmark, Score, Submission
+from leaderboard.models import Benchmark, Submission
 from leaderboard.services import Problem, problems_text
 from tests.engine_memo import engine_results_remembered
+from tests.factories import stored_scores
 from tests.processes import embedded_env
 from tests.reference_data import REPO_ROOT
 
@@ -27,7 +28,7 @@ def test_import_benchmark_takes_a_real_wide_file_with_missing_cells(capsys, exte
     )
     benchmark = Benchmark.objects.get(slug="fd2014")
     # 121 x 179 cells of which 449 are empty (PROVENANCE.md).
-    assert Score.objects.filter(submission__benchmark=benchmark).count() == 121 * 179 - 449
+    assert len(stored_scores(submission__benchmark=benchmark)) == 121 * 179 - 449
     assert benchmark.submissions.filter(status=Submission.Status.ACCEPTED).count() == 179
     assert "imported 21210 results of 179 algorithms on 121 datasets" in capsys.readouterr().out
 
@@ -51,7 +52,7 @@ def test_import_benchmark_names_a_new_metric_after_the_files_metric_column(tmp_p
     call_command("import_benchmark", str(path), "--slug", "named", "--queue", stdout=io.StringIO())
     benchmark = Benchmark.objects.get(slug="named")
     assert [metric.name for metric in benchmark.metrics.all()] == ["accuracy"]
-    assert Score.objects.filter(submission__benchmark=benchmark).count() == 6
+    assert len(stored_scores(submission__benchmark=benchmark)) == 6
 
     two = tmp_path / "two.csv"
     two.write_text("dataset,algorithm,score,metric\nd1,a,0.5,accuracy\nd1,a,3,time\n")

@@ -13,9 +13,9 @@ import threading
 import pytest
 from django.db import connection
 
-from leaderboard.models import Algorithm, Dataset, Score, Submission
+from leaderboard.models import Algorithm, Dataset, Submission
 from leaderboard.services import ScoreInput, SubmissionInput, submission_create
-from tests.factories import make_benchmark, make_user
+from tests.factories import make_benchmark, make_user, stored_scores
 
 SUBMITTERS = 8
 ROUNDS = 4
@@ -62,4 +62,4 @@ def test_eight_submitters_name_the_same_new_dataset_and_algorithm():
         assert sorted(s.submitter.username for s in submissions) == sorted(
             u.username for u in users
         )
-        assert Score.objects.filter(submission__in=submissions).count() == SUBMITTERS * 3
+        assert len(stored_scores(submission__in=submissions)) == SUBMITTERS * 3

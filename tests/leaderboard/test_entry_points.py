@@ -8,9 +8,9 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.urls import reverse
 
-from leaderboard.models import Benchmark, Metric, Score, Submission
+from leaderboard.models import Benchmark, Metric, ScorePack, Submission
 from leaderboard.services import MAX_METRICS, ValidationFailed, benchmark_create
-from tests.factories import make_benchmark, make_submission
+from tests.factories import make_benchmark, make_submission, stored_scores
 
 pytestmark = pytest.mark.django_db
 
@@ -64,7 +64,7 @@ def test_admin_benchmark_edits_go_through_the_service(admin_client):
 
 
 def test_admin_cannot_create_benchmarks_submissions_or_scores(admin_client):
-    for model in ("benchmark", "submission", "score", "dataset", "algorithm"):
+    for model in ("benchmark", "submission", "scorepack", "dataset", "algorithm"):
         response = admin_client.post(reverse(f"admin:leaderboard_{model}_add"), {})
         assert response.status_code == 403, model
 
@@ -125,11 +125,15 @@ def test_admin_algorithm_description_keeps_the_prose_rule(admin_client):
 def test_admin_scores_are_read_only(admin_client):
     benchmark = make_benchmark()
     make_submission(benchmark, "alg", {"d1": 0.5})
-    score = Score.objects.get()
-    url = reverse("admin:leaderboard_score_change", args=[score.pk])
-    admin_client.post(url, {"value": "99"})
-    score.refresh_from_db()
-    assert score.value == 0.5
+    pack = ScorePack.objects.get()
+    url = reverse("admin:leaderboard_scorepack_change", args=[pack.pk])
+    assert admin_client.get(url).status_code == 200  # shown, read-only
+    admin_client.post(url, {"submission": "", "metric": ""})
+    assert [(r.dataset, r.value) for r in stored_scores()] == [("d1", 0.5)]
+    deleted = admin_client.post(
+        reverse("admin:leaderboard_scorepack_delete", args=[pack.pk]), {"post": "yes"}
+    )
+    assert deleted.status_code == 403 and ScorePack.objects.filter(pk=pack.pk).exists()
 
 
 def test_reserved_slug_is_refused_by_the_service_itself():

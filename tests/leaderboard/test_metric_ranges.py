@@ -12,7 +12,7 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management import CommandError, call_command
 
-from leaderboard.models import Metric, Score, Submission
+from leaderboard.models import Metric, Submission
 from leaderboard.moderation import evidence_for
 from leaderboard.services import (
     ScoreInput,
@@ -24,7 +24,7 @@ from leaderboard.services import (
     submission_create,
 )
 from tests.api.conftest import client_for
-from tests.factories import make_user
+from tests.factories import make_user, stored_scores
 
 pytestmark = pytest.mark.django_db
 AUC = {"min_value": 0.0, "max_value": 1.0, "unit": ""}
@@ -57,7 +57,7 @@ def test_the_service_refuses_a_value_beyond_the_range_naming_its_line_and_field(
     (problem,) = caught.value.problems
     assert (problem.line, problem.field) == (3, "value")
     assert problem.message == "1.7 is outside the valid range of metric 'auc', [0, 1]"
-    assert Score.objects.count() == 0
+    assert len(stored_scores()) == 0
 
 
 def test_the_web_form_refuses_it_at_its_cell(client, auc_board, user):

@@ -13,7 +13,6 @@ import numpy as np
 import pytest
 
 from leaderboard.ingest.results_csv import parse_results_csv_text
-from leaderboard.models import Score
 from leaderboard.services import (
     ScoreBlock,
     SubmissionInput,
@@ -22,7 +21,7 @@ from leaderboard.services import (
     submissions_create,
 )
 from leaderboard.services import submissions as submission_services
-from tests.factories import make_benchmark, make_user
+from tests.factories import make_benchmark, make_user, stored_scores
 
 pytestmark = pytest.mark.django_db
 
@@ -77,9 +76,8 @@ def test_stored_rows_are_the_row_paths():
         )
         stored.append(
             sorted(
-                Score.objects.filter(submission__benchmark=benchmark).values_list(
-                    "submission__algorithm__name", "dataset__name", "metric__name", "fold", "value"
-                )
+                (r.algorithm, r.dataset, r.metric, r.fold, r.value)
+                for r in stored_scores(submission__benchmark=benchmark)
             )
         )
     assert stored[0] == stored[1] and len(stored[0]) == 36

@@ -4,7 +4,7 @@ import pytest
 from django.db import IntegrityError, transaction
 
 from estimation.models import RecomputeState
-from leaderboard.models import Benchmark, Score, Submission
+from leaderboard.models import Benchmark, Submission
 from leaderboard.services import (
     PermissionDenied,
     ScoreInput,
@@ -19,7 +19,14 @@ from leaderboard.services import (
     submission_reject,
     submission_withdraw,
 )
-from tests.factories import entry, make_benchmark, make_submission, make_user
+from tests.factories import (
+    entry,
+    make_benchmark,
+    make_submission,
+    make_user,
+    store_scores,
+    stored_scores,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -34,7 +41,7 @@ def test_submission_create_stores_scores_and_creates_names():
     submission = make_submission(benchmark, "alg-a", {"d1": 0.5, "d2": 0.75})
     assert submission.status == Submission.Status.PENDING  # moderated by default
     assert sorted(benchmark.datasets.values_list("name", flat=True)) == ["d1", "d2"]
-    assert sorted(submission.scores.values_list("value", flat=True)) == [0.5, 0.75]
+    assert sorted(r.value for r in stored_scores(submission=submission)) == [0.5, 0.75]
     assert requested_revision(benchmark) == 0  # pending scores change nothing
 
 
@@ -51,7 +58,7 @@ def test_non_finite_or_non_numeric_scores_are_refused_and_nothing_is_written(bad
     assert [str(p) for p in caught.value.problems] == [
         f"value: scores[2]: score must be a finite number, got {bad!r}"
     ]
-    assert Submission.objects.count() == 0 and Score.objects.count() == 0
+    assert Submission.objects.count() == 0 and len(stored_scores()) == 0
 
 
 def test_every_problem_is_reported_with_its_line():
@@ -175,31 +182,33 @@ def test_benchmark_create_validates_metrics_and_slug():
     ]
 
 
-@pytest.mark.parametrize("bad", [math.nan, math.inf])
-def test_database_refuses_non_finite_scores(bad):
+@pytest.mark.parametrize("bad", [math.nan, math.inf, -math.inf])
+def test_the_score_store_refuses_non_finite_scores(bad):
     benchmark = make_benchmark()
     submission = make_submission(benchmark, "alg", {"d1": 1.0})
-    dataset = benchmark.datasets.get()
-    with pytest.raises(IntegrityError), transaction.atomic():
-        Score.objects.create(
-            submission=submission, dataset=dataset, metric=benchmark.metrics.get(), value=bad
+    submission.score_packs.all().delete()
+    dataset, metric = benchmark.datasets.get(), benchmark.metrics.get()
+    with pytest.raises(IntegrityError, match="not a finite number"), transaction.atomic():
+        store_scores(
+            [(submission, dataset, metric, None, 1.0), (submission, dataset, metric, 0, bad)]
         )
+    assert not stored_scores()
 
 
-def test_database_refuses_duplicate_scores_with_and_without_folds():
+def test_the_score_store_refuses_duplicate_scores_with_and_without_folds():
     benchmark = make_benchmark()
     submission = make_submission(benchmark, "alg", {"d1": [1.0]}, folds=True)
-    existing = submission.scores.get()
+    dataset, metric = benchmark.datasets.get(), benchmark.metrics.get()
     for fold in (0, None):
+        # a second pack for the same submission and metric (the database's constraint)
         with pytest.raises(IntegrityError), transaction.atomic():
-            for _ in range(2):
-                Score.objects.create(
-                    submission=submission,
-                    dataset=existing.dataset,
-                    metric=existing.metric,
-                    fold=fold,
-                    value=2.0,
-                )
+            store_scores([(submission, dataset, metric, fold, 2.0)])
+    submission.score_packs.all().delete()
+    for fold in (0, None):
+        with pytest.raises(IntegrityError, match="same dataset and fold"), transaction.atomic():
+            store_scores([(submission, dataset, metric, fold, 2.0)] * 2)
+    store_scores([(submission, dataset, metric, None, 2.0), (submission, dataset, metric, 0, 3.0)])
+    assert [(r.fold, r.value) for r in stored_scores()] == [(None, 2.0), (0, 3.0)]
 
 
 def test_accept_enqueues_after_commit(django_capture_on_commit_callbacks, monkeypatch):

@@ -11,9 +11,9 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 from rest_framework.test import APIClient
 
-from leaderboard.models import Dataset, Score
+from leaderboard.models import Dataset
 from leaderboard.services import ScoreInput, SubmissionInput, ValidationFailed, submission_create
-from tests.factories import make_benchmark, make_user
+from tests.factories import make_benchmark, make_user, stored_scores
 
 pytestmark = pytest.mark.django_db
 
@@ -51,7 +51,7 @@ def test_api_upload_answers_400_with_line_and_column(content, line, column, char
     assert any(
         p["line"] == line and p["field"] == column and char in p["message"] for p in problems
     ), problems
-    assert not Score.objects.exists()
+    assert not stored_scores()
 
 
 @pytest.mark.parametrize(("content", "line", "column", "char"), ATTACKS[:2])
@@ -64,7 +64,7 @@ def test_web_upload_shows_line_and_column(content, line, column, char):
     assert response.status_code == 200
     page = response.content.decode()
     assert char in page and f"{line}" in page
-    assert not Score.objects.exists()
+    assert not stored_scores()
 
 
 def test_service_refuses_control_characters_from_any_entry_point():

@@ -25,7 +25,7 @@ from rest_framework.test import APIClient
 
 from frontend.readers.exports import latex_escape
 from leaderboard.ingest.results_csv import control_character_problem
-from leaderboard.models import ApiToken, Benchmark, Dataset, Metric, Score, Submission
+from leaderboard.models import ApiToken, Benchmark, Dataset, Metric, Submission
 from leaderboard.services import (
     MAX_METRICS,
     MAX_TEXT_LENGTH,
@@ -36,7 +36,7 @@ from leaderboard.services import (
     submission_reject,
 )
 from leaderboard.spreadsheet import FORMULA_TRIGGERS, formula_risk, spreadsheet_cell
-from tests.factories import make_benchmark, make_submission, make_user
+from tests.factories import make_benchmark, make_submission, make_user, stored_scores
 from tests.frontend.test_readers_support import computed_benchmark
 from tests.security.test_control_characters import problems_of
 
@@ -215,7 +215,7 @@ def test_csv_scores_that_are_not_plain_finite_numbers_are_refused_by_line_and_co
     )
     assert response.status_code == 400, (raw, response.content)
     assert any(p["line"] == 3 and p["field"] == "score" for p in problems_of(response.json()))
-    assert not Score.objects.exists()
+    assert not stored_scores()
 
 
 @pytest.mark.django_db
@@ -229,7 +229,7 @@ def test_csv_scores_that_are_plain_numbers_are_stored_as_numbers():
         format="multipart",
     )
     assert response.status_code == 201, response.content
-    stored = dict(Score.objects.values_list("dataset__name", "value"))
+    stored = {r.dataset: r.value for r in stored_scores()}
     assert stored == {f"d{i}": float(raw) for i, raw in enumerate(raws)}
 
 
@@ -249,7 +249,7 @@ def test_json_scores_that_are_not_finite_numbers_are_refused_by_position(raw):
     assert response.status_code == 400, (raw, response.content)
     problems = problems_of(response.json())
     assert any("scores[2]" in (p["field"] or "") + p["message"] for p in problems), problems
-    assert not Score.objects.exists()
+    assert not stored_scores()
 
 
 # --- request bodies --------------------------------------------------------------------

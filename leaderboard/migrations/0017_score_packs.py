@@ -1,0 +1,158 @@
+"""Scores: a row per submission and metric (``ScorePack``) instead of a row per score.
+
+The stored rows are packed submission by submission, each submission gets its counts,
+and on PostgreSQL the datasets' list column gets a GIN index and the datasets a
+deferred trigger that refuses to lose one a pack still names; migration 0005's
+triggers go with the old table. Not reversible (the old table's triggers would have to
+come back with every row).
+"""
+
+import django.db.models.deletion
+import numpy as np
+from django.db import migrations, models
+
+import leaderboard.models
+from leaderboard.score_packs import scores_pack
+
+BATCH = 200  # submissions a read: a submission holds at most PODIUM_MAX_UPLOAD_ROWS scores
+
+PROTECT = """
+CREATE FUNCTION leaderboard_dataset_packs_protect() RETURNS trigger
+LANGUAGE plpgsql AS $$
+BEGIN
+    IF EXISTS (
+        SELECT 1 FROM leaderboard_scorepack WHERE datasets @> ARRAY[OLD.id]::bigint[]
+    ) THEN
+        RAISE EXCEPTION 'a deleted leaderboard_dataset row is still named by a score pack'
+            USING ERRCODE = 'foreign_key_violation';
+    END IF;
+    RETURN NULL;
+END
+$$;
+CREATE CONSTRAINT TRIGGER leaderboard_dataset_packs_protect AFTER DELETE ON leaderboard_dataset
+    DEFERRABLE INITIALLY DEFERRED FOR EACH ROW
+    EXECUTE FUNCTION leaderboard_dataset_packs_protect();
+CREATE INDEX leaderboard_scorepack_datasets ON leaderboard_scorepack USING gin (datasets);
+"""
+
+
+def _pack(apps, schema_editor) -> None:
+    Score = apps.get_model("leaderboard", "Score")
+    ScorePack = apps.get_model("leaderboard", "ScorePack")
+    Submission = apps.get_model("leaderboard", "Submission")
+    ids = list(Submission.objects.order_by("pk").values_list("pk", flat=True))
+    for start in range(0, len(ids), BATCH):
+        batch = ids[start : start + BATCH]
+        rows = Score.objects.filter(submission_id__in=batch).values_list(
+            "submission_id", "metric_id", "dataset_id", "fold", "value"
+        )
+        by_owner: dict[tuple[int, int], list] = {}
+        for submission, metric, dataset, fold, value in rows:
+            by_owner.setdefault((submission, metric), []).append(
+                (dataset, -1 if fold is None else fold, value)
+            )
+        packs = []
+        for (submission, metric), scores in by_owner.items():
+            dataset, fold, value = (np.array(column) for column in zip(*scores, strict=True))
+            pack = scores_pack(dataset, fold, value)
+            packs.append(
+                ScorePack(
+                    submission_id=submission,
+                    metric_id=metric,
+                    datasets=pack.datasets,
+                    counts=pack.counts,
+                    folds=pack.folds,
+                    scores=pack.scores,
+                )
+            )
+        ScorePack.objects.bulk_create(packs)
+        for submission in batch:
+            scores = [
+                s for (owner, _), group in by_owner.items() if owner == submission for s in group
+            ]
+            Submission.objects.filter(pk=submission).update(
+                n_scores=len(scores),
+                n_datasets=len({d for d, _, _ in scores}),
+                n_folds=len({f for _, f, _ in scores if f >= 0}),
+            )
+
+
+def _triggers(apps, schema_editor) -> None:
+    if schema_editor.connection.vendor != "postgresql":
+        return
+    for parent in ("leaderboard_submission", "leaderboard_dataset", "leaderboard_metric"):
+        schema_editor.execute(f"DROP TRIGGER {parent}_scores_protect ON {parent}")
+        schema_editor.execute(f"DROP FUNCTION {parent}_scores_protect()")
+    for event in ("insert", "update"):
+        schema_editor.execute(
+            f"DROP TRIGGER leaderboard_score_references_{event} ON leaderboard_score"
+        )
+    schema_editor.execute("DROP FUNCTION leaderboard_score_references_check()")
+    schema_editor.execute(PROTECT)
+
+
+class Migration(migrations.Migration):
+    dependencies = [
+        ("leaderboard", "0016_upload_job_filename"),
+    ]
+
+    operations = [
+        migrations.AddField(
+            model_name="submission",
+            name="n_datasets",
+            field=models.PositiveIntegerField(default=0),
+        ),
+        migrations.AddField(
+            model_name="submission",
+            name="n_folds",
+            field=models.PositiveIntegerField(default=0, help_text="distinct fold numbers"),
+        ),
+        migrations.AddField(
+            model_name="submission",
+            name="n_scores",
+            field=models.PositiveIntegerField(default=0),
+        ),
+        migrations.CreateModel(
+            name="ScorePack",
+            fields=[
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("datasets", leaderboard.models.DatasetKeys()),
+                ("counts", models.BinaryField()),
+                ("folds", models.BinaryField()),
+                ("scores", models.BinaryField()),
+                (
+                    "metric",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="score_packs",
+                        to="leaderboard.metric",
+                    ),
+                ),
+                (
+                    "submission",
+                    models.ForeignKey(
+                        db_index=False,
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="score_packs",
+                        to="leaderboard.submission",
+                    ),
+                ),
+            ],
+        ),
+        migrations.AddConstraint(
+            model_name="scorepack",
+            constraint=models.UniqueConstraint(
+                fields=("submission", "metric"), name="score_pack_unique"
+            ),
+        ),
+        migrations.RunPython(_pack),
+        migrations.RunPython(_triggers),
+        migrations.DeleteModel(
+            name="Score",
+        ),
+    ]
