@@ -120,7 +120,10 @@ def run(options: Options, scratch) -> str:
                 ("_content_hash", "content hash"),
                 ("entry_problems", "validation (entry_problems)"),
                 ("_submissions_write", "write in the transaction (_submissions_write)"),
-                ("scores_insert", "packing + binary COPY of the packs + dataset check (scores_insert)"),
+                (
+                    "scores_insert",
+                    "packing + binary COPY of the packs + dataset check (scores_insert)",
+                ),
                 ("recompute_request", "recompute_request"),
             )
         }
