@@ -142,11 +142,12 @@ def store_scores(rows: list[tuple]) -> None:
     bulk path, bypassing the entry checks (for tests of what the readers do with them)."""
     submission, dataset, metric, fold, value = zip(*rows, strict=True)
     scores_insert(
-        ScoreColumns(
+        benchmark_id=submission[0].benchmark_id,
+        columns=ScoreColumns(
             submission=np.array([s.pk for s in submission]),
             dataset=np.array([d.pk for d in dataset]),
             metric=np.array([m.pk for m in metric]),
             fold=np.array([-1 if f is None else f for f in fold]),
             value=np.array(value, dtype=float),
-        )
+        ),
     )

@@ -82,13 +82,15 @@ class ScoreColumns:
 _PACK_COLUMNS = ("submission_id", "metric_id", "datasets", "counts", "folds", "scores")
 
 
-def scores_insert(columns: ScoreColumns) -> None:
-    """Store scores as one pack per submission and metric (see ``ScorePack``).
+def scores_insert(columns: ScoreColumns, *, benchmark_id: int) -> None:
+    """Store scores of submissions to one benchmark as one pack per submission and metric
+    (see ``ScorePack``).
 
     Runs inside the caller's transaction. Refuses (IntegrityError, as the database did
     when a score was a row) a value that is not finite, a second score for the same
-    dataset and fold, or a dataset key that is not the submission's benchmark's; those
-    datasets stay locked against deletion until the caller commits.
+    dataset and fold, or a dataset key that is not the benchmark's; those datasets stay
+    locked against deletion until the caller commits. The submission and metric keys are
+    foreign keys, checked by the database at commit.
     """
     if not len(columns.value):
         return
@@ -111,7 +113,7 @@ def scores_insert(columns: ScoreColumns) -> None:
             rows.append((*owner, pack.datasets, pack.counts, pack.folds, pack.scores))
     except PackRefused as refused:
         raise IntegrityError(str(refused)) from refused
-    _dataset_references_lock(submission, dataset)
+    _dataset_references_lock(benchmark_id, np.unique(dataset).tolist())
     if connection.vendor != "postgresql":
         ScorePack.objects.bulk_create(
             ScorePack(**dict(zip(_PACK_COLUMNS, row, strict=True))) for row in rows
@@ -127,31 +129,21 @@ def scores_insert(columns: ScoreColumns) -> None:
                 copy.write_row(row)
 
 
-def _dataset_references_lock(submission: np.ndarray, dataset: np.ndarray) -> None:
-    """Every dataset key is a dataset of its submission's benchmark, locked FOR KEY SHARE
-    on PostgreSQL (as a foreign key's check locks it) until the transaction ends."""
-    benchmark_of = dict(
-        Submission.objects.filter(pk__in=np.unique(submission).tolist()).values_list(
-            "pk", "benchmark_id"
-        )
-    )
-    if len(benchmark_of) != len(np.unique(submission)):
-        raise IntegrityError("a score refers to a missing submission")
-    owner = np.array([benchmark_of[s] for s in submission.tolist()], dtype=np.int64)
-    for benchmark_id in np.unique(owner).tolist():
-        wanted = np.unique(dataset[owner == benchmark_id]).tolist()
-        if connection.vendor == "postgresql":
-            with connection.cursor() as cursor:
-                cursor.execute(
-                    "SELECT count(*) FROM (SELECT 1 FROM leaderboard_dataset "
-                    "WHERE id = ANY(%s) AND benchmark_id = %s FOR KEY SHARE) locked",
-                    [wanted, benchmark_id],
-                )
-                (found,) = cursor.fetchone()
-        else:
-            found = Dataset.objects.filter(pk__in=wanted, benchmark_id=benchmark_id).count()
-        if found != len(wanted):
-            raise IntegrityError("a score refers to a dataset its benchmark does not have")
+def _dataset_references_lock(benchmark_id: int, wanted: list[int]) -> None:
+    """Every key is a dataset of the benchmark, locked FOR KEY SHARE on PostgreSQL (as a
+    foreign key's check locks it) until the transaction ends. One statement."""
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT count(*) FROM (SELECT 1 FROM leaderboard_dataset "
+                "WHERE id = ANY(%s) AND benchmark_id = %s FOR KEY SHARE) locked",
+                [wanted, benchmark_id],
+            )
+            (found,) = cursor.fetchone()
+    else:
+        found = Dataset.objects.filter(pk__in=wanted, benchmark_id=benchmark_id).count()
+    if found != len(wanted):
+        raise IntegrityError("a score refers to a dataset its benchmark does not have")
 
 
 def dataset_scores_delete(*, dataset: Dataset) -> None:

@@ -323,7 +323,7 @@ def _submissions_write(
     _submissions_insert(submissions)
     if accept:
         ownership.owners_claim(submissions=submissions)
-    _entry_scores_insert(entries, submissions, known)
+    _entry_scores_insert(benchmark, entries, submissions, known)
     if accept:  # only a submission that gives a link or version can change them
         algorithm_links_refresh(
             algorithm_ids={
@@ -423,7 +423,10 @@ def _submissions_insert(submissions: list[Submission]) -> None:
 
 
 def _entry_scores_insert(
-    entries: Sequence[SubmissionInput], submissions: list[Submission], known: _BenchmarkNames
+    benchmark: Benchmark,
+    entries: Sequence[SubmissionInput],
+    submissions: list[Submission],
+    known: _BenchmarkNames,
 ) -> None:
     """Every entry's scores, as columns, in one write."""
     primary_pk = known.primary.pk if known.primary else -1
@@ -434,7 +437,8 @@ def _entry_scores_insert(
         for entry in entries
     ]
     scores_insert(
-        ScoreColumns(
+        benchmark_id=benchmark.pk,
+        columns=ScoreColumns(
             submission=np.repeat(
                 np.array([s.pk for s in submissions], dtype=np.int64),
                 [len(entry.scores) for entry in entries],
@@ -445,7 +449,7 @@ def _entry_scores_insert(
                 else np.empty(0, dtype=np.float64 if name == "value" else np.int64)
                 for i, name in enumerate(("dataset", "metric", "fold", "value"))
             },
-        )
+        ),
     )
 
 

@@ -94,15 +94,15 @@ def test_a_resubmission_is_served_after_a_fixed_set_of_statements(monkeypatch):
     # state; the lease (its own transaction, committed without waiting for the disk:
     # estimation/commits.py); abandoned versions; benchmark; metrics; then in REPEATABLE READ
     # (named in the BEGIN: no SET) the accepted submissions, read once for their ids and
-    # the scores' reader, then its datasets and algorithms (the packed scores go through
-    # a psycopg cursor of its own, which Django's log does not see), COMMIT; the version
+    # the scores' reader, then the submissions' packed scores (a row per submission) and
+    # the benchmark's datasets and algorithms, COMMIT; the version
     # (asynchronous commit): BEGIN, SET, benchmark locked with slug and metric names, the
     # three versions that decide in one SELECT, INSERT, COMMIT; ready (asynchronous
     # commit): BEGIN, SET, lease locked with slug and metric names, UPDATE, the sections
     # in one INSERT, COMMIT.
     assert kinds == [
         "SELECT", "BEGIN", "SET", "UPDATE", "COMMIT", "UPDATE", "SELECT", "SELECT",
-        "BEGIN", "SELECT", "SELECT", "SELECT", "COMMIT",
+        "BEGIN", "SELECT", "SELECT", "SELECT", "SELECT", "COMMIT",
         "BEGIN", "SET", "SELECT", "SELECT", "INSERT", "COMMIT",
         "BEGIN", "SET", "SELECT", "UPDATE", "INSERT", "COMMIT",
     ], statements  # fmt: skip

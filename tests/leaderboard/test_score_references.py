@@ -67,10 +67,14 @@ def test_a_missing_or_foreign_dataset_or_submission_is_refused():
     for dataset in (missing, elsewhere):
         with pytest.raises(IntegrityError, match="dataset its benchmark does not have"):
             with transaction.atomic():
-                scores_insert(columns(fresh, dataset, metric))
+                scores_insert(columns(fresh, dataset, metric), benchmark_id=benchmark.pk)
     fresh.pk += 1000
-    with pytest.raises(IntegrityError, match="missing submission"), transaction.atomic():
-        scores_insert(columns(fresh, Dataset.objects.first().pk, metric))
+    with pytest.raises(IntegrityError, match="leaderboard_submission"):
+        with transaction.atomic(), connection.cursor() as cursor:
+            scores_insert(
+                columns(fresh, Dataset.objects.first().pk, metric), benchmark_id=benchmark.pk
+            )
+            immediately(cursor)
     assert len(stored_scores()) == 2
 
 
@@ -81,11 +85,13 @@ def test_bulk_copy_with_a_missing_metric_fails():
     missing_metric = Metric.objects.order_by("-pk").first().pk + 1000
     with pytest.raises(IntegrityError, match="leaderboard_metric"):
         with transaction.atomic(), connection.cursor() as cursor:
-            scores_insert(columns(fresh, dataset.pk, missing_metric))
+            scores_insert(columns(fresh, dataset.pk, missing_metric), benchmark_id=benchmark.pk)
             immediately(cursor)
     assert len(stored_scores()) == 2
     with transaction.atomic():  # the same rows with valid references go in
-        scores_insert(columns(fresh, dataset.pk, benchmark.metrics.get().pk))
+        scores_insert(
+            columns(fresh, dataset.pk, benchmark.metrics.get().pk), benchmark_id=benchmark.pk
+        )
     assert len(stored_scores()) == 5
 
 
@@ -133,7 +139,10 @@ def test_a_parent_cannot_be_deleted_under_an_open_upload():
     dataset = Dataset.objects.create(benchmark=benchmark, name="d-new")
     params = connection.get_connection_params()
     with transaction.atomic():
-        scores_insert(columns(fresh, dataset.pk, benchmark.metrics.get().pk, count=1))
+        scores_insert(
+            columns(fresh, dataset.pk, benchmark.metrics.get().pk, count=1),
+            benchmark_id=benchmark.pk,
+        )
         with psycopg.connect(**params, autocommit=True) as other:
             other.execute("SET lock_timeout = '300ms'")
             with pytest.raises(psycopg.errors.LockNotAvailable):

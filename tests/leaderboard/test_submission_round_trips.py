@@ -56,9 +56,11 @@ def test_a_thousand_row_resubmission_takes_a_fixed_set_of_statements():
     store(benchmark, one_algorithm("b", 0.1))
     stored, statements = store(benchmark, one_algorithm("a", 0.2))
     selects = [s for s in statements if s.startswith("SELECT")]
-    # metrics; datasets with their public flag; algorithms with theirs
-    assert len(selects) == 3, selects
+    # metrics; datasets with their public flag; algorithms with theirs; the datasets the
+    # scores name, locked (the packs' COPY itself is not in Django's log)
+    assert len(selects) == 4, selects
     assert sum("EXISTS" in s for s in selects) == 2
+    assert "FOR KEY SHARE" in selects[-1]
     inserts = [s for s in statements if s.startswith("INSERT")]
     assert len(inserts) == 1 and "leaderboard_submission" in inserts[0]
     updates = [s for s in statements if s.startswith("UPDATE")]
