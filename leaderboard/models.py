@@ -296,11 +296,22 @@ class DatasetKeys(models.Field):
             return value
         return json.loads(value)
 
-    def get_db_prep_value(self, value, connection, prepared=False):
+    def to_python(self, value):
+        """A list of keys, also from its JSON text (a fixture, the SQLite column)."""
         if value is None:
             return None
-        keys = [int(key) for key in value]
-        return keys if connection.vendor == "postgresql" else json.dumps(keys)
+        if isinstance(value, str):
+            value = json.loads(value)
+        return [int(key) for key in value]
+
+    def value_to_string(self, obj):
+        return self.value_from_object(obj)  # a list in dumpdata's JSON, as JSONField does
+
+    def get_db_prep_value(self, value, connection, prepared=False):
+        keys = self.to_python(value)
+        if keys is None or connection.vendor == "postgresql":
+            return keys
+        return json.dumps(keys)
 
 
 @DatasetKeys.register_lookup

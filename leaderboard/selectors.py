@@ -33,7 +33,7 @@ from leaderboard.models import (
     Submission,
     UploadJob,
 )
-from leaderboard.score_packs import ScoreArrays, scores_unpack
+from leaderboard.score_packs import COUNT, FOLD, ScoreArrays, scores_unpack
 
 
 def benchmark_get(*, slug: str) -> Benchmark:
@@ -321,15 +321,32 @@ class DatasetScoreCounts:
 
 
 def accepted_dataset_counts(*, benchmark: Benchmark) -> dict[int, DatasetScoreCounts]:
-    """{dataset key: counts} of the accepted scores (datasets without any are absent)."""
-    packs = packs_read(_accepted_packs(benchmark))
-    if not packs:
+    """{dataset key: counts} of the accepted scores (datasets without any are absent).
+
+    Reads the packs' keys, counts and folds, not their values (two thirds of the bytes)."""
+    rows = list(
+        _accepted_packs(benchmark).values_list(
+            "submission__algorithm_id", "datasets", "counts", "folds"
+        )
+    )
+    if not rows:
         return {}
-    dataset = np.concatenate([p.scores.dataset for p in packs])
-    fold = np.concatenate([p.scores.fold for p in packs])
-    algorithm = np.repeat([p.algorithm_id for p in packs], [len(p.scores.value) for p in packs])
+    per_dataset = [np.frombuffer(counts, dtype=COUNT) for _, _, counts, _ in rows]
+    dataset = np.repeat(
+        np.concatenate([np.asarray(keys, dtype=np.int64) for _, keys, _, _ in rows]),
+        np.concatenate(per_dataset),
+    )
+    fold = np.concatenate([np.frombuffer(folds, dtype=FOLD) for *_, folds in rows])
+    # an algorithm has a result on each dataset key its packs list
+    algorithm_on = np.concatenate(
+        [
+            np.stack([np.asarray(keys, dtype=np.int64), np.full(len(keys), a)])
+            for a, keys, _, _ in rows
+        ],
+        axis=1,
+    )
     keys, n_scores = np.unique(dataset, return_counts=True)
-    pairs_with = np.unique(np.stack([dataset, algorithm]), axis=1)[0]
+    pairs_with = np.unique(algorithm_on, axis=1)[0]
     folds_of = np.unique(np.stack([dataset[fold >= 0], fold[fold >= 0]]), axis=1)[0]
     n_algorithms = np.searchsorted(pairs_with, keys, side="right") - np.searchsorted(
         pairs_with, keys

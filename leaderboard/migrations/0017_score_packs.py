@@ -3,16 +3,18 @@
 The stored rows are packed submission by submission, each submission gets its counts,
 and on PostgreSQL the datasets' list column gets a GIN index and the datasets a
 deferred trigger that refuses to lose one a pack still names; migration 0005's
-triggers go with the old table. Not reversible (the old table's triggers would have to
-come back with every row).
+triggers go with the old table. Reversible: back to 0016 every pack is a row per score
+again, under 0005's triggers (tests/leaderboard/test_score_packs.py goes both ways).
 """
+
+import importlib
 
 import django.db.models.deletion
 import numpy as np
 from django.db import migrations, models
 
 import leaderboard.models
-from leaderboard.score_packs import scores_pack
+from leaderboard.score_packs import scores_pack, scores_unpack
 
 BATCH = 200  # submissions a read: a submission holds at most PODIUM_MAX_UPLOAD_ROWS scores
 
@@ -75,6 +77,37 @@ def _pack(apps, schema_editor) -> None:
                 n_datasets=len({d for d, _, _ in scores}),
                 n_folds=len({f for _, f, _ in scores if f >= 0}),
             )
+
+
+def _unpack(apps, schema_editor) -> None:
+    Score = apps.get_model("leaderboard", "Score")
+    ScorePack = apps.get_model("leaderboard", "ScorePack")
+    for pack in ScorePack.objects.order_by("pk").iterator(chunk_size=BATCH):
+        scores = scores_unpack(pack.datasets, pack.counts, pack.folds, pack.scores)
+        Score.objects.bulk_create(
+            Score(
+                submission_id=pack.submission_id,
+                metric_id=pack.metric_id,
+                dataset_id=d,
+                fold=None if f < 0 else f,
+                value=v,
+            )
+            for d, f, v in zip(
+                scores.dataset.tolist(), scores.fold.tolist(), scores.value.tolist(), strict=True
+            )
+        )
+
+
+def _triggers_back(apps, schema_editor) -> None:
+    if schema_editor.connection.vendor != "postgresql":
+        return
+    schema_editor.execute(
+        "DROP TRIGGER leaderboard_dataset_packs_protect ON leaderboard_dataset; "
+        "DROP FUNCTION leaderboard_dataset_packs_protect(); "
+        "DROP INDEX leaderboard_scorepack_datasets"
+    )
+    references = importlib.import_module("leaderboard.migrations.0005_score_set_based_references")
+    references._create(apps, schema_editor)
 
 
 def _triggers(apps, schema_editor) -> None:
@@ -150,8 +183,8 @@ class Migration(migrations.Migration):
                 fields=("submission", "metric"), name="score_pack_unique"
             ),
         ),
-        migrations.RunPython(_pack),
-        migrations.RunPython(_triggers),
+        migrations.RunPython(_pack, _unpack),
+        migrations.RunPython(_triggers, _triggers_back),
         migrations.DeleteModel(
             name="Score",
         ),

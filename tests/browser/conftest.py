@@ -182,6 +182,8 @@ def load_rows(path: Path) -> None:
     from django.core import serializers
     from django.db import transaction
 
+    from leaderboard.models import Dataset, ScorePack
+
     by_model: dict[type, list] = {}
     many_to_many = []
     for row in serializers.deserialize("json", path.read_text(encoding="utf-8")):
@@ -195,16 +197,18 @@ def load_rows(path: Path) -> None:
             f for f in model._meta.concrete_fields if f.is_relation and f.related_model in by_model
         ]
 
+    def depends_on(model) -> set[type]:
+        # A score pack names its datasets by key, inside the row: they come first.
+        named = {Dataset} if model is ScorePack else set()
+        return {f.related_model for f in foreign_keys(model)} | named
+
     pending = list(by_model)
     with transaction.atomic():
         while pending:
             ready = [
                 model
                 for model in pending
-                if all(
-                    f.related_model not in pending or f.related_model is model
-                    for f in foreign_keys(model)
-                )
+                if all(parent not in pending or parent is model for parent in depends_on(model))
             ]
             assert ready, f"circular foreign keys between {pending}"
             for model in ready:
@@ -216,6 +220,10 @@ def load_rows(path: Path) -> None:
                         old = getattr(obj, f.attname)
                         if old is not None:
                             setattr(obj, f.attname, new_pk[(f.related_model, old)])
+                    if model is ScorePack:
+                        obj.datasets = [new_pk[(Dataset, key)] for key in obj.datasets]
+                        # new keys follow the old ones' order (one bulk INSERT, by key)
+                        assert obj.datasets == sorted(obj.datasets)
                     if not model._meta.pk.is_relation:
                         obj.pk = None
                 model.objects.bulk_create(instances)

@@ -83,8 +83,8 @@ def test_eight_racing_submitters_store_once_and_one_owns_the_name(stack):
             ).fetchall()
             assert sorted(name for (name,) in rows) == sorted(datasets)
             scores = db.execute(
-                "SELECT count(*) FROM leaderboard_score sc "
-                "JOIN leaderboard_submission s ON s.id = sc.submission_id "
+                "SELECT sum(length(p.scores) / 8)::int FROM leaderboard_scorepack p "
+                "JOIN leaderboard_submission s ON s.id = p.submission_id "
                 "JOIN leaderboard_algorithm a ON a.id = s.algorithm_id WHERE a.name = %s",
                 [algorithm],
             ).fetchone()
