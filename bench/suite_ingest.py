@@ -117,7 +117,7 @@ def run(options: Options, scratch) -> str:
         originals = {
             name: watch.wrap(submission_services, name, label)
             for name, label in (
-                ("_content_hash", "content hash"),
+                ("content_hash", "content hash"),
                 ("entry_problems", "validation (entry_problems)"),
                 ("_submissions_write", "write in the transaction (_submissions_write)"),
                 (

@@ -3,7 +3,6 @@ key, checked as a whole (leaderboard.services.entries) and written in one transa
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -23,6 +22,7 @@ from leaderboard.models import (
 )
 from leaderboard.selectors import algorithms_with_listing, datasets_with_listing
 from leaderboard.services.access import user_is_maintainer
+from leaderboard.services.content_hash import content_hash, content_hash_legacy
 from leaderboard.services.entries import entry_problems, lookalike_problems, typo_problems
 from leaderboard.services.errors import PermissionDenied, Problem, ValidationFailed
 from leaderboard.services.inputs import ScoreBlock, SubmissionInput
@@ -75,11 +75,11 @@ def submissions_create(
         raise PermissionDenied("log in to submit results")
     if closed and not (system_import or is_maintainer):
         raise PermissionDenied(f"benchmark {benchmark.slug!r} is closed to submissions")
-    content_hash = _content_hash(entries)
+    digest = content_hash(entries)
     if idempotency_key:
         earlier = _submissions_by_key(benchmark, submitter, idempotency_key)
         if earlier:
-            return _replay(earlier, content_hash, idempotency_key)
+            return _replay(earlier, digest, idempotency_key, entries)
     auto_accept = (
         system_import
         or is_maintainer
@@ -94,7 +94,7 @@ def submissions_create(
                     entries=entries,
                     source=source,
                     idempotency_key=idempotency_key,
-                    content_hash=content_hash,
+                    content_hash=digest,
                     accept=auto_accept,
                     new_datasets_confirmed=new_datasets_confirmed or system_import,
                 )
@@ -106,7 +106,7 @@ def submissions_create(
             if idempotency_key:
                 earlier = _submissions_by_key(benchmark, submitter, idempotency_key)
                 if earlier:
-                    return _replay(earlier, content_hash, idempotency_key)
+                    return _replay(earlier, digest, idempotency_key, entries)
             # Otherwise a concurrent change (a name created or deleted meanwhile) broke
             # a constraint: the next attempt reads the catalogue afresh.
             if attempt == WRITE_ATTEMPTS:
@@ -213,8 +213,13 @@ def _submissions_by_key(benchmark, submitter, key: str) -> list[Submission]:
     )
 
 
-def _replay(earlier: list[Submission], content_hash: str, key: str) -> list[Submission]:
-    if any(s.content_hash != content_hash for s in earlier):
+def _replay(
+    earlier: list[Submission], digest: str, key: str, entries: Sequence[SubmissionInput]
+) -> list[Submission]:
+    """The submissions an earlier request stored under ``key``, when its content was the
+    same (a submission stored before today's hash holds the legacy one)."""
+    mismatched = {s.content_hash for s in earlier} - {digest}
+    if mismatched and mismatched != {content_hash_legacy(entries)}:
         raise ValidationFailed(
             [
                 Problem(
@@ -224,40 +229,6 @@ def _replay(earlier: list[Submission], content_hash: str, key: str) -> list[Subm
             ]
         )
     return earlier
-
-
-def _content_hash(entries: Sequence[SubmissionInput]) -> str:
-    digest = hashlib.sha256()
-    for entry in entries:
-        digest.update(entry.algorithm.encode())
-        if isinstance(entry.scores, ScoreBlock):
-            _block_hash_update(digest, entry.scores)
-            continue
-        for score in entry.scores:
-            digest.update(
-                f"{score.dataset}\x1f{score.metric}\x1f{score.fold}\x1f{score.value!r}".encode()
-            )
-    return digest.hexdigest()
-
-
-def _block_hash_update(digest, block: ScoreBlock, chunk: int = 65536) -> None:
-    """The bytes :func:`_content_hash` feeds for a block's ScoreInputs, without them."""
-    datasets = block.datasets
-    metrics = [str(None), *block.metrics]  # code -1 -> "None"
-    for start in range(0, len(block), chunk):
-        stop = start + chunk
-        digest.update(
-            "".join(
-                f"{datasets[d]}\x1f{metrics[k + 1]}\x1f{'None' if f < 0 else f}\x1f{v!r}"
-                for d, k, f, v in zip(
-                    block.dataset_codes[start:stop].tolist(),
-                    block.metric_codes[start:stop].tolist(),
-                    block.folds[start:stop].tolist(),
-                    block.values[start:stop].tolist(),
-                    strict=True,
-                )
-            ).encode()
-        )
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,7 @@ from leaderboard.services import (
     submission_entries_from_csv,
     submissions_create,
 )
-from leaderboard.services import submissions as submission_services
+from leaderboard.services.content_hash import content_hash, content_hash_legacy
 from tests.factories import make_benchmark, make_user, stored_scores
 
 pytestmark = pytest.mark.django_db
@@ -61,9 +61,8 @@ def test_blocks_keep_file_order_and_rows():
 def test_content_hash_is_the_row_paths():
     benchmark = make_benchmark()
     entries = parse(benchmark, LONG)
-    assert submission_services._content_hash(entries) == submission_services._content_hash(
-        as_rows(entries)
-    )
+    assert content_hash(entries) == content_hash(as_rows(entries))
+    assert content_hash_legacy(entries) == content_hash_legacy(as_rows(entries))
 
 
 def test_stored_rows_are_the_row_paths():
