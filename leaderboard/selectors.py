@@ -295,20 +295,61 @@ def _codes(queryset) -> _Codes:
     )
 
 
+@dataclass(frozen=True)
+class _FoldColumns:
+    """The accepted packs' datasets and folds, a score each, without their values."""
+
+    dataset: np.ndarray  # int64 keys
+    fold: np.ndarray  # int64, -1 = none
+    algorithm_on: tuple[np.ndarray, np.ndarray]  # (dataset key, algorithm) of every pack
+
+
+def _accepted_fold_columns(benchmark: Benchmark) -> _FoldColumns:
+    """Reads the keys, counts and folds of the accepted packs: a third of their bytes."""
+    rows = list(
+        _accepted_packs(benchmark).values_list(
+            "submission__algorithm_id", "datasets", "counts", "folds"
+        )
+    )
+    empty = np.empty(0, dtype=np.int64)
+    if not rows:
+        return _FoldColumns(empty, empty, (empty, empty))
+    keys = [np.asarray(k, dtype=np.int64) for _, k, _, _ in rows]
+    counts = np.concatenate([np.frombuffer(c, dtype=COUNT) for _, _, c, _ in rows])
+    return _FoldColumns(
+        dataset=np.repeat(np.concatenate(keys), counts),
+        fold=np.concatenate([np.frombuffer(f, dtype=FOLD) for *_, f in rows]).astype(np.int64),
+        algorithm_on=(
+            np.concatenate(keys),
+            np.repeat([a for a, *_ in rows], [len(k) for k in keys]).astype(np.int64),
+        ),
+    )
+
+
+def _distinct_pairs(first: np.ndarray, second: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct (first, second) pairs, sorted (one lexsort: no 2-D unique)."""
+    order = np.lexsort((second, first))
+    first, second = first[order], second[order]
+    new = np.r_[True, (first[1:] != first[:-1]) | (second[1:] != second[:-1])]
+    return first[new], second[new]
+
+
+def _per_key(keys: np.ndarray, of: np.ndarray) -> np.ndarray:
+    """How many entries of the sorted array ``of`` equal each of ``keys``."""
+    return np.searchsorted(of, keys, side="right") - np.searchsorted(of, keys)
+
+
 def benchmark_folds_by_dataset(*, benchmark: Benchmark) -> dict[str, list[int]]:
     """The folds each dataset's accepted scores use (datasets without folds are absent)."""
-    packs = packs_read(_accepted_packs(benchmark))
+    columns = _accepted_fold_columns(benchmark)
+    folded = columns.fold >= 0
+    dataset, fold = _distinct_pairs(columns.dataset[folded], columns.fold[folded])
     names = dict(benchmark.datasets.values_list("pk", "name"))
-    pairs = {
-        (names[d], f)
-        for pack in packs
-        for d, f in zip(pack.scores.dataset.tolist(), pack.scores.fold.tolist(), strict=True)
-        if f >= 0 and d in names
-    }
     folds: dict[str, list[int]] = {}
-    for dataset, fold in sorted(pairs):
-        folds.setdefault(dataset, []).append(fold)
-    return folds
+    for key, number in zip(dataset.tolist(), fold.tolist(), strict=True):
+        if key in names:
+            folds.setdefault(names[key], []).append(number)
+    return dict(sorted(folds.items()))
 
 
 @dataclass(frozen=True)
@@ -321,41 +362,20 @@ class DatasetScoreCounts:
 
 
 def accepted_dataset_counts(*, benchmark: Benchmark) -> dict[int, DatasetScoreCounts]:
-    """{dataset key: counts} of the accepted scores (datasets without any are absent).
-
-    Reads the packs' keys, counts and folds, not their values (two thirds of the bytes)."""
-    rows = list(
-        _accepted_packs(benchmark).values_list(
-            "submission__algorithm_id", "datasets", "counts", "folds"
-        )
-    )
-    if not rows:
-        return {}
-    per_dataset = [np.frombuffer(counts, dtype=COUNT) for _, _, counts, _ in rows]
-    dataset = np.repeat(
-        np.concatenate([np.asarray(keys, dtype=np.int64) for _, keys, _, _ in rows]),
-        np.concatenate(per_dataset),
-    )
-    fold = np.concatenate([np.frombuffer(folds, dtype=FOLD) for *_, folds in rows])
-    # an algorithm has a result on each dataset key its packs list
-    algorithm_on = np.concatenate(
-        [
-            np.stack([np.asarray(keys, dtype=np.int64), np.full(len(keys), a)])
-            for a, keys, _, _ in rows
-        ],
-        axis=1,
-    )
-    keys, n_scores = np.unique(dataset, return_counts=True)
-    pairs_with = np.unique(algorithm_on, axis=1)[0]
-    folds_of = np.unique(np.stack([dataset[fold >= 0], fold[fold >= 0]]), axis=1)[0]
-    n_algorithms = np.searchsorted(pairs_with, keys, side="right") - np.searchsorted(
-        pairs_with, keys
-    )
-    n_folds = np.searchsorted(folds_of, keys, side="right") - np.searchsorted(folds_of, keys)
+    """{dataset key: counts} of the accepted scores (datasets without any are absent)."""
+    columns = _accepted_fold_columns(benchmark)
+    keys, n_scores = np.unique(columns.dataset, return_counts=True)
+    with_algorithm, _ = _distinct_pairs(*columns.algorithm_on)
+    folded = columns.fold >= 0
+    with_fold, _ = _distinct_pairs(columns.dataset[folded], columns.fold[folded])
     return {
         key: DatasetScoreCounts(n, a, f)
         for key, n, a, f in zip(
-            keys.tolist(), n_scores.tolist(), n_algorithms.tolist(), n_folds.tolist(), strict=True
+            keys.tolist(),
+            n_scores.tolist(),
+            _per_key(keys, with_algorithm).tolist(),
+            _per_key(keys, with_fold).tolist(),
+            strict=True,
         )
     }
 
@@ -479,7 +499,8 @@ def submission_score_rows(*, submission: Submission) -> list[StoredScore]:
         )
         if d in datasets
     ]
-    return sorted(rows, key=lambda r: (r.dataset, r.metric, -1 if r.fold is None else r.fold))
+    # a score without a fold after the numbered ones, as the database ordered NULLs
+    return sorted(rows, key=lambda r: (r.dataset, r.metric, r.fold is None, r.fold or 0))
 
 
 def benchmark_metric_list(*, benchmark: Benchmark) -> QuerySet[Metric]:

@@ -16,7 +16,7 @@ from django.db import migrations, models
 import leaderboard.models
 from leaderboard.score_packs import scores_pack, scores_unpack
 
-BATCH = 200  # submissions a read: a submission holds at most PODIUM_MAX_UPLOAD_ROWS scores
+ROWS = 5000  # scores a read or a write
 
 PROTECT = """
 CREATE FUNCTION leaderboard_dataset_packs_protect() RETURNS trigger
@@ -39,63 +39,70 @@ CREATE INDEX leaderboard_scorepack_datasets ON leaderboard_scorepack USING gin (
 
 
 def _pack(apps, schema_editor) -> None:
+    """One submission at a time (the rows stream in key order): memory is bounded by the
+    largest submission, whatever the table's size."""
     Score = apps.get_model("leaderboard", "Score")
     ScorePack = apps.get_model("leaderboard", "ScorePack")
     Submission = apps.get_model("leaderboard", "Submission")
-    ids = list(Submission.objects.order_by("pk").values_list("pk", flat=True))
-    for start in range(0, len(ids), BATCH):
-        batch = ids[start : start + BATCH]
-        rows = Score.objects.filter(submission_id__in=batch).values_list(
-            "submission_id", "metric_id", "dataset_id", "fold", "value"
+    rows = (
+        Score.objects.order_by("submission_id", "metric_id")
+        .values_list("submission_id", "metric_id", "dataset_id", "fold", "value")
+        .iterator(chunk_size=ROWS)
+    )
+    owner, scores = None, []
+    for submission, metric, dataset, fold, value in rows:
+        if owner is not None and submission != owner:
+            _submission_pack(ScorePack, Submission, owner, scores)
+            scores = []
+        owner = submission
+        scores.append((metric, dataset, -1 if fold is None else fold, value))
+    if owner is not None:
+        _submission_pack(ScorePack, Submission, owner, scores)
+
+
+def _submission_pack(ScorePack, Submission, submission: int, scores: list[tuple]) -> None:
+    metric, dataset, fold, value = (np.array(column) for column in zip(*scores, strict=True))
+    packs = []
+    for key in np.unique(metric).tolist():
+        mine = metric == key
+        pack = scores_pack(dataset[mine], fold[mine], value[mine])
+        packs.append(
+            ScorePack(
+                submission_id=submission,
+                metric_id=key,
+                datasets=pack.datasets,
+                counts=pack.counts,
+                folds=pack.folds,
+                scores=pack.scores,
+            )
         )
-        by_owner: dict[tuple[int, int], list] = {}
-        for submission, metric, dataset, fold, value in rows:
-            by_owner.setdefault((submission, metric), []).append(
-                (dataset, -1 if fold is None else fold, value)
-            )
-        packs = []
-        for (submission, metric), scores in by_owner.items():
-            dataset, fold, value = (np.array(column) for column in zip(*scores, strict=True))
-            pack = scores_pack(dataset, fold, value)
-            packs.append(
-                ScorePack(
-                    submission_id=submission,
-                    metric_id=metric,
-                    datasets=pack.datasets,
-                    counts=pack.counts,
-                    folds=pack.folds,
-                    scores=pack.scores,
-                )
-            )
-        ScorePack.objects.bulk_create(packs)
-        for submission in batch:
-            scores = [
-                s for (owner, _), group in by_owner.items() if owner == submission for s in group
-            ]
-            Submission.objects.filter(pk=submission).update(
-                n_scores=len(scores),
-                n_datasets=len({d for d, _, _ in scores}),
-                n_folds=len({f for _, f, _ in scores if f >= 0}),
-            )
+    ScorePack.objects.bulk_create(packs)
+    Submission.objects.filter(pk=submission).update(
+        n_scores=len(value),
+        n_datasets=len(np.unique(dataset)),
+        n_folds=len(np.unique(fold[fold >= 0])),
+    )
 
 
 def _unpack(apps, schema_editor) -> None:
     Score = apps.get_model("leaderboard", "Score")
     ScorePack = apps.get_model("leaderboard", "ScorePack")
-    for pack in ScorePack.objects.order_by("pk").iterator(chunk_size=BATCH):
+    for pack in ScorePack.objects.order_by("pk").iterator(chunk_size=1):
         scores = scores_unpack(pack.datasets, pack.counts, pack.folds, pack.scores)
-        Score.objects.bulk_create(
-            Score(
-                submission_id=pack.submission_id,
-                metric_id=pack.metric_id,
-                dataset_id=d,
-                fold=None if f < 0 else f,
-                value=v,
-            )
-            for d, f, v in zip(
-                scores.dataset.tolist(), scores.fold.tolist(), scores.value.tolist(), strict=True
-            )
+        rows = list(
+            zip(scores.dataset.tolist(), scores.fold.tolist(), scores.value.tolist(), strict=True)
         )
+        for start in range(0, len(rows), ROWS):
+            Score.objects.bulk_create(
+                Score(
+                    submission_id=pack.submission_id,
+                    metric_id=pack.metric_id,
+                    dataset_id=d,
+                    fold=None if f < 0 else f,
+                    value=v,
+                )
+                for d, f, v in rows[start : start + ROWS]
+            )
 
 
 def _triggers_back(apps, schema_editor) -> None:

@@ -57,7 +57,7 @@ def lookalike_problems(
 
 
 MAX_PROBLEMS = 100
-MAX_FOLD = 2**31 - 1  # Score.fold is a 32-bit integer column
+MAX_FOLD = 2**31 - 1  # a pack holds folds as 32-bit integers (leaderboard.score_packs)
 MAX_NAME_LENGTH = 200  # Dataset.name and Algorithm.name
 
 

@@ -149,6 +149,10 @@ def _dataset_references_lock(benchmark_id: int, wanted: list[int]) -> None:
 def dataset_scores_delete(*, dataset: Dataset) -> None:
     """Remove a dataset's scores from every pack that holds some (a pack left empty goes),
     and recount their submissions. For a dataset no accepted or pending result uses."""
+    owners = ScorePack.objects.filter(datasets__has=dataset.pk).values("submission_id")
+    # The submissions first, in key order: two deletions that rewrite packs of the same
+    # submission recount it one after the other, from what the other committed.
+    list(Submission.objects.select_for_update().filter(pk__in=owners).order_by("pk"))
     packs = list(ScorePack.objects.select_for_update().filter(datasets__has=dataset.pk))
     for pack in packs:
         scores = scores_unpack(pack.datasets, pack.counts, pack.folds, pack.scores)

@@ -187,7 +187,8 @@ def test_migration_0017_packs_every_row_and_unpacks_it_back():
                     ScoreInput("d2", 3.5),
                     ScoreInput("d2", 9.0, metric="time"),
                 ],
-            )
+            ),
+            SubmissionInput("b", [ScoreInput("d3", 1.5, fold=2)]),
         ],
     )
     packed = [(r.algorithm, r.dataset, r.metric, r.fold, r.value) for r in stored_scores()]
@@ -199,7 +200,7 @@ def test_migration_0017_packs_every_row_and_unpacks_it_back():
             "submission__algorithm__name", "dataset__name", "metric__name", "fold", "value"
         )
         assert sorted(rows, key=repr) == sorted(packed, key=repr)
-        submission = old.get_model("leaderboard", "Submission").objects.get()
+        submission = old.get_model("leaderboard", "Submission").objects.get(algorithm__name="a")
         metric = old.get_model("leaderboard", "Metric").objects.get(name="time")
         dataset = old.get_model("leaderboard", "Dataset").objects.get(name="d1")
         old.get_model("leaderboard", "Score").objects.create(
@@ -213,5 +214,7 @@ def test_migration_0017_packs_every_row_and_unpacks_it_back():
         executor.migrate(executor.loader.graph.leaf_nodes())
     rows = [(r.algorithm, r.dataset, r.metric, r.fold, r.value) for r in stored_scores()]
     assert sorted(rows, key=repr) == sorted([*packed, ("a", "d1", "time", None, 7.0)], key=repr)
-    submission = Submission.objects.get()
-    assert (submission.n_scores, submission.n_datasets, submission.n_folds) == (5, 2, 2)
+    counts = {
+        s.algorithm.name: (s.n_scores, s.n_datasets, s.n_folds) for s in Submission.objects.all()
+    }
+    assert counts == {"a": (5, 2, 2), "b": (1, 1, 1)}
