@@ -330,7 +330,7 @@ def _distinct_pairs(first: np.ndarray, second: np.ndarray) -> tuple[np.ndarray, 
     """The distinct (first, second) pairs, sorted (one lexsort: no 2-D unique)."""
     order = np.lexsort((second, first))
     first, second = first[order], second[order]
-    new = np.r_[True, (first[1:] != first[:-1]) | (second[1:] != second[:-1])]
+    new = np.r_[True, (first[1:] != first[:-1]) | (second[1:] != second[:-1])][: len(first)]
     return first[new], second[new]
 
 
