@@ -43,6 +43,15 @@ class ScoreArrays:
     fold: np.ndarray  # int64
     value: np.ndarray  # float64
 
+    def rows(self) -> list[tuple[int, int | None, float]]:
+        """(dataset key, fold or None, value) of each score, as Python objects."""
+        return [
+            (d, None if f < 0 else f, v)
+            for d, f, v in zip(
+                self.dataset.tolist(), self.fold.tolist(), self.value.tolist(), strict=True
+            )
+        ]
+
 
 def scores_pack(dataset: np.ndarray, fold: np.ndarray, value: np.ndarray) -> PackedScores:
     """Pack one submission's scores on one metric; refuses a non-finite value or a second

@@ -93,14 +93,9 @@ def accepted_score_rows(
     datasets = dict(benchmark.datasets.values_list("pk", "name"))
     algorithms = dict(benchmark.algorithms.values_list("pk", "name"))
     return [
-        (datasets[d], algorithms[pack.algorithm_id], None if f < 0 else f, v)
+        (datasets[d], algorithms[pack.algorithm_id], f, v)
         for pack in packs
-        for d, f, v in zip(
-            pack.scores.dataset.tolist(),
-            pack.scores.fold.tolist(),
-            pack.scores.value.tolist(),
-            strict=True,
-        )
+        for d, f, v in pack.scores.rows()
         if d in datasets
     ]
 
@@ -489,14 +484,9 @@ def submission_score_rows(*, submission: Submission) -> list[StoredScore]:
     datasets = dict(submission.benchmark.datasets.values_list("pk", "name"))
     metrics = dict(submission.benchmark.metrics.values_list("pk", "name"))
     rows = [
-        StoredScore(datasets[d], metrics[pack.metric_id], None if f < 0 else f, v)
+        StoredScore(datasets[d], metrics[pack.metric_id], f, v)
         for pack in packs
-        for d, f, v in zip(
-            pack.scores.dataset.tolist(),
-            pack.scores.fold.tolist(),
-            pack.scores.value.tolist(),
-            strict=True,
-        )
+        for d, f, v in pack.scores.rows()
         if d in datasets
     ]
     # a score without a fold after the numbered ones, as the database ordered NULLs

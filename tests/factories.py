@@ -124,14 +124,11 @@ def stored_scores(**filters) -> list[StoredRow]:
     rows = []
     for pack in packs:
         scores = scores_unpack(pack.datasets, pack.counts, pack.folds, pack.scores)
-        for d, f, v in zip(
-            scores.dataset.tolist(), scores.fold.tolist(), scores.value.tolist(), strict=True
-        ):
-            algorithm = pack.submission.algorithm.name
-            fold = None if f < 0 else f
-            rows.append(
-                StoredRow(pack.submission_id, algorithm, names[d], pack.metric.name, fold, v)
-            )
+        algorithm = pack.submission.algorithm.name
+        rows += [
+            StoredRow(pack.submission_id, algorithm, names[d], pack.metric.name, f, v)
+            for d, f, v in scores.rows()
+        ]
     return sorted(
         rows, key=lambda r: (r.submission_id, r.dataset, r.metric, -1 if r.fold is None else r.fold)
     )

@@ -55,13 +55,8 @@ def moderation_evidence(
     names = dict(benchmark.datasets.values_list("pk", "name"))
     by_metric: dict[int, list] = defaultdict(list)
     for pack in packs_read(ScorePack.objects.filter(submission__in=submissions)):
-        scores = pack.scores
         by_metric[pack.metric_id] += [
-            (pack.submission_id, names[d], None if f < 0 else f, v)
-            for d, f, v in zip(
-                scores.dataset.tolist(), scores.fold.tolist(), scores.value.tolist(), strict=True
-            )
-            if d in names
+            (pack.submission_id, names[d], f, v) for d, f, v in pack.scores.rows() if d in names
         ]
     evidence: dict[int, list[Evidence]] = defaultdict(list)
     for metric in Metric.objects.filter(pk__in=list(by_metric)).order_by("-is_primary", "name"):
