@@ -20,6 +20,7 @@ SUITES = (
     "scale",
     "pairwise",
     "coverage",
+    "rank_sets",
     "ingest",
     "latency",
     "api",

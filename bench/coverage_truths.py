@@ -28,6 +28,8 @@ class Truth:
     source: str = ""
     known_positions: int | None = None
     """Positions known on every dataset (top-K input), None when rankings are whole."""
+    population: np.ndarray | None = None
+    """A resampled real table's own rankings (None for a simulated truth)."""
 
     @property
     def m(self) -> int:
@@ -89,7 +91,9 @@ def resampled_truth(
         return population[rng.integers(0, len(population), size=n)]
 
     p = np.array(mle(population).p)
-    return Truth(key, label, p, draw, source=source, known_positions=known_positions)
+    return Truth(
+        key, label, p, draw, source=source, known_positions=known_positions, population=population
+    )
 
 
 def real_truths() -> list[Truth]:

@@ -90,9 +90,9 @@ def render_report(payload: SnapshotPayload, *, source: str = "") -> str:
 
     weights = head.weights
     weight_text = f", weights {' '.join(f'{w:.3f}' for w in weights)}" if weights else ""
-    lines.append(
-        f"Probability of winning a new dataset: {estimator_get(head.key).label}{weight_text}"
-    )
+    quantity = estimator_get(head.key).quantity
+    what = "Probability of winning a new dataset" if quantity == "P(win)" else quantity
+    lines.append(f"{what}: {estimator_get(head.key).label}{weight_text}")
     _, letters = board.letters()
     # every P(win) beside its own interval (win_band); the exact interval only beside the win rate
     band = win_band(board, head.key)
@@ -130,7 +130,7 @@ def render_report(payload: SnapshotPayload, *, source: str = "") -> str:
             "#",
             rank_header,
             "algorithm",
-            "P(win)",
+            estimator_get(head.key).quantity,
             band.label if band else "interval",
             "P(best)",
             "win rate",
@@ -143,9 +143,14 @@ def render_report(payload: SnapshotPayload, *, source: str = "") -> str:
         ">><>>>>>>><",
     )
     if ranks:
+        of = (
+            f"expected ranks, {ranks.question_words}"
+            if ranks.question == "best_on_average"
+            else estimator_get(ranks.estimator).label
+        )
         lines.append(
-            f"* plausible winner: rank interval starts at 1 ({level} simultaneous "
-            f"rank intervals of {estimator_get(ranks.estimator).label}: {ranks.method})"
+            f"* candidate for best: in the {level} confidence set of the best "
+            f"(simultaneous rank intervals of {of}: {ranks.method})"
         )
     elif isinstance(board.ranks, NotApplicable):
         lines.append(f"Rank intervals: not applicable ({board.ranks.reason})")

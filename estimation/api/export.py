@@ -45,6 +45,8 @@ def _per_algorithm(board: Board) -> list[tuple[str, dict[str, Any]]]:
             "plausible_winner",
             {name: name in ranks.plausible_winners for name in names} if ranks else {},
         ),
+        # which question the rank interval and the set of the best answer, in words
+        ("rank_question", dict.fromkeys(names, ranks.question_words) if ranks else {}),
     ]
     if isinstance(board.scores, ScoreSummary):
         columns += [

@@ -26,6 +26,7 @@ from estimation.core.contract import (
     AnalysisSettings,
     Board,
     BootstrapSummary,
+    ControlComparison,
     DatasetScoresSection,
     EstimatorResult,
     Evaluation,
@@ -33,6 +34,7 @@ from estimation.core.contract import (
     FoldsPower,
     HierarchicalComparison,
     InputFacts,
+    NemenyiSummary,
     NotApplicable,
     PairwiseMatrix,
     PracticalSection,
@@ -47,6 +49,7 @@ from estimation.core.contract import (
 )
 from estimation.core.control import control_comparison
 from estimation.core.hierarchical import pair_folds_power
+from estimation.core.mean_rank_inference import MEAN_RANK_METHODS, QUESTION_WORDS
 from estimation.core.power import advisor_power
 from estimation.core.practical import practical_sections
 from estimation.core.rank_inference import (
@@ -110,7 +113,7 @@ UNCERTAINTY_GAVE_WAY = (
 
 # Any change to a number or to the payload's shape bumps this version; the golden test
 # (tests/core/test_golden.py) pins the payload of two demos to it.
-ENGINE_VERSION = "0.12.1"
+ENGINE_VERSION = "0.13.0"
 
 # The dataset x algorithm rank matrix is published for charts up to this many cells.
 MAX_RANK_CELLS = 200_000
@@ -544,9 +547,22 @@ def _rank_section(
     """The board's rank intervals: plausible winners in the order the rows are listed."""
     if isinstance(inference, NotApplicable):
         return inference
-    key = board.recommended
     names = board.algorithms
-    order = board_order(board, key)
+    order = board_order(board, board.recommended)
+    if inference.method in MEAN_RANK_METHODS:
+        best = inference.best & ~_worse_than_leader_by_tests(board)
+        return RankIntervals(
+            estimator="borda",
+            target="the rank (1 = best) of each algorithm's expected rank on a new dataset",
+            method=rank_method_words(inference),
+            level=inference.level,
+            lower=tuple(int(v) for v in inference.lower),
+            upper=tuple(int(v) for v in inference.upper),
+            plausible_winners=tuple(names[i] for i in order if best[i]),
+            question="best_on_average",
+            question_words=QUESTION_WORDS["best_on_average"],
+        )
+    key = board.recommended
     return RankIntervals(
         estimator=key,
         target=f"the rank (1 = largest) of each algorithm's {estimator_get(key).estimand}",
@@ -555,7 +571,30 @@ def _rank_section(
         lower=tuple(int(v) for v in inference.lower),
         upper=tuple(int(v) for v in inference.upper),
         plausible_winners=tuple(names[i] for i in order if inference.best[i]),
+        question="next_win",
+        question_words=QUESTION_WORDS["next_win"],
     )
+
+
+def _worse_than_leader_by_tests(board: Board) -> np.ndarray:
+    """Algorithms that a test shown beside the board (Nemenyi's critical difference, the
+    comparison with a control when the control is the best mean rank) finds
+    significantly worse than the best mean rank: the same question, so they are never
+    candidates for best while that test stands on the page."""
+    m = len(board.algorithms)
+    worse = np.zeros(m, dtype=bool)
+    if isinstance(board.mean_rank, NotApplicable) or not m:
+        return worse
+    ranks = np.array([np.inf if r is None else r for r in board.mean_rank], dtype=float)
+    leader = int(np.argmin(ranks))
+    nemenyi = board.nemenyi
+    if isinstance(nemenyi, NemenyiSummary):
+        worse |= ranks - ranks[leader] > nemenyi.critical_difference
+    control = board.control
+    if isinstance(control, ControlComparison) and control.control == board.algorithms[leader]:
+        z = np.array([0.0 if v is None else v for v in control.z], dtype=float)
+        worse |= np.array(control.significant_holm, dtype=bool) & (z < 0)
+    return worse
 
 
 def _used_values(table: ResultTable, prepared: PreparedRankings) -> np.ndarray:

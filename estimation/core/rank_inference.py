@@ -59,7 +59,7 @@ class RankInference:
     lower: np.ndarray
     upper: np.ndarray
     best: np.ndarray
-    method: Literal["pairwise stepdown", "marginal"]
+    method: Literal["pairwise stepdown", "marginal", "paired mean ranks", "marginal mean ranks"]
     critical_value: float
     level: float
 
@@ -297,6 +297,25 @@ _METHOD_WORDS = {
         "are separated when their intervals do not overlap, which is valid but "
         "conservative; it assumes independent datasets and an asymptotically normal "
         "estimator"
+    ),
+    "paired mean ranks": (
+        "the confidence set of the best and simultaneous {level} intervals for the ranks "
+        "of the expected ranks (Mogstad, Romano, Shaikh & Wilhelm 2024): every pair of "
+        "algorithms compared by a paired t test of their rank differences over the "
+        "datasets (n - 3 degrees of freedom, a small-sample margin); an algorithm "
+        "leaves the set of the best when another is ahead of it at Bonferroni's level "
+        "over the m - 1 comparisons the best takes part in (critical t {c:.2f}), and the rank intervals count the pairs separated by Holm's stepdown "
+        "over all pairs; a pair is separated only where one is ahead on enough datasets "
+        "for a sign test to agree (so never below 5 datasets); it assumes independent "
+        "datasets from one population, and the t reference is an approximation whose "
+        "coverage is measured"
+    ),
+    "marginal mean ranks": (
+        "simultaneous {level} intervals for the ranks of the expected ranks from "
+        "simultaneous t intervals of every mean rank (Bonferroni over the algorithms, "
+        "critical t {c:.2f}; used above 2000 algorithms instead of paired comparisons): "
+        "two algorithms are separated when their intervals do not overlap, which is valid "
+        "but conservative; it assumes independent datasets from one population"
     ),
 }
 

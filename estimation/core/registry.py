@@ -62,6 +62,9 @@ class Estimator:
     needs_scores: bool = False
     needs_folds: bool = False
     estimand: str = "probability of winning a new dataset"
+    # What its number is called wherever it is shown: only estimators of the win
+    # probability say "P(win)"; a Borda score or a worth share is no probability of winning.
+    quantity: str = "P(win)"
     # Every estimator is a "spread" until the coverage table (bench/README.md
     # "coverage", `python -m bench coverage`) shows >= 0.93 at nominal 0.95 for it.
     interval_kind: IntervalKind = "spread"
@@ -119,6 +122,7 @@ ESTIMATORS: tuple[Estimator, ...] = (
         estimand=(
             "top-K shares of the population under the minimax weights for this number of datasets"
         ),
+        quantity="minimax share",
     ),
     Estimator(
         key="mle",
@@ -135,6 +139,7 @@ ESTIMATORS: tuple[Estimator, ...] = (
         meaning="Points for every position (m − rank) as a share of all points: rewards "
         "being near the top everywhere, not only winning.",
         estimand="expected Borda share on a new dataset (the order of expected ranks)",
+        quantity="Borda score",
     ),
     Estimator(
         key="plackett_luce",
@@ -146,6 +151,7 @@ ESTIMATORS: tuple[Estimator, ...] = (
             "worth share of the Plackett–Luce model closest to the population (the win "
             "probability where the model holds)"
         ),
+        quantity="PL worth share",
     ),
 )
 

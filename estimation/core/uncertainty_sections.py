@@ -18,6 +18,7 @@ from estimation.core.contract import (
     plain_float,
 )
 from estimation.core.intervals import WIN_INTERVAL_METHOD, win_intervals
+from estimation.core.mean_rank_inference import mean_rank_inference
 from estimation.core.rank_inference import (
     RankInference,
     rank_intervals,
@@ -90,7 +91,8 @@ def bootstrap_sections(
         # The full-data fits of analysis._point_estimates: the bootstrap need not fit them again.
         full_data={key: (entry.p, entry.weights) for key, entry in estimators.items()},
         level=BOOTSTRAP_LEVEL,
-        keep=(recommended,),
+        # the replicates are kept only where the rank intervals read them (top-K input)
+        keep=() if prepared.known_positions == len(prepared.algorithms) else (recommended,),
     )
     boot: dict[str, BootstrapSummary | NotApplicable] = {}
     for scheme, summary in result.schemes.items():
@@ -104,6 +106,11 @@ def bootstrap_sections(
             kind=kind,
             label=interval_label(kind, BOOTSTRAP_LEVEL),
         )
+    if prepared.known_positions == len(prepared.algorithms):
+        # Whole rankings: who is best on average, from paired comparisons of ranks.
+        return boot, mean_rank_inference(prepared.ranks, level=RANK_LEVEL)
+    # Top-K lists leave the ranks below K unknown: the ranks of the recommended
+    # estimator's P(win), from its replicates, are what the data identify.
     chosen = result.schemes[recommended]
     assert chosen.replicates is not None  # kept above
     inference = rank_intervals(

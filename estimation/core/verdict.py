@@ -304,7 +304,7 @@ def board_verdict(board: Board, estimator: str | None = None) -> Verdict | NotAp
     sentences = [
         _answer(board, key, a),
         _number_sentence(board, key, band, leader, tied),
-        _test_sentence(test, same, names, a),
+        _test_sentence(test, same, names, a, board.ranks),
         _agreement_sentence(board, key, leaders, leader, p_best_leader),
     ]
     equivalent: tuple[str, ...] = ()
@@ -344,30 +344,74 @@ def _number_sentence(
     label = _label(key)
     low, high = (band.lower[leader], band.upper[leader]) if band else (None, None)
     interval = f" ({band.label} {_num(low)}–{_num(high)})" if band and low is not None else ""
-    number = f"{a} has the highest P(win), {_num(p[leader])}{interval}, by {label}"
+    quantity = _quantity(key)
+    exact = board.win_interval
+    if quantity == "P(win)" and (band is None or band.kind != "confidence"):
+        # A spread says how the estimate varies, not where the true P(win) is: the exact
+        # interval from the win count is the confidence interval beside the headline.
+        if isinstance(exact, WinInterval) and exact.lower[leader] is not None:
+            spread = (
+                f"; {band.label} of the estimate {_num(low)}–{_num(high)}"
+                if band is not None and interval
+                else ""
+            )
+            interval = (
+                f" ({exact.label} of the true P(win) {_num(exact.lower[leader])}–"
+                f"{_num(exact.upper[leader])}, exact from its wins{spread})"
+            )
+    if quantity == "P(win)":
+        number = (
+            f"{a} is the most likely to win the next dataset: P(win) {_num(p[leader])}"
+            f"{interval}, by {label}"
+        )
+    else:
+        number = f"{a} has the highest {quantity}, {_num(p[leader])}{interval}, by {label}"
     number += f", {_coverage(board)}."
     equal = [j for j in tied if _rounded(p)[j] == _rounded(p)[leader]]
     shown_ties = equal if isinstance(board.ranks, RankIntervals) else tied
     if shown_ties:
         spans = ", ".join(
-            f"{names[j]} (P(win) = {_num(p[j])}"
+            f"{names[j]} ({quantity} = {_num(p[j])}"
             + (f", {band.label} {_num(band.lower[j])}–{_num(band.upper[j])})" if band else ")")
             for j in shown_ties
         )
-        how = "their P(win) is equal" if shown_ties == equal else "the intervals overlap heavily"
+        how = (
+            f"their {quantity} is equal" if shown_ties == equal else "the intervals overlap heavily"
+        )
         number += f" It is a tie with {spans}: {how}, so the data cannot order them."
     return number
 
 
-def _test_sentence(test: str | None, same: Sequence[int], names: Sequence[str], a: str) -> str:
-    """Whether the test across datasets separates the leader from the others."""
+def _test_sentence(
+    test: str | None,
+    same: Sequence[int],
+    names: Sequence[str],
+    a: str,
+    ranks: RankIntervals | NotApplicable,
+) -> str:
+    """Whether the test across datasets separates the leader from the others, and, where
+    it keeps algorithms together that the set of the best has left out, why the two
+    differ (one sentence, never "separates" and "cannot tell apart" of the same ones)."""
     if test is None:
         return "No test across datasets applies here, so none separates the leader."
     if len(same) == len(names) - 1:
-        return f"{test}'s test cannot tell any of the {len(names)} algorithms apart."
-    if same:
-        return f"{test}'s test cannot tell {a} apart from {_names([names[j] for j in same])}."
-    return f"{test}'s test tells {a} apart from every other algorithm."
+        text = f"{test}'s test cannot tell any of the {len(names)} algorithms apart"
+    elif same:
+        text = f"{test}'s test cannot tell {a} apart from {_names([names[j] for j in same])}"
+    else:
+        return f"{test}'s test tells {a} apart from every other algorithm."
+    out_of_set = (
+        isinstance(ranks, RankIntervals)
+        and ranks.question == "best_on_average"
+        and any(names[j] not in ranks.plausible_winners for j in same)
+    )
+    if out_of_set:
+        text += (
+            ": it compares all pairs at once and ignores that the algorithms met on the "
+            "same datasets, so it is more cautious than the paired comparisons behind the "
+            "set of the best"
+        )
+    return text + "."
 
 
 def _agreement_sentence(
@@ -428,34 +472,37 @@ def _either(names: Sequence[str]) -> str:
 
 
 def _answer(board: Board, key: str, leader: str) -> str:
-    """The verdict's first sentence: the plausible winners (the confidence set of the
-    best), one name only when the set has one member; without rank intervals, a
-    sentence that claims no single winner."""
+    """The verdict's first sentence: the confidence set of the best for the question the
+    board's rank intervals answer (``RankIntervals.question_words``), one name only when
+    the set has one member; without rank intervals, a sentence that claims no single
+    winner."""
     ranks = board.ranks
     if isinstance(ranks, NotApplicable):
         return (
-            f"{leader} has the highest estimated P(win) by {_label(key)}; no rank intervals "
-            f"say whether the data separate it from the others ({ranks.reason})."
+            f"{leader} has the highest estimated {_quantity(key)} by {_label(key)}; no rank "
+            f"intervals say whether the data separate it from the others ({ranks.reason})."
         )
     level = f"{ranks.level:.0%}".replace("%", " %")
     winners = ranks.plausible_winners
+    question = ranks.question_words
     if len(winners) == 1:
-        text = (
-            f"With {level} confidence the best is {winners[0]}: the data separate it from "
-            f"every other algorithm"
+        return (
+            f"With {level} confidence {winners[0]} is the {question}: no other algorithm "
+            f"is a plausible best."
         )
-    elif len(winners) == len(board.algorithms):
-        text = (
-            f"With {level} confidence the best is {_either(winners)}: the data cannot "
-            f"separate any of the {len(winners)} algorithms"
+    if len(winners) == len(board.algorithms):
+        return (
+            f"With {level} confidence the {question} is {_either(winners)}: the data cannot "
+            f"separate any of the {len(winners)} algorithms."
         )
-    else:
-        text = (
-            f"With {level} confidence the best is {_either(winners)}: the data cannot separate them"
-        )
-    if ranks.estimator != key:
-        text += f" (rank intervals of {_label(ranks.estimator)}, the default estimator)"
-    return text + "."
+    return (
+        f"With {level} confidence the {question} is {_either(winners)}: the data cannot "
+        f"order them further."
+    )
+
+
+def _quantity(key: str) -> str:
+    return estimator_get(key).quantity
 
 
 def _default_stands(key: str) -> str:

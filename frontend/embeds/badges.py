@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from estimation.core.contract import Board
+from estimation.core.registry import estimator_get
 from frontend.explore.charts.layout import escape
 from frontend.readers.presenters import leaderboard_board, leaderboard_rows
 
@@ -29,6 +30,7 @@ class BadgeFacts:
     results_version: int | None
     rank_span: str | None = None  # the rank interval, "1–3" (verdict.rank_span)
     ranks_pending: bool = False  # the rank intervals are being computed
+    quantity: str = "P(win)"  # what the number is called (registry Estimator.quantity)
 
     @property
     def rank_text(self) -> str:
@@ -45,7 +47,7 @@ class BadgeFacts:
         if self.rank is None:
             return f"not ranked · v{self.results_version}"
         p = "–" if self.probability is None else f"{self.probability:.2f}"
-        return f"{self.rank_text} · P(win) {p} · v{self.results_version}"
+        return f"{self.rank_text} · {self.quantity} {p} · v{self.results_version}"
 
     @property
     def label_text(self) -> str:
@@ -81,6 +83,7 @@ def badge_facts(
         results_version=results_version,
         rank_span=None if row is None else row.rank_span,
         ranks_pending=row is not None and row.ranks_pending,
+        quantity=estimator_get(board.recommended).quantity,
     )
 
 

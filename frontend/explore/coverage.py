@@ -151,3 +151,47 @@ def coverage_table(path: Path = COVERAGE_JSON) -> CoverageTable | None:
         return coverage_table_from(json.loads(path.read_text()))
     except FileNotFoundError:
         return None
+
+
+RANK_SETS_JSON = Path(settings.BASE_DIR) / "docs" / "rank_sets.json"
+
+
+@dataclass(frozen=True)
+class RankSetRow:
+    """One cell of ``python -m bench rank_sets``: the set of the best and the rank
+    intervals of expected ranks beside Nemenyi's group and Holm against the best."""
+
+    truth: str
+    n: int
+    m: int
+    podium_coverage: float
+    podium_size: float
+    nemenyi_coverage: float
+    nemenyi_size: float
+    holm_coverage: float
+    holm_size: float
+    ranks_coverage: float
+    ranks_width: float
+
+
+@dataclass(frozen=True)
+class RankSetTable:
+    replicates: int
+    truths: dict[str, str]
+    rows: tuple[RankSetRow, ...]
+
+    @property
+    def lowest(self) -> float:
+        return min(min(r.podium_coverage, r.ranks_coverage) for r in self.rows)
+
+
+@cache
+def rank_set_table(path: Path = RANK_SETS_JSON) -> RankSetTable | None:
+    """The measured table, or None before ``python -m bench rank_sets`` has written it."""
+    try:
+        data = json.loads(path.read_text())
+    except FileNotFoundError:
+        return None
+    fields = RankSetRow.__dataclass_fields__
+    rows = tuple(RankSetRow(**{k: cell[k] for k in fields}) for cell in data["cells"])
+    return RankSetTable(replicates=data["replicates"], truths=data["truths"], rows=rows)

@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from estimation.core.contract import Board
+from estimation.core.registry import estimator_get
 
 
 @dataclass(frozen=True)
@@ -17,6 +18,11 @@ class EstimatorView:
     key: str
     label: str
     description: str
+
+    @property
+    def quantity(self) -> str:
+        """What its number is called ("P(win)", "Borda score", ...): the registry's word."""
+        return estimator_get(self.key).quantity
 
 
 @dataclass(frozen=True)

@@ -205,6 +205,11 @@ class TableLegend:
     def ranks_title(self) -> str:
         if self.ranks is None:
             return f"Rank intervals: {self.ranks_reason}"
+        if self.ranks.question == "best_on_average":
+            return (
+                f"Simultaneous {self.ranks_label} (1 = best) of the {self.ranks.target} "
+                f"({self.ranks.question_words}): {self.ranks.method}"
+            )
         by = estimator_get(self.ranks.estimator).label
         return (
             f"Simultaneous {self.ranks_label} (1 = best) of the {self.ranks.target}, by {by}: "
@@ -212,8 +217,25 @@ class TableLegend:
         )
 
     @property
+    def ranks_question(self) -> str:
+        """The question the rank column and the ★ answer, when it is not the P(win) of
+        the table ("best on average across datasets")."""
+        if self.ranks is None or self.ranks.question != "best_on_average":
+            return ""
+        return self.ranks.question_words
+
+    @property
+    def quantity(self) -> str:
+        """What the table's number is called: "P(win)", or a Borda score, a worth share."""
+        return estimator_get(self.estimator).quantity
+
+    @property
     def ranks_of_another_estimator(self) -> bool:
-        return self.ranks is not None and self.ranks.estimator != self.estimator
+        return (
+            self.ranks is not None
+            and self.ranks.question == "next_win"
+            and self.ranks.estimator != self.estimator
+        )
 
     @property
     def plausible_winners(self) -> tuple[str, ...]:
@@ -225,11 +247,12 @@ class TableLegend:
         if self.ranks is None:
             return ""
         level = f"{self.ranks.level:.0%}".replace("%", " %")
+        question = self.ranks.question_words
         return (
-            f"{PLAUSIBLE_MARK} plausible winner: its rank interval starts at 1, so with {level} "
-            f"confidence the best is one of the {len(self.plausible_winners)} marked"
+            f"{PLAUSIBLE_MARK} candidate for best: with {level} confidence the {question} is "
+            f"one of the {len(self.plausible_winners)} marked"
             if len(self.plausible_winners) > 1
-            else f"{PLAUSIBLE_MARK}: with {level} confidence the best (the only plausible winner)"
+            else f"{PLAUSIBLE_MARK}: with {level} confidence the {question} (the only candidate)"
         )
 
 
@@ -286,7 +309,15 @@ def board_columns(
             column = replace(
                 column,
                 label=legend.interval_label,
-                title=f"{band.label} of this P(win): {legend.interval_method}" if band else "",
+                title=f"{band.label} of this {legend.quantity}: {legend.interval_method}"
+                if band
+                else "",
+            )
+        elif column.key == "probability" and legend is not None and legend.quantity != "P(win)":
+            column = replace(
+                column,
+                label=legend.quantity,
+                title=f"{legend.quantity} by the chosen estimator (not a probability of winning)",
             )
         elif column.key == "ranks" and legend is not None:
             column = replace(column, label=legend.ranks_label, title=legend.ranks_title)

@@ -120,19 +120,20 @@ def test_csv_export_has_one_row_per_algorithm(client, computed):
     board = snapshot_board(snapshot=computed)
     lines = response.content.decode().splitlines()
     header = lines[0].split(",")
-    assert header[:9] == [
+    assert header[:10] == [
         "position",
         "algorithm",
         "rank_low",
         "rank_high",
         "plausible_winner",
+        "rank_question",
         "mean_score",
         "sd_score",
         "win_rate",
         "mean_rank",
     ]
     # each estimator's point, its own interval and that interval's label
-    assert header[9:14] == [
+    assert header[10:15] == [
         "loo_kl",
         "loo_kl_low",
         "loo_kl_high",
@@ -157,6 +158,7 @@ def test_csv_export_has_one_row_per_algorithm(client, computed):
     assert float(alpha["mle_low"]) == pytest.approx(board.win_interval.lower[index], abs=5e-5)
     assert int(alpha["rank_low"]) == board.ranks.lower[index]
     assert alpha["plausible_winner"] == str("alpha" in board.ranks.plausible_winners)
+    assert alpha["rank_question"] == board.ranks.question_words
 
 
 def test_json_export(client, computed):

@@ -88,22 +88,38 @@ def _check_board(board: Board) -> None:
     if isinstance(ranks, NotApplicable):
         assert "the best is" not in first and "no rank intervals" in first
         return
-    assert isinstance(ranks, RankIntervals) and ranks.estimator == key
+    assert isinstance(ranks, RankIntervals)
     lower, upper = np.array(ranks.lower), np.array(ranks.upper)
     assert np.all(1 <= lower) and np.all(lower <= upper) and np.all(upper <= m)
-    positions = np.empty(m, dtype=int)
-    positions[order] = shared_positions(board, key, order)
-    # the shared position (1 + the number of larger estimates) and every position of
-    # its tie group lie inside the interval
-    for i in range(m):
-        group = np.flatnonzero(positions == positions[i])
-        assert lower[i] <= positions[i] and positions[i] + len(group) - 1 <= upper[i]
-    winners = tuple(board.algorithms[i] for i in order if lower[i] == 1)
-    assert ranks.plausible_winners == winners and verdict.leader in winners
-    if len(winners) == 1:
-        assert f"the best is {winners[0]}:" in first
+    if ranks.question == "best_on_average":
+        # the target is the expected rank: each interval holds the algorithm's place by
+        # mean rank, every place of its tie group included
+        assert ranks.estimator == "borda"
+        mean_rank = np.array(board.mean_rank, dtype=float)
+        places = 1 + (mean_rank[None, :] < mean_rank[:, None] - 1e-9).sum(axis=1)
+        last = (mean_rank[None, :] <= mean_rank[:, None] + 1e-9).sum(axis=1)
+        assert np.all(lower <= places) and np.all(last <= upper)
+        leader = board.algorithms[int(np.argmin(mean_rank))]
     else:
-        assert "the data cannot separate" in first
+        assert ranks.estimator == key
+        positions = np.empty(m, dtype=int)
+        positions[order] = shared_positions(board, key, order)
+        # the shared position (1 + the number of larger estimates) and every position of
+        # its tie group lie inside the interval
+        for i in range(m):
+            group = np.flatnonzero(positions == positions[i])
+            assert lower[i] <= positions[i] and positions[i] + len(group) - 1 <= upper[i]
+        leader = verdict.leader
+    winners = ranks.plausible_winners
+    assert all(lower[board.algorithms.index(name)] == 1 for name in winners)
+    assert leader in winners
+    assert [board.algorithms.index(w) for w in winners] == [
+        i for i in order if board.algorithms[i] in winners
+    ]
+    if len(winners) == 1:
+        assert f"{winners[0]} is the {ranks.question_words}:" in first
+    else:
+        assert "the data cannot" in first
         shown = winners if len(winners) <= 6 else winners[:5]
         assert all(name in first for name in shown)
 

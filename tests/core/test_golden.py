@@ -90,6 +90,18 @@ GOLDEN: dict[str, dict[str, str]] = {
         "demsar": "30217e587e8875e2f50d8704060d7f638576209bbd19ae292927223f25522aa1",
         "simulated": "1cfb9e78e77c4ada0c68f3c773dd21bfad1cef603ad9bd29674a016b8e1f79a3",
     },
+    # 0.13.0 (issue 40): on whole rankings the set of the best and the rank intervals
+    # answer "best on average across datasets" (paired t of rank differences, Bonferroni
+    # over the best's m - 1 comparisons, Holm over all pairs, t with n - 3 degrees of
+    # freedom, a sign-test guard; never a
+    # candidate that Nemenyi or Holm against the best calls worse); RankIntervals gains
+    # question and question_words; the verdict names the question, calls Borda's,
+    # Plackett-Luce's and minimax's numbers by their own names and quotes the exact
+    # confidence interval of the true P(win) beside a bootstrap spread.
+    "0.13.0": {
+        "demsar": "fd7f777e15b9f5233c532e5501c6d6657c8bc0a6a3c3ca1debe89c56f5301d08",
+        "simulated": "6fe11e3805f8b70342f402276fb8117d6c62b9706c728297bbac1fd71a5fbf48",
+    },
 }
 
 

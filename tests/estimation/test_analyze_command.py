@@ -194,7 +194,8 @@ def test_readable_report_pairs_each_p_win_with_its_own_interval():
         # the own interval right after P(win); the exact one after the win rate
         assert row.index(f"{head.p[i]:.3f}") < row.index(own) < row.index(wilson), row
         assert row.split()[1] == rank_span(board, i)
-    assert "* plausible winner" in report
+    assert "* candidate for best: in the 95 % confidence set of the best" in report
+    assert "expected ranks, best on average across datasets" in report
 
 
 @pytest.mark.parametrize(

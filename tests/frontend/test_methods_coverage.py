@@ -94,3 +94,23 @@ def test_the_methods_page_shows_the_coverage_table(client):
             assert row.called in text
     assert f"{table.replicates} simulated benchmarks per cell" in section
     assert f"{table.analytic_replicates} for the exact intervals" in section
+
+
+@pytest.mark.django_db
+def test_the_methods_page_shows_the_set_of_the_best_beside_nemenyi_and_holm(client):
+    """Issue 40: the measured coverage and size of the set of the best, the rank
+    intervals' joint coverage and width, beside Nemenyi's and Holm's sets."""
+    from frontend.explore.coverage import rank_set_table
+
+    table = rank_set_table()
+    assert table is not None
+    page = client.get("/methods/").content.decode()
+    section = page[page.index('data-testid="rank-sets"') :]
+    section = section[: section.index("</table>")]
+    body = re.findall(r"<tr><td>(.*?)</tr>", section, flags=re.S)
+    assert len(body) == len(table.rows)
+    first = unescape(re.sub(r"<[^>]+>", " ", body[0])).split()
+    row = table.rows[0]
+    assert first[:3] == [row.truth, str(row.n), str(row.m)]
+    assert f"{row.podium_size:.1f}" in first and f"{row.nemenyi_size:.1f}" in first
+    assert "Best on average across datasets" in page

@@ -265,3 +265,41 @@ def test_a_board_served_before_its_bootstrap_says_the_ranks_are_being_computed(c
     # the badge of a served board keeps working, and claims no rank yet
     text = _badge(payload.board, "a").value_text
     assert text.startswith("rank being computed · P(win)") and "#" not in text
+
+
+AVERAGE_RANKS = dataclasses.replace(
+    RANKS,
+    estimator="borda",
+    target="the rank (1 = best) of each algorithm's expected rank on a new dataset",
+    question="best_on_average",
+    question_words="best on average across datasets",
+)
+
+
+def test_the_rank_column_and_the_star_name_the_question_they_answer():
+    """Issue 40: where the rank intervals are of expected ranks, the caption, the ★ legend
+    and the column's title say "best on average across datasets", never "of the default
+    estimator"."""
+    typed = own_board(ranks=AVERAGE_RANKS)
+    legend = table_legend(typed, "loo_kl")
+    assert legend.ranks_question == "best on average across datasets"
+    assert not legend.ranks_of_another_estimator
+    assert "best on average across datasets is one of the 2 marked" in legend.plausible_sentence
+    columns = {c.key: c for c in board_columns(leaderboard_board(typed), "acc", legend)}
+    assert "(best on average across datasets)" in columns["ranks"].title
+
+
+@pytest.mark.parametrize(
+    ("estimator", "quantity"), [("borda", "Borda score"), ("plackett_luce", "PL worth share")]
+)
+def test_a_score_that_is_no_win_probability_is_named_as_what_it_is(estimator, quantity):
+    typed = own_board()
+    legend = table_legend(typed, estimator)
+    columns = {c.key: c for c in board_columns(leaderboard_board(typed), "acc", legend)}
+    assert columns["probability"].label == quantity
+    assert "P(win)" not in columns["probability"].label + columns["probability"].title
+    loo = {
+        c.key: c
+        for c in board_columns(leaderboard_board(typed), "acc", table_legend(typed, "loo_kl"))
+    }
+    assert loo["probability"].label == "P(win)"

@@ -181,7 +181,9 @@ class RankIntervals:
     """Simultaneous confidence intervals for every algorithm's rank, and the confidence
     set of the best (METHODS 6; estimation/core/rank_inference.py)."""
 
-    estimator: str = describe("registry key of the estimator whose estimates are ranked")
+    estimator: str = describe(
+        "registry key of the estimator whose estimand is ranked ('borda' for expected ranks)"
+    )
     target: str = describe("the quantity whose ranks the intervals cover, in words")
     method: str = describe("how the intervals were computed and what they assume, in words")
     level: float = describe(
@@ -193,8 +195,19 @@ class RankIntervals:
     )
     upper: tuple[int, ...] = describe("worst rank the algorithm may have", units="rank")
     plausible_winners: tuple[str, ...] = describe(
-        "the confidence set of the best: the algorithms whose rank interval starts at 1, "
-        "in the order the board lists rows"
+        "the confidence set of the best, in the order the board lists rows: every member's "
+        "rank interval starts at 1 (an interval may start at 1 outside it: the set needs "
+        "only the best's own comparisons, the intervals every pair's)"
+    )
+    question: Literal["best_on_average", "next_win"] = describe(
+        "which question the set and the intervals answer: 'best_on_average', the best "
+        "expected rank across datasets (paired comparisons of ranks), or 'next_win', the "
+        "highest probability of winning the next dataset (top-K input, whose lower ranks "
+        "are unknown)",
+        default="next_win",
+    )
+    question_words: str = describe(
+        "the question in the words the page uses", default="most likely to win the next dataset"
     )
 
 
