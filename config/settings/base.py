@@ -200,6 +200,9 @@ PODIUM_MAX_UPLOAD_ROWS = env_int("PODIUM_MAX_UPLOAD_ROWS", 1_000_000)
 # (202 + a job to poll), so no request runs near a server timeout; 0 sends every file
 # there. PODIUM_UPLOAD_TIME_LIMIT bounds one job, in seconds.
 PODIUM_BACKGROUND_UPLOAD_BYTES = env_int("PODIUM_BACKGROUND_UPLOAD_BYTES", 4 * 1024 * 1024)
+# A zip of another tool's files counts by what it unpacks to, and a background job reads
+# at most PODIUM_MAX_BACKGROUND_UPLOAD_ROWS results (leaderboard.uploads.upload_limits).
+PODIUM_MAX_BACKGROUND_UPLOAD_ROWS = env_int("PODIUM_MAX_BACKGROUND_UPLOAD_ROWS", 2_000_000)
 PODIUM_UPLOAD_TIME_LIMIT = env_int("PODIUM_UPLOAD_TIME_LIMIT", 900)
 # A queued upload no worker took after this many seconds is queued again by the sweep
 # (leaderboard.uploads.upload_jobs_sweep), and failed with a reason after the time limit.

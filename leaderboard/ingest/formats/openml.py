@@ -51,8 +51,8 @@ KNOWN_MEASURES: dict[str, tuple[bool, float | None, float | None]] = {
 }
 
 
-def read_openml(files: Mapping[str, bytes]) -> ImportedResults:
-    out = Collector(FORMAT)
+def read_openml(files: Mapping[str, bytes], *, max_results: int | None = None) -> ImportedResults:
+    out = Collector(FORMAT, max_results=max_results)
     records: list[tuple[str, str, dict]] = []
     for path in sorted(files):
         if path.endswith(".csv"):

@@ -29,8 +29,8 @@ from leaderboard.ingest.results_csv import plain_number
 FORMAT = "pwc"
 
 
-def read_pwc(files: Mapping[str, bytes]) -> ImportedResults:
-    out = Collector(FORMAT)
+def read_pwc(files: Mapping[str, bytes], *, max_results: int | None = None) -> ImportedResults:
+    out = Collector(FORMAT, max_results=max_results)
     skipped = {"values": 0, "repeats": 0}
     for path in sorted(p for p in files if p.endswith(".json")):
         doc = out.json(path, files[path])
