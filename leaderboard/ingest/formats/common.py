@@ -305,6 +305,21 @@ def unpack_zip(
 
 # --- reading values -----------------------------------------------------------------------
 
+# Longer integers are beyond a float anyway; Python refuses to read ones past 4,300 digits
+# (a ValueError json.loads does not turn into a JSONDecodeError: a 500 before).
+_MAX_INT_DIGITS = 310
+
+
+def _int_or_inf(text: str) -> int | float:
+    return int(text) if len(text) <= _MAX_INT_DIGITS else float(text)
+
+
+def json_loads(text: str) -> Any:
+    """``json.loads``, an integer too long for a float read as infinity, so the key that
+    holds it is refused as not finite (by :meth:`Collector.number`) rather than crashing."""
+    return json.loads(text, parse_int=_int_or_inf)
+
+
 _MISSING = object()
 
 
@@ -340,7 +355,7 @@ class Collector:
             self.problem(file, "", f"is not UTF-8 text (byte {exc.start})")
             return _MISSING
         try:
-            return json.loads(text)
+            return json_loads(text)
         except RecursionError:
             self.problem(file, "", "is nested too deeply")
             return _MISSING
