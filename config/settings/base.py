@@ -8,7 +8,7 @@ from typing import Any
 
 from csp.constants import NONE, SELF
 
-from config.env import database_from_url, env_bool, env_int, env_list, env_str
+from config.env import database_from_url, env_bool, env_int, env_list, env_networks, env_str
 
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
 
@@ -41,8 +41,9 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
-    # /health/, /health/ready/ and /metrics before the host check and the https redirect
-    # (probes ask by address, over http); then every other request is timed for /metrics.
+    # /health/ and /health/ready/ before the host check and the https redirect (probes ask
+    # by address, over http), /metrics before the redirect only; then every other request
+    # is timed for /metrics.
     "operations.middleware.ProbeMiddleware",
     "operations.metrics.RequestMetricsMiddleware",
     "django.middleware.security.SecurityMiddleware",
@@ -297,8 +298,11 @@ CELERY_BEAT_SCHEDULE = {
 CELERY_BEAT_SCHEDULER = "operations.beat:HeartbeatScheduler"
 PODIUM_HEARTBEAT_SECONDS = env_int("PODIUM_HEARTBEAT_SECONDS", 15)
 PODIUM_WORKER_SILENT_MINUTES = env_int("PODIUM_WORKER_SILENT_MINUTES", 2)
-# /metrics (Prometheus): open when empty, else only for "Authorization: Bearer <token>".
+# /metrics (Prometheus) is closed unless one of these is set: a bearer token
+# ("Authorization: Bearer <token>"), or the networks a scraper connects from (CIDRs,
+# comma-separated; a request a proxy relays never counts as coming from them).
 PODIUM_METRICS_TOKEN = env_str("PODIUM_METRICS_TOKEN", "")
+PODIUM_METRICS_NETWORKS = env_networks("PODIUM_METRICS_NETWORKS")
 
 # PODIUM_LOG_FORMAT: plain (default) or json (one object per line, config/json_logs.py).
 LOG_FORMAT = env_str("PODIUM_LOG_FORMAT", "plain")

@@ -92,6 +92,7 @@ def test_probes_skip_the_https_redirect_and_other_methods_reach_the_url(client, 
     assert client.post("/health/").status_code in (301, 405)
 
 
+@override_settings(PODIUM_METRICS_NETWORKS=["127.0.0.0/8"])
 def test_metrics_expose_requests_and_the_shared_state(client):
     benchmark = make_benchmark(slug="metrics-toy")
     RecomputeState.objects.update_or_create(
