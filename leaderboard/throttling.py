@@ -153,3 +153,19 @@ def submission_throttle_wait(request, *, slug: str) -> float | None:
     counters these are). ``request`` is a Django or DRF request.
     """
     return _first_refusal(SUBMISSION_THROTTLES, request, SimpleNamespace(kwargs={"slug": slug}))
+
+
+class PageMissThrottle(_SettingsRateThrottle):
+    """Anonymous reader pages rendered because the page cache had none, per address:
+    each costs a full render and three stored codings (frontend/page_cache.py)."""
+
+    scope = "page_miss"
+
+    def get_cache_key(self, request, view) -> str | None:
+        return self._cache_key(self.get_ident(request))
+
+
+def page_miss_wait(request) -> float | None:
+    """Count one page-cache miss of ``request``'s client; None when allowed, else the
+    seconds to wait."""
+    return _first_refusal((PageMissThrottle,), request, None)

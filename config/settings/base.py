@@ -146,31 +146,48 @@ REST_FRAMEWORK: dict[str, Any] = {
         "submit": env_str("PODIUM_THROTTLE_SUBMIT", "60/hour") or None,
         # submissions to one benchmark by everyone (each accepted one costs a recompute)
         "benchmark_submit": env_str("PODIUM_THROTTLE_BENCHMARK_SUBMIT", "600/hour") or None,
+        # anonymous reader pages rendered because the page cache had no entry, per address
+        "page_miss": env_str("PODIUM_THROTTLE_PAGE_MISS", "60/minute") or None,
     },
     # Proxies in front of Podium that set X-Forwarded-For (0: use the peer address).
     "NUM_PROXIES": env_int("PODIUM_NUM_PROXIES", 0),
 }
 
-# Throttle counters (and any other cache use) go to Redis when it is configured, so that
-# every worker process shares them; the embedded default keeps them in process memory.
-# The Redis cache fails open (config/cache.py): with Redis down, pages and the API are
-# served uncached (and unthrottled), and Redis is tried again every few seconds.
+# Two caches. "default" holds what must not be lost early: throttle counters, sign-up
+# and reset limits, log-in lockouts, recompute marks. "pages" holds what can be made
+# again (reader pages, API bodies, chart slices, computed pair results): bulky, and
+# anyone can make it grow, so it lives apart, in a Redis of its own where
+# PODIUM_PAGE_CACHE_URL names one (compose: an allkeys-lru instance), and its entries can
+# never evict a counter. Both go to Redis when it is configured, so that every worker
+# process shares them; the embedded default keeps them in process memory. The Redis
+# caches fail open (config/cache.py): with Redis down, pages and the API are served
+# uncached (and unthrottled), and Redis is tried again every few seconds.
 CACHE_URL = env_str("PODIUM_CACHE_URL", env_str("REDIS_URL", ""))
-if CACHE_URL:
-    CACHES = {
-        "default": {
-            "BACKEND": "config.cache.FailOpenRedisCache",
-            "LOCATION": CACHE_URL,
-            "KEY_PREFIX": env_str("PODIUM_CACHE_PREFIX", "podium"),
-            "OPTIONS": {
-                "socket_connect_timeout": 1,
-                "socket_timeout": 1,
-                "retry_seconds": env_int("PODIUM_CACHE_RETRY_SECONDS", 5),
-            },
-        }
+PAGE_CACHE_URL = env_str("PODIUM_PAGE_CACHE_URL", "") or CACHE_URL
+
+
+def _redis_cache(location: str) -> dict[str, Any]:
+    return {
+        "BACKEND": "config.cache.FailOpenRedisCache",
+        "LOCATION": location,
+        "KEY_PREFIX": env_str("PODIUM_CACHE_PREFIX", "podium"),
+        "OPTIONS": {
+            "socket_connect_timeout": 1,
+            "socket_timeout": 1,
+            "retry_seconds": env_int("PODIUM_CACHE_RETRY_SECONDS", 5),
+        },
     }
-else:
-    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+
+
+_LOCAL_CACHE = "django.core.cache.backends.locmem.LocMemCache"
+CACHES = {
+    "default": _redis_cache(CACHE_URL) if CACHE_URL else {"BACKEND": _LOCAL_CACHE},
+    "pages": (
+        _redis_cache(PAGE_CACHE_URL)
+        if PAGE_CACHE_URL
+        else {"BACKEND": _LOCAL_CACHE, "LOCATION": "pages"}
+    ),
+}
 
 SPECTACULAR_SETTINGS = {
     "TITLE": "Podium API",

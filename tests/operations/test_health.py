@@ -40,10 +40,11 @@ def test_ready_is_503_with_retry_after_when_the_cache_is_unreachable(client, set
     from django.core.cache import caches
 
     settings.CACHES = {
+        **settings.CACHES,
         "default": {
             **settings.CACHES["default"],
             "LOCATION": "redis://127.0.0.1:1/0",  # nothing listens on port 1
-        }
+        },
     }
     caches._settings = None  # re-read CACHES
     try:
