@@ -387,31 +387,48 @@ ACCOUNT_FORMS = {
 }
 
 
-def allauth_rate(name: str, default: str) -> str | None:
-    """The environment's ``N/period`` (as the API throttles take it, e.g. ``5/hour``) in
-    allauth's form (``5/h/ip``); empty turns the limit off."""
-    rate = env_str(name, default).strip()
-    if not rate:
+def allauth_rate(name: str, default: str, *, per: str = "ip") -> str | None:
+    """The environment's ``N/period`` (as the API throttles take it, e.g. ``5/hour``; more
+    than one comma-separated, all applying) in allauth's form (``5/h/ip``), counted per
+    ``per`` (ip, user or key); empty turns the limit off."""
+    raw = env_str(name, default).strip()
+    if not raw:
         return None
-    amount, _, period = rate.partition("/")
-    if not amount.isdigit() or period not in ("second", "minute", "hour", "day"):
-        from django.core.exceptions import ImproperlyConfigured
+    rates = []
+    for rate in raw.split(","):
+        amount, _, period = rate.strip().partition("/")
+        if not amount.isdigit() or period not in ("second", "minute", "hour", "day"):
+            from django.core.exceptions import ImproperlyConfigured
 
-        raise ImproperlyConfigured(
-            f"{name} must be N/second, N/minute, N/hour or N/day (or empty); got {rate!r}"
-        )
-    return f"{int(amount)}/{period[0]}/ip"
+            raise ImproperlyConfigured(
+                f"{name} must be N/second, N/minute, N/hour or N/day (or empty); got {raw!r}"
+            )
+        rates.append(f"{int(amount)}/{period[0]}/{per}")
+    return ",".join(rates)
+
+
+def allauth_rates(*rates: str | None) -> str | None:
+    """Several limits on one action (allauth applies each)."""
+    return ",".join(rate for rate in rates if rate) or None
 
 
 # Per client address: sign-ups (a refused one counts too) and password-reset requests
-# (PODIUM_SIGNUP_RATE, PODIUM_PASSWORD_RESET_RATE); allauth's own failed-login limit is
-# off, because it is keyed by the account alone (anyone could lock an owner out):
-# django-axes below counts failures by account and address together.
+# (PODIUM_SIGNUP_RATE, PODIUM_PASSWORD_RESET_RATE); reset mails to one address, from any
+# client addresses (PODIUM_PASSWORD_RESET_ACCOUNT_RATE: allauth keys it by the address);
+# per account, changes on the e-mail page (each added address is mailed a link:
+# PODIUM_MANAGE_EMAIL_RATE), and at most PODIUM_MAX_EMAIL_ADDRESSES addresses. allauth's
+# own failed-login limit is off, because it is keyed by the account alone (anyone could
+# lock an owner out): django-axes below counts failures by account and address together.
 ACCOUNT_RATE_LIMITS: dict[str, str | None] | bool = {
     "signup": allauth_rate("PODIUM_SIGNUP_RATE", "5/hour"),
-    "reset_password": allauth_rate("PODIUM_PASSWORD_RESET_RATE", "5/hour"),
+    "reset_password": allauth_rates(
+        allauth_rate("PODIUM_PASSWORD_RESET_RATE", "5/hour"),
+        allauth_rate("PODIUM_PASSWORD_RESET_ACCOUNT_RATE", "3/hour", per="key"),
+    ),
+    "manage_email": allauth_rate("PODIUM_MANAGE_EMAIL_RATE", "5/hour,10/day", per="user"),
     "login_failed": None,
 }
+ACCOUNT_MAX_EMAIL_ADDRESSES = env_int("PODIUM_MAX_EMAIL_ADDRESSES", 5) or None
 # Optional sign-in with GitHub and ORCID: each is offered only when both its client id
 # and secret are set (README "Sign-in and accounts"). A provider's account gets its
 # address confirmed only when the provider says it verified it (GitHub); any other
