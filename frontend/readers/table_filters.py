@@ -45,6 +45,9 @@ MAX_QUERY_LENGTH = 100
 # Per-dataset columns a reader may add: each is a column on every row of the table (and a
 # query of its scores), and a phone shows them in the row's details.
 MAX_DATASET_COLUMNS = 6
+# "1.5B" is four characters: a longer size is refused unread (a number of hundreds of
+# digits is no parameter count, and it would overflow the float).
+MAX_SIZE_LENGTH = 24
 _SCALE = {"": 1, "k": 10**3, "m": 10**6, "b": 10**9, "t": 10**12}
 
 
@@ -59,6 +62,8 @@ class AlgorithmFacts:
 
 def parse_size(text: str) -> int | None:
     """A parameter count as people write it: ``350M``, ``7B``, ``1.5b``, ``120000``."""
+    if len(text or "") > MAX_SIZE_LENGTH:
+        return None
     # Split by hand, not matched by a pattern: optional spaces around an optional suffix
     # backtrack quadratically on "1", many spaces, "x".
     number = (text or "").strip()

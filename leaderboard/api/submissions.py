@@ -59,17 +59,12 @@ from leaderboard.services import (
     url_problem,
     user_is_maintainer,
 )
-from leaderboard.throttling import (
-    AnonThrottle,
-    BenchmarkSubmitThrottle,
-    SubmitThrottle,
-    UserThrottle,
-)
+from leaderboard.throttling import SubmissionThrottles
 from leaderboard.uploads import upload_in_background, upload_job_create, upload_limits
 
 logger = logging.getLogger(__name__)
 ERRORS = {400: ErrorSerializer, 401: ErrorSerializer, 403: ErrorSerializer, 404: ErrorSerializer}
-SUBMIT_THROTTLES = [AnonThrottle, UserThrottle, SubmitThrottle, BenchmarkSubmitThrottle]
+SUBMIT_THROTTLES = [SubmissionThrottles]
 
 
 def url_validator(value: str) -> None:
