@@ -17,11 +17,18 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from django.core.cache import BaseCache, caches
 from django.core.cache.backends.base import DEFAULT_TIMEOUT
 from django.core.cache.backends.redis import RedisCache, RedisCacheClient
+from django.utils.connection import ConnectionProxy
 from redis.exceptions import RedisError
 
 logger = logging.getLogger(__name__)
+
+# What can be made again, and anyone can make grow (reader pages, serialised bodies,
+# computed results): the "pages" cache, apart from the default cache's counters, so
+# that filling it evicts no throttle or sign-up limit (config/settings/base.py).
+pages_cache: BaseCache = ConnectionProxy(caches, "pages")  # type: ignore[assignment]
 
 # What Redis or its socket raise when the server is gone, refuses, or times out.
 CACHE_ERRORS: tuple[type[BaseException], ...] = (RedisError, OSError)

@@ -56,6 +56,23 @@ def env_list(name: str, default: list[str]) -> list[str]:
     return [item.strip() for item in raw.split(",") if item.strip()]
 
 
+def env_networks(name: str) -> list[str]:
+    """Comma-separated IP networks in CIDR form (``10.0.0.0/8``, ``::1/128``), each checked
+    here so that a typo stops startup instead of opening or closing something silently."""
+    import ipaddress
+
+    networks = env_list(name, [])
+    for network in networks:
+        try:
+            ipaddress.ip_network(network)
+        except ValueError as exc:
+            raise ImproperlyConfigured(
+                f"{name} must be IP networks such as 10.0.0.0/8, comma-separated; "
+                f"{network!r}: {exc}"
+            ) from None
+    return networks
+
+
 def database_from_url(url: str) -> DBConfig:
     import dj_database_url
 

@@ -30,9 +30,10 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from django.core.cache import cache
 from django.db import transaction
 from django.db.models.signals import post_delete, post_save
+
+from config.cache import pages_cache
 
 logger = logging.getLogger(__name__)
 
@@ -57,13 +58,13 @@ def _generation_key(slug: str) -> str:
 
 
 def latest_entry_get(*, slug: str, metric: str) -> LatestEntry | None:
-    entry = cache.get(_key(slug, metric))
+    entry = pages_cache.get(_key(slug, metric))
     return entry if isinstance(entry, LatestEntry) else None
 
 
 def latest_generation(*, slug: str) -> str | None:
     """Read before the database; pass it to :func:`latest_entry_put`."""
-    return cache.get(_generation_key(slug))
+    return pages_cache.get(_generation_key(slug))
 
 
 def generation_cache_key(*, slug: str) -> str:
@@ -74,24 +75,24 @@ def benchmark_generation(*, slug: str) -> str:
     """The benchmark's current generation token, made if it has none (the page cache
     keys its entries by it: frontend/page_cache.py)."""
     key = _generation_key(slug)
-    current = cache.get(key)
+    current = pages_cache.get(key)
     if current is None:
-        cache.add(key, uuid.uuid4().hex, timeout=None)
-        current = cache.get(key)
+        pages_cache.add(key, uuid.uuid4().hex, timeout=None)
+        current = pages_cache.get(key)
     return current if isinstance(current, str) else "none"
 
 
 def latest_entry_put(*, slug: str, metric: str, generation: str | None, entry: LatestEntry) -> bool:
     """Store ``entry`` unless the benchmark was invalidated since ``generation`` was read."""
-    if cache.get(_generation_key(slug)) != generation:
+    if pages_cache.get(_generation_key(slug)) != generation:
         return False
-    cache.set(_key(slug, metric), entry, timeout=ENTRY_SECONDS)
+    pages_cache.set(_key(slug, metric), entry, timeout=ENTRY_SECONDS)
     return True
 
 
 def _drop(slug: str, metrics: Iterable[str]) -> None:
-    cache.set(_generation_key(slug), uuid.uuid4().hex, timeout=None)
-    cache.delete_many([_key(slug, name) for name in {"", *metrics}])
+    pages_cache.set(_generation_key(slug), uuid.uuid4().hex, timeout=None)
+    pages_cache.delete_many([_key(slug, name) for name in {"", *metrics}])
 
 
 def latest_invalidate(

@@ -30,6 +30,7 @@ from typing import Literal
 import numpy as np
 from django.core.cache import cache
 
+from config.cache import pages_cache
 from estimation.core.analysis import ENGINE_VERSION, practical_seed
 from estimation.core.contract import (
     Board,
@@ -138,7 +139,7 @@ def pair_hierarchical(
     if stored is not None:
         return stored
     key = _cache_key(snapshot, a, b)
-    cached = cache.get(key)
+    cached = pages_cache.get(key)
     if isinstance(cached, _PairEntry):
         return _oriented(cached, a, b, rope, "cache")
     if not compute:
@@ -173,7 +174,7 @@ def pair_hierarchical(
         seed=seed,
         notes=tuple(notes),
     )
-    cache.set(key, _facing(entry, min(a, b)), CACHE_SECONDS)
+    pages_cache.set(key, _facing(entry, min(a, b)), CACHE_SECONDS)
     return _oriented(entry, a, b, rope, "computed")
 
 

@@ -24,8 +24,8 @@ from dataclasses import replace
 from typing import Any
 
 import numpy as np
-from django.core.cache import cache
 
+from config.cache import pages_cache
 from estimation.core.analysis import ENGINE_VERSION
 from estimation.core.contract import (
     Board,
@@ -74,7 +74,7 @@ def pair_tests_on_demand(
     low, high = sorted((a, b))
     key = _key(snapshot, low, high)
     try:
-        cached = cache.get(key)
+        cached = pages_cache.get(key)
     except Exception:  # the cache is an optimisation only
         cached = None
     if cached is None:
@@ -82,7 +82,7 @@ def pair_tests_on_demand(
         if cached is None:
             return None
         try:
-            cache.set(key, cached, timeout=CACHE_SECONDS)
+            pages_cache.set(key, cached, timeout=CACHE_SECONDS)
         except Exception:
             pass
     return cached if a == low else _flipped(cached)

@@ -11,9 +11,9 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from django.core.cache import cache
 from django.db.models import OuterRef, QuerySet, Subquery
 
+from config.cache import pages_cache
 from estimation.core.contract import (
     SCHEMA_VERSION,
     SECTION_NAMES,
@@ -227,7 +227,7 @@ def snapshot_section_slice(*, snapshot_id: int, name: str, algorithms: Sequence[
     digest = hashlib.sha256("\x1f".join(chosen).encode()).hexdigest()[:32]
     key = f"section-slice:{name}:{etag}:{digest}"
     try:
-        cached = cache.get(key)
+        cached = pages_cache.get(key)
     except Exception:  # the cache is an optimisation only
         cached = None
     if cached is not None:
@@ -243,7 +243,7 @@ def snapshot_section_slice(*, snapshot_id: int, name: str, algorithms: Sequence[
     part = restrict(whole, choose_algorithms(names, top=[a for a in chosen if a in set(names)]))
     del whole
     try:
-        cache.set(key, json.dumps(section_to_json(name, part)), timeout=SLICE_CACHE_SECONDS)
+        pages_cache.set(key, json.dumps(section_to_json(name, part)), timeout=SLICE_CACHE_SECONDS)
     except Exception:
         pass
     return part

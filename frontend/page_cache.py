@@ -32,6 +32,14 @@ old, dead token. Entries also expire after ``ENTRY_SECONDS``. Each coding (ident
 gzip, brotli) is its own entry, so a hit moves only the bytes it sends. The cache fails open (config/cache.py): Redis down means
 every request renders.
 
+Cache busting: an entry is keyed by the query parameters reader pages read
+(``READER_PARAMETERS``), in a canonical order; any other parameter is dropped from the
+request before the view runs, so junk in the query string reaches the same entry as
+none at all. What a miss costs (a full render and three stored codings) is bounded per
+client address: beyond ``PODIUM_THROTTLE_PAGE_MISS`` an anonymous miss is answered 429.
+Entries live in the "pages" cache, apart from the counters of the default cache
+(config/cache.py), so that filling it evicts no throttle or sign-up limit.
+
 The ETag is the body's SHA-256 (the view's own, such as the badge's, is kept); the body
 of a page is a function of the snapshot version it shows, so the ETag changes exactly
 when the version (or anything else the page shows) does. Last-Modified is when the
@@ -44,26 +52,37 @@ from __future__ import annotations
 import gzip
 import hashlib
 import logging
+import math
 import time
 from dataclasses import dataclass, replace
 from functools import lru_cache, wraps
+from urllib.parse import parse_qsl, urlencode
 
 from django.conf import settings
-from django.core.cache import cache
 from django.core.signals import setting_changed
 from django.dispatch import receiver
-from django.http import HttpRequest, HttpResponse, HttpResponseNotModified
+from django.http import HttpRequest, HttpResponse, HttpResponseNotModified, QueryDict
 from django.urls import Resolver404, resolve
 from django.utils.cache import get_conditional_response, patch_vary_headers
 from django.utils.http import http_date
 
+from config.cache import pages_cache
 from config.compression import MIN_BYTES, accepts_encoding, brotli_compress
 from estimation.latest_cache import benchmark_generation, generation_cache_key
+from leaderboard.throttling import page_miss_wait
 
 logger = logging.getLogger(__name__)
 
 ENTRY_SECONDS = 600
-MAX_QUERY_LENGTH = 1000  # a longer query string is rendered, never cached
+MAX_QUERY_LENGTH = 1000  # a longer query string (of reader parameters) is never cached
+# Every query parameter a cached view reads (readers/views.py, readers/table_filters.py,
+# explore/views.py, templatetags/charts.py); a cached view sees only these.
+READER_PARAMETERS = frozenset(
+    {
+        "metric", "estimator", "control", "page", "all", "sort", "order",
+        "q", "family", "licence", "size_min", "size_max", "cols", "ds",
+    }
+)  # fmt: skip
 BROTLI_QUALITY = 9  # once per entry: smaller than the per-response quality
 _SKIPPED_HEADERS = frozenset({"content-length", "content-encoding", "etag", "last-modified"})
 # Attributes django-csp reads from a response (decorators such as ``csp_replace``).
@@ -153,9 +172,30 @@ def _request_identity(request: HttpRequest) -> str:
         meta.get("SERVER_NAME", ""),
         meta.get("SERVER_PORT", ""),
         request.path,
-        meta.get("QUERY_STRING", ""),
+        meta.get("QUERY_STRING", ""),  # canonical by now (_reader_query)
     )
     return "\x1f".join(str(part) for part in parts)
+
+
+def _reader_query(query_string: str) -> str:
+    """The reader parameters of a query string, sorted by name (each name's values in
+    their order: ``ds`` lists are ordered), re-encoded; every other parameter dropped."""
+    kept = [
+        (name, value)
+        for name, value in parse_qsl(query_string, keep_blank_values=True)
+        if name in READER_PARAMETERS
+    ]
+    return urlencode(sorted(kept, key=lambda pair: pair[0]))
+
+
+def _too_many_misses(request: HttpRequest, wait: float) -> HttpResponse:
+    response = HttpResponse(
+        "Too many pages asked for that are not in the cache; try again in a minute.\n",
+        status=429,
+        content_type="text/plain; charset=utf-8",
+    )
+    response["Retry-After"] = str(math.ceil(wait))
+    return response
 
 
 def _coding(request: HttpRequest) -> str:
@@ -281,18 +321,22 @@ class PageCacheMiddleware:
         coding = _coding(request)
         generation_key = generation_cache_key(slug=slug)
         key = _entry_key(slug, url, coding)
-        found = cache.get_many([generation_key, key])  # one round trip
+        found = pages_cache.get_many([generation_key, key])  # one round trip
         generation = found.get(generation_key)
         entry = found.get(key)
         if generation is None:
             generation = benchmark_generation(slug=slug)
         elif isinstance(entry, PageEntry) and entry.generation == generation:
             return _answer(request, entry)
+        if _anonymous(request):
+            wait = page_miss_wait(request)
+            if wait is not None:
+                return _too_many_misses(request, wait)
         response = self.get_response(request)
         if not _storable(response) or not _public(slug):
             return response
         entries = _entries_of(response, generation)
-        cache.set_many(
+        pages_cache.set_many(
             {_entry_key(slug, url, name): value for name, value in entries.items()},
             timeout=ENTRY_SECONDS,
         )
@@ -302,13 +346,17 @@ class PageCacheMiddleware:
     def _cacheable(request: HttpRequest) -> tuple[str | None, str]:
         if request.method != "GET":
             return None, ""
-        if len(request.META.get("QUERY_STRING", "")) > MAX_QUERY_LENGTH:
-            return None, ""
         page = _cached_page(request.path_info)
         if page is None:
             return None, ""
         slug, every_reader = page
         if not every_reader and not _anonymous(request):
+            return None, ""
+        # The view sees the request as its entry is keyed: reader parameters only.
+        query = _reader_query(request.META.get("QUERY_STRING", ""))
+        request.META["QUERY_STRING"] = query
+        request.GET = QueryDict(query)
+        if len(query) > MAX_QUERY_LENGTH:
             return None, ""
         return slug, _request_identity(request)
 

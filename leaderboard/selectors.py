@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import enum
 import hashlib
 import hmac
 from dataclasses import dataclass
@@ -431,6 +432,35 @@ def _with_counts(benchmarks: QuerySet[Benchmark]) -> QuerySet[Benchmark]:
         n_accepted=_count_of(Submission, status=Submission.Status.ACCEPTED),
         n_pending=_count_of(Submission, status=Submission.Status.PENDING),
     )
+
+
+class SubmitterStanding(enum.Enum):
+    """Whose submission budget an account draws on at one benchmark (the throttles)."""
+
+    MAINTAINER = "maintainer"
+    OWNER = "owner"  # owns one of its algorithms
+    OTHER = "other"
+
+
+def submitter_standing(*, user, slug: str) -> SubmitterStanding:
+    """``user``'s standing at the benchmark ``slug``, in one query (none when anonymous)."""
+    if user is None or not user.is_authenticated:
+        return SubmitterStanding.OTHER
+    if user.is_superuser:
+        return SubmitterStanding.MAINTAINER
+    maintainer = Benchmark.maintainers.through.objects.filter(benchmark=OuterRef("pk"), user=user)
+    owner = Algorithm.owners.through.objects.filter(algorithm__benchmark=OuterRef("pk"), user=user)
+    marks = (
+        Benchmark.objects.filter(slug=slug)
+        .annotate(maintains=Exists(maintainer), owns=Exists(owner))
+        .values("maintains", "owns")
+        .first()
+    ) or {"maintains": False, "owns": False}
+    if marks["maintains"]:
+        return SubmitterStanding.MAINTAINER
+    if marks["owns"]:
+        return SubmitterStanding.OWNER
+    return SubmitterStanding.OTHER
 
 
 def benchmark_maintainer_names(*, benchmark: Benchmark) -> list[str]:

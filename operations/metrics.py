@@ -10,14 +10,21 @@ broker queue's depth, the benchmarks waiting for a recompute and the oldest wait
 seconds since each worker and beat was last seen, each served version's age and how
 long its run took, stored versions by status, and consecutive recompute failures per
 benchmark. These describe shared state, so any web process answers them alike.
+
+Only public benchmarks are named in labels: an unlisted benchmark's slug is the only
+secret that keeps it unlisted, and a private one's name is its maintainers' business.
+The others are folded into one series labelled ``benchmark="(not public)"`` (the worst of
+them: the oldest, the slowest, the most failures), enough for an alert.
 """
 
 from __future__ import annotations
 
+import ipaddress
 import os
 import time
 from functools import lru_cache
 
+from django.conf import settings
 from django.core.signals import setting_changed
 from django.db import DatabaseError
 from django.db.models import Count
@@ -35,6 +42,7 @@ REQUEST_SECONDS = Histogram(
     buckets=(0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60),
 )
 METHODS = {"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"}
+NOT_PUBLIC = "(not public)"
 
 
 def _view_name(request) -> str:
@@ -82,6 +90,7 @@ class StateCollector(Collector):
 
     def collect(self):
         from estimation.models import RecomputeState, ResultSnapshot
+        from leaderboard.models import Benchmark
         from operations.status import operations_status, served_snapshot_ages
 
         try:
@@ -92,7 +101,7 @@ class StateCollector(Collector):
             )
             failing = list(
                 RecomputeState.objects.filter(failures__gt=0).values_list(
-                    "benchmark__slug", "failures"
+                    "benchmark__slug", "benchmark__visibility", "failures"
                 )
             )
         except DatabaseError:
@@ -139,10 +148,16 @@ class StateCollector(Collector):
             "How long the run of the served version took (created to finished).",
             labels=["benchmark", "metric"],
         )
+        hidden = [row for row in ages if not row.public]
         for row in ages:
-            age.add_metric([row.slug, row.metric], row.age_seconds)
-            if row.duration_seconds is not None:
-                duration.add_metric([row.slug, row.metric], row.duration_seconds)
+            if row.public:
+                age.add_metric([row.slug, row.metric], row.age_seconds)
+                if row.duration_seconds is not None:
+                    duration.add_metric([row.slug, row.metric], row.duration_seconds)
+        if hidden:
+            age.add_metric([NOT_PUBLIC, ""], max(row.age_seconds for row in hidden))
+            if durations := [r.duration_seconds for r in hidden if r.duration_seconds is not None]:
+                duration.add_metric([NOT_PUBLIC, ""], max(durations))
         yield age
         yield duration
         stored = GaugeMetricFamily(
@@ -156,9 +171,37 @@ class StateCollector(Collector):
             "Consecutive runs of a benchmark that could not load or store its results.",
             labels=["benchmark"],
         )
-        for slug, count in failing:
-            failures.add_metric([slug], count)
+        hidden_failures = 0
+        for slug, visibility, count in failing:
+            if visibility == Benchmark.Visibility.PUBLIC:
+                failures.add_metric([slug], count)
+            else:
+                hidden_failures = max(hidden_failures, count)
+        if hidden_failures:
+            failures.add_metric([NOT_PUBLIC], hidden_failures)
         yield failures
+
+
+# Headers a proxy adds when it relays a request (Caddy and nginx set X-Forwarded-For).
+_RELAYED = ("X-Forwarded-For", "Forwarded", "X-Real-IP")
+
+
+def metrics_peer_allowed(request) -> bool:
+    """Whether ``request`` comes straight from ``PODIUM_METRICS_NETWORKS``.
+
+    A relayed request never does: behind a proxy on that network (Caddy on compose's)
+    the peer is the proxy, whoever its client is.
+    """
+    networks = settings.PODIUM_METRICS_NETWORKS
+    if not networks or any(header in request.headers for header in _RELAYED):
+        return False
+    try:
+        peer = ipaddress.ip_address(request.META.get("REMOTE_ADDR", ""))
+    except ValueError:
+        return False
+    if isinstance(peer, ipaddress.IPv6Address) and peer.ipv4_mapped is not None:
+        peer = peer.ipv4_mapped  # a dual-stack socket's view of an IPv4 client
+    return any(peer in ipaddress.ip_network(network) for network in networks)
 
 
 def metrics_exposition() -> bytes:

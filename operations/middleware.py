@@ -16,7 +16,8 @@ class ProbeMiddleware:
     chain: a load balancer, a container health check or Prometheus asks by address
     (``Host: 10.0.0.5:8000``, ``web:8000``), over plain http, so these answer before
     the host check (ALLOWED_HOSTS), the https redirect and the session, and count in no
-    request metric. Other methods go on to the URL (405 there)."""
+    request metric. ``/metrics`` makes the host check itself (it is no probe: see
+    ``operations.views.metrics``). Other methods go on to the URL (405 there)."""
 
     def __init__(self, get_response) -> None:
         self.get_response = get_response

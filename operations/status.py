@@ -13,8 +13,11 @@ from django.db.models import Count, F, Min, OuterRef, Subquery
 from django.utils import timezone
 
 from estimation.models import RecomputeState, ResultSnapshot
+from leaderboard.models import Benchmark
 from operations.models import Heartbeat
 from operations.queues import queue_depth
+
+PUBLIC = Benchmark.Visibility.PUBLIC
 
 
 @dataclass(frozen=True)
@@ -152,6 +155,7 @@ class SnapshotAge:
     version: int
     age_seconds: float  # since the served (newest ready) version finished
     duration_seconds: float | None  # of that run
+    public: bool  # the benchmark is listed publicly (its slug no secret)
 
 
 def served_snapshot_ages(*, now=None) -> list[SnapshotAge]:
@@ -162,7 +166,14 @@ def served_snapshot_ages(*, now=None) -> list[SnapshotAge]:
     rows = (
         ready.filter(version=Subquery(served.order_by("-version").values("version")[:1]))
         .order_by("benchmark__slug", "metric__name")
-        .values("benchmark__slug", "metric__name", "version", "created_at", "finished_at")
+        .values(
+            "benchmark__slug",
+            "benchmark__visibility",
+            "metric__name",
+            "version",
+            "created_at",
+            "finished_at",
+        )
     )
     return [
         SnapshotAge(
@@ -171,6 +182,7 @@ def served_snapshot_ages(*, now=None) -> list[SnapshotAge]:
             version=row["version"],
             age_seconds=(now - row["finished_at"]).total_seconds(),
             duration_seconds=(row["finished_at"] - row["created_at"]).total_seconds(),
+            public=row["benchmark__visibility"] == PUBLIC,
         )
         for row in rows
         if row["finished_at"] is not None

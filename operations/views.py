@@ -11,7 +11,7 @@ from django.shortcuts import render
 from django.views.decorators.cache import never_cache
 
 from operations.health import readiness_checks
-from operations.metrics import metrics_exposition
+from operations.metrics import metrics_exposition, metrics_peer_allowed
 from operations.status import operations_status, served_snapshot_ages
 
 READY_RETRY_AFTER_SECONDS = 5
@@ -43,17 +43,33 @@ def health_ready(request: HttpRequest) -> HttpResponse:
 
 
 def metrics(request: HttpRequest) -> HttpResponse:
-    """Prometheus' text format; with ``PODIUM_METRICS_TOKEN`` set, only for
-    ``Authorization: Bearer <token>``."""
+    """Prometheus' text format, for the bearer token (``PODIUM_METRICS_TOKEN``) or a
+    scraper in ``PODIUM_METRICS_NETWORKS``; closed when neither is set."""
+    # The host check first, as for any page (DisallowedHost: 400): else a page of a
+    # rebinding domain, in a browser inside the scrape network, could read the metrics.
+    request.get_host()
     token = settings.PODIUM_METRICS_TOKEN
+    given = request.headers.get("Authorization", "")
+    if (token and hmac.compare_digest(given.encode(), f"Bearer {token}".encode())) or (
+        metrics_peer_allowed(request)
+    ):
+        return _no_store(
+            HttpResponse(
+                metrics_exposition(), content_type="text/plain; version=0.0.4; charset=utf-8"
+            )
+        )
     if token:
-        given = request.headers.get("Authorization", "")
-        if not hmac.compare_digest(given.encode(), f"Bearer {token}".encode()):
-            response = HttpResponse("metrics need the bearer token\n", status=401)
-            response["WWW-Authenticate"] = 'Bearer realm="metrics"'
-            return response
+        response = HttpResponse(
+            "metrics need the bearer token\n", status=401, content_type="text/plain"
+        )
+        response["WWW-Authenticate"] = 'Bearer realm="metrics"'
+        return _no_store(response)
     return _no_store(
-        HttpResponse(metrics_exposition(), content_type="text/plain; version=0.0.4; charset=utf-8")
+        HttpResponse(
+            "metrics are closed: set PODIUM_METRICS_TOKEN or PODIUM_METRICS_NETWORKS\n",
+            status=403,
+            content_type="text/plain",
+        )
     )
 
 

@@ -14,15 +14,27 @@ def load_compose() -> dict:
 
 def test_compose_runs_the_services_with_health_checks():
     services = load_compose()["services"]
-    assert set(services) == {"db", "redis", "web", "worker", "worker-bulk", "beat", "proxy"}
+    assert set(services) == {
+        "db", "redis", "cache", "web", "worker", "worker-bulk", "beat", "proxy"
+    }  # fmt: skip
     assert services["proxy"]["profiles"] == ["tls"]  # Caddy only with --profile tls
     assert services["proxy"]["image"].startswith("caddy:")
     assert "/health/ready/" in " ".join(services["web"]["healthcheck"]["test"])
-    for name in ("db", "redis", "web", "worker", "worker-bulk"):
+    for name in ("db", "redis", "cache", "web", "worker", "worker-bulk"):
         assert "healthcheck" in services[name], name
     assert services["beat"]["command"][:4] == ["celery", "-A", "config", "beat"]
     assert services["db"]["image"].startswith("postgres:")
     assert services["redis"]["image"].startswith("redis:")
+
+
+def test_the_page_cache_has_a_redis_of_its_own_that_evicts_no_counter():
+    compose = load_compose()
+    services = compose["services"]
+    assert services["web"]["environment"]["PODIUM_PAGE_CACHE_URL"] == "redis://cache:6379/0"
+    page_cache = services["cache"]["command"]
+    assert page_cache[page_cache.index("--maxmemory-policy") + 1] == "allkeys-lru"
+    counters = services["redis"]["command"]
+    assert counters[counters.index("--maxmemory-policy") + 1] == "volatile-lru"
 
 
 def test_stateful_services_keep_their_data_in_volumes():
@@ -176,7 +188,13 @@ _READ = re.compile(
 )
 # Read by code, but not settings of a deployment: the quick-start snippets' base URL.
 NOT_SETTINGS = {"PODIUM_URL"}
-SET_BY_COMPOSE = {"DJANGO_SETTINGS_MODULE", "DATABASE_URL", "REDIS_URL", "CELERY_BROKER_URL"}
+SET_BY_COMPOSE = {
+    "DJANGO_SETTINGS_MODULE",
+    "DATABASE_URL",
+    "REDIS_URL",
+    "CELERY_BROKER_URL",
+    "PODIUM_PAGE_CACHE_URL",
+}
 
 
 def readme_settings_table() -> set[str]:

@@ -8,7 +8,7 @@ from typing import Any
 
 from csp.constants import NONE, SELF
 
-from config.env import database_from_url, env_bool, env_int, env_list, env_str
+from config.env import database_from_url, env_bool, env_int, env_list, env_networks, env_str
 
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
 
@@ -41,8 +41,9 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
-    # /health/, /health/ready/ and /metrics before the host check and the https redirect
-    # (probes ask by address, over http); then every other request is timed for /metrics.
+    # /health/ and /health/ready/ before the host check and the https redirect (probes ask
+    # by address, over http), /metrics before the redirect only; then every other request
+    # is timed for /metrics.
     "operations.middleware.ProbeMiddleware",
     "operations.metrics.RequestMetricsMiddleware",
     "django.middleware.security.SecurityMiddleware",
@@ -145,31 +146,48 @@ REST_FRAMEWORK: dict[str, Any] = {
         "submit": env_str("PODIUM_THROTTLE_SUBMIT", "60/hour") or None,
         # submissions to one benchmark by everyone (each accepted one costs a recompute)
         "benchmark_submit": env_str("PODIUM_THROTTLE_BENCHMARK_SUBMIT", "600/hour") or None,
+        # anonymous reader pages rendered because the page cache had no entry, per address
+        "page_miss": env_str("PODIUM_THROTTLE_PAGE_MISS", "60/minute") or None,
     },
     # Proxies in front of Podium that set X-Forwarded-For (0: use the peer address).
     "NUM_PROXIES": env_int("PODIUM_NUM_PROXIES", 0),
 }
 
-# Throttle counters (and any other cache use) go to Redis when it is configured, so that
-# every worker process shares them; the embedded default keeps them in process memory.
-# The Redis cache fails open (config/cache.py): with Redis down, pages and the API are
-# served uncached (and unthrottled), and Redis is tried again every few seconds.
+# Two caches. "default" holds what must not be lost early: throttle counters, sign-up
+# and reset limits, log-in lockouts, recompute marks. "pages" holds what can be made
+# again (reader pages, API bodies, chart slices, computed pair results): bulky, and
+# anyone can make it grow, so it lives apart, in a Redis of its own where
+# PODIUM_PAGE_CACHE_URL names one (compose: an allkeys-lru instance), and its entries can
+# never evict a counter. Both go to Redis when it is configured, so that every worker
+# process shares them; the embedded default keeps them in process memory. The Redis
+# caches fail open (config/cache.py): with Redis down, pages and the API are served
+# uncached (and unthrottled), and Redis is tried again every few seconds.
 CACHE_URL = env_str("PODIUM_CACHE_URL", env_str("REDIS_URL", ""))
-if CACHE_URL:
-    CACHES = {
-        "default": {
-            "BACKEND": "config.cache.FailOpenRedisCache",
-            "LOCATION": CACHE_URL,
-            "KEY_PREFIX": env_str("PODIUM_CACHE_PREFIX", "podium"),
-            "OPTIONS": {
-                "socket_connect_timeout": 1,
-                "socket_timeout": 1,
-                "retry_seconds": env_int("PODIUM_CACHE_RETRY_SECONDS", 5),
-            },
-        }
+PAGE_CACHE_URL = env_str("PODIUM_PAGE_CACHE_URL", "") or CACHE_URL
+
+
+def _redis_cache(location: str) -> dict[str, Any]:
+    return {
+        "BACKEND": "config.cache.FailOpenRedisCache",
+        "LOCATION": location,
+        "KEY_PREFIX": env_str("PODIUM_CACHE_PREFIX", "podium"),
+        "OPTIONS": {
+            "socket_connect_timeout": 1,
+            "socket_timeout": 1,
+            "retry_seconds": env_int("PODIUM_CACHE_RETRY_SECONDS", 5),
+        },
     }
-else:
-    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+
+
+_LOCAL_CACHE = "django.core.cache.backends.locmem.LocMemCache"
+CACHES = {
+    "default": _redis_cache(CACHE_URL) if CACHE_URL else {"BACKEND": _LOCAL_CACHE},
+    "pages": (
+        _redis_cache(PAGE_CACHE_URL)
+        if PAGE_CACHE_URL
+        else {"BACKEND": _LOCAL_CACHE, "LOCATION": "pages"}
+    ),
+}
 
 SPECTACULAR_SETTINGS = {
     "TITLE": "Podium API",
@@ -200,6 +218,9 @@ PODIUM_MAX_UPLOAD_ROWS = env_int("PODIUM_MAX_UPLOAD_ROWS", 1_000_000)
 # (202 + a job to poll), so no request runs near a server timeout; 0 sends every file
 # there. PODIUM_UPLOAD_TIME_LIMIT bounds one job, in seconds.
 PODIUM_BACKGROUND_UPLOAD_BYTES = env_int("PODIUM_BACKGROUND_UPLOAD_BYTES", 4 * 1024 * 1024)
+# A zip of another tool's files counts by what it unpacks to, and a background job reads
+# at most PODIUM_MAX_BACKGROUND_UPLOAD_ROWS results (leaderboard.uploads.upload_limits).
+PODIUM_MAX_BACKGROUND_UPLOAD_ROWS = env_int("PODIUM_MAX_BACKGROUND_UPLOAD_ROWS", 2_000_000)
 PODIUM_UPLOAD_TIME_LIMIT = env_int("PODIUM_UPLOAD_TIME_LIMIT", 900)
 # A queued upload no worker took after this many seconds is queued again by the sweep
 # (leaderboard.uploads.upload_jobs_sweep), and failed with a reason after the time limit.
@@ -297,8 +318,11 @@ CELERY_BEAT_SCHEDULE = {
 CELERY_BEAT_SCHEDULER = "operations.beat:HeartbeatScheduler"
 PODIUM_HEARTBEAT_SECONDS = env_int("PODIUM_HEARTBEAT_SECONDS", 15)
 PODIUM_WORKER_SILENT_MINUTES = env_int("PODIUM_WORKER_SILENT_MINUTES", 2)
-# /metrics (Prometheus): open when empty, else only for "Authorization: Bearer <token>".
+# /metrics (Prometheus) is closed unless one of these is set: a bearer token
+# ("Authorization: Bearer <token>"), or the networks a scraper connects from (CIDRs,
+# comma-separated; a request a proxy relays never counts as coming from them).
 PODIUM_METRICS_TOKEN = env_str("PODIUM_METRICS_TOKEN", "")
+PODIUM_METRICS_NETWORKS = env_networks("PODIUM_METRICS_NETWORKS")
 
 # PODIUM_LOG_FORMAT: plain (default) or json (one object per line, config/json_logs.py).
 LOG_FORMAT = env_str("PODIUM_LOG_FORMAT", "plain")
@@ -366,31 +390,48 @@ ACCOUNT_FORMS = {
 }
 
 
-def allauth_rate(name: str, default: str) -> str | None:
-    """The environment's ``N/period`` (as the API throttles take it, e.g. ``5/hour``) in
-    allauth's form (``5/h/ip``); empty turns the limit off."""
-    rate = env_str(name, default).strip()
-    if not rate:
+def allauth_rate(name: str, default: str, *, per: str = "ip") -> str | None:
+    """The environment's ``N/period`` (as the API throttles take it, e.g. ``5/hour``; more
+    than one comma-separated, all applying) in allauth's form (``5/h/ip``), counted per
+    ``per`` (ip, user or key); empty turns the limit off."""
+    raw = env_str(name, default).strip()
+    if not raw:
         return None
-    amount, _, period = rate.partition("/")
-    if not amount.isdigit() or period not in ("second", "minute", "hour", "day"):
-        from django.core.exceptions import ImproperlyConfigured
+    rates = []
+    for rate in raw.split(","):
+        amount, _, period = rate.strip().partition("/")
+        if not amount.isdigit() or period not in ("second", "minute", "hour", "day"):
+            from django.core.exceptions import ImproperlyConfigured
 
-        raise ImproperlyConfigured(
-            f"{name} must be N/second, N/minute, N/hour or N/day (or empty); got {rate!r}"
-        )
-    return f"{int(amount)}/{period[0]}/ip"
+            raise ImproperlyConfigured(
+                f"{name} must be N/second, N/minute, N/hour or N/day (or empty); got {raw!r}"
+            )
+        rates.append(f"{int(amount)}/{period[0]}/{per}")
+    return ",".join(rates)
+
+
+def allauth_rates(*rates: str | None) -> str | None:
+    """Several limits on one action (allauth applies each)."""
+    return ",".join(rate for rate in rates if rate) or None
 
 
 # Per client address: sign-ups (a refused one counts too) and password-reset requests
-# (PODIUM_SIGNUP_RATE, PODIUM_PASSWORD_RESET_RATE); allauth's own failed-login limit is
-# off, because it is keyed by the account alone (anyone could lock an owner out):
-# django-axes below counts failures by account and address together.
+# (PODIUM_SIGNUP_RATE, PODIUM_PASSWORD_RESET_RATE); reset mails to one address, from any
+# client addresses (PODIUM_PASSWORD_RESET_ACCOUNT_RATE: allauth keys it by the address);
+# per account, changes on the e-mail page (each added address is mailed a link:
+# PODIUM_MANAGE_EMAIL_RATE), and at most PODIUM_MAX_EMAIL_ADDRESSES addresses. allauth's
+# own failed-login limit is off, because it is keyed by the account alone (anyone could
+# lock an owner out): django-axes below counts failures by account and address together.
 ACCOUNT_RATE_LIMITS: dict[str, str | None] | bool = {
     "signup": allauth_rate("PODIUM_SIGNUP_RATE", "5/hour"),
-    "reset_password": allauth_rate("PODIUM_PASSWORD_RESET_RATE", "5/hour"),
+    "reset_password": allauth_rates(
+        allauth_rate("PODIUM_PASSWORD_RESET_RATE", "5/hour"),
+        allauth_rate("PODIUM_PASSWORD_RESET_ACCOUNT_RATE", "3/hour", per="key"),
+    ),
+    "manage_email": allauth_rate("PODIUM_MANAGE_EMAIL_RATE", "5/hour,10/day", per="user"),
     "login_failed": None,
 }
+ACCOUNT_MAX_EMAIL_ADDRESSES = env_int("PODIUM_MAX_EMAIL_ADDRESSES", 5) or None
 # Optional sign-in with GitHub and ORCID: each is offered only when both its client id
 # and secret are set (README "Sign-in and accounts"). A provider's account gets its
 # address confirmed only when the provider says it verified it (GitHub); any other

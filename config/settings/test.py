@@ -21,6 +21,12 @@ DATABASES["default"]["CONN_MAX_AGE"] = 0  # noqa: F405
 # Cache keys (throttle counters) of their own, so that parallel runs never share them;
 # a test's worker processes are given the test's (tests/processes.py).
 CACHES["default"]["KEY_PREFIX"] = env_str("PODIUM_CACHE_PREFIX", f"podium-test-{os.getpid()}")  # noqa: F405
+# The page cache in the same Redis database under the same prefix, so that clearing a
+# test's keys (tests/factories.py cache_clear_own) clears both.
+CACHES["pages"] = dict(CACHES["default"])  # noqa: F405
+# Off like the rates below: tests render many pages from the one test client address;
+# the test of the limit sets it (tests/security/test_page_cache_busting.py).
+REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"]["page_miss"] = None  # noqa: F405
 # Sign-ups, log-ins and resets from the test client's one address would add up across
 # tests; the tests of a limit set it (tests/security/test_accounts.py).
 ACCOUNT_RATE_LIMITS = False

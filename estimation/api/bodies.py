@@ -8,13 +8,13 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from django.core.cache import cache
 from django.http import HttpRequest, HttpResponse
 from django.utils.cache import get_conditional_response, patch_cache_control, patch_vary_headers
 from django.utils.http import http_date
 from rest_framework.renderers import JSONRenderer
 from rest_framework.request import Request
 
+from config.cache import pages_cache
 from config.compression import accepts_encoding, brotli_compress
 
 logger = logging.getLogger(__name__)
@@ -40,7 +40,7 @@ def json_body_cached(key: str, data: Callable[[], object]) -> CompressedBody:
     """
     key = f"b2:{key}"  # b2: bodies with brotli
     try:
-        cached = cache.get(key)
+        cached = pages_cache.get(key)
     except Exception:  # the cache is an optimisation: a broken one must not break the API
         logger.warning("API body cache unavailable", exc_info=True)
         cached = None
@@ -54,7 +54,7 @@ def json_body_cached(key: str, data: Callable[[], object]) -> CompressedBody:
         br=brotli_compress(raw, quality=BODY_BROTLI_QUALITY),
     )
     try:
-        cache.set(key, body, timeout=BODY_CACHE_SECONDS)
+        pages_cache.set(key, body, timeout=BODY_CACHE_SECONDS)
     except Exception:
         logger.warning("API body cache unavailable", exc_info=True)
     return body

@@ -106,6 +106,7 @@ def benchmark_new(request: HttpRequest) -> HttpResponse:
     """
     metric_errors: list[str] = []
     errors: list[SummaryError] = []
+    status = 200
     if request.method == "GET":
         form = BenchmarkCreateForm()
         formset = MetricFormSet(prefix=METRICS_PREFIX, initial=[{"direction": "higher"}])
@@ -147,6 +148,9 @@ def benchmark_new(request: HttpRequest) -> HttpResponse:
                 metric_fields = ("metrics", "min_value", "max_value", "unit")
                 metric_errors = [p.message for p in exc.problems if p.field in metric_fields]
                 add_problems(form, [p for p in exc.problems if p.field not in metric_fields])
+            except PermissionDenied as exc:  # the account's quota of benchmarks
+                form.add_error(None, str(exc))
+                status = 403
             else:
                 messages.success(request, f"Created {benchmark.title}; you maintain it.")
                 return redirect("contribute-benchmark-edit", slug=benchmark.slug)
@@ -158,7 +162,7 @@ def benchmark_new(request: HttpRequest) -> HttpResponse:
         "errors": errors,
         "creating": True,
     }
-    return render(request, "frontend/contribute/benchmark_form.html", context)
+    return render(request, "frontend/contribute/benchmark_form.html", context, status=status)
 
 
 @login_required

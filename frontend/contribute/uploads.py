@@ -20,7 +20,7 @@ import numpy as np
 from django.conf import settings
 from django.db import transaction
 
-from leaderboard.ingest.formats import ImportedResults
+from leaderboard.ingest.formats import ImportedResults, unpacked_size
 from leaderboard.ingest.imported import IMPORT_FORMATS, imported_entries, imported_read
 from leaderboard.ingest.results_csv import Format, ParsedResults, RowError, parse_results_csv
 from leaderboard.models import Benchmark, Submission
@@ -33,6 +33,7 @@ from leaderboard.services import (
     submission_entries_from_csv,
     submissions_create,
 )
+from leaderboard.uploads import upload_limits
 
 SESSION_KEY = "podium-pending-upload"
 PREVIEW_ROWS = 20
@@ -118,7 +119,24 @@ def upload_import(
     """Another tool's results (None for a CSV format); raises ResultsImportError."""
     if fmt not in IMPORT_FORMATS:
         return None
-    return imported_read(content, filename=filename, format=fmt, benchmark=benchmark)
+    return imported_read(
+        content,
+        filename=filename,
+        format=fmt,
+        limits=upload_limits(background=False),
+        benchmark=benchmark,
+    )
+
+
+def too_large_to_preview(content: bytes) -> str:
+    """Why a zip of another tool's files that unpacks past the request's bound is not
+    previewed here, and where to send it."""
+    return (
+        f"The files unpack to {unpacked_size(content)} bytes; the web form reads at most "
+        f"{settings.PODIUM_BACKGROUND_UPLOAD_BYTES} bytes of another tool's files while "
+        "you wait. Upload them through the API (submissions/upload/), which processes "
+        "larger files in the background, or split them."
+    )
 
 
 def upload_parse(content: bytes, *, fmt: str | None, benchmark: Benchmark) -> ParsedResults:
@@ -128,7 +146,7 @@ def upload_parse(content: bytes, *, fmt: str | None, benchmark: Benchmark) -> Pa
     return parse_results_csv(
         io.BytesIO(content),
         format=cast("Format | None", fmt or None),  # the parser checks it
-        max_rows=settings.PODIUM_MAX_UPLOAD_ROWS,
+        max_rows=upload_limits(background=False).max_rows,
         max_errors=MAX_ERRORS,
         metric_check=benchmark_metric_check(benchmark=benchmark),
     )

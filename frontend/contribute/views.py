@@ -35,6 +35,7 @@ from frontend.contribute.uploads import (
     pending_upload_get,
     pending_upload_mark_stored,
     pending_upload_save,
+    too_large_to_preview,
     upload_entries,
     upload_import,
     upload_parse,
@@ -42,7 +43,7 @@ from frontend.contribute.uploads import (
     upload_trial_problems,
 )
 from leaderboard.csv_template import csv_template
-from leaderboard.ingest.imported import imported_relocated
+from leaderboard.ingest.imported import IMPORT_FORMATS, imported_relocated
 from leaderboard.ingest.results_csv import ResultsCsvError
 from leaderboard.models import Benchmark, Submission, UploadJob
 from leaderboard.selectors import (
@@ -317,7 +318,7 @@ def _preview_page(request, benchmark, upload, parsed, problems) -> HttpResponse:
         "preview": upload_preview(benchmark=benchmark, parsed=parsed),
         "problems": file_problems(upload.content, problems),
         "policy_note": _policy_note(benchmark, request.user),
-        "background": upload_in_background(len(upload.content)),
+        "background": upload_in_background(upload.content, format=upload.format),
         "errors": [
             SummaryError(_located(p.line, p.field, p.message), f"#problem-{i}")
             for i, p in enumerate(problems)
@@ -340,6 +341,10 @@ def submit_upload(request: HttpRequest, slug: str) -> HttpResponse:
         return _upload_page(request, benchmark, form)
     content = form.cleaned_data["file"].read()
     fmt = form.cleaned_data["format"]
+    if fmt in IMPORT_FORMATS and upload_in_background(content, format=fmt):
+        # The preview reads the files while the page waits: no more than a request may.
+        form.add_error("file", too_large_to_preview(content))
+        return _upload_page(request, benchmark, form)
     try:
         imported = upload_import(
             content, fmt=fmt, benchmark=benchmark, filename=form.cleaned_data["file"].name
@@ -367,7 +372,7 @@ def submit_upload(request: HttpRequest, slug: str) -> HttpResponse:
         # store here would cost the request as much as the store itself.
         problems = (
             ()
-            if upload_in_background(len(content))
+            if upload_in_background(content, format=fmt)
             else upload_trial_problems(benchmark=benchmark, user=request.user, entries=entries)
         )
     except ValidationFailed as exc:
@@ -405,7 +410,7 @@ def submit_upload_confirm(request: HttpRequest, slug: str) -> HttpResponse:
         return redirect("account-submissions")
     if (throttled := _throttled(request, benchmark)) is not None:
         return throttled
-    if upload_in_background(len(upload.content)):
+    if upload_in_background(upload.content, format=upload.format):
         if _closed_to(benchmark, request.user):
             return _closed_page(request, benchmark)
         try:

@@ -10,9 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from django.core.cache import cache
 from django.db.models import Max, OuterRef, QuerySet, Subquery
 
+from config.cache import pages_cache
 from estimation.core.contract import SCHEMA_VERSION, Board
 from estimation.models import ResultSnapshot
 from estimation.selectors import section_etag, snapshot_missing, snapshot_section
@@ -193,7 +193,7 @@ def algorithm_facts(
     key = f"podium:algorithm-facts:{benchmark.pk}:{version}" if version is not None else None
     if key is not None:
         try:
-            cached = cache.get(key)
+            cached = pages_cache.get(key)
         except Exception:  # the cache is only a cache (Redis down: read the database)
             cached = None
         if cached is not None:
@@ -207,7 +207,7 @@ def algorithm_facts(
     }
     if key is not None:
         try:
-            cache.set(key, facts, ALGORITHM_FACTS_SECONDS)
+            pages_cache.set(key, facts, ALGORITHM_FACTS_SECONDS)
         except Exception:
             pass
     return facts

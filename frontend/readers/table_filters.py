@@ -11,7 +11,7 @@ so above the table.
 
 from __future__ import annotations
 
-import re
+import math
 from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, replace
 
@@ -45,7 +45,9 @@ MAX_QUERY_LENGTH = 100
 # Per-dataset columns a reader may add: each is a column on every row of the table (and a
 # query of its scores), and a phone shows them in the row's details.
 MAX_DATASET_COLUMNS = 6
-_SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kKmMbBtT]?)\s*$")
+# "1.5B" is four characters: a longer size is refused unread (a number of hundreds of
+# digits is no parameter count, and it would overflow the float).
+MAX_SIZE_LENGTH = 24
 _SCALE = {"": 1, "k": 10**3, "m": 10**6, "b": 10**9, "t": 10**12}
 
 
@@ -60,10 +62,26 @@ class AlgorithmFacts:
 
 def parse_size(text: str) -> int | None:
     """A parameter count as people write it: ``350M``, ``7B``, ``1.5b``, ``120000``."""
-    found = _SIZE.match(text or "")
-    if not found:
+    if len(text or "") > MAX_SIZE_LENGTH:
         return None
-    return int(float(found.group(1)) * _SCALE[found.group(2).lower()])
+    # Split by hand, not matched by a pattern: optional spaces around an optional suffix
+    # backtrack quadratically on "1", many spaces, "x".
+    number = (text or "").strip()
+    scale = 1
+    if number[-1:].isalpha():
+        scale = _SCALE.get(number[-1].lower(), 0)
+        if not scale:
+            return None
+        number = number[:-1].rstrip()
+    whole, point, fraction = number.partition(".")
+    if not _digits(whole) or (point and not _digits(fraction)):
+        return None
+    size = float(number) * scale
+    return int(size) if math.isfinite(size) else None
+
+
+def _digits(text: str) -> bool:
+    return text.isascii() and text.isdigit()
 
 
 @dataclass(frozen=True)

@@ -59,17 +59,12 @@ from leaderboard.services import (
     url_problem,
     user_is_maintainer,
 )
-from leaderboard.throttling import (
-    AnonThrottle,
-    BenchmarkSubmitThrottle,
-    SubmitThrottle,
-    UserThrottle,
-)
-from leaderboard.uploads import upload_in_background, upload_job_create
+from leaderboard.throttling import SubmissionThrottles
+from leaderboard.uploads import upload_in_background, upload_job_create, upload_limits
 
 logger = logging.getLogger(__name__)
 ERRORS = {400: ErrorSerializer, 401: ErrorSerializer, 403: ErrorSerializer, 404: ErrorSerializer}
-SUBMIT_THROTTLES = [AnonThrottle, UserThrottle, SubmitThrottle, BenchmarkSubmitThrottle]
+SUBMIT_THROTTLES = [SubmissionThrottles]
 
 
 def url_validator(value: str) -> None:
@@ -381,7 +376,10 @@ class SubmissionUploadApi(ApiView):
         description="multipart/form-data with a CSV `file`: one submission per algorithm "
         "in the file, all or nothing. A refused file lists every bad row (line, column, "
         "reason). Files over PODIUM_MAX_UPLOAD_BYTES are refused with 413, files over "
-        "PODIUM_MAX_UPLOAD_ROWS rows with 400.",
+        "PODIUM_MAX_UPLOAD_ROWS rows or results (each fold one) with 400. A file over "
+        "PODIUM_BACKGROUND_UPLOAD_BYTES (a zip of another tool's files: unpacked) is "
+        "answered 202 and processed in the background, within "
+        "PODIUM_MAX_BACKGROUND_UPLOAD_ROWS.",
         request=InputSerializer,
         parameters=[idempotency_parameter],
         responses={
@@ -401,7 +399,7 @@ class SubmissionUploadApi(ApiView):
         upload = data["file"]
         if upload.size > self.max_body_bytes():
             raise PayloadTooLarge(too_large_message(upload.size, self.max_body_bytes()))
-        if upload_in_background(upload.size):
+        if upload_in_background(upload, format=data["format"]):
             job = upload_job_create(
                 benchmark=benchmark,
                 submitter=request.user,
@@ -413,6 +411,7 @@ class SubmissionUploadApi(ApiView):
                 new_datasets_confirmed=data["allow_new_datasets"],
             )
             return _upload_job_response(request, slug, job, status.HTTP_202_ACCEPTED)
+        limits = upload_limits(background=False)
         if data["format"] in IMPORT_FORMATS:
             started = timezone.now()
             submissions, entries = imported_submissions_create(
@@ -425,6 +424,7 @@ class SubmissionUploadApi(ApiView):
                 source=Submission.Source.CSV,
                 idempotency_key=key,
                 new_datasets_confirmed=data["allow_new_datasets"],
+                limits=limits,
             )
             code = status.HTTP_200_OK if _replayed(submissions, key, started) else 201
             stored = _stored_or_written(submissions)
@@ -433,7 +433,7 @@ class SubmissionUploadApi(ApiView):
         parsed = parse_results_csv(
             upload,
             format=data["format"],
-            max_rows=settings.PODIUM_MAX_UPLOAD_ROWS,
+            max_rows=limits.max_rows,
             max_errors=max_problems(),
             metric_check=benchmark_metric_check(benchmark=benchmark),
         )

@@ -27,6 +27,7 @@ from leaderboard.services import (
     submissions_create,
     url_problem,
 )
+from leaderboard.uploads import UploadLimits
 
 __all__ = [
     "EMPTY_IMPORT",
@@ -42,11 +43,19 @@ EMPTY_IMPORT = "The submitted file is empty."
 
 
 def imported_read(
-    content: bytes, *, filename: str, format: str, benchmark: Benchmark | None = None
+    content: bytes,
+    *,
+    filename: str,
+    format: str,
+    limits: UploadLimits,
+    benchmark: Benchmark | None = None,
 ) -> ImportedResults:
-    """Raises ResultsImportError naming the file and key of every problem."""
-    files = files_from_bytes(content, name=filename or "upload")
-    imported = read_imported(files, format=format)
+    """Raises ResultsImportError naming the file and key of every problem, or the limit
+    passed (unpacking and reading stop there: see :func:`upload_limits`)."""
+    files = files_from_bytes(
+        content, name=filename or "upload", max_bytes=limits.max_unpacked_bytes
+    )
+    imported = read_imported(files, format=format, max_results=limits.max_rows)
     if benchmark is not None:
         imported = restrict_metrics(imported, benchmark.metrics.values_list("name", flat=True))
     return imported
@@ -112,6 +121,7 @@ def imported_submissions_create(
     format: str,
     note: str = "",
     source: str,
+    limits: UploadLimits,
     idempotency_key: str = "",
     new_datasets_confirmed: bool = False,
 ) -> tuple[list[Submission], list[SubmissionInput]]:
@@ -120,7 +130,9 @@ def imported_submissions_create(
     Raises ResultsImportError (the files' problems) or ValidationFailed (the services'),
     every problem at the file and key it came from.
     """
-    imported = imported_read(content, filename=filename, format=format, benchmark=benchmark)
+    imported = imported_read(
+        content, filename=filename, format=format, limits=limits, benchmark=benchmark
+    )
     entries = imported_entries(benchmark=benchmark, imported=imported, note=note)
     try:
         submissions = submissions_create(

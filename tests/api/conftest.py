@@ -14,8 +14,9 @@ from tests.factories import make_benchmark, make_user
 @pytest.fixture(autouse=True)
 def own_cache_keys(settings):
     """Each test counts its requests afresh (a key prefix of its own; nothing is flushed)."""
+    prefix = f"podium-test-{uuid.uuid4().hex}"
     settings.CACHES = {
-        "default": {**settings.CACHES["default"], "KEY_PREFIX": f"podium-test-{uuid.uuid4().hex}"}
+        alias: {**config, "KEY_PREFIX": prefix} for alias, config in settings.CACHES.items()
     }
 
 

@@ -40,10 +40,11 @@ def test_ready_is_503_with_retry_after_when_the_cache_is_unreachable(client, set
     from django.core.cache import caches
 
     settings.CACHES = {
+        **settings.CACHES,
         "default": {
             **settings.CACHES["default"],
             "LOCATION": "redis://127.0.0.1:1/0",  # nothing listens on port 1
-        }
+        },
     }
     caches._settings = None  # re-read CACHES
     try:
@@ -92,6 +93,7 @@ def test_probes_skip_the_https_redirect_and_other_methods_reach_the_url(client, 
     assert client.post("/health/").status_code in (301, 405)
 
 
+@override_settings(PODIUM_METRICS_NETWORKS=["127.0.0.0/8"])
 def test_metrics_expose_requests_and_the_shared_state(client):
     benchmark = make_benchmark(slug="metrics-toy")
     RecomputeState.objects.update_or_create(

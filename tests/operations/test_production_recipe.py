@@ -27,6 +27,7 @@ from tests.processes import ROOT, wait_until
 pytestmark = pytest.mark.integration
 
 HOST = "podium.example.org"
+METRICS_TOKEN = "a-scrape-token-for-this-test"
 BIN = Path(sys.executable).parent
 
 
@@ -67,6 +68,7 @@ def test_readme_production_steps_with_local_processes(tmp_path: Path):
         "PODIUM_HEARTBEAT_SECONDS": "1",
         "GUNICORN_BIND": f"127.0.0.1:{port}",
         "GUNICORN_WORKERS": "2",
+        "PODIUM_METRICS_TOKEN": METRICS_TOKEN,
     }
     assert dotenv["DJANGO_ALLOWED_HOSTS"] == HOST
     queue = f"podium-recipe-{uuid.uuid4().hex[:8]}"
@@ -144,11 +146,12 @@ def test_readme_production_steps_with_local_processes(tmp_path: Path):
         # The worker and beat are seen (what /status/ lists), and /metrics adds up both
         # gunicorn workers' requests and reports both heartbeats.
         def both_seen() -> bool:
-            text = _get(port, "/metrics")[2].decode()
+            text = _get(port, "/metrics", Authorization=f"Bearer {METRICS_TOKEN}")[2].decode()
             return 'role="worker"' in text and 'role="beat"' in text
 
         wait_until(both_seen, timeout=60, interval=0.5)
-        metrics = _get(port, "/metrics")[2].decode()
+        assert _get(port, "/metrics")[0] == 401
+        metrics = _get(port, "/metrics", Authorization=f"Bearer {METRICS_TOKEN}")[2].decode()
         served = re.search(
             r'podium_http_request_duration_seconds_count\{method="GET",status="2xx",'
             r'view="benchmark-index"\} (\d+)', metrics

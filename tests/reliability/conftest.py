@@ -321,7 +321,9 @@ def stack() -> Iterator[Stack]:
         PODIUM_THROTTLE_USER="",
         PODIUM_THROTTLE_SUBMIT="",
         PODIUM_THROTTLE_BENCHMARK_SUBMIT="",
+        PODIUM_THROTTLE_PAGE_MISS="",
         PODIUM_CACHE_RETRY_SECONDS="1",
+        PODIUM_METRICS_NETWORKS="127.0.0.0/8",
     )
     stack = Stack(postgres=postgres, redis=redis, env=env)
     try:

@@ -13,6 +13,7 @@ import pytest
 
 @pytest.fixture(autouse=True)
 def own_cache_keys(settings):
+    prefix = f"podium-test-{uuid.uuid4().hex}"
     settings.CACHES = {
-        "default": {**settings.CACHES["default"], "KEY_PREFIX": f"podium-test-{uuid.uuid4().hex}"}
+        alias: {**config, "KEY_PREFIX": prefix} for alias, config in settings.CACHES.items()
     }

@@ -157,3 +157,20 @@ def test_the_web_upload_over_the_pending_quota_is_a_403_that_says_why(settings):
     refused = upload_and_confirm("a1")
     assert refused.status_code == 403
     assert "PODIUM_MAX_PENDING_UPLOADS_PER_ACCOUNT" in refused.content.decode()
+
+
+def test_the_benchmark_over_the_quota_on_the_web_is_a_form_error_not_a_500(settings):
+    # The review's 11th benchmark from the web form answered the 500 page.
+    from tests.frontend.test_contribute_maintain import CREATE
+
+    settings.PODIUM_MAX_BENCHMARKS_PER_ACCOUNT = 2
+    web = Client(raise_request_exception=False)
+    web.force_login(make_user("builder"))
+    for slug in ("first", "second"):
+        assert web.post("/benchmarks/new/", {**CREATE, "slug": slug}).status_code == 302
+    page = web.post("/benchmarks/new/", {**CREATE, "slug": "third"})
+    assert page.status_code == 403
+    body = page.content.decode()
+    assert "PODIUM_MAX_BENCHMARKS_PER_ACCOUNT" in body
+    assert 'name="slug"' in body  # the form again, with what was typed
+    assert not Benchmark.objects.filter(slug="third").exists()

@@ -28,6 +28,7 @@ from leaderboard.services import (
     problems_text,
     submissions_create,
 )
+from leaderboard.uploads import upload_limits
 
 
 class Command(BaseCommand):
@@ -70,7 +71,13 @@ class Command(BaseCommand):
             queue_refused_without_workers()
         path = options["path"]
         try:
-            imported = read_imported(files_from_path(path), format=options["format"])
+            # The bounds of a background upload: the command stores as a job does.
+            limits = upload_limits(background=True)
+            imported = read_imported(
+                files_from_path(path, max_bytes=limits.max_unpacked_bytes),
+                format=options["format"],
+                max_results=limits.max_rows,
+            )
             if options["metric"]:
                 imported = restrict_metrics(imported, options["metric"])
         except ResultsImportError as exc:

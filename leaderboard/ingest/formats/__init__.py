@@ -17,6 +17,7 @@ from leaderboard.ingest.formats.common import (
     ResultsImportError,
     files_from_bytes,
     files_from_path,
+    unpacked_size,
 )
 from leaderboard.ingest.formats.eee import read_eee
 from leaderboard.ingest.formats.helm import read_helm
@@ -26,7 +27,7 @@ from leaderboard.ingest.formats.mteb import read_mteb
 from leaderboard.ingest.formats.openml import read_openml
 from leaderboard.ingest.formats.pwc import read_pwc
 
-READERS: Mapping[str, Callable[[Mapping[str, bytes]], ImportedResults]] = {
+READERS: Mapping[str, Callable[..., ImportedResults]] = {
     "mteb": read_mteb,
     "lm-eval": read_lm_eval,
     "hf-leaderboard": read_hf_leaderboard,
@@ -38,11 +39,14 @@ READERS: Mapping[str, Callable[[Mapping[str, bytes]], ImportedResults]] = {
 IMPORT_FORMATS: tuple[str, ...] = tuple(READERS)
 
 
-def read_imported(files: Mapping[str, bytes], *, format: str) -> ImportedResults:
-    """The results of ``files`` in ``format`` (one of :data:`IMPORT_FORMATS`)."""
+def read_imported(
+    files: Mapping[str, bytes], *, format: str, max_results: int | None = None
+) -> ImportedResults:
+    """The results of ``files`` in ``format`` (one of :data:`IMPORT_FORMATS`); reading
+    stops with a :class:`ResultsImportError` at the first result past ``max_results``."""
     if format not in READERS:
         raise ValueError(f"format must be one of {', '.join(IMPORT_FORMATS)}, got {format!r}")
-    return READERS[format](files)
+    return READERS[format](files, max_results=max_results)
 
 
 __all__ = [
@@ -55,4 +59,5 @@ __all__ = [
     "files_from_bytes",
     "files_from_path",
     "read_imported",
+    "unpacked_size",
 ]

@@ -22,7 +22,7 @@ import zipfile
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import Any, BinaryIO
 
 import numpy as np
 
@@ -140,7 +140,9 @@ class ImportedResults:
 # --- reading files ----------------------------------------------------------------------
 
 
-def files_from_path(path: str | os.PathLike[str]) -> dict[str, bytes]:
+def files_from_path(
+    path: str | os.PathLike[str], *, max_bytes: int = MAX_UNPACKED_BYTES
+) -> dict[str, bytes]:
     """A file, a folder (every file below it) or a zip, as relative path -> bytes."""
     root = Path(path)
     if root.is_dir():
@@ -154,13 +156,13 @@ def files_from_path(path: str | os.PathLike[str]) -> dict[str, bytes]:
                     )
                 data = file.read_bytes()
                 total += len(data)
-                if total > MAX_UNPACKED_BYTES:
+                if total > max_bytes:
                     raise ResultsImportError(
-                        [import_problem(str(root), "", f"more than {MAX_UNPACKED_BYTES} bytes")]
+                        [import_problem(str(root), "", f"more than {max_bytes} bytes")]
                     )
                 out[file.relative_to(root).as_posix()] = data
         return out
-    return files_from_bytes(root.read_bytes(), name=root.name)
+    return files_from_bytes(root.read_bytes(), name=root.name, max_bytes=max_bytes)
 
 
 def files_from_bytes(
@@ -172,11 +174,47 @@ def files_from_bytes(
     max_ratio: float = MAX_COMPRESSION_RATIO,
 ) -> dict[str, bytes]:
     """One uploaded file: a zip (a folder) is unpacked safely, anything else is one file."""
-    if content[:4] != b"PK\x03\x04" and content[:4] != b"PK\x05\x06":
+    if not is_zip(content):
+        if len(content) > max_bytes:
+            raise ResultsImportError(
+                [import_problem(name, "", f"is {len(content)} bytes; at most {max_bytes}")]
+            )
         return {name: content}
     return unpack_zip(
         content, name=name, max_entries=max_entries, max_bytes=max_bytes, max_ratio=max_ratio
     )
+
+
+def is_zip(head: bytes) -> bool:
+    """Whether a file starting with ``head`` (4 bytes or more) is a zip."""
+    return head[:4] in (b"PK\x03\x04", b"PK\x05\x06")
+
+
+def unpacked_size(content: bytes | BinaryIO) -> int:
+    """The bytes an upload is read as: a zip's members as its central directory declares
+    them (read without unpacking anything), anything else its own size.
+
+    A declaration only: :func:`unpack_zip` counts the bytes as it inflates them and stops
+    at its bound whatever the directory said. A zip that cannot be read counts its own
+    size (unpacking it then says why it is refused). A file object is left at its start.
+    """
+    source: BinaryIO
+    if isinstance(content, bytes):
+        size, head, source = len(content), content[:4], io.BytesIO(content)
+    else:
+        size = content.seek(0, io.SEEK_END)
+        content.seek(0)
+        head, source = content.read(4), content
+        content.seek(0)
+    if not is_zip(head):
+        return size
+    try:
+        with zipfile.ZipFile(source) as archive:
+            return sum(info.file_size for info in archive.infolist())
+    except (zipfile.BadZipFile, ValueError, OSError, EOFError):
+        return size
+    finally:
+        source.seek(0)
 
 
 def _member_problem(info: zipfile.ZipInfo) -> str | None:
@@ -267,14 +305,38 @@ def unpack_zip(
 
 # --- reading values -----------------------------------------------------------------------
 
+# Longer integers are beyond a float anyway; Python refuses to read ones past 4,300 digits
+# (a ValueError json.loads does not turn into a JSONDecodeError: a 500 before).
+_MAX_INT_DIGITS = 310
+
+
+def _int_or_inf(text: str) -> int | float:
+    return int(text) if len(text) <= _MAX_INT_DIGITS else float(text)
+
+
+def json_loads(text: str) -> Any:
+    """``json.loads``, an integer too long for a float read as infinity, so the key that
+    holds it is refused as not finite (by :meth:`Collector.number`) rather than crashing."""
+    return json.loads(text, parse_int=_int_or_inf)
+
+
 _MISSING = object()
 
 
 class Collector:
-    """Entries, metadata and problems gathered while reading the files of one format."""
+    """Entries, metadata and problems gathered while reading the files of one format.
 
-    def __init__(self, format: str) -> None:
+    ``max_results`` bounds the results (each fold one, as a row of a results CSV) an
+    upload may hold: reading stops at the first result past it, so a file of millions
+    costs no more than the bound (None: no bound, for a researcher's own files).
+    """
+
+    def __init__(self, format: str, *, max_results: int | None = None) -> None:
+        if max_results is not None and (isinstance(max_results, bool) or max_results < 1):
+            raise ValueError(f"max_results must be a positive integer or None, got {max_results!r}")
         self.format = format
+        self.max_results = max_results
+        self.n_results = 0
         self.entries: list[Entry] = []
         self.problems: list[ImportRowError] = []
         self.metrics: dict[str, MetricInfo] = {}
@@ -293,7 +355,7 @@ class Collector:
             self.problem(file, "", f"is not UTF-8 text (byte {exc.start})")
             return _MISSING
         try:
-            return json.loads(text)
+            return json_loads(text)
         except RecursionError:
             self.problem(file, "", "is nested too deeply")
             return _MISSING
@@ -376,12 +438,22 @@ class Collector:
         folds: Iterable[float] | None = None,
         origin: str,
     ) -> None:
-        self.metrics.setdefault(metric, MetricInfo(metric))
-        self.entries.append(
-            Entry(
-                dataset, algorithm, metric, value, None if folds is None else tuple(folds), origin
+        folds = None if folds is None else tuple(folds)
+        self.n_results += 1 if not folds else len(folds)
+        if self.max_results is not None and self.n_results > self.max_results:
+            file, _, key = origin.partition(": ")
+            raise ResultsImportError(
+                [
+                    import_problem(
+                        file,
+                        key,
+                        f"too many results: at most {self.max_results} per upload (each "
+                        "fold counts as one); split the files into several uploads",
+                    )
+                ]
             )
-        )
+        self.metrics.setdefault(metric, MetricInfo(metric))
+        self.entries.append(Entry(dataset, algorithm, metric, value, folds, origin))
 
     def _check_ranges(self) -> None:
         for e in self.entries:

@@ -27,8 +27,8 @@ FORMAT = "helm"
 _MODEL_ARGUMENTS = ("model=", "model_deployment=")
 
 
-def read_helm(files: Mapping[str, bytes]) -> ImportedResults:
-    out = Collector(FORMAT)
+def read_helm(files: Mapping[str, bytes], *, max_results: int | None = None) -> ImportedResults:
+    out = Collector(FORMAT, max_results=max_results)
     for path in sorted(p for p in files if PurePosixPath(p).name == "stats.json"):
         folder = PurePosixPath(path).parent
         spec_path = str(folder / "run_spec.json") if str(folder) != "." else "run_spec.json"

@@ -14,8 +14,10 @@ from leaderboard.ingest.formats.common import AlgorithmInfo, Collector, Imported
 FORMAT = "hf-leaderboard"
 
 
-def read_hf_leaderboard(files: Mapping[str, bytes]) -> ImportedResults:
-    out = Collector(FORMAT)
+def read_hf_leaderboard(
+    files: Mapping[str, bytes], *, max_results: int | None = None
+) -> ImportedResults:
+    out = Collector(FORMAT, max_results=max_results)
     for path in sorted(p for p in files if p.endswith(".json")):
         doc = out.json(path, files[path])
         if missing(doc):

@@ -29,6 +29,7 @@ from leaderboard.ingest.formats.common import (
     Collector,
     ImportedResults,
     MetricInfo,
+    json_loads,
     missing,
 )
 
@@ -51,8 +52,8 @@ KNOWN_MEASURES: dict[str, tuple[bool, float | None, float | None]] = {
 }
 
 
-def read_openml(files: Mapping[str, bytes]) -> ImportedResults:
-    out = Collector(FORMAT)
+def read_openml(files: Mapping[str, bytes], *, max_results: int | None = None) -> ImportedResults:
+    out = Collector(FORMAT, max_results=max_results)
     records: list[tuple[str, str, dict]] = []
     for path in sorted(files):
         if path.endswith(".csv"):
@@ -88,7 +89,12 @@ def _csv_records(out: Collector, path: str, data: bytes) -> list[tuple[str, str,
     except UnicodeDecodeError:
         out.problem(path, "", "is not UTF-8 text")
         return []
-    rows = list(csv.DictReader(io.StringIO(text)))
+    reader = csv.DictReader(io.StringIO(text))
+    try:
+        rows = list(reader)
+    except csv.Error as exc:  # a field past csv's size limit, a NUL byte
+        out.problem(path, f"line {reader.line_num + 1}", f"is not readable CSV: {exc}")
+        return []
     found = []
     for i, row in enumerate(rows, start=2):
         record: dict[str, Any] = {
@@ -106,9 +112,12 @@ def _csv_records(out: Collector, path: str, data: bytes) -> list[tuple[str, str,
                     pass  # reported as not a number below
         if record.get("values") not in ("", None):
             try:
-                record["values"] = json.loads(record["values"])
+                record["values"] = json_loads(record["values"])
             except json.JSONDecodeError as exc:
                 out.problem(path, f"line {i}.values", f"is not a JSON list: {exc.msg}")
+                continue
+            except RecursionError:
+                out.problem(path, f"line {i}.values", "is nested too deeply")
                 continue
         else:
             record["values"] = None

@@ -13,7 +13,6 @@ models across papers): the first row is kept. The archive states no directions.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -25,13 +24,13 @@ from leaderboard.ingest.formats.common import (
     MetricInfo,
     missing,
 )
+from leaderboard.ingest.results_csv import plain_number
 
 FORMAT = "pwc"
-_NUMBER = re.compile(r"^\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*(%?)\s*$")
 
 
-def read_pwc(files: Mapping[str, bytes]) -> ImportedResults:
-    out = Collector(FORMAT)
+def read_pwc(files: Mapping[str, bytes], *, max_results: int | None = None) -> ImportedResults:
+    out = Collector(FORMAT, max_results=max_results)
     skipped = {"values": 0, "repeats": 0}
     for path in sorted(p for p in files if p.endswith(".json")):
         doc = out.json(path, files[path])
@@ -114,7 +113,11 @@ def _value(raw: Any) -> tuple[float | None, str]:
         return float(raw), ""
     if not isinstance(raw, str):
         return None, ""
-    found = _NUMBER.match(raw.replace(",", ""))
-    if not found:
-        return None, ""
-    return float(found.group(1)), found.group(2)
+    # Stripped and split by hand, not matched by a pattern: "1", many spaces, "x" made
+    # the old regex backtrack quadratically (a 40 KB value held a worker 45 s).
+    text = raw.replace(",", "").strip()
+    unit = ""
+    if text.endswith("%"):
+        text, unit = text[:-1].rstrip(), "%"
+    value = plain_number(text)
+    return (None, "") if value is None else (value, unit)

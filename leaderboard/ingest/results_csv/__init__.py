@@ -72,7 +72,7 @@ Rules
   of an earlier error.
 """
 
-from leaderboard.ingest.results_csv.cells import control_character_problem
+from leaderboard.ingest.results_csv.cells import control_character_problem, plain_number
 from leaderboard.ingest.results_csv.reading import parse_results_csv, parse_results_csv_text
 from leaderboard.ingest.results_csv.records import (
     ALGORITHM_COLUMNS,
@@ -103,4 +103,5 @@ __all__ = [
     "control_character_problem",
     "parse_results_csv",
     "parse_results_csv_text",
+    "plain_number",
 ]

@@ -90,6 +90,23 @@ def _plain_number(raw: str) -> bool:
     return raw.isascii() and "_" not in raw
 
 
+def plain_number(text: str) -> float | None:
+    """``text`` as a finite number written plainly (see :func:`_plain_number`), or None.
+
+    No pattern: ``float`` reads the text in one pass however long it is, where a regex
+    of optional parts (digits, an optional point, digits; spaces, an optional ``%``,
+    spaces) backtracks quadratically over a long run of digits or spaces that ends in
+    something else.
+    """
+    try:
+        value = float(text)
+    except ValueError:
+        return None
+    if not (_plain_number(text) and _isfinite(value)):
+        return None
+    return value
+
+
 def _comma_hint(raw: str) -> str:
     if "," not in raw:
         return ""
