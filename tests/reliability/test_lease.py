@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import threading
 import time
-from datetime import datetime
+from datetime import datetime, timedelta
 
 import pytest
 from django.db import connection
@@ -50,10 +50,29 @@ def slow_stage(monkeypatch, benchmark, seconds: float, intruders: list[bool]):
 def test_the_heartbeat_keeps_a_live_run_through_a_stage_longer_than_the_lease(
     transactional_db, settings, monkeypatch
 ):
+    """Counted in renewals, not seconds: the stage (no progress reported) lasts until the
+    heartbeat has pushed the lease three lease lengths past where the run took it; an
+    intruder asking at that moment (the clock given to it) finds it held. (Asked at the
+    machine's own time, a heartbeat starved for a lease length on a loaded machine would
+    lose the lease, as it should.)"""
     settings.RECOMPUTE_LEASE_SECONDS = 1
     benchmark = two_algorithms("heartbeat")
     intruders: list[bool] = []
-    slow_stage(monkeypatch, benchmark, 3.0, intruders)
+    real = services.analyze
+
+    def analyze(table, settings, progress, **options):
+        taken = RecomputeState.objects.get(pk=benchmark.pk).lease_expires_at
+        later = taken + timedelta(seconds=3)
+
+        def renewed_past_later():
+            expires = RecomputeState.objects.get(pk=benchmark.pk).lease_expires_at
+            return expires is not None and expires > later
+
+        wait_until(renewed_past_later, timeout=60, interval=0.05)  # a hang guard
+        intruders.append(lease_acquire(benchmark_id=benchmark.pk, owner="intruder", now=later))
+        return real(table, settings, progress=progress, **options)
+
+    monkeypatch.setattr(services, "analyze", analyze)
     (snapshot,) = recompute_run(benchmark_id=benchmark.pk, owner="live-worker")
     assert intruders == [False]  # three lease lengths later, still ours
     assert snapshot.status == "ready"
