@@ -35,8 +35,14 @@ services:
 browser:
 	scripts/ensure_browser.sh
 
+# Everything, in parallel like `check` (below): the integration, browser and clone tests
+# cope with it (each process has its own test database, cache prefix, Celery queue and
+# live server port; the fault tests' scratch clusters and gunicorns take free ports), so
+# only the test databases differ (made afresh). Tests bound work (statements, calls, CPU
+# seconds with a wide margin), not wall time, so two processes sharing two cores (or a
+# loaded machine) slow them without failing them; speed is bench's (bench/README.md).
 test: lint services browser
-	$(BIN)/pytest
+	PYTHONDONTWRITEBYTECODE= $(BIN)/pytest -n auto --dist loadfile --no-loadscope-reorder --create-db --durations=10
 	$(MAKE) bench-quick
 
 # One process per core (pytest-xdist; a file's tests stay in one process, so module
@@ -57,6 +63,7 @@ check: lint services
 
 # The core tests as other CPUs run them (numpy's wide SIMD loops off; another OpenBLAS
 # kernel): floats are compared with stated tolerances, so these pass too. CI runs it.
+# Every variant runs even when one fails; one summary line each at the end.
 test-cpu-variants: $(VENV)/.dev
 	BIN=$(BIN) scripts/cpu_variants.sh
 

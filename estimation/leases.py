@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from django.conf import settings as django_settings
 from django.db import IntegrityError, connection
@@ -28,11 +28,15 @@ def lease_seconds() -> int:
     return django_settings.RECOMPUTE_LEASE_SECONDS
 
 
-def lease_acquire(*, benchmark_id: int, owner: str, state_exists: bool = False) -> bool:
+def lease_acquire(
+    *, benchmark_id: int, owner: str, state_exists: bool = False, now: datetime | None = None
+) -> bool:
     """One conditional UPDATE: race-free between any number of workers. ``state_exists``:
     the caller has just read the benchmark's state row, so it is not made first (a row
-    deleted since, with its benchmark, matches nothing: no lease)."""
-    now = timezone.now()
+    deleted since, with its benchmark, matches nothing: no lease). ``now`` (the clock's
+    time by default) lets a test ask at a moment of its choosing, however slow the
+    machine."""
+    now = now or timezone.now()
     if not state_exists:
         try:
             RecomputeState.objects.get_or_create(benchmark_id=benchmark_id)

@@ -90,8 +90,11 @@ def recompute_stale_enqueue() -> list[int]:
 # --- runs -----------------------------------------------------------------------------
 
 
-def recompute_run(*, benchmark_id: int, owner: str) -> list[ResultSnapshot]:
-    """Bring a benchmark's snapshots up to date; see the module docstring.
+def recompute_run(
+    *, benchmark_id: int, owner: str, clock: Callable[[], float] = time.monotonic
+) -> list[ResultSnapshot]:
+    """Bring a benchmark's snapshots up to date; see the module docstring. ``clock``
+    paces the progress writes (:class:`ProgressPace`); tests pass one of their own.
 
     A metric whose input cannot be read (or whose result cannot be stored) is recorded
     as a failed version; the revision then stays uncomputed and the sweep retries it
@@ -124,6 +127,7 @@ def recompute_run(*, benchmark_id: int, owner: str) -> list[ResultSnapshot]:
                     owner=owner,
                     lease=heartbeat,
                     superseded=_newer_than(benchmark_id, target),
+                    clock=clock,
                 )
                 created += done
                 if any(s.failed_during in RETRIED for s in done):
@@ -212,6 +216,7 @@ def snapshot_refresh(
     owner: str = "",
     lease: LeaseHeartbeat | None = None,
     superseded: Callable[[], bool] | None = None,
+    clock: Callable[[], float] = time.monotonic,
 ) -> list[ResultSnapshot]:
     """Recompute every metric of a benchmark whose input changed; return the versions
     written (ready or failed; a load failure repeated returns its recorded version).
@@ -236,6 +241,7 @@ def snapshot_refresh(
             owner=owner,
             lease=lease,
             superseded=superseded,
+            clock=clock,
         )
         if snapshot is not None:
             created.append(snapshot)
@@ -255,6 +261,26 @@ NO_SCORES = "ValueError: no accepted scores of this metric"
 # A stage's progress is written only when this long has passed since the last write (or
 # the start of the analysis): the quick analysis of a small board writes none.
 PROGRESS_SECONDS = 0.2
+
+
+class ProgressPace:
+    """Whether a stage's progress is worth a write now: at most one per
+    :data:`PROGRESS_SECONDS` of ``clock``, counted from the start of the analysis.
+
+    The clock comes in as an argument so that a test decides how much time passes (a
+    statement count must not depend on how fast the machine is that day).
+    """
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+        self._clock = clock
+        self._last = clock()
+
+    def due(self) -> bool:
+        now = self._clock()
+        if now - self._last < PROGRESS_SECONDS:
+            return False
+        self._last = now
+        return True
 
 
 def _benchmark_lock(benchmark_id: int) -> tuple[str, list[str]]:
@@ -344,9 +370,11 @@ def _snapshot_compute(
     owner: str,
     lease: LeaseHeartbeat | None = None,
     superseded: Callable[[], bool] | None = None,
+    clock: Callable[[], float] = time.monotonic,
 ) -> ResultSnapshot | None:
     """Everything from reading to storing happens inside the failure path: whatever
-    raises is recorded on a version (see :class:`ResultSnapshot.FailedDuring`)."""
+    raises is recorded on a version (see :class:`ResultSnapshot.FailedDuring`).
+    ``clock`` paces the progress writes only; the timings stored are wall seconds."""
     started = time.perf_counter()
     try:
         submissions, table = _input_read(benchmark=benchmark, metric=metric)
@@ -421,19 +449,16 @@ def _snapshot_compute(
             snapshot_advisor_store(snapshot=finishing, table=table, settings=settings)
         return repeated
     loaded = time.perf_counter()
-    last_report = loaded
+    pace = ProgressPace(clock)
 
     def report(stage: str, fraction: float) -> None:
-        nonlocal last_report
         if lease is not None and lease.lost.is_set():
             raise LeaseLost(owner)
-        now = time.perf_counter()
-        if now - last_report < PROGRESS_SECONDS:
+        if not pace.due():
             # A stage this soon after the last one written is not worth a round trip
             # (m = 20 reports five in 60 ms): readers see "loading" or the stage before.
             # Whether the version is still ours is checked when it is stored.
             return
-        last_report = now
         still_ours = ResultSnapshot.objects.filter(
             pk=snapshot.pk, status=ResultSnapshot.Status.COMPUTING
         ).update(stage=stage, progress=fraction)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import subprocess
 import sys
 import textwrap
-import time
 
 import pytest
 
@@ -41,19 +40,19 @@ SUBMIT_SCRIPT = textwrap.dedent(
 
 def test_redis_down_at_submission_time_loses_nothing(celery_worker):
     benchmark = make_benchmark(slug="redis-down", submission_policy=Benchmark.SubmissionPolicy.OPEN)
-    started = time.monotonic()
     result = subprocess.run(
         [sys.executable, "-c", SUBMIT_SCRIPT],
         cwd=ROOT,
         env=subprocess_env(REDIS_URL="redis://127.0.0.1:1/0"),  # nothing listens there
         capture_output=True,
         text=True,
+        # A hang guard, not a speed claim: a dead broker must not hang the submitter
+        # (TimeoutExpired fails the test); refused at once here, it leaves a wide margin.
         timeout=120,
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "saved"
     assert "could not enqueue the recompute" in result.stderr
-    assert time.monotonic() - started < 60, "a dead broker must not hang the submitter"
     assert Submission.objects.filter(benchmark=benchmark, status="accepted").count() == 2
     assert RecomputeState.objects.get(pk=benchmark.pk).is_stale
     assert not ResultSnapshot.objects.filter(benchmark=benchmark).exists()

@@ -1,3 +1,5 @@
+import itertools
+
 import numpy as np
 import pytest
 
@@ -168,8 +170,8 @@ def test_progress_is_visible_while_computing(monkeypatch):
         return real_analyze(table, settings, progress=progress, **options)
 
     monkeypatch.setattr(services, "analyze", analyze_and_look)
-    monkeypatch.setattr(services, "PROGRESS_SECONDS", 0.0)  # every report is written
-    snapshot_refresh(benchmark_id=benchmark.pk)
+    ticks = itertools.count()  # each report a second after the last: every one written
+    snapshot_refresh(benchmark_id=benchmark.pk, clock=lambda: float(next(ticks)))
     assert seen == [("computing", "bootstrap", 0.5)]
 
 
@@ -194,8 +196,8 @@ def test_a_stage_reported_soon_after_the_last_write_costs_no_round_trip(monkeypa
         return real_analyze(table, settings, progress=progress, **options)
 
     monkeypatch.setattr(services, "analyze", analyze_and_look)
-    monkeypatch.setattr(services, "PROGRESS_SECONDS", 60.0)
-    (snapshot,) = snapshot_refresh(benchmark_id=benchmark.pk)
+    # No time passes, however slow the machine: the statement count is the pacing's.
+    (snapshot,) = snapshot_refresh(benchmark_id=benchmark.pk, clock=lambda: 0.0)
     assert seen == [("loading", 0.0, 0)]
     assert snapshot.status == ResultSnapshot.Status.READY
 
@@ -306,3 +308,20 @@ def test_recompute_of_a_deleted_benchmark_does_nothing():
     benchmark.delete()
     assert recompute_run(benchmark_id=benchmark_id, owner="worker-1") == []
     assert not RecomputeState.objects.filter(pk=benchmark_id).exists()
+
+
+def test_progress_is_paced_by_the_clock_it_is_given():
+    """One write per PROGRESS_SECONDS of the given clock, counted from the start: the
+    pace is the clock's, not the machine's speed."""
+    from estimation.services import PROGRESS_SECONDS, ProgressPace
+
+    now = [100.0]
+    pace = ProgressPace(lambda: now[0])
+    assert not pace.due()  # at the start: nothing yet
+    now[0] += PROGRESS_SECONDS / 2
+    assert not pace.due()
+    now[0] += PROGRESS_SECONDS
+    assert pace.due()  # counted from the start
+    assert not pace.due()  # and then from this write
+    now[0] += PROGRESS_SECONDS
+    assert pace.due()

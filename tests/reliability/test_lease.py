@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import threading
 import time
+from datetime import datetime, timedelta
 
 import pytest
 from django.db import connection
+from django.utils import timezone
 
 from estimation import services
 from estimation.core.analysis import uncertainty_deferred
@@ -48,10 +50,29 @@ def slow_stage(monkeypatch, benchmark, seconds: float, intruders: list[bool]):
 def test_the_heartbeat_keeps_a_live_run_through_a_stage_longer_than_the_lease(
     transactional_db, settings, monkeypatch
 ):
+    """Counted in renewals, not seconds: the stage (no progress reported) lasts until the
+    heartbeat has pushed the lease three lease lengths past where the run took it; an
+    intruder asking at that moment (the clock given to it) finds it held. (Asked at the
+    machine's own time, a heartbeat starved for a lease length on a loaded machine would
+    lose the lease, as it should.)"""
     settings.RECOMPUTE_LEASE_SECONDS = 1
     benchmark = two_algorithms("heartbeat")
     intruders: list[bool] = []
-    slow_stage(monkeypatch, benchmark, 3.0, intruders)
+    real = services.analyze
+
+    def analyze(table, settings, progress, **options):
+        taken = RecomputeState.objects.get(pk=benchmark.pk).lease_expires_at
+        later = taken + timedelta(seconds=3)
+
+        def renewed_past_later():
+            expires = RecomputeState.objects.get(pk=benchmark.pk).lease_expires_at
+            return expires is not None and expires > later
+
+        wait_until(renewed_past_later, timeout=60, interval=0.05)  # a hang guard
+        intruders.append(lease_acquire(benchmark_id=benchmark.pk, owner="intruder", now=later))
+        return real(table, settings, progress=progress, **options)
+
+    monkeypatch.setattr(services, "analyze", analyze)
     (snapshot,) = recompute_run(benchmark_id=benchmark.pk, owner="live-worker")
     assert intruders == [False]  # three lease lengths later, still ours
     assert snapshot.status == "ready"
@@ -74,12 +95,13 @@ def test_without_the_heartbeat_the_run_loses_and_saves_nothing(
     assert RecomputeState.objects.get(pk=benchmark.pk).lease_owner == "intruder"
 
 
-def test_a_killed_worker_is_replaced_and_its_snapshot_completed_within_a_minute(
+def test_a_killed_worker_is_replaced_by_the_first_sweep_after_its_lease_and_completed(
     transactional_db, settings, redis_url
 ):
     from celery.contrib.testing.worker import start_worker
 
     from config.celery import app
+    from config.queues import all_queues
 
     lease = 3
     settings.RECOMPUTE_LEASE_SECONDS = lease
@@ -101,40 +123,51 @@ def test_a_killed_worker_is_replaced_and_its_snapshot_completed_within_a_minute(
         worker.kill()  # SIGKILL mid-bootstrap
         assert uncertainty_deferred(snapshot_board(snapshot=orphan))
         worker.wait(timeout=30)
-        killed = time.monotonic()
+    expires = RecomputeState.objects.get(pk=benchmark.pk).lease_expires_at
+    assert expires is not None
 
-    # The beat sweep (every second here) and a second worker take over.
+    # The beat sweep (every second here) and a second worker take over. Each sweep is
+    # recorded with the time it began and ended and whether it took the benchmark up, so
+    # that the takeover is counted in sweeps after the lease's end, not in seconds after
+    # the kill (issue 41: a loaded machine stretches the seconds).
     stop = threading.Event()
-    taken_over: list[float] = []
+    sweeps: list[tuple[datetime, datetime, bool]] = []
 
     def beat() -> None:
         try:
             while not stop.wait(1.0):
-                if recompute_stale_enqueue() and not taken_over:
-                    taken_over.append(time.monotonic())
+                began = timezone.now()
+                taken = benchmark.pk in recompute_stale_enqueue()
+                sweeps.append((began, timezone.now(), taken))
         finally:
             connection.close()
 
     sweeper = threading.Thread(target=beat, daemon=True)
     sweeper.start()
     try:
-        with start_worker(app, pool="solo", perform_ping_check=False, shutdown_timeout=60):
+        with start_worker(
+            app, pool="solo", perform_ping_check=False, shutdown_timeout=60, queues=all_queues()
+        ):
             ready = wait_until(
                 lambda: not uncertainty_deferred(snapshot_board(snapshot=orphan))
                 and snapshot_latest(benchmark=benchmark),
-                timeout=60,
+                timeout=120,  # a hang guard
                 interval=0.2,
             )
-            replaced_in = time.monotonic() - killed
     finally:
         stop.set()
         sweeper.join(timeout=30)
-    assert replaced_in < 60, replaced_in
-    assert taken_over and taken_over[0] - killed <= lease + 2  # the lease, plus one sweep
+    taking = [i for i, (_, _, taken) in enumerate(sweeps) if taken]
+    assert taking, sweeps
+    # Not before the lease ended (a sweep that ended before it could not see it expired)...
+    assert sweeps[taking[0]][1] >= expires, (expires, sweeps)
+    # ...and by the first sweep that began after it.
+    first_after = next(i for i, (began, _, _) in enumerate(sweeps) if began > expires)
+    assert taking[0] <= first_after, (expires, sweeps)
     # The same version, completed in place (the orphaned-computing case is
     # tests/estimation/test_recompute_failures.py's).
     assert ready.pk == orphan.pk
     assert ResultSnapshot.objects.filter(benchmark=benchmark).count() == 1
     board = snapshot_board(snapshot=ready)
     assert len(board.algorithms) == 30 and not isinstance(board.evaluation, NotApplicable)
-    print(f"killed worker replaced: board completed {replaced_in:.1f} s after the kill")
+    print(f"killed worker replaced: taken up by sweep {taking[0] + 1} of {len(sweeps)}")

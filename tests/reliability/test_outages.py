@@ -370,15 +370,15 @@ def test_every_page_renders_with_redis_down(stack, ids):
     assert set(before.values()) == {200}, before
     stack.redis.stop()
     try:
-        started = time.monotonic()
+        # Each request's own timeout (30 s) is the hang guard; that the cache leaves
+        # Redis alone for a while after a failure is tests/api/test_reliability.py's
+        # (issue 41: a total in seconds here measured the machine's load).
         during = _render_all(stack, ids)
-        elapsed = time.monotonic() - started
         again = _render_all(stack, ids)  # the charts fragment is rendered, not cached, again
     finally:
         stack.redis.start()
     assert during == before
     assert again == before
-    assert elapsed < 30, f"pages took {elapsed:.1f} s without Redis"
     after = _render_all(stack, ids)
     assert after == before
 

@@ -3,12 +3,16 @@
 19.7 MiB of JSON (390k scores, inside every limit then) posted to
 ``.../submissions/create/`` ran 164.7 s until gunicorn killed the worker. JSON
 submissions are now bounded like results files (413 naming the limit and the upload
-path), and the largest input every write endpoint accepts is answered here within
-30 s, with a bounded rise of the process's resident memory (sampled every few
-milliseconds from /proc: ``tracemalloc`` would slow the Python code it measures by
-half again, and the time limit is about the code as it runs in production). Request
-bodies are encoded before the clock starts, so the test client's own copy of a large
-body is not counted.
+path), and the largest input every write endpoint accepts is answered here with a
+bounded amount of work: CPU seconds of the request's thread (the test client runs the
+view in it; the 164.7 s were Python's), SQL statements (no statement per row: the
+database's share of the time), and a bounded rise of the process's resident memory
+(sampled every few milliseconds from /proc: ``tracemalloc`` would slow the Python code
+it measures by half again). Not wall seconds: on a machine shared with other work those
+measure the load (issue 41). Each CPU bound is ten times or more what the request takes
+here on one core (measured figures beside each), well inside gunicorn's timeout; the
+speed itself is bench's (``python -m bench ingest``). Request bodies are encoded before
+the measurement starts, so the test client's own copy of a large body is not counted.
 """
 
 from __future__ import annotations
@@ -18,10 +22,12 @@ import json
 import os
 import threading
 import time
+from dataclasses import dataclass
 
 import pytest
 from django.conf import settings as django_settings
 from django.core.files.uploadedfile import SimpleUploadedFile
+from django.db import connection
 from django.test import Client
 from django.test.client import BOUNDARY, MULTIPART_CONTENT, encode_multipart
 from rest_framework.test import APIClient
@@ -33,9 +39,17 @@ from tests.security.test_upload_bounds import MiB
 
 pytestmark = pytest.mark.django_db
 
-SECONDS = 30
-# The tests of time need the largest inputs (about 30 s of CPU between them): they run
-# in `make test`, not in the edit-test loop (`make check`); the 413 tests stay in both.
+# CPU seconds of the request's thread that the largest inputs stay under (about 1 s
+# measured for the largest JSON, CSV and background upload, 2026-12-05; gunicorn's
+# timeout is 160 s).
+CPU_SECONDS = 10
+# SQL statements a request at its largest input stays under, beyond a few per item where
+# the items are capped (metrics, bulk decisions): 8 to 33 measured; one a score row would
+# be hundreds of thousands.
+STATEMENTS = 100
+# The tests of work need the largest inputs (about 15 s between them, mostly building
+# them): they run in `make test`, not in the edit-test loop (`make check`); the 413
+# tests stay in both.
 AT_FULL_SIZE = pytest.mark.integration
 _PAGE = os.sysconf("SC_PAGE_SIZE")
 
@@ -45,27 +59,51 @@ def _rss() -> int:
         return int(statm.read().split()[1]) * _PAGE
 
 
-def peak_while(action) -> tuple[float, float, object]:
-    """(MiB the resident memory rose by at most during ``action``, seconds, its result)."""
+@dataclass(frozen=True)
+class Cost:
+    """What ``action`` took: the most the resident memory rose by (MiB), the CPU seconds
+    of the calling thread, the SQL statements it ran through Django, and its result."""
+
+    peak_mib: float
+    cpu_seconds: float
+    statements: int
+    outcome: object
+
+
+def cost_of(action) -> Cost:
     gc.collect()
     start = _rss()
     peak = [start]
+    statements = [0]
     done = threading.Event()
 
     def sample() -> None:
         while not done.wait(0.005):
             peak[0] = max(peak[0], _rss())
 
+    def count(execute, sql, params, many, context):
+        statements[0] += 1
+        return execute(sql, params, many, context)
+
     sampler = threading.Thread(target=sample, daemon=True)
     sampler.start()
-    started = time.perf_counter()
+    # This thread's CPU only: the sampler's wake-ups are not the request's.
+    started = time.thread_time()
     try:
-        outcome = action()
+        with connection.execute_wrapper(count):
+            outcome = action()
     finally:
-        seconds = time.perf_counter() - started
+        cpu = time.thread_time() - started
         done.set()
         sampler.join()
-    return (max(peak[0], _rss()) - start) / MiB, seconds, outcome
+    return Cost((max(peak[0], _rss()) - start) / MiB, cpu, statements[0], outcome)
+
+
+def _said(cost: Cost) -> str:
+    return (
+        f"{cost.cpu_seconds:.2f} CPU s, {cost.statements} statements, "
+        f"+{cost.peak_mib:.0f} MiB resident"
+    )
 
 
 def _multipart(**fields) -> bytes:
@@ -105,15 +143,19 @@ def test_a_json_submission_over_the_size_limit_is_a_413_that_names_it():
     limit = django_settings.PODIUM_MAX_JSON_SUBMISSION_BYTES
     body = _json_body(30_000)
     assert len(body) > limit
-    _, seconds, response = peak_while(
-        lambda: _api(make_user("flooder")).post(
+    api = _api(make_user("flooder"))
+    cost = cost_of(
+        lambda: api.post(
             "/api/benchmarks/own/submissions/create/", body, content_type="application/json"
         )
     )
+    response = cost.outcome
     assert response.status_code == 413
     detail = response.json()["detail"]
     assert f"the limit is {limit} bytes" in detail and "submissions/upload/" in detail
-    assert seconds < 5
+    # Refused before the body is parsed or a row is read for it.
+    assert cost.cpu_seconds < 4, cost  # 0.4 measured
+    assert cost.statements <= 10, cost
     assert not Submission.objects.exists()
 
 
@@ -135,15 +177,17 @@ def test_the_largest_accepted_json_submission_is_answered_in_time():
     limit = django_settings.PODIUM_MAX_JSON_SUBMISSION_BYTES
     body = _largest_json(limit, django_settings.PODIUM_MAX_JSON_SCORES)
     api = _api(make_user("flooder"))
-    peak, seconds, response = peak_while(
+    cost = cost_of(
         lambda: api.post(
             "/api/benchmarks/own/submissions/create/", body, content_type="application/json"
         )
     )
+    response = cost.outcome
     assert response.status_code == 201, response.content[:500]
-    assert seconds < SECONDS, f"{len(body)} B of JSON took {seconds:.1f} s"
-    assert peak < 128, f"{len(body)} B of JSON rose by {peak:.0f} MiB"
-    print(f"largest JSON, {len(body)} B: {seconds:.1f} s, +{peak:.0f} MiB resident")
+    assert cost.cpu_seconds < CPU_SECONDS, f"{len(body)} B of JSON: {cost}"
+    assert cost.statements < STATEMENTS, f"{len(body)} B of JSON: {cost}"
+    assert cost.peak_mib < 128, f"{len(body)} B of JSON: {cost}"
+    print(f"largest JSON, {len(body)} B: {_said(cost)}")
 
 
 def _long_csv(limit_bytes: int) -> bytes:
@@ -168,15 +212,17 @@ def test_the_largest_results_file_answered_within_the_request_is_in_time():
         allow_new_datasets="true",
     )
     api = _api(make_user("flooder"))
-    peak, seconds, response = peak_while(
+    cost = cost_of(
         lambda: api.post(
             "/api/benchmarks/own/submissions/upload/", body, content_type=MULTIPART_CONTENT
         )
     )
+    response = cost.outcome
     assert response.status_code == 201, response.content[:500]
-    assert seconds < SECONDS, f"{len(content)} B of CSV took {seconds:.1f} s"
-    assert peak < 256, f"{len(content)} B of CSV rose by {peak:.0f} MiB"
-    print(f"largest CSV in the request, {len(content)} B: {seconds:.1f} s, +{peak:.0f} MiB")
+    assert cost.cpu_seconds < CPU_SECONDS, f"{len(content)} B of CSV: {cost}"
+    assert cost.statements < STATEMENTS, f"{len(content)} B of CSV: {cost}"
+    assert cost.peak_mib < 256, f"{len(content)} B of CSV: {cost}"
+    print(f"largest CSV in the request, {len(content)} B: {_said(cost)}")
 
 
 @AT_FULL_SIZE
@@ -189,16 +235,18 @@ def test_the_largest_results_file_goes_to_the_background_in_time(settings):
     del content
     api = _api(make_user("flooder"))
     # The job is handed to a worker on commit, which the test transaction never does.
-    peak, seconds, response = peak_while(
+    cost = cost_of(
         lambda: api.post(
             "/api/benchmarks/own/submissions/upload/", body, content_type=MULTIPART_CONTENT
         )
     )
+    response = cost.outcome
     assert response.status_code == 202, response.content[:500]
-    assert seconds < SECONDS, f"{size} B queued in {seconds:.1f} s"
+    assert cost.cpu_seconds < CPU_SECONDS, f"{size} B queued: {cost}"
+    assert cost.statements < STATEMENTS, f"{size} B queued: {cost}"
     # The file is held a few times while it is stored; never parsed in the request.
-    assert peak < 4 * size / MiB + 64, f"{size} B rose by {peak:.0f} MiB"
-    print(f"background upload of {size} B: {seconds:.1f} s, +{peak:.0f} MiB resident")
+    assert cost.peak_mib < 4 * size / MiB + 64, f"{size} B queued: {cost}"
+    print(f"background upload of {size} B: {_said(cost)}")
     assert UploadJob.objects.get().size > size - 9
 
 
@@ -237,11 +285,14 @@ def test_the_other_write_endpoints_at_their_largest_inputs_are_in_time():
         ("token create", lambda: api.post("/api/tokens/create/", {"name": "n" * 100}), 201),
     ]
     for name, call, expected in calls:
-        peak, seconds, response = peak_while(call)
+        cost = cost_of(call)
+        response = cost.outcome
         assert response.status_code == expected, (name, response.content[:300])
-        assert seconds < SECONDS, (name, seconds)
-        assert peak < 64, (name, peak)
-        print(f"{name}: {seconds:.2f} s, +{peak:.0f} MiB")
+        assert cost.cpu_seconds < CPU_SECONDS, (name, cost)
+        # benchmark create: 127 measured, two or three statements a metric
+        assert cost.statements < STATEMENTS + 3 * MAX_METRICS, (name, cost)
+        assert cost.peak_mib < 64, (name, cost)
+        print(f"{name}: {_said(cost)}")
 
 
 @AT_FULL_SIZE
@@ -260,14 +311,16 @@ def test_bulk_moderation_of_the_most_submissions_at_once_is_in_time():
     )
     web = Client()
     web.force_login(maintainer)
-    peak, seconds, response = peak_while(
+    cost = cost_of(
         lambda: web.post(
             "/b/mod/maintain/moderation/bulk/",
             {"decision": "reject", "note": "n", "submission": [s.pk for s in pending]},
         )
     )
-    assert response.status_code == 302
-    assert seconds < SECONDS, seconds
-    assert peak < 128, peak
-    print(f"bulk rejection of {MAX_BULK_DECISIONS}: {seconds:.1f} s, +{peak:.0f} MiB")
+    assert cost.outcome.status_code == 302, cost
+    assert cost.cpu_seconds < CPU_SECONDS, cost
+    # 507 measured: a statement a decision (capped at MAX_BULK_DECISIONS), not more
+    assert cost.statements < STATEMENTS + 2 * MAX_BULK_DECISIONS, cost
+    assert cost.peak_mib < 128, cost
+    print(f"bulk rejection of {MAX_BULK_DECISIONS}: {_said(cost)}")
     assert not Submission.objects.filter(status=Submission.Status.PENDING).exists()
