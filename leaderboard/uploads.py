@@ -26,20 +26,11 @@ from django.utils import timezone
 from config.celery import app as celery_app
 from config.threads import db_daemon_thread
 from leaderboard.ingest.formats import IMPORT_FORMATS, unpacked_size
-from leaderboard.ingest.formats.common import MAX_UNPACKED_BYTES
+from leaderboard.ingest.formats.common import MAX_UNPACKED_BYTES, UploadLimits
 from leaderboard.models import Benchmark, Submission, UploadJob
 from leaderboard.quotas import upload_jobs_quota_check
 
 logger = logging.getLogger(__name__)
-
-
-@dataclass(frozen=True)
-class UploadLimits:
-    """The most one upload may hold where it is read: results (each fold one, as a row of
-    a results CSV) and, for a zip of another tool's files, bytes unpacked."""
-
-    max_rows: int
-    max_unpacked_bytes: int
 
 
 def upload_limits(*, background: bool) -> UploadLimits:

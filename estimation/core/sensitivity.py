@@ -7,8 +7,9 @@ one sentence a reader can act on ("the winner does not depend on the method" or 
 does: ...").
 
 The orders are compared on values rounded to :data:`~estimation.core.rank_inference.
-TIE_DIGITS` decimals, so two estimates equal up to float noise are a tie (tau-b counts
-ties), and the first place of each method is its first row in the board's order: the
+TIE_DIGITS` decimals (a method whose values exceed 1 in magnitude first divided by a power
+of two that brings them to 1: scale-free), so two estimates equal up to float noise are a
+tie (tau-b counts ties), and the first place of each method is its first row in the board's order: the
 estimate, then the better mean rank, then the name (:meth:`contract.Board.order`).
 """
 
@@ -76,9 +77,21 @@ class SensitivityResult:
         return float(upper.min()) if upper.size else None
 
 
+def _tie_rounded(values: np.ndarray) -> np.ndarray:
+    """Each row (the last axis) rounded to :data:`TIE_DIGITS` decimals once divided by a
+    power of two (exact) that brings its largest magnitude to at most 1: probabilities
+    are rounded as they are, and a mean score of 1e300 at 12 significant digits instead
+    of overflowing to infinity (``np.round`` multiplies by 10**12 first)."""
+    values = np.asarray(values, dtype=float)
+    finite = np.isfinite(values)
+    largest = np.max(np.where(finite, np.abs(values), 0.0), axis=-1, keepdims=True)
+    exponent = np.maximum(np.frexp(largest)[1], 0)
+    return np.round(np.ldexp(values, -exponent), TIE_DIGITS)
+
+
 def _order(values: np.ndarray, mean_rank: np.ndarray, names: Sequence[str]) -> tuple[int, ...]:
     """The board's order: larger value first (rounded), then better mean rank, then name."""
-    rounded = np.round(values, TIE_DIGITS)
+    rounded = _tie_rounded(values)
     return tuple(
         int(i) for i in np.lexsort((np.array(names, dtype=str), mean_rank, -rounded)).tolist()
     )
@@ -102,7 +115,7 @@ def kendall_tau_b(values: np.ndarray) -> np.ndarray:
     :data:`MAX_TAU_PAIRS_PER_BLOCK` (memory bounded; work O(methods^2 x m^2)); above,
     ``scipy.stats.kendalltau`` computes each entry in O(m log m).
     """
-    values = np.round(np.asarray(values, dtype=float), TIE_DIGITS)
+    values = _tie_rounded(values)
     if values.ndim != 2:
         raise ValueError(f"values must be 2-D (methods x algorithms), got {values.ndim}-D")
     k, m = values.shape
@@ -172,7 +185,7 @@ def method_sensitivity(
     matrix = np.vstack(rows)
     orders = [_order(row, tie_break, names) for row in rows]
     leaders = tuple(order[0] for order in orders)
-    rounded = np.round(matrix, TIE_DIGITS)
+    rounded = _tie_rounded(matrix)
     tied_first = tuple(
         bool((rounded[i] == rounded[i, leaders[i]]).sum() > 1) for i in range(len(rows))
     )

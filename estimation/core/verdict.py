@@ -349,15 +349,11 @@ def _number_sentence(
     if quantity == "P(win)" and (band is None or band.kind != "confidence"):
         # A spread says how the estimate varies, not where the true P(win) is: the exact
         # interval from the win count is the confidence interval beside the headline.
+        # (The estimate's own spread stays in the table, beside each P(win).)
         if isinstance(exact, WinInterval) and exact.lower[leader] is not None:
-            spread = (
-                f"; {band.label} of the estimate {_num(low)}–{_num(high)}"
-                if band is not None and interval
-                else ""
-            )
             interval = (
                 f" ({exact.label} of the true P(win) {_num(exact.lower[leader])}–"
-                f"{_num(exact.upper[leader])}, exact from its wins{spread})"
+                f"{_num(exact.upper[leader])}, exact from its wins)"
             )
     if quantity == "P(win)":
         number = (

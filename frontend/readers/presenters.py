@@ -247,12 +247,12 @@ class TableLegend:
         if self.ranks is None:
             return ""
         level = f"{self.ranks.level:.0%}".replace("%", " %")
-        question = self.ranks.question_words
+        best = "best on average" if self.ranks.question == "best_on_average" else "best"
         return (
-            f"{PLAUSIBLE_MARK} candidate for best: with {level} confidence the {question} is "
-            f"one of the {len(self.plausible_winners)} marked"
+            f"{PLAUSIBLE_MARK}: with {level} confidence the {best} is one of the "
+            f"{len(self.plausible_winners)} marked"
             if len(self.plausible_winners) > 1
-            else f"{PLAUSIBLE_MARK}: with {level} confidence the {question} (the only candidate)"
+            else f"{PLAUSIBLE_MARK}: with {level} confidence the {best} (the only candidate)"
         )
 
 

@@ -16,7 +16,7 @@ from leaderboard.ingest.formats import (
     files_from_bytes,
     read_imported,
 )
-from leaderboard.ingest.formats.common import restrict_metrics
+from leaderboard.ingest.formats.common import UploadLimits, restrict_metrics
 from leaderboard.models import Benchmark, Submission
 from leaderboard.services import (
     MAX_URL_LENGTH,
@@ -27,7 +27,6 @@ from leaderboard.services import (
     submissions_create,
     url_problem,
 )
-from leaderboard.uploads import UploadLimits
 
 __all__ = [
     "EMPTY_IMPORT",

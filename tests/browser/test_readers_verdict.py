@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 from playwright.sync_api import expect
 
-from estimation.core.verdict import board_order, board_verdict, leader_interval
+from estimation.core.verdict import board_order, board_verdict, leader_interval, win_band
 from tests.browser import helpers
 from tests.browser.helpers import DEMO_SLUGS
 
@@ -34,10 +34,15 @@ def test_the_verdict_answers_on_each_demo(demo_site, page, screenshot, slug):
     box = page.locator("[data-testid=verdict]")
     expect(box).to_be_visible()
     expect(box).to_have_attribute("data-leader", verdict.leader)
-    # the leader is the first row, and the verdict quotes its interval (whichever the
-    # board's interval accessor reads: bootstrap band today, win_interval later)
+    # the leader is the first row, and the verdict quotes a confidence interval of its
+    # true P(win): its own band where that is one, else the exact interval (issue 40)
     expect(helpers.leaderboard_rows(page).first).to_have_attribute("data-algorithm", verdict.leader)
     low, high = leader_interval(board)
+    band = win_band(board, board.recommended)
+    if band is not None and band.kind != "confidence" and board.win_interval:
+        i = board.algorithms.index(verdict.leader)
+        low, high = board.win_interval.lower[i], board.win_interval.upper[i]
+        expect(box).to_contain_text("confidence interval of the true P(win)")
     if low is not None:
         expect(box).to_contain_text(f"{low:.3f}–{high:.3f}")
     expect(box).to_contain_text(f"{board.input.n_datasets_used}")

@@ -284,7 +284,7 @@ def test_the_rank_column_and_the_star_name_the_question_they_answer():
     legend = table_legend(typed, "loo_kl")
     assert legend.ranks_question == "best on average across datasets"
     assert not legend.ranks_of_another_estimator
-    assert "best on average across datasets is one of the 2 marked" in legend.plausible_sentence
+    assert "the best on average is one of the 2 marked" in legend.plausible_sentence
     columns = {c.key: c for c in board_columns(leaderboard_board(typed), "acc", legend)}
     assert "(best on average across datasets)" in columns["ranks"].title
 

@@ -42,6 +42,16 @@ MAX_PROBLEMS = 100
 
 
 @dataclass(frozen=True)
+class UploadLimits:
+    """The most one upload may hold where it is read: results (each fold one, as a row of
+    a results CSV) and, for a zip of another tool's files, bytes unpacked
+    (``leaderboard.uploads.upload_limits`` decides them)."""
+
+    max_rows: int
+    max_unpacked_bytes: int
+
+
+@dataclass(frozen=True)
 class ImportRowError(RowError):
     """A problem located by file and key (``column`` holds ``"<file>: <key>"``; no line)."""
 
