@@ -561,6 +561,7 @@ def _rank_section(
             plausible_winners=tuple(names[i] for i in order if best[i]),
             question="best_on_average",
             question_words=QUESTION_WORDS["best_on_average"],
+            separating_datasets=inference.separating_datasets if best.sum() > 1 else None,
         )
     key = board.recommended
     return RankIntervals(

@@ -15,6 +15,7 @@ only) and the pairing (an algorithm that is consistently a little behind is sepa
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -208,7 +209,56 @@ def mean_rank_inference(
     ahead = _holm_ahead(p, allowed, i, j, t_pair, m, alpha)
     lower = 1 + ahead.sum(axis=0)
     upper = m - ahead.sum(axis=1)
-    return _result(lower, upper, best, "paired mean ranks", c_best, level)
+    result = _result(lower, upper, best, "paired mean ranks", c_best, level)
+    return replace(result, separating_datasets=_separating_datasets(values, best, alpha))
+
+
+MAX_SEPARATING_DATASETS = 1_000_000
+"""The largest number of datasets :func:`_separating_datasets` considers."""
+
+
+def _separating_datasets(ranks: np.ndarray, best: np.ndarray, alpha: float) -> int | None:
+    """About how many datasets, with paired rank differences like the observed ones, the
+    best mean rank would need to leave the set of the best alone: for each other member,
+    the smallest ``N`` at which its observed standardised difference ``d / s`` gives a
+    paired t past Bonferroni's critical value (``sqrt(N) d / s``, ``N - 3`` df) and its
+    observed share of datasets behind passes the sign test; the largest over the members.
+    A plug-in figure (the differences are assumed to stay as observed), so the page calls
+    it rough. None when the leader is already alone, or some member is not behind it on
+    the whole (no number of such datasets would separate them)."""
+    n, m = ranks.shape
+    leader = int(np.argmin(ranks.mean(axis=0)))
+    others = [j for j in np.flatnonzero(best) if j != leader]
+    if not others:
+        return None
+    needed = 0
+    for j in others:
+        d = ranks[:, j] - ranks[:, leader]
+        ahead, behind = int((d > 0).sum()), int((d < 0).sum())
+        sd = float(d.std(ddof=1)) if n > 1 else 0.0
+        if d.mean() <= 0 or ahead <= behind:
+            return None
+        effect = d.mean() / sd if sd > 0 else np.inf
+        share, differ = ahead / (ahead + behind), (ahead + behind) / n
+
+        def separates(size: int, effect=effect, share=share, differ=differ) -> bool:
+            df = max(size - 1 - SMALL_SAMPLE_DF_LOSS, 1)
+            if np.sqrt(size) * effect <= stats.t.isf(alpha / (m - 1), df):
+                return False
+            trials = max(round(size * differ), 1)
+            wins = int(np.floor(share * trials))  # no more than the observed share
+            return bool(stats.binom.sf(wins - 1, trials, 0.5) <= alpha)
+
+        low, high = n, max(2 * n, 8)
+        while not separates(high):
+            low, high = high, 2 * high
+            if high > MAX_SEPARATING_DATASETS:
+                return None
+        while high - low > 1:  # the smallest size that separates, by bisection
+            middle = (low + high) // 2
+            low, high = (low, middle) if separates(middle) else (middle, high)
+        needed = max(needed, high)
+    return needed
 
 
 def _holm_ahead(

@@ -62,6 +62,9 @@ class RankInference:
     method: Literal["pairwise stepdown", "marginal", "paired mean ranks", "marginal mean ranks"]
     critical_value: float
     level: float
+    separating_datasets: int | None = None
+    """Paired mean ranks only: about how many datasets like these would leave the best
+    mean rank alone in the set of the best (None: it is alone, or no number would)."""
 
 
 def _check(estimates: Any, replicates: Any, level: float, n_datasets: int) -> tuple[Any, Any]:

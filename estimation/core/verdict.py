@@ -492,9 +492,20 @@ def _answer(board: Board, key: str, leader: str) -> str:
             f"separate any of the {len(winners)} algorithms."
         )
     return (
-        f"With {level} confidence the {question} is {_either(winners)}: the data cannot "
-        f"order them further."
+        f"With {level} confidence the {question} is {_either(winners)}{_separating(board, ranks)}."
     )
+
+
+def _separating(board: Board, ranks: RankIntervals) -> str:
+    """ "; roughly N datasets like these would single out A" (validity kept the set
+    large: how much more data would make it one), else ": the data cannot order them
+    further"."""
+    needed = ranks.separating_datasets
+    if needed is None or isinstance(board.mean_rank, NotApplicable):
+        return ": the data cannot order them further"
+    ranks_now = [np.inf if r is None else r for r in board.mean_rank]
+    leader = board.algorithms[int(np.argmin(ranks_now))]
+    return f"; roughly {needed} datasets like these would single out {leader}"
 
 
 def _quantity(key: str) -> str:

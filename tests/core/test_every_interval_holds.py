@@ -119,7 +119,7 @@ def _check_board(board: Board) -> None:
     if len(winners) == 1:
         assert f"{winners[0]} is the {ranks.question_words}:" in first
     else:
-        assert "the data cannot" in first
+        assert "the data cannot" in first or "datasets like these would single out" in first
         shown = winners if len(winners) <= 6 else winners[:5]
         assert all(name in first for name in shown)
 

@@ -37,9 +37,10 @@ def test_demsar_estimators_disagree_and_the_verdict_says_why():
     assert verdict.tied == ("C4.5+m+cf",)
     assert board.ranks.plausible_winners == ("C4.5+m", "C4.5+m+cf")
     assert verdict.sentences[0] == (
-        "With 95 % confidence the best on average across datasets is C4.5+m or C4.5+m+cf: "
-        "the data cannot order them further."
+        "With 95 % confidence the best on average across datasets is C4.5+m or C4.5+m+cf; "
+        "roughly 1739 datasets like these would single out C4.5+m+cf."
     )
+    assert board.ranks.separating_datasets == 1739
     assert verdict.test == "Nemenyi" and len(verdict.indistinguishable) == 3
     assert "more cautious than the paired comparisons" in verdict.sentences[2]
     # the quoted interval is the accessor's, whichever interval the board carries

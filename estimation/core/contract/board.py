@@ -209,6 +209,15 @@ class RankIntervals:
     question_words: str = describe(
         "the question in the words the page uses", default="most likely to win the next dataset"
     )
+    separating_datasets: int | None = describe(
+        "best_on_average only: about how many datasets with paired rank differences like "
+        "the observed ones would leave the best mean rank alone in the set of the best (a "
+        "rough plug-in figure)",
+        units="datasets",
+        null="the set has one member, the question is next_win, or no number of such "
+        "datasets would separate them",
+        default=None,
+    )
 
 
 @dataclass(frozen=True)
