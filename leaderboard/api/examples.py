@@ -43,6 +43,7 @@ BENCHMARK_DETAIL = {
     "allow_new_datasets": True,
     "allow_new_algorithms": True,
     "missing_policy": "complete",
+    "incomplete_submissions": "exclude",
     "min_coverage": 0.5,
     "tie_tolerance": 0.0,
     "top_k": 3,
