@@ -58,7 +58,14 @@ from estimation.leases import (
 )
 from estimation.models import RecomputeState, ResultSnapshot, SnapshotSection
 from estimation.selectors import recompute_pending, snapshot_section, snapshot_section_etag
-from estimation.tables import analysis_settings_for, fingerprint, result_table_build
+from estimation.tables import (
+    NotRanked,
+    analysis_settings_for,
+    analysis_table_build,
+    fingerprint,
+    not_ranked_noted,
+    result_table_build,
+)
 from leaderboard.models import Benchmark, Metric
 from leaderboard.selectors import accepted_submissions
 
@@ -248,13 +255,17 @@ def snapshot_refresh(
     return created
 
 
-def _input_read(*, benchmark: Benchmark, metric: Metric) -> tuple[list[int], ResultTable]:
-    """The accepted submissions' ids and the table, read from one database snapshot
+def _input_read(
+    *, benchmark: Benchmark, metric: Metric
+) -> tuple[list[int], ResultTable, tuple[NotRanked, ...]]:
+    """The accepted submissions' ids and the table the engine analyses (the benchmark's
+    rule for algorithms with empty cells applied), read from one database snapshot
     (REPEATABLE READ on PostgreSQL, unless the caller's transaction is already open)."""
     with snapshot_read_atomic():
         accepted = accepted_submissions(benchmark=benchmark)  # read once, for both
         table = result_table_build(benchmark=benchmark, metric=metric, submissions=accepted)
-    return sorted(pk for pk, _ in accepted), table
+    table, not_ranked = analysis_table_build(table, benchmark=benchmark)
+    return sorted(pk for pk, _ in accepted), table, not_ranked
 
 
 NO_SCORES = "ValueError: no accepted scores of this metric"
@@ -377,8 +388,8 @@ def _snapshot_compute(
     ``clock`` paces the progress writes only; the timings stored are wall seconds."""
     started = time.perf_counter()
     try:
-        submissions, table = _input_read(benchmark=benchmark, metric=metric)
-        key = fingerprint(table, settings)
+        submissions, table, not_ranked = _input_read(benchmark=benchmark, metric=metric)
+        key = fingerprint(table, settings, not_ranked=not_ranked)
     except Exception as exc:
         logger.exception("reading %s / %s failed", benchmark.slug, metric.name)
         return _load_failure_record(benchmark=benchmark, metric=metric, error=_error_text(exc))
@@ -471,7 +482,8 @@ def _snapshot_compute(
         # The bootstrap and evaluation (most of the analysis) and the advisor (about 1 s
         # at m = 20, n = 100) follow once the rest is served: readers do not wait.
         analysis = analyze(table, settings, progress=report, advisor=False, uncertainty=False)
-        sections = section_bodies(analysis.payload)
+        payload = not_ranked_noted(analysis.payload, not_ranked)
+        sections = section_bodies(payload)
         sections.pop(ADVISOR_SECTION)
     except LeaseLost:
         raise
@@ -490,7 +502,7 @@ def _snapshot_compute(
         ready = _snapshot_ready(
             snapshot=snapshot,
             bodies=sections,
-            payload=analysis.payload,
+            payload=payload,
             timings=timings,
             owner=owner,
         )
@@ -505,7 +517,7 @@ def _snapshot_compute(
         snapshot=ready,
         table=table,
         settings=settings,
-        board=analysis.payload.board,
+        board=payload.board,
         stop=superseded,
     ):
         snapshot_advisor_store(snapshot=ready, table=table, settings=settings, stop=superseded)

@@ -1,11 +1,13 @@
 """Reading a benchmark's input: accepted scores of one metric as a ResultTable (newest
-score per cell, fold means when folds exist), the analysis settings, and the
+score per cell, fold means when folds exist), the benchmark's rule for algorithms with
+empty cells applied to it (:func:`analysis_table_build`), the analysis settings, and the
 fingerprint of both that a snapshot is keyed by."""
 
 from __future__ import annotations
 
 import hashlib
 import json
+from dataclasses import dataclass, replace
 from typing import Literal, cast
 
 import numpy as np
@@ -16,8 +18,11 @@ from estimation.core.analysis import (
 )
 from estimation.core.contract import (
     SCHEMA_VERSION,
+    SnapshotPayload,
 )
 from estimation.core.table import ResultTable, fold_means
+from estimation.core.wording import agreeing, counted
+from leaderboard.incomplete import IncompleteDecision, incomplete_decide, not_ranked_label
 from leaderboard.models import Benchmark, Metric
 from leaderboard.selectors import accepted_score_columns
 
@@ -100,10 +105,79 @@ def _newest_cells(columns) -> np.ndarray:
     return np.concatenate([everything[~contested], rows[newest_first[first]]])
 
 
+@dataclass(frozen=True)
+class NotRanked:
+    """An algorithm held back from the analysis for empty cells (policy ``exclude``)."""
+
+    algorithm: str
+    n_have: int
+    n_board: int
+
+
+def analysis_table_build(
+    table: ResultTable, *, benchmark: Benchmark
+) -> tuple[ResultTable, tuple[NotRanked, ...]]:
+    """The table the engine analyses, under the benchmark's ``incomplete_submissions``
+    policy (:func:`leaderboard.incomplete.incomplete_decide`), and the algorithms it
+    holds back.
+
+    ``exclude`` leaves out the algorithms short of the board's datasets (the rest is as
+    it was); ``rank_on_what_it_has`` keeps only the board's datasets, where
+    :func:`analysis_settings_for` ranks a missing result last; ``drop_datasets`` passes
+    the table on (the ``missing`` policy alone decides, as before the setting existed).
+    """
+    decision = incomplete_decide(
+        ~np.isnan(table.values),
+        policy=benchmark.incomplete_submissions,
+        min_coverage=benchmark.min_coverage,
+        ranks=table.kind == "rank",
+    )
+    if decision.held_back.any():
+        return _columns(table, ~decision.held_back), _not_ranked(table, decision)
+    policy = Benchmark.IncompleteSubmissions.RANK_ON_WHAT_IT_HAS
+    if benchmark.incomplete_submissions == policy and table.kind != "rank" and decision.board.any():
+        return _rows(table, decision.board), ()
+    return table, ()
+
+
+def _not_ranked(table: ResultTable, decision: IncompleteDecision) -> tuple[NotRanked, ...]:
+    return tuple(
+        NotRanked(
+            algorithm=table.algorithms[j], n_have=int(decision.n_have[j]), n_board=decision.n_board
+        )
+        for j in np.flatnonzero(decision.held_back).tolist()
+    )
+
+
+def _columns(table: ResultTable, keep: np.ndarray) -> ResultTable:
+    return ResultTable(
+        datasets=table.datasets,
+        algorithms=tuple(a for a, k in zip(table.algorithms, keep, strict=True) if k),
+        values=table.values[:, keep],
+        kind=table.kind,
+        higher_is_better=table.higher_is_better,
+        fold_values=None if table.fold_values is None else table.fold_values[:, :, keep],
+    )
+
+
+def _rows(table: ResultTable, keep: np.ndarray) -> ResultTable:
+    return ResultTable(
+        datasets=tuple(d for d, k in zip(table.datasets, keep, strict=True) if k),
+        algorithms=table.algorithms,
+        values=table.values[keep],
+        kind=table.kind,
+        higher_is_better=table.higher_is_better,
+        fold_values=None if table.fold_values is None else table.fold_values[keep],
+    )
+
+
 def analysis_settings_for(*, benchmark: Benchmark) -> AnalysisSettings:
+    missing = benchmark.missing_policy
+    if benchmark.incomplete_submissions == Benchmark.IncompleteSubmissions.RANK_ON_WHAT_IT_HAS:
+        missing = Benchmark.MissingPolicy.WORST  # on the board's datasets only (above)
     return AnalysisSettings(
         # The fields' choices are these literals (and AnalysisSettings checks them).
-        missing=cast("Literal['complete', 'worst']", benchmark.missing_policy),
+        missing=cast("Literal['complete', 'worst']", missing),
         min_coverage=benchmark.min_coverage,
         tie_tol=benchmark.tie_tolerance,
         k=benchmark.top_k,
@@ -116,8 +190,29 @@ def analysis_settings_for(*, benchmark: Benchmark) -> AnalysisSettings:
     )
 
 
-def fingerprint(table: ResultTable, settings: AnalysisSettings) -> str:
-    """A stable hash of everything a snapshot depends on."""
+def not_ranked_noted(payload: SnapshotPayload, not_ranked: tuple[NotRanked, ...]):
+    """The payload with one note more on the board: the algorithms held back for empty
+    cells, each "not ranked: results on N of M datasets" (the shape is unchanged)."""
+    if not not_ranked:
+        return payload
+    listed = "; ".join(
+        f"{n.algorithm} ({not_ranked_label(n_have=n.n_have, n_board=n.n_board)})"
+        for n in not_ranked
+    )
+    held = f"{counted(len(not_ranked), 'algorithm')} with empty cells"
+    note = (
+        f"{held} {agreeing(len(not_ranked), 'is', 'are')} left out under this benchmark's "
+        f"policy, so that the board stays as it was for everyone: {listed}."
+    )
+    board = replace(payload.board, notes=(*payload.board.notes, note))
+    return replace(payload, board=board)
+
+
+def fingerprint(
+    table: ResultTable, settings: AnalysisSettings, *, not_ranked: tuple[NotRanked, ...] = ()
+) -> str:
+    """A stable hash of everything a snapshot depends on (the algorithms held back for
+    empty cells too: their note is part of the board)."""
     digest = hashlib.sha256()
     header = {
         "engine": ENGINE_VERSION,
@@ -128,6 +223,8 @@ def fingerprint(table: ResultTable, settings: AnalysisSettings) -> str:
         "kind": table.kind,
         "higher_is_better": table.higher_is_better,
     }
+    if not_ranked:  # absent otherwise: the boards without any keep their fingerprints
+        header["not_ranked"] = [[n.algorithm, n.n_have, n.n_board] for n in not_ranked]
     digest.update(json.dumps(header, sort_keys=True).encode())
     digest.update(np.ascontiguousarray(table.values).tobytes())
     if table.fold_values is not None:

@@ -28,6 +28,15 @@ class Benchmark(models.Model):
         COMPLETE = "complete", "analyse datasets every included algorithm has"
         WORST = "worst", "a missing result ranks last"
 
+    class IncompleteSubmissions(models.TextChoices):
+        # The rule: leaderboard/incomplete.py.
+        EXCLUDE = "exclude", "not ranked until it has results on every dataset of the board"
+        RANK_ON_WHAT_IT_HAS = "rank_on_what_it_has", "ranked last where it has no result"
+        DROP_DATASETS = (
+            "drop_datasets",
+            "its empty cells leave those datasets out for every algorithm",
+        )
+
     class Correction(models.TextChoices):
         HOLM = "holm", "Holm"
         BONFERRONI = "bonferroni", "Bonferroni"
@@ -60,6 +69,13 @@ class Benchmark(models.Model):
     # Analysis settings (METHODS.md); a change triggers a recompute.
     missing_policy = models.CharField(
         max_length=8, choices=MissingPolicy.choices, default=MissingPolicy.COMPLETE
+    )
+    incomplete_submissions = models.CharField(
+        max_length=19,
+        choices=IncompleteSubmissions.choices,
+        default=IncompleteSubmissions.EXCLUDE,
+        help_text="What an algorithm without results on every dataset of the board does "
+        "to the analysis.",
     )
     min_coverage = models.FloatField(
         default=0.5, validators=[MinValueValidator(0.0), MaxValueValidator(1.0)]

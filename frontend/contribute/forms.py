@@ -19,6 +19,9 @@ POLICY_FIELDS = ("visibility", "submission_policy", "allow_new_datasets", "allow
 
 ANALYSIS_HELP = {
     "missing_policy": "What a dataset without a result of some algorithm counts as.",
+    "incomplete_submissions": "What an algorithm with empty cells does: not ranked until it "
+    "has a result on every dataset of the board (the default, the board stays as it is), "
+    "ranked last on the datasets it lacks, or those datasets left out for every algorithm.",
     "min_coverage": "Share of datasets (0 to 1) an algorithm needs to be ranked at all.",
     "tie_tolerance": "Scores closer than this count as a tie (0 = exact ties only).",
     "top_k": "K of the top-K probabilities.",

@@ -31,6 +31,7 @@ from leaderboard.services import (
     ValidationFailed,
     benchmark_metric_check,
     submission_entries_from_csv,
+    submission_incomplete_notes,
     submissions_create,
 )
 from leaderboard.uploads import upload_limits
@@ -227,6 +228,26 @@ class UploadPreview:
     new_datasets_need_confirmation: bool
     first_rows: tuple[PreviewRow, ...]
     algorithms: tuple[AlgorithmSummary, ...]
+
+
+def upload_incomplete_notes(*, benchmark: Benchmark, parsed: ParsedResults) -> dict[str, str]:
+    """Per algorithm of the file, what its empty cells will do (the service's sentence)."""
+    metric_codes = parsed.metric_codes.astype(np.int64)
+    n_metrics = len(parsed.metrics) + 1  # code -1: no metric column
+    keys = np.unique(
+        (parsed.algorithm_codes.astype(np.int64) * len(parsed.datasets) + parsed.dataset_codes)
+        * n_metrics
+        + metric_codes
+        + 1
+    )
+    covered: dict[str, list[tuple[str, str | None]]] = {}
+    for key in keys.tolist():
+        pair, metric = divmod(key, n_metrics)
+        algorithm, dataset = divmod(pair, max(len(parsed.datasets), 1))
+        covered.setdefault(parsed.algorithms[algorithm], []).append(
+            (parsed.datasets[dataset], parsed.metrics[metric - 1] if metric else None)
+        )
+    return submission_incomplete_notes(benchmark=benchmark, covered=covered)
 
 
 def upload_preview(*, benchmark: Benchmark, parsed: ParsedResults) -> UploadPreview:

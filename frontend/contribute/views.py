@@ -38,6 +38,7 @@ from frontend.contribute.uploads import (
     too_large_to_preview,
     upload_entries,
     upload_import,
+    upload_incomplete_notes,
     upload_parse,
     upload_preview,
     upload_trial_problems,
@@ -58,6 +59,7 @@ from leaderboard.services import (
     SubmissionInput,
     ValidationFailed,
     submission_create,
+    submission_incomplete_notes,
     submissions_create,
     user_is_maintainer,
 )
@@ -149,6 +151,7 @@ def submit_form(request: HttpRequest, slug: str) -> HttpResponse:
         "allow_new_algorithms": benchmark.allow_new_algorithms,
     }
     page_errors: list[SummaryError] = []
+    incomplete_note: str | None = None
     if request.method == "GET":
         form = SubmissionDetailsForm(initial={"idempotency_key": _fresh_key()}, **details)
         grid = ScoreGrid.initial(
@@ -198,7 +201,9 @@ def submit_form(request: HttpRequest, slug: str) -> HttpResponse:
                 return throttled
             form = SubmissionDetailsForm(request.POST, **details)
             response = _submit_grid(request, benchmark, form, grid)
-            if response is not None:
+            if isinstance(response, str):
+                incomplete_note = response
+            elif response is not None:
                 return response
             page_errors = [*form_summary(form), *grid.summary()]
         else:
@@ -212,6 +217,7 @@ def submit_form(request: HttpRequest, slug: str) -> HttpResponse:
         "errors": page_errors,
         "known_algorithms": algorithm_names_public(benchmark=benchmark),
         "policy_note": _policy_note(benchmark, request.user),
+        "incomplete_note": incomplete_note,
         "too_large": not grid.fits(),
     }
     return render(request, "frontend/contribute/submit_form.html", context)
@@ -219,20 +225,30 @@ def submit_form(request: HttpRequest, slug: str) -> HttpResponse:
 
 def _submit_grid(
     request: HttpRequest, benchmark: Benchmark, form: SubmissionDetailsForm, grid: ScoreGrid
-) -> HttpResponse | None:
-    """Store the page's submission; or put every problem on the page and return None."""
+) -> HttpResponse | str | None:
+    """Store the page's submission; or put every problem on the page and return None; or,
+    when empty cells would leave the algorithm out of the board (or the board short of
+    datasets) and the researcher has not yet said to go on, what they will do (nothing
+    is stored)."""
     form_ok = form.is_valid()
     scores, cell_of_line = grid.scores()
     if not form_ok or grid.has_errors:
         return None
     data = form.cleaned_data
+    algorithm = data["algorithm"].strip()
+    if request.POST.get("incomplete_confirmed") != "1":
+        notes = submission_incomplete_notes(
+            benchmark=benchmark, covered={algorithm: [(s.dataset, s.metric) for s in scores]}
+        )
+        if algorithm in notes:
+            return notes[algorithm]
     key = _usable_key(data["idempotency_key"])
     try:
         submission = submission_create(
             benchmark=benchmark,
             submitter=request.user,
             entry=SubmissionInput(
-                algorithm=data["algorithm"].strip(),
+                algorithm=algorithm,
                 scores=scores,
                 algorithm_url=data["algorithm_url"],
                 algorithm_version=data["algorithm_version"],
@@ -316,6 +332,9 @@ def _preview_page(request, benchmark, upload, parsed, problems) -> HttpResponse:
         "benchmark": benchmark,
         "upload": upload,
         "preview": upload_preview(benchmark=benchmark, parsed=parsed),
+        "incomplete_notes": sorted(
+            upload_incomplete_notes(benchmark=benchmark, parsed=parsed).items()
+        ),
         "problems": file_problems(upload.content, problems),
         "policy_note": _policy_note(benchmark, request.user),
         "background": upload_in_background(upload.content, format=upload.format),

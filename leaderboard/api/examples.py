@@ -43,6 +43,7 @@ BENCHMARK_DETAIL = {
     "allow_new_datasets": True,
     "allow_new_algorithms": True,
     "missing_policy": "complete",
+    "incomplete_submissions": "exclude",
     "min_coverage": 0.5,
     "tie_tolerance": 0.0,
     "top_k": 3,
@@ -88,6 +89,8 @@ SUBMISSION = {
     "decision_note": "",
     "n_scores": 2,
 }
+# The create answer also says what empty cells do (null: none empty).
+SUBMISSION_CREATED = {**SUBMISSION, "incomplete_note": None}
 SUBMISSION_DETAIL = {
     **SUBMISSION,
     "scores": [
@@ -272,8 +275,10 @@ EXAMPLES: dict[str, list[OpenApiExample]] = {
             },
             "Folds, a metric, new datasets allowed",
         ),
-        _response(SUBMISSION, "201"),
-        _response(SUBMISSION, "200", "The same Idempotency-Key again: the stored submission"),
+        _response(SUBMISSION_CREATED, "201"),
+        _response(
+            SUBMISSION_CREATED, "200", "The same Idempotency-Key again: the stored submission"
+        ),
         _response(PROBLEMS, "400", "A typo"),
     ],
     "submission_upload": [

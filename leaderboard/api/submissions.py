@@ -53,6 +53,7 @@ from leaderboard.services import (
     submission_accept,
     submission_create,
     submission_entries_from_csv,
+    submission_incomplete_notes,
     submission_reject,
     submission_withdraw,
     submissions_create,
@@ -95,6 +96,19 @@ class SubmissionOutputSerializer(serializers.ModelSerializer):
             "decision_note",
             "n_scores",
         ]
+
+
+class SubmissionCreatedOutputSerializer(SubmissionOutputSerializer):
+    incomplete_note = serializers.SerializerMethodField(
+        help_text="What the submission's empty cells do under the benchmark's "
+        "incomplete_submissions policy (null: none empty)",
+    )
+
+    class Meta(SubmissionOutputSerializer.Meta):
+        fields = [*SubmissionOutputSerializer.Meta.fields, "incomplete_note"]
+
+    def get_incomplete_note(self, submission) -> str | None:
+        return self.context.get("incomplete_note")
 
 
 class SubmissionDetailOutputSerializer(SubmissionOutputSerializer):
@@ -268,12 +282,14 @@ class SubmissionCreateApi(ApiView):
         description="Any logged-in user may submit to an open or moderated benchmark (to a "
         "closed one, only its maintainers). Open benchmarks accept on arrival; moderated "
         "ones wait for a maintainer. All or nothing: every problem is reported, with the "
-        "position of the score (`scores[i]`, 1-based).",
+        "position of the score (`scores[i]`, 1-based). `incomplete_note` says what empty "
+        "cells (datasets of the board without a score) do under the benchmark's "
+        "`incomplete_submissions` policy.",
         request=InputSerializer,
         parameters=[idempotency_parameter],
         responses={
-            201: SubmissionOutputSerializer,
-            200: SubmissionOutputSerializer,
+            201: SubmissionCreatedOutputSerializer,
+            200: SubmissionCreatedOutputSerializer,
             413: ErrorSerializer,
             429: ErrorSerializer,
             **ERRORS,
@@ -301,6 +317,11 @@ class SubmissionCreateApi(ApiView):
             algorithm_metadata=dict(data["algorithm_metadata"]),
             note=data["note"],
         )
+        # Said as it would be before storing: the board as it was (idempotent replays too).
+        note = submission_incomplete_notes(
+            benchmark=benchmark,
+            covered={entry.algorithm: [(sc.dataset, sc.metric) for sc in entry.scores]},
+        ).get(entry.algorithm)
         started = timezone.now()
         submission = submission_create(
             benchmark=benchmark,
@@ -312,7 +333,8 @@ class SubmissionCreateApi(ApiView):
         )
         code = status.HTTP_200_OK if _replayed([submission], key, started) else 201
         (stored,) = _stored_or_written([submission])
-        return Response(SubmissionOutputSerializer(stored).data, status=code)
+        out = SubmissionCreatedOutputSerializer(stored, context={"incomplete_note": note})
+        return Response(out.data, status=code)
 
 
 def json_too_large_message(what: str) -> str:

@@ -47,6 +47,7 @@ from leaderboard.services.errors import (
     ValidationFailed,
     problems_text,
 )
+from leaderboard.services.incomplete import submission_incomplete_notes
 from leaderboard.services.inputs import ScoreBlock, ScoreInput, SubmissionInput
 from leaderboard.services.moderation import (
     MAX_BULK_DECISIONS,
@@ -148,6 +149,7 @@ __all__ = [
     "submission_accept",
     "submission_create",
     "submission_entries_from_csv",
+    "submission_incomplete_notes",
     "submission_reject",
     "submission_withdraw",
     "submissions_create",

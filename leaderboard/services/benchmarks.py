@@ -33,6 +33,7 @@ from leaderboard.services.text import benchmark_text_problems, full_clean, text_
 ANALYSIS_FIELDS = (
     "ranking_only",
     "missing_policy",
+    "incomplete_submissions",
     "min_coverage",
     "tie_tolerance",
     "top_k",

@@ -57,6 +57,7 @@ def test_create_with_json_scores(researcher, benchmark):
         "decided_by": None,
         "decision_note": "",
         "n_scores": 3,
+        "incomplete_note": None,
     }
     assert sorted((r.dataset, r.fold, r.value) for r in stored_scores(submission=submission)) == [
         ("d1", None, 0.5),

@@ -20,6 +20,7 @@ CREATE = {
     "allow_new_datasets": "on",
     "allow_new_algorithms": "on",
     "missing_policy": "complete",
+    "incomplete_submissions": "exclude",
     "min_coverage": "0.5",
     "tie_tolerance": "0.001",
     "top_k": "3",

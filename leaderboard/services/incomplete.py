@@ -1,0 +1,75 @@
+"""What a submission's empty cells will do, said before it is stored (the web form, the
+file preview and the API answer all ask :func:`submission_incomplete_notes`)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+
+import numpy as np
+
+from leaderboard.incomplete import incomplete_decide, incomplete_outcome, incomplete_sentence
+from leaderboard.models import Benchmark
+from leaderboard.selectors import accepted_score_columns
+
+# (dataset, metric) pairs; a metric None is the benchmark's primary one.
+Cells = Iterable[tuple[str, str | None]]
+
+
+def submission_incomplete_notes(
+    *, benchmark: Benchmark, covered: Mapping[str, Cells]
+) -> dict[str, str]:
+    """For each algorithm of ``covered`` that would leave cells of the board empty (its
+    accepted results counted too), the sentence that says what they will do under the
+    benchmark's policy (:func:`leaderboard.incomplete.incomplete_sentence`).
+
+    The board is decided as the recompute decides it (:func:`incomplete_decide`), on the
+    accepted results with this submission's taken as accepted.
+    """
+    if benchmark.ranking_only or not covered:
+        return {}
+    metrics = list(benchmark.metrics.all())
+    if not metrics:
+        return {}
+    primary = next((m for m in metrics if m.is_primary), metrics[0]).name
+    wanted = {
+        algorithm: {(dataset, metric or primary) for dataset, metric in cells}
+        for algorithm, cells in covered.items()
+    }
+    empty = dict.fromkeys(wanted, 0)
+    board_size = dict.fromkeys(wanted, 0)
+    for metric in metrics:
+        accepted = accepted_score_columns(benchmark=benchmark, metric=metric)
+        mine = {a: {d for d, m in cells if m == metric.name} for a, cells in wanted.items()}
+        datasets = sorted(
+            {accepted.dataset_names[i] for i in np.unique(accepted.dataset).tolist()}
+            | set().union(*mine.values())
+        )
+        algorithms = sorted(set(accepted.algorithm_names) | set(mine))
+        row = {name: i for i, name in enumerate(datasets)}
+        col = {name: j for j, name in enumerate(algorithms)}
+        present = np.zeros((len(datasets), len(algorithms)), dtype=bool)
+        rows = np.array([row[n] for n in accepted.dataset_names], dtype=np.int64)
+        cols = np.array([col[n] for n in accepted.algorithm_names], dtype=np.int64)
+        if len(accepted.dataset):
+            present[rows[accepted.dataset], cols[accepted.algorithm]] = True
+        for algorithm, names in mine.items():
+            present[[row[n] for n in names], col[algorithm]] = True
+        decision = incomplete_decide(
+            present,
+            policy=benchmark.incomplete_submissions,
+            min_coverage=benchmark.min_coverage,
+        )
+        for algorithm in wanted:
+            lacking = decision.n_board - int(decision.n_have[col[algorithm]])
+            empty[algorithm] += lacking
+            board_size[algorithm] = max(board_size[algorithm], decision.n_board)
+    outcome = incomplete_outcome(
+        policy=benchmark.incomplete_submissions, missing_policy=benchmark.missing_policy
+    )
+    notes = {
+        algorithm: incomplete_sentence(
+            n_empty=empty[algorithm], n_board=board_size[algorithm], outcome=outcome
+        )
+        for algorithm in wanted
+    }
+    return {algorithm: note for algorithm, note in notes.items() if note}
