@@ -180,9 +180,9 @@ class UploadForm(AccessibleErrorsMixin, forms.Form):
     # An empty CSV is the parser's to word ("the file is empty: it needs a header row;
     # expected ..."), as on the CLI and the API; clean() refuses an empty import.
     file = forms.FileField(
-        label="Results file (CSV, UTF-8)",
-        help_text="Or another tool's results: its JSON file, or a folder as a zip (choose "
-        "its format below).",
+        label="Results file (CSV, JSON or zip)",
+        help_text="A results CSV in UTF-8, or another tool's results: its JSON file, or a "
+        "folder as a zip (choose its format below).",
         allow_empty_file=True,
     )
     format = forms.ChoiceField(choices=FORMAT_CHOICES, required=False)

@@ -116,7 +116,7 @@ def test_a_typo_in_an_uploaded_file_gets_did_you_mean(demo_site, page, log_in, s
     content = (
         b"dataset,algorithm,score\niris,Typo-Test,0.9\nIris-,Typo-Test,0.8\nwines,Typo-Test,0.7\n"
     )
-    page.get_by_label("Results file (CSV, UTF-8)").set_input_files(
+    page.get_by_label("Results file (CSV, JSON or zip)").set_input_files(
         {"name": "typo.csv", "mimeType": "text/csv", "buffer": content}
     )
     page.get_by_test_id("upload-submit").click()

@@ -210,7 +210,7 @@ def test_reloading_after_creating_a_token_neither_shows_nor_creates_one(empty_si
 
 
 def upload(page, name: str, content: bytes) -> None:
-    page.get_by_label("Results file (CSV, UTF-8)").set_input_files(
+    page.get_by_label("Results file (CSV, JSON or zip)").set_input_files(
         {"name": name, "mimeType": "text/csv", "buffer": content}
     )
     page.get_by_test_id("upload-submit").click()

@@ -408,7 +408,7 @@ def test_csv_newcomers_mistakes_get_the_parsers_exact_messages(
     assert "The file has 1 problem (listed below); nothing was stored." in body
     # The summary counts the file's one problem and words it as the CLI prints it.
     assert [error.text for error in response.context["errors"]] == [
-        "Results file (CSV, UTF-8): The file has 1 problem (listed below); nothing was stored.",
+        "Results file (CSV, JSON or zip): The file has 1 problem (listed below); nothing was stored.",
         problems[0].printed(),
     ]
     assert '<h2 id="error-summary-title">There is a problem</h2>' in body

@@ -258,6 +258,10 @@ def test_a_board_served_before_its_bootstrap_says_the_ranks_are_being_computed(c
     page = client.get("/b/pending/").content.decode()
     assert 'data-testid="uncertainty-pending"' in page
     assert "Rank interval (being computed)" in page
+    # said once in the caption (issue 44: "the Rank interval (being computed), being computed")
+    caption = page[page.index('id="leaderboard-caption"') :]
+    caption = caption[: caption.index("</caption>")]
+    assert "(being computed), being computed" not in caption, caption
     assert page.count('data-testid="cell-ranks">…</td>') == 3
     assert 'data-testid="plausible-winner"' not in page
     # the win rate still has its interval (exact); the default's says it is coming
