@@ -205,6 +205,12 @@ class PreviewRow:
     metric: str | None
     value: float
 
+    @property
+    def value_text(self) -> str:
+        """The value at 15 significant digits: what was typed, not the float's last bits
+        (0.323, never 0.32299999999999995)."""
+        return f"{self.value:.15g}"
+
 
 @dataclass(frozen=True)
 class AlgorithmSummary:

@@ -448,3 +448,14 @@ def test_csv_semicolon_file_with_decimal_commas_previews_and_stores(client, benc
     assert sorted((r.algorithm, r.dataset, r.value) for r in stored) == sorted(
         csv_messages.SEMICOLON_SCORES
     )
+
+
+def test_a_preview_value_reads_as_typed_not_as_its_float():
+    """Issue 44 item 8: a float whose shortest repr has 17 digits (0.1 + 0.2 - 0.0
+    arithmetic, a fold mean) is shown at 15 significant digits."""
+    from frontend.contribute.uploads import PreviewRow
+
+    row = PreviewRow(line=2, dataset="d", algorithm="a", fold=None, metric=None, value=0.1 + 0.2)
+    assert repr(row.value) == "0.30000000000000004"
+    assert row.value_text == "0.3"
+    assert PreviewRow(2, "d", "a", None, None, 1.5e-20).value_text == "1.5e-20"
