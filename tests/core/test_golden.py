@@ -103,6 +103,13 @@ GOLDEN: dict[str, dict[str, str]] = {
         "demsar": "c80c8497c339041a3acbc7380b44ed4df2356bd2c91038d38900ca184f5a6d8b",
         "simulated": "49e614a600e8ae32afde3e990a1f672794a5bcbed322a4a04db9e8ab8a01769d",
     },
+    # 0.13.1 (issue 43 item 2): Nemenyi and Tukey p-values and critical values from our
+    # own studentized-range quadrature instead of scipy's integration (within 1e-6
+    # relative of scipy where sf >= 1e-7; below, scipy's 1 - cdf was rounding noise).
+    "0.13.1": {
+        "demsar": "e411ed48cc3cad921cc46c724db3309df23fcf4447f3f1bb21c8a1475f79e659",
+        "simulated": "23cd2747e73e8f811b714aa5791f18c4af6cb3bd30326ff1e51b3962374b4670",
+    },
 }
 
 
