@@ -121,21 +121,6 @@ def celery_worker(redis_url, transactional_db):
         yield worker
 
 
-@pytest.fixture(autouse=True, scope="module")
-def studentized_range_values_kept(request: pytest.FixtureRequest):
-    """The studentized range's interpolants and critical values computed by an earlier
-    test or run are reused (tests/studentized_range_memo.py), except in their own tests
-    and in runs without pytest's cache."""
-    from tests.studentized_range_memo import OWN_TESTS, studentized_range_kept
-
-    cache = getattr(request.config, "cache", None)
-    if cache is None or request.node.nodeid in OWN_TESTS:
-        yield
-        return
-    with studentized_range_kept(cache.mkdir("podium-studentized-range")):
-        yield
-
-
 @pytest.fixture(scope="session")
 def peer_reference(request: pytest.FixtureRequest):
     """``peer_reference(name, compute, *args, under_test=module, libraries=())``: a peer

@@ -8,7 +8,7 @@ other pair comes from :func:`pair_tests`, from the pair's two columns of ranks a
 and what the family-wise corrections need:
 
 - **Nemenyi** needs only the two mean ranks, ``m`` and ``n``: the same studentized-range
-  interpolant as the engine, so the same value.
+  spline as the engine, so the same value.
 - **Wilcoxon, Bonferroni** needs the family's size: ``min(1, N p)``.
 - **Wilcoxon, Holm** needs the sorted raw p-values of the whole family, but only where
   the corrected value is below 1: the corrected p-value is a step function of the raw
@@ -81,7 +81,7 @@ def nemenyi_pair_pvalues(
 ) -> np.ndarray:
     """Nemenyi p-values of pairs with mean ranks ``first`` and ``second`` (broadcast) on a
     board of ``m`` algorithms and ``n`` datasets: :func:`significance.nemenyi`'s formula
-    and interpolant, so its values."""
+    and spline, so its values."""
     q = nemenyi_statistic(first, second, m=m, n=n)
     # The studentized range integral is slow; evaluate it once per distinct distance.
     distinct, inverse = np.unique(q.ravel(), return_inverse=True)

