@@ -109,8 +109,8 @@ GOLDEN: dict[str, dict[str, str]] = {
     # own studentized-range quadrature instead of scipy's integration (within 1e-6
     # relative of scipy where sf >= 1e-7; below, scipy's 1 - cdf was rounding noise).
     "0.13.1": {
-        "demsar": "e411ed48cc3cad921cc46c724db3309df23fcf4447f3f1bb21c8a1475f79e659",
-        "simulated": "23cd2747e73e8f811b714aa5791f18c4af6cb3bd30326ff1e51b3962374b4670",
+        "demsar": "1b431669ec87833ade7678ab9b9f303cb54c6869e68f2168bb024d26e292761d",
+        "simulated": "f654323dcee3b7f25a462cc43cc62dfaf82cfa2950bac04724622cb4e652226b",
     },
 }
 
