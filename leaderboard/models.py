@@ -30,11 +30,11 @@ class Benchmark(models.Model):
 
     class IncompleteSubmissions(models.TextChoices):
         # The rule: leaderboard/incomplete.py.
-        EXCLUDE = "exclude", "not ranked until it has results on every dataset of the board"
+        EXCLUDE = "exclude", "not ranked until complete"
         RANK_ON_WHAT_IT_HAS = "rank_on_what_it_has", "ranked last where it has no result"
         DROP_DATASETS = (
             "drop_datasets",
-            "its empty cells leave those datasets out for every algorithm",
+            "those datasets left out for all",
         )
 
     class Correction(models.TextChoices):

@@ -14,11 +14,11 @@ class Migration(migrations.Migration):
             name="incomplete_submissions",
             field=models.CharField(
                 choices=[
-                    ("exclude", "not ranked until it has results on every dataset of the board"),
+                    ("exclude", "not ranked until complete"),
                     ("rank_on_what_it_has", "ranked last where it has no result"),
                     (
                         "drop_datasets",
-                        "its empty cells leave those datasets out for every algorithm",
+                        "those datasets left out for all",
                     ),
                 ],
                 default="exclude",

@@ -40,10 +40,9 @@ def submission_incomplete_notes(
     for metric in metrics:
         accepted = accepted_score_columns(benchmark=benchmark, metric=metric)
         mine = {a: {d for d, m in cells if m == metric.name} for a, cells in wanted.items()}
-        datasets = sorted(
-            {accepted.dataset_names[i] for i in np.unique(accepted.dataset).tolist()}
-            | set().union(*mine.values())
-        )
+        # every dataset the columns name (a declared dataset without results too: no
+        # majority has it, so it is not on the board) and the submission's own
+        datasets = sorted(set(accepted.dataset_names) | set().union(*mine.values()))
         algorithms = sorted(set(accepted.algorithm_names) | set(mine))
         row = {name: i for i, name in enumerate(datasets)}
         col = {name: j for j, name in enumerate(algorithms)}
