@@ -621,13 +621,20 @@ def _cell_tables(payload: dict[str, Any], fams: list[Family]) -> list[str]:
     return parts
 
 
-def write_readme_section(section: str, readme: Path = README) -> None:
-    """Replace the coverage section of bench/README.md (or add it before the end)."""
+def write_readme_section(
+    section: str,
+    readme: Path = README,
+    *,
+    start: str = SECTION_START,
+    end: str = SECTION_END,
+) -> None:
+    """Replace a suite's section of bench/README.md between its ``start`` and ``end``
+    markers (this suite's by default), or add it before "What the numbers say"."""
     text = readme.read_text(encoding="utf-8")
-    block = f"{SECTION_START}\n\n{section}\n\n{SECTION_END}"
-    if SECTION_START in text and SECTION_END in text:
-        head, rest = text.split(SECTION_START, 1)
-        tail = rest.split(SECTION_END, 1)[1]
+    block = f"{start}\n\n{section}\n\n{end}"
+    if start in text and end in text:
+        head, rest = text.split(start, 1)
+        tail = rest.split(end, 1)[1]
         text = head + block + tail
     else:
         anchor = "## What the numbers say"

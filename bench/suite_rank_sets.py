@@ -41,6 +41,7 @@ import numpy as np
 from scipy import special, stats
 
 from bench.common import ROOT, Options, machine_line, markdown_table
+from bench.suite_coverage import write_readme_section
 
 GRID_N = (10, 30, 100)
 GRID_M = (4, 10, 30, 100)
@@ -329,17 +330,6 @@ def report(payload: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def write_readme_section(section: str) -> None:
-    text = README.read_text(encoding="utf-8")
-    block = f"{SECTION_START}\n\n{section}\n\n{SECTION_END}"
-    if SECTION_START in text and SECTION_END in text:
-        head, rest = text.split(SECTION_START, 1)
-        text = head + block + rest.split(SECTION_END, 1)[1]
-    else:
-        text = f"{text.rstrip()}\n\n{block}\n"
-    README.write_text(text, encoding="utf-8")
-
-
 def run(options: Options) -> str:
     quick = options.quick
     replicates = QUICK_REPLICATES if quick else REPLICATES
@@ -360,5 +350,5 @@ def run(options: Options) -> str:
     section = report(payload)
     if not quick:
         JSON_OUT.write_text(json.dumps(payload, indent=1) + "\n", encoding="utf-8")
-        write_readme_section(section)
+        write_readme_section(section, README, start=SECTION_START, end=SECTION_END)
     return section

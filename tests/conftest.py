@@ -146,3 +146,19 @@ def stored_sections_follow_the_contract(monkeypatch):
         return bodies
 
     monkeypatch.setattr(services, "section_bodies", checked)
+
+
+@pytest.fixture
+def rates(settings):
+    """``rates(scope="n/period", ...)``: DRF throttle rates for one test."""
+
+    def set_rates(**scopes):
+        settings.REST_FRAMEWORK = {
+            **settings.REST_FRAMEWORK,
+            "DEFAULT_THROTTLE_RATES": {
+                **settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"],
+                **scopes,
+            },
+        }
+
+    return set_rates

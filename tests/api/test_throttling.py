@@ -14,20 +14,6 @@ from tests.factories import make_benchmark
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
-def rates(settings):
-    def set_rates(**scopes):
-        settings.REST_FRAMEWORK = {
-            **settings.REST_FRAMEWORK,
-            "DEFAULT_THROTTLE_RATES": {
-                **settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"],
-                **scopes,
-            },
-        }
-
-    return set_rates
-
-
 def submit(api, slug: str, value: float):
     return api.post(
         f"/api/benchmarks/{slug}/submissions/create/",

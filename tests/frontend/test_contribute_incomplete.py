@@ -36,13 +36,6 @@ def benchmark():
     return benchmark
 
 
-@pytest.fixture
-def researcher(client):
-    user = make_user("researcher")
-    client.force_login(user)
-    return user
-
-
 def _grid(key="web-form-" + "a" * 32, **overrides):
     data = {
         "idempotency_key": key,

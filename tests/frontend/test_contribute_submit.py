@@ -30,13 +30,6 @@ def benchmark():
     return benchmark
 
 
-@pytest.fixture
-def researcher(client):
-    user = make_user("researcher")
-    client.force_login(user)
-    return user
-
-
 def _key(body: str) -> str:
     return re.search(r'name="idempotency_key" value="([^"]+)"', body).group(1)
 

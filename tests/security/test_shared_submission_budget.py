@@ -18,20 +18,6 @@ from tests.factories import make_benchmark, make_submission, make_user
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
-def rates(settings):
-    def set_rates(**scopes):
-        settings.REST_FRAMEWORK = {
-            **settings.REST_FRAMEWORK,
-            "DEFAULT_THROTTLE_RATES": {
-                **settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"],
-                **scopes,
-            },
-        }
-
-    return set_rates
-
-
 def _client(user) -> APIClient:
     api = APIClient()
     api.force_login(user)
