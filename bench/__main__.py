@@ -21,6 +21,7 @@ SUITES = (
     "pairwise",
     "coverage",
     "rank_sets",
+    "power",
     "ingest",
     "latency",
     "api",

@@ -546,6 +546,21 @@ def report(payload: dict[str, Any], *, quick: bool = False) -> str:
     ]
     parts.append(markdown_table(headers, rows))
     parts.append(_confidence_line(payload, fams, grid_n))
+    if payload.get("companions"):
+        parts.append(
+            "The same command measures "
+            + " and ".join(
+                {
+                    "rank_sets": "the set of the best and the rank intervals of expected ranks, "
+                    "beside Nemenyi's group of the leader and Holm against the best (section "
+                    "'The set of the best and the rank intervals of expected ranks')",
+                    "power": "the interval of the datasets needed (section 'How sure is the "
+                    "datasets needed')",
+                }[suite]
+                for suite in payload["companions"]
+            )
+            + "; docs/coverage.json carries their tables under `companions`."
+        )
     parts += _cell_tables(payload, fams)
     parts.append(
         "Truths: "
@@ -643,8 +658,27 @@ def write_readme_section(
     readme.write_text(text, encoding="utf-8")
 
 
+COMPANIONS = ("rank_sets", "power")
+"""Suites whose coverage tables belong to this one's: ``python -m bench coverage`` runs
+them too, and docs/coverage.json carries their payloads (``companions``): the set of the
+best and the rank intervals of expected ranks beside Nemenyi's group and Holm against the
+best; the datasets needed's interval."""
+
+
+def with_companions(payload: dict[str, Any]) -> dict[str, Any]:
+    """``payload`` with the companions' stored tables (docs/<suite>.json) embedded."""
+    stored = {}
+    for suite in COMPANIONS:
+        path = ROOT / "docs" / f"{suite}.json"
+        if path.exists():
+            stored[suite] = json.loads(path.read_text(encoding="utf-8"))
+    return {**payload, "companions": stored}
+
+
 def write_outputs(payload: dict[str, Any]) -> str:
-    """Write ``docs/coverage.json`` and this suite's section of bench/README.md."""
+    """Write ``docs/coverage.json`` (with the companions' tables) and this suite's
+    section of bench/README.md."""
+    payload = with_companions(payload)
     section = report(payload)
     COVERAGE_JSON.write_text(json.dumps(payload, indent=1) + "\n", encoding="utf-8")
     write_readme_section(section)
@@ -652,7 +686,13 @@ def write_outputs(payload: dict[str, Any]) -> str:
 
 
 def run(options: Options) -> str:
+    import importlib
+
     from estimation.core.contract import AnalysisSettings
+
+    if not options.quick:
+        for suite in COMPANIONS:
+            importlib.import_module(f"bench.suite_{suite}").run(options)
 
     os.environ.setdefault("PODIUM_ANALYSIS_THREADS", "1")
     defaults = AnalysisSettings()

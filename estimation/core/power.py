@@ -7,7 +7,15 @@ At the current data, for the board's first two algorithms:
   (two-sided, the pair alone) detects with 80 % power on ``n`` datasets;
 * the **datasets needed**: the smallest number of datasets on which the same test
   separates the two with 80 % power, if the population of paired differences is the
-  observed one.
+  observed one;
+* its **confidence interval**: the datasets needed is a function of an effect the data
+  estimate, so it is as uncertain as the effect (one benchmark's figure ranges from a
+  third to five times the true size). Sample sizes scale as the inverse square of the
+  standardised effect ``mean(d) / sd(d)``; the exact confidence interval of that effect
+  under normal differences (inverting the noncentral t of the observed t statistic) gives
+  ``needed * (e_observed / e_bound) ** 2`` at each end. When the interval of the effect
+  reaches zero, no number of datasets is ruled out at the upper end (None). Its coverage
+  of the true size is measured in ``python -m bench power``.
 
 The fitted model is the empirical distribution of the paired differences ``d_i``
 (dataset-level scores of #1 minus #2, oriented: larger is better): a simulated
@@ -34,7 +42,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
-from scipy import special
+from scipy import optimize, special, stats
 
 from estimation.core.contract import AdvisorPower, NotApplicable
 from estimation.core.table import decimal_exponents, paired_differences
@@ -42,10 +50,12 @@ from estimation.core.table import decimal_exponents, paired_differences
 __all__ = [
     "CELL_BUDGET",
     "MAX_DATASETS",
+    "NEEDED_CONFIDENCE",
     "N_SIMULATIONS",
     "POWER",
     "PowerResult",
     "advisor_power",
+    "effect_interval",
     "pair_power",
     "signed_rank_pvalues",
     "signed_rank_rejects",
@@ -58,6 +68,8 @@ MAX_DATASETS = 100_000
 CELL_BUDGET = 40_000_000
 """Largest total of simulated differences over every power evaluation."""
 MAX_STEPS = 24
+NEEDED_CONFIDENCE = 0.95
+"""Level of the confidence interval of the datasets needed."""
 
 
 @dataclass(frozen=True)
@@ -71,6 +83,10 @@ class PowerResult:
     datasets_needed: int | None
     n_simulations: int
     note: str | None = None
+    needed_low: int | None = None
+    needed_high: int | None = None
+    """The confidence interval of ``datasets_needed`` (:data:`NEEDED_CONFIDENCE`); a
+    None ``needed_high`` with a ``needed_low`` means no upper bound."""
 
 
 def signed_rank_rejects(differences: np.ndarray, alpha: float) -> np.ndarray:
@@ -157,6 +173,58 @@ def _drawn_signed_rank_pvalues(values: np.ndarray, counts: np.ndarray) -> np.nda
     with np.errstate(invalid="ignore", divide="ignore"):
         z = (r_plus - mean) / np.sqrt(variance)
     return np.where(variance > 0, special.erfc(np.abs(z) / np.sqrt(2.0)), np.nan)
+
+
+def effect_interval(differences: np.ndarray, confidence: float) -> tuple[float, float] | None:
+    """The exact confidence interval of the standardised effect ``|mean(d)| / sd(d)``
+    for normal differences: the noncentralities whose noncentral t puts the observed
+    ``|t|`` at the interval's tail probabilities, divided by ``sqrt(n)``. The lower end
+    is clipped at 0 (the sign is not in question). None when ``sd(d)`` is 0 or n < 2."""
+    n = differences.size
+    if n < 2:
+        return None
+    sd = float(np.std(differences, ddof=1))
+    if not sd > 0:
+        return None
+    t = abs(float(np.mean(differences))) / sd * np.sqrt(n)
+    df = n - 1
+    tail = (1 - confidence) / 2
+
+    def excess(nc: float, target: float) -> float:
+        return float(stats.nct.cdf(t, df, nc)) - target
+
+    # the noncentral t's spread about its noncentrality (a normal approximation) brackets
+    # both roots; cdf(t; nc) falls as nc grows, and is near 1/2 at nc = t
+    spread = np.sqrt(1.0 + t * t / (2.0 * df))
+    try:
+        high = optimize.brentq(excess, t, t + 12.0 * spread + 12.0, args=(tail,), xtol=1e-10)
+        low = (
+            optimize.brentq(excess, 0.0, t, args=(1 - tail,), xtol=1e-10)
+            if excess(0.0, 1 - tail) > 0
+            else 0.0
+        )
+    except ValueError:
+        # far in the tails scipy's noncentral t returns NaN: its normal approximation
+        z = float(special.ndtri(1 - tail))
+        low, high = t - z * spread, t + z * spread
+    root_n = np.sqrt(n)
+    return max(low, 0.0) / root_n, high / root_n
+
+
+def _needed_interval(
+    differences: np.ndarray, needed: int, confidence: float
+) -> tuple[int | None, int | None]:
+    """The interval of ``needed`` carried by the effect's (:func:`effect_interval`)."""
+    bounds = effect_interval(differences, confidence)
+    if bounds is None:
+        return None, None
+    observed = abs(float(np.mean(differences))) / float(np.std(differences, ddof=1))
+    low_effect, high_effect = bounds
+    low = min(needed, max(2, int(np.floor(needed * (observed / high_effect) ** 2))))
+    if low_effect <= 0:
+        return low, None
+    high = needed * (observed / low_effect) ** 2
+    return low, (int(np.ceil(high)) if high <= MAX_DATASETS else None)
 
 
 def _power(values: np.ndarray, counts: np.ndarray, alpha: float) -> float:
@@ -274,6 +342,9 @@ def pair_power(
                 f"more than {low} datasets would be needed (the simulation stops there "
                 "to bound its cost)"
             )
+    needed_low, needed_high = (
+        _needed_interval(d, needed, NEEDED_CONFIDENCE) if needed is not None else (None, None)
+    )
     return PowerResult(
         n_datasets=n,
         observed_difference=observed,
@@ -282,6 +353,8 @@ def pair_power(
         datasets_needed=needed,
         n_simulations=s,
         note=note,
+        needed_low=needed_low,
+        needed_high=needed_high,
     )
 
 
@@ -343,11 +416,12 @@ def advisor_power(
     if result.datasets_needed is not None and result.power_at_observed >= POWER:
         words.append(
             f"They are already separated with {POWER:.0%} power "
-            f"(from about {result.datasets_needed} datasets)."
+            f"(from about {result.datasets_needed} datasets{_needed_words(result, ', ')})."
         )
     elif result.datasets_needed is not None:
         words.append(
-            f"About {result.datasets_needed} datasets would separate them with "
+            f"About {result.datasets_needed} datasets"
+            f"{_needed_words(result, ' (', ')')} would separate them with "
             f"{POWER:.0%} power if the differences stay as observed."
         )
     elif result.note:
@@ -365,4 +439,21 @@ def advisor_power(
         n_simulations=result.n_simulations,
         sentence=" ".join(words).replace("%", " %"),
         note=result.note,
+        datasets_needed_low=result.needed_low,
+        datasets_needed_high=result.needed_high,
     )
+
+
+def _needed_words(result: PowerResult, before: str, after: str = "") -> str:
+    """The datasets needed's confidence interval in words ("" when there is none)."""
+    if result.needed_low is None:
+        return ""
+    level = f"{NEEDED_CONFIDENCE:.0%} confidence interval"
+    if result.needed_high is None:
+        words = (
+            f"{level}: at least {result.needed_low}, with no upper end, as the data cannot "
+            "rule out a difference too small to detect"
+        )
+    else:
+        words = f"{level} {result.needed_low} to {result.needed_high}"
+    return f"{before}{words}{after}"

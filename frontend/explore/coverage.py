@@ -195,3 +195,33 @@ def rank_set_table(path: Path = RANK_SETS_JSON) -> RankSetTable | None:
     fields = RankSetRow.__dataclass_fields__
     rows = tuple(RankSetRow(**{k: cell[k] for k in fields}) for cell in data["cells"])
     return RankSetTable(replicates=data["replicates"], truths=data["truths"], rows=rows)
+
+
+POWER_JSON = Path(settings.BASE_DIR) / "docs" / "power.json"
+
+
+@dataclass(frozen=True)
+class PowerCoverage:
+    """``python -m bench power`` in one line: how often the datasets needed's interval
+    holds the true size, and how often the figure alone falls short of it."""
+
+    replicates: int
+    lowest_coverage: float
+    highest_below_truth: float
+    cells: int
+
+
+@cache
+def power_coverage(path: Path = POWER_JSON) -> PowerCoverage | None:
+    """The measured summary, or None before ``python -m bench power`` has written it."""
+    try:
+        data = json.loads(path.read_text())
+    except FileNotFoundError:
+        return None
+    shown = [c for c in data["cells"] if c["shown"]]
+    return PowerCoverage(
+        replicates=data["replicates"],
+        lowest_coverage=min(c["coverage"] for c in shown),
+        highest_below_truth=max(c["below_truth"] for c in shown),
+        cells=len(shown),
+    )

@@ -17,7 +17,7 @@ from estimation.selectors import SnapshotSections, snapshot_latest
 from frontend.compare.links import select_options
 from frontend.embeds.badges import badge_facts, badge_markdown, badge_svg
 from frontend.explore import advice, charts, presenters, robustness, selectors
-from frontend.explore.coverage import coverage_table, rank_set_table
+from frontend.explore.coverage import coverage_table, power_coverage, rank_set_table
 from frontend.page_cache import page_cached
 from frontend.selectors import dataset_scores_now, version_dataset_scores
 from leaderboard.ingest.results_csv import RANKING_HEADER
@@ -258,6 +258,7 @@ def methods(request: HttpRequest) -> HttpResponse:
         "minimax_examples": presenters.minimax_examples(),
         "coverage": coverage_table(),
         "rank_sets": rank_set_table(),
+        "power_coverage": power_coverage(),
     }
     slug = request.GET.get("benchmark")
     if slug:

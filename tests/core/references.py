@@ -127,7 +127,10 @@ _BY_PATH: tuple[tuple[re.Pattern[str], Tolerance], ...] = (
     (re.compile(r"/hierarchical/versus\[\d+\]/mc_se$"), MC_SE_OF_SE),
     (_SIGNED_RANK, SIGNED_RANK_DRAWS),
     (re.compile(r"^/advisor/power/power_at_observed$"), ADVISOR_POWER_SHARE),
-    (re.compile(r"^/advisor/power/(detectable_difference|datasets_needed)$"), ADVISOR_POWER_SEARCH),
+    (
+        re.compile(r"^/advisor/power/(detectable_difference|datasets_needed(_low|_high)?)$"),
+        ADVISOR_POWER_SEARCH,
+    ),
 )
 _MASKED_TEXT = re.compile(r"(/folds_power|^/advisor/power)/sentence$")
 _NUMBER = re.compile(r"-?\d+(?:\.\d+)?(?:e[-+]?\d+)?")

@@ -112,6 +112,12 @@ GOLDEN: dict[str, dict[str, str]] = {
         "demsar": "1b431669ec87833ade7678ab9b9f303cb54c6869e68f2168bb024d26e292761d",
         "simulated": "f654323dcee3b7f25a462cc43cc62dfaf82cfa2950bac04724622cb4e652226b",
     },
+    # 0.13.4 (issue 40 item 7): the advisor's datasets needed carries its 95 % confidence
+    # interval (datasets_needed_low, datasets_needed_high) and quotes it in its sentence.
+    "0.13.4": {
+        "demsar": "3f5f95f3cad033571775bbaa8dc01b91d2db6116b982d8f63af018774219d54e",
+        "simulated": "8db90b77d965e2059475d45f00bdef79bab1d53ff7636eb24d201840b6610269",
+    },
 }
 
 

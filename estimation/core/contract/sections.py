@@ -317,6 +317,16 @@ class AdvisorPower:
     n_simulations: int = describe("simulated benchmarks per power evaluation")
     sentence: str = describe("the figures in one sentence")
     note: str | None = describe("why a figure is missing", null="nothing to add")
+    datasets_needed_low: int | None = describe(
+        "lower end of the 95 % confidence interval of datasets_needed (from the exact "
+        "interval of the standardised effect mean/sd of the differences)",
+        null="no datasets_needed, or the differences do not vary",
+    )
+    datasets_needed_high: int | None = describe(
+        "upper end of that interval",
+        null="no upper end (the effect's interval reaches zero or the search bound), or no "
+        "datasets_needed",
+    )
 
 
 @dataclass(frozen=True)
