@@ -262,84 +262,25 @@ def pair_power(
     if not 0 < alpha < 1:
         raise ValueError(f"alpha must be in (0, 1), got {alpha!r}")
     generator = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
-    n = d.size
-    s = int(n_simulations)
+    n, s = d.size, int(n_simulations)
     observed = float(np.mean(d)) if n else 0.0
     if n < 2:
         return PowerResult(n, observed, None, 0.0, None, 0, "fewer than two datasets")
-    spent = 0
-
-    # --- smallest detectable difference at n datasets (location shift, centred d) ---
-    centred = d - observed
     # every shift is tried on the same draws: only how often each value is drawn matters
     counts = _draw_counts(generator.integers(0, n, size=(s, n)), n)
-    spent += s * n
-    spread = float(np.abs(centred).max())
-    detectable: float | None = None
-    if spread == 0:
-        # every difference equal: any shift is detected (the test sees n equal signs)
-        note = "the two differ by the same amount on every dataset"
-        detectable = 0.0 if _power(centred + 1.0, counts, alpha) >= power else None
-    else:
-        note = None
-        low, high = 0.0, spread
-        steps = 0
-        while _power(centred + high, counts, alpha) < power and steps < MAX_STEPS:
-            low, high, steps = high, high * 2, steps + 1
-        if steps < MAX_STEPS:
-            for _ in range(MAX_STEPS):
-                middle = (low + high) / 2
-                if _power(centred + middle, counts, alpha) >= power:
-                    high = middle
-                else:
-                    low = middle
-                if high - low <= 1e-3 * high:
-                    break
-            detectable = high
-
-    # --- datasets needed at the observed population of differences ---
-    def power_at(size: int) -> float:
-        nonlocal spent
-        spent += s * size
-        indices = np.random.default_rng(seed_sizes).integers(0, n, size=(s, size))
-        return _power(d, _draw_counts(indices, n), alpha)
-
-    seed_sizes = int(generator.integers(0, 2**63 - 1))
-    at_observed = power_at(n)
+    detectable, note = _detectable_difference(d - observed, counts, alpha, power)
+    sizes = _SizeSearch(d, s, alpha, seed=int(generator.integers(0, 2**63 - 1)), spent=s * n)
+    at_observed = sizes.power_at(n)
     needed: int | None = None
     if not (d != 0).any():
         note = "identical on every dataset: no number of datasets separates them"
     elif at_observed >= power:
-        # already separated with this power: the smallest size that still is
-        low, high = 1, n
-        while high - low > 1:
-            middle = (low + high) // 2
-            if power_at(middle) >= power:
-                high = middle
-            else:
-                low = middle
-        needed = high
+        needed = sizes.smallest_below(n, power)
     else:
-        low, high = n, 2 * n
-        reached = False
-        while high <= MAX_DATASETS and spent + s * high <= CELL_BUDGET:
-            if power_at(high) >= power:
-                reached = True
-                break
-            low, high = high, 2 * high
-        if reached:
-            while high - low > max(1, low // 100):
-                middle = (low + high) // 2
-                if spent + s * middle > CELL_BUDGET:
-                    break
-                if power_at(middle) >= power:
-                    high = middle
-                else:
-                    low = middle
-            needed = high
-        else:
+        needed, beyond = sizes.smallest_above(n, power)
+        if needed is None:
             note = note or (
-                f"more than {low} datasets would be needed (the simulation stops there "
+                f"more than {beyond} datasets would be needed (the simulation stops there "
                 "to bound its cost)"
             )
     needed_low, needed_high = (
@@ -356,6 +297,87 @@ def pair_power(
         needed_low=needed_low,
         needed_high=needed_high,
     )
+
+
+def _detectable_difference(
+    centred: np.ndarray, counts: np.ndarray, alpha: float, power: float
+) -> tuple[float | None, str | None]:
+    """The smallest shift of the centred differences that the test detects with
+    ``power`` on the drawn ``counts`` (a location-shift model; doubling, then bisection to
+    1e-3 relative), and a note when the differences do not vary."""
+    spread = float(np.abs(centred).max())
+    if spread == 0:
+        # every difference equal: any shift is detected (the test sees n equal signs)
+        detected = _power(centred + 1.0, counts, alpha) >= power
+        return (0.0 if detected else None), "the two differ by the same amount on every dataset"
+    low, high = 0.0, spread
+    steps = 0
+    while _power(centred + high, counts, alpha) < power and steps < MAX_STEPS:
+        low, high, steps = high, high * 2, steps + 1
+    if steps == MAX_STEPS:
+        return None, None
+    for _ in range(MAX_STEPS):
+        middle = (low + high) / 2
+        if _power(centred + middle, counts, alpha) >= power:
+            high = middle
+        else:
+            low = middle
+        if high - low <= 1e-3 * high:
+            break
+    return high, None
+
+
+@dataclass
+class _SizeSearch:
+    """The power at a number of datasets drawn from the observed differences (one seed
+    for every size), and the searches for the smallest size with the power asked for,
+    within :data:`MAX_DATASETS` and :data:`CELL_BUDGET` simulated differences."""
+
+    differences: np.ndarray
+    simulations: int
+    alpha: float
+    seed: int
+    spent: int
+
+    def power_at(self, size: int) -> float:
+        self.spent += self.simulations * size
+        n = self.differences.size
+        indices = np.random.default_rng(self.seed).integers(0, n, size=(self.simulations, size))
+        return _power(self.differences, _draw_counts(indices, n), self.alpha)
+
+    def affordable(self, size: int) -> bool:
+        return self.spent + self.simulations * size <= CELL_BUDGET
+
+    def smallest_below(self, n: int, power: float) -> int:
+        """Already separated at ``n``: the smallest size that still is (bisection)."""
+        low, high = 1, n
+        while high - low > 1:
+            middle = (low + high) // 2
+            if self.power_at(middle) >= power:
+                high = middle
+            else:
+                low = middle
+        return high
+
+    def smallest_above(self, n: int, power: float) -> tuple[int | None, int]:
+        """Not separated at ``n``: doubling, then bisection to 1 %; (None, the largest
+        size tried) when the bounds stop the doubling first."""
+        low, high = n, 2 * n
+        while high <= MAX_DATASETS and self.affordable(high):
+            if self.power_at(high) >= power:
+                break
+            low, high = high, 2 * high
+        else:
+            return None, low
+        while high - low > max(1, low // 100):
+            middle = (low + high) // 2
+            if not self.affordable(middle):
+                break
+            if self.power_at(middle) >= power:
+                high = middle
+            else:
+                low = middle
+        return high, low
 
 
 def advisor_power(
