@@ -78,11 +78,13 @@ def figure(
     body: str,
     table: str,
     note: str = "",
+    *,
+    links: bool = False,
 ) -> Chart:
-    """A :class:`Chart` whose SVG is ``body`` in the accessible root element."""
-    return Chart(
-        key, title, description, document(key, title, description, width, height, body), table, note
-    )
+    """A :class:`Chart` whose SVG is ``body`` in the accessible root element (a group
+    when it holds ``links``)."""
+    svg = document(key, title, description, width, height, body, links=links)
+    return Chart(key, title, description, svg, table, note)
 
 
 Scale = Callable[[float], float]
@@ -192,12 +194,26 @@ def label_width(labels: Iterable[str], cap: float = 190.0, char_width: float = C
     return min(longest * char_width + 14, cap)
 
 
-def document(key: str, title: str, description: str, width: float, height: float, body: str) -> str:
-    """The root ``<svg>``: scales to its container, named by its <title> and <desc>."""
+def document(
+    key: str,
+    title: str,
+    description: str,
+    width: float,
+    height: float,
+    body: str,
+    *,
+    links: bool = False,
+) -> str:
+    """The root ``<svg>``: scales to its container, named by its <title> and <desc>.
+
+    An image's content is presentational to assistive technology, so a drawing that
+    holds links is a named group instead: its links stay reachable (axe-core's
+    nested-interactive rule)."""
     title_id, desc_id = f"{key}-title", f"{key}-desc"
+    role = "group" if links else "img"
     return (
         f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {num(width)} {num(height)}"'
-        f' width="{num(width)}" role="img" aria-labelledby="{title_id} {desc_id}"'
+        f' width="{num(width)}" role="{role}" aria-labelledby="{title_id} {desc_id}"'
         f' class="chart-svg" data-testid="{escape(key)}-svg"'
         f' font-family="{escape(FONT)}" font-size="12"'
         f' fill="{INK}">'

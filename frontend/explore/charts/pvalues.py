@@ -197,7 +197,9 @@ def draw_pvalue_matrix(
     table = layout.html_table(
         f"{title}: p-value for each pair", ["Algorithm", *names], rows_alt, key=key
     )
-    return layout.figure(key, title, description, width, height, "".join(parts), table, note)
+    return layout.figure(
+        key, title, description, width, height, "".join(parts), table, note, links=bool(pair_href)
+    )
 
 
 def pvalue_matrix_chart(
