@@ -84,10 +84,26 @@ def parameter_count(value) -> str:
     return str(number)
 
 
+# The recompute's timing keys (estimation/services.py writes them) in a maintainer's
+# words; a key not listed reads as its words ("uncertainty_s" -> "uncertainty").
+TIMING_LABELS = {
+    "load_s": "reading the scores",
+    "analyse_s": "analysis",
+    "uncertainty_s": "bootstrap intervals and held-out evaluation",
+    "advisor_s": "advisor",
+    "stages": "analysis step",
+}
+
+
+def timing_label(key: str) -> str:
+    return TIMING_LABELS.get(key) or key.removesuffix("_s").replace("_", " ")
+
+
 @register.filter
 def timing_lines(timings) -> list[tuple[str, float]]:
-    """A snapshot's timings as (label, seconds): numbers as they are, a nested group (the
-    analysis's ``stages``) one line per stage, ``stages: ranking``; anything else left out."""
+    """A snapshot's timings as (label, seconds) in words: numbers as they are, a nested
+    group (the analysis's ``stages``) one line per stage, ``analysis step: ranking``;
+    anything else left out."""
     lines: list[tuple[str, float]] = []
     if not isinstance(timings, dict):
         return lines
@@ -95,7 +111,10 @@ def timing_lines(timings) -> list[tuple[str, float]]:
         if isinstance(value, bool):
             continue
         if isinstance(value, int | float):
-            lines.append((str(name), float(value)))
+            lines.append((timing_label(str(name)), float(value)))
         elif isinstance(value, dict):
-            lines += [(f"{name}: {label}", seconds) for label, seconds in timing_lines(value)]
+            lines += [
+                (f"{timing_label(str(name))}: {label}", seconds)
+                for label, seconds in timing_lines(value)
+            ]
     return lines

@@ -198,7 +198,8 @@ def test_snapshot_history_for_maintainers(client, maintainer):
     assert 'data-version="2" data-status="ready"' in body
     assert 'data-version="1" data-status="failed"' in body
     assert "LinAlgError: singular matrix" in body
-    assert "analyse_s: 1.500 s" in body and "load_s: 0.012 s" in body
+    assert "analysis: 1.500 s" in body and "reading the scores: 0.012 s" in body
+    assert "load_s" not in body
     assert body.index('data-version="2"') < body.index('data-version="1"')
 
     make_benchmark("secret", visibility=Benchmark.Visibility.PRIVATE)
