@@ -267,3 +267,27 @@ def test_a_wide_tables_caption_stays_in_its_box(demo_site, new_page, screenshot,
     assert box["x"] + box["width"] <= frame["x"] + frame["width"] + 0.5, (box, frame)
     _fits(page)
     screenshot(page, "wide-table")
+
+
+def test_a_clamped_description_opens_with_a_tap(demo_site, new_page):
+    """On a phone the benchmark's description takes two lines of the first screen; a tap
+    (focus) shows all of it, and nothing of it is ever out of reach."""
+    from leaderboard.models import Benchmark
+
+    slug = DEMO_SLUGS[0]
+    benchmark = Benchmark.objects.get(slug=slug)
+    benchmark.description = "A long description. " * 40
+    benchmark.save()  # as the maintainer's form does: the cached pages are dropped
+    page = new_page(viewport=PHONE, is_mobile=True, has_touch=True)
+    page.goto(demo_site.url("benchmark-leaderboard", slug))
+    description = page.get_by_test_id("benchmark-description")
+    closed = description.bounding_box()["height"]
+    description.tap()
+    expect(description).to_be_focused()
+    assert description.bounding_box()["height"] > 3 * closed
+    # the list of benchmarks: a long description is cut, and opens in place
+    page.goto(demo_site.url("benchmark-index"))
+    card = page.locator(f"[data-testid=benchmark-card][data-slug={slug}]")
+    more = card.get_by_test_id("card-description")
+    more.locator("summary").click()
+    expect(more.locator("p")).to_contain_text("A long description. " * 3)
