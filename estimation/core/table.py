@@ -301,7 +301,10 @@ def decimal_grid(values: Any) -> DecimalGrid:
     magnitude = np.max(np.abs(np.where(present, values, 0.0)), axis=0, initial=0.0)
     # Columns without a value are on every grid.
     denominators[~has_value] = 1
-    probe = values[present.argmax(axis=0), np.arange(m)]
+    # A value per column to test first (its first present one): most columns fail there.
+    probe = values[0].copy()
+    gaps = np.flatnonzero(~present[0] & has_value)
+    probe[gaps] = values[present[:, gaps].argmax(axis=0), gaps]
     undecided = has_value.copy()
     for lattice in GRID_DENOMINATORS:
         for decimals in range(GRID_MAX_DECIMALS + 1):

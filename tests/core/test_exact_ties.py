@@ -93,8 +93,13 @@ def test_the_grid_of_each_kind_of_column():
     assert grid.denominators.tolist() == [10_000, 2520, 0]
     assert grid.numerators[:, 0].tolist() == [8534.0, 8500.0]
     assert grid.numerators[:, 1].tolist() == [2100.0, 588.0]  # 2.5 / 3 and 0.7 / 3
-    # A column without any value is on every grid.
-    assert decimal_grid(np.full((3, 1), np.nan)).denominators.tolist() == [1]
+    # Missing values are left out (also in the first row); a column without any value is
+    # on every grid.
+    gaps = decimal_grid(
+        np.array([[np.nan, 0.5, np.nan], [0.25, np.nan, np.nan], [0.125, 0.75, np.nan]])
+    )
+    assert gaps.denominators.tolist() == [1000, 100, 1]
+    assert np.isnan(gaps.numerators[0, 0]) and gaps.numerators[2].tolist()[:2] == [125.0, 75.0]
 
 
 def test_a_pair_does_not_depend_on_the_other_columns():
