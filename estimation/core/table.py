@@ -285,7 +285,8 @@ def decimal_grid(values: Any) -> DecimalGrid:
     exactly. Each column takes the smallest ``D`` (0 to :data:`GRID_MAX_DECIMALS`) and
     the first ``L`` at which all its values are on the grid with numerators up to
     :data:`GRID_MAX_NUMERATOR`; a column with no such grid (continuous values, more
-    than 12 significant digits, fold counts such as 11 or 13) is compared as floats.
+    than 12 significant digits, decimals beyond the 14th, means of 11, 13, 17 ... folds)
+    is compared as floats, as scipy compares it.
     The decision is per column, so a pair's result does not depend on the other
     columns of the table. Cost: a few passes over ``n x m`` values (a probe value per
     column first), nothing per pair.
