@@ -12,6 +12,13 @@ payloads share, timings left out): the scale work must not change a number there
 Targets (issue 8): m=300, n=56 under 10 s and 1 GB; m=2000, n=6 under 30 s and 1.5 GB
 (board section under 1 MB); m=500, n=5000 under 30 s; m=100, n=1000 with 10 folds no
 slower than today.
+
+First, growth exponents (issue 43: kept <= 1.0): this checkout's analysis on two
+ladders, m at n = 6 (:data:`M_LADDER`) and n at m = 20 (:data:`N_LADDER`), each size in a
+child timed once; the least-squares slope of log CPU seconds and of log peak memory (the
+child's peak RSS above its RSS before the analysis: the interpreter and imports are not
+the analysis' growth) against log m or log n. ``python -m bench.suite_scale growth``
+prints that table alone.
 """
 
 from __future__ import annotations
@@ -19,12 +26,15 @@ from __future__ import annotations
 import json
 import math
 import subprocess
+import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bench.common import Options, engine_at, fmt_seconds, markdown_table, run_child
+import numpy as np
+
+from bench.common import Options, engine_at, fmt_seconds, machine_line, markdown_table, run_child
 
 BASELINE = "0bf631f780195e04b1c3f74a1e2e51967aef783b"
 """Main before the scale work of issue 8 (2026-11-30): the engine called "today"."""
@@ -72,6 +82,78 @@ QUICK_SHAPES = [
     Shape("many datasets", 20, 300, 0, 100, None, None, 1),
     Shape("folds", 12, 40, 5, 100, None, None, 1),
 ]
+
+
+M_LADDER = (250, 500, 1000, 2000)
+N_LADDER = (100, 300, 1000, 3000)
+QUICK_M_LADDER = (50, 100, 200)
+QUICK_N_LADDER = (30, 60, 120)
+GROWTH_TARGET = 1.0
+
+
+def _growth_point(m: int, n: int, options: Options) -> dict:
+    args = [str(v) for v in (m, n, 0, 1, options.seed)]
+    args += ["--bootstrap", "100" if options.quick else "1000"]
+    try:
+        return run_child(
+            "bench.analyze_child", *args, timeout=TIMEOUT, max_memory_gib=MAX_MEMORY_GIB
+        )
+    except subprocess.TimeoutExpired:
+        return {"refused": f"did not finish in {TIMEOUT:.0f} s"}
+    except RuntimeError as error:
+        return {"refused": str(error).splitlines()[-1][:200]}
+
+
+def growth_exponent(sizes: list[int], values: list[float]) -> float | None:
+    """Least-squares slope of log(value) against log(size); None below two points."""
+    if len(sizes) < 2 or min(values) <= 0:
+        return None
+    return float(np.polyfit(np.log(sizes), np.log(values), 1)[0])
+
+
+def growth(options: Options) -> str:
+    """The growth table: CPU and peak memory against m at n = 6 and against n at m = 20."""
+    ladders = (
+        ("m", QUICK_M_LADDER if options.quick else M_LADDER, lambda v: (v, 6), "n = 6"),
+        ("n", QUICK_N_LADDER if options.quick else N_LADDER, lambda v: (20, v), "m = 20"),
+    )
+    rows, summary = [], []
+    for axis, ladder, shape, fixed in ladders:
+        sizes, cpu, memory = [], [], []
+        for value in ladder:
+            m, n = shape(value)
+            result = _growth_point(m, n, options)
+            if "refused" in result:
+                rows.append([f"m={m}, n={n}", result["refused"], "", ""])
+                continue
+            grown = max(result["peak_rss_mib"] - result["baseline_rss_mib"], 1.0)
+            sizes.append(value)
+            cpu.append(result["cpu_seconds"])
+            memory.append(grown)
+            rows.append(
+                [
+                    f"m={m}, n={n}",
+                    fmt_seconds(result["cpu_seconds"]),
+                    f"{grown:.0f} MiB",
+                    f"{result['peak_rss_mib']:.0f} MiB",
+                ]
+            )
+        for label, values in (("CPU", cpu), ("peak memory", memory)):
+            slope = growth_exponent(sizes, values)
+            verdict = "–" if slope is None else ("yes" if slope <= GROWTH_TARGET else "no")
+            shown = "–" if slope is None else f"**{slope:.2f}**"
+            summary.append(
+                [f"{label} in {axis} ({fixed})", shown, f"<= {GROWTH_TARGET:g}: {verdict}"]
+            )
+    bootstrap = 100 if options.quick else 1000
+    return "\n\n".join(
+        [
+            f"### scale: growth exponents (analysis without folds, B = {bootstrap}, "
+            "each size in a child, timed once)",
+            markdown_table(["quantity", "exponent", "target"], summary),
+            markdown_table(["size", "CPU", "peak RSS above start", "peak RSS"], rows),
+        ]
+    )
 
 
 def _measure(shape: Shape, options: Options, source: Path | None, payload: Path | None) -> dict:
@@ -188,6 +270,10 @@ SCALE_COLUMNS = [
 
 
 def run(options: Options) -> str:
+    return growth(options) + "\n\n" + _shapes(options)
+
+
+def _shapes(options: Options) -> str:
     shapes = QUICK_SHAPES if options.quick else SHAPES
     rows, stage_rows, notes = [], [], []
     with tempfile.TemporaryDirectory(prefix="podium-bench-scale-") as scratch:
@@ -266,3 +352,12 @@ def _scale_row(shape, label: str, today: dict, after: dict, same: str) -> list[s
         _verdict(shape, today, after),
         same,
     ]
+
+
+if __name__ == "__main__":
+    if sys.argv[1:2] != ["growth"]:
+        sys.exit(
+            "usage: python -m bench.suite_scale growth [--quick]  (the suite: python -m bench scale)"
+        )
+    print(f"Machine: {machine_line()}\n")
+    print(growth(Options(repeats=1, quick="--quick" in sys.argv[2:], seed=0)))

@@ -45,7 +45,7 @@ import numpy as np
 from scipy import optimize, special, stats
 
 from estimation.core.contract import AdvisorPower, NotApplicable
-from estimation.core.table import decimal_exponents, paired_differences
+from estimation.core.table import decimal_grid
 
 __all__ = [
     "CELL_BUDGET",
@@ -397,11 +397,8 @@ def advisor_power(
     if both.sum() < 2:
         return NotApplicable("fewer than two datasets with results of both")
     a, b = names[first], names[second]
-    exponents = decimal_exponents(scores[both][:, [first, second]])
-    with np.errstate(over="ignore", invalid="ignore"):
-        d = paired_differences(
-            scores[both, first], scores[both, second], exponents=(exponents[:, 0], exponents[:, 1])
-        )
+    # Exact where the scores are on a decimal grid, as the Wilcoxon tests take them.
+    d = decimal_grid(scores[:, [first, second]]).pair_differences(0, 1, both)
     beyond = NotApplicable(
         f"the differences between {a} and {b} (scores as large as "
         f"{float(np.nanmax(np.abs(scores[both][:, [first, second]]))):.3g}) leave the float range"

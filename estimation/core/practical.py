@@ -32,9 +32,9 @@ so any pair can be recomputed alone, on demand, to the same numbers. A pair with
 missing scores keeps the draws of its datasets, renormalised (the aggregation
 property: a renormalised sub-vector of a Dirichlet vector is Dirichlet).
 
-Differences are rounded by the fold-mean rule (:func:`estimation.core.table.
-paired_differences`), so differences equal in decimal are ties here as in Wilcoxon's
-test; a Walsh average within a few units in the last place of the threshold counts as
+Differences are exact where the scores are decimals or means of decimal folds
+(:func:`estimation.core.table.decimal_grid`), so differences equal in exact arithmetic
+are ties here as in Wilcoxon's test; a Walsh average within a few units in the last place of the threshold counts as
 on it (``H = 1/2``).
 
 Where folds exist, the section also carries the hierarchical model over datasets x
@@ -58,7 +58,7 @@ from estimation.core.contract import (
     PracticalVersus,
 )
 from estimation.core.hierarchical import hierarchical_comparison
-from estimation.core.table import decimal_exponents, paired_differences
+from estimation.core.table import decimal_grid
 from estimation.core.wording import counted
 
 __all__ = [
@@ -215,7 +215,7 @@ def practical_probabilities(
         raise ValueError(f"n_samples must be a positive integer, got {n_samples!r}")
     n = scores.shape[0]
     weights = dirichlet_draws(n, rng=rng, n_samples=int(n_samples))
-    exponents = decimal_exponents(scores)
+    grid = decimal_grid(scores)
     out: dict[tuple[int, int], PracticalPair | str] = {}
     for a, b in pairs:
         present = np.isfinite(scores[:, a]) & np.isfinite(scores[:, b])
@@ -223,12 +223,7 @@ def practical_probabilities(
         if count < 2:
             out[(a, b)] = "fewer than two datasets with results of both"
             continue
-        with np.errstate(over="ignore", invalid="ignore"):
-            d = paired_differences(
-                scores[present, a],
-                scores[present, b],
-                exponents=(exponents[present, a], exponents[present, b]),
-            )
+        d = grid.pair_differences(a, b, present)
         if not np.isfinite(d).all():
             out[(a, b)] = "the score differences leave the float range"
             continue

@@ -170,95 +170,169 @@ def _compensated_sum(ordered: np.ndarray) -> np.ndarray:
         return total + compensation
 
 
-def _round_significant(
-    values: np.ndarray, digits: int, exponent: np.ndarray | None = None
-) -> np.ndarray:
-    """``values`` rounded to ``digits`` significant digits (deterministic, vectorised).
-
-    By default each value's own decimal exponent sets the digits; with ``exponent``
-    (integers broadcastable to ``values``) the rounding is at the ``digits``-th
-    significant digit of ``10**exponent`` instead: :func:`paired_differences` rounds a
-    difference where its larger operand's 15 significant digits end.
-    """
+def _round_significant(values: np.ndarray, digits: int) -> np.ndarray:
+    """``values`` rounded to ``digits`` significant digits (deterministic, vectorised)."""
     out = values.copy()
     finite = np.isfinite(values) & (values != 0)
-    if exponent is None:
-        with np.errstate(divide="ignore"):
-            exponent = np.floor(np.log10(np.abs(np.where(finite, values, 1.0)))).astype(np.int64)
-    else:
-        exponent = np.broadcast_to(np.asarray(exponent, dtype=np.int64), values.shape)
+    with np.errstate(divide="ignore"):
+        exponent = np.floor(np.log10(np.abs(np.where(finite, values, 1.0)))).astype(np.int64)
     # Far from 1 the scaling of numpy's round leaves the float range: keep those as they are.
     finite &= np.abs(exponent) < 280
     if not finite.any():
         return out
-    exponent = np.where(finite, exponent, _NO_EXPONENT)
     present = exponent[finite]
     lowest = int(present.min())
     counts = np.bincount(present - lowest)
-    # Whole-array passes per decimal exponent (np.round is elementwise, so the same
-    # numbers as rounding each group apart, without gathering and scattering them).
     with np.errstate(over="ignore", invalid="ignore"):
         for e in (np.flatnonzero(counts) + lowest).tolist():
-            np.copyto(out, np.round(values, digits - 1 - e), where=exponent == e)
+            np.copyto(out, np.round(values, digits - 1 - e), where=finite & (exponent == e))
     return out
 
 
-def decimal_exponents(values: Any) -> np.ndarray:
-    """``floor(log10 |v|)`` of each value, a very low sentinel for 0 and NaN (an operand
-    that sets no digits)."""
-    values = np.asarray(values, dtype=float)
-    usable = np.isfinite(values) & (values != 0)
-    with np.errstate(divide="ignore"):
-        exponent = np.floor(np.log10(np.abs(np.where(usable, values, 1.0)))).astype(np.int64)
-    return np.where(usable, exponent, _NO_EXPONENT)
+# --------------------------------------------------------------------------------------
+# Exact paired differences: scores on a decimal grid
+
+GRID_DENOMINATORS = (1, 2520, 25200)
+"""Fold counts the grid recognises in a mean: 1 (plain decimals), then lcm(1..10) = 2520
+(means of 1 to 10 folds, and 12, 14, 15, 18, 20, 21, 24, 28, 30, ...), then 25200 =
+2520 * 10 (also 16, 25, 50, 75, 100 folds, as repeated cross-validation gives)."""
+
+GRID_MAX_DECIMALS = 14
+GRID_RELATIVE_TOLERANCE = 1e-14
+"""A value is on the grid of ``1 / (10**D * L)`` when ``value * 10**D * L`` is within
+this relative distance of an integer. A fold mean is rounded at its 15th significant
+digit (at most 5e-15 of it) and the products add two roundings (2.2e-16 each)."""
+
+GRID_MAX_NUMERATOR = 1e12
+"""The largest numerator accepted: there the tolerance is 0.01, so the integer is
+decided (a value with more digits than this is compared as a float)."""
+
+_EXACT_INTEGERS = 2.0**52  # numerators up to this subtract exactly in float64
 
 
-_NO_EXPONENT = -(2**20)
+@dataclass(frozen=True, eq=False)
+class DecimalGrid:
+    """Scores of each column as exact integer numerators over a common denominator.
+
+    Built by :func:`decimal_grid`. ``denominators[j]`` is ``10**D * L`` for a column on
+    its grid (0 for one that is not), ``numerators[:, j]`` the integers (as floats,
+    exact) for a column on the grid and the values themselves for one that is not, and
+    ``largest[j]`` the largest numerator in absolute value.
+    """
+
+    values: np.ndarray
+    numerators: np.ndarray
+    denominators: np.ndarray
+    largest: np.ndarray
+
+    def pair_numerators(
+        self, a: int, others: Any, rows: Any = None
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Numerator differences of column ``a`` minus each column of ``others`` over
+        ``rows`` (all when None), shape (len(others), rows), and each pair's denominator
+        (0: the pair is not on a common grid and its row holds the float differences).
+
+        Both columns on their grids and their numerators over the pair's common
+        denominator (the lcm of theirs) below 2**52: exact integers, proportional to the
+        exact differences. Otherwise the float differences, as scipy takes them.
+        """
+        others = np.atleast_1d(np.asarray(others, dtype=np.intp))
+        if rows is None:
+            rows = slice(None)
+        den_a = self.denominators[a]
+        den_b = self.denominators[others]
+        common = np.lcm(den_a, den_b)
+        scale_a = np.where(common > 0, common // np.maximum(den_a, 1), 0)
+        scale_b = np.where(common > 0, common // np.maximum(den_b, 1), 0)
+        exact = (
+            (common > 0)
+            & (self.largest[a] * scale_a <= _EXACT_INTEGERS)
+            & (self.largest[others] * scale_b <= _EXACT_INTEGERS)
+        )
+        first = self.numerators[rows, a]
+        second = self.numerators[rows][:, others].T
+        with np.errstate(over="ignore", invalid="ignore"):
+            out = first * scale_a[:, None].astype(float) - second * scale_b[:, None].astype(float)
+            if not exact.all():
+                loose = ~exact
+                out[loose] = self.values[rows, a][None, :] - self.values[rows][:, others[loose]].T
+        return out, np.where(exact, common, 0)
+
+    def pair_differences(self, a: int, b: int, rows: Any = None) -> np.ndarray:
+        """``values[rows, a] - values[rows, b]``, exact where the pair is on a grid: the
+        double nearest to the exact difference, so differences equal in exact arithmetic
+        are equal doubles (and the float difference where it is not)."""
+        numerators, denominator = self.pair_numerators(a, [b], rows)
+        if denominator[0] == 0:
+            return numerators[0]
+        return numerators[0] / float(denominator[0])
 
 
-def paired_differences(
-    first: Any,
-    second: Any,
-    *,
-    out: np.ndarray | None = None,
-    exponents: tuple[np.ndarray, np.ndarray] | None = None,
-) -> np.ndarray:
-    """``first - second`` with the float noise of decimal input removed: the fold-mean rule.
-
-    Parameters
-    ----------
-    first, second : array_like
-        Paired scores (broadcastable), ``NaN`` for a missing one.
-    out : ndarray, optional
-        Where to write the differences.
-    exponents : pair of ndarray, optional
-        :func:`decimal_exponents` of ``first`` and ``second``, when the caller has them.
-
-    Returns
-    -------
-    ndarray
-        The differences, each rounded at the :data:`FOLD_MEAN_DIGITS`-th significant
-        digit of its larger operand.
+def decimal_grid(values: Any) -> DecimalGrid:
+    """The scores of each column of ``values`` (n, m) as exact integers over ``10**D * L``.
 
     Notes
     -----
-    Scores carry :data:`FOLD_MEAN_DIGITS` significant digits (a fold mean is rounded to
-    them, and CSV input rarely has more), so their difference is exact at the last digit
-    of the larger one, and the float subtraction misses that exact decimal difference by
-    less than half a unit there (two representation errors and one rounding, each at
-    most half an ulp, are below 3.4e-16 of the larger operand; the unit is at least
-    1e-15 of it). Rounding there (:func:`_round_significant`, the fold means' function)
-    gives the same double for differences that are equal in decimal: 0.70 - 0.68 and
-    0.52 - 0.50 are 0.019999999999999907 and 0.020000000000000018 in floats, 0.02 both
-    here. Differences below the 15th significant digit of the operands are zero, as fold
-    means that differ only there tie. Operands beyond 1e280 in size are not rounded.
+    Scores are decimals (CSV input: 0.8534, 97.25) or means of decimal fold scores over
+    1, 2, 3, ... folds, so each is an exact rational whose denominator divides
+    ``10**D * L`` for the decimals ``D`` of the input and an ``L`` that the fold count
+    divides (:data:`GRID_DENOMINATORS`). The double of such a value carries float noise
+    (0.70 - 0.68 and 0.52 - 0.50 are 0.019999999999999907 and 0.020000000000000018; a
+    3-fold mean is rounded in its 15th digit), which would split differences that are
+    equal in exact arithmetic, ties of the signed-rank test. On the grid the noise is
+    gone: ``value * 10**D * L`` rounded to the nearest integer is the exact numerator
+    (within :data:`GRID_RELATIVE_TOLERANCE` of it), and integers below 2**52 subtract
+    exactly. Each column takes the smallest ``D`` (0 to :data:`GRID_MAX_DECIMALS`) and
+    the first ``L`` at which all its values are on the grid with numerators up to
+    :data:`GRID_MAX_NUMERATOR`; a column with no such grid (continuous values, more
+    than 12 significant digits, decimals beyond the 14th, means of 11, 13, 17 ... folds)
+    is compared as floats, as scipy compares it.
+    The decision is per column, so a pair's result does not depend on the other
+    columns of the table. Cost: a few passes over ``n x m`` values (a probe value per
+    column first), nothing per pair.
     """
-    difference = np.subtract(first, second, out=out)
-    if exponents is None:
-        exponents = (decimal_exponents(first), decimal_exponents(second))
-    larger = np.maximum(*exponents)
-    rounded = _round_significant(difference, FOLD_MEAN_DIGITS, exponent=larger)
-    if out is None:
-        return rounded
-    out[...] = rounded
-    return out
+    values = np.asarray(values, dtype=float)
+    if values.ndim != 2:
+        raise ValueError(f"values must be 2-D (observations x columns), got {values.ndim}-D")
+    m = values.shape[1]
+    numerators = values.copy()
+    denominators = np.zeros(m, dtype=np.int64)
+    present = np.isfinite(values)
+    has_value = present.any(axis=0)
+    magnitude = np.max(np.abs(np.where(present, values, 0.0)), axis=0, initial=0.0)
+    # Columns without a value are on every grid.
+    denominators[~has_value] = 1
+    # A value per column to test first (its first present one): most columns fail there.
+    probe = values[0].copy()
+    gaps = np.flatnonzero(~present[0] & has_value)
+    probe[gaps] = values[present[:, gaps].argmax(axis=0), gaps]
+    undecided = has_value.copy()
+    for lattice in GRID_DENOMINATORS:
+        for decimals in range(GRID_MAX_DECIMALS + 1):
+            scale = 10.0**decimals * lattice
+            with np.errstate(over="ignore"):
+                reachable = undecided & (magnitude * scale <= GRID_MAX_NUMERATOR)
+            if not reachable.any():
+                break
+            candidates = np.flatnonzero(reachable & _on_grid(probe * scale))
+            if candidates.size == 0:
+                continue
+            scaled = values[:, candidates] * scale
+            on_grid = (_on_grid(scaled) | ~present[:, candidates]).all(axis=0)
+            chosen = candidates[on_grid]
+            numerators[:, chosen] = np.rint(scaled[:, on_grid])
+            denominators[chosen] = 10**decimals * lattice
+            undecided[chosen] = False
+    numerators = np.where(present, numerators, np.nan)
+    largest = np.max(np.abs(np.where(present, numerators, 0.0)), axis=0, initial=0.0)
+    for array in (numerators, denominators, largest):
+        array.setflags(write=False)
+    return DecimalGrid(
+        values=values, numerators=numerators, denominators=denominators, largest=largest
+    )
+
+
+def _on_grid(scaled: np.ndarray) -> np.ndarray:
+    """Whether each scaled value is within the grid's relative tolerance of an integer."""
+    with np.errstate(invalid="ignore"):
+        return np.abs(scaled - np.rint(scaled)) <= GRID_RELATIVE_TOLERANCE * np.abs(scaled)

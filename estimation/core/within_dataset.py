@@ -311,8 +311,8 @@ def fold_wilcoxon_pairwise(
     Same computation and result as :func:`estimation.core.significance.wilcoxon_pairwise`
     (scipy.stats.wilcoxon defaults, Holm or Bonferroni, matched-pairs rank-biserial
     effect size), with folds as the paired observations, and the same rule for ties:
-    fold differences equal in decimal (after the fold-mean rounding rule,
-    :func:`estimation.core.table.paired_differences`) are ties. With 10 folds the smallest
+    fold differences equal in exact decimal arithmetic are ties
+    (:func:`estimation.core.table.decimal_grid`). With 10 folds the smallest
     attainable two-sided p-value is ``2 / 2**10``, about 0.002, before correction.
     """
     fold_scores = np.asarray(fold_scores, dtype=float)

@@ -16,7 +16,7 @@ from estimation.core.significance.checks import (
     _check_correction,
     _matrix_to_list,
 )
-from estimation.core.table import decimal_exponents, paired_differences
+from estimation.core.table import DecimalGrid, decimal_grid
 from estimation.core.threads import run_interleaved
 
 # scipy.stats.wilcoxon (method="auto") switches to the normal approximation above 50
@@ -309,6 +309,28 @@ class PairwiseSignedRank:
 WilcoxonPairwiseResult = PairwiseSignedRank
 
 
+_COMMON_GRID, _FLOATS, _OWN_GRID = 0, 1, 2
+
+
+def _common_numerators(grid: DecimalGrid) -> tuple[np.ndarray, np.ndarray]:
+    """The columns (as rows, C-contiguous) over the table's common denominator, and each
+    column's kind: on the common grid (exact numerators below 2**52), compared as floats
+    (its values), or on its own grid only (numerators too large over the common
+    denominator: its pairs are computed apart)."""
+    on_grid = grid.denominators > 0
+    kinds = np.where(on_grid, _COMMON_GRID, _FLOATS)
+    columns = np.array(grid.values.T, dtype=float, order="C")
+    if on_grid.any():
+        # Denominators are 10**D * L with L dividing 25200: their lcm stays below 2**63.
+        common = int(np.lcm.reduce(grid.denominators[on_grid]))
+        scale = np.zeros(grid.denominators.shape, dtype=np.int64)
+        scale[on_grid] = common // grid.denominators[on_grid]
+        fits = on_grid & (grid.largest * scale <= 2.0**52)
+        kinds = np.where(on_grid & ~fits, _OWN_GRID, kinds)
+        columns[fits] = grid.numerators[:, fits].T * scale[fits, None].astype(float)
+    return columns, kinds
+
+
 def _paired_signed_rank(
     samples: np.ndarray, *, correction: str, alpha: float, unit: str
 ) -> PairwiseSignedRank:
@@ -330,8 +352,8 @@ def _paired_signed_rank(
     # Pairs in batches whose (pairs x blocks) arrays hold _PAIR_CHUNK_ELEMENTS, written
     # into per-pair arrays: memory is O(chunk + m^2), never O(m^2 x blocks).
     chunk = max(1, _PAIR_CHUNK_ELEMENTS // max(length, 1))
-    columns = np.ascontiguousarray(samples.T)
-    exponents = decimal_exponents(columns)
+    grid = decimal_grid(samples)
+    columns, kinds = _common_numerators(grid)
     per_pair = {
         name: np.zeros(n_pairs, dtype=dtype)
         for name, dtype in (
@@ -347,9 +369,12 @@ def _paired_signed_rank(
     complete = not np.isnan(samples).any()
     # Pairs (a, b) come in upper-triangle order: those of one ``a`` are consecutive,
     # with ``b = a + 1 ... m - 1``, so a batch's differences are a few broadcast
-    # subtractions into one reused buffer, rounded by the fold-mean rule
-    # (table.paired_differences: differences equal in decimal are equal, hence ties).
+    # subtractions into one reused buffer: of the columns' numerators over the table's
+    # common denominator (exact, so differences equal in exact arithmetic are equal,
+    # hence ties), or of the values where neither column is on a grid. The few pairs of
+    # two kinds take their own common denominator (DecimalGrid.pair_numerators).
     first_pair_of = np.concatenate([[0], np.cumsum(np.arange(m - 1, 0, -1))])
+    uniform = m == 0 or (bool((kinds == kinds[0]).all()) and kinds[0] != _OWN_GRID)
 
     def test_batches(starts: Iterable[int]) -> None:
         buffer = np.empty((min(chunk, n_pairs), length))
@@ -361,12 +386,15 @@ def _paired_signed_rank(
                 a = int(first[pair])
                 end = min(stop, int(first_pair_of[a + 1]))
                 b = int(second[pair])
-                paired_differences(
-                    columns[a],
-                    columns[b : b + end - pair],
-                    out=differences[pair - start : end - start],
-                    exponents=(exponents[a], exponents[b : b + end - pair]),
-                )
+                rows = differences[pair - start : end - start]
+                np.subtract(columns[a], columns[b : b + end - pair], out=rows)
+                if not uniform:
+                    others = np.arange(b, b + end - pair)
+                    mixed = (kinds[others] != kinds[a]) | (kinds[others] == _OWN_GRID)
+                    if kinds[a] == _OWN_GRID:
+                        mixed[:] = True
+                    if mixed.any():
+                        rows[mixed] = grid.pair_numerators(a, others[mixed])[0]
                 pair = end
             batch = _signed_rank_batch(differences, complete=complete, overwrite=True)
             for name, values in per_pair.items():
@@ -457,17 +485,18 @@ def wilcoxon_pairwise(
     ``_signed_rank_batch`` for the three regimes. With few non-zero differences the
     smallest attainable p-value is large (``2 / 2**k`` for ``k`` differences without
     ties), so a small benchmark may be unable to show any difference. Paired
-    differences are rounded by the fold-mean rule first
-    (:func:`estimation.core.table.paired_differences`: at the 15th significant digit of
-    the larger score), so differences that are equal in decimal are ties, and zeros,
-    whatever the float noise of the subtraction (0.70 - 0.68 and 0.52 - 0.50 tie; scipy
-    on the raw floats would rank them 1 and 2). This is scipy's test on the exact
-    decimal differences; on such input it can differ from scipy on the floats, also in
-    the regime (ties send ``method="auto"`` from exact to the normal approximation). A
-    pair identical
-    on every dataset has p = 1 and a note, and counts in the Holm or Bonferroni family
-    like every other pair with a common dataset (pairs without one have no test and are
-    left out). The effect size
+    differences are taken exactly where the scores are decimals or means of decimal
+    folds (:func:`estimation.core.table.decimal_grid`: integer numerators over a common
+    denominator), so differences that are equal in exact arithmetic are ties, and
+    zeros, whatever the float noise of the subtraction or of a repeating fold mean
+    (0.70 - 0.68 and 0.52 - 0.50 tie; scipy on the raw floats would rank them 1 and 2;
+    3-fold means whose differences are both 2/3 tie). This is scipy's test on the exact
+    differences; on such input it can differ from scipy on the floats, also in the
+    regime (ties send ``method="auto"`` from exact to the normal approximation). Scores
+    that are not on a decimal grid (continuous values) are paired as floats, exactly as
+    scipy pairs them. A pair identical on every dataset has p = 1 and a note, and counts
+    in the Holm or Bonferroni family like every other pair with a common dataset (pairs
+    without one have no test and are left out). The effect size
     is the matched-pairs rank-biserial correlation ``(R+ - R-) / (R+ + R-)`` (Kerby
     2014), in ``[-1, 1]``, positive when the row algorithm scores higher.
 
