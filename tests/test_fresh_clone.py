@@ -27,8 +27,7 @@ pytestmark = pytest.mark.clone
 # The core tests, plus a module with a test marked external_data that needs no database.
 CORE_RUN = ["tests/core", "tests/ingest/test_results_csv.py"]
 EXTERNAL_TEST = (
-    "tests/ingest/test_results_csv.py::"
-    "test_fernandez_delgado_179_wide_keeps_the_449_missing_cells"
+    "tests/ingest/test_results_csv.py::test_fernandez_delgado_179_wide_keeps_the_449_missing_cells"
 )
 
 
