@@ -5,7 +5,7 @@ A fresh payload of each demo must equal the stored reference of the current
 tolerance that holds on any CPU. Any change to a number or to the payload's shape fails
 here. Then bump ``ENGINE_VERSION`` (estimation/core/analysis.py), write the references
 anew (the command is in tests/core/golden.py) and record their digests below under the
-new version; a deployment recomputes every snapshot of an older engine (README).
+new version; a deployment recomputes every snapshot of an older engine (docs/operators.md, "Upgrades").
 """
 
 from __future__ import annotations

@@ -135,7 +135,7 @@ def test_a_flooding_account_does_not_starve_another_benchmark(
     env = {
         "PODIUM_INTERACTIVE_RECOMPUTES_PER_ACCOUNT": share,
         "PODIUM_RECOMPUTE_COALESCE_SECONDS": "300",
-        # each analysis on one thread, its BLAS calls too (README: when several workers
+        # each analysis on one thread, its BLAS calls too (docs/operators.md: when several workers
         # share few cores; OpenBLAS's threads otherwise spin on the core the other
         # worker's analysis needs, and a normal round would have both cores to itself)
         "PODIUM_ANALYSIS_THREADS": "1",
