@@ -57,7 +57,7 @@ test: lint services browser
 # every test file (pytest's rewritten modules are cached in __pycache__ too), and the
 # subprocess tests start Python again; without the cache that is ~6 s more CPU a process.
 # 2.4 to 2.6 minutes warm on this 2-core machine with 1,828 tests, about 3 minutes as a
-# fresh clone's first run (README).
+# fresh clone's first run (docs/development.md).
 check: lint services
 	PYTHONDONTWRITEBYTECODE= PODIUM_TEST_TIER=check $(BIN)/pytest -q -m "$(CHECK_TESTS)" -n auto --dist loadfile --no-loadscope-reorder --reuse-db --durations=10
 

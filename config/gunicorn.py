@@ -41,7 +41,7 @@ only for peers in ``forwarded_allow_ips``; its own default trusts loopback, so a
 local process could claim https. Here it trusts none unless
 ``GUNICORN_FORWARDED_ALLOW_IPS`` names the proxy's addresses (comma-separated; ``*`` for
 all, only when nothing but the proxy can reach the port). Django's own trust is
-``DJANGO_SECURE_PROXY_SSL_HEADER`` (README, "Security defaults").
+``DJANGO_SECURE_PROXY_SSL_HEADER`` (docs/operators.md, "Security defaults").
 
 The timeout is sized for the largest request the limits allow: an API upload of
 ``PODIUM_MAX_UPLOAD_BYTES`` (100 MB). A worker reads the whole body itself; a file

@@ -1,7 +1,7 @@
 """Results files a newcomer gets wrong, with the exact answer every entry point gives.
 
 The parser decides each message once; ``manage.py analyze``, the web upload and the API
-upload each have a test that sends these files and asserts these messages (issue 22).
+upload each have a test that sends these files and asserts these messages.
 Algorithm and dataset names match the upload tests' benchmarks (datasets d1, d2).
 """
 

@@ -197,9 +197,9 @@ SET_BY_COMPOSE = {
 }
 
 
-def readme_settings_table() -> set[str]:
-    readme = (ROOT / "README.md").read_text()
-    table = readme.split("### Configuration", 1)[1].split("\n\n| variable |", 1)[1]
+def documented_settings_table() -> set[str]:
+    operators = (ROOT / "docs" / "operators.md").read_text()
+    table = operators.split("\n## Configuration", 1)[1].split("\n\n| variable |", 1)[1]
     rows = [line for line in table.splitlines() if line.startswith("| `")]
     assert len(rows) > 20
     names: set[str] = set()
@@ -213,15 +213,17 @@ def env_example_names() -> set[str]:
     return set(re.findall(r"^#? ?([A-Z][A-Z0-9_]+)=", text, re.M))
 
 
-def test_every_setting_the_code_reads_is_in_readme_and_env_example():
+def test_every_setting_the_code_reads_is_documented_and_in_env_example():
     read = set()
     for folder in ("config", "leaderboard", "estimation", "frontend", "operations"):
         for path in (ROOT / folder).rglob("*.py"):
             read |= set(_READ.findall(path.read_text()))
     read -= NOT_SETTINGS
     assert read, "the pattern found nothing"
-    table = readme_settings_table()
-    assert read <= table, f"read by the code, missing from README's table: {sorted(read - table)}"
+    table = documented_settings_table()
+    assert read <= table, (
+        f"read by the code, missing from docs/operators.md's table: {sorted(read - table)}"
+    )
     example = env_example_names()
     assert example == table - SET_BY_COMPOSE, (
         f"in the table, not in .env.example: {sorted(table - SET_BY_COMPOSE - example)}; "
@@ -231,7 +233,7 @@ def test_every_setting_the_code_reads_is_in_readme_and_env_example():
 
 def test_compose_passes_the_env_file_to_every_podium_service():
     compose = load_compose()
-    table = readme_settings_table()
+    table = documented_settings_table()
     for name in ("web", "worker", "worker-bulk", "beat"):
         service = compose["services"][name]
         assert service["env_file"] == [".env"], name
@@ -256,9 +258,9 @@ def test_caddy_proxies_to_web_and_keeps_operators_endpoints_inside():
     assert compose["services"]["web"]["ports"] == ["${PODIUM_WEB_PORT:-127.0.0.1:8000}:8000"]
 
 
-def test_readme_production_steps_name_what_an_operator_needs():
-    readme = (ROOT / "README.md").read_text()
-    production = readme.split("## Production with docker-compose", 1)[1].split("\n## ", 1)[0]
+def test_operators_page_names_what_an_operator_needs():
+    operators = (ROOT / "docs" / "operators.md").read_text()
+    production = operators.split("\n## Production with docker-compose", 1)[1]
     for needed in (
         "cp .env.example .env",
         "DJANGO_ALLOWED_HOSTS",
@@ -267,7 +269,7 @@ def test_readme_production_steps_name_what_an_operator_needs():
         "DJANGO_EMAIL_HOST",
         "PODIUM_LOG_FORMAT=json",
         "--profile tls",
-        "### Upgrades",
+        "## Upgrades",
         "migrate",
         "exactly one",
         "pg_dump -U podium -Fc",

@@ -25,10 +25,9 @@ from tests.reference_data import FOLDER_VARIABLE, REPO_ROOT, REQUIRE_VARIABLE
 pytestmark = pytest.mark.clone
 
 # The core tests, plus a module with a test marked external_data that needs no database.
-CORE_RUN = ["tests/core", "tests/estimation/test_results_csv.py"]
+CORE_RUN = ["tests/core", "tests/ingest/test_results_csv.py"]
 EXTERNAL_TEST = (
-    "tests/estimation/test_results_csv.py::"
-    "test_fernandez_delgado_179_wide_keeps_the_449_missing_cells"
+    "tests/ingest/test_results_csv.py::test_fernandez_delgado_179_wide_keeps_the_449_missing_cells"
 )
 
 

@@ -19,8 +19,8 @@ def _git(*args: str) -> str:
 
 def test_no_tracked_file_is_empty_but_package_markers():
     """An empty results.csv was once committed at the root (the API quick start's
-    `cat > results.csv` run in the checkout): `manage.py analyze results.csv`, as README
-    writes it, then read that instead of the reader's file."""
+    `cat > results.csv` run in the checkout): `manage.py analyze results.csv`, as
+    docs/command-line.md writes it, then read that instead of the reader's file."""
     tracked = _git("ls-files", "-z").split("\0")
     empty = [
         name

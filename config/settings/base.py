@@ -291,7 +291,7 @@ RECOMPUTE_SWEEP_SECONDS = env_int("PODIUM_RECOMPUTE_SWEEP_SECONDS", 10)
 # after each further failure up to RETRY_MAX (a new change retries at once).
 RECOMPUTE_RETRY_BASE_SECONDS = env_int("PODIUM_RECOMPUTE_RETRY_BASE_SECONDS", 30)
 RECOMPUTE_RETRY_MAX_SECONDS = env_int("PODIUM_RECOMPUTE_RETRY_MAX_SECONDS", 3600)
-# Retention (estimation/retention.py, README "Retention"): a superseded version that
+# Retention (estimation/retention.py, docs/operators.md "Retention"): a superseded version that
 # was served for less than this and never cited is pruned; failed versions that are no
 # longer the newest are pruned after SNAPSHOT_FAILED_KEEP_DAYS.
 SNAPSHOT_COALESCE_SECONDS = env_int("PODIUM_SNAPSHOT_COALESCE_SECONDS", 600)
@@ -362,7 +362,7 @@ CONTENT_SECURITY_POLICY = {
     }
 }
 
-# Accounts: django-allauth (frontend/accounts, README "Sign-in and accounts"). Sign-up
+# Accounts: django-allauth (frontend/accounts, docs/operators.md "Sign-in and accounts"). Sign-up
 # asks for a username, an address and a password (AUTH_PASSWORD_VALIDATORS: 12
 # characters); nobody logs in until the address is confirmed through the mailed link
 # (valid PODIUM_EMAIL_VERIFY_DAYS), so mail goes only to addresses their owner proved.
@@ -433,7 +433,7 @@ ACCOUNT_RATE_LIMITS: dict[str, str | None] | bool = {
 }
 ACCOUNT_MAX_EMAIL_ADDRESSES = env_int("PODIUM_MAX_EMAIL_ADDRESSES", 5) or None
 # Optional sign-in with GitHub and ORCID: each is offered only when both its client id
-# and secret are set (README "Sign-in and accounts"). A provider's account gets its
+# and secret are set (docs/operators.md "Sign-in and accounts"). A provider's account gets its
 # address confirmed only when the provider says it verified it (GitHub); any other
 # address is mailed a link like a sign-up's. Nobody is logged into an existing account
 # by an address a provider reports.
@@ -462,7 +462,8 @@ SOCIALACCOUNT_LOGIN_ON_GET = False  # a POST (with its CSRF token) starts a prov
 # once PODIUM_LOGIN_FAILURE_LIMIT is reached for one account from one client address
 # (so a stranger's guesses never lock the owner out from elsewhere), or from one
 # address over any accounts (password spraying).
-# Reset: `manage.py axes_reset_username NAME`, `axes_reset_ip IP` or `axes_reset` (README).
+# Reset: `manage.py axes_reset_username NAME`, `axes_reset_ip IP` or `axes_reset`
+# (docs/command-line.md).
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
     "django.contrib.auth.backends.ModelBackend",

@@ -1,7 +1,7 @@
 """Production: secrets from the environment, secure by default.
 
 HTTPS is assumed (HSTS, redirect to https, cookies only over https); each default can
-be turned off by an environment variable, documented in README. The proxy's
+be turned off by an environment variable, documented in docs/operators.md. The proxy's
 "this was https" header is trusted only when named in DJANGO_SECURE_PROXY_SSL_HEADER:
 trusting it unconditionally would let any client claim https when no proxy strips it.
 """

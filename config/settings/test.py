@@ -1,4 +1,5 @@
-"""Tests run against real PostgreSQL and Redis (see README); override with the env vars."""
+"""Tests run against real PostgreSQL and Redis (see docs/development.md, "The test suite");
+override with the env vars."""
 
 import os
 

@@ -1,6 +1,6 @@
 """Podium's hooks into django-allauth: our client address, our URLs, our login stages.
 
-allauth does sign-up, e-mail confirmation, log-in, password change and reset (README
+allauth does sign-up, e-mail confirmation, log-in, password change and reset (docs/operators.md,
 "Sign-in and accounts"); these adapters only fit it to the site.
 """
 

@@ -1,4 +1,4 @@
-"""The API's failure answers (issue 10): every query parameter checked, JSON for every
+"""The API's failure answers: every query parameter checked, JSON for every
 status, 503 with Retry-After for a database outage, typed bodies, and a stored
 submission never answered with an error. The real outages (PostgreSQL and Redis
 stopped under load) are in tests/reliability."""

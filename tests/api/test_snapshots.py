@@ -291,7 +291,7 @@ def test_the_contract_and_its_schema_are_published_and_linked_from_the_docs(clie
 
 
 def test_board_section_carries_each_estimators_labelled_interval_and_the_ranks(client, computed):
-    """Issue 21: the API's board is the contract itself, so each estimator's own interval
+    """The API's board is the contract itself, so each estimator's own interval
     (with its label, kind, method and level), the rank intervals, the plausible winners and
     the default's rule reach API readers with no serialiser of their own."""
     board = client.get(f"{BASE}latest/").json()["board"]

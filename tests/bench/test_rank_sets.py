@@ -29,7 +29,7 @@ def test_holm_against_the_best_and_nemenyi_keep_the_leader():
 
 
 def test_the_committed_table_is_valid_in_every_cell_and_the_smallest_set():
-    """docs/rank_sets.json (issue 40's done-means): Podium's set of the best covers the
+    """docs/rank_sets.json (the claims the methods page makes): Podium's set of the best covers the
     truly best in every cell of the grid and its rank intervals hold jointly, at the
     0.93 floor less two Monte Carlo standard errors; its set is never larger than
     Nemenyi's group of the leader or Holm's against the best on the same benchmarks."""

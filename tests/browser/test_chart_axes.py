@@ -1,4 +1,4 @@
-"""No chart's text overprints another's (issue 28): tick labels of the x and y axes where
+"""No chart's text overprints another's (a reported defect): tick labels of the x and y axes where
 they meet at a corner, bar labels under an axis, axis titles, in every chart of the
 charts, algorithm, dataset and head-to-head pages, at desktop and phone sizes."""
 

@@ -1,4 +1,4 @@
-"""The first screen of a leaderboard (issue 21): at a laptop's 1366x900 and a phone's
+"""The first screen of a leaderboard: at a laptop's 1366x900 and a phone's
 390x844 the verdict's two sentences and the first rows of the table are visible without
 scrolling, the rest of the verdict waits behind "more", and no cell draws over another."""
 

@@ -1,5 +1,5 @@
-"""An open leaderboard says, without a reload, when the newest input failed to compute
-(issue 10, item 5): rejections leave one algorithm, the worker records the failure, the
+"""An open leaderboard says, without a reload, when the newest input failed to compute:
+rejections leave one algorithm, the worker records the failure, the
 page's polling brings the server-rendered notice."""
 
 from __future__ import annotations

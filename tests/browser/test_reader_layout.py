@@ -1,4 +1,4 @@
-"""Issue 28's layout defects, measured in Chromium (bounding boxes, ``scrollWidth >
+"""Layout defects readers reported, measured in Chromium (bounding boxes, ``scrollWidth >
 clientWidth`` for clipping, the overlap of label boxes), and the history page's "leader
 over versions" chart, at desktop and phone sizes."""
 
@@ -14,7 +14,7 @@ from tests.browser.helpers import DEMO_SLUGS
 # 24 px leaves the text clear of it.
 SELECT_ARROW_PX = 24
 # "Compact": a pending submission's card with a short note, one metric, its evidence
-# folded and the decision on one line (issue 28: they were about 500 px tall; this test
+# folded and the decision on one line (reported as about 500 px tall; this test
 # measured 961 px on a desktop and 943 px on a phone before, with the flagged evidence
 # unfolded). A phone's 375 px wrap each line of text into two or three: twice the height.
 MAX_CARD_PX = 200

@@ -1,4 +1,4 @@
-"""Issue 12 (readers): the verdict on each demo, sorting, search, the phone layout, and
+"""What readers asked for: the verdict on each demo, sorting, search, the phone layout, and
 every CSV export read by pandas as is."""
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ def test_the_verdict_answers_on_each_demo(demo_site, page, screenshot, slug):
     expect(box).to_be_visible()
     expect(box).to_have_attribute("data-leader", verdict.leader)
     # the leader is the first row, and the verdict quotes a confidence interval of its
-    # true P(win): its own band where that is one, else the exact interval (issue 40)
+    # true P(win): its own band where that is one, else the exact interval
     expect(helpers.leaderboard_rows(page).first).to_have_attribute("data-algorithm", verdict.leader)
     low, high = leader_interval(board)
     band = win_band(board, board.recommended)
@@ -58,7 +58,7 @@ def test_the_demsar_verdict_says_the_estimators_disagree_and_why(demo_site, page
     expect(box).to_contain_text("The estimators disagree on the leader: C4.5+m+cf by")
     expect(box).to_contain_text("Win rate")
     expect(box).to_contain_text("wins more datasets outright")
-    # the answer is the set of the best on average (issue 40): paired comparisons of
+    # the answer is the set of the best on average: paired comparisons of
     # ranks leave two; Nemenyi's looser test keeps all four, and the verdict says why
     expect(box.locator("[data-testid=verdict-lead]")).to_contain_text(
         "With 95 % confidence the best on average across datasets is C4.5+m or C4.5+m+cf"

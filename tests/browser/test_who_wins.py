@@ -1,4 +1,4 @@
-"""Who wins, and how sure (issue 21), in a real browser: the interval beside each P(win)
+"""Who wins, and how sure, in a real browser: the interval beside each P(win)
 is that estimator's own and holds it, the rank column shows the rank intervals, the
 plausible winners are marked, and the page names the rule behind the default."""
 

@@ -50,7 +50,8 @@ ITERATIVE = Tolerance(
 STUDENTIZED_RANGE = Tolerance(
     rtol=0.0,
     atol=3e-7,
-    why="studentized-range p-values stored from the engine before issue 24 came from scipy "
+    why="studentized-range p-values stored from the engine before its batch-independent "
+    "studentized range came from scipy "
     "or, for more than 40 statistics in one call, from an interpolant checked to 1e-7 "
     "absolute at its knot midpoints only (measured: up to 2.4e-7 from scipy between them); "
     "today's interpolant is within 1e-7 sf + 1e-13 of scipy for every batch (measured on "

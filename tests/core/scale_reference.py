@@ -1,4 +1,4 @@
-"""What the engine computed before the scale work of issue 8, to show that it did not change.
+"""What the engine computed before the scale work (large boards), to show that it did not change.
 
 :func:`reference_results` runs the pairwise tests, the groups, the win matrix,
 Plackett-Luce and the resampling on seeded tables with ties, zero differences and
@@ -18,7 +18,7 @@ p-values, effect sizes and win matrices in ``scale_reference.npz``. The arrays o
 from engine 0.6.0, after checking that their SHA-256 digests equalled those 0bf631f had
 stored (so they are 0bf631f's numbers, to the bit, on that machine).
 
-One deliberate change since (issue 24): a pair identical on every block stays in the
+One deliberate change since: a pair identical on every block stays in the
 correction's family with p = 1, so the corrected p-values of the other pairs of a table
 with such a pair grew. Of the reference tables only ``integers`` has one (algorithms 4
 and 5), and only its two arrays in :data:`REFRESHED_FOR_THE_WHOLE_FAMILY` changed (every
@@ -84,7 +84,7 @@ REFRESHED_FOR_DECIMAL_TIES = (
     "rounded_many/wilcoxon_bonferroni",
     "folds/effect_size",
 )
-"""The entries rewritten when differences equal in decimal became ties (issue 24)."""
+"""The entries rewritten when differences equal in decimal became ties."""
 
 REFRESHED = REFRESHED_FOR_THE_WHOLE_FAMILY + REFRESHED_FOR_DECIMAL_TIES
 
@@ -141,13 +141,13 @@ def _complete_ranks(scores: np.ndarray) -> np.ndarray:
 
 
 SCHEMES_BEFORE = ("mle", "loo_kl", "loo_tv", "minimax", "borda", "plackett_luce")
-"""The schemes of the reference (issue 11 added loo_brier)."""
+"""The schemes of the reference (loo_brier was added later)."""
 
 
 def _identical_as_before(result: Any) -> Any:
-    """Issue 11's change to the identical pair itself, undone for the comparison: a pair
+    """The later change to the identical pair itself, undone for the comparison: a pair
     identical on every block now has p = 1, statistic 0, effect 0 and a note; before, all
-    four were missing and the note read "all k paired differences are zero". (Issue 24's
+    four were missing and the note read "all k paired differences are zero". (The other
     change, that pair's p = 1 counted in the correction, moves the other pairs: see
     :data:`REFRESHED_FOR_THE_WHOLE_FAMILY`.)"""
     import dataclasses
@@ -245,7 +245,7 @@ def reference_results() -> dict[str, Any]:
     for scheme, summary in wide_boot.schemes.items():
         values[f"bootstrap_wide/{scheme}"] = list(_percentile_band(summary))
     evaluation = resampling.evaluate_schemes(ranks, rng=13, K=3, schemes=SCHEMES_BEFORE)
-    # The parts of the evaluation that issue 11 kept (it replaced the Wilcoxon tests
+    # The parts of the evaluation that were kept (the rest was replaced: the Wilcoxon tests
     # against a data-selected best by tests against the win rate, and TV's "best").
     values["evaluation"] = {
         "leave_one_out": evaluation.leave_one_out,

@@ -146,7 +146,7 @@ def test_a_benchmark_too_large_for_even_its_own_size_is_not_applicable():
 
 
 def test_m20_n100_runs_its_full_plan_within_a_bounded_cpu_time():
-    """The issue's bound (a previous attempt took 98.8 s here) as work, not wall time:
+    """A bound on the advisor's work (a previous attempt took 98.8 s here) as work, not wall time:
     the whole plan (200 simulations at three sizes) runs, in CPU seconds of this process
     (its BLAS threads included), about 1.1 measured; 10 leaves room for slower CPU
     variants and a loaded machine and still catches that regression. The speed itself is
@@ -197,7 +197,7 @@ def test_the_deferred_advisor_is_the_same_section_bit_for_bit():
 
 
 def test_the_mixture_truth_is_no_candidates_own_model():
-    """Issue 24: under the Plackett-Luce truth the Plackett-Luce estimate of the full data
+    """Under the Plackett-Luce truth the Plackett-Luce estimate of the full data
     is the truth itself (and under the empirical truth the win rate's is), so those
     truths favour their own estimator; the mixture's win probabilities are the average
     of the two and equal no estimator's estimate, and the advisor's recommendation reads

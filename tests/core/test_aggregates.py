@@ -189,7 +189,7 @@ def test_batched_fit_equals_single_fits():
 
 @pytest.mark.parametrize("ties, known", [(False, None), (True, None), (True, 3), (False, 2)])
 def test_one_row_at_a_time_fits_are_the_batched_fits_to_the_bit(monkeypatch, ties, known):
-    """Large tables fit one weight row at a time without its weight-0 datasets (issue 8);
+    """Large tables fit one weight row at a time without its weight-0 datasets;
     with whole-number weights (bootstrap counts, training masks: what the analysis
     passes) the worths are those of the batched iterations to the bit. Fractional
     weights' stage wins come from BLAS products of different shapes, as they always

@@ -79,7 +79,7 @@ def test_the_section_is_bounded(monkeypatch):
 
 @pytest.mark.parametrize("n, m", [(100, 130), (6, 5000)])
 def test_the_bound_covers_the_sizes_the_project_serves(n, m):
-    # issue 25's shapes: 130 x 100 boards and 5000 x 6 ones keep their values
+    # the large shapes: 130 x 100 boards and 5000 x 6 ones keep their values
     assert n * m <= analysis_module.MAX_SCORE_CELLS
 
 

@@ -1,4 +1,4 @@
-"""Every interval a reader sees belongs to the number beside it (issue 21).
+"""Every interval a reader sees belongs to the number beside it.
 
 On the four demos and 200 seeded random tables (ties, missing cells, folds, top-K
 rankings), for every estimator of the registry: its own interval contains its P(win),

@@ -5,7 +5,8 @@ A fresh payload of each demo must equal the stored reference of the current
 tolerance that holds on any CPU. Any change to a number or to the payload's shape fails
 here. Then bump ``ENGINE_VERSION`` (estimation/core/analysis.py), write the references
 anew (the command is in tests/core/golden.py) and record their digests below under the
-new version; a deployment recomputes every snapshot of an older engine (README).
+new version; a deployment recomputes every snapshot of an older engine
+(docs/operators.md, "Upgrades").
 """
 
 from __future__ import annotations
@@ -33,17 +34,17 @@ GOLDEN: dict[str, dict[str, str]] = {
         "demsar": "be0bf0d10777c294ac4629d8a18814fed8d0596409a9584b320cf12af8dcf4d1",
         "simulated": "8cab800366da92c02cb723b040d1b23e03d567d9bf00ad97462957f1760de9af",
     },
-    # Schema 4 (issue 21): each estimator's own bias-corrected interval with its kind and
+    # Schema 4: each estimator's own bias-corrected interval with its kind and
     # label, the rank intervals and plausible winners, recommended_by, the verdict's
     # sentences from the plausible winners; the win rate's exact (Clopper-Pearson)
-    # intervals in place of Wilson's and Goodman's (issue 24 as well: identical pairs in
+    # intervals in place of Wilson's and Goodman's (and identical pairs in
     # the Holm family, decimal ties in the Wilcoxon differences, a batch-independent
     # studentized range, scores near the float limits).
     "0.7.0": {
         "demsar": "cb64309ecc5dca9b363a119affd5989aabb31ce224ac5b65ba15a5360319ab67",
         "simulated": "2e44e0f7b601eabff911e1e2549e3469acc5500e2c0ac266f17ea26f3c9029dc",
     },
-    # Issue 24 items 1-3 and the advisor's truth: the method-sensitivity panel (Kendall's
+    # The robustness panels and the advisor's truth: the method-sensitivity panel (Kendall's
     # tau-b between every method's order), practical equivalence with a ROPE (the
     # simulated demo has one of 0.01), the #1-vs-#2 power figures and the mixture truth
     # of the advisor, which its recommendation reads.
@@ -51,13 +52,13 @@ GOLDEN: dict[str, dict[str, str]] = {
         "demsar": "7083784adc7ead915f1469be92c44ec90c64ab4cc680b11dbd76f8450b2a073a",
         "simulated": "14729a28820145f6664bf2c0797ad83ef546a1cc19d45b7ecb490b4ffee8b2f3",
     },
-    # Issue 24's hierarchical model over datasets x folds in the practical section.
+    # The hierarchical model over datasets x folds in the practical section.
     "0.9.0": {
         "demsar": "d78b0b431e9954a157a0e1ea92da7941fbce489266ea9a111684b957325b453c",
         "simulated": "0542703d1fe29ffb67b2b251ccab76611422baf8ea9b916e35da313d38c78933",
     },
-    # Issue 28: the dataset_scores section (the dataset-level values the analysis ranked,
-    # for a version's per-dataset columns). Issue 24: the hierarchical sampler's nu and
+    # The dataset_scores section (the dataset-level values the analysis ranked,
+    # for a version's per-dataset columns). The hierarchical sampler's nu and
     # std0 moves with the scale mixture integrated out (and a joint rescaling; truncated
     # gammas drawn plainly), each pair's Monte-Carlo standard error (mc_se), the advisor's
     # folds power; Monte-Carlo fields compared within tolerances from their Monte-Carlo
@@ -66,13 +67,13 @@ GOLDEN: dict[str, dict[str, str]] = {
         "demsar": "e0888fc3eb112b37ddf7bc53afb756f08a4c01efaded6cb0dc80ebeffd6b36e1",
         "simulated": "dcd8a5fcded402d1b31890ba339dd59135d313b8a2f897f721071dbde1fb3ed1",
     },
-    # 0.11.0 (issue 25): the same numbers; the new "pairwise" section (not applicable
+    # 0.11.0: the same numbers; the new "pairwise" section (not applicable
     # below analysis.MAX_PAIRWISE_ALGORITHMS, as here) is the only other difference.
     "0.11.0": {
         "demsar": "fbba57b6d887a19d95fa9a76560740261751a5b6254b5867cbcb789bf4e6d3a2",
         "simulated": "34c47bf7d534052383bc5cb1f665cac603a1cac9f074f7c01fb7e6b7e68ee56a",
     },
-    # 0.12.0 (issue 22): the folds power's plug-in model is the medians of the first
+    # 0.12.0: the folds power's plug-in model is the medians of the first
     # hierarchical.FOLDS_POWER_KEEP (250) kept steps of the chains instead of all 500, so
     # that the advisor runs the sampler 550 steps instead of 800 (the simulated demo's
     # power at the present folds: 0.1425 -> 0.17, in the advisor and the practical
@@ -90,7 +91,7 @@ GOLDEN: dict[str, dict[str, str]] = {
         "demsar": "30217e587e8875e2f50d8704060d7f638576209bbd19ae292927223f25522aa1",
         "simulated": "1cfb9e78e77c4ada0c68f3c773dd21bfad1cef603ad9bd29674a016b8e1f79a3",
     },
-    # 0.13.0 (issue 40): on whole rankings the set of the best and the rank intervals
+    # 0.13.0: on whole rankings the set of the best and the rank intervals
     # answer "best on average across datasets" (paired t of rank differences, Bonferroni
     # over the best's m - 1 comparisons, Holm over all pairs, t with n - 3 degrees of
     # freedom, a sign-test guard; never a
@@ -105,19 +106,18 @@ GOLDEN: dict[str, dict[str, str]] = {
         "demsar": "f6b5f0013f6d34db0497265460e4d564c04efdfb79e69426e28df1c4e23c87d9",
         "simulated": "0511caab4f52d9ab00cda58d884efddc4620010eb29077b590d471aec05ca6cf",
     },
-    # 0.13.1 (issue 43 item 2): Nemenyi and Tukey p-values and critical values from our
+    # 0.13.1: Nemenyi and Tukey p-values and critical values from our
     # own studentized-range quadrature instead of scipy's integration (within 1e-6
     # relative of scipy where sf >= 1e-7; below, scipy's 1 - cdf was rounding noise).
     "0.13.1": {
         "demsar": "1b431669ec87833ade7678ab9b9f303cb54c6869e68f2168bb024d26e292761d",
         "simulated": "f654323dcee3b7f25a462cc43cc62dfaf82cfa2950bac04724622cb4e652226b",
     },
-    # 0.14.0: this round's engine. Issue 43 item 1: paired differences exact on a decimal
-    # grid (integer numerators over 10**D * L) instead of rounded at the 15th digit, so
-    # differences of fold means that tie in exact arithmetic tie (3, 6, 7, 9 folds);
-    # continuous scores paired as floats. Issue 40 item 7: the advisor's datasets needed
-    # carries its 95 % confidence interval (datasets_needed_low, datasets_needed_high) and
-    # quotes it in its sentence.
+    # 0.14.0: paired differences exact on a decimal grid (integer numerators over
+    # 10**D * L) instead of rounded at the 15th digit, so differences of fold means that
+    # tie in exact arithmetic tie (3, 6, 7, 9 folds); continuous scores paired as floats.
+    # The advisor's datasets needed carries its 95 % confidence interval
+    # (datasets_needed_low, datasets_needed_high) and quotes it in its sentence.
     "0.14.0": {
         "demsar": "718b1dfaf7fa46629347f2755c720f621f89c97775b8960bc97cd9ba6a9ac30b",
         "simulated": "ba1b9c538bc4edaf5b324bb2540532e25d102865df133e765ef2d261b428899a",

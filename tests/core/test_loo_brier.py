@@ -123,7 +123,7 @@ def test_improper_tv_and_proper_brier_are_both_in_the_fits():
     assert np.count_nonzero(tv.lam) == 1  # a vertex: TV is linear in lam
 
 
-# --- issue 11, bug 3: non-unique optimum -------------------------------------------------
+# --- non-unique optimum -------------------------------------------------------------------
 
 # n = 2: found by searching small tables; the LOO-KL loss is flat along a segment.
 FLAT = np.array([[2.5, 2.5, 1.0, 4.0], [2.0, 4.0, 2.0, 2.0]])
@@ -153,7 +153,7 @@ def test_reported_optimum_is_the_lexicographically_largest(loss_name):
 
 
 def test_kl_tie_break_does_not_depend_on_where_the_solver_stopped():
-    """Issue 11, bug 3: equally optimal weights moved p-hat; now every optimal starting
+    """Equally optimal weights moved p-hat; now every optimal starting
     point reports the same (lexicographically largest) weights."""
     kl, _, _ = fit_loo(FLAT, K=3)
     terms = _loo_components(FLAT, 3)

@@ -1,4 +1,4 @@
-"""The set of the best and the rank intervals of expected ranks (issue 40): sharp where
+"""The set of the best and the rank intervals of expected ranks: sharp where
 the data are, monotone, and never a candidate that a test on the same page finds worse."""
 
 from __future__ import annotations
@@ -169,7 +169,7 @@ def test_the_headline_p_win_has_a_confidence_interval_not_a_point():
 
 
 def test_sensitivity_compares_huge_mean_scores_without_overflow():
-    """Issue 40 item 7: scores above 1.8e296 overflowed np.round(x, 12) to infinity, so
+    """Scores above 1.8e296 overflowed np.round(x, 12) to infinity, so
     the panel said 'tied for first under mean score' and tau was null; scipy gives 1."""
     from estimation.core.sensitivity import method_sensitivity
 
@@ -186,7 +186,7 @@ def test_sensitivity_compares_huge_mean_scores_without_overflow():
 
 @pytest.mark.parametrize("seed", range(40))
 def test_the_datasets_said_to_separate_the_leader_do(seed):
-    """Issue 40 item 3: where validity keeps the set large, the page says roughly how many
+    """Where validity keeps the set large, the page says roughly how many
     datasets would single out the leader. The same datasets repeated to that many (10 %
     more: the sign test's counts are whole numbers, so its p-value is not monotone in
     the size) leave it alone in the set (the differences then are as observed)."""

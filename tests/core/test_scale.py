@@ -1,4 +1,4 @@
-"""The scale work of issue 8: the same numbers as before, no refusal, bounded memory.
+"""The scale work (large boards): the same numbers as before, no refusal, bounded memory.
 
 The reference (``tests/core/data/scale_reference.json`` and ``.npz``) holds the numbers
 of the engine of commit 0bf631f, before this work; see :mod:`tests.core.scale_reference`.
@@ -51,8 +51,8 @@ def test_tests_and_groups_are_those_of_before(results):
     change is that letters an algorithm would carry more of than the alphabet has are
     now not applicable. Exact results are compared by digest, floats within
     :data:`~tests.core.references.CLOSED_FORM`, the Nemenyi p-values within
-    :data:`~tests.core.references.STUDENTIZED_RANGE` (issue 24: one interpolant for
-    every batch size)."""
+    :data:`~tests.core.references.STUDENTIZED_RANGE` (one interpolant for every
+    batch size)."""
     expected, got = REFERENCE["digests"], results["digests"]
     assert got.keys() == expected.keys()
     changed = []
@@ -75,7 +75,7 @@ def test_tests_and_groups_are_those_of_before(results):
 
 
 def test_refreshed_corrections_are_holm_and_bonferroni_over_every_pair():
-    """The two arrays rewritten when identical pairs joined the family (issue 24) are
+    """The two arrays rewritten when identical pairs joined the family are
     statsmodels' corrections of the reference's own raw p-values over all pairs, the
     identical pair at p = 1 (before, that pair was left out: 0.756836 where all pairs
     give 0.757812)."""
@@ -115,7 +115,7 @@ def _scipy_wilcoxon(differences):
 def test_refreshed_wilcoxon_entries_are_scipy_on_the_exact_decimal_differences(
     name, peer_reference
 ):
-    """The entries rewritten when differences equal in decimal became ties (issue 24)
+    """The entries rewritten when differences equal in decimal became ties
     are scipy's Wilcoxon p-values and the rank-biserial of the exact decimal differences
     (scores rounded to 1 or 2 decimals); 1e-12 relative as in test_significance."""
     scores = scale_reference.score_tables()[name]
@@ -149,7 +149,7 @@ def test_significance_flags_are_not_decided_by_the_last_bits():
 
 def test_fits_and_resampling_are_those_of_before(results):
     expected, got = REFERENCE["values"], results["values"]
-    # Issue 11 removed the evaluation's Wilcoxon p-values against a data-selected best
+    # The evaluation no longer has its Wilcoxon p-values against a data-selected best
     # and the best by TV; every number it kept is compared.
     evaluation = json.loads(json.dumps(expected["evaluation"]))
     del evaluation["log_loss"]["p_value_vs_best"]

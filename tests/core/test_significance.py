@@ -116,13 +116,13 @@ def test_friedman_perfect_agreement_has_infinite_f():
     result = friedman(np.tile([1.0, 2.0, 3.0], (5, 1)))
     assert result.statistic == pytest.approx(10.0)  # n (m - 1)
     assert result.iman_davenport is None
-    assert result.iman_davenport_pvalue is None  # was 0.0 (issue 11, bug 2)
+    assert result.iman_davenport_pvalue is None  # was 0.0 before
     assert "identically" in result.iman_davenport_not_applicable
     assert result.exact_pvalue == pytest.approx(6.0**-4, rel=1e-15)  # (m!)^(1 - n)
 
 
 def test_perfect_agreement_regression_m2_n2_exact_p_half():
-    """Issue 11, bug 2: m = 2, n = 2 in the same order: exact p 0.5, never F = inf."""
+    """Regression: m = 2, n = 2 in the same order: exact p 0.5, never F = inf."""
     from estimation.core.analysis import AnalysisSettings, analyze
     from estimation.core.contract import NotApplicable
     from estimation.core.table import ResultTable
@@ -282,7 +282,7 @@ def test_wilcoxon_not_applicable_pairs_have_reasons():
     scores = np.array([[1.0, 1.0, np.nan], [2.0, 2.0, np.nan], [3.0, 3.0, 1.0]])
     scores = np.column_stack([scores, [np.nan, np.nan, np.nan]])
     result = wilcoxon_pairwise(scores)
-    # Issue 11: identical on every dataset gives p = 1 with a note, not a missing p-value.
+    # Identical on every dataset gives p = 1 with a note, not a missing p-value.
     assert result.not_applicable[0][1] == (
         "identical on every dataset: all 3 paired differences are zero, p = 1"
     )

@@ -1,4 +1,5 @@
-"""Fold means (METHODS 1): exact, order-independent, and the regression of issue 11."""
+"""Fold means (METHODS 1): exact, order-independent, and a regression test of the
+fold-mean bug (equal means that compared unequal)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from estimation.core.table import ResultTable, fold_means
 
 
 def _d1_table() -> ResultTable:
-    # Issue 11, bug 1: A's folds (0.8, 0.9) and B's (0.85, 0.85) have the same mean.
+    # The fold-mean bug: A's folds (0.8, 0.9) and B's (0.85, 0.85) have the same mean.
     folds = np.array([[[0.8, 0.85], [0.9, 0.85]]])
     return ResultTable(
         datasets=("d1",), algorithms=("A", "B"), values=fold_means(folds), fold_values=folds

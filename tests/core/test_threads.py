@@ -1,4 +1,4 @@
-"""Threads in the numerical core (issue 8): the same numbers to the bit, and the looser
+"""Threads in the numerical core: the same numbers to the bit, and the looser
 refit tolerance of large bootstraps stays far inside the bootstrap's own noise."""
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""A served version's advisor gives way to a newer input (issue 14: submit -> ready)."""
+"""A served version's advisor gives way to a newer input (so that submit -> ready stays
+quick)."""
 
 from __future__ import annotations
 

@@ -167,7 +167,7 @@ def test_readable_report_leads_with_the_recommended_estimator():
 
 
 def test_readable_report_pairs_each_p_win_with_its_own_interval():
-    """Issue 21: the headline P(win) beside the estimator's own interval under its label,
+    """The headline P(win) beside the estimator's own interval under its label,
     the exact interval only beside the win rate, the rank intervals and the plausible
     winners, and the verdict's two sentences first."""
     path = DEMSAR / "demsar2006_table6_auc.csv"
@@ -296,7 +296,7 @@ def test_folds_give_significance_aware_ranks_and_within_dataset_tests(tmp_path):
     ],
 )
 def test_options_out_of_range_name_themselves(tmp_path, option, value, message):
-    """Issue 11: `--bootstrap 1` made every "95 % interval" a point; `--seed -1` named
+    """Before these checks `--bootstrap 1` made every "95 % interval" a point; `--seed -1` named
     no option."""
     path = tmp_path / "small.csv"
     path.write_text("dataset,a,b\nd1,0.9,0.5\nd2,0.4,0.6\n")

@@ -1,4 +1,5 @@
-"""The CSV parser and the database service build fold means with one function (issue 11)."""
+"""The CSV parser and the database service build fold means with one
+function, so the two cannot disagree."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Issue 14: the board is served before its bootstrap and evaluation, then completed in
+"""The board is served before its bootstrap and evaluation, then completed in
 place to the bytes of one ``analyze()`` call, and every validator and cache moves."""
 
 from __future__ import annotations

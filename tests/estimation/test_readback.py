@@ -40,7 +40,7 @@ def reference_table(benchmark, metric) -> ResultTable:
         else:
             fold_values[row[dataset], fold_index[fold], col[algorithm]] = value
     if fold_values is not None:
-        # fold means by the one definition (METHODS 1, issue 11), not numpy's nanmean
+        # fold means by the one definition (METHODS 1, exact summation), not numpy's nanmean
         means = fold_means(fold_values)
         values = np.where(np.isnan(means), values, means)
     return ResultTable(

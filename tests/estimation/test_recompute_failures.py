@@ -1,5 +1,5 @@
 """Every recompute failure is recorded and visible; failures that may pass on retry are
-backed off; a run that lost its benchmark saves nothing (issue 10, items 5 and 6)."""
+backed off; a run that lost its benchmark saves nothing."""
 
 from __future__ import annotations
 
@@ -141,7 +141,7 @@ def test_a_load_failure_is_recorded_and_retried_with_back_off(monkeypatch, setti
     monkeypatch.setattr(recompute_requests, "recompute_dispatch", dispatched.append)
     accept(benchmark, "c")
     # The back-off is checked against the clock read around the run, not against a
-    # margin for how long the run took (issue 41: a loaded machine takes longer).
+    # margin for how long the run took (a loaded machine takes longer).
     before = timezone.now()
     (failed,) = run(benchmark)
     after = timezone.now()

@@ -1,4 +1,4 @@
-"""Issue 25: the worker's way from a task to a servable snapshot costs a fixed, small
+"""The worker's way from a task to a servable snapshot costs a fixed, small
 number of statements (33 before: the state read twice, a get_or_create, three reads of
 the versions, the slug and metric names read twice for the cache invalidations, five
 progress writes during a 60 ms analysis; 27 since, then 25: the accepted submissions
@@ -29,7 +29,7 @@ M, N, FOLDS = 4, 6, 3
 
 def frozen_clock() -> float:
     """The progress writes' clock in these counts: no time passes, so no progress is
-    written however slow the machine is (issue 41: a write paced by elapsed time made
+    written however slow the machine is (a write paced by elapsed time made
     the count depend on the load)."""
     return 0.0
 

@@ -1,4 +1,4 @@
-"""Retention: prune_snapshots keeps every version a reader can cite (issue 10, item 7)."""
+"""Retention: prune_snapshots keeps every version a reader can cite."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Issue 25: what separates a served snapshot from its analysis costs few round trips.
+"""What separates a served snapshot from its analysis costs few round trips.
 
 Dropping a benchmark's cached answers reads its slug and metric names in one query (a
 snapshot's creation and its save each drop them while the reader waits), and section

@@ -1,5 +1,5 @@
 """A 5000 x 6 board recomputed by a real Celery worker, bootstrap included, within the
-recompute's time limit (issue 25). Minutes of CPU: run only when asked,
+recompute's time limit. Minutes of CPU: run only when asked,
 ``PODIUM_LARGE_WORKER=1 pytest tests/estimation/test_worker_large_board.py``."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
-"""The charts page of a 130-algorithm board stays under its weight budget (issue 25:
-< 300 kB of HTML), with every chart still drawn and its numbers in a table."""
+"""The charts page of a 130-algorithm board stays under its weight budget
+(< 300 kB of HTML), with every chart still drawn and its numbers in a table."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from tests.frontend.test_readers_support import large_payload, store_snapshot
 pytestmark = pytest.mark.django_db
 
 M = 130
-BUDGET = 300_000  # bytes of HTML, the issue's target
+BUDGET = 300_000  # bytes of HTML, the page's weight budget
 
 
 def figure_sizes(html: str) -> dict[str, int]:

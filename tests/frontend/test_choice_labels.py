@@ -1,5 +1,5 @@
 """The benchmark forms' selects show short option labels (a select cannot wrap, so long
-ones were clipped on a phone, issue 28) and keep each choice's meaning in the help text."""
+ones were clipped on a phone) and keep each choice's meaning in the help text."""
 
 from __future__ import annotations
 

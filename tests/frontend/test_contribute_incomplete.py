@@ -1,6 +1,6 @@
 """What empty cells will do is said before anything is stored: the web form, the file
 preview and the API answer carry the one sentence (leaderboard/incomplete.py), and the
-maintainer chooses the policy on the settings form (issue 44 item 1)."""
+maintainer chooses the policy on the settings form."""
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile

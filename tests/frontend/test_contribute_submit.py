@@ -444,7 +444,7 @@ def test_csv_semicolon_file_with_decimal_commas_previews_and_stores(client, benc
 
 
 def test_a_preview_value_reads_as_typed_not_as_its_float():
-    """Issue 44 item 8: a float whose shortest repr has 17 digits (0.1 + 0.2 - 0.0
+    """A float whose shortest repr has 17 digits (0.1 + 0.2 - 0.0
     arithmetic, a fold mean) is shown at 15 significant digits."""
     from frontend.contribute.uploads import PreviewRow
 

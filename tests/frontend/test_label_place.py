@@ -1,4 +1,5 @@
-"""Chart labels placed so that none overprints another (issue 28's Pareto labels)."""
+"""Chart labels placed so that none overprints another (the Pareto chart's labels once
+did)."""
 
 from __future__ import annotations
 

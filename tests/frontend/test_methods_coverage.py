@@ -98,7 +98,7 @@ def test_the_methods_page_shows_the_coverage_table(client):
 
 @pytest.mark.django_db
 def test_the_methods_page_shows_the_set_of_the_best_beside_nemenyi_and_holm(client):
-    """Issue 40: the measured coverage and size of the set of the best, the rank
+    """The measured coverage and size of the set of the best, the rank
     intervals' joint coverage and width, beside Nemenyi's and Holm's sets."""
     from frontend.explore.coverage import rank_set_table
 

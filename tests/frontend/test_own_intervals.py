@@ -1,4 +1,4 @@
-"""Issue 21, what a reader sees: every P(win) beside its own estimator's interval (with
+"""What a reader sees: every P(win) beside its own estimator's interval (with
 the engine's label), the rank intervals and the plausible winners in the table, the
 badge and the exports (no database)."""
 
@@ -258,7 +258,7 @@ def test_a_board_served_before_its_bootstrap_says_the_ranks_are_being_computed(c
     page = client.get("/b/pending/").content.decode()
     assert 'data-testid="uncertainty-pending"' in page
     assert "Rank interval (being computed)" in page
-    # said once in the caption (issue 44: "the Rank interval (being computed), being computed")
+    # said once in the caption (it read "the Rank interval (being computed), being computed")
     caption = page[page.index('id="leaderboard-caption"') :]
     caption = caption[: caption.index("</caption>")]
     assert "(being computed), being computed" not in caption, caption
@@ -281,7 +281,7 @@ AVERAGE_RANKS = dataclasses.replace(
 
 
 def test_the_rank_column_and_the_star_name_the_question_they_answer():
-    """Issue 40: where the rank intervals are of expected ranks, the caption, the ★ legend
+    """Where the rank intervals are of expected ranks, the caption, the ★ legend
     and the column's title say "best on average across datasets", never "of the default
     estimator"."""
     typed = own_board(ranks=AVERAGE_RANKS)

@@ -1,5 +1,5 @@
-"""What a page-cache hit skips and what it keeps (issue 25: a badge as cheap as a static
-file): no session, authentication or view; the same headers as the rendered answer;
+"""What a page-cache hit skips and what it keeps (a badge as cheap as a static file):
+no session, authentication or view; the same headers as the rendered answer;
 a request naming another host never gets an entry made for an allowed one."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The rank histogram's position labels (issue 28's overprint): on a 130-algorithm board
+"""The rank histogram's position labels, which overprinted each other: on a 130-algorithm board
 its 40 bars are 14.6 px wide and a bin's label ("102–105") about 42 px, so labels are
 drawn only where they clear the previous one and the y axis's labels at the corner."""
 

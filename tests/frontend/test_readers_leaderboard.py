@@ -308,7 +308,7 @@ def test_script_holds_no_copy_of_the_table_or_the_estimators():
 
 
 def test_the_page_says_when_no_estimator_predicts_clearly_better(client):
-    """Issue 11: the "predicts best here" badge only when the lowest-loss estimator beats
+    """The "predicts best here" badge only when the lowest-loss estimator beats
     the win rate significantly; otherwise the page says so in words."""
     benchmark = make_benchmark("verdict", bootstrap_size=0)
     for name, row in (("alpha", (0.9, 0.8, 0.7, 0.6)), ("beta", (0.8, 0.9, 0.6, 0.7))):

@@ -1,4 +1,4 @@
-"""Defects readers and maintainers reported (issue 28), each pinned by a test."""
+"""Defects readers and maintainers reported, each pinned by a test."""
 
 from __future__ import annotations
 

@@ -97,7 +97,7 @@ def test_the_demo_has_a_published_two_metric_benchmark_for_the_pareto_view(clien
 
 
 def test_the_open_demo_refuses_an_auc_of_1_7_on_arrival():
-    # issue 28: it was accepted and took the best mean; the demos' metrics have ranges now
+    # it was once accepted and took the best mean; the demos' metrics have ranges now
     from leaderboard.services import ScoreInput, SubmissionInput, ValidationFailed
 
     call_command("load_demo")

@@ -1,5 +1,5 @@
-"""One blank cell on the open Demšar demo does not rewrite the board for everyone
-(issue 44 item 1): on real PostgreSQL, through the recompute every entry point triggers."""
+"""One blank cell on the open Demšar demo does not rewrite the board for everyone:
+on real PostgreSQL, through the recompute every entry point triggers."""
 
 from __future__ import annotations
 

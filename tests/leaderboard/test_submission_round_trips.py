@@ -1,6 +1,6 @@
 """Storing a submission costs a fixed number of statements, whatever its size.
 
-Issue 25: a 1,000-row submission waited on each round trip to PostgreSQL (12 statements
+A 1,000-row submission waited on each round trip to PostgreSQL (12 statements
 plus the COPY under load: 138 ms). The names are read with their public flags (three
 queries, not five) and the recompute request is one UPDATE once the benchmark has its
 state row. The COPY of the scores goes through psycopg's copy, which Django's query log

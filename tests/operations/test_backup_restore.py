@@ -1,4 +1,4 @@
-"""README's backup and restore, run as written (without Docker): ``pg_dump -Fc`` of a
+"""The backup and restore of docs/operators.md, run as written (without Docker): ``pg_dump -Fc`` of a
 live database, ``pg_restore`` into a fresh one, and the restored site serves the same
 pages; a version caught mid-completion by the dump (served, its advisor not stored yet)
 is completed by beat's sweep and a worker on the restored database.
@@ -115,7 +115,7 @@ def test_a_dump_restored_into_a_fresh_database_serves_the_same_pages(tmp_path: P
     )
     assert not RecomputeState.objects.get(pk=benchmark.pk).is_stale
 
-    # README, "Backup and restore": the same commands, with local processes.
+    # docs/operators.md, "Backup and restore": the same commands, with local processes.
     dump = tmp_path / "podium.dump"
     connect = ["-h", settings.DATABASES["default"]["HOST"], "-p", str(settings.DATABASES["default"]["PORT"]), "-U", "postgres"]  # fmt: skip
     subprocess.run(

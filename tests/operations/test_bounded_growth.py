@@ -1,4 +1,4 @@
-"""Growth between prunes stays bounded (issue 27, item 3), at small scale.
+"""Growth between prunes stays bounded, at small scale.
 
 The soak that found the problem wrote 287 versions in 15 minutes between hourly prunes
 (rows 18 -> 305, 10.6 -> 51.4 MB) and grew Redis to 147 MB. Here: a benchmark takes a

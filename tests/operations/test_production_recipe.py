@@ -1,4 +1,4 @@
-"""README's production steps, followed with local processes instead of containers (no
+"""The production steps of docs/operators.md, followed with local processes instead of containers (no
 Docker here): .env.example filled in as step 1 says, then what compose's services run
 (migrate; gunicorn with config/gunicorn.py; a Celery worker; one beat), createsuperuser,
 and the checks of step 4. Caddy (the tls profile) is the one piece not run: the proxy's
@@ -54,7 +54,7 @@ def _free_port() -> int:
         return sock.getsockname()[1]
 
 
-def test_readme_production_steps_with_local_processes(tmp_path: Path):
+def test_production_steps_with_local_processes(tmp_path: Path):
     db = settings.DATABASES["default"]
     database = f"podium_recipe_{uuid.uuid4().hex[:8]}"
     server = f"postgres://{db['USER'] or 'postgres'}@{db['HOST']}:{db['PORT']}"

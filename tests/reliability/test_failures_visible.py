@@ -1,7 +1,7 @@
 """With a real Celery worker over real Redis: a recompute that fails is visible in the
-API and on the page within one sweep, and no task loops (issue 10, item 5).
+API and on the page within one sweep, and no task loops.
 
-Counted in sweeps, not seconds (issue 41: a loaded machine stretches every interval):
+Counted in sweeps, not seconds (a loaded machine stretches every interval):
 a failure is visible with the sweep paused (so within one sweep whatever its interval),
 no sweep enqueues a deterministic failure again, and none enqueues a failed load before
 its back-off has passed; the deadlines left are hang guards.

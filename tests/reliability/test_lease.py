@@ -1,4 +1,4 @@
-"""The lease heartbeat (issue 10, item 6): a live run keeps its benchmark through a long
+"""The lease heartbeat: a live run keeps its benchmark through a long
 stage, and a killed worker's benchmark is taken over soon, by real worker processes."""
 
 from __future__ import annotations
@@ -129,7 +129,7 @@ def test_a_killed_worker_is_replaced_by_the_first_sweep_after_its_lease_and_comp
     # The beat sweep (every second here) and a second worker take over. Each sweep is
     # recorded with the time it began and ended and whether it took the benchmark up, so
     # that the takeover is counted in sweeps after the lease's end, not in seconds after
-    # the kill (issue 41: a loaded machine stretches the seconds).
+    # the kill (a loaded machine stretches the seconds).
     stop = threading.Event()
     sweeps: list[tuple[datetime, datetime, bool]] = []
 

@@ -372,7 +372,7 @@ def test_every_page_renders_with_redis_down(stack, ids):
     try:
         # Each request's own timeout (30 s) is the hang guard; that the cache leaves
         # Redis alone for a while after a failure is tests/api/test_reliability.py's
-        # (issue 41: a total in seconds here measured the machine's load).
+        # (a total in seconds here measured the machine's load).
         during = _render_all(stack, ids)
         again = _render_all(stack, ids)  # the charts fragment is rendered, not cached, again
     finally:

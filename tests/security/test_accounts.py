@@ -1,4 +1,4 @@
-"""Issue 26, attacks 4, 5 and 7, on the accounts (django-allauth).
+"""Attacks on the accounts (django-allauth): sign-up, passwords and mail.
 
 Signup was unthrottled (15 accounts from one address), eight-character passwords were
 accepted, and ten wrong passwords from one address locked the owner out from every

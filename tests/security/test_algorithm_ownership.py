@@ -1,4 +1,4 @@
-"""Issue 26, attack 1: any account could take over another researcher's algorithm.
+"""Algorithm ownership: any account could once take over another researcher's algorithm.
 
 On an open benchmark, a submission under an existing algorithm's name was accepted on
 arrival; the public listing then showed the attacker's URL and version. Algorithms now

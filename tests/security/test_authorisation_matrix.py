@@ -277,7 +277,7 @@ CELLS = [
             "grid-0-dataset": "d1",
             "grid-0-0": "0.7",
             "action": "submit",
-            # one dataset of the board's: the empty cells are confirmed (issue 44 item 1)
+            # one dataset of the board's: the empty cells are confirmed
             "incomplete_confirmed": "1",
         },
         _everyone(302, 302),
@@ -305,7 +305,7 @@ CELLS = [
             "grid-0-dataset": "d1",
             "grid-0-0": "0.7",
             "action": "submit",
-            # one dataset of the board's: the empty cells are confirmed (issue 44 item 1)
+            # one dataset of the board's: the empty cells are confirmed
             "incomplete_confirmed": "1",
         },
         _only({"maintainer": 302, "submitter": 302}, 302, 403),

@@ -1,4 +1,4 @@
-"""Fairness (issue 26, item 3): while one account floods the workers with recomputes and
+"""Fairness: while one account floods the workers with recomputes and
 uploads, a submission to another account's benchmark is served (its snapshot ready)
 within 2x its normal latency, measured in the same run against real worker processes laid
 out as docker-compose.yml: two on the default queue, one on the bulk queue.
@@ -135,7 +135,7 @@ def test_a_flooding_account_does_not_starve_another_benchmark(
     env = {
         "PODIUM_INTERACTIVE_RECOMPUTES_PER_ACCOUNT": share,
         "PODIUM_RECOMPUTE_COALESCE_SECONDS": "300",
-        # each analysis on one thread, its BLAS calls too (README: when several workers
+        # each analysis on one thread, its BLAS calls too (docs/operators.md: when several workers
         # share few cores; OpenBLAS's threads otherwise spin on the core the other
         # worker's analysis needs, and a normal round would have both cores to itself)
         "PODIUM_ANALYSIS_THREADS": "1",
@@ -205,7 +205,7 @@ def test_a_flooding_account_does_not_starve_another_benchmark(
             timeout=300,
             interval=0.2,
         )
-    # The issue's target, 2x, holds by design: the flooder holds at most one of the two
+    # The target, 2x, holds by design: the flooder holds at most one of the two
     # default-queue processes, so the victim's recompute starts at once and only shares
     # the cores (about 1.0x-1.5x when CPU-bound on two cores). Medians of ROUNDS rounds
     # each, normal and flooded rounds taken in turn, so neither one slow round nor the
@@ -215,7 +215,7 @@ def test_a_flooding_account_does_not_starve_another_benchmark(
         # The claim is the order: the victim is served while the flood still waits. The
         # ratio of medians is timing within one run; on a loaded machine the shared cores
         # stretch it (2.17 seen at load 5-7 with a full test run beside it), so it is
-        # bounded loosely here and measured as a ratio in bench/ (issue 41).
+        # bounded loosely here and measured as a ratio in bench/.
         assert max(still_queued) > 0  # the victim went ahead of the flood, not after it
         assert ratio <= 3.0
     else:

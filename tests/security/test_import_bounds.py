@@ -1,4 +1,4 @@
-"""Issue 41, finding 1: a small zip of another tool's results cannot hold a web worker.
+"""A small zip of another tool's results cannot hold a web worker.
 
 In-request or background was decided on the compressed size, and the importers read
 every result with no cap: a 1.44 MiB zip of 600k results held a worker 110 s and

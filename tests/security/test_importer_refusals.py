@@ -1,4 +1,4 @@
-"""Issue 41, low: hostile values in another tool's files are a 400 naming the file and
+"""Hostile values in another tool's files are a 400 naming the file and
 key, never a 500 with a traceback.
 
 A 5,000-digit integer (Python refuses to read integers past 4,300 digits, and

@@ -1,4 +1,4 @@
-"""Issue 41, finding 2: no value a user sends makes a parser backtrack.
+"""No value a user sends makes a parser backtrack.
 
 The Papers with Code importer read a score with ``\\s*(%?)\\s*$`` after the number: on
 "1", many spaces, "x" the two runs of optional spaces split the spaces every way before

@@ -49,7 +49,7 @@ def test_wrong_passwords_lock_the_account_and_the_message_says_so(path, victim):
     assert "Too many failed log-ins" in page and "wrong passwords" in page
 
     # The lock is the attacker's address's: its owner still logs in from elsewhere
-    # (issue 26: ten wrong passwords from one address locked the owner out everywhere) ...
+    # (before: ten wrong passwords from one address locked the owner out everywhere) ...
     elsewhere = Client(REMOTE_ADDR="203.0.113.9")
     assert _login(elsewhere, path, PASSWORD).status_code == 302
     assert _logged_in(elsewhere)

@@ -1,4 +1,4 @@
-"""Issue 26, attack 6: look-alike names were accepted beside the original.
+"""Look-alike names: they were accepted beside the original.
 
 ``bаse1`` (Cyrillic а) and ``bᴀse1`` (small capital A) were stored as new algorithms
 next to ``base1``. A new name whose Unicode confusable skeleton (UTS #39) is a listed

@@ -1,4 +1,4 @@
-"""Issue 26, suspected and now ruled out: unsafe defaults for an operator.
+"""Suspected and now ruled out: unsafe defaults for an operator.
 
 ``manage.py`` and ``config/celery.py`` fall back to the local settings (DEBUG on, a public
 secret key), so an operator who forgot DJANGO_SETTINGS_MODULE ran them against

@@ -1,4 +1,4 @@
-"""Issue 26, attack 3: unlimited work for anyone.
+"""Quotas against unlimited work for anyone (a security review's finding).
 
 Twenty benchmarks were created in a row by one account, each with a fresh submission
 budget; 30 changes of ``seed`` queued 30 full recomputes; three 20 MiB upload jobs were

@@ -1,4 +1,4 @@
-"""Issue 26, attack 2: no web request runs long on any input.
+"""No web request runs long on any input.
 
 19.7 MiB of JSON (390k scores, inside every limit then) posted to
 ``.../submissions/create/`` ran 164.7 s until gunicorn killed the worker. JSON
@@ -9,7 +9,7 @@ view in it; the 164.7 s were Python's), SQL statements (no statement per row: th
 database's share of the time), and a bounded rise of the process's resident memory
 (sampled every few milliseconds from /proc: ``tracemalloc`` would slow the Python code
 it measures by half again). Not wall seconds: on a machine shared with other work those
-measure the load (issue 41). Each CPU bound is ten times or more what the request takes
+measure the load. Each CPU bound is ten times or more what the request takes
 here on one core (measured figures beside each), well inside gunicorn's timeout; the
 speed itself is bench's (``python -m bench ingest``). Request bodies are encoded before
 the measurement starts, so the test client's own copy of a large body is not counted.

@@ -75,7 +75,7 @@ def test_bootstrap_size_is_capped_by_the_site_for_every_entry_point(settings):
 
 
 def test_a_bootstrap_too_small_for_a_band_is_refused_by_name():
-    """Issue 11: one replicate made every "95 % interval" a point."""
+    """One replicate made every "95 % interval" a point."""
     with pytest.raises(ValidationFailed) as refused:
         benchmark_create(
             slug="tiny-boot", title="Tiny", metrics=[("acc", "higher")], bootstrap_size=1

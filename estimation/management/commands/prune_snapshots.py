@@ -1,4 +1,4 @@
-"""Prune result versions nobody can cite (policy: estimation/retention.py, README)."""
+"""Prune result versions nobody can cite (policy: estimation/retention.py, docs/operators.md)."""
 
 from django.core.management.base import BaseCommand
 

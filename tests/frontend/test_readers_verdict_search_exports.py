@@ -1,4 +1,4 @@
-"""Issue 12 (readers), without a browser: the verdict in the page and the API, sorting on
+"""What readers asked for, without a browser: the verdict in the page and the API, sorting on
 the server, the long scores export, the dataset index, site search and the favicon."""
 
 from __future__ import annotations

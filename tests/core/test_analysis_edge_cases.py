@@ -1,4 +1,5 @@
-"""Issue 11, bug 4: the small items, each with its reproducing input."""
+"""Edge cases of the analysis settings and inputs (too few bootstrap replicates, a
+negative seed, an algorithm with no result, one dataset), each with its reproducing input."""
 
 from __future__ import annotations
 
