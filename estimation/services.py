@@ -3,8 +3,12 @@
 Writers call :func:`recompute_request` inside their transaction: it bumps the
 benchmark's requested revision and enqueues ``recompute_benchmark`` after commit. A run
 (:func:`recompute_run`) takes a per-benchmark lease, computes every metric whose input
-fingerprint changed, records the revision it computed, and loops once more if changes
-arrived meanwhile. Duplicate tasks find nothing to do; a dead worker's lease expires.
+fingerprint changed, records the revision it computed, and hands the benchmark to a
+fresh task if changes arrived meanwhile (``PODIUM_RECOMPUTE_MAX_PASSES``). Duplicate
+tasks find nothing to do; a dead worker's lease expires, and the stale sweep abandons
+its version and queues the benchmark again. On a worker, a served version's bootstrap,
+evaluation and advisor are a task of their own (:func:`snapshots_complete`), queued
+behind every waiting recompute.
 """
 
 from __future__ import annotations

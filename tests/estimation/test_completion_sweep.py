@@ -43,9 +43,13 @@ def _queued_tasks(queue: str) -> list[tuple[str, int, list]]:
     from operations.queues import PRIORITY_SUFFIXES
 
     client = redis.Redis.from_url(settings.CELERY_BROKER_URL)
+
+    def _waiting(client, name: str) -> list[bytes]:
+        return list(client.lrange(name, 0, -1))
+
     found = []
     for suffix in PRIORITY_SUFFIXES:
-        for raw in client.lrange(queue + suffix, 0, -1):
+        for raw in _waiting(client, queue + suffix):
             message = json.loads(raw)
             headers = message["headers"]
             priority = message["properties"].get("priority") or 0

@@ -26,9 +26,13 @@ def _broker_messages(queue: str) -> list[dict]:
     from operations.queues import PRIORITY_SUFFIXES
 
     client = redis.Redis.from_url(settings.CELERY_BROKER_URL)
+
+    def _waiting(client, name: str) -> list[bytes]:
+        return list(client.lrange(name, 0, -1))
+
     found = []
     for suffix in PRIORITY_SUFFIXES:
-        found += [json.loads(raw)["headers"] for raw in client.lrange(queue + suffix, 0, -1)]
+        found += [json.loads(raw)["headers"] for raw in _waiting(client, queue + suffix)]
         client.delete(queue + suffix)
     return found
 
@@ -92,11 +96,14 @@ def test_the_oldest_unserved_input_is_not_reset_by_newer_ones():
     assert oldest_unserved_input_at(benchmark_ids=[benchmark.pk]) is None
     revision_bump(benchmark_id=benchmark.pk)
     first = oldest_unserved_input_at(benchmark_ids=[benchmark.pk])
+    assert first is not None
     for _ in range(3):
         revision_bump(benchmark_id=benchmark.pk)
     state = RecomputeState.objects.get(pk=benchmark.pk)
     assert oldest_unserved_input_at(benchmark_ids=[benchmark.pk]) == first
-    assert state.requested_at > first  # the newest change, which the old metric showed
+    assert (
+        state.requested_at is not None and state.requested_at > first
+    )  # the newest change, which the old metric showed
     later = first + timedelta(seconds=300)
     assert oldest_unserved_input_age(now=later, benchmark_ids=[benchmark.pk]) == 300.0
     RecomputeState.objects.filter(pk=benchmark.pk).update(computed_revision=4)
