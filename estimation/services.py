@@ -152,6 +152,7 @@ def recompute_run(
     clock: Callable[[], float] = time.monotonic,
     max_passes: int | None = None,
     on_beat: Callable[[], None] | None = None,
+    on_release: Callable[[], None] | None = None,
     completion: Callable[[], object] | None = None,
 ) -> list[ResultSnapshot]:
     """Bring a benchmark's snapshots up to date; see the module docstring. ``clock``
@@ -161,7 +162,9 @@ def recompute_run(
     computing the newest input when it starts: if newer input arrived meanwhile, the
     benchmark is then handed to a fresh task at the back of its queue, so that no run
     holds a worker across a steady stream of changes. ``on_beat`` is called at every
-    renewal of the lease (the task's lane slot). With ``completion``, each version's
+    renewal of the lease and ``on_release`` once the lease is given back, before any
+    hand-over (the task's lane slot: the fresh task may take it). With ``completion``,
+    each version's
     bootstrap, evaluation and advisor are left to the completion task, which
     ``completion()`` queues once the run has served its versions (the Celery task:
     every waiting benchmark is then served before any completion work); without, they
@@ -228,6 +231,8 @@ def recompute_run(
         return created  # the new owner finishes the job
     finally:
         lease_release(benchmark_id=benchmark_id, owner=owner)
+    if on_release is not None:
+        on_release()
     if completion is not None and not backing_off:
         completion()
     # Newer input than the last pass computed (it arrived during the run, or between our

@@ -66,6 +66,7 @@ def recompute_benchmark(self, benchmark_id: int, slot: str | None = None) -> lis
             benchmark_id=benchmark_id,
             owner=owner,
             on_beat=functools.partial(lane_running, slot),
+            on_release=functools.partial(lane_release, slot),
             completion=(
                 functools.partial(completion_dispatch, benchmark_id, queue=queue)
                 if deferred

@@ -109,3 +109,29 @@ def test_the_oldest_unserved_input_is_not_reset_by_newer_ones():
     RecomputeState.objects.filter(pk=benchmark.pk).update(computed_revision=4)
     assert oldest_unserved_input_at(benchmark_ids=[benchmark.pk]) is None
     assert timezone.now() >= first
+
+
+def test_the_hand_over_keeps_the_accounts_place_on_the_default_queue(steady_inputs, settings):
+    """The task gives its slot back before it hands over, so the fresh task takes the
+    account's share of the default queue rather than the bulk queue's back."""
+    from config.queues import bulk_queue, default_queue
+    from estimation.lanes import lane_slots_held, recompute_lane
+    from estimation.tasks import recompute_benchmark
+    from tests.factories import make_user
+
+    benchmark, passes = steady_inputs
+    benchmark.maintainers.add(make_user("steady-maintainer"))
+    settings.RECOMPUTE_IN_THREAD = False
+    settings.PODIUM_INTERACTIVE_RECOMPUTES_PER_ACCOUNT = 1
+    for queue in (default_queue(), bulk_queue()):
+        _broker_messages(queue)
+    lane = recompute_lane(benchmark.pk)  # what the dispatch took for this task
+    assert lane.queue == default_queue() and lane_slots_held(benchmark.pk) == 1
+    recompute_benchmark.apply(args=(benchmark.pk,), kwargs={"slot": lane.slot})
+    assert len(passes) == 1
+    handed = _broker_messages(default_queue())
+    assert [(m["task"], m["argsrepr"]) for m in handed] == [
+        ("estimation.recompute_benchmark", f"({benchmark.pk},)")
+    ]
+    assert _broker_messages(bulk_queue()) == []
+    assert lane_slots_held(benchmark.pk) == 1  # the fresh task's slot, not the old one

@@ -60,6 +60,7 @@ def test_a_recompute_retries_across_a_database_outage(stack, tmp_path):
         "PODIUM_RECOMPUTE_TASK_BACKOFF_SECONDS": "1",
         "PODIUM_RECOMPUTE_TASK_BACKOFF_MAX_SECONDS": "4",
         "PODIUM_RECOMPUTE_TASK_RETRIES": "8",
+        "PODIUM_LOG_LEVEL": "INFO",
     }
     log = (tmp_path / "worker.log").open("wb")
     worker = subprocess.Popen(
