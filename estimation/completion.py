@@ -1,16 +1,18 @@
 """Served versions left incomplete, found by beat's sweep and handed to a worker.
 
 A version is served (ready) before its board's bootstrap and evaluation and its
-advisor are stored (estimation.services.snapshot_refresh). A run that stops in between
-leaves its benchmark stale, and the stale sweep redoes it. But a state in which the
-revision counts as computed while the served version still lacks its advisor (a
-database restored from a dump taken in that window, a worker stopped after recording
-the revision on another metric, a version whose advisor gave way to an input since
-undone) has no stale revision, and nothing completed it. Here the sweep also looks for
-the newest ready version of each metric that has no advisor section (the last thing
-stored; a failed advisor is stored as not applicable) and whose benchmark no live run
-holds, and queues its completion (estimation.tasks.complete_benchmark, behind every
-waiting recompute), which completes that version in place.
+advisor are stored (estimation.services.snapshot_refresh). On a worker these are a task
+of their own, queued at the lowest priority once the run has recorded its revision
+(issue 41: every waiting benchmark is served first). So a completion lost with its
+worker leaves no stale revision for the stale sweep to find, and neither do the other
+ways a served version ends up without its advisor (a database restored from a dump taken
+in that window, a version whose advisor gave way to an input since undone). Here the
+sweep looks for the newest ready version of each metric that has no advisor section
+(the last thing stored; a failed advisor is stored as not applicable) and whose
+benchmark no live run holds, and queues its completion
+(estimation.tasks.complete_benchmark, behind every waiting recompute), which completes
+that version in place. A completion queued already is not queued again until its mark
+lapses (``PODIUM_RECOMPUTE_REQUEUE_SECONDS``).
 """
 
 from __future__ import annotations
