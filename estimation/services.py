@@ -41,6 +41,7 @@ from estimation.core.analysis import (
     analyze_uncertainty,
     uncertainty_deferred,
     uncertainty_failed,
+    uncertainty_pending,
 )
 from estimation.core.contract import (
     SCHEMA_VERSION,
@@ -782,6 +783,8 @@ def snapshots_complete(*, benchmark_id: int) -> list[int]:
         if superseded():
             break
         served = snapshot_latest(benchmark=benchmark, metric=metric)
+        if served is not None:
+            _superseded_give_way(served)
         if served is None or _complete(served):
             if served is not None:
                 done.append(served.pk)
@@ -798,6 +801,44 @@ def snapshots_complete(*, benchmark_id: int) -> list[int]:
             )
             done.append(served.pk)
     return done
+
+
+def _superseded_give_way(served: ResultSnapshot) -> None:
+    """Versions served before ``served`` whose completion never ran (newer input was
+    waiting each time) say that their spread is not coming, rather than "being computed"
+    for good. Only those above the newest completed version are read (the ones below
+    were settled when it was completed)."""
+    completed = (
+        ResultSnapshot.objects.filter(
+            benchmark_id=served.benchmark_id,
+            metric_id=served.metric_id,
+            sections__name=ADVISOR_SECTION,
+            version__lt=served.version,
+        )
+        .order_by("-version")
+        .values_list("version", flat=True)
+        .first()
+    )
+    left = (
+        ResultSnapshot.objects.filter(
+            benchmark_id=served.benchmark_id,
+            metric_id=served.metric_id,
+            status=ResultSnapshot.Status.READY,
+            version__lt=served.version,
+            version__gt=completed or 0,
+        )
+        .exclude(sections__name=ADVISOR_SECTION)
+        .order_by("version")
+    )
+    for snapshot in left:
+        etag = snapshot_section_etag(snapshot_id=snapshot.pk, name=BOARD_SECTION)
+        board = (
+            snapshot_section(snapshot_id=snapshot.pk, name=BOARD_SECTION, etag=etag)
+            if etag is not None
+            else None
+        )
+        if etag is not None and board is not None and uncertainty_pending(board):
+            _board_replace(snapshot, etag, uncertainty_failed(board, UNCERTAINTY_GAVE_WAY))
 
 
 def _complete(snapshot: ResultSnapshot) -> bool:

@@ -94,3 +94,33 @@ def test_a_completion_waits_while_newer_input_waits_for_its_ready_version(served
     revision_bump(benchmark_id=served.benchmark_id)  # a change: its recompute comes first
     assert snapshots_complete(benchmark_id=served.benchmark_id) == []
     assert not SnapshotSection.objects.filter(snapshot=served, name="advisor").exists()
+
+
+def test_versions_served_while_newer_input_waited_say_their_spread_is_not_coming():
+    """Under steady input each run serves a version and hands its completion on; the
+    completion then completes the newest and settles the older ones (not "being computed"
+    for good)."""
+    from estimation.core.analysis import uncertainty_pending
+    from estimation.selectors import snapshot_board
+    from estimation.services import snapshots_complete
+
+    benchmark = make_benchmark(
+        slug="steady-served", submission_policy=Benchmark.SubmissionPolicy.OPEN, bootstrap_size=100
+    )
+    for j in range(3):
+        make_submission(benchmark, f"a{j}", {f"d{i}": 0.4 + 0.1 * ((i + j) % 3) for i in range(4)})
+    queued: list[int] = []
+    recompute_run(benchmark_id=benchmark.pk, owner="t", completion=lambda: queued.append(1))
+    make_submission(benchmark, "late", {f"d{i}": 0.45 for i in range(4)})
+    recompute_run(benchmark_id=benchmark.pk, owner="t", completion=lambda: queued.append(2))
+    first, second = ResultSnapshot.objects.filter(benchmark=benchmark).order_by("version")
+    assert queued == [1, 2]
+    for snapshot in (first, second):  # served, not completed
+        board = snapshot_board(snapshot=snapshot)
+        assert board is not None and uncertainty_pending(board)
+    assert snapshots_complete(benchmark_id=benchmark.pk) == [second.pk]
+    first_board, second_board = (snapshot_board(snapshot=s) for s in (first, second))
+    assert first_board is not None and second_board is not None
+    assert not uncertainty_pending(first_board) and not uncertainty_pending(second_board)
+    assert SnapshotSection.objects.filter(snapshot=second, name="advisor").exists()
+    assert not SnapshotSection.objects.filter(snapshot=first, name="advisor").exists()
