@@ -5,7 +5,10 @@ account's next recompute, the sweeps, the mails. The bulk queue carries uploads 
 recomputes of an account that already has its share on the default queue
 (``estimation/lanes.py``), so one account's flood queues behind itself, never in front
 of another benchmark's recompute. Each queue has its own workers (docker-compose.yml's
-``worker`` and ``worker-bulk``); a single worker may consume both.
+``worker`` and ``worker-bulk``); a single worker may consume both. On either queue a served version's
+completion (bootstrap, evaluation, advisor) waits at the lowest priority
+(``estimation.requests.COMPLETION_PRIORITY``): a worker takes every waiting recompute
+first, so each waiting benchmark is served before any completion work (issue 41).
 
 The 2x bound of issue 26 holds by design when the default queue has more worker processes
 than one account's share (compose: two processes, a share of one): a flooding account

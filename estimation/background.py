@@ -9,8 +9,8 @@ A run in a thread is the same ``recompute_run`` a worker makes, with the same le
 at most one run per benchmark computes at a time, across threads and processes alike.
 Within this process there is also at most one thread per benchmark: a request that
 arrives while it runs marks the benchmark "again", and the thread loops once more
-(``recompute_run`` itself already loops while new revisions arrive; the mark covers a
-request between its last check and its lease release).
+(``recompute_run`` hands newer revisions on through the same dispatch, which marks it).
+A thread computes each version's completion itself, right after serving it.
 
 Limits, compared with workers: a thread cannot be killed, so the hard time limit
 (``PODIUM_RECOMPUTE_TIME_LIMIT``) does not apply; a server that stops mid-run leaves a

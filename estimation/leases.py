@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Callable
 from datetime import datetime, timedelta
 
 from django.conf import settings as django_settings
@@ -72,9 +73,12 @@ class LeaseHeartbeat:
     finds another owner; the run checks it at its next progress report.
     """
 
-    def __init__(self, *, benchmark_id: int, owner: str) -> None:
+    def __init__(
+        self, *, benchmark_id: int, owner: str, on_beat: Callable[[], None] | None = None
+    ) -> None:
         self.benchmark_id = benchmark_id
         self.owner = owner
+        self.on_beat = on_beat
         self.interval = max(lease_seconds() / 3, 0.2)
         self.lost = threading.Event()
         self._stop = threading.Event()
@@ -97,15 +101,20 @@ class LeaseHeartbeat:
                     if not lease_renew(benchmark_id=self.benchmark_id, owner=self.owner):
                         self.lost.set()
                         return
+                    if self.on_beat is not None:
+                        self.on_beat()
                 except Exception:  # the database blinked: the next beat tries again
                     logger.warning("lease heartbeat of %s failed", self.owner, exc_info=True)
         finally:
             connection.close()
 
 
-def lease_heartbeat(*, benchmark_id: int, owner: str) -> LeaseHeartbeat | None:
+def lease_heartbeat(
+    *, benchmark_id: int, owner: str, on_beat: Callable[[], None] | None = None
+) -> LeaseHeartbeat | None:
     """A heartbeat, unless the run sits inside its caller's transaction: its lease row is
-    then invisible to other connections (no other worker can take it either)."""
+    then invisible to other connections (no other worker can take it either).
+    ``on_beat``: called after each renewal (the task's lane slot: estimation/lanes.py)."""
     if connection.in_atomic_block:
         return None
-    return LeaseHeartbeat(benchmark_id=benchmark_id, owner=owner)
+    return LeaseHeartbeat(benchmark_id=benchmark_id, owner=owner, on_beat=on_beat)

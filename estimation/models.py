@@ -126,6 +126,10 @@ class RecomputeState(models.Model):
     requested_revision = models.PositiveBigIntegerField(default=0)
     computed_revision = models.PositiveBigIntegerField(default=0)
     requested_at = models.DateTimeField(null=True, blank=True)
+    # When the oldest change not yet computed was recorded (null: none waits); after a
+    # run that computed only part of what was asked, the time that run read its input
+    # (every change left arrived after it): an upper bound, never an underestimate.
+    pending_since = models.DateTimeField(null=True, blank=True)
     lease_owner = models.CharField(max_length=64, blank=True)
     lease_expires_at = models.DateTimeField(null=True, blank=True)
     # Consecutive runs that could not load or store a metric: the sweep retries the

@@ -12,16 +12,28 @@ import logging
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import F
+from django.db.models import F, Value
+from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from config.celery import app as celery_app
+from config.queues import default_queue
 from estimation.background import RECOMPUTE_TASK, thread_start
-from estimation.coalesce import recompute_claim, recompute_release
+from estimation.coalesce import (
+    completion_claim,
+    completion_release,
+    recompute_claim,
+    recompute_release,
+)
 from estimation.lanes import lane_release, recompute_lane
 from estimation.models import RecomputeState
 
 logger = logging.getLogger(__name__)
+
+COMPLETION_TASK = "estimation.complete_benchmark"  # estimation.tasks.complete_benchmark
+# Redis priorities run 0 (first, every recompute) to 9 (last): a worker takes every
+# waiting recompute, whose ready versions readers wait for, before any completion.
+COMPLETION_PRIORITY = 9
 
 
 def recompute_request(*, benchmark_id: int) -> None:
@@ -60,18 +72,23 @@ def revision_bump(*, benchmark_id: int) -> None:
 
 
 def _revision_increment(benchmark_id: int) -> int:
+    now = timezone.now()
     return RecomputeState.objects.filter(pk=benchmark_id).update(
-        requested_revision=F("requested_revision") + 1, requested_at=timezone.now()
+        requested_revision=F("requested_revision") + 1,
+        requested_at=now,
+        pending_since=Coalesce(F("pending_since"), Value(now)),
     )
 
 
-def recompute_dispatch(benchmark_id: int) -> None:
-    """Start a recompute of ``benchmark_id``: on the workers, or in a background thread."""
+def recompute_dispatch(benchmark_id: int, *, stale_after: float | None = None) -> bool:
+    """Start a recompute of ``benchmark_id``: on the workers, or in a background thread.
+    False when one is queued already (it computes the newest input); ``stale_after``: a
+    queued mark older than this many seconds counts as lost (estimation/coalesce.py)."""
     if settings.RECOMPUTE_IN_THREAD:
         thread_start(benchmark_id)
-        return
-    if not recompute_claim(benchmark_id):
-        return  # one is queued already, and it computes the newest input
+        return True
+    if not recompute_claim(benchmark_id, stale_after=stale_after):
+        return False
     lane = recompute_lane(benchmark_id)
     try:
         celery_app.tasks[RECOMPUTE_TASK].apply_async(
@@ -81,3 +98,21 @@ def recompute_dispatch(benchmark_id: int) -> None:
         recompute_release(benchmark_id)  # not queued after all: the sweep must see it
         lane_release(lane.slot)
         raise
+    return True
+
+
+def completion_dispatch(benchmark_id: int, *, queue: str | None = None) -> bool:
+    """Queue the completion (bootstrap, evaluation, advisor) of the benchmark's served
+    versions behind every waiting recompute (:data:`COMPLETION_PRIORITY`); False when
+    one is queued already (its mark expires after ``PODIUM_RECOMPUTE_REQUEUE_SECONDS``,
+    so a completion lost with its worker is queued again by the sweep)."""
+    if not completion_claim(benchmark_id):
+        return False
+    try:
+        celery_app.tasks[COMPLETION_TASK].apply_async(
+            (benchmark_id,), queue=queue or default_queue(), priority=COMPLETION_PRIORITY
+        )
+    except BaseException:
+        completion_release(benchmark_id)
+        raise
+    return True

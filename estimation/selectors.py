@@ -11,7 +11,9 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from django.db.models import OuterRef, QuerySet, Subquery
+from django.db.models import Exists, F, Min, OuterRef, QuerySet, Subquery
+from django.db.models.functions import Coalesce
+from django.utils import timezone
 
 from config.cache import pages_cache
 from estimation.core.contract import (
@@ -505,3 +507,88 @@ def benchmark_recompute_failures(*, benchmark: Benchmark) -> list[tuple[Metric, 
         if failure is not None:
             failures.append((metric, failure))
     return failures
+
+
+# --- the pipeline's health (issue 41): for the status page, metrics, maintainers -------
+
+
+def _live_leases(now: datetime | None = None) -> QuerySet[RecomputeState]:
+    """States whose lease a live run holds (renewed by its heartbeat within the lease)."""
+    return RecomputeState.objects.filter(lease_expires_at__gte=now or timezone.now()).exclude(
+        lease_owner=""
+    )
+
+
+def is_version_running(*, benchmark_id: int, now: datetime | None = None) -> bool:
+    """Whether a live run holds the benchmark (its lease is renewed): a version of it
+    shown "computing" is being computed only then. One indexed read."""
+    return _live_leases(now).filter(pk=benchmark_id).exists()
+
+
+def versions_computing_unowned(*, now: datetime | None = None) -> list[ResultSnapshot]:
+    """Versions shown "computing" that no live run computes (the stale sweep marks them
+    abandoned: this is empty again within one sweep interval)."""
+    leased = _live_leases(now).filter(pk=OuterRef("benchmark_id"))
+    return list(
+        ResultSnapshot.objects.filter(status=ResultSnapshot.Status.COMPUTING)
+        .filter(~Exists(leased))
+        .select_related("benchmark", "metric")
+        .order_by("created_at", "pk")
+    )
+
+
+@dataclass(frozen=True)
+class AbandonedVersion:
+    """A version whose run stopped before finishing (its worker died or gave up)."""
+
+    benchmark_id: int
+    slug: str
+    metric: str
+    version: int
+    error: str
+    abandoned_at: datetime | None
+
+
+def versions_abandoned(
+    *,
+    benchmark_ids: Sequence[int] | None = None,
+    since: datetime | None = None,
+    limit: int = FAILURE_LIST_LIMIT,
+) -> list[AbandonedVersion]:
+    """Abandoned versions, newest first, whether or not they are the newest version of
+    their metric (``benchmark_ids``: only those benchmarks; ``since``: abandoned since)."""
+    rows = ResultSnapshot.objects.filter(
+        status=ResultSnapshot.Status.FAILED,
+        failed_during=ResultSnapshot.FailedDuring.ABANDONED,
+    )
+    if benchmark_ids is not None:
+        rows = rows.filter(benchmark_id__in=list(benchmark_ids))
+    if since is not None:
+        rows = rows.filter(finished_at__gte=since)
+    values = rows.order_by("-finished_at", "-pk").values_list(
+        "benchmark_id", "benchmark__slug", "metric__name", "version", "error", "finished_at"
+    )[:limit]
+    return [AbandonedVersion(*row) for row in values]
+
+
+def oldest_unserved_input_at(*, benchmark_ids: Sequence[int] | None = None) -> datetime | None:
+    """When the oldest change not yet computed was recorded, over all benchmarks (or
+    ``benchmark_ids``); None when every change is served. Unlike ``requested_at`` (the
+    newest change), a steady stream of changes does not reset it."""
+    stale = RecomputeState.objects.filter(computed_revision__lt=F("requested_revision"))
+    if benchmark_ids is not None:
+        stale = stale.filter(pk__in=list(benchmark_ids))
+    found = stale.aggregate(
+        oldest=Min(Coalesce("pending_since", "requested_at")),
+    )["oldest"]
+    return found
+
+
+def oldest_unserved_input_age(
+    *, now: datetime | None = None, benchmark_ids: Sequence[int] | None = None
+) -> float | None:
+    """Seconds since :func:`oldest_unserved_input_at` (None: nothing waits)."""
+    oldest = oldest_unserved_input_at(benchmark_ids=benchmark_ids)
+    if oldest is None:
+        return None
+    return max(((now or timezone.now()) - oldest).total_seconds(), 0.0)

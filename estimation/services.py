@@ -3,8 +3,12 @@
 Writers call :func:`recompute_request` inside their transaction: it bumps the
 benchmark's requested revision and enqueues ``recompute_benchmark`` after commit. A run
 (:func:`recompute_run`) takes a per-benchmark lease, computes every metric whose input
-fingerprint changed, records the revision it computed, and loops once more if changes
-arrived meanwhile. Duplicate tasks find nothing to do; a dead worker's lease expires.
+fingerprint changed, records the revision it computed, and hands the benchmark to a
+fresh task if changes arrived meanwhile (``PODIUM_RECOMPUTE_MAX_PASSES``). Duplicate
+tasks find nothing to do; a dead worker's lease expires, and the stale sweep abandons
+its version and queues the benchmark again. On a worker, a served version's bootstrap,
+evaluation and advisor are a task of their own (:func:`snapshots_complete`), queued
+behind every waiting recompute.
 """
 
 from __future__ import annotations
@@ -16,11 +20,11 @@ import logging
 import time
 from collections.abc import Callable
 from dataclasses import replace
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from django.conf import settings as django_settings
 from django.db import connection, transaction
-from django.db.models import F, Q
+from django.db.models import Case, DateTimeField, Exists, F, OuterRef, Q, Value, When
 from django.utils import timezone
 
 from estimation import requests
@@ -37,6 +41,7 @@ from estimation.core.analysis import (
     analyze_uncertainty,
     uncertainty_deferred,
     uncertainty_failed,
+    uncertainty_pending,
 )
 from estimation.core.contract import (
     SCHEMA_VERSION,
@@ -57,7 +62,12 @@ from estimation.leases import (
     lease_seconds,
 )
 from estimation.models import RecomputeState, ResultSnapshot, SnapshotSection
-from estimation.selectors import recompute_pending, snapshot_section, snapshot_section_etag
+from estimation.selectors import (
+    recompute_pending,
+    snapshot_latest,
+    snapshot_section,
+    snapshot_section_etag,
+)
 from estimation.tables import (
     NotRanked,
     analysis_settings_for,
@@ -76,50 +86,113 @@ ABANDONED = "abandoned"
 RETRIED = (ResultSnapshot.FailedDuring.LOAD, ResultSnapshot.FailedDuring.STORE)
 
 
-def recompute_stale_enqueue() -> list[int]:
+def recompute_stale_enqueue(*, now: datetime | None = None) -> list[int]:
     """Enqueue a recompute for every benchmark whose input changed since its last run, or
     whose results an older engine computed (so a deployment of a new engine recomputes
     every benchmark without being asked). Not while a live run holds its lease, nor
-    before the back-off of its last failure (``retry_at``) has passed."""
+    before the back-off of its last failure (``retry_at``) has passed.
+
+    Versions left "computing" by a run that is gone are marked abandoned first
+    (:func:`snapshots_orphaned_abandon`), and a queued task that has not started for
+    ``PODIUM_RECOMPUTE_REQUEUE_SECONDS`` counts as lost (estimation/coalesce.py)."""
+    now = now or timezone.now()
     recompute_outdated_request(enqueue=False)
-    now = timezone.now()
+    snapshots_orphaned_abandon(now=now)
     stale = list(
         RecomputeState.objects.filter(computed_revision__lt=F("requested_revision"))
         .filter(Q(lease_owner="") | Q(lease_expires_at__lt=now))
         .filter(Q(retry_at__isnull=True) | Q(retry_at__lte=now))
         .values_list("benchmark_id", flat=True)
     )
+    requeue = django_settings.PODIUM_RECOMPUTE_REQUEUE_SECONDS
     for benchmark_id in stale:
-        requests.recompute_dispatch(benchmark_id)
+        requests.recompute_dispatch(benchmark_id, stale_after=requeue)
     return stale
+
+
+def snapshots_orphaned_abandon(*, now: datetime | None = None) -> list[int]:
+    """Mark abandoned every version left "computing" whose benchmark no live run holds
+    (its worker was killed, or its task gave up during a database outage), so that no
+    version shows "computing" with nothing running it; its benchmark stays due (a version
+    is computing only before its run records the revision) and the stale sweep queues it
+    again. Returns the benchmarks whose versions were abandoned."""
+    now = now or timezone.now()
+    leased = RecomputeState.objects.filter(
+        pk=OuterRef("benchmark_id"), lease_expires_at__gte=now
+    ).exclude(lease_owner="")
+    orphans = ResultSnapshot.objects.filter(status=ResultSnapshot.Status.COMPUTING).filter(
+        ~Exists(leased)
+    )
+    benchmark_ids = sorted(set(orphans.values_list("benchmark_id", flat=True)))
+    if not benchmark_ids:
+        return []
+    abandoned = orphans.filter(benchmark_id__in=benchmark_ids).update(
+        status=ResultSnapshot.Status.FAILED,
+        failed_during=ResultSnapshot.FailedDuring.ABANDONED,
+        error=f"{ABANDONED}: the worker computing it stopped before finishing",
+        stage="",
+        finished_at=now,
+    )
+    if abandoned:
+        logger.warning("abandoned %s version(s) of benchmarks %s", abandoned, benchmark_ids)
+    for benchmark_id in benchmark_ids:
+        latest_invalidate(benchmark_id=benchmark_id)
+        state = RecomputeState.objects.filter(pk=benchmark_id).first()
+        if state is not None and not state.is_stale:
+            requests.revision_bump(benchmark_id=benchmark_id)
+    return benchmark_ids
 
 
 # --- runs -----------------------------------------------------------------------------
 
 
 def recompute_run(
-    *, benchmark_id: int, owner: str, clock: Callable[[], float] = time.monotonic
+    *,
+    benchmark_id: int,
+    owner: str,
+    clock: Callable[[], float] = time.monotonic,
+    max_passes: int | None = None,
+    on_beat: Callable[[], None] | None = None,
+    on_release: Callable[[], None] | None = None,
+    completion: Callable[[], object] | None = None,
 ) -> list[ResultSnapshot]:
     """Bring a benchmark's snapshots up to date; see the module docstring. ``clock``
     paces the progress writes (:class:`ProgressPace`); tests pass one of their own.
+
+    At most ``max_passes`` passes (``PODIUM_RECOMPUTE_MAX_PASSES`` by default), each
+    computing the newest input when it starts: if newer input arrived meanwhile, the
+    benchmark is then handed to a fresh task at the back of its queue, so that no run
+    holds a worker across a steady stream of changes. ``on_beat`` is called at every
+    renewal of the lease and ``on_release`` once the lease is given back, before any
+    hand-over (the task's lane slot: the fresh task may take it). With ``completion``,
+    each version's
+    bootstrap, evaluation and advisor are left to the completion task, which
+    ``completion()`` queues once the run has served its versions (the Celery task:
+    every waiting benchmark is then served before any completion work); without, they
+    are computed here.
 
     A metric whose input cannot be read (or whose result cannot be stored) is recorded
     as a failed version; the revision then stays uncomputed and the sweep retries it
     with exponential back-off (:func:`_failure_back_off`). An input the engine cannot
     analyse is recorded as failed and computed: it fails the same way until it changes.
     """
+    passes_allowed = max(
+        max_passes if max_passes is not None else django_settings.PODIUM_RECOMPUTE_MAX_PASSES, 1
+    )
+    read_at = timezone.now()
     state = RecomputeState.objects.filter(pk=benchmark_id).first()
     if state is not None and not state.is_stale:
         return []  # a duplicate task: an earlier run already computed this revision
     if not lease_acquire(benchmark_id=benchmark_id, owner=owner, state_exists=state is not None):
         return []  # another worker is running and will pick up the new revision
     created: list[ResultSnapshot] = []
-    heartbeat = lease_heartbeat(benchmark_id=benchmark_id, owner=owner)
+    heartbeat = lease_heartbeat(benchmark_id=benchmark_id, owner=owner, on_beat=on_beat)
     # The first target is the revision read above: the input is read after it, so it is
     # at least that new; a request that arrived since is caught by the check at the end
-    # of the loop (one more pass, which finds its input computed or computes it).
+    # of the pass (a fresh task, which finds its input computed or computes it).
     known = state.requested_revision if state is not None else None
     target = 0
+    passes = 0
     backing_off = False
     try:
         with heartbeat or contextlib.nullcontext():
@@ -128,36 +201,64 @@ def recompute_run(
                 if known is not None:
                     target, known = known, None
                 else:
+                    read_at = timezone.now()
                     target = RecomputeState.objects.get(pk=benchmark_id).requested_revision
+                passes += 1
                 done = snapshot_refresh(
                     benchmark_id=benchmark_id,
                     owner=owner,
                     lease=heartbeat,
                     superseded=_newer_than(benchmark_id, target),
                     clock=clock,
+                    complete=completion is None,
                 )
                 created += done
                 if any(s.failed_during in RETRIED for s in done):
                     _failure_back_off(benchmark_id=benchmark_id)
                     backing_off = True
                     break
-                RecomputeState.objects.filter(pk=benchmark_id, computed_revision__lt=target).update(
-                    computed_revision=target, failures=0, retry_at=None
-                )
+                _revision_computed(benchmark_id=benchmark_id, target=target, read_at=read_at)
                 if RecomputeState.objects.get(pk=benchmark_id).requested_revision == target:
+                    break
+                if passes >= passes_allowed:
+                    logger.info(
+                        "recompute of benchmark %s hands over after %s pass(es)",
+                        benchmark_id,
+                        passes,
+                    )
                     break
     except LeaseLost:
         logger.warning("recompute of benchmark %s by %s was taken over", benchmark_id, owner)
         return created  # the new owner finishes the job
     finally:
         lease_release(benchmark_id=benchmark_id, owner=owner)
-    # A request that arrived between our last check and the release had its own task
-    # turned away by our lease: make sure someone runs it. A run that failed and backs
-    # off is retried by the sweep (or at once by a newer request than the one it failed).
+    if on_release is not None:
+        on_release()
+    if completion is not None and not backing_off:
+        completion()
+    # Newer input than the last pass computed (it arrived during the run, or between our
+    # last check and the release and had its own task turned away by our lease): a fresh
+    # task at the back of the queue runs it. A run that failed and backs off is retried
+    # by the sweep (or at once by a newer request than the one it failed).
     state = RecomputeState.objects.get(pk=benchmark_id)
     if state.is_stale and (not backing_off or state.requested_revision > target):
         requests.recompute_dispatch(benchmark_id)
     return created
+
+
+def _revision_computed(*, benchmark_id: int, target: int, read_at: datetime) -> None:
+    """Record ``target`` as computed; what arrived after it waits since ``read_at`` at
+    most (the pass read its input then)."""
+    RecomputeState.objects.filter(pk=benchmark_id, computed_revision__lt=target).update(
+        computed_revision=target,
+        failures=0,
+        retry_at=None,
+        pending_since=Case(
+            When(requested_revision__gt=target, then=Value(read_at)),
+            default=Value(None),
+            output_field=DateTimeField(),
+        ),
+    )
 
 
 def recompute_here(*, benchmark_id: int, owner: str) -> list[ResultSnapshot]:
@@ -224,9 +325,12 @@ def snapshot_refresh(
     lease: LeaseHeartbeat | None = None,
     superseded: Callable[[], bool] | None = None,
     clock: Callable[[], float] = time.monotonic,
+    complete: bool = True,
 ) -> list[ResultSnapshot]:
     """Recompute every metric of a benchmark whose input changed; return the versions
     written (ready or failed; a load failure repeated returns its recorded version).
+    ``complete=False`` leaves each version's completion (below) to
+    :func:`snapshots_complete`.
 
     A version is served (ready) before its board's bootstrap and evaluation and its
     advisor: :func:`snapshot_uncertainty_store` then completes the board in place, and
@@ -249,6 +353,7 @@ def snapshot_refresh(
             lease=lease,
             superseded=superseded,
             clock=clock,
+            complete=complete,
         )
         if snapshot is not None:
             created.append(snapshot)
@@ -382,6 +487,7 @@ def _snapshot_compute(
     lease: LeaseHeartbeat | None = None,
     superseded: Callable[[], bool] | None = None,
     clock: Callable[[], float] = time.monotonic,
+    complete: bool = True,
 ) -> ResultSnapshot | None:
     """Everything from reading to storing happens inside the failure path: whatever
     raises is recorded on a version (see :class:`ResultSnapshot.FailedDuring`).
@@ -448,6 +554,8 @@ def _snapshot_compute(
                 stage="loading",
                 submissions=submissions,
             )
+    if (served is not None or repeated is not None) and not complete:
+        return repeated
     if served is not None or repeated is not None:
         # A worker that stopped between serving a snapshot and completing its board or
         # storing its advisor (or gave way to a newer input since undone) left them out:
@@ -513,6 +621,8 @@ def _snapshot_compute(
         return _snapshot_fail(
             snapshot=snapshot, during=ResultSnapshot.FailedDuring.STORE, error=_error_text(exc)
         )
+    if not complete:
+        return ready
     if snapshot_uncertainty_store(
         snapshot=ready,
         table=table,
@@ -647,6 +757,93 @@ def snapshot_advisor_store(
     timings["advisor_s"] = time.perf_counter() - started
     ResultSnapshot.objects.filter(pk=snapshot.pk).update(timings=timings)
     latest_invalidate(benchmark_id=snapshot.benchmark_id)  # the timings are in the body
+
+
+def snapshots_complete(*, benchmark_id: int) -> list[int]:
+    """Complete the served version of each of the benchmark's metrics: its bootstrap and
+    evaluation, then its advisor (each idempotent). Returns the ids of the versions it
+    completed or found complete.
+
+    Served first, completed later (the completion task runs behind every waiting
+    recompute): when newer input waits for its ready version, nothing is done here (that
+    recompute queues its own completion), and a newer request during the work stops it
+    (the version's spread then says it gave way, as in :func:`snapshot_refresh`). A
+    version whose input has changed since is left alone for the same reason.
+    """
+    state = RecomputeState.objects.filter(pk=benchmark_id).first()
+    if state is None or state.is_stale:
+        return []
+    benchmark = Benchmark.objects.filter(pk=benchmark_id).first()
+    if benchmark is None:
+        return []
+    superseded = _newer_than(benchmark_id, state.requested_revision)
+    settings = analysis_settings_for(benchmark=benchmark)
+    done: list[int] = []
+    for metric in benchmark.metrics.all():
+        if superseded():
+            break
+        served = snapshot_latest(benchmark=benchmark, metric=metric)
+        if served is not None:
+            _superseded_give_way(served)
+        if served is None or _complete(served):
+            if served is not None:
+                done.append(served.pk)
+            continue
+        _, table, not_ranked = _input_read(benchmark=benchmark, metric=metric)
+        metric_settings = replace(settings, rope=metric.rope)
+        if fingerprint(table, metric_settings, not_ranked=not_ranked) != served.fingerprint:
+            continue  # the input changed: its own version is computed and completed next
+        if snapshot_uncertainty_store(
+            snapshot=served, table=table, settings=metric_settings, stop=superseded
+        ):
+            snapshot_advisor_store(
+                snapshot=served, table=table, settings=metric_settings, stop=superseded
+            )
+            done.append(served.pk)
+    return done
+
+
+def _superseded_give_way(served: ResultSnapshot) -> None:
+    """Versions served before ``served`` whose completion never ran (newer input was
+    waiting each time) say that their spread is not coming, rather than "being computed"
+    for good. Only those above the newest completed version are read (the ones below
+    were settled when it was completed)."""
+    completed = (
+        ResultSnapshot.objects.filter(
+            benchmark_id=served.benchmark_id,
+            metric_id=served.metric_id,
+            sections__name=ADVISOR_SECTION,
+            version__lt=served.version,
+        )
+        .order_by("-version")
+        .values_list("version", flat=True)
+        .first()
+    )
+    left = (
+        ResultSnapshot.objects.filter(
+            benchmark_id=served.benchmark_id,
+            metric_id=served.metric_id,
+            status=ResultSnapshot.Status.READY,
+            version__lt=served.version,
+            version__gt=completed or 0,
+        )
+        .exclude(sections__name=ADVISOR_SECTION)
+        .order_by("version")
+    )
+    for snapshot in left:
+        etag = snapshot_section_etag(snapshot_id=snapshot.pk, name=BOARD_SECTION)
+        board = (
+            snapshot_section(snapshot_id=snapshot.pk, name=BOARD_SECTION, etag=etag)
+            if etag is not None
+            else None
+        )
+        if etag is not None and board is not None and uncertainty_pending(board):
+            _board_replace(snapshot, etag, uncertainty_failed(board, UNCERTAINTY_GAVE_WAY))
+
+
+def _complete(snapshot: ResultSnapshot) -> bool:
+    """Its advisor is stored (the last thing a completion stores)."""
+    return SnapshotSection.objects.filter(snapshot=snapshot, name=ADVISOR_SECTION).exists()
 
 
 def _snapshot_fail(*, snapshot: ResultSnapshot, during: str, error: str) -> ResultSnapshot:

@@ -291,6 +291,20 @@ RECOMPUTE_SWEEP_SECONDS = env_int("PODIUM_RECOMPUTE_SWEEP_SECONDS", 10)
 # after each further failure up to RETRY_MAX (a new change retries at once).
 RECOMPUTE_RETRY_BASE_SECONDS = env_int("PODIUM_RECOMPUTE_RETRY_BASE_SECONDS", 30)
 RECOMPUTE_RETRY_MAX_SECONDS = env_int("PODIUM_RECOMPUTE_RETRY_MAX_SECONDS", 3600)
+# A task that loses the database retries itself after BACKOFF seconds, doubled up to
+# BACKOFF_MAX, TASK_RETRIES times: 5 + 10 + 20 + 40 + 4 x 60 = 315 s by default, so an
+# outage of a few minutes costs no recompute (estimation.tasks.retry_budget_seconds);
+# after that the stale sweep takes the benchmark up again.
+RECOMPUTE_TASK_RETRIES = env_int("PODIUM_RECOMPUTE_TASK_RETRIES", 8)
+RECOMPUTE_TASK_BACKOFF_SECONDS = env_int("PODIUM_RECOMPUTE_TASK_BACKOFF_SECONDS", 5)
+RECOMPUTE_TASK_BACKOFF_MAX_SECONDS = env_int("PODIUM_RECOMPUTE_TASK_BACKOFF_MAX_SECONDS", 60)
+# A task computes at most this many passes (each the newest input when it starts), then
+# hands the benchmark to a fresh task at the back of its queue when newer input arrived,
+# so no recompute holds a worker across a steady stream of submissions.
+PODIUM_RECOMPUTE_MAX_PASSES = env_int("PODIUM_RECOMPUTE_MAX_PASSES", 1)
+# The stale sweep queues a benchmark again whose queued task has not started after this
+# many seconds (its coalescing mark counts as lost: estimation/coalesce.py).
+PODIUM_RECOMPUTE_REQUEUE_SECONDS = env_int("PODIUM_RECOMPUTE_REQUEUE_SECONDS", 60)
 # Retention (estimation/retention.py, docs/operators.md "Retention"): a superseded version that
 # was served for less than this and never cited is pruned; failed versions that are no
 # longer the newest are pruned after SNAPSHOT_FAILED_KEEP_DAYS.

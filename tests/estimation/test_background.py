@@ -35,10 +35,10 @@ def gated_runs(monkeypatch):
     calls: list[str] = []
     real = estimation_tasks.recompute_run
 
-    def held(*, benchmark_id: int, owner: str):
+    def held(*, benchmark_id: int, owner: str, **options):
         calls.append(threading.current_thread().name)
         assert gate.wait(30), "the test never opened the gate"
-        return real(benchmark_id=benchmark_id, owner=owner)
+        return real(benchmark_id=benchmark_id, owner=owner, **options)
 
     monkeypatch.setattr(estimation_tasks, "recompute_run", held)
     return gate, calls

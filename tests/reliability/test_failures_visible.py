@@ -68,9 +68,9 @@ class Beat:
         self._sweeping = threading.Lock()
         real = recompute_requests.recompute_dispatch
 
-        def counted(benchmark_id: int) -> None:
+        def counted(benchmark_id: int, **kwargs) -> bool:
             self.enqueued.append((time.monotonic(), benchmark_id))
-            real(benchmark_id)
+            return real(benchmark_id, **kwargs)
 
         monkeypatch.setattr(recompute_requests, "recompute_dispatch", counted)
         self._stop = threading.Event()
