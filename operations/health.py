@@ -32,7 +32,7 @@ def _timed(name: str, probe) -> Check:
     try:
         ok, detail = probe()
     except PROBE_ERRORS as exc:
-        ok, detail = False, f"{type(exc).__name__}: {exc}".strip()[:300]
+        ok, detail = False, " ".join(f"{type(exc).__name__}: {exc}".split())[:300]
     return Check(name=name, ok=ok, detail=detail, seconds=round(time.monotonic() - start, 4))
 
 

@@ -10,6 +10,7 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.views.decorators.cache import never_cache
 
+from leaderboard.api.errors import unavailable_logged
 from operations.health import readiness_checks
 from operations.metrics import metrics_exposition, metrics_peer_allowed
 from operations.status import operations_status, served_snapshot_ages
@@ -39,6 +40,8 @@ def health_ready(request: HttpRequest) -> HttpResponse:
     )
     if not ready:
         response["Retry-After"] = str(READY_RETRY_AFTER_SECONDS)
+        failing = "; ".join(f"{c.name}: {c.detail}" for c in checks if not c.ok)
+        unavailable_logged(response, request=request, reason=f"not ready ({failing})")
     return _no_store(response)
 
 
