@@ -126,6 +126,10 @@ class RecomputeState(models.Model):
     requested_revision = models.PositiveBigIntegerField(default=0)
     computed_revision = models.PositiveBigIntegerField(default=0)
     requested_at = models.DateTimeField(null=True, blank=True)
+    # When the oldest change not computed yet was asked for (``requested_at`` is the
+    # newest's: under steady load it never ages). Set by the first change after the
+    # results caught up; the status reads it only while the state is stale.
+    unserved_since = models.DateTimeField(null=True, blank=True)
     lease_owner = models.CharField(max_length=64, blank=True)
     lease_expires_at = models.DateTimeField(null=True, blank=True)
     # Consecutive runs that could not load or store a metric: the sweep retries the
