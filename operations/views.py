@@ -98,6 +98,19 @@ def status_page(request: HttpRequest) -> HttpResponse:
     return _status_for_staff(request, checks)
 
 
+def status_page_first(request: HttpRequest) -> HttpResponse | None:
+    """Asked by ProbeMiddleware, before the session, authentication and allauth's
+    middleware (which read the session, from the database, for a signed-in visitor):
+    the page without the database when it does not answer, else None (the page as
+    usual, through every middleware)."""
+    request.get_host()  # the host check first, as for any page
+    checks = readiness_checks()
+    database = next(check for check in checks if check.name == "database")
+    if database.ok:
+        return None
+    return _status_without_database(request, checks, database.detail)
+
+
 @staff_member_required
 def _status_for_staff(request: HttpRequest, checks) -> HttpResponse:
     status = operations_status()
