@@ -6,10 +6,13 @@ gunicorn each worker writes its samples to files in ``PROMETHEUS_MULTIPROC_DIR``
 (config/gunicorn.py sets one) and a scrape adds them up over the live workers.
 
 At scrape time, read from the database and the broker (:class:`StateCollector`): the
-broker queue's depth, the benchmarks waiting for a recompute and the oldest wait, the
-seconds since each worker and beat was last seen, each served version's age and how
-long its run took, stored versions by status, and consecutive recompute failures per
-benchmark. These describe shared state, so any web process answers them alike.
+broker queues' depths and each queue's live workers, the benchmarks waiting for a
+recompute and the oldest change they lack, the stalled ones, versions left computing
+with no task, tasks that gave up, the seconds since each worker and beat was last seen,
+each served version's age and how long its run took, stored versions by status, and
+consecutive recompute failures per benchmark. These describe shared state, so any web
+process answers them alike. While the database is down, the queues and heartbeats are
+read from Redis (``podium_database_up`` 0).
 
 Only public benchmarks are named in labels: an unlisted benchmark's slug is the only
 secret that keeps it unlisted, and a private one's name is its maintainers' business.
