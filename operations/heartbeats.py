@@ -123,6 +123,7 @@ def heartbeats_mirrored(*, now=None) -> list[MirroredHeartbeat] | None:
     finally:
         client.close()
     found = []
+    forgotten = []
     for key, value in stored.items():
         role, _, name = key.decode().partition("|")
         try:
@@ -130,8 +131,10 @@ def heartbeats_mirrored(*, now=None) -> list[MirroredHeartbeat] | None:
             seen_at = parse_datetime(data["seen_at"])
             started_at = parse_datetime(data["started_at"])
         except (ValueError, KeyError, TypeError):
+            forgotten.append(key)
             continue
         if seen_at is None or started_at is None or now - seen_at > FORGET_AFTER:
+            forgotten.append(key)
             continue
         found.append(
             MirroredHeartbeat(
@@ -142,7 +145,21 @@ def heartbeats_mirrored(*, now=None) -> list[MirroredHeartbeat] | None:
                 seen_at=seen_at,
             )
         )
+    if forgotten:  # bounded as the table is: a process silent for a day is dropped
+        _mirror_forget(forgotten)
     return sorted(found, key=lambda h: (h.role, -h.seen_at.timestamp()))
+
+
+def _mirror_forget(fields: list[bytes]) -> None:
+    client = broker_client()
+    if client is None:
+        return
+    try:
+        client.hdel(mirror_key(), *[field.decode() for field in fields])
+    except CACHE_ERRORS:
+        pass
+    finally:
+        client.close()
 
 
 class WorkerHeartbeat:

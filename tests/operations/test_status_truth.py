@@ -197,3 +197,17 @@ def test_status_page_and_metrics_answer_while_the_database_is_down(caplog):
     logged = [r for r in caplog.records if r.levelno >= logging.WARNING and r.name != "celery"]
     assert all(r.exc_info is None and "\n" not in r.getMessage() for r in logged)
     assert sum(r.getMessage().startswith("503 GET /status/") for r in logged) == 2
+
+
+def test_the_redis_mirror_forgets_a_process_silent_for_a_day():
+    now = timezone.now()
+    for name, seen in [("celery@old", now - timedelta(days=2)), ("celery@new", now)]:
+        heartbeat_mirror(
+            role="worker", name=name, queues=[default_queue()],
+            started_at=seen - timedelta(hours=1), now=seen,
+        )  # fmt: skip
+    from operations.heartbeats import heartbeats_mirrored
+
+    assert [h.name for h in heartbeats_mirrored(now=now) or []] == ["celery@new"]
+    stored = redis.Redis.from_url(settings.CELERY_BROKER_URL).hkeys(mirror_key())
+    assert stored == [b"worker|celery@new"]
