@@ -83,6 +83,10 @@ def _broker() -> tuple[bool, str]:
     return True, "redis"
 
 
+def database_check() -> Check:
+    return _timed("database", _database)
+
+
 def readiness_checks() -> list[Check]:
     return [
         _timed("database", _database),
