@@ -22,6 +22,8 @@ from leaderboard.api.errors import (
     OUTAGE_DETAIL,
     RETRY_AFTER_SECONDS,
     is_database_outage,
+    outage_summary,
+    unavailable_logged,
 )
 
 
@@ -91,13 +93,17 @@ class ApiUnmatchedUrlMiddleware:
 
 def server_error(request, template_name=defaults.ERROR_500_TEMPLATE_NAME):
     # Django calls this while handling the exception, so it is still the current one.
-    outage = is_database_outage(sys.exc_info()[1])
-    if _is_api(request):
-        if outage:
-            response = _json(503, OUTAGE_DETAIL)
+    exc = sys.exc_info()[1]
+    if exc is not None and is_database_outage(exc):
+        if _is_api(request):
+            response: HttpResponse = _json(503, OUTAGE_DETAIL)
             response["Retry-After"] = str(RETRY_AFTER_SECONDS)
-            return response
+        else:
+            response = unavailable_page()
+        # Expected: one line, not the traceback Django would log with a 5xx.
+        return unavailable_logged(
+            response, request=request, reason=f"database unavailable: {outage_summary(exc)}"
+        )
+    if _is_api(request):
         return _json(500, "Server error; it has been logged.")
-    if outage:
-        return unavailable_page()
     return defaults.server_error(request, template_name)

@@ -12,8 +12,7 @@ import logging
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import F, Value
-from django.db.models.functions import Coalesce
+from django.db.models import Case, F, Q, Value, When
 from django.utils import timezone
 
 from config.celery import app as celery_app
@@ -72,11 +71,14 @@ def revision_bump(*, benchmark_id: int) -> None:
 
 
 def _revision_increment(benchmark_id: int) -> int:
+    """One UPDATE; ``pending_since`` moves only when this is the first change the results
+    lack (the row's old values decide: the results had caught up, or it was never set)."""
     now = timezone.now()
+    already_waiting = Q(computed_revision__lt=F("requested_revision"), pending_since__isnull=False)
     return RecomputeState.objects.filter(pk=benchmark_id).update(
         requested_revision=F("requested_revision") + 1,
         requested_at=now,
-        pending_since=Coalesce(F("pending_since"), Value(now)),
+        pending_since=Case(When(already_waiting, then=F("pending_since")), default=Value(now)),
     )
 
 

@@ -18,8 +18,10 @@ Everything else is **pruned** (the row and its sections):
 - a failed version that is no longer the newest, once it is older than
   ``SNAPSHOT_FAILED_KEEP_DAYS`` (7 days; until then maintainers see it in the history);
 - an abandoned version (its worker stopped, or the database went away under it: the
-  next run redid the work) as soon as a newer version exists: it never held results,
-  and its failure is no news to anyone once superseded.
+  next run redid the work) once a newer version exists and it is older than
+  ``SNAPSHOT_ABANDONED_KEEP_HOURS`` (24 hours): it never held results, but until then
+  the maintainers' page and the status page show that a run was lost (issue 41: the
+  versions abandoned in a soak were superseded, and pruned, before anyone saw them).
 
 A pruned version's number is not reused, and it is remembered (``PrunedSnapshot``): its
 URLs answer 410 Gone and name the latest version (a number never used answers 404).
@@ -64,6 +66,10 @@ def _failed_keep() -> timedelta:
     return timedelta(days=settings.SNAPSHOT_FAILED_KEEP_DAYS)
 
 
+def _abandoned_keep() -> timedelta:
+    return timedelta(hours=settings.SNAPSHOT_ABANDONED_KEEP_HOURS)
+
+
 def _prunable(rows: list[Mapping[str, Any]], *, now: datetime) -> tuple[list[int], list[int]]:
     """One metric's versions (oldest first) -> (superseded ready ids, old failed ids)."""
     if not rows:
@@ -83,7 +89,8 @@ def _prunable(rows: list[Mapping[str, Any]], *, now: datetime) -> tuple[list[int
             continue
         finished = row["finished_at"] or row["created_at"]
         abandoned = row["failed_during"] == ResultSnapshot.FailedDuring.ABANDONED
-        if abandoned or now - finished >= _failed_keep():
+        keep = _abandoned_keep() if abandoned else _failed_keep()
+        if now - finished >= keep:
             failed.append(row["pk"])
     return superseded, failed
 

@@ -32,7 +32,7 @@ def _timed(name: str, probe) -> Check:
     try:
         ok, detail = probe()
     except PROBE_ERRORS as exc:
-        ok, detail = False, f"{type(exc).__name__}: {exc}".strip()[:300]
+        ok, detail = False, " ".join(f"{type(exc).__name__}: {exc}".split())[:300]
     return Check(name=name, ok=ok, detail=detail, seconds=round(time.monotonic() - start, 4))
 
 
@@ -81,6 +81,10 @@ def _broker() -> tuple[bool, str]:
         return True, "not redis (not checked)"
     client.ping()
     return True, "redis"
+
+
+def database_check() -> Check:
+    return _timed("database", _database)
 
 
 def readiness_checks() -> list[Check]:

@@ -11,17 +11,25 @@ logs it and tries again at the next beat: a heartbeat never stops the process.
 
 from __future__ import annotations
 
+import json
 import logging
 import socket
 import threading
 from collections.abc import Iterable
+from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import cast
 
 from django.conf import settings
 from django.db import DatabaseError, connections
 from django.utils import timezone
+from django.utils.dateparse import parse_datetime
 
+from config.cache import CACHE_ERRORS
+from config.queues import default_queue
+from operations.failures import task_failures_flush_quietly
 from operations.models import Heartbeat
+from operations.queues import broker_client
 
 logger = logging.getLogger(__name__)
 
@@ -46,15 +54,112 @@ def heartbeat_record(
 
 
 def heartbeat_record_quietly(**kwargs) -> bool:
-    """:func:`heartbeat_record`, logging instead of raising when the database is away."""
+    """:func:`heartbeat_record`, logging instead of raising when the database is away;
+    mirrored in Redis whatever the database does (the status page and /metrics read the
+    mirror while the database is down), and, once the database answers, the task
+    failures that waited for it are written (operations.failures)."""
+    heartbeat_mirror(**kwargs)
     try:
         heartbeat_record(**kwargs)
+        task_failures_flush_quietly()
         return True
     except DatabaseError as exc:
-        logger.warning("heartbeat of %s not recorded: %s", kwargs.get("name"), exc)
+        summary = " ".join(str(exc).split())[:200]
+        logger.warning("heartbeat of %s not recorded: %s", kwargs.get("name"), summary)
         return False
     finally:
         connections.close_all()  # this thread's own connections only
+
+
+def mirror_key() -> str:
+    """One hash per deployment (named by its default queue, as its broker's lists are)."""
+    return f"podium:heartbeats:{default_queue()}"
+
+
+@dataclass(frozen=True)
+class MirroredHeartbeat:
+    """A heartbeat as Redis holds it (the shape of :class:`Heartbeat`'s fields)."""
+
+    role: str
+    name: str
+    queues: list[str]
+    started_at: datetime
+    seen_at: datetime
+
+
+def heartbeat_mirror(
+    *, role: str, name: str, started_at: datetime, queues: Iterable[str] = (), now=None
+) -> bool:
+    """Record the heartbeat in Redis too (a hash by role and name); False when it is away."""
+    now = now or timezone.now()
+    client = broker_client()
+    if client is None:
+        return False
+    entry = {
+        "seen_at": now.isoformat(),
+        "started_at": started_at.isoformat(),
+        "queues": sorted(queues),
+    }
+    try:
+        client.hset(mirror_key(), f"{role}|{name}", json.dumps(entry))
+        return True
+    except CACHE_ERRORS:
+        return False
+    finally:
+        client.close()
+
+
+def heartbeats_mirrored(*, now=None) -> list[MirroredHeartbeat] | None:
+    """The heartbeats Redis holds (seen within a day), newest first per role; None when
+    Redis cannot be asked."""
+    now = now or timezone.now()
+    client = broker_client()
+    if client is None:
+        return None
+    try:
+        stored = cast(dict[bytes, bytes], client.hgetall(mirror_key()))
+    except CACHE_ERRORS:
+        return None
+    finally:
+        client.close()
+    found = []
+    forgotten = []
+    for key, value in stored.items():
+        role, _, name = key.decode().partition("|")
+        try:
+            data = json.loads(value)
+            seen_at = parse_datetime(data["seen_at"])
+            started_at = parse_datetime(data["started_at"])
+        except (ValueError, KeyError, TypeError):
+            forgotten.append(key)
+            continue
+        if seen_at is None or started_at is None or now - seen_at > FORGET_AFTER:
+            forgotten.append(key)
+            continue
+        found.append(
+            MirroredHeartbeat(
+                role=role,
+                name=name,
+                queues=list(data.get("queues", [])),
+                started_at=started_at,
+                seen_at=seen_at,
+            )
+        )
+    if forgotten:  # bounded as the table is: a process silent for a day is dropped
+        _mirror_forget(forgotten)
+    return sorted(found, key=lambda h: (h.role, -h.seen_at.timestamp()))
+
+
+def _mirror_forget(fields: list[bytes]) -> None:
+    client = broker_client()
+    if client is None:
+        return
+    try:
+        client.hdel(mirror_key(), *[field.decode() for field in fields])
+    except CACHE_ERRORS:
+        pass
+    finally:
+        client.close()
 
 
 class WorkerHeartbeat:

@@ -6,10 +6,13 @@ gunicorn each worker writes its samples to files in ``PROMETHEUS_MULTIPROC_DIR``
 (config/gunicorn.py sets one) and a scrape adds them up over the live workers.
 
 At scrape time, read from the database and the broker (:class:`StateCollector`): the
-broker queue's depth, the benchmarks waiting for a recompute and the oldest wait, the
-seconds since each worker and beat was last seen, each served version's age and how
-long its run took, stored versions by status, and consecutive recompute failures per
-benchmark. These describe shared state, so any web process answers them alike.
+broker queues' depths and each queue's live workers, the benchmarks waiting for a
+recompute and the oldest change they lack, the stalled ones, versions left computing
+with no task, tasks that gave up, the seconds since each worker and beat was last seen,
+each served version's age and how long its run took, stored versions by status, and
+consecutive recompute failures per benchmark. These describe shared state, so any web
+process answers them alike. While the database is down, the queues and heartbeats are
+read from Redis (``podium_database_up`` 0).
 
 Only public benchmarks are named in labels: an unlisted benchmark's slug is the only
 secret that keeps it unlisted, and a private one's name is its maintainers' business.
@@ -91,7 +94,11 @@ class StateCollector(Collector):
     def collect(self):
         from estimation.models import RecomputeState, ResultSnapshot
         from leaderboard.models import Benchmark
-        from operations.status import operations_status, served_snapshot_ages
+        from operations.status import (
+            operations_status,
+            operations_status_without_database,
+            served_snapshot_ages,
+        )
 
         try:
             status = operations_status()
@@ -104,40 +111,43 @@ class StateCollector(Collector):
                     "benchmark__slug", "benchmark__visibility", "failures"
                 )
             )
-        except DatabaseError:
-            up = GaugeMetricFamily("podium_database_up", "Whether the database answered.")
-            up.add_metric([], 0)
-            yield up
+        except DatabaseError as exc:
+            # What Redis knows still answers: each queue's workers and depth.
+            status = operations_status_without_database(database=type(exc).__name__)
+            yield _gauge("podium_database_up", "Whether the database answered.", 0)
+            yield from _process_gauges(status)
             return
-        up = GaugeMetricFamily("podium_database_up", "Whether the database answered.")
-        up.add_metric([], 1)
-        yield up
-
-        depth = GaugeMetricFamily(
-            "podium_queue_depth", "Tasks waiting in the broker's queue (absent: unknown)."
-        )
-        if status.queue_depth is not None:
-            depth.add_metric([], status.queue_depth)
-        yield depth
+        yield _gauge("podium_database_up", "Whether the database answered.", 1)
+        yield from _process_gauges(status)
         queued = GaugeMetricFamily(
             "podium_recomputes_queued", "Benchmarks whose input changed since their last run."
         )
         queued.add_metric([], status.recomputes_queued)
         yield queued
         wait = GaugeMetricFamily(
-            "podium_recompute_oldest_wait_seconds", "Since the oldest queued recompute was asked."
+            "podium_recompute_oldest_wait_seconds",
+            "Since the oldest change the served results lack was asked for (not the "
+            "newest's: a steady stream of changes does not reset it).",
         )
         if status.oldest_queued_at is not None:
             wait.add_metric([], (status.now - status.oldest_queued_at).total_seconds())
         yield wait
-        seen = GaugeMetricFamily(
-            "podium_heartbeat_age_seconds",
-            "Since each Celery worker or beat last recorded its heartbeat.",
-            labels=["role", "name"],
+        yield _gauge(
+            "podium_recomputes_stalled",
+            "Benchmarks whose recompute no worker runs: a version left computing, or new "
+            "input waiting past PODIUM_RECOMPUTE_STALL_SECONDS.",
+            len(status.stalled),
         )
-        for process in (*status.workers, *status.beats):
-            seen.add_metric([process.role, process.name], process.age_seconds)
-        yield seen
+        yield _gauge(
+            "podium_versions_orphaned",
+            "Versions marked computing that no task runs.",
+            sum(1 for p in status.problems if p.kind == "orphaned"),
+        )
+        yield _gauge(
+            "podium_task_failures_recent",
+            "Background tasks that gave up in the last day (database outages included).",
+            len(status.task_failures),
+        )
         age = GaugeMetricFamily(
             "podium_snapshot_age_seconds",
             "Since the served version of each benchmark and metric finished.",
@@ -180,6 +190,53 @@ class StateCollector(Collector):
         if hidden_failures:
             failures.add_metric([NOT_PUBLIC], hidden_failures)
         yield failures
+
+
+def _gauge(name: str, documentation: str, value: float) -> GaugeMetricFamily:
+    gauge = GaugeMetricFamily(name, documentation)
+    gauge.add_metric([], value)
+    return gauge
+
+
+def _process_gauges(status):
+    """The broker's queues and the heartbeats: known with or without the database."""
+    depth = GaugeMetricFamily(
+        "podium_queue_depth", "Tasks waiting in the broker's queues (absent: unknown)."
+    )
+    if status.queue_depth is not None:
+        depth.add_metric([], status.queue_depth)
+    yield depth
+    tasks = GaugeMetricFamily(
+        "podium_queue_tasks", "Tasks waiting in each broker queue.", labels=["queue"]
+    )
+    alive = GaugeMetricFamily(
+        "podium_queue_workers_alive",
+        "Workers consuming each queue seen within three heartbeat intervals (0 on one "
+        "queue is a dead worker there, whatever the other queue's workers do).",
+        labels=["queue"],
+    )
+    silence = GaugeMetricFamily(
+        "podium_queue_worker_silence_seconds",
+        "Since any worker consuming each queue was last seen (absent: never).",
+        labels=["queue"],
+    )
+    for queue in status.queues:
+        if queue.depth is not None:
+            tasks.add_metric([queue.queue], queue.depth)
+        alive.add_metric([queue.queue], queue.alive)
+        if queue.seen_at is not None:
+            silence.add_metric([queue.queue], (status.now - queue.seen_at).total_seconds())
+    yield tasks
+    yield alive
+    yield silence
+    seen = GaugeMetricFamily(
+        "podium_heartbeat_age_seconds",
+        "Since each Celery worker or beat last recorded its heartbeat.",
+        labels=["role", "name"],
+    )
+    for process in (*status.workers, *status.beats):
+        seen.add_metric([process.role, process.name], process.age_seconds)
+    yield seen
 
 
 # Headers a proxy adds when it relays a request (Caddy and nginx set X-Forwarded-For).

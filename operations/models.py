@@ -30,3 +30,28 @@ class Heartbeat(models.Model):
 
     def __str__(self) -> str:
         return f"{self.role} {self.name} @ {self.seen_at:%Y-%m-%d %H:%M:%S}"
+
+
+class TaskFailure(models.Model):
+    """A background task that gave up (its retries used up), as its worker saw it.
+
+    Recorded by the worker's ``task_failure`` handler (operations.failures); when the
+    database is what failed, the record waits in Redis (or in the process) and is written
+    once the database answers again, so an outage's failures reach the status page and
+    the maintainers' page after it. Rows older than a week are deleted when new ones come.
+    """
+
+    task = models.CharField(max_length=200)
+    task_id = models.CharField(max_length=64, blank=True)
+    benchmark_id = models.BigIntegerField(null=True, blank=True, db_index=True)
+    error = models.TextField()
+    failed_at = models.DateTimeField(db_index=True)
+    recorded_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["task_id", "failed_at"], name="task_failure_once")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.task} {self.benchmark_id} @ {self.failed_at:%Y-%m-%d %H:%M:%S}"

@@ -8,11 +8,17 @@ from django.conf import settings
 from django.contrib.admin.views.decorators import staff_member_required
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
+from django.template.loader import render_to_string
 from django.views.decorators.cache import never_cache
 
-from operations.health import readiness_checks
+from leaderboard.api.errors import unavailable_logged
+from operations.health import database_check, readiness_checks
 from operations.metrics import metrics_exposition, metrics_peer_allowed
-from operations.status import operations_status, served_snapshot_ages
+from operations.status import (
+    operations_status,
+    operations_status_without_database,
+    served_snapshot_ages,
+)
 
 READY_RETRY_AFTER_SECONDS = 5
 
@@ -39,6 +45,8 @@ def health_ready(request: HttpRequest) -> HttpResponse:
     )
     if not ready:
         response["Retry-After"] = str(READY_RETRY_AFTER_SECONDS)
+        failing = "; ".join(f"{c.name}: {c.detail}" for c in checks if not c.ok)
+        unavailable_logged(response, request=request, reason=f"not ready ({failing})")
     return _no_store(response)
 
 
@@ -73,19 +81,70 @@ def metrics(request: HttpRequest) -> HttpResponse:
     )
 
 
+STAFF_COOKIE = "podium_status_staff"
+STAFF_COOKIE_SALT = "operations.status"
+STAFF_COOKIE_SECONDS = 12 * 3600
+
+
 @never_cache
-@staff_member_required
 def status_page(request: HttpRequest) -> HttpResponse:
+    """The staff status page; while the database is down, what Redis and this process
+    know (503, a real page): staff are recognised then by a signed cookie the page set
+    on their last visit (sessions and accounts live in the database)."""
+    checks = readiness_checks()
+    database = next(check for check in checks if check.name == "database")
+    if not database.ok:
+        return _status_without_database(request, checks, database.detail)
+    return _status_for_staff(request, checks)
+
+
+def status_page_first(request: HttpRequest) -> HttpResponse | None:
+    """Asked by ProbeMiddleware, before the session, authentication and allauth's
+    middleware (which read the session, from the database, for a signed-in visitor):
+    the page without the database when it does not answer, else None (the page as
+    usual, through every middleware)."""
+    request.get_host()  # the host check first, as for any page
+    if database_check().ok:  # one SELECT 1; the page itself runs every check
+        return None
+    checks = readiness_checks()
+    database = next(check for check in checks if check.name == "database")
+    return _status_without_database(request, checks, database.detail)
+
+
+@staff_member_required
+def _status_for_staff(request: HttpRequest, checks) -> HttpResponse:
     status = operations_status()
-    return render(
+    response = render(
         request,
         "operations/status.html",
-        {
-            "status": status,
-            "checks": readiness_checks(),
-            "ages": served_snapshot_ages(now=status.now),
-        },
+        {"status": status, "checks": checks, "ages": served_snapshot_ages(now=status.now)},
     )
+    response.set_signed_cookie(
+        STAFF_COOKIE,
+        str(request.user.pk),
+        salt=STAFF_COOKIE_SALT,
+        max_age=STAFF_COOKIE_SECONDS,
+        path=request.path,
+        secure=request.is_secure(),
+        httponly=True,
+        samesite="Strict",
+    )
+    return response
+
+
+def _status_without_database(request: HttpRequest, checks, detail: str) -> HttpResponse:
+    staff = request.get_signed_cookie(
+        STAFF_COOKIE, default=None, salt=STAFF_COOKIE_SALT, max_age=STAFF_COOKIE_SECONDS
+    )
+    context = {"checks": checks, "staff": staff is not None}
+    if staff is not None:
+        context["status"] = operations_status_without_database(database=detail)
+    # Rendered without the request: its context processors would ask the database.
+    response = HttpResponse(
+        render_to_string("operations/status_without_database.html", context), status=503
+    )
+    response["Retry-After"] = str(READY_RETRY_AFTER_SECONDS)
+    return unavailable_logged(response, request=request, reason=f"database unavailable: {detail}")
 
 
 def _no_store(response: HttpResponse) -> HttpResponse:

@@ -310,6 +310,9 @@ PODIUM_RECOMPUTE_REQUEUE_SECONDS = env_int("PODIUM_RECOMPUTE_REQUEUE_SECONDS", 6
 # longer the newest are pruned after SNAPSHOT_FAILED_KEEP_DAYS.
 SNAPSHOT_COALESCE_SECONDS = env_int("PODIUM_SNAPSHOT_COALESCE_SECONDS", 600)
 SNAPSHOT_FAILED_KEEP_DAYS = env_int("PODIUM_SNAPSHOT_FAILED_KEEP_DAYS", 7)
+# An abandoned version (its worker stopped) stays this long once superseded, so that the
+# maintainers' page and the status page can show it happened.
+SNAPSHOT_ABANDONED_KEEP_HOURS = env_int("PODIUM_SNAPSHOT_ABANDONED_KEEP_HOURS", 24)
 # Unacknowledged tasks (a worker died) are redelivered after this many seconds.
 CELERY_BROKER_TRANSPORT_OPTIONS["visibility_timeout"] = RECOMPUTE_TIME_LIMIT + 60
 # Changes whose enqueue failed (broker down) are swept up by the beat scheduler.
@@ -332,6 +335,10 @@ CELERY_BEAT_SCHEDULE = {
 CELERY_BEAT_SCHEDULER = "operations.beat:HeartbeatScheduler"
 PODIUM_HEARTBEAT_SECONDS = env_int("PODIUM_HEARTBEAT_SECONDS", 15)
 PODIUM_WORKER_SILENT_MINUTES = env_int("PODIUM_WORKER_SILENT_MINUTES", 2)
+# A benchmark whose new input no task has run for this long (or whose version is marked
+# computing with no task holding its lease) is "stalled" in the status API, the pages
+# and /metrics (estimation.selectors.recompute_activities).
+PODIUM_RECOMPUTE_STALL_SECONDS = env_int("PODIUM_RECOMPUTE_STALL_SECONDS", 120)
 # /metrics (Prometheus) is closed unless one of these is set: a bearer token
 # ("Authorization: Bearer <token>"), or the networks a scraper connects from (CIDRs,
 # comma-separated; a request a proxy relays never counts as coming from them).

@@ -87,6 +87,28 @@ LONG_LIST_HELP = (
 )
 
 
+class RecomputeActivitySerializer(serializers.Serializer):
+    """What the background work is doing for this benchmark, told honestly."""
+
+    state = serializers.ChoiceField(
+        choices=["idle", "computing", "waiting", "stalled"],
+        help_text="idle: the results served are of the newest input; computing: a worker "
+        "runs the recompute now (its lease is alive); waiting: new input is queued, or a "
+        "failed run is retried later; stalled: new input has waited longer than the stall "
+        "time with no worker running it, or a version is marked computing that no worker "
+        "runs",
+    )
+    reason = serializers.CharField(help_text="the state in plain words")
+    unserved_since = serializers.DateTimeField(
+        allow_null=True,
+        help_text="when the oldest change the results served lack was asked for "
+        "(null: they lack none)",
+    )
+    unserved_seconds = serializers.IntegerField(
+        allow_null=True, help_text="its age in whole seconds when answered (null: none)"
+    )
+
+
 FAILURE_HELP = (
     "null, unless the newest input of this metric failed: why, and how the results "
     "served (an older version) differ from the accepted submissions"

@@ -3,12 +3,14 @@ exports, and the JSON Schema of the snapshot contract (docs/snapshot-contract.md
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 
 from django.conf import settings
 from django.core.exceptions import DisallowedHost
 from django.http import HttpRequest, HttpResponse
+from django.utils import timezone
 from django.utils.cache import patch_vary_headers
 from django.utils.text import slugify
 from drf_spectacular.types import OpenApiTypes
@@ -38,6 +40,7 @@ from estimation.api.serializers import (
     GONE_HELP,
     LONG_LIST_HELP,
     BoardField,
+    RecomputeActivitySerializer,
     RecomputeFailureSerializer,
     SnapshotSerializer,
     SnapshotSummarySerializer,
@@ -61,6 +64,7 @@ from estimation.models import ResultSnapshot
 from estimation.selectors import (
     SnapshotPruned,
     failure_reason,
+    recompute_activity,
     snapshot_board,
     snapshot_computing,
     snapshot_failure,
@@ -94,6 +98,12 @@ from leaderboard.throttling import AnonThrottle
 
 MAX_TOP = 100_000
 logger = logging.getLogger(__name__)
+
+
+def combined_etag(etag: str, *parts: object) -> str:
+    """A strong tag of ``etag`` and more of the answer's contents."""
+    digest = hashlib.sha256("\x1f".join(map(str, (etag, *parts))).encode()).hexdigest()
+    return f'"{digest[:32]}"'
 
 
 def _cited(snapshot: ResultSnapshot) -> ResultSnapshot:
@@ -333,13 +343,19 @@ class SnapshotStatusApi(ApiView):
             "the plain reason for others) or the ready one",
         )
         failure = RecomputeFailureSerializer(allow_null=True, help_text=FAILURE_HELP)
+        recompute = RecomputeActivitySerializer(
+            help_text="whether a worker runs the recompute, and how long the oldest "
+            "change not in the results served has waited"
+        )
 
     @extend_schema(
         summary="Is there anything new? (for polling)",
         description="A few hundred bytes: the version being served and the newest "
-        "version's status and progress (and `failure`, as in the latest snapshot). Poll it with `If-None-Match` (the `ETag` of the "
-        "previous answer): 304 while nothing changed; fetch the results when `version` "
-        "moves.",
+        "version's status and progress (and `failure`, as in the latest snapshot), and "
+        "`recompute`: whether a worker runs it (`computing` only then; `stalled` when "
+        "nothing does) and the age of the oldest change the results lack. Poll it with "
+        "`If-None-Match` (the `ETag` of the previous answer): 304 while nothing changed; "
+        "fetch the results when `version` moves.",
         parameters=[metric_parameter],
         responses={200: OutputSerializer, 304: None, 404: ErrorSerializer},
     )
@@ -347,7 +363,19 @@ class SnapshotStatusApi(ApiView):
         benchmark = benchmark_or_404(slug=slug, user=request.user, counts=False)
         metric = metric_or_404(benchmark=benchmark, name=request.query_params.get("metric"))
         status = snapshot_status(benchmark=benchmark, metric=metric)
-        not_modified = not_modified_response(request, status.etag, None)
+        now = timezone.now()
+        activity = recompute_activity(benchmark_id=benchmark.pk, now=now)
+        unserved = activity.unserved_seconds(now)
+        recompute = {
+            "state": activity.state,
+            "reason": activity.reason,
+            "unserved_since": activity.unserved_since,
+            "unserved_seconds": None if unserved is None else int(unserved),
+        }
+        # The tag moves with the activity too (each second while input waits: a poller
+        # then sees the wait grow, and nothing is cached stale).
+        etag = combined_etag(status.etag, *recompute.values())
+        not_modified = not_modified_response(request, etag, None)
         if not_modified is not None:
             return not_modified
         body = {
@@ -355,6 +383,7 @@ class SnapshotStatusApi(ApiView):
             "finished_at": status.ready.finished_at if status.ready else None,
             "newest": status.newest,
             "failure": snapshot_failure(benchmark=benchmark, status=status),
+            "recompute": recompute,
         }
         data = self.OutputSerializer(body).data
         newest = data["newest"]
@@ -367,7 +396,7 @@ class SnapshotStatusApi(ApiView):
             # A failed version's error is for maintainers (it may name internals);
             # others get the plain reason.
             newest["error"] = failure_reason(status.newest)
-        return with_validators(Response(data), status.etag, None)
+        return with_validators(Response(data), etag, None)
 
 
 class SnapshotVersionApi(ApiView):

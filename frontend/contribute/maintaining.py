@@ -12,7 +12,13 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods
 
 from estimation.core.wording import counted
-from estimation.selectors import benchmark_recompute_failures
+from estimation.selectors import (
+    STALLED,
+    RecomputeActivity,
+    benchmark_recompute_failures,
+    recompute_activities,
+    version_problems,
+)
 from frontend.contribute.access import (
     forbidden,
     maintainer_page,
@@ -51,17 +57,34 @@ from leaderboard.services import (
 
 @login_required
 def maintained(request: HttpRequest) -> HttpResponse:
+    benchmarks = list(benchmark_list_maintained(user=request.user))
+    ids = [benchmark.pk for benchmark in benchmarks]
+    # Issue 41: a recompute nobody runs, and failed or abandoned runs that were never
+    # the newest version, reach the maintainer too.
+    activities = recompute_activities(benchmark_ids=ids) if ids else {}
+    problems: dict[int, int] = {}
+    for problem in version_problems(benchmark_ids=ids) if ids else []:
+        problems[problem.benchmark_id] = problems.get(problem.benchmark_id, 0) + 1
     return render(
         request,
         "frontend/contribute/maintained.html",
         {
             "section": "maintained",
             "benchmarks": [
-                (benchmark, benchmark_recompute_failures(benchmark=benchmark))
-                for benchmark in benchmark_list_maintained(user=request.user)
+                (
+                    benchmark,
+                    benchmark_recompute_failures(benchmark=benchmark),
+                    _stalled(activities.get(benchmark.pk)),
+                    problems.get(benchmark.pk, 0),
+                )
+                for benchmark in benchmarks
             ],
         },
     )
+
+
+def _stalled(activity: RecomputeActivity | None) -> RecomputeActivity | None:
+    return activity if activity is not None and activity.state == STALLED else None
 
 
 METRICS_PREFIX = "metrics"

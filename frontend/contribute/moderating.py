@@ -11,7 +11,12 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
-from estimation.selectors import benchmark_recompute_failures, snapshot_history
+from estimation.selectors import (
+    benchmark_recompute_failures,
+    recompute_activity,
+    snapshot_history,
+    version_problems,
+)
 from frontend.contribute.access import (
     benchmark_or_404,
     forbidden,
@@ -36,6 +41,7 @@ from leaderboard.services import (
     submission_reject,
     submissions_decide,
 )
+from operations.failures import task_failures_recent
 
 SNAPSHOTS_PER_PAGE = 50
 
@@ -135,5 +141,10 @@ def snapshots(request: HttpRequest, benchmark: Benchmark) -> HttpResponse:
         "metric": metric,
         "page": page,
         "failures": benchmark_recompute_failures(benchmark=benchmark),
+        # Issue 41: what runs now, and every failed or abandoned run of the last day
+        # (not only the newest version's), task failures of a database outage included.
+        "activity": recompute_activity(benchmark_id=benchmark.pk),
+        "problems": version_problems(benchmark_ids=[benchmark.pk]),
+        "task_failures": task_failures_recent(benchmark_ids=[benchmark.pk]),
     }
     return render(request, "frontend/contribute/snapshots.html", context)

@@ -63,6 +63,22 @@ def is_database_outage(exc: BaseException | None) -> bool:
     return isinstance(exc, OUTAGE_ERRORS)
 
 
+def outage_summary(exc: BaseException) -> str:
+    """An outage's error in one line (psycopg's messages span several)."""
+    text = " ".join(str(exc).split())[:300]
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+def unavailable_logged(response, *, request, reason: str):
+    """Log an expected 503 (the database away, a dependency down) as one warning line,
+    and tell Django it is logged: its own log of a 5xx carries the whole traceback, and
+    an outage of a minute under load wrote hundreds of them."""
+    path = getattr(request, "path", "")[:200]
+    logger.warning("503 %s %s: %s", getattr(request, "method", "-"), path, reason)
+    response._has_been_logged = True  # django.utils.log.log_response skips it then
+    return response
+
+
 def outage_response() -> Response:
     return Response(
         {"detail": OUTAGE_DETAIL},
@@ -155,8 +171,11 @@ def _gone(exc: Gone, request) -> Response:
 
 def exception_handler(exc, context):
     if is_database_outage(exc):
-        logger.warning("database unavailable: %s", str(exc).strip()[:300] or type(exc).__name__)
-        return outage_response()
+        return unavailable_logged(
+            outage_response(),
+            request=context.get("request"),
+            reason=f"database unavailable: {outage_summary(exc)}",
+        )
     response = _service_error_response(exc, context)
     if response is not None:
         return response

@@ -110,6 +110,12 @@ def test_status_before_any_result_and_of_a_hidden_benchmark(client, benchmark):
         "finished_at": None,
         "newest": None,
         "failure": None,
+        "recompute": {
+            "state": "idle",
+            "reason": "The results served are of the newest input.",
+            "unserved_since": None,
+            "unserved_seconds": None,
+        },
     }
     assert client.get("/api/benchmarks/nope/snapshots/status/").status_code == 404
 

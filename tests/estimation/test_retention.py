@@ -216,9 +216,9 @@ def test_the_openapi_schema_documents_410_on_version_endpoints(client):
         }
 
 
-def test_an_abandoned_version_goes_once_a_newer_one_exists(history):
-    """Abandoned (its worker or the database went away): pruned at once when superseded,
-    kept while it is the newest."""
+def test_an_abandoned_version_goes_once_superseded_and_past_its_keep_time(history, settings):
+    """Abandoned (its worker or the database went away): kept while it is the newest,
+    and once superseded for SNAPSHOT_ABANDONED_KEEP_HOURS (the status pages show it)."""
     newest = ResultSnapshot.objects.get(benchmark=history, version=7)
     ResultSnapshot.objects.filter(pk=newest.pk).update(
         failed_during="abandoned", finished_at=timezone.now()
@@ -236,7 +236,10 @@ def test_an_abandoned_version_goes_once_a_newer_one_exists(history):
             analysis_settings_for(benchmark=history),
         ).payload,
     )
-    result = snapshots_prune()
+    snapshots_prune()
+    assert 7 in kept(history) and 8 in kept(history)  # superseded, still within its keep
+    later = timezone.now() + timedelta(hours=settings.SNAPSHOT_ABANDONED_KEEP_HOURS, minutes=1)
+    result = snapshots_prune(now=later)
     assert 7 not in kept(history) and 8 in kept(history)
     assert result.failed >= 1
     assert PrunedSnapshot.objects.filter(benchmark=history, version=7).exists()

@@ -119,8 +119,11 @@ def test_status_page_and_maintainers_page_say_when_queued_work_has_no_worker(cli
 
 
 def test_nothing_to_warn_about_in_the_embedded_mode(settings):
+    """No workers to watch; a change just queued is waiting, not stalled (one that
+    waited past the stall time would be: a thread can die too)."""
     settings.RECOMPUTE_IN_THREAD = True
-    _queued(make_benchmark(slug="embedded"))
+    _queued(make_benchmark(slug="embedded"), minutes_ago=0)
     settings.EMAIL_BACKEND = "django.core.mail.backends.console.EmailBackend"
     status = operations_status()
     assert status.recomputes_queued == 1 and status.warnings == ()
+    assert all(queue.silent is None for queue in status.queues)

@@ -240,7 +240,10 @@
       var failure = refreshFailure(status);
       var shown = state.version || 0;
       var newest = status.newest;
-      var computing = newest && newest.status === "computing" && newest.version > shown ? newest : null;
+      // "Computing" only while a worker runs it (recompute.state): a version its worker
+      // left behind is not shown as progressing.
+      var running = !status.recompute || status.recompute.state === "computing";
+      var computing = running && newest && newest.status === "computing" && newest.version > shown ? newest : null;
       showComputing(computing);
       if (status.version && status.version > shown) {
         return Promise.all([failure, showNewVersion()]).then(function () {
