@@ -1,22 +1,30 @@
-"""Reader pages for anonymous readers from one cache read, dropped with the snapshot.
+"""Reader pages from one cache read, dropped with the snapshot.
 
-A page whose view is decorated :func:`page_cached` (the leaderboard, its fragments and
-permalinks, exports, charts, badges, the embed) is answered, for an anonymous GET of a
-public benchmark, from a cache entry that holds the finished response of an earlier
+A page whose view is decorated :func:`page_cached` or one of its variants (the
+leaderboard, its fragments and permalinks, exports, charts, badges, the embed) is
+answered, for a GET of a public benchmark, from a cache entry that holds the finished response of an earlier
 request: status, headers, the body raw and compressed once (gzip, brotli), its ETag and
-Last-Modified. A hit skips sessions, authentication, CSRF, the view and the template;
-only the outer middleware (security headers, CSP) still runs. Every answer made or
+Last-Modified. An anonymous hit skips sessions, authentication, CSRF, the view and the
+template; only the outer middleware (security headers, CSP) still runs. Every answer made or
 served here is a conditional one: ``If-None-Match`` (weakly compared) or
 ``If-Modified-Since`` give 304.
 
 What may be cached, and for whom:
 
-- Only requests with no cookie but the CSRF one and no ``Authorization``: the page is the
-  same for every such reader (anonymous pages render no CSRF token and no session
-  state). A reader with a session always gets the view, except on a view marked
-  :func:`page_cached_for_every_reader` (the badge: its bytes depend on nothing of the
+- Only answers to requests with no cookie but the CSRF one and no ``Authorization``: the
+  page is the same for every such reader (anonymous pages render no CSRF token and no
+  session state). A miss of a reader with a session or a token is filled by the same
+  request with its cookies and credentials taken away, so every entry is an anonymous
+  rendering by construction.
+- Whom an entry answers depends on the view's mark. :func:`page_cached`: anonymous
+  readers only (a reader with a session gets the view). :func:`page_cached_for_every_reader`
+  (the badge, exports, board fragments, the embed: their bytes depend on nothing of the
   reader, only on the benchmark being readable, and an entry exists only for a public
-  benchmark, which everyone may read): every reader gets its entry.
+  benchmark, which everyone may read): every reader gets the entry.
+  :func:`page_cached_with_shell` (the leaderboard, a permalink, the charts page): a
+  signed-in reader gets the entry with their own regions (navigation, maintainer links)
+  drawn for them by the view's shell, after sessions, authentication and CSRF ran
+  (frontend/page_shell.py); that answer is never stored.
 - Only a 200 that sets no cookie, is not ``Cache-Control: private``/``no-store``, and
   belongs to a *public* benchmark (checked in the database when the entry is written): a
   private or unlisted benchmark never has an entry, so no cache can leak it.
