@@ -18,7 +18,7 @@ from django.test import Client
 from django.test.signals import template_rendered
 from django.test.utils import CaptureQueriesContext
 
-from frontend.page_shell import PAGE_ACTIONS, SITE_NAV
+from frontend.page_shell import PAGE_ACTIONS, SITE_NAV, regions_replaced
 from leaderboard.models import Benchmark
 from tests.factories import make_benchmark, make_user
 from tests.frontend.test_readers_support import large_payload, store_snapshot
@@ -198,3 +198,19 @@ def test_a_board_made_private_stops_being_served_to_signed_in_readers(board, rea
         path = page.format(slug=board.slug)
         assert readers["bob-reader"].get(path).status_code == 404, path
         assert readers["ada-maintainer"].get(path).status_code == 200, path
+
+
+def test_regions_are_replaced_in_page_order_and_a_missing_one_gives_none():
+    page = (
+        b"<h1>board</h1><!--podium:site-nav-->anon nav<!--/podium:site-nav-->"
+        b"<p>rows</p><!--podium:page-actions-->links<!--/podium:page-actions-->end"
+    )
+    mine = regions_replaced(page, {SITE_NAV: "my nav", PAGE_ACTIONS: "my links"})
+    assert mine == (
+        b"<h1>board</h1><!--podium:site-nav-->my nav<!--/podium:site-nav-->"
+        b"<p>rows</p><!--podium:page-actions-->my links<!--/podium:page-actions-->end"
+    )
+    assert regions_replaced(page, {SITE_NAV: "my nav"}) is not None
+    assert regions_replaced(b"<p>no regions</p>", {SITE_NAV: "my nav"}) is None
+    unclosed = b"<!--podium:site-nav-->anon nav"
+    assert regions_replaced(unclosed, {SITE_NAV: "my nav"}) is None
