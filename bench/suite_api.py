@@ -5,9 +5,12 @@ Rows: the ceiling, a static file served by WhiteNoise through the same server (t
 stylesheet every page links to); the SVG badge, the leaderboard page, the CSV export
 and the charts page as anonymous readers get them (frontend/page_cache.py: 200, 304 by
 ``If-None-Match``, brotli) and rendered by the view for each request (a session cookie
-of no session keeps a request off the cache, except the badge's, whose cached answer
-is the same for every reader); the latest snapshot through the DRF view
-(the cookie again: 200 and 304), then as anonymous clients get it (200, gzip-ed, brotli,
+of no session took a request off the cache before signed-in readers were served from
+it; now it reads the anonymous entry like a signed-in reader, except the latest
+snapshot's) and as a signed-in reader gets them (a stored session and a CSRF cookie:
+the cached board with the reader's own navigation drawn per request,
+frontend/page_shell.py); the latest snapshot through the DRF view
+(the cookie again: 200 and 304; signed in: 200), then as anonymous clients get it (200, gzip-ed, brotli,
 a conditional GET answered 304; from one cache read), and the polling status endpoint
 (200 and 304). "time vs static file" is the static file's throughput over the row's
 (how many times slower); "server CPU per request" is the user + system time gunicorn's
@@ -177,6 +180,7 @@ def run(options: Options, scratch, *, rows: tuple[str, ...] = ()) -> str:
     """``rows``: only the rows whose label starts with one of these (the static file,
     the ceiling, always runs first); empty: every row."""
     from django.conf import settings
+    from django.contrib.auth import get_user_model
     from django.db import connections
 
     from bench.common import synthetic_scores
@@ -200,6 +204,23 @@ def run(options: Options, scratch, *, rows: tuple[str, ...] = ()) -> str:
         source=Submission.Source.IMPORT,
     )
     version = snapshot_refresh(benchmark_id=benchmark.pk)[0].version
+    reader = get_user_model().objects.create_user(username="bench-reader", password=None)
+    # The same board kept private, maintained by the reader: never cached, so its pages
+    # are rendered by the view for every request (the cost of a page before the shell).
+    private = services.benchmark_create(
+        slug="api-load-private",
+        title="API load, private",
+        metrics=[("score", "higher")],
+        visibility="private",
+    )
+    private.maintainers.add(reader)
+    services.submissions_create(
+        benchmark=private,
+        submitter=None,
+        entries=score_entries(fold_values, list(range(m))),
+        source=Submission.Source.IMPORT,
+    )
+    private_version = snapshot_refresh(benchmark_id=private.pk)[0].version
     scratch.purge_queue()
     connections.close_all()
     base, server = scratch.start_gunicorn()
@@ -215,6 +236,8 @@ def run(options: Options, scratch, *, rows: tuple[str, ...] = ()) -> str:
         # for anyone) takes the DRF view instead of the anonymous fast path: the same
         # answer by the way it was served before, the base of the ratios.
         view = {"Cookie": f"{settings.SESSION_COOKIE_NAME}=bench-no-session"}
+        # A reader signed in, as a browser sends it: their session and CSRF cookies.
+        signed_in = {"Cookie": signed_in_cookies(reader)}
         page = {"Accept": "text/html,*/*"}
         static = _static_path("frontend/podium.css")
         badge = f"/b/{benchmark.slug}/badge/algorithm-0000.svg"
@@ -224,6 +247,8 @@ def run(options: Options, scratch, *, rows: tuple[str, ...] = ()) -> str:
         for answer in (_get(base, p, page) for p in (static, badge, board_page, csv, charts)):
             if answer["status"] != 200:
                 raise RuntimeError(f"the server answered {answer}")
+        if b"bench-reader" not in _body(base, board_page, {**page, **signed_in}):
+            raise RuntimeError("the signed-in reader's page does not name them")
         badge_etag = _get(base, badge, page)["etag"]
         page_etag = _get(base, board_page, page)["etag"]
         scenarios = [
@@ -239,12 +264,31 @@ def run(options: Options, scratch, *, rows: tuple[str, ...] = ()) -> str:
                 board_page,
                 {**page, "If-None-Match": page_etag},
             ),
-            ("leaderboard page, rendered (cookie)", board_page, {**page, **view}),
+            ("leaderboard page, session cookie of no session", board_page, {**page, **view}),
+            ("leaderboard page, signed in", board_page, {**page, **signed_in}),
+            (
+                "leaderboard page, rendered (private board, signed-in maintainer)",
+                f"/b/{private.slug}/",
+                {**page, **signed_in},
+            ),
             ("CSV export, 200", csv, page),
-            ("CSV export, rendered (cookie)", csv, {**page, **view}),
+            ("CSV export, session cookie of no session", csv, {**page, **view}),
+            ("CSV export, signed in", csv, {**page, **signed_in}),
+            (
+                "CSV export, rendered (private board, signed-in maintainer)",
+                f"/b/{private.slug}/v{private_version}/export.csv",
+                {**page, **signed_in},
+            ),
             ("charts page, 200", charts, page),
-            ("charts page, rendered (cookie)", charts, {**page, **view}),
+            ("charts page, session cookie of no session", charts, {**page, **view}),
+            ("charts page, signed in", charts, {**page, **signed_in}),
+            (
+                "charts page, rendered (private board, signed-in maintainer)",
+                f"/b/{private.slug}/charts/",
+                {**page, **signed_in},
+            ),
             ("latest, 200, view (cookie)", path, view),
+            ("latest, 200, signed in", path, signed_in),
             (
                 "latest, If-None-Match -> 304, view (cookie)",
                 path,
@@ -335,6 +379,26 @@ def run(options: Options, scratch, *, rows: tuple[str, ...] = ()) -> str:
     )
 
 
+def signed_in_cookies(user) -> str:
+    """The Cookie header of ``user`` signed in: a session stored as a log-in stores it,
+    and a CSRF cookie (the log-out form on every page reads it)."""
+    from importlib import import_module
+
+    from django.conf import settings
+    from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY
+    from django.middleware.csrf import _get_new_csrf_string
+
+    session = import_module(settings.SESSION_ENGINE).SessionStore()
+    session[SESSION_KEY] = str(user.pk)
+    session[BACKEND_SESSION_KEY] = "django.contrib.auth.backends.ModelBackend"
+    session[HASH_SESSION_KEY] = user.get_session_auth_hash()
+    session.create()
+    return (
+        f"{settings.SESSION_COOKIE_NAME}={session.session_key}; "
+        f"{settings.CSRF_COOKIE_NAME}={_get_new_csrf_string()}"
+    )
+
+
 def _workers() -> int:
     import importlib
 
@@ -363,6 +427,16 @@ def _warm_get(base: str, path: str, patience: float = 180.0) -> dict:
         except (TimeoutError, ConnectionError):
             if time.monotonic() > deadline:
                 raise
+
+
+def _body(base: str, path: str, headers: dict) -> bytes:
+    host = urlsplit(base)
+    conn = http.client.HTTPConnection(host.hostname, host.port, timeout=30.0)
+    try:
+        conn.request("GET", path, headers=headers)
+        return conn.getresponse().read()
+    finally:
+        conn.close()
 
 
 def _get(base: str, path: str, headers: dict, timeout: float = 30.0) -> dict:

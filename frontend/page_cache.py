@@ -1,22 +1,30 @@
-"""Reader pages for anonymous readers from one cache read, dropped with the snapshot.
+"""Reader pages from one cache read, dropped with the snapshot.
 
-A page whose view is decorated :func:`page_cached` (the leaderboard, its fragments and
-permalinks, exports, charts, badges, the embed) is answered, for an anonymous GET of a
-public benchmark, from a cache entry that holds the finished response of an earlier
+A page whose view is decorated :func:`page_cached` or one of its variants (the
+leaderboard, its fragments and permalinks, exports, charts, badges, the embed) is
+answered, for a GET of a public benchmark, from a cache entry that holds the finished response of an earlier
 request: status, headers, the body raw and compressed once (gzip, brotli), its ETag and
-Last-Modified. A hit skips sessions, authentication, CSRF, the view and the template;
-only the outer middleware (security headers, CSP) still runs. Every answer made or
+Last-Modified. An anonymous hit skips sessions, authentication, CSRF, the view and the
+template; only the outer middleware (security headers, CSP) still runs. Every answer made or
 served here is a conditional one: ``If-None-Match`` (weakly compared) or
 ``If-Modified-Since`` give 304.
 
 What may be cached, and for whom:
 
-- Only requests with no cookie but the CSRF one and no ``Authorization``: the page is the
-  same for every such reader (anonymous pages render no CSRF token and no session
-  state). A reader with a session always gets the view, except on a view marked
-  :func:`page_cached_for_every_reader` (the badge: its bytes depend on nothing of the
+- Only answers to requests with no cookie but the CSRF one and no ``Authorization``: the
+  page is the same for every such reader (anonymous pages render no CSRF token and no
+  session state). A miss of a reader with a session or a token is filled by the same
+  request with its cookies and credentials taken away, so every entry is an anonymous
+  rendering by construction.
+- Whom an entry answers depends on the view's mark. :func:`page_cached`: anonymous
+  readers only (a reader with a session gets the view). :func:`page_cached_for_every_reader`
+  (the badge, exports, board fragments, the embed: their bytes depend on nothing of the
   reader, only on the benchmark being readable, and an entry exists only for a public
-  benchmark, which everyone may read): every reader gets its entry.
+  benchmark, which everyone may read): every reader gets the entry.
+  :func:`page_cached_with_shell` (the leaderboard, a permalink, the charts page): a
+  signed-in reader gets the entry with their own regions (navigation, maintainer links)
+  drawn for them by the view's shell, after sessions, authentication and CSRF ran
+  (frontend/page_shell.py); that answer is never stored.
 - Only a 200 that sets no cookie, is not ``Cache-Control: private``/``no-store``, and
   belongs to a *public* benchmark (checked in the database when the entry is written): a
   private or unlisted benchmark never has an entry, so no cache can leak it.
@@ -54,16 +62,18 @@ import hashlib
 import logging
 import math
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from functools import lru_cache, wraps
 from urllib.parse import parse_qsl, urlencode
 
 from django.conf import settings
+from django.core.handlers.wsgi import WSGIRequest
 from django.core.signals import setting_changed
 from django.dispatch import receiver
 from django.http import HttpRequest, HttpResponse, HttpResponseNotModified, QueryDict
 from django.urls import Resolver404, resolve
-from django.utils.cache import get_conditional_response, patch_vary_headers
+from django.utils.cache import get_conditional_response, patch_cache_control, patch_vary_headers
 from django.utils.http import http_date
 
 from config.cache import pages_cache
@@ -97,6 +107,7 @@ _CSP_ATTRIBUTES = (
     "_csp_replace_ro",
 )
 _REFUSED = "_page_cache_refused"
+_SHARED = "_page_cache_shared"  # the anonymous entry a shell view draws around
 
 
 @dataclass(frozen=True)
@@ -124,7 +135,7 @@ CODINGS = ("br", "gzip", "")
 
 def page_cached(view):
     """Mark a view whose anonymous answers :class:`PageCacheMiddleware` may keep; its URL
-    must have a ``slug`` (the benchmark)."""
+    must have a ``slug`` (the benchmark). A signed-in reader gets the view."""
 
     @wraps(view)
     def marked(*args, **kwargs):
@@ -141,6 +152,39 @@ def page_cached_for_every_reader(view):
     marked = page_cached(view)
     marked.page_cached_every_reader = True
     return marked
+
+
+Shell = Callable[..., bytes | None]
+
+
+def page_cached_with_shell(shell: Shell):
+    """:func:`page_cached`, and a signed-in reader gets the anonymous entry with their own
+    part drawn by ``shell(request, body, **view_kwargs)`` (frontend/page_shell.py: the
+    body with the reader's regions replaced, or None to run the view)."""
+
+    def decorate(view):
+        @wraps(view)
+        def marked(request, *args, **kwargs):
+            shared = getattr(request, _SHARED, None)
+            if shared is not None:
+                body = shell(request, shared.body, **kwargs)
+                if body is not None:
+                    return _shell_answer(body, shared)
+            return view(request, *args, **kwargs)
+
+        marked.page_cached = True  # type: ignore[attr-defined]
+        marked.page_cached_shell = True  # type: ignore[attr-defined]
+        return marked
+
+    return decorate
+
+
+def _shell_answer(body: bytes, shared: PageEntry) -> HttpResponse:
+    """A signed-in reader's page: the entry's headers, without its validators (the body
+    is this reader's), and private (a shared cache must not keep it)."""
+    response = _with_attributes(HttpResponse(body, headers=dict(shared.headers)), shared)
+    patch_cache_control(response, private=True)
+    return response
 
 
 def page_cache_refuse(response: HttpResponse) -> HttpResponse:
@@ -315,10 +359,12 @@ class PageCacheMiddleware:
         self.get_response = get_response
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
-        slug, url = self._cacheable(request)
+        slug, url, reader = self._cacheable(request)
         if slug is None:
             return self.get_response(request)
-        coding = _coding(request)
+        anonymous = _anonymous(request)
+        shelled = reader == SHELL and not anonymous
+        coding = "" if shelled else _coding(request)  # a shell edits the identity body
         generation_key = generation_cache_key(slug=slug)
         key = _entry_key(slug, url, coding)
         found = pages_cache.get_many([generation_key, key])  # one round trip
@@ -326,46 +372,93 @@ class PageCacheMiddleware:
         entry = found.get(key)
         if generation is None:
             generation = benchmark_generation(slug=slug)
-        elif isinstance(entry, PageEntry) and entry.generation == generation:
-            return _answer(request, entry)
-        if _anonymous(request):
+            entry = None
+        elif not (isinstance(entry, PageEntry) and entry.generation == generation):
+            entry = None
+        if entry is None and anonymous:
             wait = page_miss_wait(request)
             if wait is not None:
                 return _too_many_misses(request, wait)
-        response = self.get_response(request)
-        if not _storable(response) or not _public(slug):
-            return response
+            response = self.get_response(request)
+            if not _storable(response) or not _public(slug):
+                return response
+            return _answer(request, self._store(response, slug, url, generation)[coding])
+        if entry is None:
+            entries = self._fill(request, slug, url, generation)
+            if entries is None:
+                return self.get_response(request)  # the view, for this reader
+            entry = entries[coding]
+        if not shelled:
+            return _answer(request, entry)
+        setattr(request, _SHARED, entry)  # the view draws this reader's part around it
+        return self.get_response(request)
+
+    @staticmethod
+    def _store(
+        response: HttpResponse, slug: str, url: str, generation: str
+    ) -> dict[str, PageEntry]:
         entries = _entries_of(response, generation)
         pages_cache.set_many(
             {_entry_key(slug, url, name): value for name, value in entries.items()},
             timeout=ENTRY_SECONDS,
         )
-        return _answer(request, entries[coding])
+        return entries
+
+    def _fill(
+        self, request: HttpRequest, slug: str, url: str, generation: str
+    ) -> dict[str, PageEntry] | None:
+        """The entry a signed-in reader missed, made by the same request with its cookies
+        and credentials taken away (so the stored page is the anonymous one by
+        construction); None (the view answers the reader) for a benchmark not public,
+        an answer that is not stored, or past the address's miss limit."""
+        if not isinstance(request, WSGIRequest) or not _public(slug):
+            return None
+        if page_miss_wait(request) is not None:
+            return None
+        response = self.get_response(_anonymous_copy(request))
+        if not _storable(response):
+            return None
+        return self._store(response, slug, url, generation)
 
     @staticmethod
-    def _cacheable(request: HttpRequest) -> tuple[str | None, str]:
+    def _cacheable(request: HttpRequest) -> tuple[str | None, str, str]:
         if request.method != "GET":
-            return None, ""
+            return None, "", ""
         page = _cached_page(request.path_info)
         if page is None:
-            return None, ""
-        slug, every_reader = page
-        if not every_reader and not _anonymous(request):
-            return None, ""
+            return None, "", ""
+        slug, reader = page
+        if reader == ANONYMOUS and not _anonymous(request):
+            return None, "", ""
         # The view sees the request as its entry is keyed: reader parameters only.
         query = _reader_query(request.META.get("QUERY_STRING", ""))
         request.META["QUERY_STRING"] = query
         request.GET = QueryDict(query)
         if len(query) > MAX_QUERY_LENGTH:
-            return None, ""
-        return slug, _request_identity(request)
+            return None, "", ""
+        return slug, _request_identity(request), reader
+
+
+def _anonymous_copy(request: WSGIRequest) -> WSGIRequest:
+    """``request`` as a reader with no cookie and no ``Authorization`` would send it."""
+    environ = {
+        name: value
+        for name, value in request.environ.items()
+        if name not in ("HTTP_COOKIE", "HTTP_AUTHORIZATION")
+    }
+    return WSGIRequest(environ)
+
+
+# Who an entry answers (_cached_page): anonymous readers only; every reader the same
+# bytes; every reader, a signed-in one with their own part drawn around it.
+ANONYMOUS, EVERY_READER, SHELL = "anonymous", "every reader", "shell"
 
 
 @lru_cache(maxsize=4096)
-def _cached_page(path: str) -> tuple[str, bool] | None:
-    """The benchmark slug of a path whose view is :func:`page_cached`, and whether its
-    entry answers every reader (:func:`page_cached_for_every_reader`), else None
-    (resolved once per path and process; dropped when the URLconf setting changes)."""
+def _cached_page(path: str) -> tuple[str, str] | None:
+    """The benchmark slug of a path whose view is :func:`page_cached`, and whom its entry
+    answers (``ANONYMOUS``, ``EVERY_READER``, ``SHELL``), else None (resolved once per
+    path and process; dropped when the URLconf setting changes)."""
     try:
         match = resolve(path)
     except Resolver404:
@@ -373,7 +466,11 @@ def _cached_page(path: str) -> tuple[str, bool] | None:
     slug = match.kwargs.get("slug")
     if not getattr(match.func, "page_cached", False) or not isinstance(slug, str):
         return None
-    return slug, bool(getattr(match.func, "page_cached_every_reader", False))
+    if getattr(match.func, "page_cached_every_reader", False):
+        return slug, EVERY_READER
+    if getattr(match.func, "page_cached_shell", False):
+        return slug, SHELL
+    return slug, ANONYMOUS
 
 
 @receiver(setting_changed)

@@ -413,6 +413,19 @@ def benchmark_get_visible(*, slug: str, user, counts: bool = True) -> Benchmark:
     return (_with_counts(benchmarks) if counts else benchmarks).get(slug=slug)
 
 
+def benchmark_policy_if_maintained(*, slug: str, user) -> str | None:
+    """The submission policy of benchmark ``slug`` if ``user`` maintains it, else None:
+    what the leaderboard's maintainer links need, in one query (none for a reader not
+    signed in)."""
+    if user is None or not user.is_authenticated:
+        return None
+    return (
+        Benchmark.objects.filter(_maintains(user), slug=slug)
+        .values_list("submission_policy", flat=True)
+        .first()
+    )
+
+
 def _count_of(model, public=None, **filters) -> Coalesce:
     """A correlated COUNT subquery (joins would multiply algorithms by datasets)."""
     rows = model.objects.filter(benchmark=OuterRef("pk"), **filters)

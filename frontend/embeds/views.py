@@ -16,7 +16,7 @@ from django.views.decorators.http import require_safe
 from estimation.selectors import snapshot_board, snapshot_latest
 from frontend.embeds.badges import badge_facts, badge_svg
 from frontend.explore.selectors import algorithm_get
-from frontend.page_cache import page_cached, page_cached_for_every_reader
+from frontend.page_cache import page_cached_for_every_reader
 from frontend.readers.views import live_board_context
 from leaderboard.models import Algorithm, Benchmark
 from leaderboard.selectors import benchmark_get_visible, primary_metric
@@ -61,7 +61,7 @@ def algorithm_badge(request: HttpRequest, slug: str, algorithm: str) -> HttpResp
     return response
 
 
-@page_cached
+@page_cached_for_every_reader
 @require_safe
 @xframe_options_exempt
 @csp_replace({"frame-ancestors": ["*"]})  # type: ignore[arg-type]  # typed for 1-arg views

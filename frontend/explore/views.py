@@ -18,7 +18,8 @@ from frontend.compare.links import select_options
 from frontend.embeds.badges import badge_facts, badge_markdown, badge_svg
 from frontend.explore import advice, charts, presenters, robustness, selectors
 from frontend.explore.coverage import coverage_table, power_coverage, rank_set_table
-from frontend.page_cache import page_cached
+from frontend.page_cache import page_cached_with_shell
+from frontend.page_shell import site_nav_shell
 from frontend.selectors import dataset_scores_now, version_dataset_scores
 from leaderboard.ingest.results_csv import RANKING_HEADER
 from leaderboard.models import Algorithm, Benchmark, Dataset
@@ -47,7 +48,7 @@ def _metric_and_sections(request: HttpRequest, benchmark: Benchmark):
     return metric, snapshot, SnapshotSections(snapshot)
 
 
-@page_cached
+@page_cached_with_shell(site_nav_shell)
 def benchmark_charts_page(request: HttpRequest, slug: str) -> HttpResponse:
     """Every benchmark-level chart of the latest snapshot (cached per snapshot in the template)."""
     benchmark = _visible_benchmark(request, slug)

@@ -21,7 +21,12 @@ from estimation.models import ResultSnapshot
 from estimation.selectors import SnapshotPruned, snapshot_computing, snapshot_failure
 from estimation.services import snapshot_cite
 from frontend.explore.selectors import MAX_QUERY_LENGTH, site_search
-from frontend.page_cache import page_cache_refuse, page_cached
+from frontend.page_cache import (
+    page_cache_refuse,
+    page_cached_for_every_reader,
+    page_cached_with_shell,
+)
+from frontend.page_shell import leaderboard_shell, site_nav_shell
 from frontend.readers.board_table import (
     BoardLink,
     chosen_columns,
@@ -446,7 +451,7 @@ def _failure(benchmark: Benchmark, metric: Metric | None):
     return snapshot_failure(benchmark=benchmark, metric=metric) if metric is not None else None
 
 
-@page_cached
+@page_cached_with_shell(leaderboard_shell)
 def benchmark_leaderboard(request: HttpRequest, slug: str) -> HttpResponse:
     benchmark, metric, metrics = _readable(request, slug)
     snapshot = (
@@ -500,7 +505,7 @@ def live_board_context(request: HttpRequest, slug: str, page_route: str | None =
     )
 
 
-@page_cached
+@page_cached_for_every_reader
 def benchmark_board_fragment(request: HttpRequest, slug: str) -> HttpResponse:
     """The live leaderboard section alone, for leaderboard.js."""
     return _fragment(request, live_board_context(request, slug))
@@ -528,7 +533,7 @@ def _pruned_as_410(view):
     return answer
 
 
-@page_cached
+@page_cached_for_every_reader
 @_pruned_as_410
 def benchmark_version_board_fragment(request: HttpRequest, slug: str, version: int) -> HttpResponse:
     """One version's leaderboard section alone (the estimator switcher of a permalink)."""
@@ -607,7 +612,7 @@ def _cited(benchmark: Benchmark, metric: Metric | None, snapshot: SnapshotView) 
         snapshot_cite(benchmark_id=benchmark.pk, metric_id=metric.pk, version=snapshot.version)
 
 
-@page_cached
+@page_cached_with_shell(site_nav_shell)
 @_pruned_as_410
 def benchmark_version(request: HttpRequest, slug: str, version: int) -> HttpResponse:
     """A permalink: one version's leaderboard, as it was; it never updates itself."""
@@ -655,7 +660,7 @@ def benchmark_history(request: HttpRequest, slug: str) -> HttpResponse:
     return render(request, "frontend/readers/benchmark_history.html", context)
 
 
-@page_cached
+@page_cached_for_every_reader
 @_pruned_as_410
 def benchmark_export(request: HttpRequest, slug: str, version: int, fmt: str) -> HttpResponse:
     """One ready version as CSV, JSON or LaTeX, with its version and a citation line."""
