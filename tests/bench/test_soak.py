@@ -67,6 +67,9 @@ def test_a_fault_is_visible_when_an_alarm_absent_before_it_shows_within_two_minu
     assert seen["status_api_s"] == 30.0
     late = soak.visibility(fault, pages, [], within=40.0)
     assert late["status_page_s"] is None and late["status_api_s"] is None
+    # The next fault began at 120 s: the alarm at 150 s is that one's.
+    cut = soak.visibility(fault, pages, [], until=120.0)
+    assert cut["status_page_s"] is None and cut["window_s"] == 20.0
 
 
 def test_an_alarm_already_shown_before_the_fault_does_not_count():
