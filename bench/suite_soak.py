@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import ast
 import json
+import os
 import re
 import sys
 import threading
@@ -128,7 +129,8 @@ class Recorder:
     """Everything the threads record, behind one lock."""
 
     accepted: list[Accepted] = field(default_factory=list)
-    gave_up: list[str] = field(default_factory=list)  # keys never acknowledged
+    gave_up: list[str] = field(default_factory=list)  # retried for 10 minutes in vain
+    refused: list[str] = field(default_factory=list)  # a 4xx other than 429
     answers: Counter = field(default_factory=Counter)  # (kind, status) -> count
     served: list[Served] = field(default_factory=list)
     pages: list[PageSample] = field(default_factory=list)
@@ -364,6 +366,7 @@ class Soak:
         self.inputs: dict[tuple[str, int], frozenset[int]] = {}
         self.latest: dict[str, Served] = {}
         self.progress: dict[str, float | None] = {}
+        self.load_start: list[float] = []
         self.t0 = 0.0
 
     # --- setup ------------------------------------------------------------------------
@@ -452,7 +455,9 @@ class Soak:
                     )
                 return
             if response.status_code < 500 and response.status_code != 429:
-                break  # refused: counted among the answers, not retried
+                with self.rec.lock:
+                    self.rec.refused.append(key)
+                return  # not retried
             try:
                 wait = float(response.headers.get("Retry-After", 1))
             except ValueError:
@@ -633,6 +638,7 @@ class Soak:
         load += [threading.Thread(target=self.reader, args=(i,)) for i in range(config.readers)]
         duration = config.minutes * 60.0
         self.t0 = time.monotonic()
+        self.load_start = list(os.getloadavg())
         for thread in load:
             thread.start()
         try:
@@ -721,7 +727,15 @@ class Soak:
                 "duplicated": sum(1 for n in stored.values() if n > 1),
                 "stored_not_acknowledged": sum(1 for k in stored if k not in acknowledged),
                 "gave_up": len(rec.gave_up),
+                "refused": len(rec.refused),
             },
+            "worker_restarts": [name for name, _ in self.stack.restarts],
+            # Each expected 503 should be one line, not a traceback (issue 41).
+            "tracebacks": {
+                name: self.stack.log_text(name).count("Traceback (most recent call last)")
+                for name in ("gunicorn", "worker", "worker-bulk", "beat")
+            },
+            "load_average": {"start": self.load_start, "end": list(os.getloadavg())},
             "answers": dict(answers),
             "faults": faults,
             "benchmarks": benchmarks,
@@ -761,6 +775,10 @@ def soak(config: SoakConfig, log: Callable[[str], None] = print) -> dict[str, An
 # --- the report -----------------------------------------------------------------------
 
 
+def _loads(values: Sequence[float]) -> str:
+    return "/".join(f"{v:.1f}" for v in values)
+
+
 def _seconds(value: float | None) -> str:
     return "never (in the run)" if value is None else f"{value:g}"
 
@@ -788,7 +806,15 @@ def report(result: dict[str, Any]) -> str:
         "",
         f"**Keys:** {keys['acknowledged']} acknowledged, **{keys['lost']} lost, "
         f"{keys['duplicated']} duplicated**; {keys['stored_not_acknowledged']} stored but "
-        f"never acknowledged, {keys['gave_up']} given up after 10 minutes of retries.",
+        f"never acknowledged, {keys['gave_up']} given up after 10 minutes of retries, "
+        f"{keys['refused']} refused (4xx).",
+        "",
+        f"Machine load (1/5/15-minute averages, the machine is shared): "
+        f"{_loads(result['load_average']['start'])} at the start of the load, "
+        f"{_loads(result['load_average']['end'])} at the end. Workers restarted: "
+        f"{', '.join(result['worker_restarts']) or 'none'}. Tracebacks in the logs: "
+        + ", ".join(f"{name} {n}" for name, n in result["tracebacks"].items())
+        + ".",
         "",
     ]
     rows = [

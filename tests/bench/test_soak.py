@@ -3,6 +3,8 @@ of the whole harness with one fault so that it keeps working."""
 
 from __future__ import annotations
 
+from dataclasses import asdict
+
 import pytest
 
 from bench import suite_soak as soak
@@ -136,3 +138,59 @@ def test_a_short_soak_with_one_worker_kill_measures_everything():
     assert result["status_api_samples"] > 0 and result["status_page_samples"] > 0
     result["command"] = "test"
     assert "worker_kill" in soak.report(result)
+
+
+def test_the_report_names_the_command_every_fault_and_benchmark():
+    fault = {
+        "kind": "postgres_stop",
+        "detail": "pg_ctl stop -m fast, 45 s, start",
+        "at_s": 300.0,
+        "lasted_s": 45.5,
+        "recovery_s": None,
+        "window_s": 120.0,
+        "status_page_s": 30.0,
+        "status_page_shows": ["failing"],
+        "status_page_answers": {"503": 9, "200": 15},
+        "status_api_s": None,
+    }
+    result = {
+        "command": "python -m bench soak",
+        "measured": "2026-12-05 08:00 UTC",
+        "machine": "2 CPU cores",
+        "seconds": 1300.0,
+        "config": {**asdict(soak.SoakConfig()), "faults": ["postgres_stop"]},
+        "load_seconds": 900.0,
+        "drain_seconds": 240.0,
+        "keys": {
+            "acknowledged": 500,
+            "lost": 0,
+            "duplicated": 0,
+            "stored_not_acknowledged": 0,
+            "gave_up": 0,
+            "refused": 0,
+        },
+        "worker_restarts": ["worker"],
+        "tracebacks": {"gunicorn": 3},
+        "load_average": {"start": [9.0, 8.0, 7.0], "end": [10.0, 9.0, 8.0]},
+        "answers": {"write": {"201": 500, "503": 20}},
+        "faults": [fault],
+        "benchmarks": {
+            "soak-0": {
+                "accepted": 500,
+                "never_served": 2,
+                "versions_served": 90,
+                "longest_wait_s": 400.0,
+                "longest_stale_s": 380.0,
+            }
+        },
+        "computing_with_no_task": {"samples": 0, "episodes": 0, "longest_s": 0.0, "detail": []},
+    }
+    text = soak.report(result)
+    assert "`python -m bench soak`" in text
+    assert (
+        "| postgres_stop | pg_ctl stop -m fast, 45 s, start | 300 | 45.5 | never (in the run) |"
+        in text
+    )
+    assert "yes, after 30 s (failing)" in text
+    assert "| soak-0 | 500 | 90 | 400 | 380 | 2 |" in text
+    assert "9.0/8.0/7.0" in text
