@@ -365,7 +365,6 @@ class Soak:
         self.session = ""
         self.inputs: dict[tuple[str, int], frozenset[int]] = {}
         self.latest: dict[str, Served] = {}
-        self.progress: dict[str, float | None] = {}
         self.load_start: list[float] = []
         self.t0 = 0.0
 
@@ -514,7 +513,6 @@ class Soak:
                 with self.rec.lock:
                     self.rec.served.append(sample)
                     self.latest[slug] = sample
-                    self.progress[slug] = newest.get("progress")
             self.resolve_inputs()
 
     def status_page(self) -> None:
@@ -535,10 +533,14 @@ class Soak:
 
     def orphan_watch(self) -> None:
         """Benchmarks whose newest version says "computing" while no worker runs their
-        recompute (Celery's ``inspect active`` on the broker)."""
+        recompute (Celery's ``inspect active`` on the broker). The status API is asked
+        again after the workers answered, so that a task that finished in between, or a
+        status sample left over from an outage, is not counted."""
+        import requests
         from celery import Celery
 
         app = Celery(broker=self.stack.redis.url)
+        session = requests.Session()
         while not self.stop_monitor.wait(self.config.orphan_interval):
             with self.rec.lock:
                 computing = {
@@ -557,11 +559,19 @@ class Soak:
                 for task in tasks:
                     if task.get("name") == RECOMPUTE_TASK:
                         alive.add(_benchmark_id(task))
-            now = time.monotonic()
-            for slug, sample in computing.items():
-                version = sample.newest_version
-                if version is not None and self.ids[slug] not in alive:
-                    orphan = OrphanSample(now, slug, version, self.progress.get(slug))
+            for slug in computing:
+                if self.ids[slug] in alive:
+                    continue
+                url = f"{self.stack.base_url}/api/benchmarks/{slug}/snapshots/status/"
+                try:
+                    response = session.get(url, timeout=30)
+                    newest = (response.json().get("newest") or {}) if response.ok else {}
+                except (requests.RequestException, ValueError):
+                    continue
+                if newest.get("status") == "computing" and newest.get("version") is not None:
+                    orphan = OrphanSample(
+                        time.monotonic(), slug, int(newest["version"]), newest.get("progress")
+                    )
                     with self.rec.lock:
                         self.rec.orphans.append(orphan)
 
