@@ -135,6 +135,7 @@ class Recorder:
     served: list[Served] = field(default_factory=list)
     pages: list[PageSample] = field(default_factory=list)
     orphans: list[OrphanSample] = field(default_factory=list)
+    orphan_checks: int = 0  # times the workers were asked while a version computed
     faults: list[Fault] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -174,13 +175,16 @@ def served_times(
 
 
 def recovery_after(
-    ended: float, accepted: Sequence[Accepted], first_served: dict[str, float | None]
+    ended: float,
+    accepted: Sequence[Accepted],
+    first_served: dict[str, float | None],
+    since: float | None = None,
 ) -> float | None:
-    """Seconds from ``ended`` until every input accepted before it was served (0 when
-    all were already served; None when one never was)."""
+    """Seconds from ``ended`` until every input accepted before it (and after ``since``,
+    when given) was served (0 when all were already served; None when one never was)."""
     latest = ended
     for a in accepted:
-        if a.at > ended:
+        if a.at > ended or (since is not None and a.at <= since):
             continue
         at = first_served.get(a.key)
         if at is None:
@@ -286,15 +290,26 @@ def orphan_episodes(samples: Sequence[OrphanSample]) -> list[dict[str, Any]]:
 
 
 STATUS_FAILED = re.compile(r'class="status-failed"[^>]*>(.*?)</', re.S)
+TABLE_ROW = re.compile(r"<tr[^>]*>(.*?)</tr>", re.S)
+ROW_NAME = re.compile(r'<th scope="row">(?:<a [^>]*>)?([^<]*)<', re.S)
+
+
+def _plain(text: str) -> str:
+    return re.sub(r"\s+", " ", re.sub(r"\d+", "#", text)).strip()
 
 
 def page_alarms(html: str) -> frozenset[str]:
     """The texts the staff status page marks ``status-failed`` (warnings, failing checks,
-    silent workers), digits blanked so that a growing age is the same alarm."""
-    texts = (
-        re.sub(r"\s+", " ", re.sub(r"\d+", "#", t)).strip() for t in STATUS_FAILED.findall(html)
-    )
-    return frozenset(t for t in texts if t)
+    silent workers), digits blanked so that a growing age is the same alarm; one in a
+    table row is named by the row (the check, the worker)."""
+    alarms = set()
+    for row in TABLE_ROW.findall(html):
+        name = ROW_NAME.search(row)
+        for text in STATUS_FAILED.findall(row):
+            alarms.add(f"{name.group(1).strip() if name else '?'}: {_plain(text)}")
+    outside = TABLE_ROW.sub("", html)
+    alarms.update(_plain(t) for t in STATUS_FAILED.findall(outside))
+    return frozenset(a for a in alarms if a)
 
 
 def fault_schedule(duration: float, kinds: Sequence[str]) -> list[tuple[float, str]]:
@@ -559,6 +574,8 @@ class Soak:
                 for task in tasks:
                     if task.get("name") == RECOMPUTE_TASK:
                         alive.add(_benchmark_id(task))
+            with self.rec.lock:
+                self.rec.orphan_checks += 1
             for slug in computing:
                 if self.ids[slug] in alive:
                     continue
@@ -702,8 +719,11 @@ class Soak:
         acknowledged = {a.key for a in rec.accepted}
         faults = []
         starts = [f.started for f in rec.faults[1:]] + [None]
+        previous_end = t0
         for fault, until in zip(rec.faults, starts, strict=True):
             recovery = recovery_after(fault.ended, rec.accepted, first)
+            own = recovery_after(fault.ended, rec.accepted, first, since=previous_end)
+            previous_end = fault.ended
             faults.append(
                 {
                     "kind": fault.kind,
@@ -711,6 +731,8 @@ class Soak:
                     "at_s": round(fault.started - t0, 1),
                     "lasted_s": round(fault.ended - fault.started, 1),
                     "recovery_s": None if recovery is None else round(recovery, 1),
+                    # only the inputs accepted since the previous fault ended
+                    "recovery_own_s": None if own is None else round(own, 1),
                     **visibility(fault, rec.pages, rec.served, until=until),
                 }
             )
@@ -750,6 +772,7 @@ class Soak:
             "faults": faults,
             "benchmarks": benchmarks,
             "computing_with_no_task": {
+                "checks": rec.orphan_checks,
                 "samples": len(rec.orphans),
                 "episodes": len(orphans),
                 "longest_s": max((o["seconds"] for o in orphans), default=0.0),
@@ -834,6 +857,7 @@ def report(result: dict[str, Any]) -> str:
             f"{f['at_s']:g}",
             f"{f['lasted_s']:g}",
             _seconds(f["recovery_s"]),
+            _seconds(f.get("recovery_own_s")),
             _yes(f["status_page_s"])
             + (f" ({'; '.join(f['status_page_shows'])})" if f["status_page_shows"] else ""),
             _yes(f["status_api_s"]),
@@ -849,6 +873,7 @@ def report(result: dict[str, Any]) -> str:
                 "at (s)",
                 "lasted (s)",
                 f"fault end -> all accepted before it served (s; target <= {RECOVERY_TARGET:g})",
+                "the same, only inputs accepted since the previous fault's end (s)",
                 "on /status/ within 2 min (what it showed)",
                 "on the status API within 2 min",
                 "/status/ answers in that window",
@@ -891,7 +916,8 @@ def report(result: dict[str, Any]) -> str:
         f'**"Computing" with no task alive** (status API each {config["monitor_interval"]:g} s, '
         f"`inspect active` each {config['orphan_interval']:g} s while one computes; two samples "
         f"in a row make an episode): {orphans['episodes']} episodes, the longest "
-        f"{orphans['longest_s']:g} s ({orphans['samples']} samples).",
+        f"{orphans['longest_s']:g} s ({orphans['samples']} samples in "
+        f"{orphans.get('checks', '?')} checks while a version computed).",
         "",
         f"Answers (status 0: no answer): {answers}.",
         "",

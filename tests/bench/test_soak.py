@@ -44,6 +44,9 @@ def test_recovery_counts_from_the_fault_end_only_inputs_accepted_before_it():
     assert soak.recovery_after(7.0, ACCEPTED, first) == 2.0  # k11 served at 9
     assert soak.recovery_after(25.0, ACCEPTED, first) == 27.0  # k12 served at 52
     assert soak.recovery_after(10.0, ACCEPTED, first) == 0.0  # all before 10 served by then
+    # Only what came after the previous fault's end: k11 (accepted at 5, served at 9).
+    assert soak.recovery_after(7.0, ACCEPTED, first, since=4.0) == 2.0
+    assert soak.recovery_after(7.0, ACCEPTED, first, since=6.0) == 0.0
 
 
 def test_stale_is_the_longest_stretch_without_a_new_version_while_an_input_waited():
@@ -81,13 +84,21 @@ def test_an_alarm_already_shown_before_the_fault_does_not_count():
     assert seen["status_page_s"] is None and seen["status_api_s"] is None
 
 
-def test_status_page_alarms_are_its_failed_elements_with_digits_blanked():
+def test_status_page_alarms_are_its_failed_elements_named_by_their_row():
     html = (
         '<p class="status-failed" role="alert" data-testid="status-warning">No worker '
-        'seen for 3 minutes</p><td><span class="status-failed">failing</span></td>'
-        "<td>ok</td>"
+        "seen for 3 minutes</p>"
+        '<tr><th scope="row">broker</th><td><span class="status-failed">failing</span></td></tr>'
+        '<tr><th scope="row">database</th><td>ok</td></tr>'
+        '<tr data-testid="status-process" data-role="worker"><td>worker</td>'
+        '<th scope="row">worker@vm</th><td>podium</td><td><span class="status-failed">'
+        "2 minutes ago</span></td></tr>"
     )
-    assert soak.page_alarms(html) == {"No worker seen for # minutes", "failing"}
+    assert soak.page_alarms(html) == {
+        "No worker seen for # minutes",
+        "broker: failing",
+        "worker@vm: # minutes ago",
+    }
 
 
 def test_computing_with_no_task_counts_runs_of_two_samples_or_more():
@@ -147,6 +158,7 @@ def test_the_report_names_the_command_every_fault_and_benchmark():
         "at_s": 300.0,
         "lasted_s": 45.5,
         "recovery_s": None,
+        "recovery_own_s": None,
         "window_s": 120.0,
         "status_page_s": 30.0,
         "status_page_shows": ["failing"],
@@ -192,5 +204,6 @@ def test_the_report_names_the_command_every_fault_and_benchmark():
         in text
     )
     assert "yes, after 30 s (failing)" in text
+    assert "never (in the run) | never (in the run) |" in text
     assert "| soak-0 | 500 | 90 | 400 | 380 | 2 |" in text
     assert "9.0/8.0/7.0" in text
