@@ -28,6 +28,8 @@ SUITES = (
     "pages",
 )
 DATABASE_SUITES = ("ingest", "latency", "api", "pages")
+# Run only when named: the soak takes a quarter of an hour and stops its own servers.
+ON_REQUEST = ("soak",)
 
 
 def _interrupted(signum: int, frame) -> None:
@@ -36,10 +38,19 @@ def _interrupted(signum: int, frame) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__)
-    parser.add_argument("suite", nargs="+", choices=(*SUITES, "all", "core"))
+    parser.add_argument("suite", nargs="+", choices=(*SUITES, *ON_REQUEST, "all", "core"))
     parser.add_argument("--repeats", type=int, default=5, help="timed repeats (min is kept)")
     parser.add_argument("--quick", action="store_true", help="tiny sizes: a smoke run")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--minutes", type=float, default=15.0, help="soak: minutes of load (default 15)"
+    )
+    parser.add_argument(
+        "--faults",
+        default="",
+        help="soak: comma-separated faults in order (default: worker_kill,postgres_stop,"
+        "redis_restart,gunicorn_kill)",
+    )
     args = parser.parse_args(argv)
     if args.repeats < 1:
         parser.error("--repeats must be at least 1")
@@ -50,7 +61,15 @@ def main(argv: list[str] | None = None) -> int:
     # A plain `kill` must also stop the worker/server and drop the scratch database.
     signal.signal(signal.SIGTERM, _interrupted)
     signal.signal(signal.SIGINT, _interrupted)
-    options = Options(repeats=args.repeats, quick=args.quick, seed=args.seed)
+    if args.minutes <= 0:
+        parser.error("--minutes must be positive")
+    options = Options(
+        repeats=args.repeats,
+        quick=args.quick,
+        seed=args.seed,
+        minutes=args.minutes,
+        faults=args.faults,
+    )
     print(f"Machine: {machine_line()}\n", flush=True)
     needs_database = any(s in DATABASE_SUITES for s in suites)
     with Scratch() if needs_database else contextlib.nullcontext() as scratch:

@@ -28,6 +28,8 @@ class Options:
     repeats: int = 5
     quick: bool = False
     seed: int = 0
+    minutes: float = 15.0  # soak: how long the load runs
+    faults: str = ""  # soak: comma-separated fault kinds (empty: all)
 
 
 def best_time(

@@ -1,0 +1,389 @@
+"""A production-like Podium on scratch resources, for the soak (``python -m bench soak``).
+
+:class:`Stack` makes a PostgreSQL cluster of its own (``initdb`` in a temporary folder,
+a free port, default durability), two ``redis-server`` processes run as
+docker-compose.yml runs its ``redis`` (the broker and counters: append-only,
+``volatile-lru``) and ``cache`` (pages: no persistence, ``allkeys-lru``), migrates,
+and starts gunicorn with ``config/gunicorn.py``, the two Celery workers of compose
+(``podium`` with two processes, ``podium-bulk`` with one) and beat, all with the
+production settings. A supervisor thread restarts a worker that died, as compose's
+restart policy would. Everything it started is stopped at the end, whatever happened:
+nothing here touches the machine's shared PostgreSQL or Redis, so the soak may stop
+them (:meth:`postgres_stop`, :meth:`redis_restart`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import glob
+import os
+import secrets
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from bench.common import ROOT
+from bench.scratch import free_port, wait_for_port
+
+BIN = Path(sys.executable).parent
+DEFAULT_QUEUE = "podium"
+BULK_QUEUE = "podium-bulk"
+
+
+@dataclass(frozen=True)
+class WorkerSpec:
+    """One of compose's Celery services: its queue and process count."""
+
+    name: str
+    queue: str
+    concurrency: int
+
+
+# docker-compose.yml's ``worker`` and ``worker-bulk``.
+COMPOSE_WORKERS = (
+    WorkerSpec("worker", DEFAULT_QUEUE, 2),
+    WorkerSpec("worker-bulk", BULK_QUEUE, 1),
+)
+
+
+def _postgres_bin() -> Path:
+    found = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"))
+    if not found:
+        raise RuntimeError("no initdb under /usr/lib/postgresql/*/bin (scripts/ensure_services.sh)")
+    return Path(found[-1]).parent
+
+
+class ScratchPostgres:
+    """A throwaway cluster with PostgreSQL's default durability (fsync on): init, start,
+    stop (fast shutdown, as ``docker compose stop db``) and start again."""
+
+    def __init__(self, root: Path) -> None:
+        self.bin = _postgres_bin()
+        self.data = root / "pgdata"
+        self.log = root / "postgres.log"
+        self.port = free_port()
+        # initdb and postgres refuse to run as root: the postgres account then.
+        self.as_user = ["runuser", "-u", "postgres", "--"] if os.geteuid() == 0 else []
+        if self.as_user:
+            shutil.chown(root, "postgres")
+
+    def _run(self, *argv: str, timeout: float = 120) -> None:
+        subprocess.run(
+            [*self.as_user, *argv],
+            check=True,
+            timeout=timeout,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+        )
+
+    def init(self) -> None:
+        initdb = str(self.bin / "initdb")
+        self._run(initdb, "-D", str(self.data), "-U", "postgres", "-A", "trust", "-E", "UTF8")
+
+    def start(self) -> None:
+        options = f"-p {self.port} -c listen_addresses=127.0.0.1 -k {self.data}"
+        pg_ctl = str(self.bin / "pg_ctl")
+        self._run(pg_ctl, "-D", str(self.data), "-l", str(self.log), "-o", options, "-w", "start")
+
+    def stop(self) -> None:
+        self._run(str(self.bin / "pg_ctl"), "-D", str(self.data), "-m", "fast", "-w", "stop")
+
+    def stop_quietly(self) -> None:
+        with contextlib.suppress(Exception):
+            pg_ctl = str(self.bin / "pg_ctl")
+            self._run(pg_ctl, "-D", str(self.data), "-m", "immediate", "stop", timeout=30)
+
+    def url(self, database: str = "podium") -> str:
+        return f"postgres://postgres@127.0.0.1:{self.port}/{database}"
+
+
+class ScratchRedis:
+    """A ``redis-server`` on a free port with the given options; restartable on the same
+    port (and, when persistent, the same append-only file)."""
+
+    def __init__(self, root: Path, name: str, options: list[str]) -> None:
+        self.dir = root / name
+        self.dir.mkdir()
+        self.port = free_port()
+        self.options = options
+        self.process: subprocess.Popen | None = None
+
+    def start(self) -> None:
+        argv = [shutil.which("redis-server") or "redis-server", "--port", str(self.port)]
+        argv += ["--bind", "127.0.0.1", "--dir", str(self.dir), *self.options]
+        self.process = subprocess.Popen(
+            argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
+        )
+        wait_for_port(self.port, self.process)
+
+    def stop(self) -> None:
+        """SIGTERM (as ``docker compose restart`` sends: Redis writes its file and leaves),
+        then SIGKILL if it lingers."""
+        if self.process is None:
+            return
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(timeout=10)
+        self.process = None
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0"
+
+
+def stack_env(postgres: ScratchPostgres, redis: ScratchRedis, cache: ScratchRedis) -> dict:
+    """compose's environment (x-podium-env) on the scratch servers: production settings,
+    plain http on loopback, throttles off (the load comes from a few accounts on one
+    address), mail to the log, /metrics open to loopback."""
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("DATABASE_", "REDIS_", "CELERY_", "DJANGO_", "PODIUM_", "GUNICORN_"))
+    }
+    env.update(
+        DJANGO_SETTINGS_MODULE="config.settings.production",
+        DJANGO_SECRET_KEY=secrets.token_urlsafe(50),
+        DJANGO_ALLOWED_HOSTS="127.0.0.1,localhost",
+        DJANGO_SECURE_SSL_REDIRECT="off",
+        DJANGO_SECURE_COOKIES="off",
+        DJANGO_SECURE_HSTS_SECONDS="0",
+        DJANGO_EMAIL_BACKEND="django.core.mail.backends.console.EmailBackend",
+        DATABASE_URL=postgres.url(),
+        REDIS_URL=redis.url,
+        CELERY_BROKER_URL=redis.url,
+        PODIUM_PAGE_CACHE_URL=cache.url,
+        PODIUM_THROTTLE_ANON="",
+        PODIUM_THROTTLE_USER="",
+        PODIUM_THROTTLE_SUBMIT="",
+        PODIUM_THROTTLE_BENCHMARK_SUBMIT="",
+        PODIUM_THROTTLE_PAGE_MISS="",
+        PODIUM_METRICS_NETWORKS="127.0.0.0/8",
+        OPENBLAS_NUM_THREADS="1",
+    )
+    return env
+
+
+class Stack:
+    """The servers and processes; a context manager that always cleans up."""
+
+    def __init__(self, *, gunicorn_workers: int | None = None, restart_delay: float = 2.0):
+        self.root = Path(tempfile.mkdtemp(prefix="podium-soak-"))
+        self.postgres = ScratchPostgres(self.root)
+        self.redis = ScratchRedis(
+            self.root,
+            "redis",
+            ["--appendonly", "yes", "--maxmemory", "256mb", "--maxmemory-policy", "volatile-lru"],
+        )
+        self.cache = ScratchRedis(
+            self.root,
+            "cache",
+            [
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+                "--maxmemory",
+                "256mb",
+                "--maxmemory-policy",
+                "allkeys-lru",
+            ],
+        )
+        self.env = stack_env(self.postgres, self.redis, self.cache)
+        self.gunicorn_workers = gunicorn_workers
+        self.restart_delay = restart_delay
+        self.base_url = ""
+        self.gunicorn: subprocess.Popen | None = None
+        self.workers: dict[str, subprocess.Popen] = {}
+        self.beat: subprocess.Popen | None = None
+        self.restarts: list[tuple[str, float]] = []  # (worker, monotonic time it was restarted)
+        self._lock = threading.Lock()
+        self._supervising = threading.Event()
+        self._supervisor: threading.Thread | None = None
+        self._postgres_up = False
+
+    # --- lifecycle ------------------------------------------------------------------
+
+    def __enter__(self) -> Stack:
+        try:
+            self.postgres.init()
+            self.postgres.start()
+            self._postgres_up = True
+            import psycopg
+
+            with psycopg.connect(self.postgres.url("postgres"), autocommit=True) as conn:
+                conn.execute("CREATE DATABASE podium")
+            self.redis.start()
+            self.cache.start()
+            self.manage("migrate", "--noinput", "-v", "0")
+            self.manage("collectstatic", "--noinput", "-v", "0")
+        except BaseException:
+            self.__exit__(*sys.exc_info())
+            raise
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        self._supervising.clear()
+        if self._supervisor is not None:
+            self._supervisor.join(timeout=10)
+        for process in [self.beat, *self.workers.values(), self.gunicorn]:
+            if process is not None:
+                _stop_group(process)
+        self.redis.stop()
+        self.cache.stop()
+        self.postgres.stop_quietly()
+        keep = os.environ.get("PODIUM_SOAK_KEEP_LOGS")
+        if not keep:
+            shutil.rmtree(self.root, ignore_errors=True)
+
+    def manage(self, *argv: str, timeout: float = 600) -> str:
+        result = subprocess.run(
+            [sys.executable, "manage.py", *argv],
+            cwd=ROOT,
+            env=self.env,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+        )
+        if result.returncode != 0:
+            raise RuntimeError(f"manage.py {argv[0]} failed:\n{result.stderr[-3000:]}")
+        return result.stdout
+
+    def _spawn(self, argv: list[str], log_name: str, **extra_env: str) -> subprocess.Popen:
+        with (self.root / f"{log_name}.log").open("ab") as log:
+            return subprocess.Popen(
+                argv,
+                cwd=ROOT,
+                env={**self.env, **extra_env},
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,  # a kill of the group takes the pool's children too
+            )
+
+    # --- the processes --------------------------------------------------------------
+
+    def start_gunicorn(self) -> None:
+        port = free_port()
+        extra = {"GUNICORN_BIND": f"127.0.0.1:{port}"}
+        if self.gunicorn_workers is not None:
+            extra["GUNICORN_WORKERS"] = str(self.gunicorn_workers)
+        config = str(ROOT / "config" / "gunicorn.py")
+        argv = [str(BIN / "gunicorn"), "-c", config, "config.wsgi:application"]
+        self.gunicorn = self._spawn(argv, "gunicorn", **extra)
+        wait_for_port(port, self.gunicorn, timeout=120)
+        self.base_url = f"http://127.0.0.1:{port}"
+
+    def start_worker(self, spec: WorkerSpec) -> None:
+        argv = [str(BIN / "celery"), "-A", "config", "worker", "--loglevel=INFO"]
+        argv += [f"--queues={spec.queue}", f"--concurrency={spec.concurrency}"]
+        argv += [f"--hostname={spec.name}@%h"]
+        with self._lock:
+            self.workers[spec.name] = self._spawn(argv, spec.name)
+
+    def start_beat(self) -> None:
+        schedule = str(self.root / "celerybeat-schedule")
+        argv = [str(BIN / "celery"), "-A", "config", "beat", "--loglevel=INFO"]
+        self.beat = self._spawn([*argv, f"--schedule={schedule}"], "beat")
+
+    def start_all(self) -> None:
+        self.start_gunicorn()
+        for spec in COMPOSE_WORKERS:
+            self.start_worker(spec)
+        self.start_beat()
+        self._supervising.set()
+        self._supervisor = threading.Thread(target=self._supervise, daemon=True)
+        self._supervisor.start()
+
+    def _supervise(self) -> None:
+        """Restart a worker that exited, ``restart_delay`` s after it was seen dead."""
+        specs = {spec.name: spec for spec in COMPOSE_WORKERS}
+        while self._supervising.is_set():
+            for name, process in list(self.workers.items()):
+                if process.poll() is not None and self._supervising.is_set():
+                    time.sleep(self.restart_delay)
+                    _stop_group(process)  # orphaned pool processes of a killed master
+                    self.start_worker(specs[name])
+                    with self._lock:
+                        self.restarts.append((name, time.monotonic()))
+            time.sleep(0.5)
+
+    # --- faults ---------------------------------------------------------------------
+
+    def kill_worker(self, name: str) -> float:
+        """SIGKILL to the worker's whole process group (a container's processes die
+        together); returns when the supervisor has started its replacement."""
+        with self._lock:
+            process = self.workers[name]
+            restarted = len(self.restarts)
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            with self._lock:
+                if len(self.restarts) > restarted:
+                    return self.restarts[-1][1]
+            time.sleep(0.1)
+        raise RuntimeError(f"the supervisor did not restart {name} within 60 s")
+
+    def kill_gunicorn_worker(self) -> int:
+        """SIGKILL to one of gunicorn's workers (its master forks a new one)."""
+        assert self.gunicorn is not None
+        children = child_pids(self.gunicorn.pid)
+        if not children:
+            raise RuntimeError("gunicorn has no worker to kill")
+        os.kill(children[0], signal.SIGKILL)
+        return children[0]
+
+    def postgres_stop(self) -> None:
+        self.postgres.stop()
+        self._postgres_up = False
+
+    def postgres_start(self) -> None:
+        self.postgres.start()
+        self._postgres_up = True
+
+    def redis_restart(self, down_seconds: float) -> None:
+        self.redis.stop()
+        time.sleep(down_seconds)
+        self.redis.start()
+
+    def log_text(self, name: str) -> str:
+        path = self.root / f"{name}.log"
+        return path.read_text(errors="replace") if path.exists() else ""
+
+
+def child_pids(parent: int) -> list[int]:
+    """The pids whose parent is ``parent`` (from /proc; no psutil needed)."""
+    found = []
+    for stat in glob.glob("/proc/[0-9]*/stat"):
+        try:
+            text = Path(stat).read_text()
+        except OSError:
+            continue
+        fields = text.rsplit(")", 1)[-1].split()
+        if len(fields) > 1 and int(fields[1]) == parent:
+            found.append(int(stat.split("/")[2]))
+    return sorted(found)
+
+
+def _stop_group(process: subprocess.Popen) -> None:
+    if process.poll() is None:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGTERM)
+        try:
+            process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            pass
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(process.pid, signal.SIGKILL)
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        process.wait(timeout=10)
