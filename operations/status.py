@@ -121,7 +121,7 @@ def mail_warning() -> str | None:
     if smtp and settings.EMAIL_HOST in ("localhost", "127.0.0.1", "::1"):
         return (
             f"Mail to submitters goes to SMTP on {settings.EMAIL_HOST}:{settings.EMAIL_PORT}, "
-            "which inside a container is nobody: set DJANGO_EMAIL_HOST (README, Production)."
+            "which inside a container is nobody: set DJANGO_EMAIL_HOST (docs/operators.md)."
         )
     return None
 

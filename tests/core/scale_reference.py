@@ -28,7 +28,7 @@ keys of :data:`REFRESHED` in the ``.npz`` file and keeps every other array as st
 ``tests/core/test_scale.py`` checks the rewritten arrays against statsmodels' Holm and
 Bonferroni over all the pairs of the reference's own raw p-values. A second one:
 paired differences equal in decimal are ties (then the fold-mean rounding rule; since
-issue 43 the exact grid of ``estimation.core.table.decimal_grid``, which gives these
+engine 0.14.0 the exact grid of ``estimation.core.table.decimal_grid``, which gives these
 tables the same ties), which moves the Wilcoxon tests of the
 tables of rounded scores (``rounded_gaps``, ``rounded_many``, the ``folds`` table): the
 entries in :data:`REFRESHED_FOR_DECIMAL_TIES` were rewritten by the same ``--refresh``

@@ -1,4 +1,4 @@
-"""Paired differences equal in exact arithmetic are ties (issue 43): decimal scores and
+"""Paired differences equal in exact arithmetic are ties: decimal scores and
 means of decimal folds go on a grid of exact integers (estimation.core.table.decimal_grid),
 continuous scores are paired as floats, as scipy pairs them."""
 

@@ -1,6 +1,6 @@
 """A queued recompute's coalescing mark that its task never dropped (the task was lost
 with the broker or a killed worker) holds its benchmark back only until the stale sweep
-claims over it (estimation/coalesce.py, issue 41)."""
+claims over it (estimation/coalesce.py)."""
 
 from __future__ import annotations
 

@@ -113,7 +113,7 @@ def test_with_the_cache_down_every_recompute_takes_the_default_queue():
 
 def test_a_running_slot_counts_while_its_heartbeat_beats_and_lapses_after():
     """A task killed with its worker gives nothing back: its slot stops counting
-    lane_alive_seconds() after its last beat (issue 41: it held the account's share of the
+    lane_alive_seconds() after its last beat (it held the account's share of the
     default queue for 660-900 s)."""
     from estimation.lanes import lane_alive_seconds, lane_running
 

@@ -1,4 +1,4 @@
-"""A status that tells the truth (issue 41): "computing" only while a task holds the
+"""A status that tells the truth: "computing" only while a task holds the
 benchmark's lease, "stalled" when nothing runs it, and the wait of the oldest change the
 results lack, not the newest's (each new request used to reset it)."""
 

@@ -1,4 +1,4 @@
-"""A recompute never holds a worker across new inputs (issue 41: one looped 424 s on the
+"""A recompute never holds a worker across new inputs (one looped 424 s on the
 bulk worker under steady submissions): it computes at most PODIUM_RECOMPUTE_MAX_PASSES
 passes, then hands the benchmark to a fresh task at the back of its queue."""
 

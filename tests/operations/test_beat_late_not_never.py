@@ -1,5 +1,5 @@
 """A beat entry due while Redis (the broker) is down is sent at the next tick once it is
-back, not dropped until its next due time (issue 41: a prune due during an outage was
+back, not dropped until its next due time (a prune due during an outage was
 lost); a restart of beat in between keeps it. A real redis-server, stopped and started."""
 
 from __future__ import annotations

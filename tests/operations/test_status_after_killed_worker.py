@@ -1,5 +1,5 @@
 """A real worker killed (SIGKILL) mid-run: its version stays marked computing, and as
-soon as its lease has run out the status says so (issue 41: "computing 15 %" was shown
+soon as its lease has run out the status says so ("computing 15 %" was shown
 for minutes with nothing running it): stalled, listed as orphaned, on /metrics."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The status page and /metrics tell each fault apart (issue 41): a dead worker on one
+"""The status page and /metrics tell each fault apart: a dead worker on one
 queue while another queue's worker lives, recomputes nobody runs, failed and abandoned
 versions (newest or not), task failures of a database outage once it is back; and they
 answer while PostgreSQL is down, with what Redis and the process know."""

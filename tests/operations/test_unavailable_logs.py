@@ -1,5 +1,5 @@
 """An expected 503 (the database away, a dependency down) is one log line, no traceback:
-an outage of a minute under load wrote hundreds of tracebacks (issue 41)."""
+an outage of a minute under load wrote hundreds of tracebacks."""
 
 from __future__ import annotations
 

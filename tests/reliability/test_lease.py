@@ -98,7 +98,7 @@ def test_a_worker_killed_mid_completion_is_replaced_by_the_first_sweep(
     transactional_db, settings, redis_url
 ):
     """The version is served, then its bootstrap runs as a completion task of its own,
-    which holds no lease (issue 41: it must not hold back the next ready version): a
+    which holds no lease (it must not hold back the next ready version): a
     worker killed there leaves the revision computed, and the first sweep queues the
     completion, which completes the same version in place."""
     from celery.contrib.testing.worker import start_worker

@@ -1,4 +1,4 @@
-"""A recompute that loses PostgreSQL retries until it is back (issue 41: two short stops
+"""A recompute that loses PostgreSQL retries until it is back (two short stops
 used up the tasks' retries, 2 + 4 + 8 + 16 + 32 s with jitter, and a benchmark waited
 452 s). A real worker against the scratch cluster, which is stopped and started again;
 no beat runs here, so only the task's own retries can bring the results up to date."""

@@ -1,4 +1,4 @@
-"""PostgreSQL stopped: the staff status page and /metrics still answer (issue 41: the
+"""PostgreSQL stopped: the staff status page and /metrics still answer (the
 status page was itself a 503 error page), with what Redis and the process know, and the
 server logs each expected 503 as one line, no traceback. gunicorn with the production
 settings, the real cluster stopped and started again."""

@@ -1,4 +1,4 @@
-"""Nothing a dead or stranded task held keeps a benchmark's results stale (issue 41).
+"""Nothing a dead or stranded task held keeps a benchmark's results stale.
 
 Measured in a soak: after a worker was killed one benchmark got no new results for 407 s
 (its lane slot on the default queue outlived the task), after two short PostgreSQL stops
@@ -172,7 +172,7 @@ def test_every_waiting_benchmark_is_served_before_any_completion_work(
     transactional_db, redis_url, settings
 ):
     """Four benchmarks committed at once, one worker process: all four ready versions are
-    stored before the first bootstrap or advisor (issue 41: served one benchmark at a
+    stored before the first bootstrap or advisor (served one benchmark at a
     time, the last after 42-55 s). The order of events, read from the order in which the
     sections were inserted (the advisor is the completion's last insert)."""
     from celery.contrib.testing.worker import start_worker
