@@ -163,6 +163,10 @@ def _replayed(submissions: list[Submission], key: str, started) -> bool:
 
 class SubmissionListApi(ApiView):
     pagination_class = LimitOffsetPagination
+    create_endpoints = (
+        ("a submission", "api-submission-create"),
+        ("submissions from a results file", "api-submission-upload"),
+    )
 
     class FilterSerializer(PageQuerySerializer):
         status = serializers.ChoiceField(choices=Submission.Status.choices, required=False)
