@@ -72,6 +72,7 @@ from leaderboard.services.submissions import (
     results_file_refusal,
     submission_create,
     submission_entries_from_csv,
+    submissions_check,
     submissions_create,
 )
 from leaderboard.services.text import (
@@ -158,6 +159,7 @@ __all__ = [
     "submission_incomplete_notes",
     "submission_reject",
     "submission_withdraw",
+    "submissions_check",
     "submissions_create",
     "submissions_decide",
     "text_field_problems",

@@ -209,6 +209,21 @@ def submission_entries_from_csv(
     return entries
 
 
+def submissions_check(
+    *, benchmark: Benchmark, entries: Sequence[SubmissionInput], new_datasets_confirmed: bool
+) -> list[Problem]:
+    """What storing ``entries`` would refuse, without writing: for a page whose own
+    checks failed, so that it names the benchmark's problems (misspelt datasets, values
+    out of range) in the same answer."""
+    try:
+        _entries_check(
+            benchmark, entries, _BenchmarkNames.of(benchmark), confirmed=new_datasets_confirmed
+        )
+    except ValidationFailed as exc:
+        return list(exc.problems)
+    return []
+
+
 def results_file_refusal(
     *, benchmark: Benchmark, error: ResultsCsvError, new_datasets_confirmed: bool
 ) -> ResultsCsvError:
@@ -226,13 +241,12 @@ def results_file_refusal(
         return error
     try:
         entries = submission_entries_from_csv(benchmark=benchmark, parsed=parsed)
-        _entries_check(
-            benchmark, entries, _BenchmarkNames.of(benchmark), confirmed=new_datasets_confirmed
-        )
     except ValidationFailed as exc:
-        problems = exc.problems
+        problems = list(exc.problems)
     else:
-        return error
+        problems = submissions_check(
+            benchmark=benchmark, entries=entries, new_datasets_confirmed=new_datasets_confirmed
+        )
     named = {e.line for e in error.errors}
     more = [
         RowError(p.line or 1, p.field, p.message)
