@@ -28,8 +28,15 @@ from estimation.core.contract import (
 )
 from estimation.core.practical import equivalence_sentence
 from estimation.core.registry import estimator_get
-from estimation.core.verdict import board_order, rank_span, shared_positions, win_band
+from estimation.core.verdict import (
+    board_order,
+    evaluation_evidence,
+    rank_span,
+    shared_positions,
+    win_band,
+)
 from estimation.core.wording import counted
+from estimation.recommendation import evaluation_finding
 
 MAX_MATRIX_ALGORITHMS = 12
 
@@ -322,7 +329,11 @@ def _evaluation_section(payload: SnapshotPayload) -> list[str]:
         rows,
         "<>>>>>",
     )
-    lines.append(f"  Verdict: {evaluation.verdict} (Nadeau-Bengio corrected t-test on log loss).")
+    lines.append(
+        f"  Verdict: {evaluation_finding(evaluation)} (Nadeau-Bengio corrected t-test on log loss)."
+    )
+    if relation := evaluation_evidence(payload.board):
+        lines.append(f"  {relation}")
     return lines
 
 

@@ -46,6 +46,12 @@ def _normal(name: str) -> str:
     return _NOT_ALNUM.sub("", folded)
 
 
+def spelling_key(name: str) -> str:
+    """``name`` up to case, width and punctuation: two names with one key are one name
+    spelt two ways ("ux-bad", "UX_Bad")."""
+    return _normal(name)
+
+
 def _numbers(normal: str) -> tuple[int, ...]:
     return tuple(int(n) for n in _NUMBERS.findall(normal))
 

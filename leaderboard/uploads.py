@@ -150,6 +150,7 @@ def upload_job_run(*, job_id: int) -> UploadJob | None:
         PermissionDenied,
         ValidationFailed,
         benchmark_metric_check,
+        results_file_refusal,
         submission_entries_from_csv,
         submissions_create,
     )
@@ -193,13 +194,20 @@ def upload_job_run(*, job_id: int) -> UploadJob | None:
                 },
                 201,
             )
-        parsed = parse_results_csv_text(
-            bytes(job.content),
-            format=cast("Format | None", job.format or None),  # the parser checks it
-            max_rows=limits.max_rows,
-            max_errors=max_problems(),
-            metric_check=benchmark_metric_check(benchmark=job.benchmark),
-        )
+        try:
+            parsed = parse_results_csv_text(
+                bytes(job.content),
+                format=cast("Format | None", job.format or None),  # the parser checks it
+                max_rows=limits.max_rows,
+                max_errors=max_problems(),
+                metric_check=benchmark_metric_check(benchmark=job.benchmark),
+            )
+        except ResultsCsvError as exc:
+            raise results_file_refusal(
+                benchmark=job.benchmark,
+                error=exc,
+                new_datasets_confirmed=job.new_datasets_confirmed,
+            ) from None
         _stage(job_id, "validating", 0.4)
         entries = submission_entries_from_csv(benchmark=job.benchmark, parsed=parsed, note=job.note)
         del parsed

@@ -201,6 +201,7 @@ SPECTACULAR_SETTINGS = {
         "leaderboard.api.examples.examples_fill",
         "leaderboard.api.schema.responses_complete",
         "leaderboard.api.schema.parameters_complete",
+        "leaderboard.api.schema_descriptions.descriptions_complete",
     ],
     "ENUM_NAME_OVERRIDES": {
         "SubmissionStatusEnum": "leaderboard.models.Submission.Status",

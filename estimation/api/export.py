@@ -6,8 +6,11 @@ algorithm is a plausible winner, the metric's mean and SD, the headline columns,
 every estimator's probability with its own interval (``<key>_low``, ``<key>_high`` and
 its label in ``<key>_interval``: :func:`estimation.core.verdict.win_band`, the Wilson
 interval only for the win rate ``mle``) and P(best), then the group letters. Rows come in the page's order
-(:func:`estimation.core.verdict.board_order`); a CSV rounds its numbers
-(:func:`rounded_rows`), JSON keeps full precision.
+(:func:`estimation.core.verdict.board_order`), and ``position_by`` names (by its display
+name) the estimator that order follows; a CSV rounds its numbers (:func:`rounded_rows`),
+JSON keeps full precision. The estimator columns are keyed as in the API
+(:func:`estimator_column_keys` says which key is which estimator; the API's reference
+shows it).
 """
 
 from __future__ import annotations
@@ -23,8 +26,16 @@ from estimation.core.contract import (
     WilcoxonSummary,
     WinInterval,
 )
+from estimation.core.registry import ESTIMATORS, estimator_get
 from estimation.core.verdict import board_order, shared_positions, win_band
 from leaderboard.spreadsheet import csv_text
+
+
+def estimator_column_keys() -> str:
+    """The estimator keys of the export's columns with their display names, for the
+    export's documentation ("loo_kl: Leave-one-out weights (log loss); ...")."""
+    return "; ".join(f"{e.key}: {e.label}" for e in ESTIMATORS)
+
 
 # Decimals a CSV keeps: probabilities and shares to 4, ranks to 3, scores to 6 significant.
 PROBABILITY_DECIMALS = 4
@@ -53,7 +64,9 @@ def _per_algorithm(board: Board) -> list[tuple[str, dict[str, Any]]]:
             ("mean_score", column(board.scores.mean)),
             ("sd_score", column(board.scores.sd)),
         ]
-    columns.append(("win_rate", column(board.win_rate)))
+    # The win rate is the ``mle`` estimator's point (with its intervals, below): one column.
+    if "mle" not in board.estimator_keys:
+        columns.append(("win_rate", column(board.win_rate)))
     for key in ("mean_rank", "significance_rank"):
         values = column(getattr(board, key))
         if values:
@@ -95,15 +108,17 @@ def snapshot_rows(
     order = board_order(board, key)
     positions = shared_positions(board, key, order)
     names = board.algorithms
+    position_by = estimator_get(key).label
     rows = [
         {
             "position": position,
             "algorithm": names[i],
+            "position_by": position_by,
             **{name: values.get(names[i]) for name, values in columns},
         }
         for position, i in zip(positions, order, strict=True)
     ]
-    return ["position", "algorithm", *(name for name, _ in columns)], rows
+    return ["position", "algorithm", "position_by", *(name for name, _ in columns)], rows
 
 
 def _round(column: str, value: Any) -> Any:

@@ -35,7 +35,9 @@ class SubmissionChangeSerializer(serializers.Serializer):
 
 
 class RecomputeFailureSerializer(serializers.Serializer):
-    """Set when the newest input of this metric failed: the results served are older."""
+    schema_description = (
+        "Set when the newest input of this metric failed: the results served are older."
+    )
 
     version = serializers.IntegerField(help_text="the failed version (the newest one)")
     failed_during = serializers.ChoiceField(

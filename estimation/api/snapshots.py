@@ -33,7 +33,7 @@ from estimation.api.bodies import (
     not_modified_response,
     with_validators,
 )
-from estimation.api.export import rows_as_csv, snapshot_rows
+from estimation.api.export import estimator_column_keys, rows_as_csv, snapshot_rows
 from estimation.api.serializers import (
     ALGORITHMS_MAX_LENGTH,
     FAILURE_HELP,
@@ -589,8 +589,12 @@ class SnapshotExportCsvApi(ApiView):
 
     @extend_schema(
         summary="Results as CSV",
-        description="One row per algorithm, one column per per-algorithm value of the "
-        "board (e.g. `win_rate`, `mean_rank`). Without a version: the latest ready one. "
+        description="One row per algorithm in the board's order, one column per "
+        "per-algorithm value of the board (e.g. `mean_rank`, `mle` for the win rate); "
+        "`position_by` names the estimator the positions follow. Each estimator's columns "
+        "(its point, `_low`, `_high`, `_interval`, `_p_best`) are keyed by its API key: "
+        + estimator_column_keys()
+        + ". Without a version: the latest ready one. "
         + GONE_HELP,
         parameters=[metric_parameter],
         responses={

@@ -43,6 +43,7 @@ __all__ = [
     "advisor_evidence",
     "board_order",
     "board_verdict",
+    "evaluation_evidence",
     "leader_interval",
     "rank_span",
     "shared_positions",
@@ -549,6 +550,13 @@ def _default_evidence(board: Board, key: str) -> str | None:
         f"The held-out evaluation finds no estimator predicting clearly better than the win "
         f"rate here; {_default_stands(key)}."
     )
+
+
+def evaluation_evidence(board: Board) -> str | None:
+    """The sentence on how the held-out evaluation relates to the board's recommended
+    estimator (the one the verdict adds when it speaks of that estimator); None without
+    an evaluation, or when the win rate is recommended and nothing beats it."""
+    return _default_evidence(board, board.recommended)
 
 
 def advisor_evidence(board: Board, advisor: AdvisorSection) -> str | None:

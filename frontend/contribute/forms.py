@@ -74,6 +74,12 @@ class BenchmarkCreateForm(BenchmarkSettingsForm):
             "slug": "The benchmark's address: /b/your-slug/. Letters, digits, - and _; "
             "it cannot be changed later.",
         }
+        error_messages = {
+            "slug": {
+                "unique": "Another benchmark already has this address; choose another slug.",
+                "invalid": "Use only letters, digits, - and _ in the slug.",
+            }
+        }
 
     def clean_slug(self) -> str:
         slug = self.cleaned_data["slug"]

@@ -43,9 +43,11 @@ from leaderboard.selectors import (
     catalogue_names_unused,
 )
 from leaderboard.services import (
+    NEEDS_A_METRIC,
     PermissionDenied,
     ValidationFailed,
     benchmark_create,
+    benchmark_create_problems,
     benchmark_datasets_add,
     benchmark_update,
     catalogue_entry_delete,
@@ -120,6 +122,47 @@ def _formset_summary(formset, metric_errors: list[str]) -> list[SummaryError]:
     return items
 
 
+_METRIC_FIELDS = ("metrics", "min_value", "max_value", "unit", "rope")
+
+
+def _metrics_posted(formset) -> list[tuple]:
+    """The named metric rows the formset read without error, as benchmark_create takes them."""
+    return [
+        (
+            f.cleaned_data["name"].strip(),
+            f.cleaned_data["direction"],
+            {
+                "min_value": f.cleaned_data.get("min_value"),
+                "max_value": f.cleaned_data.get("max_value"),
+                "unit": f.cleaned_data.get("unit", ""),
+                "rope": f.cleaned_data.get("rope"),
+            },
+        )
+        for f in formset.forms
+        if not f.errors and f.cleaned_data.get("name")
+    ]
+
+
+def _problems_placed(form, problems) -> list[str]:
+    """The services' problems on the form's fields; those of the metrics returned."""
+    add_problems(form, [p for p in problems if p.field not in _METRIC_FIELDS])
+    return [p.message for p in problems if p.field in _METRIC_FIELDS]
+
+
+def _create_problems_besides(form, formset) -> list[str]:
+    """The services' rules on what the form and formset did read, when either refused
+    something: one submit names every problem (the metrics' rope and ranges too, when
+    only the slug was wrong). A field the form already refused is not checked again."""
+    fields = {k: v for k, v in form.cleaned_data.items() if k not in form.errors}
+    metrics = _metrics_posted(formset)
+    problems = benchmark_create_problems(
+        slug=fields.pop("slug", None), title=fields.pop("title", None), metrics=metrics, **fields
+    )
+    if any(f.errors for f in formset.forms) and not metrics:
+        problems = [p for p in problems if p.message != NEEDS_A_METRIC]
+    return _problems_placed(form, problems)
+
+
 @login_required
 @require_http_methods(["GET", "POST"])
 def benchmark_new(request: HttpRequest) -> HttpResponse:
@@ -143,22 +186,11 @@ def benchmark_new(request: HttpRequest) -> HttpResponse:
         form = BenchmarkCreateForm(request.POST)
         formset = MetricFormSet(request.POST, prefix=METRICS_PREFIX)
         form_ok, formset_ok = form.is_valid(), formset.is_valid()
-        if form_ok and formset_ok:
+        if not (form_ok and formset_ok):
+            metric_errors = _create_problems_besides(form, formset)
+        else:
             data = dict(form.cleaned_data)
-            metrics = [
-                (
-                    f.cleaned_data["name"].strip(),
-                    f.cleaned_data["direction"],
-                    {
-                        "min_value": f.cleaned_data.get("min_value"),
-                        "max_value": f.cleaned_data.get("max_value"),
-                        "unit": f.cleaned_data.get("unit", ""),
-                        "rope": f.cleaned_data.get("rope"),
-                    },
-                )
-                for f in formset.forms
-                if f.cleaned_data.get("name")
-            ]
+            metrics = _metrics_posted(formset)
             try:
                 benchmark = benchmark_create(
                     slug=data.pop("slug"),
@@ -168,9 +200,7 @@ def benchmark_new(request: HttpRequest) -> HttpResponse:
                     **data,
                 )
             except ValidationFailed as exc:
-                metric_fields = ("metrics", "min_value", "max_value", "unit")
-                metric_errors = [p.message for p in exc.problems if p.field in metric_fields]
-                add_problems(form, [p for p in exc.problems if p.field not in metric_fields])
+                metric_errors = _problems_placed(form, exc.problems)
             except PermissionDenied as exc:  # the account's quota of benchmarks
                 form.add_error(None, str(exc))
                 status = 403

@@ -22,7 +22,13 @@ from django.db import transaction
 
 from leaderboard.ingest.formats import ImportedResults, unpacked_size
 from leaderboard.ingest.imported import IMPORT_FORMATS, imported_entries, imported_read
-from leaderboard.ingest.results_csv import Format, ParsedResults, RowError, parse_results_csv
+from leaderboard.ingest.results_csv import (
+    Format,
+    ParsedResults,
+    ResultsCsvError,
+    RowError,
+    parse_results_csv,
+)
 from leaderboard.models import Benchmark, Submission
 from leaderboard.selectors import algorithm_names_public, dataset_names_public
 from leaderboard.services import (
@@ -30,6 +36,7 @@ from leaderboard.services import (
     SubmissionInput,
     ValidationFailed,
     benchmark_metric_check,
+    results_file_refusal,
     submission_entries_from_csv,
     submission_incomplete_notes,
     submissions_create,
@@ -141,16 +148,23 @@ def too_large_to_preview(content: bytes) -> str:
 
 
 def upload_parse(content: bytes, *, fmt: str | None, benchmark: Benchmark) -> ParsedResults:
-    """Raises ResultsCsvError listing the file's problems by line and column."""
+    """Raises ResultsCsvError listing the file's problems by line and column, with the
+    benchmark's rules on the rows that did read (results_file_refusal): one round."""
     if imported := upload_import(content, fmt=fmt, benchmark=benchmark):
         return imported.parsed
-    return parse_results_csv(
-        io.BytesIO(content),
-        format=cast("Format | None", fmt or None),  # the parser checks it
-        max_rows=upload_limits(background=False).max_rows,
-        max_errors=MAX_ERRORS,
-        metric_check=benchmark_metric_check(benchmark=benchmark),
-    )
+    try:
+        return parse_results_csv(
+            io.BytesIO(content),
+            format=cast("Format | None", fmt or None),  # the parser checks it
+            max_rows=upload_limits(background=False).max_rows,
+            max_errors=MAX_ERRORS,
+            metric_check=benchmark_metric_check(benchmark=benchmark),
+        )
+    except ResultsCsvError as exc:
+        # New datasets are confirmed in the preview itself, as upload_trial_problems does.
+        raise results_file_refusal(
+            benchmark=benchmark, error=exc, new_datasets_confirmed=True
+        ) from None
 
 
 def upload_entries(

@@ -60,6 +60,7 @@ from leaderboard.services import (
     ValidationFailed,
     submission_create,
     submission_incomplete_notes,
+    submissions_check,
     submissions_create,
     user_is_maintainer,
 )
@@ -223,6 +224,27 @@ def submit_form(request: HttpRequest, slug: str) -> HttpResponse:
     return render(request, "frontend/contribute/submit_form.html", context)
 
 
+def _problems_besides(benchmark, form, grid: ScoreGrid, scores, cell_of_line) -> None:
+    """The benchmark's rules on the cells the page could read, when the page found
+    problems of its own: every problem of one submit at once. A problem of a field the
+    form already refused is not told twice."""
+    if not scores:
+        return
+    algorithm = (form.cleaned_data.get("algorithm") or "").strip()
+    problems = submissions_check(
+        benchmark=benchmark,
+        entries=[SubmissionInput(algorithm=algorithm or "-", scores=scores)],
+        new_datasets_confirmed=True,
+    )
+    rest = grid.add_problems([p for p in problems if p.line is not None], cell_of_line)
+    rest += [p for p in problems if p.line is None]
+    # Without a name, the placeholder's problems are no one's.
+    wanted = [
+        p for p in rest if p.field not in form.errors and (algorithm or p.field != "algorithm")
+    ]
+    add_problems(form, wanted)
+
+
 def _submit_grid(
     request: HttpRequest, benchmark: Benchmark, form: SubmissionDetailsForm, grid: ScoreGrid
 ) -> HttpResponse | str | None:
@@ -233,6 +255,7 @@ def _submit_grid(
     form_ok = form.is_valid()
     scores, cell_of_line = grid.scores()
     if not form_ok or grid.has_errors:
+        _problems_besides(benchmark, form, grid, scores, cell_of_line)
         return None
     data = form.cleaned_data
     algorithm = data["algorithm"].strip()

@@ -14,6 +14,7 @@ from estimation.core.advisor import size_label
 from estimation.core.contract import AdvisorSection, Board, ControlComparison, NotApplicable
 from estimation.core.control import control_comparison
 from estimation.core.registry import estimator_get
+from estimation.recommendation import board_recommendation
 
 TRUTH_LABELS = {
     "plackett_luce": "if the benchmark's population were its fitted Plackett–Luce model",
@@ -57,10 +58,15 @@ class AdvisorView:
     notes: tuple[str, ...]
     not_applicable: str | None = None
     pending: bool = False
+    # How the simulations relate to the board's recommended estimator, one sentence.
+    relation: str | None = None
 
 
 def advisor_view(
-    section: AdvisorSection | NotApplicable | None, *, has_board: bool = True
+    section: AdvisorSection | NotApplicable | None,
+    *,
+    has_board: bool = True,
+    board: Board | None = None,
 ) -> AdvisorView | None:
     """The advisor's tables "at your size" and "with twice the datasets". A ready
     snapshot whose advisor is not stored yet (it follows the other sections) is pending;
@@ -106,6 +112,9 @@ def advisor_view(
         leader=pl.leader if pl else "",
         n_datasets=section.n_datasets,
         notes=section.notes,
+        relation=(
+            board_recommendation(board, section).advisor if isinstance(board, Board) else None
+        ),
     )
 
 

@@ -62,7 +62,9 @@ def benchmark_charts_page(request: HttpRequest, slug: str) -> HttpResponse:
         "estimator": request.GET.get("estimator", ""),
         "control": advice.control_view(sections["board"], request.GET.get("control") or None),
         "advisor": advice.advisor_view(
-            sections["advisor"], has_board=sections["board"] is not None
+            sections["advisor"],
+            has_board=sections["board"] is not None,
+            board=sections["board"],
         ),
         "sensitivity": robustness.sensitivity_view(sections["board"]),
         "practical": robustness.practical_view(sections["practical"]),
@@ -270,7 +272,9 @@ def methods(request: HttpRequest) -> HttpResponse:
             metric=metric,
             snapshot=snapshot,
             advisor=advice.advisor_view(
-                sections["advisor"], has_board=sections["board"] is not None
+                sections["advisor"],
+                has_board=sections["board"] is not None,
+                board=sections["board"],
             ),
         )
     return render(request, "frontend/explore/methods.html", context)

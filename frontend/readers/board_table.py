@@ -155,7 +155,6 @@ def estimator_choices(board: BoardView, selected: str, link: Linker) -> list[Est
                 estimator=estimator,
                 selected=estimator.key == selected,
                 recommended=estimator.key == board.recommended,
-                predicts_best=estimator.key == board.best_predictor,
                 url=to.url,
                 fragment_url=to.fragment_url,
             )

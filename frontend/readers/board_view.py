@@ -32,7 +32,6 @@ class EstimatorChoice:
     estimator: EstimatorView
     selected: bool
     recommended: bool
-    predicts_best: bool
     url: str
     fragment_url: str
 
@@ -56,8 +55,9 @@ class BoardView:
     typed: Board
     recommended: str
     recommended_by: str
-    best_predictor: str | None  # the badge only when it beats the win rate (METHODS 7)
-    evaluation_verdict: str | None
+    # How the held-out evaluation relates to the recommended estimator, one sentence
+    # (estimation.recommendation); the verdict carries it when it speaks of that one.
+    evaluation_note: str | None
     uncertainty_pending: bool  # served before its bootstrap and evaluation
     estimators: tuple[EstimatorView, ...]
     n_algorithms: int

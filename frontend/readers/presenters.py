@@ -29,6 +29,7 @@ from estimation.core.contract import (
 )
 from estimation.core.registry import estimator_get
 from estimation.core.verdict import WinBand, board_order, rank_span, shared_positions, win_band
+from estimation.recommendation import board_recommendation
 from frontend.readers.board_view import BoardView, EstimatorView
 
 
@@ -55,9 +56,7 @@ def leaderboard_board(board: Board) -> BoardView:
         typed=board,
         recommended=board.recommended,
         recommended_by=board.recommended_by,
-        # the badge only when the lowest-loss estimator beats the win rate (METHODS 7)
-        best_predictor=evaluation.predicts_best if evaluation else None,
-        evaluation_verdict=evaluation.verdict if evaluation else None,
+        evaluation_note=board_recommendation(board).evaluation if evaluation else None,
         # served before its bootstrap and evaluation: the page says so, and refetches
         uncertainty_pending=uncertainty_pending(board),
         estimators=tuple(

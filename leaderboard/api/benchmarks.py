@@ -109,6 +109,7 @@ def _detail(request: Request, slug: str, status_code: int = status.HTTP_200_OK) 
 
 class BenchmarkListApi(ApiView):
     pagination_class = LimitOffsetPagination
+    create_endpoints = (("a benchmark", "api-benchmark-create"),)
 
     class FilterSerializer(PageQuerySerializer):
         q = serializers.CharField(

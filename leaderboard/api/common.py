@@ -3,9 +3,11 @@ may not read."""
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Mapping
 
 from django.conf import settings
+from django.urls import reverse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema_field
 from rest_framework import serializers
@@ -60,8 +62,29 @@ _JSON_TYPES: tuple[tuple[type[serializers.Field], tuple[type, ...], str], ...] =
 )
 
 
+# Sent by a browser's form beside the fields (the browsable API's forms).
+FORM_EXTRAS = frozenset({"csrfmiddlewaretoken"})
+
+
+def unknown_field_problem(name: str, known: list[str]) -> str:
+    """The refusal of a field the input does not take, with the closest known name."""
+    close = difflib.get_close_matches(name.lower(), known, n=1, cutoff=0.6)
+    close = close or [k for k in known if name in _FIELD_SYNONYMS.get(k, ())]
+    hint = f"did you mean {close[0]!r}? " if close else ""
+    return f"unknown field: {hint}The fields are {', '.join(known)}."
+
+
+# Names sent for a field that are not spelt like it (``"score"`` for ``value``).
+_FIELD_SYNONYMS: dict[str, tuple[str, ...]] = {
+    "value": ("score", "result", "val"),
+    "dataset": ("data", "task"),
+    "algorithm": ("model", "method", "name"),
+}
+
+
 class StrictInput:
-    """Input serializers take each field in the type their schema documents.
+    """Input serializers take each field in the type their schema documents, and no
+    field they do not know (a misspelt optional field was dropped silently).
 
     DRF coerces: ``0`` passes as the string "0" or as false, ``"5"`` as an integer, and
     in a form an empty value reads as "not given". What the OpenAPI schema says is what
@@ -76,6 +99,10 @@ class StrictInput:
         if isinstance(data, Mapping):
             errors = {}
             form = html.is_html_input(data)
+            known = [n for n, f in self.fields.items() if not f.read_only]  # type: ignore[attr-defined]
+            for name in data:
+                if name not in self.fields and not (form and name in FORM_EXTRAS):  # type: ignore[attr-defined]
+                    errors[str(name)[:50]] = [unknown_field_problem(str(name), known)]
             for name, field in self.fields.items():  # type: ignore[attr-defined]
                 if field.read_only or name not in data:
                     continue
@@ -87,12 +114,14 @@ class StrictInput:
 
     def _with_other_errors(self, data, errors: dict) -> dict:
         """Type errors beside every other problem of the input, in field order."""
+        fields = self.fields  # type: ignore[attr-defined]
         if hasattr(data, "copy") and hasattr(data, "pop"):
             rest = data.copy()
-            for name in errors:
-                rest.pop(name, None)
+            for name in list(rest):
+                if name in errors or name not in fields:
+                    rest.pop(name, None)
         else:
-            rest = {k: v for k, v in data.items() if k not in errors}
+            rest = {k: v for k, v in data.items() if k not in errors and k in fields}
         others: dict = {}
         try:
             super().to_internal_value(rest)  # type: ignore[misc]
@@ -105,6 +134,7 @@ class StrictInput:
             if name in errors or name in others
         }
         merged.update({k: v for k, v in others.items() if k not in merged})
+        merged.update({k: v for k, v in errors.items() if k not in merged})
         return merged
 
 
@@ -255,6 +285,19 @@ class ApiView(APIView):
     query_serializer_class: type[QuerySerializer] | None = None
     query: dict = {}
     parser_classes = [BoundedJSONParser, FormParser, MultiPartParser]
+    # (what, URL name) of the endpoints that create a collection's items, named when
+    # the collection is sent a POST.
+    create_endpoints: tuple[tuple[str, str], ...] = ()
+
+    def not_allowed_message(self, request) -> str | None:
+        """A POST to a collection names the endpoints that create (``create_endpoints``)."""
+        if request.method != "POST" or not self.create_endpoints:
+            return None
+        ways = "; ".join(
+            f"to create {what}, POST to {reverse(name, kwargs=self.kwargs)}"
+            for what, name in self.create_endpoints
+        )
+        return f'Method "POST" not allowed here: {ways}.'
 
     def get_query_serializer_class(self) -> type[QuerySerializer]:
         if self.query_serializer_class is not None:
@@ -286,7 +329,7 @@ class ApiView(APIView):
         method = request.method.lower()
         if method not in self.http_method_names or not hasattr(self, method):
             # 405 before the query is checked: a TRACE with a bad query is no 400.
-            raise MethodNotAllowed(request.method)
+            raise MethodNotAllowed(request.method, detail=self.not_allowed_message(request))
         query = self.get_query_serializer_class()(data=request.query_params)
         query.is_valid(raise_exception=True)
         self.query = dict(query.validated_data)

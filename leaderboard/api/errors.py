@@ -234,9 +234,17 @@ def _model_problems(exc: DjangoValidationError) -> list[dict]:
 
 
 class ProblemSerializer(serializers.Serializer):
-    line = serializers.IntegerField(allow_null=True, help_text="1-based line of the file")
-    field = serializers.CharField(allow_null=True, help_text="field or CSV column")
-    message = serializers.CharField()
+    line = serializers.IntegerField(
+        allow_null=True,
+        help_text="the line of the file, counted from 1 (the header is line 1); null for "
+        "a JSON body",
+    )
+    field = serializers.CharField(
+        allow_null=True,
+        help_text="the CSV column, or the field of the JSON body; a position in a list "
+        "counts from 1 (scores[1] is the first score, as in a message's 'scores[1]: ')",
+    )
+    message = serializers.CharField(help_text="what is wrong and how to put it right")
 
 
 class ErrorSerializer(serializers.Serializer):

@@ -312,14 +312,15 @@ EXAMPLES: dict[str, list[OpenApiExample]] = {
                 "engine_version": ENGINE_VERSION,
                 "finished_at": TIME,
                 # Trimmed: a column per number of the leaderboard table.
-                "columns": ["position", "algorithm", "win_rate", "mean_rank", "loo_kl"],
+                "columns": ["position", "algorithm", "position_by", "mean_rank", "loo_kl", "mle"],
                 "rows": [
                     {
                         "position": 1,
                         "algorithm": "C4.5+m",
-                        "win_rate": 0.304,
+                        "position_by": "Leave-one-out weights (log loss)",
                         "mean_rank": 2.0,
                         "loo_kl": 0.327,
+                        "mle": 0.304,
                     }
                 ],
                 "board": SNAPSHOT["board"],
@@ -327,7 +328,10 @@ EXAMPLES: dict[str, list[OpenApiExample]] = {
         )
     ],
     "snapshot_export_csv": [
-        _response("position,algorithm,win_rate,mean_rank,loo_kl\n1,C4.5+m,0.304,2.0,0.327\n")
+        _response(
+            "position,algorithm,position_by,mean_rank,loo_kl,mle\n"
+            "1,C4.5+m,Leave-one-out weights (log loss),2.0,0.327,0.304\n"
+        )
     ],
     "api_token_list": [
         _response(

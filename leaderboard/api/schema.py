@@ -55,8 +55,15 @@ class AutoSchema(SpectacularAutoSchema):
         return schema
 
     def _map_basic_serializer(self, serializer, direction):
-        """``min_properties`` on an input serializer: how many fields a request must send."""
+        """``min_properties`` on an input serializer: how many fields a request must send.
+
+        A component's description is its serializer's ``schema_description`` only: a
+        docstring (its own or a base class's, such as StrictInput's) is for developers.
+        """
         schema = super()._map_basic_serializer(serializer, direction)
+        schema.pop("description", None)
+        if text := getattr(serializer, "schema_description", ""):
+            schema["description"] = text
         minimum = getattr(serializer, "min_properties", None)
         if direction == "request" and minimum:
             schema["minProperties"] = minimum

@@ -37,7 +37,7 @@ from leaderboard.ingest.imported import (
     IMPORT_FORMATS,
     imported_submissions_create,
 )
-from leaderboard.ingest.results_csv import FORMATS, parse_results_csv
+from leaderboard.ingest.results_csv import FORMATS, ResultsCsvError, parse_results_csv
 from leaderboard.models import Submission, UploadJob
 from leaderboard.selectors import (
     submission_list_by_ids,
@@ -50,6 +50,7 @@ from leaderboard.services import (
     ScoreInput,
     SubmissionInput,
     benchmark_metric_check,
+    results_file_refusal,
     submission_accept,
     submission_create,
     submission_entries_from_csv,
@@ -163,6 +164,10 @@ def _replayed(submissions: list[Submission], key: str, started) -> bool:
 
 class SubmissionListApi(ApiView):
     pagination_class = LimitOffsetPagination
+    create_endpoints = (
+        ("a submission", "api-submission-create"),
+        ("submissions from a results file", "api-submission-upload"),
+    )
 
     class FilterSerializer(PageQuerySerializer):
         status = serializers.ChoiceField(choices=Submission.Status.choices, required=False)
@@ -452,13 +457,20 @@ class SubmissionUploadApi(ApiView):
             stored = _stored_or_written(submissions)
             body = {"submissions": stored, "n_scores": sum(s.n_scores for s in stored)}
             return Response(self.OutputSerializer(body).data, status=code)
-        parsed = parse_results_csv(
-            upload,
-            format=data["format"],
-            max_rows=limits.max_rows,
-            max_errors=max_problems(),
-            metric_check=benchmark_metric_check(benchmark=benchmark),
-        )
+        try:
+            parsed = parse_results_csv(
+                upload,
+                format=data["format"],
+                max_rows=limits.max_rows,
+                max_errors=max_problems(),
+                metric_check=benchmark_metric_check(benchmark=benchmark),
+            )
+        except ResultsCsvError as exc:
+            raise results_file_refusal(
+                benchmark=benchmark,
+                error=exc,
+                new_datasets_confirmed=data["allow_new_datasets"],
+            ) from None
         entries = submission_entries_from_csv(benchmark=benchmark, parsed=parsed, note=data["note"])
         started = timezone.now()
         submissions = submissions_create(

@@ -25,6 +25,7 @@ class ApiTokenOutputSerializer(serializers.ModelSerializer):
 
 class ApiTokenListApi(ApiView):
     permission_classes = [IsAuthenticated]
+    create_endpoints = (("a token", "api-token-create"),)
 
     @extend_schema(
         summary="Your active API tokens",

@@ -77,11 +77,7 @@ def benchmark_create(
             [Problem(f"unknown field {name!r}", name) for name in sorted(unknown)]
         )
     metrics = list(metrics)
-    problems = _metric_problems(metrics)
-    problems += _ranking_problems(
-        ranking_only=bool(fields.get("ranking_only")), n_metrics=len(metrics), field="metrics"
-    )
-    problems += benchmark_problems({"slug": slug, "title": title, **fields}, benchmark=None)
+    problems = benchmark_create_problems(slug=slug, title=title, metrics=metrics, **fields)
     from leaderboard.quotas import benchmark_quota_check  # it subclasses our errors
 
     benchmark_quota_check(creator=creator)
@@ -105,6 +101,22 @@ def benchmark_create(
             **(described[0] if described else {}),
         )
     return benchmark
+
+
+def benchmark_create_problems(
+    *, slug: str | None, title: str | None, metrics: list[tuple], **fields
+) -> list[Problem]:
+    """Every rule :func:`benchmark_create` checks on its input (but a taken slug and the
+    creator's quota), without writing: a form whose own checks failed asks it too, so
+    that one submit names every problem. A field given as None was refused before and
+    is not checked again."""
+    problems = _metric_problems(metrics)
+    problems += _ranking_problems(
+        ranking_only=bool(fields.get("ranking_only")), n_metrics=len(metrics), field="metrics"
+    )
+    given = {k: v for k, v in {"slug": slug, "title": title, **fields}.items() if v is not None}
+    problems += benchmark_problems(given, benchmark=None)
+    return problems
 
 
 # Paths under /api/benchmarks/ that a benchmark slug would shadow.
@@ -186,7 +198,8 @@ def metric_range_problems(
     if not problems and min_value is not None and max_value is not None and min_value >= max_value:
         problems.append(
             Problem(
-                f"{label}min_value must be below max_value ({min_value} >= {max_value})",
+                f"{label}the lowest valid value (min_value) must be below the highest "
+                f"(max_value); got {min_value:g} and {max_value:g}",
                 "min_value",
             )
         )
@@ -204,10 +217,13 @@ def _ranking_problems(*, ranking_only: bool, n_metrics: int, field: str) -> list
     return [Problem(RANKING_ONE_METRIC, field)] if ranking_only and n_metrics > 1 else []
 
 
+NEEDS_A_METRIC = "a benchmark needs at least one metric"
+
+
 def _metric_problems(metrics: list[tuple]) -> list[Problem]:
     problems = []
     if not metrics:
-        problems.append(Problem("a benchmark needs at least one metric", "metrics"))
+        problems.append(Problem(NEEDS_A_METRIC, "metrics"))
     if len(metrics) > MAX_METRICS:
         return [Problem(f"at most {MAX_METRICS} metrics, got {len(metrics)}", "metrics")]
     seen = set()
@@ -215,7 +231,11 @@ def _metric_problems(metrics: list[tuple]) -> list[Problem]:
     for name, direction, *described in metrics:
         if described:
             ranges = dict(described[0])
-            problems += metric_rope_problems(ranges.pop("rope", None), field="metrics")
+            problems += metric_rope_problems(
+                ranges.pop("rope", None),
+                field="metrics",
+                name=name if isinstance(name, str) else "",
+            )
             problems += metric_range_problems(name=name, **ranges)
         if not isinstance(name, str) or not name.strip():
             problems.append(Problem("a metric needs a name", "metrics"))

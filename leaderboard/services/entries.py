@@ -18,7 +18,7 @@ from leaderboard.models import (
 from leaderboard.services.errors import Problem
 from leaderboard.services.inputs import ScoreBlock, ScoreInput, SubmissionInput
 from leaderboard.services.text import text_problem, url_problem
-from leaderboard.typo_guard import NameIndex, did_you_mean
+from leaderboard.typo_guard import NameIndex, did_you_mean, spelling_key
 
 
 def metric_range_problem(metric: Metric, value: float) -> str | None:
@@ -93,7 +93,9 @@ def entry_problems(benchmark, entries, metrics, primary, datasets, algorithms) -
     problems: list[Problem] = []
     if not entries:
         problems.append(Problem("a submission needs at least one score", "scores"))
-    rules = _ScoreRules(benchmark, metrics, primary, datasets)
+    percentages = percentage_problems(entries, metrics, primary)
+    rules = _ScoreRules(benchmark, metrics, primary, datasets, frozenset(percentages))
+    problems += percentages.values()
     seen_algorithms: set[str] = set()
     for entry in entries:
         name = entry.algorithm.strip()
@@ -156,6 +158,8 @@ class _ScoreRules:
     metrics: Mapping[str, Metric]
     primary: Metric | None
     datasets: Container[str]
+    # Metrics whose values above 1 are told once, as percentages (percentage_problems).
+    in_percent: frozenset[str] = frozenset()
 
     def problems(
         self, score: ScoreInput, position: int, seen: dict[tuple, int | None]
@@ -202,6 +206,8 @@ class _ScoreRules:
                 )
             ]
         metric = self.metrics.get(score.metric) if score.metric is not None else self.primary
+        if metric is not None and metric.name in self.in_percent and 1 < score.value <= 100:
+            return []  # told once for the whole input
         if metric is not None and (problem := metric_range_problem(metric, score.value)):
             return [(f"{label}{problem}", score.value_column or "value")]
         return []
@@ -245,6 +251,100 @@ class _ScoreRules:
             f"{label}duplicate score for dataset {score.dataset!r}{fold}{where_first}",
             "dataset",
         )
+
+
+def percentage_problems(
+    entries: Sequence[SubmissionInput], metrics: Mapping[str, Metric], primary: Metric | None
+) -> dict[str, Problem]:
+    """One problem per metric of range [0, 1] given in percent, by metric name.
+
+    A file of accuracies saved as 80.61 rather than 0.8061 would otherwise answer one
+    "outside the valid range" per value. A metric counts as given in percent when at
+    least PERCENT_MIN_VALUES of its values, and at least half of them, are above 1, and
+    none is above 100; a stray 1.7 among shares is an ordinary value out of range. The
+    problem is located at the first value above 1.
+    """
+    found: dict[str, list] = {}  # name -> [count, first value, line, position, column]
+    for entry in entries:
+        for name, value, line, position, column in _scores_above_one(entry.scores):
+            metric = metrics.get(name) if name is not None else primary
+            if metric is None or metric.max_value != 1 or metric.min_value not in (None, 0):
+                continue
+            if value > 100:
+                found[metric.name] = [-1]  # not percentages: each value is told
+            elif metric.name not in found:
+                found[metric.name] = [1, value, line, position, column]
+            elif found[metric.name][0] > 0:
+                found[metric.name][0] += 1
+    totals = _finite_counts(entries, primary)
+    for name in [n for n, seen in found.items() if seen[0] > 0]:
+        count = found[name][0]
+        if count < PERCENT_MIN_VALUES or 2 * count < totals.get(name, 0):
+            found[name] = [-1]
+    problems = {}
+    for name, seen in found.items():
+        if seen[0] < 0:
+            continue
+        count, value, line, position, column = seen
+        where = f"line {line}" if line is not None else f"scores[{position}]"
+        label = "" if line is not None else f"scores[{position}]: "
+        problems[name] = Problem(
+            f"{label}{count} value{'s' if count != 1 else ''} of metric {name!r} "
+            f"{'are' if count != 1 else 'is'} above 1 (the first, {value:g}, on {where}): "
+            f"these look like percentages; {name!r} is a share from 0 to 1, so divide "
+            "them by 100 (80.61 becomes 0.8061)",
+            column or "value",
+            line,
+        )
+    return problems
+
+
+PERCENT_MIN_VALUES = 3
+
+
+def _finite_counts(entries: Sequence[SubmissionInput], primary: Metric | None) -> dict[str, int]:
+    """How many finite numbers each metric (by name; no metric: the primary) is given."""
+    counts: dict[str, int] = {}
+    default = primary.name if primary is not None else ""
+    for entry in entries:
+        scores = entry.scores
+        if isinstance(scores, ScoreBlock):
+            if scores.values.dtype.kind != "f":
+                continue
+            finite = np.isfinite(scores.values)
+            for code in np.unique(scores.metric_codes).tolist():
+                name = scores.metrics[code] if code >= 0 else default
+                n = int((finite & (scores.metric_codes == code)).sum())
+                counts[name] = counts.get(name, 0) + n
+            continue
+        for score in scores:
+            if is_number(score.value) and math.isfinite(score.value):
+                name = score.metric if score.metric is not None else default
+                counts[name] = counts.get(name, 0) + 1
+    return counts
+
+
+def _scores_above_one(scores: Sequence[ScoreInput]) -> Iterable[tuple]:
+    """(metric name or None, value, line, position, value column) of each finite number
+    above 1, in order; a ScoreBlock is searched with numpy."""
+    if isinstance(scores, ScoreBlock):
+        values = scores.values
+        if values.dtype.kind != "f":
+            return
+        for i in np.flatnonzero(np.isfinite(values) & (values > 1)).tolist():
+            code = int(scores.metric_codes[i])
+            yield (
+                scores.metrics[code] if code >= 0 else None,
+                float(values[i]),
+                int(scores.lines[i]),
+                i + 1,
+                scores.value_column,
+            )
+        return
+    for position, score in enumerate(scores, start=1):
+        value = score.value
+        if is_number(value) and math.isfinite(value) and value > 1:
+            yield score.metric, value, score.line, position, score.value_column
 
 
 def _block_is_clean(benchmark, block: ScoreBlock, metrics, primary, datasets) -> bool:
@@ -369,6 +469,54 @@ def typo_problems(
         if len(problems) >= MAX_PROBLEMS:
             break
     return problems
+
+
+def spelling_problems(
+    entries: Sequence[SubmissionInput],
+    listed_datasets: Iterable[str],
+    listed_algorithms: Iterable[str],
+) -> list[Problem]:
+    """New names of one input that differ only in case or punctuation ("ux-bad" and
+    "UX-Bad"): each would become its own dataset or algorithm. A spelling of a name the
+    benchmark has is typo_problems' to suggest."""
+    algorithms = [(e.algorithm.strip(), _first_line(e.scores), None) for e in entries]
+    datasets = [
+        (dataset, line, f"line {line}" if line is not None else f"scores[{position}]")
+        for e in entries
+        for dataset, _, line, position in _datasets_in_order(e.scores)
+        if isinstance(dataset, str)
+    ]
+    problems = []
+    for kind, names, listed in (
+        ("algorithm", algorithms, listed_algorithms),
+        ("dataset", datasets, listed_datasets),
+    ):
+        known = {spelling_key(name) for name in listed}
+        spellings: dict[str, dict[str, tuple[int | None, str | None]]] = {}
+        for name, line, where in names:
+            key = spelling_key(name)
+            if name and key and key not in known:
+                spellings.setdefault(key, {}).setdefault(name, (line, where))
+        for found in spellings.values():
+            if len(found) < 2:
+                continue
+            (first, (line, _)), *others = found.items()
+            told = ", ".join(f"{name!r}" + (f" ({at})" if at else "") for name, (_, at) in others)
+            problems.append(
+                Problem(
+                    f"{kind} {first!r} is also spelt {told}: these would be "
+                    f"{len(found)} different {kind}s; use one spelling",
+                    kind,
+                    line=line,
+                )
+            )
+    return problems
+
+
+def _first_line(scores: Sequence[ScoreInput]) -> int | None:
+    if isinstance(scores, ScoreBlock):
+        return int(scores.lines[0]) if len(scores) else None
+    return next((s.line for s in scores if s.line is not None), None)
 
 
 def _algorithm_typo(entry: SubmissionInput, known: NameIndex) -> Problem | None:

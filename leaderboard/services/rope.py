@@ -14,14 +14,26 @@ MAX_ROPE = 1e12
 differences with it stay finite in the engine's arithmetic."""
 
 
-def metric_rope_problems(rope: object, *, field: str = "rope") -> list[Problem]:
-    """Why ``rope`` is not a region of practical equivalence (empty: it is; None: none)."""
+def metric_rope_problems(rope: object, *, field: str = "rope", name: str = "") -> list[Problem]:
+    """Why ``rope`` is not a region of practical equivalence (empty: it is; None: none),
+    in the words of the forms that ask for it; ``name`` labels the metric."""
     if rope is None:
         return []
+    label = f"metric {name!r}: " if name else ""
+    what = f"{label}the region of practical equivalence (rope)"
     if isinstance(rope, bool) or not isinstance(rope, (int, float)) or not math.isfinite(rope):
-        return [Problem(f"rope must be a finite number or empty, got {rope!r}", field)]
+        return [Problem(f"{what} must be a number, or empty for none; got {rope!r}", field)]
     if rope < 0:
-        return [Problem(f"rope must be >= 0 (metric units), got {rope!r}", field)]
+        return [
+            Problem(
+                f"{what} cannot be negative: it is a ± margin in the metric's units; got {rope!r}",
+                field,
+            )
+        ]
     if rope > MAX_ROPE:
-        return [Problem(f"rope must be at most {MAX_ROPE:g} (metric units), got {rope!r}", field)]
+        return [
+            Problem(
+                f"{what} can be at most {MAX_ROPE:g} in the metric's units; got {rope!r}", field
+            )
+        ]
     return []

@@ -13,6 +13,7 @@ from django.utils import timezone
 
 from estimation.requests import recompute_request
 from leaderboard import ownership
+from leaderboard.ingest.results_csv import ResultsCsvError, RowError
 from leaderboard.models import (
     Algorithm,
     Benchmark,
@@ -23,7 +24,12 @@ from leaderboard.models import (
 from leaderboard.selectors import algorithms_with_listing, datasets_with_listing
 from leaderboard.services.access import user_is_maintainer
 from leaderboard.services.content_hash import content_hash, content_hash_legacy
-from leaderboard.services.entries import entry_problems, lookalike_problems, typo_problems
+from leaderboard.services.entries import (
+    entry_problems,
+    lookalike_problems,
+    spelling_problems,
+    typo_problems,
+)
 from leaderboard.services.errors import PermissionDenied, Problem, ValidationFailed
 from leaderboard.services.inputs import ScoreBlock, SubmissionInput
 from leaderboard.services.scores import ScoreColumns, score_columns, score_counts, scores_insert
@@ -203,6 +209,55 @@ def submission_entries_from_csv(
     return entries
 
 
+def submissions_check(
+    *, benchmark: Benchmark, entries: Sequence[SubmissionInput], new_datasets_confirmed: bool
+) -> list[Problem]:
+    """What storing ``entries`` would refuse, without writing: for a page whose own
+    checks failed, so that it names the benchmark's problems (misspelt datasets, values
+    out of range) in the same answer."""
+    try:
+        _entries_check(
+            benchmark, entries, _BenchmarkNames.of(benchmark), confirmed=new_datasets_confirmed
+        )
+    except ValidationFailed as exc:
+        return list(exc.problems)
+    return []
+
+
+def results_file_refusal(
+    *, benchmark: Benchmark, error: ResultsCsvError, new_datasets_confirmed: bool
+) -> ResultsCsvError:
+    """A refused results file's problems with the benchmark's own in one answer.
+
+    The parser refuses a file for what it cannot read (a cell that is no number, an
+    empty name); the rows that did read (``error.partial``) are checked here against the
+    benchmark's rules as well (unknown or misspelt datasets, values out of range, two
+    spellings of one name), so that fixing the first round does not reveal a second. A
+    rule's problem at a line the parser already named is left out; one without a line
+    (an algorithm's) is put on the header's.
+    """
+    parsed = error.partial
+    if parsed is None or not len(parsed.values):
+        return error
+    try:
+        entries = submission_entries_from_csv(benchmark=benchmark, parsed=parsed)
+    except ValidationFailed as exc:
+        problems = list(exc.problems)
+    else:
+        problems = submissions_check(
+            benchmark=benchmark, entries=entries, new_datasets_confirmed=new_datasets_confirmed
+        )
+    named = {e.line for e in error.errors}
+    more = [
+        RowError(p.line or 1, p.field, p.message)
+        for p in problems
+        if p.line is None or p.line not in named
+    ]
+    if not more:
+        return error
+    return ResultsCsvError([*error.errors, *more], error.total + len(more))
+
+
 def _submissions_by_key(benchmark, submitter, key: str) -> list[Submission]:
     """Submissions stored under an idempotency key (``key#i`` for a file's i-th algorithm)."""
     return list(
@@ -322,6 +377,7 @@ def _entries_check(
         benchmark, entries, listed_datasets, listed_algorithms, confirmed=confirmed
     )
     problems += lookalike_problems(entries, listed_datasets, listed_algorithms)
+    problems += spelling_problems(entries, listed_datasets, listed_algorithms)
     if problems:
         raise ValidationFailed(problems)
 

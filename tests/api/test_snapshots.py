@@ -9,6 +9,7 @@ from estimation.core.contract import (
     section_from_json,
     to_json,
 )
+from estimation.core.registry import estimator_get
 from estimation.core.verdict import board_order
 from estimation.models import ResultSnapshot
 from estimation.selectors import snapshot_board, snapshot_section
@@ -123,15 +124,17 @@ def test_csv_export_has_one_row_per_algorithm(client, computed):
     assert header[:10] == [
         "position",
         "algorithm",
+        "position_by",
         "rank_low",
         "rank_high",
         "plausible_winner",
         "rank_question",
         "mean_score",
         "sd_score",
-        "win_rate",
         "mean_rank",
     ]
+    # the win rate once: the mle estimator's column (issue 44: no duplicate win_rate)
+    assert "win_rate" not in header and header.count("mle") == 1
     # each estimator's point, its own interval and that interval's label
     assert header[10:15] == [
         "loo_kl",
@@ -149,7 +152,8 @@ def test_csv_export_has_one_row_per_algorithm(client, computed):
     alpha = dict(zip(header, lines[1 + order.index("alpha")].split(","), strict=True))
     # rounded for reading (4 decimals for probabilities, 3 for ranks)
     assert float(alpha["mean_rank"]) == pytest.approx(board.mean_rank[index], abs=5e-4)
-    assert float(alpha["win_rate"]) == pytest.approx(board.win_rate[index], abs=5e-5)
+    assert float(alpha["mle"]) == pytest.approx(board.win_rate[index], abs=5e-5)
+    assert alpha["position_by"] == estimator_get(board.recommended).label
     loo = board.estimator("loo_kl")
     assert float(alpha["loo_kl"]) == pytest.approx(loo.p[index], abs=5e-5)
     assert float(alpha["loo_kl_high"]) == pytest.approx(loo.bootstrap.upper[index], abs=5e-5)
@@ -172,7 +176,7 @@ def test_json_export(client, computed):
     order = [board.algorithms[i] for i in board_order(board, board.recommended)]
     assert [row["algorithm"] for row in body["rows"]] == order
     beta = next(row for row in body["rows"] if row["algorithm"] == "beta")
-    assert beta["win_rate"] == board.win_rate[1]  # full precision in JSON
+    assert beta["mle"] == board.win_rate[1]  # full precision in JSON
     assert body["columns"][:2] == ["position", "algorithm"]
     assert client.get(f"{BASE}1/export.json").json()["rows"] == body["rows"]
 

@@ -132,10 +132,16 @@ def test_problems_the_services_find_name_the_line(researcher):
     benchmark = make_benchmark("toy", allow_new_datasets=False)
     benchmark.datasets.create(name="d1", declared=True)
     content = b"dataset,algorithm,score,metric\nd1,a,0.5,score\nd9,a,0.5,score\nd1,b,0.5,auc\n"
-    # The benchmark's metrics are known while the file is read: line 4 at once.
+    # The benchmark's metrics are known while the file is read (line 4), and its other
+    # rules are checked on the rows that did read (line 3): one answer, in line order.
     response = upload(client_for(researcher), content)
     assert response.status_code == 400
     assert response.json()["problems"] == [
+        {
+            "line": 3,
+            "field": "dataset",
+            "message": "unknown dataset 'd9'; this benchmark only takes listed datasets",
+        },
         {
             "line": 4,
             "field": "metric",

@@ -78,7 +78,8 @@ def test_rank_intervals_and_plausible_winners_are_shown(demo_site, page, slug):
         )
     expect(page.locator("[data-testid=recommended-by]")).to_have_text(board.recommended_by)
     default = page.locator(f"[data-testid=estimator-option-{board.recommended}]")
-    expect(default.locator(".tag")).to_have_text("default")
+    expect(default.locator(".tag")).to_have_text("recommended")
+    expect(page.get_by_text("predicts best here")).to_have_count(0)
 
 
 def test_the_badge_of_a_plausible_winner_shows_its_rank_interval(demo_site, page):

@@ -341,3 +341,20 @@ def test_one_dataset_and_one_algorithm_charts_draw_the_first_60_rows():
     assert "d149" in chart.svg and "d089" not in chart.svg  # the largest gaps first
     assert chart.note.startswith("Showing the largest gaps on 60 of 150 datasets")
     assert charts.margin_chart(gaps[:60], "x", "accuracy").note == ""
+
+
+def test_the_distance_to_the_winner_has_the_sign_of_its_caption():
+    """Issue 44: the bars and the axis are gaps (>= 0); the row labels said −gap."""
+    from frontend.explore import charts
+    from frontend.explore.presenters import algorithm_margins
+
+    scores = {"d1": {"x": 0.7, "w": 0.9}, "d2": {"x": 0.8, "w": 0.6}}
+    gaps = algorithm_margins(scores=scores, algorithm="x", higher_is_better=True)
+    chart = charts.margin_chart(gaps, "x", "accuracy")
+    assert "0.2 behind w" in chart.svg and "−" not in chart.svg
+    assert "how far behind the winner (0 = won)" in chart.svg
+    assert "won" in chart.svg
+    # lower is better: still a gap >= 0, told the same way
+    lower = algorithm_margins(scores=scores, algorithm="x", higher_is_better=False)
+    assert all(m.margin >= 0 for m in lower)
+    assert "0.2 behind w" in charts.margin_chart(lower, "x", "seconds").svg

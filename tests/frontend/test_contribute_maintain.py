@@ -229,3 +229,39 @@ def test_the_settings_form_picks_the_default_control_among_the_algorithms(client
     assert bad.status_code == 200 and 'href="#id_control_algorithm"' in bad.content.decode()
     benchmark.refresh_from_db()
     assert benchmark.control_algorithm == "beta"
+
+
+def test_create_names_every_problem_in_one_submit_in_readers_words(client, maintainer):
+    """A taken slug no longer hides the metrics' problems until the next submit."""
+    make_benchmark("taken")
+    data = {
+        **CREATE,
+        "slug": "taken",
+        "metrics-0-rope": "-1",
+        "metrics-1-min_value": "5",
+        "metrics-1-max_value": "1",
+    }
+    body = client.post("/benchmarks/new/", data).content.decode()
+    assert "Another benchmark already has this address" in body
+    assert (
+        "metric &#x27;accuracy&#x27;: the region of practical equivalence (rope) cannot be "
+        "negative" in body
+    )
+    assert "metric &#x27;runtime&#x27;: the lowest valid value (min_value) must be below" in body
+    assert "&gt;= 0" not in body and "(metric units)" not in body
+    assert not Benchmark.objects.filter(title="My study").exists()
+    # Once the slug is free, the same metrics are refused with the same words.
+    again = client.post("/benchmarks/new/", {**data, "slug": "fresh"}).content.decode()
+    assert "(rope) cannot be negative" in again and "Another benchmark" not in again
+
+
+def test_a_refused_metric_row_does_not_claim_there_is_no_metric(client, maintainer):
+    data = {
+        **CREATE,
+        "metrics-TOTAL_FORMS": "1",
+        "metrics-0-rope": "abc",
+        "alpha": "0.9",
+    }
+    body = client.post("/benchmarks/new/", data).content.decode()
+    assert "Enter a number" in body and 'href="#id_alpha"' in body
+    assert "a benchmark needs at least one metric" not in body

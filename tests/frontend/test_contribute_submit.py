@@ -452,3 +452,25 @@ def test_a_preview_value_reads_as_typed_not_as_its_float():
     assert repr(row.value) == "0.30000000000000004"
     assert row.value_text == "0.3"
     assert PreviewRow(2, "d", "a", None, None, 1.5e-20).value_text == "1.5e-20"
+
+
+def test_web_form_names_a_misspelt_dataset_beside_a_cell_that_is_no_number(
+    client, benchmark, researcher
+):
+    """The typo of a new row's name is told with the unreadable cell, not after it."""
+    key = _key(client.get("/b/study/submit/").content.decode())
+    data = _grid_post(
+        key,
+        **{
+            "grid-rows": "3",
+            "grid-0-0": "zero",
+            "grid-2-dataset": "D1",
+            "grid-2-new": "1",
+            "grid-2-0": "0.81",
+        },
+    )
+    data["grid-1-dataset"] = "d2"
+    body = html.unescape(client.post("/b/study/submit/", data).content.decode())
+    assert "“zero” is not a finite number." in body
+    assert "dataset 'D1' is not in this benchmark; did you mean 'd1'?" in body
+    assert Submission.objects.filter(submitter=researcher).count() == 0

@@ -1,3 +1,4 @@
+import html
 import json
 import re
 
@@ -311,15 +312,24 @@ def test_script_holds_no_copy_of_the_table_or_the_estimators():
 
 
 def test_the_page_says_when_no_estimator_predicts_clearly_better(client):
-    """The "predicts best here" badge only when the lowest-loss estimator beats
-    the win rate significantly; otherwise the page says so in words."""
+    """The held-out evaluation is told in one sentence relating it to the one recommended
+    estimator: no second badge beside the recommended one, no internal keys."""
     benchmark = make_benchmark("verdict", bootstrap_size=0)
     for name, row in (("alpha", (0.9, 0.8, 0.7, 0.6)), ("beta", (0.8, 0.9, 0.6, 0.7))):
         submit(benchmark, name, dict(zip(("d1", "d2", "d3", "d4"), row, strict=True)))
     refresh(benchmark)
-    page = client.get("/b/verdict/").content.decode()
-    assert "no estimator predicts clearly better than the win rate here" in page
-    assert "predicts best here</span>" not in page
+    page = html.unescape(client.get("/b/verdict/").content.decode())
+    assert "finds no estimator predicting clearly better than the win rate here" in page
+    assert "stays the default because a rule fixed before the data are seen" in page
+    assert "predicts best here" not in page
+    assert page.count('data-testid="recommended-tag"') == 2  # the links and the switcher
+    # Another estimator chosen: the verdict speaks of it, the note relates the evidence.
+    other = html.unescape(client.get("/b/verdict/?estimator=mle").content.decode())
+    assert 'data-testid="evaluation-verdict"' in other
+    assert "finds no estimator predicting clearly better" in other
+    for key in ("loo_kl", "plackett_luce"):
+        sentences = re.findall(r'<p class="note"[^>]*>([^<]*)</p>', other)
+        assert not any(key in sentence for sentence in sentences), key
 
 
 def test_failure_fragment_is_the_pages_notice_alone(client):

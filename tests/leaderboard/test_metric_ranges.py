@@ -187,7 +187,9 @@ def test_maintainers_set_the_range_by_api_and_it_is_shown():
 def test_a_range_must_be_ordered_and_finite(auc_board):
     maintainer = make_user("maintainer")
     auc_board.maintainers.add(maintainer)
-    with pytest.raises(ValidationFailed, match="min_value must be below max_value"):
+    with pytest.raises(
+        ValidationFailed, match=r"the lowest valid value \(min_value\) must be below the highest"
+    ):
         metric_add(
             benchmark=auc_board,
             user=maintainer,
@@ -295,5 +297,7 @@ def test_the_catalogue_sets_the_range_of_an_existing_metric(client, auc_board):
         {"action": "metric_range", "metric": "auc", "min_value": "2", "max_value": "1"},
     )
     assert refused.status_code == 200
-    assert "min_value must be below max_value" in refused.content.decode()
+    assert (
+        "the lowest valid value (min_value) must be below the highest" in refused.content.decode()
+    )
     assert "valid range [0.5, 1.0]" in client.get("/b/auc/maintain/catalogue/").content.decode()

@@ -369,3 +369,26 @@ def test_the_rate_settings_read_as_allauth_rates_and_a_bad_one_names_itself(monk
     monkeypatch.setenv("PODIUM_SIGNUP_RATE", "5/fortnight")
     with pytest.raises(ImproperlyConfigured, match="PODIUM_SIGNUP_RATE must be N/second"):
         allauth_rate("PODIUM_SIGNUP_RATE", "5/hour")
+
+
+def test_the_confirm_your_address_page_says_its_message_once(client):
+    """Issue 44: allauth's "Confirmation e-mail sent" flash repeated the page's own text."""
+    response = client.post(
+        "/account/signup/",
+        {
+            "username": "once",
+            "email": "once@example.org",
+            "password1": "a-long-enough-passphrase",
+            "password2": "a-long-enough-passphrase",
+        },
+        follow=True,
+    )
+    body = response.content.decode()
+    assert 'data-testid="verification-sent"' in body
+    assert body.count("We sent a link to") == 1
+    assert body.count("open it to confirm the address") == 1
+    assert "We sent a link to once@example.org" in body
+    assert "Confirmation e-mail sent" not in body
+    # Opened again (no flash left), the page still says what happened, once.
+    again = client.get(response.request["PATH_INFO"]).content.decode()
+    assert again.count("We sent a link to") == 1

@@ -225,14 +225,15 @@ def margin_chart(
             ticks,
             x,
             top + len(rows) * row_h + 4,
-            label=f"{metric_name}: winner's score minus this algorithm's",
+            # A gap, >= 0 whichever way the metric points (lower-is-better too).
+            label=f"{metric_name}: how far behind the winner (0 = won)",
             grid_top=top,
         )
     ]
     for index, row in enumerate(rows):
         y = top + index * row_h
         won = row.margin <= 0
-        words = "won" if won else f"−{row.margin:.4g} vs {row.winner}"
+        words = "won" if won else f"{row.margin:.4g} behind {row.winner}"
         parts.append(
             f"<g>{layout.tooltip(f'{row.dataset}: {words}')}"
             + layout.row_label(left - 8, y + row_h / 2, row.dataset, left - 12, font_size=11)

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from estimation.core.contract import Board, NotApplicable
 from estimation.core.registry import estimator_get
+from estimation.recommendation import board_recommendation, evaluation_finding
 from frontend.explore.charts import layout
 from frontend.explore.charts.layout import (
     BLUE,
@@ -40,7 +41,8 @@ class EstimatorEvaluationData:
     differences_vs_mle: tuple[float | None, ...] = ()
     reference: int = -1  # index of the win rate
     predicts_best: int | None = None  # the badge, only when it beats the win rate
-    verdict: str = ""
+    verdict: str = ""  # the evaluation's finding, by display name
+    relation: str = ""  # how it relates to the board's recommended estimator
     folds: str = ""  # how the held-out datasets were chosen, in words
     not_applicable: str | None = None
 
@@ -92,7 +94,8 @@ def estimator_evaluation_data(board: Board) -> EstimatorEvaluationData:
         predicts_best=schemes.index(evaluation.predicts_best)
         if evaluation.predicts_best in schemes
         else None,
-        verdict=evaluation.verdict,
+        verdict=evaluation_finding(evaluation),
+        relation=board_recommendation(board).evaluation or "",
         folds=folds,
     )
 
@@ -194,8 +197,9 @@ def draw_estimator_evaluation(data: EstimatorEvaluationData) -> Chart:
         f"({data.folds}). Every estimator is compared with the win rate by the Nadeau–Bengio "
         "corrected resampled t-test on the log loss, fixed in advance; an estimator is shown "
         "as predicting best only when it has the lowest log loss and beats the win rate "
-        f"significantly. {data.verdict[:1].upper()}{data.verdict[1:]}. TV is an improper "
-        "score and plays no part in the choice."
+        f"significantly. {data.verdict[:1].upper()}{data.verdict[1:]}. "
+        + (f"{data.relation} " if data.relation else "")
+        + "TV is an improper score and plays no part in the choice."
     )
     return layout.figure(key, title, description, width, height, "".join(parts), table, note)
 

@@ -323,8 +323,7 @@ class _LongParser(_ParserBase):
                     errors.add(self.header_line, None, "no results left: every one lacks folds")
             if layout.ranking:
                 self._check_ranks(lines, d, values, labels[0], layout.value_column)
-        errors.raise_if_any()
-        return ParsedResults(
+        result = ParsedResults(
             format=layout.format,
             kind="rank" if layout.ranking else "score",
             datasets=labels[0],
@@ -342,6 +341,9 @@ class _LongParser(_ParserBase):
             algorithm_metadata={name: given for name, given in found.metadata.items() if given},
             value_column=layout.value_column,
         )
+        if errors.total:
+            raise ResultsCsvError(errors.kept, errors.total, partial=result)
+        return result
 
     def _describe(self, given: dict, row: list[str], described, names, line: int) -> bool:
         """Add a row's algorithm columns to ``given``; False after an error at the line."""

@@ -83,9 +83,17 @@ class ResultsCsvError(ValueError):
     when some were left out.
     """
 
-    def __init__(self, errors: Iterable[RowError], total: int | None = None) -> None:
+    def __init__(
+        self,
+        errors: Iterable[RowError],
+        total: int | None = None,
+        partial: ParsedResults | None = None,
+    ) -> None:
         self.errors: tuple[RowError, ...] = tuple(sorted(errors, key=lambda e: e.line))
         self.total: int = len(self.errors) if total is None else total
+        # The rows that did read, so that the benchmark's rules (unknown datasets, valid
+        # ranges) are checked in the same answer (services.results_file_refusal).
+        self.partial = partial
         super().__init__(self._describe())
 
     @property

@@ -51,13 +51,15 @@ class _WideParser(_ParserBase):
         errors = self.errors
         if not errors.total and not cols.lines:
             errors.add(self.header_line, None, "no results: every algorithm cell is empty")
+        told = errors.total
         if errors.total and self.format is None:
             self._check_wide_layout(cells.first_text, cells.has_number, algorithm_columns)
-        errors.raise_if_any()
+        # A file that may not be wide at all (the layout check spoke) has no rows to trust.
+        trusted = errors.total == told
         cols.folds = array.array("q", [-1]) * len(cols.lines)
         cols.metrics = cols.folds
         lines, d, a, values, folds, k = cols.arrays()
-        return ParsedResults(
+        result = ParsedResults(
             format="wide",
             kind="score",
             datasets=tuple(datasets),
@@ -71,6 +73,9 @@ class _WideParser(_ParserBase):
             folds=folds,
             metric_codes=k,
         )
+        if errors.total:
+            raise ResultsCsvError(errors.kept, errors.total, partial=result if trusted else None)
+        return result
 
     def _wide_header(self, names: list[str]) -> tuple[int, list[tuple[int, str]]]:
         """The dataset column and the (index, name) of each algorithm column, or raise
