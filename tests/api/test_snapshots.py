@@ -133,7 +133,7 @@ def test_csv_export_has_one_row_per_algorithm(client, computed):
         "sd_score",
         "mean_rank",
     ]
-    # the win rate once: the mle estimator's column (issue 44: no duplicate win_rate)
+    # the win rate once: the mle estimator's column (no duplicate win_rate column)
     assert "win_rate" not in header and header.count("mle") == 1
     # each estimator's point, its own interval and that interval's label
     assert header[10:15] == [

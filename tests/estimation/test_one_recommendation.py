@@ -1,4 +1,4 @@
-"""One recommendation per board (issue 44): the held-out evaluation and the advisor are
+"""One recommendation per board: the held-out evaluation and the advisor are
 told as evidence about the recommended estimator, in display names, never by key."""
 
 from __future__ import annotations

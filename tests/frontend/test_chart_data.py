@@ -344,7 +344,7 @@ def test_one_dataset_and_one_algorithm_charts_draw_the_first_60_rows():
 
 
 def test_the_distance_to_the_winner_has_the_sign_of_its_caption():
-    """Issue 44: the bars and the axis are gaps (>= 0); the row labels said −gap."""
+    """The bars and the axis are gaps (>= 0); the row labels said −gap."""
     from frontend.explore import charts
     from frontend.explore.presenters import algorithm_margins
 

@@ -372,7 +372,7 @@ def test_the_rate_settings_read_as_allauth_rates_and_a_bad_one_names_itself(monk
 
 
 def test_the_confirm_your_address_page_says_its_message_once(client):
-    """Issue 44: allauth's "Confirmation e-mail sent" flash repeated the page's own text."""
+    """allauth's "Confirmation e-mail sent" flash repeated the page's own text."""
     response = client.post(
         "/account/signup/",
         {
