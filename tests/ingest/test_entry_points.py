@@ -40,6 +40,7 @@ def test_the_command_imports_each_format_into_a_new_benchmark(format):
         "--benchmark",
         f"imp-{format}",
         "--policy=moderated",
+        "--direction=higher",  # for the metrics hf-leaderboard, HELM and PwC do not direct
         stdout=out,
         stderr=StringIO(),
     )
@@ -129,7 +130,39 @@ def test_the_command_names_the_file_and_key_of_a_bad_file(tmp_path):
         CommandError,
         match=r"SciFact\.json: scores\.test\[0\]\.main_score: task 'SciFact' has no main score",
     ):
-        call_command("import_results", str(folder), "--format", "mteb", stdout=StringIO())
+        call_command(
+            "import_results",
+            str(folder),
+            "--format",
+            "mteb",
+            "--on-error=refuse",
+            stdout=StringIO(),
+        )
+    assert not stored_scores()
+    # By default the rest is imported and the result left out is listed where it was.
+    err = StringIO()
+    call_command("import_results", str(folder), "--format", "mteb", stdout=StringIO(), stderr=err)
+    assert len(stored_scores()) == N_SCORES["mteb"] - 1
+    assert "left out 1 result or file" in err.getvalue()
+    assert re.search(
+        r"SciFact\.json: scores\.test\[0\]\.main_score: task 'SciFact' has no main score",
+        err.getvalue(),
+    )
+
+
+@pytest.mark.django_db
+def test_the_command_refuses_metrics_the_files_do_not_direct_by_name():
+    with pytest.raises(CommandError) as caught:
+        call_command(
+            "import_results",
+            str(FIXTURES / "hf-leaderboard"),
+            "--format=hf-leaderboard",
+            stdout=StringIO(),
+            stderr=StringIO(),
+        )
+    assert "'acc_norm', 'acc', 'mc2'" in str(caught.value)
+    assert "--direction" in str(caught.value)
+    assert not Benchmark.objects.exists()
 
 
 @pytest.mark.parametrize("format", IMPORT_FORMATS)

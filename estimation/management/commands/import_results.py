@@ -14,6 +14,7 @@ from estimation.management.commands.recompute import (
 )
 from leaderboard.ingest.formats import (
     IMPORT_FORMATS,
+    ON_ERROR,
     ImportedResults,
     ResultsImportError,
     files_from_path,
@@ -36,8 +37,10 @@ class Command(BaseCommand):
         "Import results in another tool's format (a file, a folder or a zip) as accepted "
         "results: into --benchmark if it exists, else into a new benchmark of that slug "
         "whose metrics are the files' (direction and range from the files where they say, "
-        "else --direction). Then computes the results (or, with --queue, leaves them to "
-        "the workers)."
+        "else --direction: without it a metric the files do not direct is refused, by "
+        "name). Results that cannot be imported are left out and listed by file and key "
+        "(--on-error refuse: nothing is imported). Then computes the results (or, with "
+        "--queue, leaves them to the workers)."
     )
 
     def add_arguments(self, parser) -> None:
@@ -50,8 +53,16 @@ class Command(BaseCommand):
         parser.add_argument(
             "--direction",
             choices=[d.value for d in Metric.Direction],
-            default="higher",
-            help="direction of a new benchmark's metrics the files do not direct",
+            default=None,
+            help="direction of a new benchmark's metrics the files do not direct (without "
+            "it, such metrics are refused by name)",
+        )
+        parser.add_argument(
+            "--on-error",
+            choices=ON_ERROR,
+            default="skip",
+            help="skip (default): import what is valid and list what was left out, by file "
+            "and key, with the reason; refuse: import nothing if anything is wrong",
         )
         parser.add_argument(
             "--metric",
@@ -77,6 +88,7 @@ class Command(BaseCommand):
                 files_from_path(path, max_bytes=limits.max_unpacked_bytes),
                 format=options["format"],
                 max_results=limits.max_rows,
+                on_error=options["on_error"],
             )
             if options["metric"]:
                 imported = restrict_metrics(imported, options["metric"])
@@ -110,6 +122,7 @@ class Command(BaseCommand):
             raise CommandError(f"nothing was imported:\n{problems_text(exc.problems)}") from None
         for note in imported.notes:
             self.stderr.write(f"{benchmark.slug}: {note}", style_func=str)
+        self._report_left_out(benchmark.slug, imported)
         n_scores = sum(len(entry.scores) for entry in entries)
         self.stdout.write(
             self.style.SUCCESS(
@@ -125,8 +138,34 @@ class Command(BaseCommand):
             results_compute(benchmark)
             self.stdout.write(f"{benchmark.slug}: results {results_served(benchmark)}")
 
+    def _report_left_out(self, slug: str, imported: ImportedResults) -> None:
+        if not imported.n_left_out:
+            return
+        self.stderr.write(
+            f"{slug}: left out {counted(imported.n_left_out, 'result or file', 'results or files')}"
+            " (file: key: reason):",
+            style_func=str,
+        )
+        for problem in imported.left_out:
+            self.stderr.write(f"  {problem}", style_func=str)
+        if imported.n_left_out > len(imported.left_out):
+            self.stderr.write(
+                f"  ... and {imported.n_left_out - len(imported.left_out)} more", style_func=str
+            )
+
     def _create(self, slug: str, imported: ImportedResults, options) -> Benchmark:
         order = options["metric"] or list(imported.parsed.metrics)
+        undirected = [
+            name
+            for name in order
+            if (info := imported.metric(name)) is None or info.higher_is_better is None
+        ]
+        if undirected and options["direction"] is None:
+            raise CommandError(
+                f"the files do not say whether higher or lower is better for "
+                f"{', '.join(map(repr, undirected))}: give --direction higher|lower, or "
+                "--metric to import only metrics the files direct"
+            )
         metrics = []
         for name in order:
             info = imported.metric(name)

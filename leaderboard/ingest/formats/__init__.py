@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 
 from leaderboard.ingest.formats.common import (
+    ON_ERROR,
     AlgorithmInfo,
     ImportedResults,
     MetricInfo,
@@ -40,17 +41,29 @@ IMPORT_FORMATS: tuple[str, ...] = tuple(READERS)
 
 
 def read_imported(
-    files: Mapping[str, bytes], *, format: str, max_results: int | None = None
+    files: Mapping[str, bytes],
+    *,
+    format: str,
+    max_results: int | None = None,
+    on_error: str = "refuse",
 ) -> ImportedResults:
     """The results of ``files`` in ``format`` (one of :data:`IMPORT_FORMATS`); reading
-    stops with a :class:`ResultsImportError` at the first result past ``max_results``."""
+    stops with a :class:`ResultsImportError` at the first result past ``max_results``.
+
+    ``on_error="skip"`` imports what is valid and lists the rest in ``left_out`` (file,
+    key, reason); ``"refuse"`` raises naming every problem. Either way a file with no
+    valid result is refused.
+    """
     if format not in READERS:
         raise ValueError(f"format must be one of {', '.join(IMPORT_FORMATS)}, got {format!r}")
-    return READERS[format](files, max_results=max_results)
+    if on_error not in ON_ERROR:
+        raise ValueError(f"on_error must be one of {', '.join(ON_ERROR)}, got {on_error!r}")
+    return READERS[format](files, max_results=max_results, on_error=on_error)
 
 
 __all__ = [
     "IMPORT_FORMATS",
+    "ON_ERROR",
     "READERS",
     "AlgorithmInfo",
     "ImportedResults",

@@ -34,8 +34,10 @@ FORMAT = "eee"
 SCHEMA_VERSION = "0.1.0"
 
 
-def read_eee(files: Mapping[str, bytes], *, max_results: int | None = None) -> ImportedResults:
-    out = Collector(FORMAT, max_results=max_results)
+def read_eee(
+    files: Mapping[str, bytes], *, max_results: int | None = None, on_error: str = "refuse"
+) -> ImportedResults:
+    out = Collector(FORMAT, max_results=max_results, on_error=on_error)
     for path in sorted(p for p in files if p.endswith(".json")):
         doc = out.json(path, files[path])
         if missing(doc):

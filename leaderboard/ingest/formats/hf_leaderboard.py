@@ -15,9 +15,9 @@ FORMAT = "hf-leaderboard"
 
 
 def read_hf_leaderboard(
-    files: Mapping[str, bytes], *, max_results: int | None = None
+    files: Mapping[str, bytes], *, max_results: int | None = None, on_error: str = "refuse"
 ) -> ImportedResults:
-    out = Collector(FORMAT, max_results=max_results)
+    out = Collector(FORMAT, max_results=max_results, on_error=on_error)
     for path in sorted(p for p in files if p.endswith(".json")):
         doc = out.json(path, files[path])
         if missing(doc):

@@ -29,8 +29,10 @@ from leaderboard.ingest.formats.common import (
 FORMAT = "lm-eval"
 
 
-def read_lm_eval(files: Mapping[str, bytes], *, max_results: int | None = None) -> ImportedResults:
-    out = Collector(FORMAT, max_results=max_results)
+def read_lm_eval(
+    files: Mapping[str, bytes], *, max_results: int | None = None, on_error: str = "refuse"
+) -> ImportedResults:
+    out = Collector(FORMAT, max_results=max_results, on_error=on_error)
     paths = [p for p in sorted(files) if p.endswith(".json")]
     chosen = [p for p in paths if PurePosixPath(p).name.startswith("results")] or paths
     for path in chosen:

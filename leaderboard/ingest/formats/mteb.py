@@ -33,8 +33,10 @@ METRIC = "main_score"
 _NOT_SCORES = frozenset({"main_score", "hf_subset", "languages", "scores_per_experiment"})
 
 
-def read_mteb(files: Mapping[str, bytes], *, max_results: int | None = None) -> ImportedResults:
-    out = Collector(FORMAT, max_results=max_results)
+def read_mteb(
+    files: Mapping[str, bytes], *, max_results: int | None = None, on_error: str = "refuse"
+) -> ImportedResults:
+    out = Collector(FORMAT, max_results=max_results, on_error=on_error)
     tasks: list[tuple[str, str, str, str]] = []  # (file, model dir, revision, task file)
     meta: dict[tuple[str, str], str] = {}
     for path in sorted(files):

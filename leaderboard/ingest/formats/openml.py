@@ -52,8 +52,10 @@ KNOWN_MEASURES: dict[str, tuple[bool, float | None, float | None]] = {
 }
 
 
-def read_openml(files: Mapping[str, bytes], *, max_results: int | None = None) -> ImportedResults:
-    out = Collector(FORMAT, max_results=max_results)
+def read_openml(
+    files: Mapping[str, bytes], *, max_results: int | None = None, on_error: str = "refuse"
+) -> ImportedResults:
+    out = Collector(FORMAT, max_results=max_results, on_error=on_error)
     records: list[tuple[str, str, dict]] = []
     for path in sorted(files):
         if path.endswith(".csv"):
