@@ -104,3 +104,79 @@ def test_a_helm_schema_overrides_and_a_yaml_one_with_aliases_is_not_expanded():
     imported = read_imported(files, format="helm", on_error="skip")
     assert [p.column for p in imported.left_out] == ["schema_lite.yaml"]
     assert "aliases" in imported.left_out[0].message
+
+
+def _published_order(imported, name: str) -> list[str]:
+    values = imported.published[name]
+    return sorted(values, key=lambda algorithm: -values[algorithm])
+
+
+def test_every_eval_ever_helm_lite_keeps_the_mean_win_rate_as_the_published_order():
+    imported = read_imported(
+        files_from_path(FIXTURES / "eee-helm-lite"), format="eee", on_error="skip"
+    )
+    parsed = imported.parsed
+    # HELM's table rows "<scenario> - <metric>" are scenarios, on the metric of their tab.
+    assert parsed.datasets == ("NarrativeQA", "MMLU", "GSM8K", "LegalBench", "MedQA")
+    assert parsed.metrics == ("Accuracy", "Efficiency")
+    assert imported.metric("Efficiency").higher_is_better is False
+    assert set(imported.published) == {"Mean win rate (Accuracy)", "Mean win rate (Efficiency)"}
+    published = _published_order(imported, "Mean win rate (Accuracy)")
+    assert tau(board_order(imported, "Accuracy"), published) >= 0.8
+    efficiency = _published_order(imported, "Mean win rate (Efficiency)")
+    assert tau(board_order(imported, "Efficiency"), efficiency) >= 0.8
+    # The aggregates (2 per document) and falcon's -1 placeholder are listed, not refused.
+    reasons = [p.message for p in imported.left_out]
+    assert sum("the source's aggregate" in r for r in reasons) == 10
+    assert [p.column for p in imported.left_out if "outside the valid range" in p.message] == [
+        "tiiuae/falcon-7b/0a1b2c3d.json: evaluation_results[5].score_details.score"
+    ]
+
+
+def test_every_eval_ever_results_sharing_a_dataset_name_are_datasets():
+    imported = read_imported(
+        files_from_path(FIXTURES / "eee-global-mmlu-lite"), format="eee", on_error="skip"
+    )
+    assert imported.parsed.datasets == ("Arabic", "English", "German", "Hindi", "Swahili", "Yoruba")
+    assert imported.parsed.metrics == ("score",)
+    assert "Global MMLU Lite" in imported.published
+    published = _published_order(imported, "Global MMLU Lite")
+    assert tau(board_order(imported, "score"), published) == pytest.approx(1.0)
+    # The 95 % half-width the source gives becomes a standard error.
+    errors = imported.provenance["openai/gpt-4.1"]["standard_errors"]
+    assert errors["Arabic | score"] == pytest.approx(0.0466 / 1.959964, rel=1e-6)
+
+
+def test_every_eval_ever_two_precisions_of_one_model_are_two_algorithms():
+    imported = read_imported(files_from_path(FIXTURES / "eee-open-llm-v2"), format="eee")
+    assert set(imported.parsed.algorithms) == {
+        "Qwen/Qwen2.5-7B-Instruct (bfloat16)",
+        "Qwen/Qwen2.5-7B-Instruct (float16)",
+        "meta-llama/Llama-3.1-8B-Instruct",
+        "google/gemma-2-9b-it",
+    }
+    assert imported.algorithm("Qwen/Qwen2.5-7B-Instruct (float16)").parameters == 7615616512
+    errors = imported.provenance["google/gemma-2-9b-it"]["standard_errors"]
+    assert errors["GPQA | accuracy"] == pytest.approx(0.0051)
+
+
+def test_every_eval_ever_refuses_on_request_naming_the_placeholder():
+    with pytest.raises(ResultsImportError) as caught:
+        read_imported(files_from_path(FIXTURES / "eee-helm-lite"), format="eee", on_error="refuse")
+    assert "-1 is outside the valid range of metric 'Accuracy'" in str(caught.value)
+
+
+def test_hf_leaderboard_two_dtypes_of_one_model_are_two_algorithms():
+    def result(dtype: str, acc: float) -> bytes:
+        return json.dumps(
+            {
+                "config": {"model_name": "org/model", "model_dtype": f"torch.{dtype}"},
+                "results": {"arc": {"acc": acc}, "hellaswag": {"acc": acc + 0.1}},
+            }
+        ).encode()
+
+    imported = read_imported(
+        {"a.json": result("bfloat16", 0.5), "b.json": result("float16", 0.4)},
+        format="hf-leaderboard",
+    )
+    assert imported.parsed.algorithms == ("org/model (bfloat16)", "org/model (float16)")

@@ -20,7 +20,7 @@ import re
 import stat
 import zipfile
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 from typing import Any, BinaryIO
 
@@ -144,6 +144,9 @@ class ImportedResults:
     notes: tuple[str, ...] = ()
     left_out: tuple[ImportRowError, ...] = ()
     n_left_out: int = 0
+    # The source's own aggregates of these results (e.g. HELM's "Mean win rate"), each
+    # algorithm's value: the order the source publishes, never imported as a dataset.
+    published: Mapping[str, Mapping[str, float]] = field(default_factory=dict)
 
     def where(self, line: int | None) -> str | None:
         """The file and key a line of ``parsed`` came from."""
@@ -374,6 +377,8 @@ class Collector:
         self.algorithms: dict[str, AlgorithmInfo] = {}
         self.provenance: dict[str, dict[str, Any]] = {}
         self.notes: list[str] = []
+        # The source's own aggregates (name -> algorithm -> value): its published order.
+        self.published: dict[str, dict[str, float]] = {}
 
     def problem(self, file: str, key: str, message: str) -> None:
         self.problems.append(import_problem(file, key, message))
@@ -633,6 +638,7 @@ class Collector:
             notes=tuple(self.notes),
             left_out=tuple(self.left_out[:MAX_LEFT_OUT]),
             n_left_out=len(self.left_out),
+            published={k: dict(v) for k, v in self.published.items()},
         )
 
 
