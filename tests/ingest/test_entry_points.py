@@ -18,7 +18,7 @@ from tests.factories import make_user, stored_scores
 from tests.ingest.helpers import FIXTURES, FOLDER, fixture_files, zipped
 
 N_SCORES = {
-    "mteb": 39,
+    "mteb": 36,
     "lm-eval": 18,
     "hf-leaderboard": 12,
     "openml": 54,
@@ -253,7 +253,7 @@ METRICS = {
     "pwc": [("Accuracy", "higher")],
 }
 API_SCORES = {
-    "mteb": 39,
+    "mteb": 36,
     "lm-eval": 12,
     "hf-leaderboard": 3,
     "openml": 54,
@@ -441,7 +441,7 @@ def test_a_large_import_goes_through_the_background_job(uploader, monkeypatch):
     )
     done = upload_job_run(job_id=job.pk)
     assert done.status == UploadJob.Status.DONE, done.result
-    assert done.result["n_scores"] == 39
+    assert done.result["n_scores"] == N_SCORES["mteb"]
     files = fixture_files("mteb")
     path = next(p for p in sorted(files) if p.endswith("SciFact.json"))
     files[path] = files[path][:50]
@@ -456,3 +456,38 @@ def test_a_large_import_goes_through_the_background_job(uploader, monkeypatch):
     failed = upload_job_run(job_id=failed_job.pk)
     assert failed.status == UploadJob.Status.FAILED and failed.http_status == 400
     assert failed.result["problems"][0]["field"] == path
+
+
+@pytest.mark.django_db
+def test_the_command_names_an_lm_eval_model_and_takes_mteb_subsets():
+    call_command(
+        "import_results",
+        str(FIXTURES / "lm-eval-0.3"),
+        "--format=lm-eval",
+        "--algorithm=pythia-1.4b",
+        "--direction=higher",
+        "--benchmark=lm03",
+        stdout=StringIO(),
+        stderr=StringIO(),
+    )
+    assert Algorithm.objects.get(benchmark__slug="lm03").name == "pythia-1.4b"
+    call_command(
+        "import_results",
+        str(FIXTURES / "mteb-revisions"),
+        "--format=mteb",
+        "--subsets=datasets",
+        "--benchmark=mteb-subsets",
+        stdout=StringIO(),
+        stderr=StringIO(),
+    )
+    datasets = Benchmark.objects.get(slug="mteb-subsets").datasets.values_list("name", flat=True)
+    assert "STS22 (fr)" in datasets
+    with pytest.raises(CommandError, match="takes no option subsets"):
+        call_command(
+            "import_results",
+            str(FIXTURES / "eee"),
+            "--format=eee",
+            "--subsets=mean",
+            stdout=StringIO(),
+            stderr=StringIO(),
+        )

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 import pytest
 
 from leaderboard.ingest.formats import ResultsImportError, read_imported
@@ -180,3 +181,66 @@ def test_hf_leaderboard_two_dtypes_of_one_model_are_two_algorithms():
         format="hf-leaderboard",
     )
     assert imported.parsed.algorithms == ("org/model (bfloat16)", "org/model (float16)")
+
+
+# MTEB's own table of the fixture: the mean over tasks of each task's score (the mean of
+# its subsets), from each task's newest run.
+MTEB_PUBLISHED = [
+    "BAAI/bge-m3",
+    "intfloat/multilingual-e5-large",
+    "sentence-transformers/paraphrase-multilingual-MiniLM-L12-v2",
+    "sentence-transformers/LaBSE",
+]
+
+
+def test_mteb_revision_folders_of_a_model_are_one_algorithm_newest_run_per_task():
+    imported = read_imported(files_from_path(FIXTURES / "mteb-revisions"), format="mteb")
+    parsed = imported.parsed
+    assert sorted(parsed.algorithms) == sorted(MTEB_PUBLISHED)  # no model lost to coverage
+    assert parsed.datasets == ("MassiveIntentClassification", "STS22", "SciFact")
+    table = parsed.to_table()
+    assert not np.isnan(table.values).any()  # every model on every task once merged
+    order = board_order(imported, "main_score")
+    assert order[0] == MTEB_PUBLISHED[0]
+    # Mean rank and MTEB's mean differ on one pair (LaBSE wins two tasks by little and
+    # loses SciFact by much): tau 4/6.
+    assert tau(order, MTEB_PUBLISHED) == pytest.approx(2 / 3)
+    e5 = imported.provenance["intfloat/multilingual-e5-large"]
+    assert e5["model_revisions"]["SciFact"] == "external"
+    assert e5["mteb_versions"]["MassiveIntentClassification"] == "1.12.0"
+    passed_over = sorted(p.column for p in imported.left_out)
+    assert passed_over == [
+        "results/BAAI__bge-m3/no_revision_available/STS22.json: mteb_version",
+        "results/intfloat__multilingual-e5-large/external/MassiveIntentClassification.json: "
+        "mteb_version",
+    ]
+    # The task's score is the mean of its subsets, run by run.
+    bge = table.algorithms.index("BAAI/bge-m3")
+    massive = table.datasets.index("MassiveIntentClassification")
+    assert table.values[massive, bge] == pytest.approx((0.71 + 0.75 + 0.71) / 3)
+    assert table.fold_values[massive, :3, bge] == pytest.approx(
+        [(0.71 + 0.75 + 0.70) / 3, (0.72 + 0.76 + 0.71) / 3, (0.70 + 0.74 + 0.72) / 3]
+    )
+
+
+def test_mteb_subsets_as_datasets_on_request():
+    imported = read_imported(
+        files_from_path(FIXTURES / "mteb-revisions"), format="mteb", subsets="datasets"
+    )
+    assert "STS22 (fr)" in imported.parsed.datasets
+    assert len(imported.parsed.datasets) == 7
+    with pytest.raises(ValueError, match="subsets must be one of mean, datasets"):
+        read_imported(files_from_path(FIXTURES / "mteb-revisions"), format="mteb", subsets="x")
+    with pytest.raises(ValueError, match="takes no option subsets"):
+        read_imported({}, format="eee", subsets="mean")
+
+
+def test_lm_eval_without_a_model_name_takes_the_given_algorithm_and_keeps_stderr():
+    files = files_from_path(FIXTURES / "lm-eval-0.3")
+    with pytest.raises(ResultsImportError, match="name the model with --algorithm"):
+        read_imported(files, format="lm-eval")
+    imported = read_imported(files, format="lm-eval", algorithm="pythia-1.4b-step143000")
+    assert imported.parsed.algorithms == ("pythia-1.4b-step143000",)
+    assert imported.parsed.datasets == ("hellaswag", "arc_easy", "winogrande")
+    errors = imported.provenance["pythia-1.4b-step143000"]["standard_errors"]
+    assert errors["hellaswag | acc_norm"] == pytest.approx(0.0050)

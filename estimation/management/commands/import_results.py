@@ -21,6 +21,7 @@ from leaderboard.ingest.formats import (
     read_imported,
 )
 from leaderboard.ingest.formats.common import restrict_metrics
+from leaderboard.ingest.formats.mteb import SUBSETS
 from leaderboard.ingest.imported import imported_entries, imported_relocated
 from leaderboard.models import Benchmark, Metric, Submission
 from leaderboard.services import (
@@ -75,6 +76,16 @@ class Command(BaseCommand):
             default=Benchmark.SubmissionPolicy.MODERATED,
             help=POLICY_HELP,
         )
+        parser.add_argument(
+            "--algorithm",
+            help="lm-eval: the name of the model of results files that give no model_name",
+        )
+        parser.add_argument(
+            "--subsets",
+            choices=SUBSETS,
+            help="mteb: a task's score is the mean of its subsets (mean, MTEB's rule and the "
+            "default) or each subset is a dataset (datasets)",
+        )
         parser.add_argument("--queue", action="store_true", help=QUEUE_HELP)
 
     def handle(self, *args, **options) -> None:
@@ -89,6 +100,7 @@ class Command(BaseCommand):
                 format=options["format"],
                 max_results=limits.max_rows,
                 on_error=options["on_error"],
+                **_reader_options(options),
             )
             if options["metric"]:
                 imported = restrict_metrics(imported, options["metric"])
@@ -96,6 +108,8 @@ class Command(BaseCommand):
             raise CommandError(f"{path}: {exc}") from None
         except OSError as exc:
             raise CommandError(f"cannot read {path}: {exc.strerror or exc}") from None
+        except ValueError as exc:  # an option the format does not take
+            raise CommandError(str(exc)) from None
         slug = options["benchmark"] or _slug(path)
         try:
             with transaction.atomic():
@@ -185,6 +199,11 @@ class Command(BaseCommand):
             metrics=metrics,
             submission_policy=options["policy"],
         )
+
+
+def _reader_options(options) -> dict[str, str]:
+    """The format's own options the command was given (the others are left unset)."""
+    return {name: options[name] for name in ("algorithm", "subsets") if options.get(name)}
 
 
 def _slug(path: str) -> str:

@@ -38,6 +38,8 @@ READERS: Mapping[str, Callable[..., ImportedResults]] = {
     "pwc": read_pwc,
 }
 IMPORT_FORMATS: tuple[str, ...] = tuple(READERS)
+# The choices a format's reader takes besides the files (``read_imported(**options)``).
+READER_OPTIONS: Mapping[str, tuple[str, ...]] = {"mteb": ("subsets",), "lm-eval": ("algorithm",)}
 
 
 def read_imported(
@@ -46,25 +48,32 @@ def read_imported(
     format: str,
     max_results: int | None = None,
     on_error: str = "refuse",
+    **options: str,
 ) -> ImportedResults:
     """The results of ``files`` in ``format`` (one of :data:`IMPORT_FORMATS`); reading
     stops with a :class:`ResultsImportError` at the first result past ``max_results``.
 
     ``on_error="skip"`` imports what is valid and lists the rest in ``left_out`` (file,
     key, reason); ``"refuse"`` raises naming every problem. Either way a file with no
-    valid result is refused.
+    valid result is refused. ``options`` are the format's own (:data:`READER_OPTIONS`);
+    an option left empty (None or "") takes the reader's default.
     """
     if format not in READERS:
         raise ValueError(f"format must be one of {', '.join(IMPORT_FORMATS)}, got {format!r}")
     if on_error not in ON_ERROR:
         raise ValueError(f"on_error must be one of {', '.join(ON_ERROR)}, got {on_error!r}")
-    return READERS[format](files, max_results=max_results, on_error=on_error)
+    given = {name: value for name, value in options.items() if value not in (None, "")}
+    unknown = sorted(set(given) - set(READER_OPTIONS.get(format, ())))
+    if unknown:
+        raise ValueError(f"format {format!r} takes no option {', '.join(unknown)}")
+    return READERS[format](files, max_results=max_results, on_error=on_error, **given)
 
 
 __all__ = [
     "IMPORT_FORMATS",
     "ON_ERROR",
     "READERS",
+    "READER_OPTIONS",
     "AlgorithmInfo",
     "ImportedResults",
     "MetricInfo",
