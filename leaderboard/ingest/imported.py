@@ -48,13 +48,15 @@ def imported_read(
     format: str,
     limits: UploadLimits,
     benchmark: Benchmark | None = None,
+    on_error: str = "refuse",
 ) -> ImportedResults:
     """Raises ResultsImportError naming the file and key of every problem, or the limit
-    passed (unpacking and reading stop there: see :func:`upload_limits`)."""
+    passed (unpacking and reading stop there: see :func:`upload_limits`). With
+    ``on_error="skip"`` the results that cannot be read are listed in ``left_out``."""
     files = files_from_bytes(
         content, name=filename or "upload", max_bytes=limits.max_unpacked_bytes
     )
-    imported = read_imported(files, format=format, max_results=limits.max_rows)
+    imported = read_imported(files, format=format, max_results=limits.max_rows, on_error=on_error)
     if benchmark is not None:
         imported = restrict_metrics(imported, benchmark.metrics.values_list("name", flat=True))
     return imported

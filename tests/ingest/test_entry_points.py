@@ -11,7 +11,7 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management import CommandError, call_command
 
-from leaderboard.ingest.formats import IMPORT_FORMATS
+from leaderboard.ingest.formats import IMPORT_FORMATS, files_from_path
 from leaderboard.models import Algorithm, Benchmark, Metric, Submission
 from tests.api.conftest import client_for
 from tests.factories import make_user, stored_scores
@@ -491,3 +491,30 @@ def test_the_command_names_an_lm_eval_model_and_takes_mteb_subsets():
             stdout=StringIO(),
             stderr=StringIO(),
         )
+
+
+@pytest.mark.django_db
+def test_the_web_preview_lists_what_is_left_out_and_stores_the_rest_once_confirmed(client):
+    client.force_login(make_user("web-partial"))
+    _empty_benchmark("web-lite", [("Accuracy", "higher", {"min_value": 0.0, "max_value": 1.0})])
+    files = {
+        path: data
+        for path, data in files_from_path(FIXTURES / "eee-helm-lite").items()
+        if path.startswith(("openai/", "tiiuae/"))
+    }
+    response = client.post(
+        "/b/web-lite/submit/csv/",
+        {"file": SimpleUploadedFile("lite.zip", zipped(files)), "format": "eee"},
+    )
+    body = response.content.decode()
+    assert 'data-testid="left-out"' in body
+    # Two documents: their four aggregates, and falcon's -1 placeholder on MedQA.
+    assert body.count('data-testid="left-out-item"') == 5
+    assert "tiiuae/falcon-7b/0a1b2c3d.json: evaluation_results[5].score_details.score" in body
+    assert "Mean win rate (Accuracy)" in body
+    token = re.search(r'name="token" value="([0-9a-f]+)"', body).group(1)
+    refused = client.post("/b/web-lite/submit/csv/confirm/", {"token": token})
+    assert refused.status_code == 200 and not stored_scores()
+    client.post("/b/web-lite/submit/csv/confirm/", {"token": token, "confirm_left_out": "1"})
+    # The Accuracy results: 5 of gpt-4, 4 of falcon (its MedQA left out).
+    assert len(stored_scores(submission__benchmark__slug="web-lite")) == 9
