@@ -518,3 +518,20 @@ def test_the_web_preview_lists_what_is_left_out_and_stores_the_rest_once_confirm
     client.post("/b/web-lite/submit/csv/confirm/", {"token": token, "confirm_left_out": "1"})
     # The Accuracy results: 5 of gpt-4, 4 of falcon (its MedQA left out).
     assert len(stored_scores(submission__benchmark__slug="web-lite")) == 9
+
+
+def test_the_api_stores_what_it_can_read_with_on_error_skip(uploader):
+    _empty_benchmark("api-lite", [("Accuracy", "higher", {"min_value": 0.0, "max_value": 1.0})])
+    content = zipped(files_from_path(FIXTURES / "eee-helm-lite"))
+    refused = _api_upload(uploader, "api-lite", content, "eee")
+    assert refused.status_code == 400
+    assert not stored_scores()
+    response = _api_upload(uploader, "api-lite", content, "eee", on_error="skip")
+    assert response.status_code == 201, response.json()
+    body = response.json()
+    assert body["n_scores"] == 24  # 5 models x 5 scenarios, falcon's -1 left out
+    assert body["n_left_out"] == 11  # that one, and the two aggregates of each document
+    assert {
+        "field": "tiiuae/falcon-7b/0a1b2c3d.json: evaluation_results[5].score_details.score",
+        "message": "-1 is outside the valid range of metric 'Accuracy', [0, 1], the files state",
+    } in body["left_out"]
