@@ -32,14 +32,14 @@ def zipped(files: dict[str, bytes]) -> bytes:
     return buffer.getvalue()
 
 
-def board_order(imported, metric: str) -> list[str]:
+def board_order(imported, metric: str | None) -> list[str]:
     """The algorithms by mean rank over the datasets on ``metric`` (best first), in the
     metric's direction as the files state it: the order of a board of these results."""
     import numpy as np
 
     from estimation.core.rankings import rank_scores
 
-    info = imported.metric(metric)
+    info = imported.metric(metric) if metric is not None else None
     higher = True if info is None or info.higher_is_better is None else info.higher_is_better
     table = imported.parsed.to_table(metric=metric, higher_is_better=higher)
     oriented = np.asarray(table.values) * (1.0 if higher else -1.0)
