@@ -17,6 +17,7 @@ FOLDER = {
     "helm": "helm",
     "eee": "eee",
     "pwc": "pwc",
+    "lighteval": "lighteval",
 }
 
 

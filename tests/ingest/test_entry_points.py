@@ -25,6 +25,7 @@ N_SCORES = {
     "helm": 18,
     "eee": 9,
     "pwc": 9,
+    "lighteval": 21,
 }
 
 
@@ -172,6 +173,7 @@ def test_analyze_reads_each_format(format):
         "hf-leaderboard": "acc",
         "helm": "exact_match",
         "pwc": "Accuracy",
+        "lighteval": "acc_norm",
     }.get(format)
     out = StringIO()
     args = [
@@ -251,6 +253,7 @@ METRICS = {
     "helm": [("exact_match", "higher")],
     "eee": [("accuracy", "higher")],
     "pwc": [("Accuracy", "higher")],
+    "lighteval": [("acc_norm", "higher")],
 }
 API_SCORES = {
     "mteb": 36,
@@ -260,6 +263,7 @@ API_SCORES = {
     "helm": 9,
     "eee": 9,
     "pwc": 3,
+    "lighteval": 6,
 }
 
 
@@ -352,7 +356,13 @@ def test_one_file_of_another_tool_is_stored_at_confirm_and_by_the_background_job
         {"file": SimpleUploadedFile(name, content), "format": "pwc"},
     ).content.decode()
     token = re.search(r'name="token" value="([0-9a-f]+)"', preview).group(1)
-    confirmed = client.post("/b/one-pwc/submit/csv/confirm/", {"token": token})
+    # Its "632M" parameter counts are no numbers: listed, and stored without once confirmed.
+    assert (
+        'data-testid="left-out-item"' in preview and "&#x27;632M&#x27; is not a number" in preview
+    )
+    confirmed = client.post(
+        "/b/one-pwc/submit/csv/confirm/", {"token": token, "confirm_left_out": "1"}
+    )
     assert confirmed.status_code == 302 and confirmed.url == "/account/submissions/"
     assert len(stored_scores(submission__benchmark__slug="one-pwc")) == 3
 

@@ -22,6 +22,7 @@ EXPECTED = {
     "helm": (3, 3, ("num_references", "exact_match"), False),
     "eee": (3, 3, ("accuracy",), False),
     "pwc": (3, 3, ("Percentage correct", "Accuracy"), False),
+    "lighteval": (4, 3, ("acc", "acc_norm", "mc1", "mc2"), False),
 }
 
 
@@ -190,6 +191,10 @@ MISSING_KEY = {
     "pwc": (
         lambda d: d[0]["datasets"][1]["sota"]["rows"][2].pop("model_name"),
         "[0].datasets[1].sota.rows[2].model_name",
+    ),
+    "lighteval": (
+        lambda d: d["config_general"].pop("model_name"),
+        "config_general.model_name",
     ),
 }
 

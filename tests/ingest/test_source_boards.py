@@ -244,3 +244,43 @@ def test_lm_eval_without_a_model_name_takes_the_given_algorithm_and_keeps_stderr
     assert imported.parsed.datasets == ("hellaswag", "arc_easy", "winogrande")
     errors = imported.provenance["pythia-1.4b-step143000"]["standard_errors"]
     assert errors["hellaswag | acc_norm"] == pytest.approx(0.0050)
+
+
+def test_lighteval_results_keep_all_as_the_published_order_and_stderr():
+    imported = read_imported(files_from_path(FIXTURES / "lighteval"), format="lighteval")
+    assert imported.parsed.datasets == (
+        "arc:challenge",
+        "hellaswag",
+        "truthfulqa:mc",
+        "winogrande",
+    )
+    assert "all" not in imported.parsed.datasets
+    published = _published_order(imported, "all (acc_norm)")
+    assert published[0] == "mistralai/Mistral-7B-v0.1"
+    assert tau(board_order(imported, "acc_norm"), published) == pytest.approx(1.0)
+    assert tau(board_order(imported, "acc"), _published_order(imported, "all (acc)")) == 1.0
+    errors = imported.provenance["tiiuae/falcon-7b"]["standard_errors"]
+    assert errors["winogrande | acc"] == pytest.approx(0.0115)
+    assert [p.column.split(": ")[1] for p in imported.left_out] == ["results.all"] * 3
+
+
+def test_openml_xml_and_api_json_evaluation_lists_read_as_the_python_records():
+    files = files_from_path(FIXTURES / "openml-xml")
+    api = files.pop("evaluation_list.api.json.txt")
+    from_xml = read_imported(files, format="openml")
+    from_api = read_imported({"list.json": api}, format="openml")
+    a, b = from_xml.parsed.to_table(), from_api.parsed.to_table()
+    assert a.datasets == b.datasets == ("credit-g", "kc1", "phoneme")
+    assert np.array_equal(a.fold_values, b.fold_values, equal_nan=True)
+    assert a.fold_values.shape == (3, 5, 3)
+    assert from_xml.metric("area_under_roc_curve").higher_is_better is True
+    order = board_order(from_xml, "area_under_roc_curve")
+    assert order[0] == "sklearn.ensemble.RandomForestClassifier(n_estimators=500)"
+
+
+def test_openml_xml_with_entities_is_not_read():
+    bomb = b'<?xml version="1.0"?><!DOCTYPE x [<!ENTITY a "aaaa">]><x>&a;</x>'
+    with pytest.raises(ResultsImportError, match="declares a document type or entities"):
+        read_imported({"e.xml": bomb}, format="openml")
+    with pytest.raises(ResultsImportError, match="not well-formed XML"):
+        read_imported({"e.xml": b"<oml:evaluations"}, format="openml")

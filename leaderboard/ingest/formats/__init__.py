@@ -23,6 +23,7 @@ from leaderboard.ingest.formats.common import (
 from leaderboard.ingest.formats.eee import read_eee
 from leaderboard.ingest.formats.helm import read_helm
 from leaderboard.ingest.formats.hf_leaderboard import read_hf_leaderboard
+from leaderboard.ingest.formats.lighteval import read_lighteval
 from leaderboard.ingest.formats.lm_eval import read_lm_eval
 from leaderboard.ingest.formats.mteb import read_mteb
 from leaderboard.ingest.formats.openml import read_openml
@@ -36,6 +37,7 @@ READERS: Mapping[str, Callable[..., ImportedResults]] = {
     "helm": read_helm,
     "eee": read_eee,
     "pwc": read_pwc,
+    "lighteval": read_lighteval,
 }
 IMPORT_FORMATS: tuple[str, ...] = tuple(READERS)
 # The choices a format's reader takes besides the files (``read_imported(**options)``).
