@@ -151,3 +151,26 @@ def test_import_benchmark_takes_columns_models_as_rows_and_xlsx(tmp_path):
             stdout=StringIO(),
             stderr=StringIO(),
         )
+
+
+@pytest.mark.django_db
+def test_import_benchmark_on_error_skip_imports_the_valid_rows_and_lists_the_rest(tmp_path):
+    path = tmp_path / "study.csv"
+    path.write_text("dataset,algorithm,score\nd1,a,0.5\nd1,b,nan\nd2,a,x\nd2,b,0.7\nd3,a\x07,0.1\n")
+    with pytest.raises(CommandError):
+        call_command("import_benchmark", str(path), "--slug=strict", stdout=StringIO())
+    err = StringIO()
+    call_command(
+        "import_benchmark",
+        str(path),
+        "--slug=partial",
+        "--on-error=skip",
+        stdout=StringIO(),
+        stderr=err,
+    )
+    assert len(stored_scores(submission__benchmark__slug="partial")) == 2
+    report = err.getvalue()
+    assert "left out 3 rows (line, column: problem):" in report
+    assert "line 3, column \"score\": 'nan' is not a finite number" in report
+    assert "line 4, column \"score\": 'x' is not a number" in report
+    assert 'line 6, column "algorithm"' in report

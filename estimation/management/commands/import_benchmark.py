@@ -17,6 +17,7 @@ from leaderboard.ingest.results_csv import (
     ParsedResults,
     ResultsCsvError,
     parse_results_csv,
+    parse_results_csv_partial,
     parse_results_csv_text,
 )
 from leaderboard.ingest.results_csv.sheets import (
@@ -95,6 +96,13 @@ class Command(BaseCommand):
             help="a NaN score (pandas' NaN or <NA>, R's NA) or, in a long file, an empty "
             "one: refused as not a number (default), or read as a missing result and listed",
         )
+        parser.add_argument(
+            "--on-error",
+            choices=("refuse", "skip"),
+            default="refuse",
+            help="refuse (default): a bad row refuses the file, every problem listed; skip: "
+            "the valid rows are imported and each row left out is listed with its problem",
+        )
         parser.add_argument("--maintainer", help="username to make a maintainer")
         parser.add_argument("--queue", action="store_true", help=QUEUE_HELP)
 
@@ -172,11 +180,13 @@ class Command(BaseCommand):
 
 def _parsed(options) -> tuple[ParsedResults, tuple[str, ...]]:
     """The file parsed as it is, or first tidied (a workbook, a pandas index column, NaN
-    cells, mapped columns, models as rows), problems then at the file's own lines."""
+    cells, mapped columns, models as rows), problems then at the file's own lines; with
+    ``--on-error skip`` the rows refused are left out, each listed in the notes."""
     path = Path(options["csv"])
     columns = parse_columns(options["columns"]) if options["columns"] else None
     content = path.read_bytes()
     nan_missing = options["nan"] == "missing"
+    skip = options["on_error"] == "skip"
     needs_tidying = (
         columns
         or options["models_as_rows"]
@@ -184,8 +194,15 @@ def _parsed(options) -> tuple[ParsedResults, tuple[str, ...]]:
         or is_xlsx(content, path.name)
         or _has_index_column(content)
     )
-    if not needs_tidying:
+    if not needs_tidying and not skip:
         return parse_results_csv(io.BytesIO(content), format=options["format"]), ()
+    if not needs_tidying:
+        try:
+            text = content.decode("utf-8-sig")
+        except UnicodeDecodeError:  # the parser words it, at its line
+            return parse_results_csv(io.BytesIO(content), format=options["format"]), ()
+        parsed, skipped = parse_results_csv_partial(text, format=options["format"])
+        return parsed, _left_out(skipped)
     table = tidy_results_table(
         content,
         filename=path.name,
@@ -194,10 +211,25 @@ def _parsed(options) -> tuple[ParsedResults, tuple[str, ...]]:
         nan_missing=nan_missing,
     )
     try:
-        parsed = parse_results_csv_text(table.text, format=options["format"])
+        if skip:
+            parsed, skipped = parse_results_csv_partial(table.text, format=options["format"])
+        else:
+            parsed, skipped = parse_results_csv_text(table.text, format=options["format"]), ()
     except ResultsCsvError as exc:
         raise relocated_error(exc, table) from None
-    return parsed, table.notes
+    if skipped:
+        skipped = relocated_error(ResultsCsvError(skipped), table).errors
+    return parsed, (*table.notes, *_left_out(skipped))
+
+
+def _left_out(skipped) -> tuple[str, ...]:
+    if not skipped:
+        return ()
+    lines = {error.line for error in skipped}
+    return (
+        f"left out {len(lines)} rows (line, column: problem):",
+        *(f"  {error}" for error in skipped),
+    )
 
 
 def _has_index_column(content: bytes) -> bool:

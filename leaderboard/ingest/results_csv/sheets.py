@@ -106,14 +106,18 @@ def tidy_results_table(
         out_header, out_rows = header, _missing_cells(header, body, notes)
     else:
         out_header, out_rows = header, body
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, delimiter=delimiter, lineterminator="\n")
-    writer.writerow(out_header)
+    # The parser's own input, never a spreadsheet export (so not leaderboard.spreadsheet:
+    # its formula defusing would change names): every cell quoted, quotes doubled.
+    written = [_row(out_header, delimiter)]
     lines = [header_line]
     for line, cells in out_rows:
-        writer.writerow(cells)
+        written.append(_row(cells, delimiter))
         lines.append(line)
-    return TidyTable(buffer.getvalue(), tuple(lines), tuple(notes))
+    return TidyTable("".join(written), tuple(lines), tuple(notes))
+
+
+def _row(cells: list[str], delimiter: str) -> str:
+    return delimiter.join('"' + cell.replace('"', '""') + '"' for cell in cells) + "\n"
 
 
 def relocated_error(exc: ResultsCsvError, table: TidyTable) -> ResultsCsvError:
