@@ -173,7 +173,7 @@ def upload_job_run(*, job_id: int) -> UploadJob | None:
     limits = upload_limits(background=True)
     try:
         if job.format in IMPORT_FORMATS:
-            submissions, entries = imported_submissions_create(
+            submissions, entries, _ = imported_submissions_create(
                 benchmark=job.benchmark,
                 submitter=job.submitter,
                 content=bytes(job.content),

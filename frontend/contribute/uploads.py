@@ -124,7 +124,9 @@ def pending_upload_mark_stored(
 def upload_import(
     content: bytes, *, fmt: str | None, benchmark: Benchmark, filename: str = "upload"
 ) -> ImportedResults | None:
-    """Another tool's results (None for a CSV format); raises ResultsImportError."""
+    """Another tool's results (None for a CSV format); raises ResultsImportError when
+    nothing in the files can be read. What cannot is in ``left_out``: the preview lists
+    it and the researcher confirms storing the rest."""
     if fmt not in IMPORT_FORMATS:
         return None
     return imported_read(
@@ -133,6 +135,7 @@ def upload_import(
         format=fmt,
         limits=upload_limits(background=False),
         benchmark=benchmark,
+        on_error="skip",
     )
 
 

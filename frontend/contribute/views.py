@@ -350,8 +350,10 @@ def _located(line: int | None, column: str | None, message: str) -> str:
     return f"{where}: {message}" if where else message
 
 
-def _preview_page(request, benchmark, upload, parsed, problems) -> HttpResponse:
+def _preview_page(request, benchmark, upload, parsed, problems, imported=None) -> HttpResponse:
     context = {
+        "left_out": imported.left_out if imported is not None else (),
+        "n_left_out": imported.n_left_out if imported is not None else 0,
         "benchmark": benchmark,
         "upload": upload,
         "preview": upload_preview(benchmark=benchmark, parsed=parsed),
@@ -431,7 +433,11 @@ def submit_upload(request: HttpRequest, slug: str) -> HttpResponse:
         note=form.cleaned_data["note"],
         content=content,
     )
-    return _preview_page(request, benchmark, upload, parsed, problems)
+    return _preview_page(request, benchmark, upload, parsed, problems, imported)
+
+
+def _left_out_confirmed(request: HttpRequest) -> bool:
+    return request.POST.get("confirm_left_out") == "1"
 
 
 @login_required
@@ -480,6 +486,9 @@ def submit_upload_confirm(request: HttpRequest, slug: str) -> HttpResponse:
             if imported
             else upload_parse(upload.content, fmt=upload.format, benchmark=benchmark)
         )
+        if imported is not None and imported.n_left_out and not _left_out_confirmed(request):
+            messages.error(request, "Confirm that the results listed as left out stay out.")
+            return _preview_page(request, benchmark, upload, parsed, (), imported)
         submissions = submissions_create(
             benchmark=benchmark,
             submitter=request.user,
@@ -498,7 +507,7 @@ def submit_upload_confirm(request: HttpRequest, slug: str) -> HttpResponse:
     except ValidationFailed as exc:
         if imported is not None:
             exc = imported_relocated(exc, imported)
-        return _preview_page(request, benchmark, upload, parsed, exc.problems)
+        return _preview_page(request, benchmark, upload, parsed, exc.problems, imported)
     pending_upload_mark_stored(request.session, upload=upload, ids=[s.pk for s in submissions])
     _stored_message(request, submissions)
     return redirect("account-submissions")

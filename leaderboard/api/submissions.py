@@ -35,6 +35,7 @@ from leaderboard.api.pagination import LimitOffsetPagination, paginated_response
 from leaderboard.ingest.imported import (
     EMPTY_IMPORT,
     IMPORT_FORMATS,
+    ON_ERROR,
     imported_submissions_create,
 )
 from leaderboard.ingest.results_csv import FORMATS, ResultsCsvError, parse_results_csv
@@ -353,6 +354,13 @@ def json_too_large_message(what: str) -> str:
     )
 
 
+class LeftOutSerializer(serializers.Serializer):
+    """A result of another tool's files not stored (with ``on_error=skip``)."""
+
+    field = serializers.CharField(help_text="<file>: <key>")
+    message = serializers.CharField(help_text="why it was left out")
+
+
 class SubmissionUploadApi(ApiView):
     permission_classes = [IsAuthenticated]
     throttle_classes = SUBMIT_THROTTLES
@@ -386,6 +394,16 @@ class SubmissionUploadApi(ApiView):
             "is refused, with a 'did you mean' when it is close to a known one.",
         )
 
+        on_error = serializers.ChoiceField(
+            choices=ON_ERROR,
+            required=False,
+            default="refuse",
+            help_text="another tool's files read within the request: refuse (nothing is "
+            "stored if anything cannot be read) or skip (the rest is stored and "
+            "left_out lists what was not, by file and key, with the reason). A file "
+            "processed in the background is stored all or nothing.",
+        )
+
         def validate(self, attrs: dict) -> dict:
             if not attrs["file"].size and attrs["format"] in IMPORT_FORMATS:
                 raise serializers.ValidationError({"file": [EMPTY_IMPORT]})
@@ -394,6 +412,8 @@ class SubmissionUploadApi(ApiView):
     class OutputSerializer(serializers.Serializer):
         submissions = SubmissionOutputSerializer(many=True)
         n_scores = serializers.IntegerField()
+        left_out = LeftOutSerializer(many=True, required=False)
+        n_left_out = serializers.IntegerField(required=False)
 
     def max_body_bytes(self) -> int:
         return settings.PODIUM_MAX_UPLOAD_BYTES
@@ -441,7 +461,7 @@ class SubmissionUploadApi(ApiView):
         limits = upload_limits(background=False)
         if data["format"] in IMPORT_FORMATS:
             started = timezone.now()
-            submissions, entries = imported_submissions_create(
+            submissions, entries, imported = imported_submissions_create(
                 benchmark=benchmark,
                 submitter=request.user,
                 content=upload.read(),
@@ -452,10 +472,16 @@ class SubmissionUploadApi(ApiView):
                 idempotency_key=key,
                 new_datasets_confirmed=data["allow_new_datasets"],
                 limits=limits,
+                on_error=data["on_error"],
             )
             code = status.HTTP_200_OK if _replayed(submissions, key, started) else 201
             stored = _stored_or_written(submissions)
-            body = {"submissions": stored, "n_scores": sum(s.n_scores for s in stored)}
+            body = {
+                "submissions": stored,
+                "n_scores": sum(s.n_scores for s in stored),
+                "left_out": [{"field": p.column, "message": p.message} for p in imported.left_out],
+                "n_left_out": imported.n_left_out,
+            }
             return Response(self.OutputSerializer(body).data, status=code)
         try:
             parsed = parse_results_csv(

@@ -12,6 +12,7 @@ import dataclasses
 
 from leaderboard.ingest.formats import (
     IMPORT_FORMATS,
+    ON_ERROR,
     ImportedResults,
     files_from_bytes,
     read_imported,
@@ -31,6 +32,7 @@ from leaderboard.services import (
 __all__ = [
     "EMPTY_IMPORT",
     "IMPORT_FORMATS",
+    "ON_ERROR",
     "imported_entries",
     "imported_read",
     "imported_relocated",
@@ -48,13 +50,15 @@ def imported_read(
     format: str,
     limits: UploadLimits,
     benchmark: Benchmark | None = None,
+    on_error: str = "refuse",
 ) -> ImportedResults:
     """Raises ResultsImportError naming the file and key of every problem, or the limit
-    passed (unpacking and reading stop there: see :func:`upload_limits`)."""
+    passed (unpacking and reading stop there: see :func:`upload_limits`). With
+    ``on_error="skip"`` the results that cannot be read are listed in ``left_out``."""
     files = files_from_bytes(
         content, name=filename or "upload", max_bytes=limits.max_unpacked_bytes
     )
-    imported = read_imported(files, format=format, max_results=limits.max_rows)
+    imported = read_imported(files, format=format, max_results=limits.max_rows, on_error=on_error)
     if benchmark is not None:
         imported = restrict_metrics(imported, benchmark.metrics.values_list("name", flat=True))
     return imported
@@ -123,14 +127,22 @@ def imported_submissions_create(
     limits: UploadLimits,
     idempotency_key: str = "",
     new_datasets_confirmed: bool = False,
-) -> tuple[list[Submission], list[SubmissionInput]]:
-    """Read, check and store an upload in another tool's format, all or nothing.
+    on_error: str = "refuse",
+) -> tuple[list[Submission], list[SubmissionInput], ImportedResults]:
+    """Read, check and store an upload in another tool's format: all or nothing, or
+    (``on_error="skip"``) what the files hold that can be read, the rest listed in the
+    returned results' ``left_out``. What is read is stored all or nothing.
 
     Raises ResultsImportError (the files' problems) or ValidationFailed (the services'),
     every problem at the file and key it came from.
     """
     imported = imported_read(
-        content, filename=filename, format=format, limits=limits, benchmark=benchmark
+        content,
+        filename=filename,
+        format=format,
+        limits=limits,
+        benchmark=benchmark,
+        on_error=on_error,
     )
     entries = imported_entries(benchmark=benchmark, imported=imported, note=note)
     try:
@@ -144,4 +156,4 @@ def imported_submissions_create(
         )
     except ValidationFailed as exc:
         raise imported_relocated(exc, imported) from None
-    return submissions, entries
+    return submissions, entries, imported

@@ -17,6 +17,7 @@ FOLDER = {
     "helm": "helm",
     "eee": "eee",
     "pwc": "pwc",
+    "lighteval": "lighteval",
 }
 
 
@@ -30,3 +31,26 @@ def zipped(files: dict[str, bytes]) -> bytes:
         for name, data in files.items():
             archive.writestr(name, data)
     return buffer.getvalue()
+
+
+def board_order(imported, metric: str | None) -> list[str]:
+    """The algorithms by mean rank over the datasets on ``metric`` (best first), in the
+    metric's direction as the files state it: the order of a board of these results."""
+    import numpy as np
+
+    from estimation.core.rankings import rank_scores
+
+    info = imported.metric(metric) if metric is not None else None
+    higher = True if info is None or info.higher_is_better is None else info.higher_is_better
+    table = imported.parsed.to_table(metric=metric, higher_is_better=higher)
+    oriented = np.asarray(table.values) * (1.0 if higher else -1.0)
+    mean_ranks = np.nanmean(rank_scores(oriented), axis=0)
+    return [table.algorithms[j] for j in np.argsort(mean_ranks, kind="stable")]
+
+
+def tau(order: list[str], published: list[str]) -> float:
+    """Kendall's tau between two orders of the same names."""
+    from scipy.stats import kendalltau
+
+    position = {name: i for i, name in enumerate(published)}
+    return float(kendalltau(range(len(order)), [position[name] for name in order]).statistic)

@@ -11,20 +11,21 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management import CommandError, call_command
 
-from leaderboard.ingest.formats import IMPORT_FORMATS
+from leaderboard.ingest.formats import IMPORT_FORMATS, files_from_path
 from leaderboard.models import Algorithm, Benchmark, Metric, Submission
 from tests.api.conftest import client_for
 from tests.factories import make_user, stored_scores
 from tests.ingest.helpers import FIXTURES, FOLDER, fixture_files, zipped
 
 N_SCORES = {
-    "mteb": 39,
+    "mteb": 36,
     "lm-eval": 18,
     "hf-leaderboard": 12,
     "openml": 54,
     "helm": 18,
     "eee": 9,
     "pwc": 9,
+    "lighteval": 21,
 }
 
 
@@ -40,6 +41,7 @@ def test_the_command_imports_each_format_into_a_new_benchmark(format):
         "--benchmark",
         f"imp-{format}",
         "--policy=moderated",
+        "--direction=higher",  # for the metrics hf-leaderboard, HELM and PwC do not direct
         stdout=out,
         stderr=StringIO(),
     )
@@ -129,7 +131,39 @@ def test_the_command_names_the_file_and_key_of_a_bad_file(tmp_path):
         CommandError,
         match=r"SciFact\.json: scores\.test\[0\]\.main_score: task 'SciFact' has no main score",
     ):
-        call_command("import_results", str(folder), "--format", "mteb", stdout=StringIO())
+        call_command(
+            "import_results",
+            str(folder),
+            "--format",
+            "mteb",
+            "--on-error=refuse",
+            stdout=StringIO(),
+        )
+    assert not stored_scores()
+    # By default the rest is imported and the result left out is listed where it was.
+    err = StringIO()
+    call_command("import_results", str(folder), "--format", "mteb", stdout=StringIO(), stderr=err)
+    assert len(stored_scores()) == N_SCORES["mteb"] - 1
+    assert "left out 1 result or file" in err.getvalue()
+    assert re.search(
+        r"SciFact\.json: scores\.test\[0\]\.main_score: task 'SciFact' has no main score",
+        err.getvalue(),
+    )
+
+
+@pytest.mark.django_db
+def test_the_command_refuses_metrics_the_files_do_not_direct_by_name():
+    with pytest.raises(CommandError) as caught:
+        call_command(
+            "import_results",
+            str(FIXTURES / "hf-leaderboard"),
+            "--format=hf-leaderboard",
+            stdout=StringIO(),
+            stderr=StringIO(),
+        )
+    assert "'acc_norm', 'acc', 'mc2'" in str(caught.value)
+    assert "--direction" in str(caught.value)
+    assert not Benchmark.objects.exists()
 
 
 @pytest.mark.parametrize("format", IMPORT_FORMATS)
@@ -139,6 +173,7 @@ def test_analyze_reads_each_format(format):
         "hf-leaderboard": "acc",
         "helm": "exact_match",
         "pwc": "Accuracy",
+        "lighteval": "acc_norm",
     }.get(format)
     out = StringIO()
     args = [
@@ -218,15 +253,17 @@ METRICS = {
     "helm": [("exact_match", "higher")],
     "eee": [("accuracy", "higher")],
     "pwc": [("Accuracy", "higher")],
+    "lighteval": [("acc_norm", "higher")],
 }
 API_SCORES = {
-    "mteb": 39,
+    "mteb": 36,
     "lm-eval": 12,
     "hf-leaderboard": 3,
     "openml": 54,
     "helm": 9,
     "eee": 9,
     "pwc": 3,
+    "lighteval": 6,
 }
 
 
@@ -319,7 +356,13 @@ def test_one_file_of_another_tool_is_stored_at_confirm_and_by_the_background_job
         {"file": SimpleUploadedFile(name, content), "format": "pwc"},
     ).content.decode()
     token = re.search(r'name="token" value="([0-9a-f]+)"', preview).group(1)
-    confirmed = client.post("/b/one-pwc/submit/csv/confirm/", {"token": token})
+    # Its "632M" parameter counts are no numbers: listed, and stored without once confirmed.
+    assert (
+        'data-testid="left-out-item"' in preview and "&#x27;632M&#x27; is not a number" in preview
+    )
+    confirmed = client.post(
+        "/b/one-pwc/submit/csv/confirm/", {"token": token, "confirm_left_out": "1"}
+    )
     assert confirmed.status_code == 302 and confirmed.url == "/account/submissions/"
     assert len(stored_scores(submission__benchmark__slug="one-pwc")) == 3
 
@@ -408,7 +451,7 @@ def test_a_large_import_goes_through_the_background_job(uploader, monkeypatch):
     )
     done = upload_job_run(job_id=job.pk)
     assert done.status == UploadJob.Status.DONE, done.result
-    assert done.result["n_scores"] == 39
+    assert done.result["n_scores"] == N_SCORES["mteb"]
     files = fixture_files("mteb")
     path = next(p for p in sorted(files) if p.endswith("SciFact.json"))
     files[path] = files[path][:50]
@@ -423,3 +466,82 @@ def test_a_large_import_goes_through_the_background_job(uploader, monkeypatch):
     failed = upload_job_run(job_id=failed_job.pk)
     assert failed.status == UploadJob.Status.FAILED and failed.http_status == 400
     assert failed.result["problems"][0]["field"] == path
+
+
+@pytest.mark.django_db
+def test_the_command_names_an_lm_eval_model_and_takes_mteb_subsets():
+    call_command(
+        "import_results",
+        str(FIXTURES / "lm-eval-0.3"),
+        "--format=lm-eval",
+        "--algorithm=pythia-1.4b",
+        "--direction=higher",
+        "--benchmark=lm03",
+        stdout=StringIO(),
+        stderr=StringIO(),
+    )
+    assert Algorithm.objects.get(benchmark__slug="lm03").name == "pythia-1.4b"
+    call_command(
+        "import_results",
+        str(FIXTURES / "mteb-revisions"),
+        "--format=mteb",
+        "--subsets=datasets",
+        "--benchmark=mteb-subsets",
+        stdout=StringIO(),
+        stderr=StringIO(),
+    )
+    datasets = Benchmark.objects.get(slug="mteb-subsets").datasets.values_list("name", flat=True)
+    assert "STS22 (fr)" in datasets
+    with pytest.raises(CommandError, match="takes no option subsets"):
+        call_command(
+            "import_results",
+            str(FIXTURES / "eee"),
+            "--format=eee",
+            "--subsets=mean",
+            stdout=StringIO(),
+            stderr=StringIO(),
+        )
+
+
+@pytest.mark.django_db
+def test_the_web_preview_lists_what_is_left_out_and_stores_the_rest_once_confirmed(client):
+    client.force_login(make_user("web-partial"))
+    _empty_benchmark("web-lite", [("Accuracy", "higher", {"min_value": 0.0, "max_value": 1.0})])
+    files = {
+        path: data
+        for path, data in files_from_path(FIXTURES / "eee-helm-lite").items()
+        if path.startswith(("openai/", "tiiuae/"))
+    }
+    response = client.post(
+        "/b/web-lite/submit/csv/",
+        {"file": SimpleUploadedFile("lite.zip", zipped(files)), "format": "eee"},
+    )
+    body = response.content.decode()
+    assert 'data-testid="left-out"' in body
+    # Two documents: their four aggregates, and falcon's -1 placeholder on MedQA.
+    assert body.count('data-testid="left-out-item"') == 5
+    assert "tiiuae/falcon-7b/0a1b2c3d.json: evaluation_results[5].score_details.score" in body
+    assert "Mean win rate (Accuracy)" in body
+    token = re.search(r'name="token" value="([0-9a-f]+)"', body).group(1)
+    refused = client.post("/b/web-lite/submit/csv/confirm/", {"token": token})
+    assert refused.status_code == 200 and not stored_scores()
+    client.post("/b/web-lite/submit/csv/confirm/", {"token": token, "confirm_left_out": "1"})
+    # The Accuracy results: 5 of gpt-4, 4 of falcon (its MedQA left out).
+    assert len(stored_scores(submission__benchmark__slug="web-lite")) == 9
+
+
+def test_the_api_stores_what_it_can_read_with_on_error_skip(uploader):
+    _empty_benchmark("api-lite", [("Accuracy", "higher", {"min_value": 0.0, "max_value": 1.0})])
+    content = zipped(files_from_path(FIXTURES / "eee-helm-lite"))
+    refused = _api_upload(uploader, "api-lite", content, "eee")
+    assert refused.status_code == 400
+    assert not stored_scores()
+    response = _api_upload(uploader, "api-lite", content, "eee", on_error="skip")
+    assert response.status_code == 201, response.json()
+    body = response.json()
+    assert body["n_scores"] == 24  # 5 models x 5 scenarios, falcon's -1 left out
+    assert body["n_left_out"] == 11  # that one, and the two aggregates of each document
+    assert {
+        "field": "tiiuae/falcon-7b/0a1b2c3d.json: evaluation_results[5].score_details.score",
+        "message": "-1 is outside the valid range of metric 'Accuracy', [0, 1], the files state",
+    } in body["left_out"]

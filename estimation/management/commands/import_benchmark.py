@@ -1,3 +1,6 @@
+import io
+from pathlib import Path
+
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
@@ -9,7 +12,20 @@ from estimation.management.commands.recompute import (
     results_compute,
     results_served,
 )
-from leaderboard.ingest.results_csv import FORMATS, ResultsCsvError, parse_results_csv
+from leaderboard.ingest.results_csv import (
+    FORMATS,
+    ParsedResults,
+    ResultsCsvError,
+    parse_results_csv,
+    parse_results_csv_partial,
+    parse_results_csv_text,
+)
+from leaderboard.ingest.results_csv.sheets import (
+    is_xlsx,
+    parse_columns,
+    relocated_error,
+    tidy_results_table,
+)
 from leaderboard.models import Benchmark, Metric, Submission
 from leaderboard.services import (
     ValidationFailed,
@@ -63,6 +79,30 @@ class Command(BaseCommand):
             default=Benchmark.SubmissionPolicy.MODERATED,
             help=POLICY_HELP,
         )
+        parser.add_argument(
+            "--columns",
+            help="the file's own column names: role=column pairs, e.g. "
+            "dataset=task,algorithm=framework,score=result (other columns are left out)",
+        )
+        parser.add_argument(
+            "--models-as-rows",
+            action="store_true",
+            help="the file has one row per model (its first column) and one column per dataset",
+        )
+        parser.add_argument(
+            "--nan",
+            choices=("refuse", "missing"),
+            default="refuse",
+            help="a NaN score (pandas' NaN or <NA>, R's NA) or, in a long file, an empty "
+            "one: refused as not a number (default), or read as a missing result and listed",
+        )
+        parser.add_argument(
+            "--on-error",
+            choices=("refuse", "skip"),
+            default="refuse",
+            help="refuse (default): a bad row refuses the file, every problem listed; skip: "
+            "the valid rows are imported and each row left out is listed with its problem",
+        )
         parser.add_argument("--maintainer", help="username to make a maintainer")
         parser.add_argument("--queue", action="store_true", help=QUEUE_HELP)
 
@@ -70,11 +110,15 @@ class Command(BaseCommand):
         if options["queue"]:
             queue_refused_without_workers()
         try:
-            parsed = parse_results_csv(options["csv"], format=options["format"])
+            parsed, notes = _parsed(options)
         except ResultsCsvError as exc:
+            raise CommandError(f"{options['csv']}: {exc}") from None
+        except ValueError as exc:  # --columns naming what the file lacks
             raise CommandError(f"{options['csv']}: {exc}") from None
         except OSError as exc:
             raise CommandError(f"cannot read {options['csv']}: {exc.strerror}") from None
+        for note in notes:
+            self.stderr.write(f"{options['csv']}: {note}", style_func=str)
         try:
             with transaction.atomic():
                 benchmark = self._benchmark(
@@ -132,6 +176,66 @@ class Command(BaseCommand):
                 raise CommandError(f"no user named {options['maintainer']!r}")
             benchmark.maintainers.add(user)
         return benchmark
+
+
+def _parsed(options) -> tuple[ParsedResults, tuple[str, ...]]:
+    """The file parsed as it is, or first tidied (a workbook, a pandas index column, NaN
+    cells, mapped columns, models as rows), problems then at the file's own lines; with
+    ``--on-error skip`` the rows refused are left out, each listed in the notes."""
+    path = Path(options["csv"])
+    columns = parse_columns(options["columns"]) if options["columns"] else None
+    content = path.read_bytes()
+    nan_missing = options["nan"] == "missing"
+    skip = options["on_error"] == "skip"
+    needs_tidying = (
+        columns
+        or options["models_as_rows"]
+        or nan_missing
+        or is_xlsx(content, path.name)
+        or _has_index_column(content)
+    )
+    if not needs_tidying and not skip:
+        return parse_results_csv(io.BytesIO(content), format=options["format"]), ()
+    if not needs_tidying:
+        try:
+            text = content.decode("utf-8-sig")
+        except UnicodeDecodeError:  # the parser words it, at its line
+            return parse_results_csv(io.BytesIO(content), format=options["format"]), ()
+        parsed, skipped = parse_results_csv_partial(text, format=options["format"])
+        return parsed, _left_out(skipped)
+    table = tidy_results_table(
+        content,
+        filename=path.name,
+        columns=columns,
+        models_as_rows=options["models_as_rows"],
+        nan_missing=nan_missing,
+    )
+    try:
+        if skip:
+            parsed, skipped = parse_results_csv_partial(table.text, format=options["format"])
+        else:
+            parsed, skipped = parse_results_csv_text(table.text, format=options["format"]), ()
+    except ResultsCsvError as exc:
+        raise relocated_error(exc, table) from None
+    if skipped:
+        skipped = relocated_error(ResultsCsvError(skipped), table).errors
+    return parsed, (*table.notes, *_left_out(skipped))
+
+
+def _left_out(skipped) -> tuple[str, ...]:
+    if not skipped:
+        return ()
+    lines = {error.line for error in skipped}
+    return (
+        f"left out {len(lines)} rows (line, column: problem):",
+        *(f"  {error}" for error in skipped),
+    )
+
+
+def _has_index_column(content: bytes) -> bool:
+    """A header that starts with an unnamed column (pandas' index): worth tidying."""
+    head = content.removeprefix(b"\xef\xbb\xbf")[:64].lower()
+    return head.startswith((b",", b";", b"unnamed: 0", b'""'))
 
 
 def _metric_of_file(metrics: tuple[str, ...]) -> str:

@@ -14,12 +14,14 @@ from estimation.management.commands.recompute import (
 )
 from leaderboard.ingest.formats import (
     IMPORT_FORMATS,
+    ON_ERROR,
     ImportedResults,
     ResultsImportError,
     files_from_path,
     read_imported,
 )
 from leaderboard.ingest.formats.common import restrict_metrics
+from leaderboard.ingest.formats.mteb import SUBSETS
 from leaderboard.ingest.imported import imported_entries, imported_relocated
 from leaderboard.models import Benchmark, Metric, Submission
 from leaderboard.services import (
@@ -36,8 +38,10 @@ class Command(BaseCommand):
         "Import results in another tool's format (a file, a folder or a zip) as accepted "
         "results: into --benchmark if it exists, else into a new benchmark of that slug "
         "whose metrics are the files' (direction and range from the files where they say, "
-        "else --direction). Then computes the results (or, with --queue, leaves them to "
-        "the workers)."
+        "else --direction: without it a metric the files do not direct is refused, by "
+        "name). Results that cannot be imported are left out and listed by file and key "
+        "(--on-error refuse: nothing is imported). Then computes the results (or, with "
+        "--queue, leaves them to the workers)."
     )
 
     def add_arguments(self, parser) -> None:
@@ -50,8 +54,16 @@ class Command(BaseCommand):
         parser.add_argument(
             "--direction",
             choices=[d.value for d in Metric.Direction],
-            default="higher",
-            help="direction of a new benchmark's metrics the files do not direct",
+            default=None,
+            help="direction of a new benchmark's metrics the files do not direct (without "
+            "it, such metrics are refused by name)",
+        )
+        parser.add_argument(
+            "--on-error",
+            choices=ON_ERROR,
+            default="skip",
+            help="skip (default): import what is valid and list what was left out, by file "
+            "and key, with the reason; refuse: import nothing if anything is wrong",
         )
         parser.add_argument(
             "--metric",
@@ -63,6 +75,16 @@ class Command(BaseCommand):
             choices=[p.value for p in Benchmark.SubmissionPolicy],
             default=Benchmark.SubmissionPolicy.MODERATED,
             help=POLICY_HELP,
+        )
+        parser.add_argument(
+            "--algorithm",
+            help="lm-eval: the name of the model of results files that give no model_name",
+        )
+        parser.add_argument(
+            "--subsets",
+            choices=SUBSETS,
+            help="mteb: a task's score is the mean of its subsets (mean, MTEB's rule and the "
+            "default) or each subset is a dataset (datasets)",
         )
         parser.add_argument("--queue", action="store_true", help=QUEUE_HELP)
 
@@ -77,6 +99,8 @@ class Command(BaseCommand):
                 files_from_path(path, max_bytes=limits.max_unpacked_bytes),
                 format=options["format"],
                 max_results=limits.max_rows,
+                on_error=options["on_error"],
+                **_reader_options(options),
             )
             if options["metric"]:
                 imported = restrict_metrics(imported, options["metric"])
@@ -84,6 +108,8 @@ class Command(BaseCommand):
             raise CommandError(f"{path}: {exc}") from None
         except OSError as exc:
             raise CommandError(f"cannot read {path}: {exc.strerror or exc}") from None
+        except ValueError as exc:  # an option the format does not take
+            raise CommandError(str(exc)) from None
         slug = options["benchmark"] or _slug(path)
         try:
             with transaction.atomic():
@@ -110,6 +136,7 @@ class Command(BaseCommand):
             raise CommandError(f"nothing was imported:\n{problems_text(exc.problems)}") from None
         for note in imported.notes:
             self.stderr.write(f"{benchmark.slug}: {note}", style_func=str)
+        self._report_left_out(benchmark.slug, imported)
         n_scores = sum(len(entry.scores) for entry in entries)
         self.stdout.write(
             self.style.SUCCESS(
@@ -125,8 +152,34 @@ class Command(BaseCommand):
             results_compute(benchmark)
             self.stdout.write(f"{benchmark.slug}: results {results_served(benchmark)}")
 
+    def _report_left_out(self, slug: str, imported: ImportedResults) -> None:
+        if not imported.n_left_out:
+            return
+        self.stderr.write(
+            f"{slug}: left out {counted(imported.n_left_out, 'result or file', 'results or files')}"
+            " (file: key: reason):",
+            style_func=str,
+        )
+        for problem in imported.left_out:
+            self.stderr.write(f"  {problem}", style_func=str)
+        if imported.n_left_out > len(imported.left_out):
+            self.stderr.write(
+                f"  ... and {imported.n_left_out - len(imported.left_out)} more", style_func=str
+            )
+
     def _create(self, slug: str, imported: ImportedResults, options) -> Benchmark:
         order = options["metric"] or list(imported.parsed.metrics)
+        undirected = [
+            name
+            for name in order
+            if (info := imported.metric(name)) is None or info.higher_is_better is None
+        ]
+        if undirected and options["direction"] is None:
+            raise CommandError(
+                f"the files do not say whether higher or lower is better for "
+                f"{', '.join(map(repr, undirected))}: give --direction higher|lower, or "
+                "--metric to import only metrics the files direct"
+            )
         metrics = []
         for name in order:
             info = imported.metric(name)
@@ -146,6 +199,11 @@ class Command(BaseCommand):
             metrics=metrics,
             submission_policy=options["policy"],
         )
+
+
+def _reader_options(options) -> dict[str, str]:
+    """The format's own options the command was given (the others are left unset)."""
+    return {name: options[name] for name in ("algorithm", "subsets") if options.get(name)}
 
 
 def _slug(path: str) -> str:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 
 from leaderboard.ingest.formats.common import (
+    ON_ERROR,
     AlgorithmInfo,
     ImportedResults,
     MetricInfo,
@@ -22,6 +23,7 @@ from leaderboard.ingest.formats.common import (
 from leaderboard.ingest.formats.eee import read_eee
 from leaderboard.ingest.formats.helm import read_helm
 from leaderboard.ingest.formats.hf_leaderboard import read_hf_leaderboard
+from leaderboard.ingest.formats.lighteval import read_lighteval
 from leaderboard.ingest.formats.lm_eval import read_lm_eval
 from leaderboard.ingest.formats.mteb import read_mteb
 from leaderboard.ingest.formats.openml import read_openml
@@ -35,23 +37,45 @@ READERS: Mapping[str, Callable[..., ImportedResults]] = {
     "helm": read_helm,
     "eee": read_eee,
     "pwc": read_pwc,
+    "lighteval": read_lighteval,
 }
 IMPORT_FORMATS: tuple[str, ...] = tuple(READERS)
+# The choices a format's reader takes besides the files (``read_imported(**options)``).
+READER_OPTIONS: Mapping[str, tuple[str, ...]] = {"mteb": ("subsets",), "lm-eval": ("algorithm",)}
 
 
 def read_imported(
-    files: Mapping[str, bytes], *, format: str, max_results: int | None = None
+    files: Mapping[str, bytes],
+    *,
+    format: str,
+    max_results: int | None = None,
+    on_error: str = "refuse",
+    **options: str,
 ) -> ImportedResults:
     """The results of ``files`` in ``format`` (one of :data:`IMPORT_FORMATS`); reading
-    stops with a :class:`ResultsImportError` at the first result past ``max_results``."""
+    stops with a :class:`ResultsImportError` at the first result past ``max_results``.
+
+    ``on_error="skip"`` imports what is valid and lists the rest in ``left_out`` (file,
+    key, reason); ``"refuse"`` raises naming every problem. Either way a file with no
+    valid result is refused. ``options`` are the format's own (:data:`READER_OPTIONS`);
+    an option left empty (None or "") takes the reader's default.
+    """
     if format not in READERS:
         raise ValueError(f"format must be one of {', '.join(IMPORT_FORMATS)}, got {format!r}")
-    return READERS[format](files, max_results=max_results)
+    if on_error not in ON_ERROR:
+        raise ValueError(f"on_error must be one of {', '.join(ON_ERROR)}, got {on_error!r}")
+    given = {name: value for name, value in options.items() if value not in (None, "")}
+    unknown = sorted(set(given) - set(READER_OPTIONS.get(format, ())))
+    if unknown:
+        raise ValueError(f"format {format!r} takes no option {', '.join(unknown)}")
+    return READERS[format](files, max_results=max_results, on_error=on_error, **given)
 
 
 __all__ = [
     "IMPORT_FORMATS",
+    "ON_ERROR",
     "READERS",
+    "READER_OPTIONS",
     "AlgorithmInfo",
     "ImportedResults",
     "MetricInfo",

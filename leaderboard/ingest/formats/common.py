@@ -20,7 +20,7 @@ import re
 import stat
 import zipfile
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 from typing import Any, BinaryIO
 
@@ -30,6 +30,7 @@ from leaderboard.ingest.results_csv import (
     ParsedResults,
     ResultsCsvError,
     RowError,
+    control_character_problem,
     parse_results_csv_text,
 )
 
@@ -39,6 +40,10 @@ MAX_ZIP_ENTRIES = 20_000
 MAX_UNPACKED_BYTES = 512 * 1024 * 1024
 MAX_COMPRESSION_RATIO = 200  # JSON compresses 10-30x; a bomb 1000x and more
 MAX_PROBLEMS = 100
+MAX_LEFT_OUT = 1000  # listed one by one; beyond, counted
+# What a reader does with a result it cannot take: leave it out and list it ("skip"), or
+# refuse the whole upload naming every problem ("refuse").
+ON_ERROR: tuple[str, ...] = ("skip", "refuse")
 
 
 @dataclass(frozen=True)
@@ -111,6 +116,11 @@ class Entry:
     value: float
     folds: tuple[float, ...] | None
     origin: str  # "<file>: <key>"
+    # The file's standard error of ``value`` ("x ± s", an uncertainty field), if any.
+    standard_error: float | None = None
+    # What tells two runs of one model apart when the file names both alike (a
+    # precision such as "bfloat16"); it names the algorithm only when they collide.
+    variant: str = ""
 
 
 @dataclass(frozen=True, eq=False)
@@ -121,7 +131,8 @@ class ImportedResults:
     metric column, and folds where the files have them); its line ``n`` came from
     ``origins[n - 2]``. ``provenance`` holds, per algorithm, what the files say about
     how the numbers were made (model revision, harness version, dataset revisions).
-    ``notes`` say what was left out and why.
+    ``notes`` summarise; ``left_out`` lists each result (or file) that was not imported,
+    at its file and key, with the reason.
     """
 
     format: str
@@ -131,6 +142,11 @@ class ImportedResults:
     algorithms: tuple[AlgorithmInfo, ...]
     provenance: Mapping[str, Mapping[str, Any]]
     notes: tuple[str, ...] = ()
+    left_out: tuple[ImportRowError, ...] = ()
+    n_left_out: int = 0
+    # The source's own aggregates of these results (e.g. HELM's "Mean win rate"), each
+    # algorithm's value: the order the source publishes, never imported as a dataset.
+    published: Mapping[str, Mapping[str, float]] = field(default_factory=dict)
 
     def where(self, line: int | None) -> str | None:
         """The file and key a line of ``parsed`` came from."""
@@ -341,10 +357,18 @@ class Collector:
     costs no more than the bound (None: no bound, for a researcher's own files).
     """
 
-    def __init__(self, format: str, *, max_results: int | None = None) -> None:
+    def __init__(
+        self, format: str, *, max_results: int | None = None, on_error: str = "refuse"
+    ) -> None:
         if max_results is not None and (isinstance(max_results, bool) or max_results < 1):
             raise ValueError(f"max_results must be a positive integer or None, got {max_results!r}")
+        if on_error not in ON_ERROR:
+            raise ValueError(f"on_error must be one of {', '.join(ON_ERROR)}, got {on_error!r}")
         self.format = format
+        self.on_error = on_error
+        # Left out by the format's own rules (an aggregate row, a placeholder), whatever
+        # on_error says: listed, never refused.
+        self.left_out: list[ImportRowError] = []
         self.max_results = max_results
         self.n_results = 0
         self.entries: list[Entry] = []
@@ -353,9 +377,15 @@ class Collector:
         self.algorithms: dict[str, AlgorithmInfo] = {}
         self.provenance: dict[str, dict[str, Any]] = {}
         self.notes: list[str] = []
+        # The source's own aggregates (name -> algorithm -> value): its published order.
+        self.published: dict[str, dict[str, float]] = {}
 
     def problem(self, file: str, key: str, message: str) -> None:
         self.problems.append(import_problem(file, key, message))
+
+    def leave_out(self, file: str, key: str, reason: str) -> None:
+        """A result the format's rules leave out (listed with ``reason``, not a problem)."""
+        self.left_out.append(import_problem(file, key, reason))
 
     def json(self, file: str, data: bytes) -> Any:
         """The file's JSON, or ``_MISSING`` after recording why it cannot be read."""
@@ -447,6 +477,8 @@ class Collector:
         value: float,
         folds: Iterable[float] | None = None,
         origin: str,
+        standard_error: float | None = None,
+        variant: str = "",
     ) -> None:
         folds = None if folds is None else tuple(folds)
         self.n_results += 1 if not folds else len(folds)
@@ -463,30 +495,106 @@ class Collector:
                 ]
             )
         self.metrics.setdefault(metric, MetricInfo(metric))
-        self.entries.append(Entry(dataset, algorithm, metric, value, folds, origin))
+        self.entries.append(
+            Entry(dataset, algorithm, metric, value, folds, origin, standard_error, variant)
+        )
 
-    def _check_ranges(self) -> None:
-        for e in self.entries:
-            info = self.metrics[e.metric]
-            if info.min_value is None and info.max_value is None:
-                continue
-            for value in (e.value, *(e.folds or ())):
-                if problem := _range_problem(info, value):
-                    file, _, key = e.origin.partition(": ")
-                    self.problem(file, key, problem)
-                    break
-        if self.problems:
-            raise ResultsImportError(self.problems[:MAX_PROBLEMS], total=len(self.problems))
+    def _refuse_or_list(self, problems: list[ImportRowError]) -> None:
+        """Refuse (``on_error="refuse"``) naming every problem so far, or list them."""
+        if not problems:
+            return
+        if self.on_error == "refuse":
+            found = self.problems + problems
+            raise ResultsImportError(found[:MAX_PROBLEMS], total=len(found))
+        self.left_out.extend(problems)
+
+    def _checked(self, entries: list[Entry]) -> list[Entry]:
+        """The entries the CSV parser will take: names it accepts, values in the range the
+        files state, one result per dataset, algorithm and metric (the first kept)."""
+        kept: list[Entry] = []
+        problems: list[ImportRowError] = []
+        first: dict[tuple[str, str, str], str] = {}
+        for e in entries:
+            file, _, key = e.origin.partition(": ")
+            problem = _names_problem(e) or self._range_problem(e)
+            if problem is None:
+                record = (e.dataset.strip(), e.algorithm.strip(), e.metric.strip())
+                earlier = first.get(record)
+                if earlier is None:
+                    first[record] = e.origin
+                else:
+                    problem = (
+                        f"a second result of {record[1]!r} on {record[0]!r} ({record[2]}); "
+                        f"the first, at {earlier}, is kept"
+                    )
+            if problem is None:
+                kept.append(e)
+            else:
+                problems.append(import_problem(file, key, problem))
+        self._refuse_or_list(problems)
+        return kept
+
+    def _range_problem(self, e: Entry) -> str | None:
+        info = self.metrics[e.metric]
+        if info.min_value is None and info.max_value is None:
+            return None
+        for value in (e.value, *(e.folds or ())):
+            if problem := _range_problem(info, value):
+                return problem
+        return None
+
+    def _variants_named(self, entries: list[Entry]) -> list[Entry]:
+        """Runs of one model told apart only by their variant (two precisions) become
+        algorithms of their own, ``model (variant)``, with the model's metadata."""
+        variants: dict[str, set[str]] = {}
+        for e in entries:
+            variants.setdefault(e.algorithm, set()).add(e.variant)
+        split = {name for name, seen in variants.items() if len(seen) > 1}
+        if not split:
+            return entries
+        for name in split:
+            info = self.algorithms.get(name, AlgorithmInfo(name))
+            for variant in sorted(variants[name] - {""}):
+                named = f"{name} ({variant})"
+                self.algorithms.setdefault(named, replace(info, name=named))
+                self.provenance.setdefault(named, dict(self.provenance.get(name, {})))
+        return [
+            replace(e, algorithm=f"{e.algorithm} ({e.variant})")
+            if e.algorithm in split and e.variant
+            else e
+            for e in entries
+        ]
+
+    def _standard_errors(self, entries: list[Entry]) -> None:
+        """Each result's standard error, kept in its algorithm's provenance."""
+        for e in entries:
+            if e.standard_error is not None:
+                errors = self.provenance.setdefault(e.algorithm, {}).setdefault(
+                    "standard_errors", {}
+                )
+                errors[f"{e.dataset} | {e.metric}"] = e.standard_error
 
     def finish(self) -> ImportedResults:
-        if self.problems:
+        if self.problems and self.on_error == "refuse":
             raise ResultsImportError(self.problems[:MAX_PROBLEMS], total=len(self.problems))
-        if not self.entries:
+        self.left_out.extend(self.problems)
+        self.problems = []
+        checked = self._checked(self._variants_named(self.entries))
+        if not checked:
+            found = self.left_out or [
+                import_problem("", "", f"no {self.format} results found in the files")
+            ]
+            if len(found) == 1 and found[0].column == "":
+                raise ResultsImportError(found)
             raise ResultsImportError(
-                [import_problem("", "", f"no {self.format} results found in the files")]
+                [
+                    import_problem("", "", f"no {self.format} result could be imported"),
+                    *found[: MAX_PROBLEMS - 1],
+                ],
+                total=len(found) + 1,
             )
-        self._check_ranges()
-        entries = _harmonise_folds(self.entries)
+        self._standard_errors(checked)
+        entries = _harmonise_folds(checked)
         with_folds = any(e.folds is not None for e in entries)
         # The parser's own input, never a spreadsheet export (so not leaderboard.spreadsheet:
         # its formula defusing would change names): every name quoted, quotes doubled.
@@ -528,7 +636,19 @@ class Collector:
             ),
             provenance={k: dict(v) for k, v in self.provenance.items()},
             notes=tuple(self.notes),
+            left_out=tuple(self.left_out[:MAX_LEFT_OUT]),
+            n_left_out=len(self.left_out),
+            published={k: dict(v) for k, v in self.published.items()},
         )
+
+
+def _names_problem(e: Entry) -> str | None:
+    for what, name in (("dataset", e.dataset), ("algorithm", e.algorithm), ("metric", e.metric)):
+        if not name.strip():
+            return f"the {what} has no name"
+        if problem := control_character_problem(name):
+            return f"the {what} name {name[:60]!r} {problem}"
+    return None
 
 
 def _quoted(name: str) -> str:

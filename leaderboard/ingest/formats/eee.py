@@ -7,10 +7,27 @@ A document holds ``schema_version``, ``evaluation_id``, ``retrieved_timestamp``,
 ``lower_is_better``, ``score_type``, ``min_score``, ``max_score``) and
 ``score_details.score``.
 
-Mapping: algorithm = ``model_info.id`` (else ``model_info.name``); dataset =
-``source_data.dataset_name`` (else ``evaluation_name``); metric =
-``metric_config.metric_name`` where given, else ``evaluation_name`` when it differs from
-the dataset, else ``score``; direction and range from ``metric_config``.
+Mapping: algorithm = ``model_info.id`` (else ``model_info.name``), ``model (precision)``
+where the files hold one model at two precisions (``model_info.additional_details.
+precision``); direction and range from ``metric_config``; dataset and metric:
+
+* ``metric_config.metric_name`` names the metric where given (else ``score``);
+* results of one document that share a ``source_data.dataset_name`` under different
+  evaluation names (Global MMLU Lite's languages, RewardBench's sections) are
+  datasets of their own, named by ``evaluation_name``, unless their metric names tell
+  them apart (then they are metrics of that one dataset);
+* results without ``source_data`` named ``<scenario> - <metric>`` (HELM's tables) are
+  the scenario's, on the metric of their table (``score_details.details.tab``:
+  "Accuracy", "Efficiency"), which is how HELM ranks them;
+* else the dataset is ``source_data.dataset_name`` (or ``evaluation_name``).
+
+The source's own aggregates ("Mean win rate", "Mean score", an overall score named as
+the source is) are never a dataset: they are left out, listed, and kept as the source's
+published order (:attr:`ImportedResults.published`). A standard error
+(``score_details.uncertainty.standard_error.value``) or a confidence interval
+(``uncertainty.confidence_interval``, or a half-width in
+``score_details.details.confidence_interval``, read as 95 %) is kept as the result's
+standard error.
 
 :func:`eee_documents` writes the other way: a benchmark's results as one document per
 algorithm (the fold means; the folds under ``score_details.details``).
@@ -29,19 +46,39 @@ from leaderboard.ingest.formats.common import (
     MetricInfo,
     missing,
 )
+from leaderboard.ingest.results_csv import plain_number
 
 FORMAT = "eee"
 SCHEMA_VERSION = "0.1.0"
 
 
-def read_eee(files: Mapping[str, bytes], *, max_results: int | None = None) -> ImportedResults:
-    out = Collector(FORMAT, max_results=max_results)
+def read_eee(
+    files: Mapping[str, bytes], *, max_results: int | None = None, on_error: str = "refuse"
+) -> ImportedResults:
+    out = Collector(FORMAT, max_results=max_results, on_error=on_error)
     for path in sorted(p for p in files if p.endswith(".json")):
         doc = out.json(path, files[path])
         if missing(doc):
             continue
         _document(out, path, doc)
     return out.finish()
+
+
+# Names the sources give their own aggregates over the other results (lower-cased).
+# Global MMLU Lite's "Culturally Sensitive" and "Culturally Agnostic" are two splits of
+# the questions scored over every language: aggregates of the language results.
+AGGREGATE_NAMES = frozenset(
+    {
+        "mean win rate",
+        "mean score",
+        "average",
+        "overall",
+        "mean",
+        "culturally sensitive",
+        "culturally agnostic",
+    }
+)
+_Z_95 = 1.959963984540054  # the normal quantile of a two-sided 95 % interval
 
 
 def _document(out: Collector, path: str, doc: Any) -> None:
@@ -52,8 +89,54 @@ def _document(out: Collector, path: str, doc: Any) -> None:
     model = _model(out, path, doc, info)
     if model is None:
         return
+    variant = _precision(info)
+    source = doc.get("source_metadata") if isinstance(doc.get("source_metadata"), dict) else {}
+    overall = {_plain(source.get("source_name"))}
+    shared = _shared_datasets(results)
     for i, result in enumerate(results):
-        _result(out, path, f"evaluation_results[{i}]", result, model)
+        _result(
+            out,
+            path,
+            f"evaluation_results[{i}]",
+            result,
+            model,
+            variant=variant,
+            overall=overall - {""},
+            shared=shared,
+        )
+
+
+def _plain(name: Any) -> str:
+    return "".join(c for c in name.lower() if c.isalnum()) if isinstance(name, str) else ""
+
+
+def _precision(info: dict) -> str:
+    details = info.get("additional_details")
+    value = (details or {}).get("precision") if isinstance(details, dict) else None
+    value = value or info.get("precision")
+    return value.strip().removeprefix("torch.") if isinstance(value, str) else ""
+
+
+def _shared_datasets(results: list) -> set[str]:
+    """Dataset names under which one document holds several evaluations that no metric
+    name tells apart: those evaluations are datasets of their own."""
+    names: dict[str, set[str]] = {}
+    metrics: dict[str, set[str]] = {}
+    for result in results:
+        if not isinstance(result, dict):
+            continue
+        source = result.get("source_data")
+        dataset = source.get("dataset_name") if isinstance(source, dict) else None
+        name = result.get("evaluation_name")
+        if not isinstance(dataset, str) or not isinstance(name, str):
+            continue
+        if name.strip().lower() in AGGREGATE_NAMES:
+            continue
+        config = result.get("metric_config")
+        metric = config.get("metric_name") if isinstance(config, dict) else None
+        names.setdefault(dataset, set()).add(name)
+        metrics.setdefault(dataset, set()).add(metric if isinstance(metric, str) else "")
+    return {d for d, seen in names.items() if len(seen) > 1 and len(metrics[d]) == 1}
 
 
 def _model(out: Collector, path: str, doc: Any, info: Any) -> str | None:
@@ -86,7 +169,37 @@ def _model(out: Collector, path: str, doc: Any, info: Any) -> str | None:
     return model
 
 
-def _result(out: Collector, path: str, key: str, result: Any, model: str) -> None:
+def _names(
+    result: dict, name: str, config: dict, details: dict, shared: set[str]
+) -> tuple[str, str]:
+    """The dataset and metric of one evaluation result (see the module's mapping)."""
+    metric = config.get("metric_name")
+    metric = metric.strip() if isinstance(metric, str) and metric.strip() else ""
+    source = result.get("source_data")
+    dataset = source.get("dataset_name") if isinstance(source, dict) else None
+    if isinstance(dataset, str) and dataset.strip():
+        if dataset in shared:
+            return name, metric or "score"
+        return dataset, metric or (name if name != dataset else "score")
+    scenario, dash, shown = name.partition(" - ")
+    if dash and scenario.strip() and shown.strip():
+        tab = _inner(details).get("tab")
+        table = tab.strip() if isinstance(tab, str) and tab.strip() else shown.strip()
+        return scenario.strip(), metric or table
+    return name, metric or "score"
+
+
+def _result(
+    out: Collector,
+    path: str,
+    key: str,
+    result: Any,
+    model: str,
+    *,
+    variant: str,
+    overall: set[str],
+    shared: set[str],
+) -> None:
     """One evaluation result: its metric (and direction), its score and folds."""
     name = out.get(path, result, "evaluation_name", path=key, kind=str)
     config = out.get(path, result, "metric_config", path=key, kind=dict)
@@ -99,11 +212,19 @@ def _result(out: Collector, path: str, key: str, result: Any, model: str) -> Non
     value = out.number(path, details["score"], key=f"{key}.score_details.score")
     if value is None:
         return
-    source = result.get("source_data") if isinstance(result.get("source_data"), dict) else {}
-    dataset = source.get("dataset_name") if isinstance(source.get("dataset_name"), str) else name
-    metric = config.get("metric_name")
-    if not isinstance(metric, str) or not metric.strip():
-        metric = name if name != dataset else "score"
+    if name.strip().lower() in AGGREGATE_NAMES or _plain(name) in overall:
+        tab = _inner(details).get("tab")
+        tab = tab if isinstance(tab, str) else ""
+        label = f"{name} ({tab})" if tab else name
+        out.published.setdefault(label, {})[model] = value
+        out.leave_out(
+            path,
+            f"{key}.score_details.score",
+            f"{label!r} is the source's aggregate of the other results, not a dataset: "
+            "kept as the source's published order",
+        )
+        return
+    dataset, metric = _names(result, name, config, details, shared)
     lower = config.get("lower_is_better")
     out.metric(
         MetricInfo(
@@ -122,7 +243,40 @@ def _result(out: Collector, path: str, key: str, result: Any, model: str) -> Non
         value=value,
         folds=_folds(details),
         origin=f"{path}: {key}.score_details.score",
+        standard_error=_standard_error(details),
+        variant=variant,
     )
+
+
+def _inner(details: dict) -> dict:
+    inner = details.get("details")
+    return inner if isinstance(inner, dict) else {}
+
+
+def _standard_error(details: dict) -> float | None:
+    """The score's standard error as the document gives it, directly or as an interval."""
+    uncertainty = details.get("uncertainty")
+    if isinstance(uncertainty, dict):
+        error = uncertainty.get("standard_error")
+        if isinstance(error, dict) and (value := _float(error.get("value"))) is not None:
+            return value if value >= 0 else None
+        interval = uncertainty.get("confidence_interval")
+        if isinstance(interval, dict):
+            low, high = _float(interval.get("lower")), _float(interval.get("upper"))
+            level = _float(interval.get("confidence_level")) or 0.95
+            if low is not None and high is not None and high >= low and 0 < level < 1:
+                from statistics import NormalDist
+
+                return (high - low) / (2 * NormalDist().inv_cdf(0.5 + level / 2))
+    inner = details.get("details")
+    if isinstance(inner, dict):
+        half = inner.get("confidence_interval")
+        if isinstance(half, str):
+            half = plain_number(half.strip())
+        half = _float(half)
+        if half is not None and half >= 0:
+            return half / _Z_95
+    return None
 
 
 def _folds(details: dict) -> list[float] | None:

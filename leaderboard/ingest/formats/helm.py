@@ -8,27 +8,110 @@ multiple_choice_joint,model=openai_gpt2``) and the model (``adapter_spec.model``
 Mapping: algorithm = ``adapter_spec.model``; dataset = the run's name without its
 ``model=`` and ``model_deployment=`` arguments; metric = the statistic's name, from the
 ``test`` split (``valid`` where a run has no test split) without perturbations; value =
-its ``mean``. HELM states directions in its ``schema.yaml``, not in these files.
+its ``mean``.
+
+Directions: HELM states them in its schema (``schema_<suite>.yaml`` in HELM's source,
+``schema.json`` beside the runs once ``helm-summarize`` has run): each metric's
+``lower_is_better``. A schema among the uploaded files is read (YAML without aliases,
+so no expansion bomb); else the directions of :data:`HELM_DIRECTIONS`, copied from
+HELM's schemas, apply. A statistic neither gives a direction to (HELM's own counts,
+``num_references``, ``num_train_instances``, ...) is imported without one: a new
+benchmark then needs an explicit direction for it, or ``--metric`` to leave it out.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import PurePosixPath
+from typing import Any
+
+import yaml
 
 from leaderboard.ingest.formats.common import (
     AlgorithmInfo,
     Collector,
     ImportedResults,
+    MetricInfo,
     missing,
 )
 
 FORMAT = "helm"
 _MODEL_ARGUMENTS = ("model=", "model_deployment=")
+_LOWER = (
+    "perplexity",
+    "bits_per_byte",
+    "absolute_value_difference",
+    "distance",
+    "ece_1_bin",
+    "ece_10_bin",
+    "expected_max_toxicity",
+    "max_toxicity_probability",
+    "toxic_frac",
+    "bbq_metric_ambiguous_bias",
+    "bbq_metric_unambiguous_bias",
+    "training_co2_cost",
+    "training_energy_cost",
+    "inference_runtime",
+    "inference_idealized_runtime",
+    "inference_denoised_runtime",
+    "batch_request_runtime",
+    "batch_request_runtime_idealized",
+)
+_HIGHER = (
+    "exact_match",
+    "quasi_exact_match",
+    "prefix_exact_match",
+    "quasi_prefix_exact_match",
+    "exact_match@5",
+    "quasi_exact_match@5",
+    "logprob",
+    "logprob_per_byte",
+    "rouge_1",
+    "rouge_2",
+    "rouge_l",
+    "bleu_1",
+    "bleu_4",
+    "f1_set_match",
+    "f1_score",
+    "classification_macro_f1",
+    "classification_micro_f1",
+    "percent_valid",
+    "NDCG@10",
+    "RR@10",
+    "NDCG@20",
+    "RR@20",
+    "math_equiv",
+    "math_equiv_chain_of_thought",
+    "exact_match_indicator",
+    "exact_set_match",
+    "iou_set_match",
+    "summac",
+    "BERTScore-P",
+    "BERTScore-R",
+    "BERTScore-F",
+    "code_eval_acc",
+    "pass",
+    "strict_acc",
+    "chain_of_thought_correctness",
+    "ifeval_strict_accuracy",
+    "wildbench_score",
+    "omni_math_accuracy",
+)
+# True: higher is better. From ``lower_is_better`` in HELM's schemas (schema_lite.yaml,
+# schema_classic.yaml, schema_capabilities.yaml).
+HELM_DIRECTIONS: Mapping[str, bool] = {
+    **{name: False for name in _LOWER},
+    **{name: True for name in _HIGHER},
+}
 
 
-def read_helm(files: Mapping[str, bytes], *, max_results: int | None = None) -> ImportedResults:
-    out = Collector(FORMAT, max_results=max_results)
+def read_helm(
+    files: Mapping[str, bytes], *, max_results: int | None = None, on_error: str = "refuse"
+) -> ImportedResults:
+    out = Collector(FORMAT, max_results=max_results, on_error=on_error)
+    directions = dict(HELM_DIRECTIONS)
+    for path in sorted(p for p in files if _is_schema(p)):
+        directions.update(_schema_directions(out, path, files[path]))
     for path in sorted(p for p in files if PurePosixPath(p).name == "stats.json"):
         folder = PurePosixPath(path).parent
         spec_path = str(folder / "run_spec.json") if str(folder) != "." else "run_spec.json"
@@ -36,7 +119,49 @@ def read_helm(files: Mapping[str, bytes], *, max_results: int | None = None) -> 
             out.problem(spec_path, "", f"missing: {path} needs the run_spec.json beside it")
             continue
         _run(out, spec_path, files[spec_path], path, files[path])
+    for name in out.metrics:
+        out.metrics[name] = MetricInfo(name, higher_is_better=directions.get(name))
     return out.finish()
+
+
+def _is_schema(path: str) -> bool:
+    name = PurePosixPath(path).name
+    return name.startswith("schema") and name.endswith((".yaml", ".yml", ".json"))
+
+
+class _NoAliases(yaml.SafeLoader):
+    """A YAML reader that refuses anchors' aliases: a few lines of them expand to
+    gigabytes (the "billion laughs")."""
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        if self.check_event(yaml.AliasEvent):
+            raise yaml.YAMLError("aliases (*name) are not read")
+        return super().compose_node(parent, index)
+
+
+def _schema_directions(out: Collector, path: str, data: bytes) -> dict[str, bool]:
+    """``lower_is_better`` of each metric a HELM schema describes."""
+    if path.endswith(".json"):
+        doc = out.json(path, data)
+        if missing(doc):
+            return {}
+    else:
+        try:
+            doc = yaml.load(data.decode("utf-8-sig"), Loader=_NoAliases)
+        except (UnicodeDecodeError, yaml.YAMLError, RecursionError) as exc:
+            out.problem(path, "", f"is not a readable HELM schema: {str(exc)[:200]}")
+            return {}
+    metrics = doc.get("metrics") if isinstance(doc, dict) else None
+    if not isinstance(metrics, list):
+        out.problem(path, "metrics", "a HELM schema lists its metrics here")
+        return {}
+    found = {}
+    for metric in metrics:
+        if isinstance(metric, dict) and isinstance(metric.get("name"), str):
+            lower = metric.get("lower_is_better")
+            if isinstance(lower, bool):
+                found[metric["name"]] = not lower
+    return found
 
 
 def _dataset(name: str) -> str:

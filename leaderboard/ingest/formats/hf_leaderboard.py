@@ -1,8 +1,9 @@
 """The Hugging Face leaderboard template: one JSON file per model,
 ``{"config": {"model_name", "model_sha", "model_dtype"}, "results": {task: {metric: value}}}``.
 
-Mapping: algorithm = ``config.model_name``; dataset = the task; metric = the metric key.
-The template states no direction.
+Mapping: algorithm = ``config.model_name`` (``model (bfloat16)`` where the files hold
+one model at two ``model_dtype`` values); dataset = the task; metric = the metric key. The
+template states no direction.
 """
 
 from __future__ import annotations
@@ -15,9 +16,9 @@ FORMAT = "hf-leaderboard"
 
 
 def read_hf_leaderboard(
-    files: Mapping[str, bytes], *, max_results: int | None = None
+    files: Mapping[str, bytes], *, max_results: int | None = None, on_error: str = "refuse"
 ) -> ImportedResults:
-    out = Collector(FORMAT, max_results=max_results)
+    out = Collector(FORMAT, max_results=max_results, on_error=on_error)
     for path in sorted(p for p in files if p.endswith(".json")):
         doc = out.json(path, files[path])
         if missing(doc):
@@ -30,6 +31,7 @@ def read_hf_leaderboard(
         if missing(model):
             continue
         sha = config.get("model_sha") if isinstance(config.get("model_sha"), str) else ""
+        dtype = config.get("model_dtype") if isinstance(config.get("model_dtype"), str) else ""
         out.algorithm(
             AlgorithmInfo(
                 name=model,
@@ -53,5 +55,6 @@ def read_hf_leaderboard(
                         metric=str(metric),
                         value=number,
                         origin=f"{path}: results.{task}.{metric}",
+                        variant=dtype.strip().removeprefix("torch."),
                     )
     return out.finish()

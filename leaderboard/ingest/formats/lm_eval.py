@@ -1,19 +1,22 @@
 """lm-evaluation-harness: ``results_<timestamp>.json``, one per model run.
 
 ``results.<task>."<metric>,<filter>"`` holds each score (``<metric>_stderr,<filter>``
-its standard error, skipped); ``higher_is_better.<task>.<metric>`` its direction;
+its standard error, kept as the result's; lm-eval 0.3 writes ``<metric>`` and
+``<metric>_stderr``); ``higher_is_better.<task>.<metric>`` its direction;
 ``n-samples``, ``n-shot``, ``versions``, ``config`` (``model``, ``model_args``,
 ``model_num_parameters``, ``model_revision``, ``model_sha``, ``model_dtype``),
 ``lm_eval_version`` and ``git_hash`` how it was made. Tasks that are groups of others
 (``group_subtasks``) are left out: their subtasks are the datasets.
 
-Mapping: algorithm = ``model_name`` (else ``pretrained=`` of ``config.model_args``, else
-``config.model``); dataset = the task; metric = the metric name, with `` (<filter>)``
+Mapping: algorithm = ``model_name``, else the name given as ``algorithm`` (the command's
+``--algorithm NAME``), else ``pretrained=`` of ``config.model_args``, else
+``config.model``; dataset = the task; metric = the metric name, with `` (<filter>)``
 unless the filter is ``none``.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from pathlib import PurePosixPath
 from typing import Any
@@ -29,19 +32,27 @@ from leaderboard.ingest.formats.common import (
 FORMAT = "lm-eval"
 
 
-def read_lm_eval(files: Mapping[str, bytes], *, max_results: int | None = None) -> ImportedResults:
-    out = Collector(FORMAT, max_results=max_results)
+def read_lm_eval(
+    files: Mapping[str, bytes],
+    *,
+    max_results: int | None = None,
+    on_error: str = "refuse",
+    algorithm: str = "",
+) -> ImportedResults:
+    out = Collector(FORMAT, max_results=max_results, on_error=on_error)
     paths = [p for p in sorted(files) if p.endswith(".json")]
     chosen = [p for p in paths if PurePosixPath(p).name.startswith("results")] or paths
     for path in chosen:
-        _run(out, path, files[path])
+        _run(out, path, files[path], algorithm.strip())
     return out.finish()
 
 
-def _model(out: Collector, path: str, doc: dict, config: dict) -> str | None:
+def _model(out: Collector, path: str, doc: dict, config: dict, given: str) -> str | None:
     name = doc.get("model_name")
     if isinstance(name, str) and name.strip():
         return name.strip()
+    if given:
+        return given
     args = config.get("model_args")
     if isinstance(args, str):
         for part in args.split(","):
@@ -51,11 +62,15 @@ def _model(out: Collector, path: str, doc: dict, config: dict) -> str | None:
     model = config.get("model")
     if isinstance(model, str) and model.strip() and not args:
         return model.strip()
-    out.problem(path, "model_name", "missing key (nor pretrained= in config.model_args)")
+    out.problem(
+        path,
+        "model_name",
+        "missing key (nor pretrained= in config.model_args): name the model with --algorithm",
+    )
     return None
 
 
-def _run(out: Collector, path: str, data: bytes) -> None:
+def _run(out: Collector, path: str, data: bytes, given: str) -> None:
     doc = out.json(path, data)
     if missing(doc):
         return
@@ -63,7 +78,7 @@ def _run(out: Collector, path: str, data: bytes) -> None:
     if missing(results):
         return
     config = doc.get("config") if isinstance(doc.get("config"), dict) else {}
-    algorithm = _model(out, path, doc, config)
+    algorithm = _model(out, path, doc, config, given)
     if algorithm is None:
         return
     directions = (
@@ -95,8 +110,8 @@ def _run(out: Collector, path: str, data: bytes) -> None:
     for task, metrics in results.items():
         if isinstance(groups.get(task), list) and groups[task]:
             continue
-        given = directions.get(task)
-        _task(out, path, algorithm, task, metrics, given if isinstance(given, dict) else {})
+        stated = directions.get(task)
+        _task(out, path, algorithm, task, metrics, stated if isinstance(stated, dict) else {})
 
 
 def _task(
@@ -121,10 +136,19 @@ def _task(
             file=path,
             key=f"higher_is_better.{task}.{metric}",
         )
+        stderr = metrics.get(f"{metric}_stderr,{filter_}" if filter_ else f"{metric}_stderr")
         out.add(
             dataset=str(task),
             algorithm=algorithm,
             metric=label,
             value=number,
             origin=f'{path}: {key}."{name}"',
+            standard_error=_standard_error(stderr),
         )
+
+
+def _standard_error(value: Any) -> float | None:
+    """lm-eval writes "N/A" where it computed none."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return float(value) if math.isfinite(value) and value >= 0 else None

@@ -1,6 +1,9 @@
 """OpenML evaluations with per-fold values.
 
-The records of ``openml.evaluations.list_evaluations(function, ..., per_fold=True)``
+OpenML's REST API evaluation lists (``/api/v1/evaluation/list/function/<f>/...``) as
+XML (``<oml:evaluations><oml:evaluation>...``) or as its JSON (``/api/v1/json/...``:
+``{"evaluations": {"evaluation": [...]}}``, numbers as text), or the records of
+``openml.evaluations.list_evaluations(function, ..., per_fold=True)``
 saved as JSON (a list of records, ``DataFrame.to_json(orient="records")``, or the
 dict keyed by run id that ``output_format="dict"`` gives, each as ``vars()`` of an
 ``OpenMLEvaluation``) or as CSV (``DataFrame.to_csv``; ``values`` then holds the JSON
@@ -23,6 +26,7 @@ import io
 import json
 from collections.abc import Mapping
 from typing import Any
+from xml.etree import ElementTree
 
 from leaderboard.ingest.formats.common import (
     AlgorithmInfo,
@@ -32,6 +36,7 @@ from leaderboard.ingest.formats.common import (
     json_loads,
     missing,
 )
+from leaderboard.ingest.results_csv import plain_number
 
 FORMAT = "openml"
 REQUIRED = ("run_id", "task_id", "flow_name", "data_name", "function")
@@ -52,15 +57,27 @@ KNOWN_MEASURES: dict[str, tuple[bool, float | None, float | None]] = {
 }
 
 
-def read_openml(files: Mapping[str, bytes], *, max_results: int | None = None) -> ImportedResults:
-    out = Collector(FORMAT, max_results=max_results)
+def read_openml(
+    files: Mapping[str, bytes], *, max_results: int | None = None, on_error: str = "refuse"
+) -> ImportedResults:
+    out = Collector(FORMAT, max_results=max_results, on_error=on_error)
     records: list[tuple[str, str, dict]] = []
     for path in sorted(files):
         if path.endswith(".csv"):
             records += _csv_records(out, path, files[path])
+        elif path.endswith(".xml"):
+            records += _xml_records(out, path, files[path])
         elif path.endswith(".json"):
             doc = out.json(path, files[path])
             if missing(doc):
+                continue
+            listed = doc.get("evaluations") if isinstance(doc, dict) else None
+            if isinstance(listed, dict) and isinstance(listed.get("evaluation"), list):
+                records += [  # the REST API's JSON: numbers written as text
+                    (path, f"evaluations.evaluation[{i}]", _typed(out, path, i, item))
+                    for i, item in enumerate(listed["evaluation"])
+                    if isinstance(item, dict)
+                ]
                 continue
             if isinstance(doc, dict):
                 items = [(f"[{k}]", v) for k, v in doc.items()]
@@ -81,6 +98,47 @@ def read_openml(files: Mapping[str, bytes], *, max_results: int | None = None) -
     for path, key, record in records:
         _record(out, path, key, record, tasks_per_data, seen)
     return out.finish()
+
+
+def _xml_records(out: Collector, path: str, data: bytes) -> list[tuple[str, str, dict]]:
+    """``<oml:evaluation>`` elements, each child's text under its name without the
+    namespace. A document type or entity declaration is refused unread (no expansion)."""
+    if b"<!DOCTYPE" in data or b"<!ENTITY" in data:
+        out.problem(path, "", "declares a document type or entities: not read")
+        return []
+    try:
+        root = ElementTree.fromstring(data)
+    except ElementTree.ParseError as exc:
+        out.problem(path, "", f"is not well-formed XML: {exc}")
+        return []
+    found = []
+    evaluations = [e for e in root.iter() if _local(e.tag) == "evaluation"]
+    for i, element in enumerate(evaluations):
+        item = {_local(child.tag): (child.text or "").strip() for child in element}
+        found.append((path, f"evaluation[{i}]", _typed(out, path, i, item)))
+    return found
+
+
+def _local(tag: str) -> str:
+    return tag.rpartition("}")[2]
+
+
+def _typed(out: Collector, path: str, index: int, item: dict) -> dict:
+    """A record of the REST API (every field text) with ``value`` a number and
+    ``values`` the per-repeat, per-fold lists."""
+    record = dict(item)
+    value = record.get("value")
+    if isinstance(value, str):
+        number = plain_number(value.strip()) if value.strip() else None
+        record["value"] = number if number is not None or not value.strip() else value
+    values = record.get("values")
+    if isinstance(values, str):
+        try:
+            record["values"] = json_loads(values) if values.strip() else None
+        except (json.JSONDecodeError, RecursionError):
+            out.problem(path, f"evaluation[{index}].values", "is not a JSON list per repeat")
+            record["values"] = None
+    return record
 
 
 def _csv_records(out: Collector, path: str, data: bytes) -> list[tuple[str, str, dict]]:

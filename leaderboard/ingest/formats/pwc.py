@@ -5,10 +5,13 @@ A list of tasks, each ``{"task", "datasets": [{"dataset", "sota": {"metrics": [.
 "metrics": {name: "88.5%"}}]}}], "subtasks": [...]}`` (subtasks nest the same way).
 
 Mapping: algorithm = ``model_name``; dataset = ``<task>: <dataset>``; metric = the
-metric's name, its values read as numbers (a trailing ``%`` gives the unit ``%``).
-Values that are not numbers ("-", "N/A", "1.2M params") are left out and counted in the
-notes, as is a second row for a model already seen on a dataset (the archive repeats
-models across papers): the first row is kept. The archive states no directions.
+metric's name, its values read as numbers (a trailing ``%`` gives the unit ``%``). A
+value written with its spread, ``0.8428 ± 0.0014`` (or ``+-``, ``+/-``), is the value,
+and the spread is kept as the result's standard error (the archive does not say which
+spread a paper reports: OGB's are standard deviations over runs). Values that are not
+numbers ("-", "N/A", "1.2M params") are left out, each listed at its file and key, as is
+a second row for a model already seen on a dataset (the archive repeats models across
+papers): the first row is kept. The archive states no directions.
 """
 
 from __future__ import annotations
@@ -29,8 +32,10 @@ from leaderboard.ingest.results_csv import plain_number
 FORMAT = "pwc"
 
 
-def read_pwc(files: Mapping[str, bytes], *, max_results: int | None = None) -> ImportedResults:
-    out = Collector(FORMAT, max_results=max_results)
+def read_pwc(
+    files: Mapping[str, bytes], *, max_results: int | None = None, on_error: str = "refuse"
+) -> ImportedResults:
+    out = Collector(FORMAT, max_results=max_results, on_error=on_error)
     skipped = {"values": 0, "repeats": 0}
     for path in sorted(p for p in files if p.endswith(".json")):
         doc = out.json(path, files[path])
@@ -83,8 +88,12 @@ def _dataset(
         if missing(model) or missing(metrics):
             continue
         model = model.strip()
+        if not model:
+            out.problem(path, f"{where}.model_name", "the row names no model")
+            continue
         if model in seen:
             skipped["repeats"] += 1
+            out.leave_out(path, f"{where}.model_name", f"{model[:60]!r} repeated (first kept)")
             continue
         seen.add(model)
         url = row.get("paper_url") if isinstance(row.get("paper_url"), str) else ""
@@ -92,9 +101,13 @@ def _dataset(
         papers = out.provenance.setdefault(model, {}).setdefault("papers", {})
         papers[label] = {"title": row.get("paper_title"), "url": url, "date": row.get("paper_date")}
         for metric, raw in metrics.items():
-            value, unit = _value(raw)
+            value, unit, spread = _value(raw)
             if value is None:
                 skipped["values"] += 1
+                if raw not in (None, "", "-"):
+                    out.leave_out(
+                        path, f"{where}.metrics.{metric}", f"{str(raw)[:40]!r} is not a number"
+                    )
                 continue
             out.metric(MetricInfo(str(metric), unit=unit), file=path, key=f"{where}.metrics")
             out.add(
@@ -103,16 +116,38 @@ def _dataset(
                 metric=str(metric),
                 value=value,
                 origin=f"{path}: {where}.metrics.{metric}",
+                standard_error=spread,
             )
 
 
-def _value(raw: Any) -> tuple[float | None, str]:
+_SPREAD_SIGNS = ("±", "+/-", "+-")
+
+
+def _value(raw: Any) -> tuple[float | None, str, float | None]:
+    """The value, its unit and its spread ("x ± s"; None without one)."""
     if isinstance(raw, bool):
-        return None, ""
+        return None, "", None
     if isinstance(raw, (int, float)):
-        return float(raw), ""
+        return float(raw), "", None
     if not isinstance(raw, str):
-        return None, ""
+        return None, "", None
+    text, spread_text = raw, ""
+    for sign in _SPREAD_SIGNS:
+        if sign in raw:
+            text, _, spread_text = raw.partition(sign)
+            break
+    value, unit = _number(text)
+    if value is None:
+        return None, "", None
+    if not spread_text:
+        return value, unit, None
+    spread, spread_unit = _number(spread_text)
+    unit = unit or spread_unit  # "84.28 ± 0.14%": the unit is written once, at the end
+    # A spread that is no number ("± n/a") leaves the value standing without it.
+    return value, unit, spread if spread is not None and spread >= 0 else None
+
+
+def _number(raw: str) -> tuple[float | None, str]:
     # Stripped and split by hand, not matched by a pattern: "1", many spaces, "x" made
     # the old regex backtrack quadratically (a 40 KB value held a worker 45 s).
     text = raw.replace(",", "").strip()

@@ -73,7 +73,11 @@ Rules
 """
 
 from leaderboard.ingest.results_csv.cells import control_character_problem, plain_number
-from leaderboard.ingest.results_csv.reading import parse_results_csv, parse_results_csv_text
+from leaderboard.ingest.results_csv.reading import (
+    parse_results_csv,
+    parse_results_csv_partial,
+    parse_results_csv_text,
+)
 from leaderboard.ingest.results_csv.records import (
     ALGORITHM_COLUMNS,
     FORMATS,
@@ -102,6 +106,7 @@ __all__ = [
     "ScoreRecord",
     "control_character_problem",
     "parse_results_csv",
+    "parse_results_csv_partial",
     "parse_results_csv_text",
     "plain_number",
 ]

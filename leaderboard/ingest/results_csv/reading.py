@@ -16,6 +16,8 @@ from leaderboard.ingest.results_csv.records import (
     Format,
     Incomplete,
     ParsedResults,
+    ResultsCsvError,
+    RowError,
 )
 
 
@@ -95,3 +97,47 @@ def parse_results_csv_text(
         metric_check=metric_check,
         incomplete=incomplete,
     ).parse(stream)
+
+
+# At most this many rows are left out of a file read with parse_results_csv_partial;
+# a file with more bad rows is refused (its layout is more likely wrong than its rows).
+MAX_SKIPPED_ROWS = 10_000
+
+
+def parse_results_csv_partial(
+    content: str,
+    *,
+    format: Format | None = None,
+    max_rows: int | None = None,
+    metric_check: Callable[[str], str | None] | None = None,
+) -> tuple[ParsedResults, tuple[RowError, ...]]:
+    """The rows of ``content`` that are valid, and the problems of those left out.
+
+    The file is parsed; if rows are refused, those lines are blanked (so every other
+    line keeps its number) and the rest parsed again. A problem of the whole file (the
+    header, a line the reader cannot split) or more than :data:`MAX_SKIPPED_ROWS` bad
+    rows refuse the file as :func:`parse_results_csv_text` does.
+    """
+
+    def parse(text: str) -> ParsedResults:
+        return parse_results_csv_text(
+            text,
+            format=format,
+            max_rows=max_rows,
+            max_errors=MAX_SKIPPED_ROWS,
+            metric_check=metric_check,
+        )
+
+    try:
+        return parse(content), ()
+    except ResultsCsvError as exc:
+        first = exc
+    lines = {error.line for error in first.errors}
+    if first.total > len(first.errors) or any(line <= 1 for line in lines):
+        raise first
+    text = content.splitlines(keepends=True)
+    if max(lines) > len(text):
+        raise first
+    for line in lines:
+        text[line - 1] = "\n"
+    return parse("".join(text)), tuple(first.errors)

@@ -1,0 +1,297 @@
+"""Tables as people save them, made a results file the parser reads.
+
+A spreadsheet exported by pandas (``to_csv`` writes its index as a first, unnamed
+column of 0, 1, 2, ...), cells written ``NaN`` for a missing result, columns named as
+another tool names them (``task``, ``framework``, ``result``: mapped with
+``columns``), a table with one row per model and one column per dataset
+(``models_as_rows``), or an ``.xlsx`` workbook (its first sheet, read with openpyxl).
+
+:func:`tidy_results_table` rewrites such a table as the rows the parser reads, each
+output line remembering the line (or sheet row) of the input it came from, so that the
+parser's problems are reported where they are in the user's file
+(:func:`relocated_error`). What it leaves out (the index column, unmapped columns,
+``NaN`` cells) is said in ``notes``. Pure Python: no Django.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
+
+from leaderboard.ingest.results_csv.cells import _delimiter_of
+from leaderboard.ingest.results_csv.records import ResultsCsvError, RowError
+
+# Column roles a mapping may name (``value`` is the parser's other name for ``score``).
+MAPPABLE = ("dataset", "algorithm", "score", "fold", "metric", "rank")
+# How tools write a missing number: pandas (``NaN``, ``<NA>``), R (``NA``).
+MISSING_CELLS = frozenset({"nan", "<na>", "na"})
+_INDEX_HEADERS = frozenset({"", "unnamed: 0", "index"})
+_XLSX_MAGIC = b"PK\x03\x04"
+
+
+@dataclass(frozen=True)
+class TidyTable:
+    """A results file for the parser, and where each of its lines came from."""
+
+    text: str
+    # source_lines[n - 1]: the input's line (or sheet row) of the output's line n.
+    source_lines: tuple[int, ...]
+    notes: tuple[str, ...]
+
+
+def parse_columns(text: str) -> dict[str, str]:
+    """``"dataset=task,algorithm=framework,score=result"`` as {role: column}."""
+    mapping: dict[str, str] = {}
+    for part in text.split(","):
+        role, sep, column = part.partition("=")
+        role, column = role.strip().lower(), column.strip()
+        if not sep or not column:
+            raise ValueError(f"columns: expected role=column, got {part.strip()!r}")
+        if role not in MAPPABLE:
+            raise ValueError(
+                f"columns: {role!r} is no column role; the roles are {', '.join(MAPPABLE)}"
+            )
+        mapping[role] = column
+    return mapping
+
+
+def is_xlsx(content: bytes, filename: str) -> bool:
+    return filename.lower().endswith(".xlsx") and content[:4] == _XLSX_MAGIC
+
+
+def tidy_results_table(
+    content: bytes,
+    *,
+    filename: str,
+    columns: Mapping[str, str] | None = None,
+    models_as_rows: bool = False,
+    nan_missing: bool = False,
+    max_rows: int | None = None,
+) -> TidyTable:
+    """The table of ``content`` (CSV text, or an ``.xlsx`` workbook) as a results file.
+
+    ``nan_missing``: a ``NaN`` (``<NA>``, ``NA``) cell is a missing result, and a long
+    row without a score (NaN or empty, as a failed run leaves it) is left out; without
+    it such cells reach the parser, which refuses them as not finite numbers.
+
+    Raises ``ValueError`` naming what cannot be done (a mapped column the header lacks),
+    :class:`ResultsCsvError` for text that is not CSV.
+    """
+    rows = _xlsx_rows(content, max_rows) if is_xlsx(content, filename) else None
+    delimiter = ","
+    if rows is None:
+        text = _text(content)
+        first = next((line for line in text.splitlines() if line.strip()), "")
+        delimiter = _delimiter_of(first)
+        rows = _csv_rows(text, delimiter)
+    numbered = [(line, cells) for line, cells in rows if any(c.strip() for c in cells)]
+    if not numbered:
+        return TidyTable("", (), ())
+    (header_line, header), body = numbered[0], numbered[1:]
+    header = [cell.strip() for cell in header]
+    notes: list[str] = []
+    if _has_index_column(header, body):
+        notes.append("the first column (a pandas index: 0, 1, 2, ...) was left out")
+        header = header[1:]
+        body = [(line, cells[1:]) for line, cells in body]
+    if columns:
+        header, body = _mapped(header, body, columns, notes)
+    out_rows: Iterable[tuple[int, list[str]]]
+    if models_as_rows:
+        out_header, out_rows = _models_as_rows(header, body, notes, nan_missing=nan_missing)
+    elif nan_missing:
+        out_header, out_rows = header, _missing_cells(header, body, notes)
+    else:
+        out_header, out_rows = header, body
+    # The parser's own input, never a spreadsheet export (so not leaderboard.spreadsheet:
+    # its formula defusing would change names): every cell quoted, quotes doubled.
+    written = [_row(out_header, delimiter)]
+    lines = [header_line]
+    for line, cells in out_rows:
+        written.append(_row(cells, delimiter))
+        lines.append(line)
+    return TidyTable("".join(written), tuple(lines), tuple(notes))
+
+
+def _row(cells: list[str], delimiter: str) -> str:
+    return delimiter.join('"' + cell.replace('"', '""') + '"' for cell in cells) + "\n"
+
+
+def relocated_error(exc: ResultsCsvError, table: TidyTable) -> ResultsCsvError:
+    """The parser's refusal of ``table.text``, each problem at the user's own line."""
+
+    def source(line: int) -> int:
+        if not 1 <= line <= len(table.source_lines):
+            return line
+        return table.source_lines[line - 1]
+
+    def mentioned(match: re.Match[str]) -> str:
+        return f"line {source(int(match.group(1)))}"
+
+    errors = [
+        RowError(
+            source(error.line),
+            error.column,
+            re.sub(r"\bline (\d+)", mentioned, error.message),
+            error.kind,
+        )
+        for error in exc.errors
+    ]
+    return type(exc)(errors, total=exc.total)
+
+
+def _text(content: bytes) -> str:
+    try:
+        return content.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = content[: exc.start].count(b"\n") + 1
+        raise ResultsCsvError(
+            [RowError(line, None, "the file is not UTF-8 text: save it as CSV UTF-8")]
+        ) from None
+
+
+def _csv_rows(text: str, delimiter: str) -> list[tuple[int, list[str]]]:
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
+    rows = []
+    start = 1
+    try:
+        for cells in reader:
+            rows.append((start, cells))
+            start = reader.line_num + 1
+    except csv.Error as exc:
+        raise ResultsCsvError([RowError(start, None, f"not readable CSV: {exc}")]) from None
+    return rows
+
+
+def _xlsx_rows(content: bytes, max_rows: int | None) -> list[tuple[int, list[str]]]:
+    """The first sheet's rows as text (numbers as Python writes them, so none is
+    rounded); ``max_rows`` bounds the rows read."""
+    from openpyxl import load_workbook
+
+    try:
+        book = load_workbook(io.BytesIO(content), read_only=True, data_only=True)
+    except Exception as exc:  # openpyxl raises many kinds for a damaged workbook
+        raise ResultsCsvError(
+            [RowError(1, None, f"not a readable .xlsx workbook: {type(exc).__name__}")]
+        ) from None
+    try:
+        sheet = book.worksheets[0]
+        rows = []
+        for number, values in enumerate(sheet.iter_rows(values_only=True), start=1):
+            if max_rows is not None and number > max_rows + 1:
+                raise ResultsCsvError(
+                    [RowError(number, None, f"more than {max_rows} rows: split the sheet")]
+                )
+            rows.append((number, [_cell_text(v) for v in values]))
+        return rows
+    finally:
+        book.close()
+
+
+def _cell_text(value: object) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, float):
+        return repr(value)
+    return str(value)
+
+
+def _has_index_column(header: list[str], body: list[tuple[int, list[str]]]) -> bool:
+    """pandas' default index: an unnamed first column holding 0, 1, 2, ... in order."""
+    if len(header) < 2 or header[0].lower() not in _INDEX_HEADERS:
+        return False
+    return all(cells and cells[0].strip() == str(i) for i, (_, cells) in enumerate(body))
+
+
+def _mapped(
+    header: list[str],
+    body: list[tuple[int, list[str]]],
+    columns: Mapping[str, str],
+    notes: list[str],
+) -> tuple[list[str], list[tuple[int, list[str]]]]:
+    """Only the mapped columns, named by their roles."""
+    lowered = [name.lower() for name in header]
+    keep = []
+    for role, column in columns.items():
+        if column.lower() not in lowered:
+            raise ValueError(
+                f"columns: the file has no column {column!r} (for {role}); its columns are "
+                f"{', '.join(header[:30])}"
+            )
+        keep.append((lowered.index(column.lower()), role))
+    left = [name for i, name in enumerate(header) if i not in {k for k, _ in keep}]
+    if left:
+        shown = ", ".join(left[:20]) + (f" and {len(left) - 20} more" if len(left) > 20 else "")
+        notes.append(f"columns left out (not mapped): {shown}")
+    return (
+        [role for _, role in keep],
+        [(line, [_cell(cells, i) for i, _ in keep]) for line, cells in body],
+    )
+
+
+def _cell(cells: list[str], i: int) -> str:
+    return cells[i] if i < len(cells) else ""
+
+
+def _is_missing(cell: str) -> bool:
+    return cell.strip().lower() in MISSING_CELLS
+
+
+def _missing_cells(
+    header: list[str], body: list[tuple[int, list[str]]], notes: list[str]
+) -> Iterator[tuple[int, list[str]]]:
+    """NaN cells: a wide file's are empty (no result); a long file's rows without a
+    score (NaN, or empty as a failed run leaves it) are left out (a missing result is a
+    missing row)."""
+    roles = [name.lower() for name in header]
+    value_at = next((roles.index(r) for r in ("score", "value", "rank") if r in roles), None)
+    long_at = value_at if "algorithm" in roles else None
+    dropped = []
+    blanked = 0
+    rows = []
+    for line, cells in body:
+        if long_at is not None:
+            value = _cell(cells, long_at)
+            if _is_missing(value) or not value.strip():
+                dropped.append(line)
+                continue
+            rows.append((line, cells))
+        else:
+            missing = [i for i, c in enumerate(cells) if i > 0 and _is_missing(c)]
+            if missing:
+                cells = ["" if i in missing else c for i, c in enumerate(cells)]
+                blanked += len(missing)
+            rows.append((line, cells))
+    if dropped:
+        shown = ", ".join(map(str, dropped[:20])) + ("..." if len(dropped) > 20 else "")
+        notes.append(f"{len(dropped)} rows without a score (empty or NaN) left out: lines {shown}")
+    if blanked:
+        notes.append(f"{blanked} NaN cells read as missing results")
+    return iter(rows)
+
+
+def _models_as_rows(
+    header: list[str], body: list[tuple[int, list[str]]], notes: list[str], *, nan_missing: bool
+) -> tuple[list[str], list[tuple[int, list[str]]]]:
+    """One row per model, one column per dataset: as long rows, each at its model's line."""
+    datasets = header[1:]
+    rows = []
+    missing = 0
+    for line, cells in body:
+        model = _cell(cells, 0)
+        for j, dataset in enumerate(datasets, start=1):
+            value = _cell(cells, j).strip()
+            if not value:
+                continue
+            if nan_missing and _is_missing(value):
+                missing += 1
+                continue
+            rows.append((line, [dataset, model, value]))
+    if missing:
+        notes.append(f"{missing} NaN cells read as missing results")
+    return ["dataset", "algorithm", "score"], rows
