@@ -305,7 +305,7 @@ RECOMPUTE_TASK_BACKOFF_MAX_SECONDS = env_int("PODIUM_RECOMPUTE_TASK_BACKOFF_MAX_
 PODIUM_RECOMPUTE_MAX_PASSES = env_int("PODIUM_RECOMPUTE_MAX_PASSES", 1)
 # The stale sweep queues a benchmark again whose queued task has not started after this
 # many seconds (its coalescing mark counts as lost: estimation/coalesce.py).
-PODIUM_RECOMPUTE_REQUEUE_SECONDS = env_int("PODIUM_RECOMPUTE_REQUEUE_SECONDS", 60)
+PODIUM_RECOMPUTE_REQUEUE_SECONDS = env_int("PODIUM_RECOMPUTE_REQUEUE_SECONDS", 30)
 # Retention (estimation/retention.py, docs/operators.md "Retention"): a superseded version that
 # was served for less than this and never cited is pruned; failed versions that are no
 # longer the newest are pruned after SNAPSHOT_FAILED_KEEP_DAYS.

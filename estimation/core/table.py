@@ -310,11 +310,13 @@ def decimal_grid(values: Any) -> DecimalGrid:
     for lattice in GRID_DENOMINATORS:
         for decimals in range(GRID_MAX_DECIMALS + 1):
             scale = 10.0**decimals * lattice
-            with np.errstate(over="ignore"):
+            # a column beyond the float range at this scale is not reachable; its
+            # product may overflow, and is masked out
+            with np.errstate(over="ignore", invalid="ignore"):
                 reachable = undecided & (magnitude * scale <= GRID_MAX_NUMERATOR)
-            if not reachable.any():
-                break
-            candidates = np.flatnonzero(reachable & _on_grid(probe * scale))
+                if not reachable.any():
+                    break
+                candidates = np.flatnonzero(reachable & _on_grid(probe * scale))
             if candidates.size == 0:
                 continue
             scaled = values[:, candidates] * scale

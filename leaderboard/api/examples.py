@@ -380,8 +380,22 @@ EXAMPLES["snapshot_contract"] = [
 EXAMPLES["snapshot_schema"] = [
     _response({"$schema": "https://json-schema.org/draft/2020-12/schema", "title": "Snapshot"})
 ]
+RECOMPUTE_IDLE = {
+    "state": "idle",
+    "reason": "The results served are of the newest input.",
+    "unserved_since": None,
+    "unserved_seconds": None,
+}
 EXAMPLES["snapshot_status"] = [
-    _response({"version": 7, "finished_at": TIME, "newest": SNAPSHOT_SUMMARY, "failure": None}),
+    _response(
+        {
+            "version": 7,
+            "finished_at": TIME,
+            "newest": SNAPSHOT_SUMMARY,
+            "failure": None,
+            "recompute": RECOMPUTE_IDLE,
+        }
+    ),
     _response(
         {
             "version": 7,
@@ -394,6 +408,12 @@ EXAMPLES["snapshot_status"] = [
                 "progress": 0.4,
             },
             "failure": None,
+            "recompute": {
+                "state": "computing",
+                "reason": "A worker is computing the results.",
+                "unserved_since": TIME,
+                "unserved_seconds": 4.2,
+            },
         },
         name="A new version computing",
     ),
@@ -420,6 +440,7 @@ EXAMPLES["snapshot_status"] = [
                 "n_still_includes": 1,
                 "n_lacks": 0,
             },
+            "recompute": RECOMPUTE_IDLE,
         },
         name="The newest input failed",
     ),

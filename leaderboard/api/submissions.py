@@ -412,8 +412,15 @@ class SubmissionUploadApi(ApiView):
     class OutputSerializer(serializers.Serializer):
         submissions = SubmissionOutputSerializer(many=True)
         n_scores = serializers.IntegerField()
-        left_out = LeftOutSerializer(many=True, required=False)
-        n_left_out = serializers.IntegerField(required=False)
+        left_out = LeftOutSerializer(
+            many=True,
+            required=False,
+            help_text="what the import left out (with on_error=skip), by file and key, with the "
+            "reason (the first ones, up to a bound)",
+        )
+        n_left_out = serializers.IntegerField(
+            required=False, help_text="how many results the import left out in all"
+        )
 
     def max_body_bytes(self) -> int:
         return settings.PODIUM_MAX_UPLOAD_BYTES

@@ -594,7 +594,8 @@ def check_charts(page) -> int:
         if figure.locator(".not-applicable").count():
             expect(figure.locator(".not-applicable")).to_contain_text("Not applicable")
             continue
-        svg = figure.locator("svg[role=img]")
+        # an image, or a named group when it holds links (the p-value grids' cells)
+        svg = figure.locator("svg[role=img], svg[role=group]:has(a)")
         expect(svg).to_have_count(1)
         names = figure.evaluate(
             """figure => {

@@ -100,7 +100,12 @@ def _csv(seed: int) -> bytes:
     return ("\n".join(rows) + "\n").encode()
 
 
-@pytest.mark.parametrize("fair", [True, False], ids=["fair-queues", "one-queue-control"])
+# The control (one queue for all, no shares; ``fair=False``) is no longer run: since a
+# recompute serves its ready version first, leaves completion work to a task of the
+# lowest priority and hands newer input over after one pass, even one queue no longer
+# starves the victim (0.8x measured at the merge), so "the flood starves one queue" is
+# no longer true to assert; and a ratio of times is bench's, not a test's.
+@pytest.mark.parametrize("fair", [True], ids=["fair-queues"])
 def test_a_flooding_account_does_not_starve_another_benchmark(
     transactional_db, settings, redis_url, fair
 ):
