@@ -656,6 +656,14 @@ def evaluate_schemes(
         pl_tol=PL_RESAMPLED_TOL if _large_refit(n, m) else _POINT_PL_TOL,
     )
     losses = _held_out_losses(ranks, estimates, schemes, folds, n_train=train.sum(axis=1))
+    return _evaluation_result(schemes, losses, folds, alpha=alpha, n=n)
+
+
+def _evaluation_result(
+    schemes: tuple[str, ...], losses: _HeldOutLosses, folds: _Folds, *, alpha: float, n: int
+) -> EvaluationResult:
+    """The summary of the held-out losses: means, the pre-specified tests against the MLE
+    and the badge with its sentence."""
     best_log = schemes[int(np.argmin(losses.log.mean(axis=1)))]
     ratio = folds.test_train_ratio(n)
     versus = _versus_mle(losses.split_log, schemes, test_train_ratio=ratio)
