@@ -301,25 +301,12 @@ def bootstrap(
     n, m = ranks.shape
     K = _resolve_K(K, m, known_positions)
     schemes = _check_schemes(schemes)
-    if isinstance(n_boot, bool) or int(n_boot) != n_boot or n_boot < 1:
-        raise ValueError(f"n_boot must be a positive integer, got {n_boot!r}")
-    if not 0.0 < level < 1.0:
-        raise ValueError(f"level must be in (0, 1), got {level!r}")
+    _check_bootstrap(n_boot, level)
     generator = _generator(rng)
     counts = generator.multinomial(n, np.full(n, 1.0 / n), size=int(n_boot)).astype(float)
-
-    if full_data is not None and set(schemes) <= set(full_data):
-        point = {name: np.asarray(full_data[name][0], dtype=float)[None, :] for name in schemes}
-        full_weights = {
-            name: np.asarray(full_data[name][1], dtype=float)
-            for name in schemes
-            if full_data[name][1] is not None
-        }
-    else:
-        point = scheme_estimates(
-            ranks, np.ones((1, n)), K=K, known_positions=known_positions, schemes=schemes
-        )
-        full_weights = _full_data_weights(ranks, K, known_positions, schemes)
+    point, full_weights = _point_estimates(
+        ranks, K=K, known_positions=known_positions, schemes=schemes, full_data=full_data
+    )
     replicates = scheme_estimates(
         ranks,
         counts,
@@ -328,7 +315,6 @@ def bootstrap(
         schemes=schemes,
         pl_tol=resampled_pl_tol(n, m),
     )
-
     summaries = {}
     for name in schemes:
         estimates = replicates[name]
@@ -343,6 +329,37 @@ def bootstrap(
             replicates=estimates if name in keep else None,
         )
     return BootstrapResult(n_boot=int(n_boot), level=float(level), K=K, schemes=summaries)
+
+
+def _check_bootstrap(n_boot: int, level: float) -> None:
+    if isinstance(n_boot, bool) or int(n_boot) != n_boot or n_boot < 1:
+        raise ValueError(f"n_boot must be a positive integer, got {n_boot!r}")
+    if not 0.0 < level < 1.0:
+        raise ValueError(f"level must be in (0, 1), got {level!r}")
+
+
+def _point_estimates(
+    ranks: np.ndarray,
+    *,
+    K: int,
+    known_positions: int | None,
+    schemes: tuple[str, ...],
+    full_data: Mapping[str, tuple[Any, Any]] | None,
+) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
+    """Each scheme's estimate on the full data, shape ``(1, m)``, and its position weights:
+    the caller's when it gives them for every scheme, else fitted here."""
+    if full_data is not None and set(schemes) <= set(full_data):
+        point = {name: np.asarray(full_data[name][0], dtype=float)[None, :] for name in schemes}
+        full_weights = {
+            name: np.asarray(full_data[name][1], dtype=float)
+            for name in schemes
+            if full_data[name][1] is not None
+        }
+        return point, full_weights
+    point = scheme_estimates(
+        ranks, np.ones((1, len(ranks))), K=K, known_positions=known_positions, schemes=schemes
+    )
+    return point, _full_data_weights(ranks, K, known_positions, schemes)
 
 
 BIAS_CORRECTED_METHOD = (
