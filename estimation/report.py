@@ -14,6 +14,7 @@ from estimation.core.contract import (
     BootstrapSummary,
     EstimatorResult,
     FoldsPower,
+    Friedman,
     HierarchicalComparison,
     MethodSensitivity,
     NemenyiSection,
@@ -27,6 +28,7 @@ from estimation.core.contract import (
     WilcoxonSection,
     WilcoxonSummary,
     WinInterval,
+    WithinDatasetSection,
 )
 from estimation.core.practical import equivalence_sentence
 from estimation.core.registry import estimator_get
@@ -286,84 +288,91 @@ def robustness_section(payload: SnapshotPayload) -> list[str]:
 
 
 def _tests_section(payload: SnapshotPayload) -> list[str]:
-    board = payload.board
-    algorithms = board.algorithms
-    lines = ["Tests across datasets"]
-    friedman = board.friedman
+    """Friedman, Nemenyi, the pairwise Wilcoxon tests and the within-dataset test."""
+    return [
+        "Tests across datasets",
+        _friedman_line(payload.board.friedman),
+        *_nemenyi_lines(payload),
+        *_wilcoxon_lines(payload),
+        _within_datasets_line(payload.within_dataset),
+        "",
+    ]
+
+
+def _friedman_line(friedman: Friedman | NotApplicable) -> str:
     if isinstance(friedman, NotApplicable):
-        lines.append(f"  Friedman: not applicable ({friedman.reason})")
-    elif isinstance(friedman.iman_davenport, NotApplicable):
-        lines.append(
+        return f"  Friedman: not applicable ({friedman.reason})"
+    if isinstance(friedman.iman_davenport, NotApplicable):
+        return (
             f"  Friedman chi2 = {_number(friedman.statistic)} (uncorrected "
             f"{_number(friedman.statistic_uncorrected)}), p = {_pvalue(friedman.pvalue)}, "
             f"exact p = {_pvalue(friedman.exact_pvalue)}; Iman-Davenport F: not applicable "
             f"({friedman.iman_davenport.reason})"
         )
-    else:
-        assert not isinstance(friedman.iman_davenport_pvalue, NotApplicable)
-        lines.append(
-            f"  Friedman chi2 = {_number(friedman.statistic)} (uncorrected "
-            f"{_number(friedman.statistic_uncorrected)}), p = {_pvalue(friedman.pvalue)}; "
-            f"Iman-Davenport F = {_number(friedman.iman_davenport)}, "
-            f"p = {_pvalue(friedman.iman_davenport_pvalue)}"
-        )
-    nemenyi, nemenyi_pairs = board.nemenyi, payload.nemenyi
+    assert not isinstance(friedman.iman_davenport_pvalue, NotApplicable)
+    return (
+        f"  Friedman chi2 = {_number(friedman.statistic)} (uncorrected "
+        f"{_number(friedman.statistic_uncorrected)}), p = {_pvalue(friedman.pvalue)}; "
+        f"Iman-Davenport F = {_number(friedman.iman_davenport)}, "
+        f"p = {_pvalue(friedman.iman_davenport_pvalue)}"
+    )
+
+
+def _nemenyi_lines(payload: SnapshotPayload) -> list[str]:
+    algorithms = payload.board.algorithms
+    nemenyi, nemenyi_pairs = payload.board.nemenyi, payload.nemenyi
     if isinstance(nemenyi, NotApplicable):
-        lines.append(f"  Nemenyi: not applicable ({nemenyi.reason})")
-    elif isinstance(nemenyi, NemenyiSummary) and isinstance(nemenyi_pairs, NemenyiSection):
-        if isinstance(nemenyi_pairs.groups, NotApplicable):
-            groups = f"not shown ({nemenyi_pairs.groups.reason})"
-        else:
-            groups = (
-                "; ".join(
-                    ", ".join(algorithms[i] for i in group)
-                    for group in nemenyi_pairs.groups
-                    if len(group) > 1
-                )
-                or "none"
+        return [f"  Nemenyi: not applicable ({nemenyi.reason})"]
+    if not (isinstance(nemenyi, NemenyiSummary) and isinstance(nemenyi_pairs, NemenyiSection)):
+        return []
+    if isinstance(nemenyi_pairs.groups, NotApplicable):
+        groups = f"not shown ({nemenyi_pairs.groups.reason})"
+    else:
+        groups = (
+            "; ".join(
+                ", ".join(algorithms[i] for i in group)
+                for group in nemenyi_pairs.groups
+                if len(group) > 1
             )
-        lines.append(
-            f"  Nemenyi critical difference {_number(nemenyi.critical_difference)} "
-            f"(alpha {nemenyi.alpha}); indistinguishable groups: {groups}"
+            or "none"
         )
-    wilcoxon, wilcoxon_pairs = board.wilcoxon, payload.wilcoxon
+    return [
+        f"  Nemenyi critical difference {_number(nemenyi.critical_difference)} "
+        f"(alpha {nemenyi.alpha}); indistinguishable groups: {groups}"
+    ]
+
+
+def _wilcoxon_lines(payload: SnapshotPayload) -> list[str]:
+    """The matrix of corrected p-values, or where it would be too wide, where to find them."""
+    algorithms = payload.board.algorithms
+    wilcoxon, wilcoxon_pairs = payload.board.wilcoxon, payload.wilcoxon
     if isinstance(wilcoxon, NotApplicable):
-        lines.append(f"  Wilcoxon: not applicable ({wilcoxon.reason})")
-    elif (
-        isinstance(wilcoxon, WilcoxonSummary)
-        and isinstance(wilcoxon_pairs, WilcoxonSection)
-        and len(algorithms) <= MAX_MATRIX_ALGORITHMS
-    ):
-        m = len(algorithms)
-        lines.append(f"  Wilcoxon signed-rank, {wilcoxon.correction}-corrected p-values:")
-        rows = [
-            [
-                a,
-                *(
-                    "-" if i == j else _pvalue(wilcoxon_pairs.pvalues.get(i, j, m))
-                    for j in range(m)
-                ),
-            ]
-            for i, a in enumerate(algorithms)
-        ]
-        lines += [
-            "    " + row for row in _table(["", *algorithms], rows, "<" + ">" * len(algorithms))
-        ]
-    elif isinstance(wilcoxon, WilcoxonSummary):
-        lines.append(
+        return [f"  Wilcoxon: not applicable ({wilcoxon.reason})"]
+    if not isinstance(wilcoxon, WilcoxonSummary):
+        return []
+    if not isinstance(wilcoxon_pairs, WilcoxonSection) or len(algorithms) > MAX_MATRIX_ALGORITHMS:
+        return [
             f"  Wilcoxon signed-rank ({wilcoxon.correction}): {len(algorithms)} algorithms; "
             "see --json for the pairwise p-values."
-        )
-    within = payload.within_dataset
+        ]
+    m = len(algorithms)
+    rows = [
+        [a, *("-" if i == j else _pvalue(wilcoxon_pairs.pvalues.get(i, j, m)) for j in range(m))]
+        for i, a in enumerate(algorithms)
+    ]
+    return [
+        f"  Wilcoxon signed-rank, {wilcoxon.correction}-corrected p-values:",
+        *("    " + row for row in _table(["", *algorithms], rows, "<" + ">" * m)),
+    ]
+
+
+def _within_datasets_line(within: WithinDatasetSection | NotApplicable) -> str:
     if isinstance(within, NotApplicable):
-        lines.append(f"  Within datasets: not applicable ({within.reason})")
-    else:
-        lines.append(
-            "  Within datasets (repeated-measures Tukey on folds): significance-aware mean "
-            "rank shown above."
-        )
-    lines.append("")
-    return lines
+        return f"  Within datasets: not applicable ({within.reason})"
+    return (
+        "  Within datasets (repeated-measures Tukey on folds): significance-aware mean "
+        "rank shown above."
+    )
 
 
 def _evaluation_section(payload: SnapshotPayload) -> list[str]:
