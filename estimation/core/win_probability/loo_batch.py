@@ -165,61 +165,27 @@ def _readonly_copy(array: np.ndarray) -> np.ndarray:
 
 
 def _fit_chunk(design: _Design, counts: np.ndarray, self_products: np.ndarray) -> dict[str, Any]:
+    """The KL, TV and Brier weights of one chunk of count vectors, with their losses."""
     B = counts.shape[0]
-    K = design.K
     N = counts.sum(axis=1)
     totals = design.totals(counts)
     safe_N = np.where(N > 0, N, 1.0)
-    q = _components(totals, safe_N)
-
-    # Leave-one-out leaves out every copy of a dataset: a bootstrap duplicate left in
-    # the training part would predict its twin and pull the weights towards the MLE.
-    # A dataset drawn c times gives c terms that each remove all c copies, so the terms
-    # are grouped by (winner group, count) and there are few counts (bootstrap draws,
-    # 0/1 masks). On data without duplicates this is the plain leave-one-out.
     usable = (counts > 0).sum(axis=1) >= 2
-    at_group = totals[:, :, design.group_algorithm].transpose(0, 2, 1)  # (B, G, K)
-    k = np.arange(1, K + 1)
-    weights, pairs, loos = [], [], []
-    for c in np.unique(counts[counts > 0]):
-        drawn = (counts == c).astype(float)
-        weights.append(c * np.asarray((design.group_share.T @ drawn.T).T))
-        pairs.append(c * np.asarray((design.group_count.T @ drawn.T).T))
-        remaining = at_group - c * design.group_profile
-        remaining[remaining < _ZERO] = 0.0
-        rest = np.where(usable & (N - c > 0), N - c, 1.0)
-        loos.append(remaining / (k[None, None, :] * rest[:, None, None]))
-    if not loos:  # every count is zero
-        loos = [np.zeros((B, len(design.group_algorithm), K))]
-        weights = pairs = [np.zeros((B, len(design.group_algorithm)))]
-    weight = np.concatenate(weights, axis=1)  # (B, G * counts)
-    n_pairs = np.concatenate(pairs, axis=1)
-    loo = np.concatenate(loos, axis=1)
-    # Zero for every lam. An explicit "or" of the K columns: numpy's reduction over the
-    # short last axis is several times slower, for the same booleans.
-    positive = loo > 0
-    constant = ~functools.reduce(np.logical_or, [positive[:, :, k] for k in range(K)])
-    fit_weight = np.where(constant | ~usable[:, None], 0.0, weight)
+    terms = _LooTerms.of(design, counts, totals, N, usable)
+    fit_weight = np.where(terms.constant | ~usable[:, None], 0.0, terms.weight)
 
-    lam_kl, unconverged = _solve_kl(loo, fit_weight)
-    lam_kl = _lexicographic_optimum(lam_kl, *_kl_derivatives(loo, fit_weight, lam_kl))
+    lam_kl, unconverged = _solve_kl(terms.loo, fit_weight)
+    lam_kl = _lexicographic_optimum(lam_kl, *_kl_derivatives(terms.loo, fit_weight, lam_kl))
     # sum_g weight_g q^{(-i)}_k, constant terms included, once for TV and Brier:
     # L_TV(e_k) = 2 - 2 winner_share_k / N, and Brier's linear term is winner_share / N.
-    winner_share = np.einsum("bg,bgk->bk", weight, loo)
-    vertex_tv = 2.0 - 2.0 * winner_share / safe_N[:, None]
-    best = vertex_tv.min(axis=1, keepdims=True)
-    choice = np.argmax(vertex_tv <= best + 1e-12 * np.maximum(1.0, np.abs(best)), axis=1)
-    lam_tv = np.zeros((B, K))
-    lam_tv[np.arange(B), choice] = 1.0
-
+    winner_share = np.einsum("bg,bgk->bk", terms.weight, terms.loo)
+    vertex_tv, choice, lam_tv = _tv_vertex(winner_share, safe_N)
     # Brier: L_B(lam) = 1 - 2 v . lam + lam' H lam, the winner term as in TV.
     linear = winner_share / safe_N[:, None]
     quadratic = _brier_quadratic(design, counts, totals, N, usable, self_products)
-    lam_brier = _solve_simplex_qp(quadratic, linear)
-    brier_gradient = 2.0 * np.einsum("bkl,bl->bk", quadratic, lam_brier) - 2.0 * linear
-    lam_brier = _lexicographic_optimum(lam_brier, quadratic, brier_gradient)
+    lam_brier = _brier_weights(quadratic, linear)
 
-    mle_lam = np.zeros((B, K))
+    mle_lam = np.zeros((B, design.K))
     mle_lam[:, 0] = 1.0
     lam_kl = np.where(usable[:, None], lam_kl, mle_lam)
     lam_tv = np.where(usable[:, None], lam_tv, mle_lam)
@@ -229,9 +195,10 @@ def _fit_chunk(design: _Design, counts: np.ndarray, self_products: np.ndarray) -
         return 1.0 + _qp_objective(quadratic, linear, lam)
 
     def kl_loss(lam: np.ndarray) -> np.ndarray:
-        p = np.einsum("bgk,bk->bg", loo, lam)
-        return -(weight * np.log(np.maximum(p, CLIP))).sum(axis=1) / safe_N
+        p = np.einsum("bgk,bk->bg", terms.loo, lam)
+        return -(terms.weight * np.log(np.maximum(p, CLIP))).sum(axis=1) / safe_N
 
+    q = _components(totals, safe_N)
     nan = np.full(B, np.nan)
     return {
         "N": N,
@@ -248,12 +215,86 @@ def _fit_chunk(design: _Design, counts: np.ndarray, self_products: np.ndarray) -
         "loss_kl_mle": np.where(usable, kl_loss(mle_lam), nan),
         "loss_tv": np.where(usable, vertex_tv[np.arange(B), choice], nan),
         "loss_tv_mle": np.where(usable, vertex_tv[:, 0], nan),
-        "n_clipped": np.where(usable, (n_pairs * constant).sum(axis=1), 0.0)
+        "n_clipped": np.where(usable, (terms.n_pairs * terms.constant).sum(axis=1), 0.0)
         .round()
         .astype(np.int64),
-        "n_terms": n_pairs.sum(axis=1).round().astype(np.int64),
+        "n_terms": terms.n_pairs.sum(axis=1).round().astype(np.int64),
         "n_unconverged": unconverged,
     }
+
+
+def _tv_vertex(
+    winner_share: np.ndarray, safe_N: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """LOO-TV is linear in lam, so a vertex is optimal: each vertex's loss, the chosen one
+    (the first within rounding of the best) and its weights."""
+    B, K = winner_share.shape
+    vertex_tv = 2.0 - 2.0 * winner_share / safe_N[:, None]
+    best = vertex_tv.min(axis=1, keepdims=True)
+    choice = np.argmax(vertex_tv <= best + 1e-12 * np.maximum(1.0, np.abs(best)), axis=1)
+    lam_tv = np.zeros((B, K))
+    lam_tv[np.arange(B), choice] = 1.0
+    return vertex_tv, choice, lam_tv
+
+
+def _brier_weights(quadratic: np.ndarray, linear: np.ndarray) -> np.ndarray:
+    """The Brier weights: the simplex QP's optimum, made unique lexicographically."""
+    lam_brier = _solve_simplex_qp(quadratic, linear)
+    brier_gradient = 2.0 * np.einsum("bkl,bl->bk", quadratic, lam_brier) - 2.0 * linear
+    return _lexicographic_optimum(lam_brier, quadratic, brier_gradient)
+
+
+@dataclass(frozen=True, eq=False)
+class _LooTerms:
+    """The leave-one-out terms of a chunk, grouped by (winner group, count).
+
+    Leave-one-out leaves out every copy of a dataset: a bootstrap duplicate left in the
+    training part would predict its twin and pull the weights towards the MLE. A
+    dataset drawn c times gives c terms that each remove all c copies, so the terms are
+    grouped by (winner group, count) and there are few counts (bootstrap draws, 0/1
+    masks). On data without duplicates this is the plain leave-one-out.
+    """
+
+    weight: np.ndarray  # (B, G * counts): the winner shares each term carries
+    n_pairs: np.ndarray  # (B, G * counts): how many (dataset, winner) pairs it stands for
+    loo: np.ndarray  # (B, G * counts, K): its top-k LOO shares
+    constant: np.ndarray  # (B, G * counts): zero for every lam
+
+    @classmethod
+    def of(
+        cls,
+        design: _Design,
+        counts: np.ndarray,
+        totals: np.ndarray,
+        N: np.ndarray,
+        usable: np.ndarray,
+    ) -> _LooTerms:
+        B, K = counts.shape[0], design.K
+        at_group = totals[:, :, design.group_algorithm].transpose(0, 2, 1)  # (B, G, K)
+        k = np.arange(1, K + 1)
+        weights, pairs, loos = [], [], []
+        for c in np.unique(counts[counts > 0]):
+            drawn = (counts == c).astype(float)
+            weights.append(c * np.asarray((design.group_share.T @ drawn.T).T))
+            pairs.append(c * np.asarray((design.group_count.T @ drawn.T).T))
+            remaining = at_group - c * design.group_profile
+            remaining[remaining < _ZERO] = 0.0
+            rest = np.where(usable & (N - c > 0), N - c, 1.0)
+            loos.append(remaining / (k[None, None, :] * rest[:, None, None]))
+        if not loos:  # every count is zero
+            loos = [np.zeros((B, len(design.group_algorithm), K))]
+            weights = pairs = [np.zeros((B, len(design.group_algorithm)))]
+        loo = np.concatenate(loos, axis=1)
+        # An explicit "or" of the K columns: numpy's reduction over the short last axis
+        # is several times slower, for the same booleans.
+        positive = loo > 0
+        constant = ~functools.reduce(np.logical_or, [positive[:, :, k] for k in range(K)])
+        return cls(
+            weight=np.concatenate(weights, axis=1),
+            n_pairs=np.concatenate(pairs, axis=1),
+            loo=loo,
+            constant=constant,
+        )
 
 
 def _solve_kl(
