@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from estimation.core.contract import (
@@ -11,7 +12,9 @@ from estimation.core.contract import (
     AdvisorSection,
     Board,
     BootstrapSummary,
+    EstimatorResult,
     FoldsPower,
+    Friedman,
     HierarchicalComparison,
     MethodSensitivity,
     NemenyiSection,
@@ -25,10 +28,12 @@ from estimation.core.contract import (
     WilcoxonSection,
     WilcoxonSummary,
     WinInterval,
+    WithinDatasetSection,
 )
 from estimation.core.practical import equivalence_sentence
 from estimation.core.registry import estimator_get
 from estimation.core.verdict import (
+    WinBand,
     board_order,
     evaluation_evidence,
     rank_span,
@@ -75,69 +80,105 @@ def _position_labels(board: Board, estimator: str, order: Sequence[int]) -> list
 
 
 def render_report(payload: SnapshotPayload, *, source: str = "") -> str:
+    """The analysis as plain text: what was read and the verdict, the board, every
+    estimator, then the robustness, tests and evaluation sections."""
     board = payload.board
-    facts = board.input
-    algorithms = board.algorithms
     head = board.estimator(board.recommended)
-    lines = [f"Podium analysis{f' of {source}' if source else ''}", ""]
-    direction = {"higher": "higher is better", "lower": "lower is better", "rank": "rankings"}
-    lines.append(
-        f"{facts.n_datasets_used} of {counted(facts.n_datasets, 'dataset')} used, "
-        f"{counted(len(algorithms), 'algorithm')}, {direction[facts.direction]}, "
-        f"{'with' if facts.has_folds else 'no'} folds."
-    )
-    lines.extend(f"Note: {note}" for note in board.notes)
-    lines.append("")
-
-    verdict = board.verdict
-    if isinstance(verdict, Verdict):
-        lines += [*verdict.sentences[:2], ""]
-    if board.recommended_by:
-        lines += [board.recommended_by, ""]
-
-    weights = head.weights
-    weight_text = f", weights {' '.join(f'{w:.3f}' for w in weights)}" if weights else ""
-    quantity = estimator_get(head.key).quantity
-    what = "Probability of winning a new dataset" if quantity == "P(win)" else quantity
-    lines.append(f"{what}: {estimator_get(head.key).label}{weight_text}")
-    _, letters = board.letters()
-    # every P(win) beside its own interval (win_band); the exact interval only beside the win rate
-    band = win_band(board, head.key)
-    boot = head.bootstrap if isinstance(head.bootstrap, BootstrapSummary) else None
-    p_best = board.column(boot.p_best) if boot else {}
-    wilson = board.win_interval if isinstance(board.win_interval, WinInterval) else None
-    ranks = board.ranks if isinstance(board.ranks, RankIntervals) else None
-    win_rate, mean_rank = board.column(board.win_rate), board.column(board.mean_rank)
-    significance_rank = board.column(board.significance_rank)
     # The site's order and numbering (equal P(win) share "=4"), from the one rule.
     order = board_order(board, head.key)
-    rows = []
-    for position, i in zip(_position_labels(board, head.key, order), order, strict=True):
-        name = algorithms[i]
-        plausible = "*" if ranks and name in ranks.plausible_winners else ""
-        rows.append(
-            [
-                position,
-                rank_span(board, i) or "n/a",
-                name + plausible,
-                _number(head.p[i]),
-                f"[{_number(band.lower[i])}, {_number(band.upper[i])}]" if band else "n/a",
-                _number(p_best.get(name)),
-                _number(win_rate[name]),
-                f"[{_number(wilson.lower[i])}, {_number(wilson.upper[i])}]" if wilson else "n/a",
-                _number(mean_rank.get(name), 2),
-                _number(significance_rank.get(name), 2),
-                letters.get(name, ""),
-            ]
+    lines = [
+        *_summary_lines(board, source),
+        *_board_lines(board, head, order),
+        *_estimators_lines(board, order),
+        *robustness_section(payload),
+        *_tests_section(payload),
+        *_evaluation_section(payload),
+    ]
+    return "\n".join(lines).rstrip() + "\n"
+
+
+_DIRECTION = {"higher": "higher is better", "lower": "lower is better", "rank": "rankings"}
+
+
+def _summary_lines(board: Board, source: str) -> list[str]:
+    """The title, what was read, the board's notes and the verdict's first two sentences."""
+    facts = board.input
+    lines = [
+        f"Podium analysis{f' of {source}' if source else ''}",
+        "",
+        f"{facts.n_datasets_used} of {counted(facts.n_datasets, 'dataset')} used, "
+        f"{counted(len(board.algorithms), 'algorithm')}, {_DIRECTION[facts.direction]}, "
+        f"{'with' if facts.has_folds else 'no'} folds.",
+        *(f"Note: {note}" for note in board.notes),
+        "",
+    ]
+    if isinstance(board.verdict, Verdict):
+        lines += [*board.verdict.sentences[:2], ""]
+    if board.recommended_by:
+        lines += [board.recommended_by, ""]
+    return lines
+
+
+def _board_lines(board: Board, head: EstimatorResult, order: Sequence[int]) -> list[str]:
+    """The recommended estimator's table in the site's order, with its footnote."""
+    estimator = estimator_get(head.key)
+    weights = head.weights
+    weight_text = f", weights {' '.join(f'{w:.3f}' for w in weights)}" if weights else ""
+    what = (
+        "Probability of winning a new dataset"
+        if estimator.quantity == "P(win)"
+        else estimator.quantity
+    )
+    columns = _BoardColumns.of(board, head)
+    labels = _position_labels(board, head.key, order)
+    rows = [columns.row(position, i) for position, i in zip(labels, order, strict=True)]
+    return [
+        f"{what}: {estimator.label}{weight_text}",
+        *_table(columns.headers(estimator.quantity), rows, ">><>>>>>>><"),
+        *_rank_intervals_note(board),
+        "",
+    ]
+
+
+@dataclass(frozen=True)
+class _BoardColumns:
+    """What the board table shows beside each algorithm, read once from the board."""
+
+    board: Board
+    head: EstimatorResult
+    band: WinBand | None  # every P(win) beside its own interval (win_band)
+    p_best: dict[str, Any]
+    wilson: WinInterval | None  # the exact interval, only beside the win rate
+    ranks: RankIntervals | None
+    win_rate: dict[str, Any]
+    mean_rank: dict[str, Any]
+    significance_rank: dict[str, Any]
+    letters: dict[str, str]
+
+    @classmethod
+    def of(cls, board: Board, head: EstimatorResult) -> _BoardColumns:
+        _, letters = board.letters()
+        boot = head.bootstrap if isinstance(head.bootstrap, BootstrapSummary) else None
+        return cls(
+            board=board,
+            head=head,
+            band=win_band(board, head.key),
+            p_best=board.column(boot.p_best) if boot else {},
+            wilson=board.win_interval if isinstance(board.win_interval, WinInterval) else None,
+            ranks=board.ranks if isinstance(board.ranks, RankIntervals) else None,
+            win_rate=board.column(board.win_rate),
+            mean_rank=board.column(board.mean_rank),
+            significance_rank=board.column(board.significance_rank),
+            letters=letters,
         )
-    level = f"{ranks.level:.0%}".replace("%", " %") if ranks else ""
-    rank_header = f"rank ({level})" if ranks else "rank"
-    lines += _table(
-        [
+
+    def headers(self, quantity: str) -> list[str]:
+        ranks, band, wilson = self.ranks, self.band, self.wilson
+        return [
             "#",
-            rank_header,
+            f"rank ({_level(ranks)})" if ranks else "rank",
             "algorithm",
-            estimator_get(head.key).quantity,
+            quantity,
             band.label if band else "interval",
             "P(best)",
             "win rate",
@@ -145,37 +186,63 @@ def render_report(payload: SnapshotPayload, *, source: str = "") -> str:
             "mean rank",
             "signif. rank",
             "group",
-        ],
-        rows,
-        ">><>>>>>>><",
-    )
-    if ranks:
+        ]
+
+    def row(self, position: str, i: int) -> list[str]:
+        name = self.board.algorithms[i]
+        band, wilson = self.band, self.wilson
+        plausible = "*" if self.ranks and name in self.ranks.plausible_winners else ""
+        return [
+            position,
+            rank_span(self.board, i) or "n/a",
+            name + plausible,
+            _number(self.head.p[i]),
+            f"[{_number(band.lower[i])}, {_number(band.upper[i])}]" if band else "n/a",
+            _number(self.p_best.get(name)),
+            _number(self.win_rate[name]),
+            f"[{_number(wilson.lower[i])}, {_number(wilson.upper[i])}]" if wilson else "n/a",
+            _number(self.mean_rank.get(name), 2),
+            _number(self.significance_rank.get(name), 2),
+            self.letters.get(name, ""),
+        ]
+
+
+def _level(ranks: RankIntervals) -> str:
+    return f"{ranks.level:.0%}".replace("%", " %")
+
+
+def _rank_intervals_note(board: Board) -> list[str]:
+    """The footnote to the starred candidates for best, or why there are none."""
+    ranks = board.ranks
+    if isinstance(ranks, RankIntervals):
         of = (
             f"expected ranks, {ranks.question_words}"
             if ranks.question == "best_on_average"
             else estimator_get(ranks.estimator).label
         )
-        lines.append(
-            f"* candidate for best: in the {level} confidence set of the best "
+        return [
+            f"* candidate for best: in the {_level(ranks)} confidence set of the best "
             f"(simultaneous rank intervals of {of}: {ranks.method})"
-        )
-    elif isinstance(board.ranks, NotApplicable):
-        lines.append(f"Rank intervals: not applicable ({board.ranks.reason})")
-    lines.append("")
+        ]
+    if isinstance(ranks, NotApplicable):
+        return [f"Rank intervals: not applicable ({ranks.reason})"]
+    return []
 
-    lines.append("All estimators (probability of winning)")
+
+def _estimators_lines(board: Board, order: Sequence[int]) -> list[str]:
+    """Every estimator's P(win) side by side, with minimax's worst-case bound."""
+    algorithms = board.algorithms
     columns = {result.key: board.column(result.p) for result in board.estimators}
     rows = [[algorithms[i], *(_number(columns[s][algorithms[i]]) for s in columns)] for i in order]
-    lines += _table(["algorithm", *columns], rows, "<" + ">" * len(columns))
+    lines = [
+        "All estimators (probability of winning)",
+        *_table(["algorithm", *columns], rows, "<" + ">" * len(columns)),
+    ]
     minimax = board.estimator("minimax")
     if minimax.bound is not None:
         lines.append(f"Minimax worst-case TV bound: {_number(minimax.bound)}")
     lines.append("")
-
-    lines += robustness_section(payload)
-    lines += _tests_section(payload)
-    lines += _evaluation_section(payload)
-    return "\n".join(lines).rstrip() + "\n"
+    return lines
 
 
 def robustness_section(payload: SnapshotPayload) -> list[str]:
@@ -221,84 +288,91 @@ def robustness_section(payload: SnapshotPayload) -> list[str]:
 
 
 def _tests_section(payload: SnapshotPayload) -> list[str]:
-    board = payload.board
-    algorithms = board.algorithms
-    lines = ["Tests across datasets"]
-    friedman = board.friedman
+    """Friedman, Nemenyi, the pairwise Wilcoxon tests and the within-dataset test."""
+    return [
+        "Tests across datasets",
+        _friedman_line(payload.board.friedman),
+        *_nemenyi_lines(payload),
+        *_wilcoxon_lines(payload),
+        _within_datasets_line(payload.within_dataset),
+        "",
+    ]
+
+
+def _friedman_line(friedman: Friedman | NotApplicable) -> str:
     if isinstance(friedman, NotApplicable):
-        lines.append(f"  Friedman: not applicable ({friedman.reason})")
-    elif isinstance(friedman.iman_davenport, NotApplicable):
-        lines.append(
+        return f"  Friedman: not applicable ({friedman.reason})"
+    if isinstance(friedman.iman_davenport, NotApplicable):
+        return (
             f"  Friedman chi2 = {_number(friedman.statistic)} (uncorrected "
             f"{_number(friedman.statistic_uncorrected)}), p = {_pvalue(friedman.pvalue)}, "
             f"exact p = {_pvalue(friedman.exact_pvalue)}; Iman-Davenport F: not applicable "
             f"({friedman.iman_davenport.reason})"
         )
-    else:
-        assert not isinstance(friedman.iman_davenport_pvalue, NotApplicable)
-        lines.append(
-            f"  Friedman chi2 = {_number(friedman.statistic)} (uncorrected "
-            f"{_number(friedman.statistic_uncorrected)}), p = {_pvalue(friedman.pvalue)}; "
-            f"Iman-Davenport F = {_number(friedman.iman_davenport)}, "
-            f"p = {_pvalue(friedman.iman_davenport_pvalue)}"
-        )
-    nemenyi, nemenyi_pairs = board.nemenyi, payload.nemenyi
+    assert not isinstance(friedman.iman_davenport_pvalue, NotApplicable)
+    return (
+        f"  Friedman chi2 = {_number(friedman.statistic)} (uncorrected "
+        f"{_number(friedman.statistic_uncorrected)}), p = {_pvalue(friedman.pvalue)}; "
+        f"Iman-Davenport F = {_number(friedman.iman_davenport)}, "
+        f"p = {_pvalue(friedman.iman_davenport_pvalue)}"
+    )
+
+
+def _nemenyi_lines(payload: SnapshotPayload) -> list[str]:
+    algorithms = payload.board.algorithms
+    nemenyi, nemenyi_pairs = payload.board.nemenyi, payload.nemenyi
     if isinstance(nemenyi, NotApplicable):
-        lines.append(f"  Nemenyi: not applicable ({nemenyi.reason})")
-    elif isinstance(nemenyi, NemenyiSummary) and isinstance(nemenyi_pairs, NemenyiSection):
-        if isinstance(nemenyi_pairs.groups, NotApplicable):
-            groups = f"not shown ({nemenyi_pairs.groups.reason})"
-        else:
-            groups = (
-                "; ".join(
-                    ", ".join(algorithms[i] for i in group)
-                    for group in nemenyi_pairs.groups
-                    if len(group) > 1
-                )
-                or "none"
+        return [f"  Nemenyi: not applicable ({nemenyi.reason})"]
+    if not (isinstance(nemenyi, NemenyiSummary) and isinstance(nemenyi_pairs, NemenyiSection)):
+        return []
+    if isinstance(nemenyi_pairs.groups, NotApplicable):
+        groups = f"not shown ({nemenyi_pairs.groups.reason})"
+    else:
+        groups = (
+            "; ".join(
+                ", ".join(algorithms[i] for i in group)
+                for group in nemenyi_pairs.groups
+                if len(group) > 1
             )
-        lines.append(
-            f"  Nemenyi critical difference {_number(nemenyi.critical_difference)} "
-            f"(alpha {nemenyi.alpha}); indistinguishable groups: {groups}"
+            or "none"
         )
-    wilcoxon, wilcoxon_pairs = board.wilcoxon, payload.wilcoxon
+    return [
+        f"  Nemenyi critical difference {_number(nemenyi.critical_difference)} "
+        f"(alpha {nemenyi.alpha}); indistinguishable groups: {groups}"
+    ]
+
+
+def _wilcoxon_lines(payload: SnapshotPayload) -> list[str]:
+    """The matrix of corrected p-values, or where it would be too wide, where to find them."""
+    algorithms = payload.board.algorithms
+    wilcoxon, wilcoxon_pairs = payload.board.wilcoxon, payload.wilcoxon
     if isinstance(wilcoxon, NotApplicable):
-        lines.append(f"  Wilcoxon: not applicable ({wilcoxon.reason})")
-    elif (
-        isinstance(wilcoxon, WilcoxonSummary)
-        and isinstance(wilcoxon_pairs, WilcoxonSection)
-        and len(algorithms) <= MAX_MATRIX_ALGORITHMS
-    ):
-        m = len(algorithms)
-        lines.append(f"  Wilcoxon signed-rank, {wilcoxon.correction}-corrected p-values:")
-        rows = [
-            [
-                a,
-                *(
-                    "-" if i == j else _pvalue(wilcoxon_pairs.pvalues.get(i, j, m))
-                    for j in range(m)
-                ),
-            ]
-            for i, a in enumerate(algorithms)
-        ]
-        lines += [
-            "    " + row for row in _table(["", *algorithms], rows, "<" + ">" * len(algorithms))
-        ]
-    elif isinstance(wilcoxon, WilcoxonSummary):
-        lines.append(
+        return [f"  Wilcoxon: not applicable ({wilcoxon.reason})"]
+    if not isinstance(wilcoxon, WilcoxonSummary):
+        return []
+    if not isinstance(wilcoxon_pairs, WilcoxonSection) or len(algorithms) > MAX_MATRIX_ALGORITHMS:
+        return [
             f"  Wilcoxon signed-rank ({wilcoxon.correction}): {len(algorithms)} algorithms; "
             "see --json for the pairwise p-values."
-        )
-    within = payload.within_dataset
+        ]
+    m = len(algorithms)
+    rows = [
+        [a, *("-" if i == j else _pvalue(wilcoxon_pairs.pvalues.get(i, j, m)) for j in range(m))]
+        for i, a in enumerate(algorithms)
+    ]
+    return [
+        f"  Wilcoxon signed-rank, {wilcoxon.correction}-corrected p-values:",
+        *("    " + row for row in _table(["", *algorithms], rows, "<" + ">" * m)),
+    ]
+
+
+def _within_datasets_line(within: WithinDatasetSection | NotApplicable) -> str:
     if isinstance(within, NotApplicable):
-        lines.append(f"  Within datasets: not applicable ({within.reason})")
-    else:
-        lines.append(
-            "  Within datasets (repeated-measures Tukey on folds): significance-aware mean "
-            "rank shown above."
-        )
-    lines.append("")
-    return lines
+        return f"  Within datasets: not applicable ({within.reason})"
+    return (
+        "  Within datasets (repeated-measures Tukey on folds): significance-aware mean "
+        "rank shown above."
+    )
 
 
 def _evaluation_section(payload: SnapshotPayload) -> list[str]:

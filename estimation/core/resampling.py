@@ -301,25 +301,12 @@ def bootstrap(
     n, m = ranks.shape
     K = _resolve_K(K, m, known_positions)
     schemes = _check_schemes(schemes)
-    if isinstance(n_boot, bool) or int(n_boot) != n_boot or n_boot < 1:
-        raise ValueError(f"n_boot must be a positive integer, got {n_boot!r}")
-    if not 0.0 < level < 1.0:
-        raise ValueError(f"level must be in (0, 1), got {level!r}")
+    _check_bootstrap(n_boot, level)
     generator = _generator(rng)
     counts = generator.multinomial(n, np.full(n, 1.0 / n), size=int(n_boot)).astype(float)
-
-    if full_data is not None and set(schemes) <= set(full_data):
-        point = {name: np.asarray(full_data[name][0], dtype=float)[None, :] for name in schemes}
-        full_weights = {
-            name: np.asarray(full_data[name][1], dtype=float)
-            for name in schemes
-            if full_data[name][1] is not None
-        }
-    else:
-        point = scheme_estimates(
-            ranks, np.ones((1, n)), K=K, known_positions=known_positions, schemes=schemes
-        )
-        full_weights = _full_data_weights(ranks, K, known_positions, schemes)
+    point, full_weights = _point_estimates(
+        ranks, K=K, known_positions=known_positions, schemes=schemes, full_data=full_data
+    )
     replicates = scheme_estimates(
         ranks,
         counts,
@@ -328,7 +315,6 @@ def bootstrap(
         schemes=schemes,
         pl_tol=resampled_pl_tol(n, m),
     )
-
     summaries = {}
     for name in schemes:
         estimates = replicates[name]
@@ -343,6 +329,37 @@ def bootstrap(
             replicates=estimates if name in keep else None,
         )
     return BootstrapResult(n_boot=int(n_boot), level=float(level), K=K, schemes=summaries)
+
+
+def _check_bootstrap(n_boot: int, level: float) -> None:
+    if isinstance(n_boot, bool) or int(n_boot) != n_boot or n_boot < 1:
+        raise ValueError(f"n_boot must be a positive integer, got {n_boot!r}")
+    if not 0.0 < level < 1.0:
+        raise ValueError(f"level must be in (0, 1), got {level!r}")
+
+
+def _point_estimates(
+    ranks: np.ndarray,
+    *,
+    K: int,
+    known_positions: int | None,
+    schemes: tuple[str, ...],
+    full_data: Mapping[str, tuple[Any, Any]] | None,
+) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
+    """Each scheme's estimate on the full data, shape ``(1, m)``, and its position weights:
+    the caller's when it gives them for every scheme, else fitted here."""
+    if full_data is not None and set(schemes) <= set(full_data):
+        point = {name: np.asarray(full_data[name][0], dtype=float)[None, :] for name in schemes}
+        full_weights = {
+            name: np.asarray(full_data[name][1], dtype=float)
+            for name in schemes
+            if full_data[name][1] is not None
+        }
+        return point, full_weights
+    point = scheme_estimates(
+        ranks, np.ones((1, len(ranks))), K=K, known_positions=known_positions, schemes=schemes
+    )
+    return point, _full_data_weights(ranks, K, known_positions, schemes)
 
 
 BIAS_CORRECTED_METHOD = (
@@ -642,6 +659,58 @@ def evaluate_schemes(
     ranks = _validated_ranks(ranks)
     n, m = ranks.shape
     K = _resolve_K(K, m, known_positions)
+    schemes = _check_evaluation(schemes, n_folds=n_folds, n_repeats=n_repeats, alpha=alpha, n=n)
+    folds = _evaluation_folds(n, n_folds=n_folds, n_repeats=n_repeats, generator=_generator(rng))
+    train = folds.training_weights(n)
+    # The training sets of a large table are refitted to PL_RESAMPLED_TOL; smaller ones
+    # to the point estimates' tolerance.
+    estimates = scheme_estimates(
+        ranks,
+        train,
+        K=K,
+        known_positions=known_positions,
+        schemes=schemes,
+        pl_tol=PL_RESAMPLED_TOL if _large_refit(n, m) else _POINT_PL_TOL,
+    )
+    losses = _held_out_losses(ranks, estimates, schemes, folds, n_train=train.sum(axis=1))
+    return _evaluation_result(schemes, losses, folds, alpha=alpha, n=n)
+
+
+def _evaluation_result(
+    schemes: tuple[str, ...], losses: _HeldOutLosses, folds: _Folds, *, alpha: float, n: int
+) -> EvaluationResult:
+    """The summary of the held-out losses: means, the pre-specified tests against the MLE
+    and the badge with its sentence."""
+    best_log = schemes[int(np.argmin(losses.log.mean(axis=1)))]
+    ratio = folds.test_train_ratio(n)
+    versus = _versus_mle(losses.split_log, schemes, test_train_ratio=ratio)
+    predicts_best = _predicts_best(best_log, versus, alpha=alpha)
+    return EvaluationResult(
+        schemes=schemes,
+        log_loss=losses.log,
+        brier_loss=losses.brier,
+        tv_loss=losses.tv,
+        split_log_loss=losses.split_log,
+        mean_log_loss=_scheme_means(schemes, losses.log),
+        mean_brier=_scheme_means(schemes, losses.brier),
+        mean_tv_loss=_scheme_means(schemes, losses.tv),
+        best_log=best_log,
+        win_share=_win_shares(schemes, losses.split_log),
+        versus_mle=versus,
+        predicts_best=predicts_best,
+        verdict=_evaluation_verdict(predicts_best, versus),
+        alpha=float(alpha),
+        test_train_ratio=ratio,
+        n_folds=folds.n_folds,
+        n_repeats=folds.n_repeats,
+        leave_one_out=folds.leave_one_out,
+    )
+
+
+def _check_evaluation(
+    schemes: Sequence[str], *, n_folds: int, n_repeats: int, alpha: float, n: int
+) -> tuple[str, ...]:
+    """The evaluation's arguments, checked in the order a caller reads them."""
     schemes = _check_schemes(schemes)
     if "mle" not in schemes:
         raise ValueError(
@@ -656,116 +725,177 @@ def evaluate_schemes(
         raise ValueError(f"alpha must be in (0, 1), got {alpha!r}")
     if n < 2:
         raise ValueError(f"evaluation needs at least 2 datasets, got {n}")
-    generator = _generator(rng)
+    return schemes
 
-    leave_one_out = n < n_folds
-    if leave_one_out:
-        folds = [np.array([i]) for i in range(n)]
-        repeats_used, folds_used = 1, n
-    else:
-        folds = []
-        for _ in range(int(n_repeats)):
-            folds.extend(np.array_split(generator.permutation(n), int(n_folds)))
-        repeats_used, folds_used = int(n_repeats), int(n_folds)
 
-    train = np.ones((len(folds), n))
-    for f, held_out in enumerate(folds):
-        train[f, held_out] = 0.0
-    n_train = train.sum(axis=1)
-    # The training sets of a large table are refitted to PL_RESAMPLED_TOL; smaller ones
-    # to the point estimates' tolerance.
-    estimates = scheme_estimates(
-        ranks,
-        train,
-        K=K,
-        known_positions=known_positions,
-        schemes=schemes,
-        pl_tol=PL_RESAMPLED_TOL if _large_refit(n, m) else _POINT_PL_TOL,
+@dataclass(frozen=True, eq=False)
+class _Folds:
+    """The held-out datasets of every split (fold of a repeat), in the order they are run."""
+
+    held_out: tuple[np.ndarray, ...]
+    n_folds: int
+    n_repeats: int
+    leave_one_out: bool
+
+    def training_weights(self, n: int) -> np.ndarray:
+        """0/1 count vectors of the training sets, shape ``(splits, n)``."""
+        train = np.ones((len(self.held_out), n))
+        for f, held_out in enumerate(self.held_out):
+            train[f, held_out] = 0.0
+        return train
+
+    def test_train_ratio(self, n: int) -> float:
+        """``n_test / n_train`` of the Nadeau-Bengio correction, averaged over splits."""
+        sizes = np.array([len(held_out) for held_out in self.held_out], dtype=float)
+        return float(sizes.mean() / (n - sizes).mean())
+
+
+def _evaluation_folds(
+    n: int, *, n_folds: int, n_repeats: int, generator: np.random.Generator
+) -> _Folds:
+    """Repeated k-fold, or leave-one-out run once when there are fewer datasets than folds.
+
+    Leave-one-out folds do not depend on the shuffle, so repeating them would only repeat
+    the same numbers; the generator is then not drawn from.
+    """
+    if n < n_folds:
+        return _Folds(
+            held_out=tuple(np.array([i]) for i in range(n)),
+            n_folds=n,
+            n_repeats=1,
+            leave_one_out=True,
+        )
+    held_out: list[np.ndarray] = []
+    for _ in range(int(n_repeats)):
+        held_out.extend(np.array_split(generator.permutation(n), int(n_folds)))
+    return _Folds(
+        held_out=tuple(held_out),
+        n_folds=int(n_folds),
+        n_repeats=int(n_repeats),
+        leave_one_out=False,
     )
 
+
+@dataclass(frozen=True, eq=False)
+class _HeldOutLosses:
+    """Per scheme, read-only: per-dataset losses averaged over repeats ``(S, n)`` and the
+    mean log loss of each split ``(S, J)``."""
+
+    log: np.ndarray
+    brier: np.ndarray
+    tv: np.ndarray
+    split_log: np.ndarray
+
+
+def _held_out_losses(
+    ranks: np.ndarray,
+    estimates: Mapping[str, np.ndarray],
+    schemes: tuple[str, ...],
+    folds: _Folds,
+    *,
+    n_train: np.ndarray,
+) -> _HeldOutLosses:
+    """Every scheme's losses on the held-out datasets (the Notes of :func:`evaluate_schemes`)."""
     start, size = tie_groups(ranks)
     winner_share = np.where(start == 1, 1.0 / size, 0.0)  # (n, m), rows sum to 1
-    log_total = np.zeros((len(schemes), n))
-    brier_total = np.zeros((len(schemes), n))
-    tv_total = np.zeros((len(schemes), n))
-    split_log = np.zeros((len(schemes), len(folds)))
-    for s, name in enumerate(schemes):
-        p = estimates[name]
-        smoothed = (n_train[:, None] * p + 0.5) / (n_train[:, None] + m / 2.0)
-        log_p = np.log(smoothed)
-        abs_sum = np.abs(p).sum(axis=1)
-        square_sum = (p * p).sum(axis=1)
-        for f, held_out in enumerate(folds):
-            share = winner_share[held_out]
-            log_terms = -(share * log_p[f]).sum(axis=1)
-            log_total[s, held_out] += log_terms
-            split_log[s, f] = log_terms.mean()
-            # sum_a' (1[a' = y] - p[a'])^2 = sum p^2 - 2 p[y] + 1
-            brier_total[s, held_out] += (share * (square_sum[f] - 2.0 * p[f] + 1.0)).sum(axis=1)
-            # sum_a' |1[a' = y] - p[a']| = sum|p| - |p[y]| + |1 - p[y]|
-            per_winner = abs_sum[f] - np.abs(p[f]) + np.abs(1.0 - p[f])
-            tv_total[s, held_out] += (share * per_winner).sum(axis=1)
-    log_loss = log_total / repeats_used
-    brier_loss = brier_total / repeats_used
-    tv_loss = tv_total / repeats_used
+    rows = [
+        _scheme_held_out_losses(estimates[name], winner_share, folds, n_train=n_train)
+        for name in schemes
+    ]
+    log_total, brier_total, tv_total, split_log = (
+        np.array(part) for part in zip(*rows, strict=True)
+    )
+    losses = _HeldOutLosses(
+        log=log_total / folds.n_repeats,
+        brier=brier_total / folds.n_repeats,
+        tv=tv_total / folds.n_repeats,
+        split_log=split_log,
+    )
+    for array in (losses.log, losses.brier, losses.tv, losses.split_log):
+        array.setflags(write=False)
+    return losses
 
-    def means(losses: np.ndarray) -> dict[str, float]:
-        return {name: float(v) for name, v in zip(schemes, losses.mean(axis=1), strict=True)}
 
-    mean_log = means(log_loss)
-    best_log = schemes[int(np.argmin(log_loss.mean(axis=1)))]
+def _scheme_held_out_losses(
+    p: np.ndarray, winner_share: np.ndarray, folds: _Folds, *, n_train: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """One scheme's summed log, Brier and TV losses per dataset, and its split log losses.
 
+    ``p`` holds the scheme's estimate fitted on each split's training set, shape
+    ``(J, m)``; ``winner_share`` spreads each dataset's unit weight over its tied winners.
+    """
+    n, m = winner_share.shape
+    log_total = np.zeros(n)
+    brier_total = np.zeros(n)
+    tv_total = np.zeros(n)
+    split_log = np.zeros(len(folds.held_out))
+    smoothed = (n_train[:, None] * p + 0.5) / (n_train[:, None] + m / 2.0)
+    log_p = np.log(smoothed)
+    abs_sum = np.abs(p).sum(axis=1)
+    square_sum = (p * p).sum(axis=1)
+    for f, held_out in enumerate(folds.held_out):
+        share = winner_share[held_out]
+        log_terms = -(share * log_p[f]).sum(axis=1)
+        log_total[held_out] += log_terms
+        split_log[f] = log_terms.mean()
+        # sum_a' (1[a' = y] - p[a'])^2 = sum p^2 - 2 p[y] + 1
+        brier_total[held_out] += (share * (square_sum[f] - 2.0 * p[f] + 1.0)).sum(axis=1)
+        # sum_a' |1[a' = y] - p[a']| = sum|p| - |p[y]| + |1 - p[y]|
+        per_winner = abs_sum[f] - np.abs(p[f]) + np.abs(1.0 - p[f])
+        tv_total[held_out] += (share * per_winner).sum(axis=1)
+    return log_total, brier_total, tv_total, split_log
+
+
+def _scheme_means(schemes: tuple[str, ...], losses: np.ndarray) -> dict[str, float]:
+    return {name: float(v) for name, v in zip(schemes, losses.mean(axis=1), strict=True)}
+
+
+def _win_shares(schemes: tuple[str, ...], split_log: np.ndarray) -> dict[str, float]:
+    """Share of the splits each scheme wins on log loss; equal losses split the win."""
     lowest = split_log.min(axis=0, keepdims=True)
     scale = np.maximum(1.0, np.abs(lowest))
     winners = split_log <= lowest + _SAME_LOSS * scale
     win_share = winners / winners.sum(axis=0, keepdims=True)
-    shares = {name: float(v) for name, v in zip(schemes, win_share.mean(axis=1), strict=True)}
+    return {name: float(v) for name, v in zip(schemes, win_share.mean(axis=1), strict=True)}
 
-    sizes = np.array([len(held_out) for held_out in folds], dtype=float)
-    ratio = float(sizes.mean() / (n - sizes).mean())
+
+def _versus_mle(
+    split_log: np.ndarray, schemes: tuple[str, ...], *, test_train_ratio: float
+) -> dict[str, NadeauBengio | None]:
+    """The pre-specified comparison: every scheme's split log losses against the MLE's."""
     reference = split_log[schemes.index("mle")]
-    versus: dict[str, NadeauBengio | None] = {
+    return {
         name: None
         if name == "mle"
-        else nadeau_bengio(split_log[s] - reference, test_train_ratio=ratio)
+        else nadeau_bengio(split_log[s] - reference, test_train_ratio=test_train_ratio)
         for s, name in enumerate(schemes)
     }
-    chosen = versus[best_log]
-    predicts_best = (
-        best_log
-        if chosen is not None
-        and chosen.difference < 0
-        and chosen.pvalue is not None
-        and chosen.pvalue < alpha
-        else None
-    )
-    verdict = (
+
+
+def _predicts_best(
+    best_log: str, versus_mle: Mapping[str, NadeauBengio | None], *, alpha: float
+) -> str | None:
+    """The scheme with the lowest log loss, only when it beats the MLE at ``alpha``.
+
+    Beating means a lower mean loss (negative difference) and a p-value below ``alpha``;
+    the MLE itself (no test) and a test without a p-value never earn the badge.
+    """
+    chosen = versus_mle[best_log]
+    if chosen is None or chosen.pvalue is None:
+        return None
+    return best_log if chosen.difference < 0 and chosen.pvalue < alpha else None
+
+
+def _evaluation_verdict(
+    predicts_best: str | None, versus_mle: Mapping[str, NadeauBengio | None]
+) -> str:
+    """The sentence a page shows for the evaluation."""
+    chosen = None if predicts_best is None else versus_mle[predicts_best]
+    if chosen is None or chosen.pvalue is None:
+        return NO_CLEAR_WINNER
+    return (
         f"{predicts_best} predicts best here: lowest held-out log loss, better than the "
         f"win rate (Nadeau-Bengio p = {chosen.pvalue:.3g})"
-        if predicts_best is not None and chosen is not None and chosen.pvalue is not None
-        else NO_CLEAR_WINNER
-    )
-    for array in (log_loss, brier_loss, tv_loss, split_log):
-        array.setflags(write=False)
-    return EvaluationResult(
-        schemes=schemes,
-        log_loss=log_loss,
-        brier_loss=brier_loss,
-        tv_loss=tv_loss,
-        split_log_loss=split_log,
-        mean_log_loss=mean_log,
-        mean_brier=means(brier_loss),
-        mean_tv_loss=means(tv_loss),
-        best_log=best_log,
-        win_share=shares,
-        versus_mle=versus,
-        predicts_best=predicts_best,
-        verdict=verdict,
-        alpha=float(alpha),
-        test_train_ratio=ratio,
-        n_folds=folds_used,
-        n_repeats=repeats_used,
-        leave_one_out=leave_one_out,
     )
 
 

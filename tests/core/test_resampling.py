@@ -8,7 +8,12 @@ import pytest
 from estimation.core import aggregates
 from estimation.core.rankings import prepare_rankings, rank_scores
 from estimation.core.resampling import (
+    NO_CLEAR_WINNER,
     SCHEMES,
+    NadeauBengio,
+    _evaluation_folds,
+    _evaluation_verdict,
+    _predicts_best,
     bias_corrected_interval,
     bootstrap,
     evaluate_schemes,
@@ -319,3 +324,39 @@ def test_evaluation_validation():
         evaluate_schemes(ranks, rng=0, n_repeats=0)
     with pytest.raises(ValueError, match="schemes must be"):
         evaluate_schemes(ranks, rng=0, schemes=[])
+
+
+def test_the_badge_needs_a_lower_loss_and_a_significant_test():
+    better = NadeauBengio(difference=-0.1, t=-3.0, pvalue=0.01)
+    versus = {
+        "mle": None,
+        "better": better,
+        "not_significant": NadeauBengio(difference=-0.1, t=-1.0, pvalue=0.3),
+        "worse": NadeauBengio(difference=0.1, t=3.0, pvalue=0.01),
+        "constant": NadeauBengio(difference=-0.1, t=None, pvalue=None),
+    }
+    assert _predicts_best("better", versus, alpha=0.05) == "better"
+    assert _predicts_best("better", versus, alpha=0.01) is None  # p must be below alpha
+    for best in ("mle", "not_significant", "worse", "constant"):
+        assert _predicts_best(best, versus, alpha=0.05) is None
+    assert _evaluation_verdict("better", versus) == (
+        "better predicts best here: lowest held-out log loss, better than the win rate "
+        "(Nadeau-Bengio p = 0.01)"
+    )
+    assert _evaluation_verdict(None, versus) == NO_CLEAR_WINNER
+
+
+def test_fewer_datasets_than_folds_means_leave_one_out_once():
+    generator = np.random.default_rng(0)
+    folds = _evaluation_folds(4, n_folds=10, n_repeats=5, generator=generator)
+    assert (folds.n_folds, folds.n_repeats, folds.leave_one_out) == (4, 1, True)
+    assert [list(h) for h in folds.held_out] == [[0], [1], [2], [3]]
+    assert generator.bit_generator.state == np.random.default_rng(0).bit_generator.state
+    assert folds.test_train_ratio(4) == pytest.approx(1 / 3)
+    np.testing.assert_array_equal(folds.training_weights(4), 1.0 - np.eye(4))
+
+    folds = _evaluation_folds(10, n_folds=10, n_repeats=2, generator=generator)
+    assert (folds.n_folds, folds.n_repeats, folds.leave_one_out) == (10, 2, False)
+    assert len(folds.held_out) == 20
+    for repeat in (folds.held_out[:10], folds.held_out[10:]):
+        assert sorted(int(i) for h in repeat for i in h) == list(range(10))

@@ -30,6 +30,7 @@ from estimation.core.win_probability import (
     weights_to_lam,
     win_probabilities,
 )
+from estimation.core.win_probability.loo_batch import _kl_best_vertex, _kl_em_ratio, _solve_kl
 from tests.core.test_rankings import load_demsar, load_tabzilla_top3
 
 # ---------------------------------------------------------------------------
@@ -463,6 +464,38 @@ def test_batched_fit_validates_counts():
         fit_loo_batch(ranks, np.ones((2, 5)))
     with pytest.raises(ValueError, match="non-negative"):
         fit_loo_batch(ranks, -np.ones((2, 6)))
+
+
+def test_the_kl_solver_meets_its_optimality_conditions():
+    # r_k = 1 where lam_k > 0 and r_k <= 1 where lam_k = 0 (the KKT conditions the
+    # active-set method drives below tol), on shares shaped like top-k LOO shares.
+    rng = np.random.default_rng(21)
+    B, G, K = 300, 9, 4
+    Q = np.cumsum(rng.uniform(size=(B, G, K)), axis=2) / np.arange(1, K + 1) ** 1.1
+    W = rng.uniform(size=(B, G))
+    W[:10] = 0.0  # no weight: the MLE's vertex
+    lam, unconverged = _solve_kl(Q, W)
+    assert unconverged == 0
+    np.testing.assert_array_equal(lam[:10], np.eye(K)[np.zeros(10, dtype=int)])
+    active = slice(10, None)
+    ratio, _ = _kl_em_ratio(
+        Q[active], W[active] / W[active].sum(axis=1, keepdims=True), lam[active]
+    )
+    assert (lam >= 0).all()
+    np.testing.assert_allclose(lam.sum(axis=1), 1.0, rtol=0, atol=1e-12)
+    support = lam[active] > 0
+    assert np.abs(ratio[support] - 1.0).max() <= 1e-9
+    assert ratio[~support].max(initial=0.0) <= 1.0 + 1e-9
+    assert (support.sum(axis=1) > 1).any() and (~support).any()  # both kinds of condition
+
+
+def test_the_kl_solver_starts_at_the_best_vertex_with_a_finite_loss():
+    # Term 0 has no share at k = 1: that vertex has an infinite loss although its other
+    # term would make it the best.
+    Q = np.array([[[0.0, 0.5, 0.4], [0.9, 0.3, 0.1]]])
+    W = np.array([[0.1, 0.9]])
+    np.testing.assert_array_equal(_kl_best_vertex(Q, W), [[0.0, 1.0, 0.0]])
+    np.testing.assert_array_equal(_kl_best_vertex(Q[:, 1:], W[:, 1:]), [[1.0, 0.0, 0.0]])
 
 
 # ---------------------------------------------------------------------------
