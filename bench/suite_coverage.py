@@ -658,6 +658,20 @@ def write_readme_section(
     readme.write_text(text, encoding="utf-8")
 
 
+def companion_table_store(suite: str, payload: dict[str, Any], section: str) -> None:
+    """A companion suite's table: ``docs/<suite>.json`` (which :func:`with_companions`
+    embeds) and its section of bench/README.md between its own markers."""
+    (ROOT / "docs" / f"{suite}.json").write_text(
+        json.dumps(payload, indent=1) + "\n", encoding="utf-8"
+    )
+    write_readme_section(
+        section,
+        README,
+        start=f"<!-- {suite}: written by `python -m bench {suite}`; do not edit by hand -->",
+        end=f"<!-- {suite}: end -->",
+    )
+
+
 COMPANIONS = ("rank_sets", "power")
 """Suites whose coverage tables belong to this one's: ``python -m bench coverage`` runs
 them too, and docs/coverage.json carries their payloads (``companions``): the set of the

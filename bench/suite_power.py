@@ -17,7 +17,6 @@ ratio of the figure to the truth, and how often the interval has no upper end.
 
 from __future__ import annotations
 
-import json
 import sys
 import time
 from collections.abc import Callable
@@ -27,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from bench.common import ROOT, Options, machine_line, markdown_table
-from bench.suite_coverage import write_readme_section
+from bench.suite_coverage import companion_table_store
 
 GRID_N = (10, 30, 100)
 QUICK_N = (10,)
@@ -37,9 +36,6 @@ TRUE_SIMULATIONS = 20_000
 QUICK_TRUE_SIMULATIONS = 2_000
 ALPHA = 0.05
 JSON_OUT = ROOT / "docs" / "power.json"
-README = ROOT / "bench" / "README.md"
-SECTION_START = "<!-- power: written by `python -m bench power`; do not edit by hand -->"
-SECTION_END = "<!-- power: end -->"
 
 
 @dataclass(frozen=True)
@@ -214,6 +210,5 @@ def run(options: Options) -> str:
     }
     section = report(payload)
     if not quick:
-        JSON_OUT.write_text(json.dumps(payload, indent=1) + "\n", encoding="utf-8")
-        write_readme_section(section, README, start=SECTION_START, end=SECTION_END)
+        companion_table_store("power", payload, section)
     return section

@@ -30,7 +30,6 @@ Demšar's and TabZilla's tables resampled (their own mean ranks).
 from __future__ import annotations
 
 import functools
-import json
 import sys
 import time
 from collections.abc import Callable
@@ -41,7 +40,7 @@ import numpy as np
 from scipy import special, stats
 
 from bench.common import ROOT, Options, machine_line, markdown_table
-from bench.suite_coverage import write_readme_section
+from bench.suite_coverage import companion_table_store
 
 GRID_N = (10, 30, 100)
 GRID_M = (4, 10, 30, 100)
@@ -52,9 +51,6 @@ QUICK_REPLICATES = 20
 LEVEL = 0.95
 FLOOR = 0.93
 JSON_OUT = ROOT / "docs" / "rank_sets.json"
-README = ROOT / "bench" / "README.md"
-SECTION_START = "<!-- rank_sets: written by `python -m bench rank_sets`; do not edit by hand -->"
-SECTION_END = "<!-- rank_sets: end -->"
 TOL = 1e-9
 
 
@@ -349,6 +345,5 @@ def run(options: Options) -> str:
     }
     section = report(payload)
     if not quick:
-        JSON_OUT.write_text(json.dumps(payload, indent=1) + "\n", encoding="utf-8")
-        write_readme_section(section, README, start=SECTION_START, end=SECTION_END)
+        companion_table_store("rank_sets", payload, section)
     return section

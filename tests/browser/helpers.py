@@ -15,6 +15,12 @@ DEMO_SLUGS = (
     "tabzilla-accuracy-log-loss",
 )
 
+# The two screens every reader page is checked at: a laptop's and a phone's.
+SIZES = {
+    "laptop": {"viewport": {"width": 1366, "height": 900}},
+    "phone": {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True},
+}
+
 # --- locators ---------------------------------------------------------------------------
 
 

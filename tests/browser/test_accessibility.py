@@ -8,12 +8,8 @@ from __future__ import annotations
 import pytest
 from axe_playwright_python.sync_playwright import Axe
 
-from tests.browser.helpers import DEMO_SLUGS
+from tests.browser.helpers import DEMO_SLUGS, SIZES
 
-SIZES = {
-    "laptop": {"viewport": {"width": 1366, "height": 900}},
-    "phone": {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True},
-}
 HARMFUL = ("serious", "critical")
 
 BOARD = DEMO_SLUGS[0]
@@ -60,16 +56,21 @@ def harmful_violations(page) -> list[str]:
     return out
 
 
+def violations_by_page(page, site, pages) -> dict[str, list[str]]:
+    """Each page (a URL name and its arguments) that answers, with its harmful violations."""
+    found = {}
+    for name, *args in pages:
+        response = page.goto(site.url(name, *args))
+        assert response.ok, (name, args, response.status)
+        if problems := harmful_violations(page):
+            found[site.path(name, *args)] = problems
+    return found
+
+
 @pytest.mark.parametrize("size", SIZES)
 def test_reader_pages_have_no_serious_violations(demo_site, new_page, size):
     page = new_page(**SIZES[size])
-    found = {}
-    for name, *args in READER_PAGES:
-        response = page.goto(demo_site.url(name, *args))
-        assert response.ok, (name, args, response.status)
-        problems = harmful_violations(page)
-        if problems:
-            found[demo_site.path(name, *args)] = problems
+    found = violations_by_page(page, demo_site, READER_PAGES)
     assert not found, found
 
 
@@ -85,11 +86,5 @@ def test_signed_in_pages_have_no_serious_violations(demo_site, new_page, log_in,
     Benchmark.objects.get(slug=BOARD).maintainers.add(maintainer)
     page = new_page(**SIZES[size])
     log_in(page, maintainer)
-    found = {}
-    for name, *args in SIGNED_IN_PAGES:
-        response = page.goto(demo_site.url(name, *args))
-        assert response.ok, (name, args, response.status)
-        problems = harmful_violations(page)
-        if problems:
-            found[demo_site.path(name, *args)] = problems
+    found = violations_by_page(page, demo_site, SIGNED_IN_PAGES)
     assert not found, found

@@ -8,12 +8,8 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.browser import helpers
-from tests.browser.helpers import DEMO_SLUGS
+from tests.browser.helpers import DEMO_SLUGS, SIZES
 
-SIZES = {
-    "laptop": {"viewport": {"width": 1366, "height": 900}},
-    "phone": {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True},
-}
 FIRST_ROWS = 3
 
 # Cells whose content is wider than the cell itself (drawn over the next one), and cells
