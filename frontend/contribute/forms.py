@@ -10,7 +10,7 @@ from django.template.defaultfilters import filesizeformat
 
 from frontend.contribute.choice_labels import shorten_choices
 from frontend.contribute.form_errors import AccessibleErrorsMixin
-from leaderboard.ingest.imported import EMPTY_IMPORT, IMPORT_FORMATS
+from leaderboard.ingest.imported import EMPTY_IMPORT, IMPORT_FORMAT_LABELS, IMPORT_FORMATS
 from leaderboard.models import Algorithm, Benchmark, Metric
 from leaderboard.services import ANALYSIS_FIELDS, RESERVED_SLUGS
 
@@ -174,13 +174,7 @@ class UploadForm(AccessibleErrorsMixin, forms.Form):
         ("long", "long: dataset,algorithm,score[,fold][,metric]"),
         ("wide", "wide: dataset,<algorithm>,<algorithm>,…"),
         ("ranking", "ranking: dataset,algorithm,rank"),
-        ("mteb", "MTEB results (a model's folder as a zip)"),
-        ("lm-eval", "lm-evaluation-harness results_*.json (or a zip of them)"),
-        ("hf-leaderboard", "Hugging Face leaderboard JSON per model (or a zip of them)"),
-        ("openml", "OpenML evaluations per fold (JSON or CSV)"),
-        ("helm", "HELM benchmark_output/runs (a zip)"),
-        ("eee", "Every Eval Ever JSON (or a zip of them)"),
-        ("pwc", "Papers with Code evaluation-tables.json"),
+        *IMPORT_FORMAT_LABELS.items(),
     ]
 
     # An empty CSV is the parser's to word ("the file is empty: it needs a header row;

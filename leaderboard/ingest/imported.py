@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 
 from leaderboard.ingest.formats import (
+    IMPORT_FORMAT_LABELS,
     IMPORT_FORMATS,
     ON_ERROR,
     ImportedResults,
@@ -32,6 +33,7 @@ from leaderboard.services import (
 __all__ = [
     "EMPTY_IMPORT",
     "IMPORT_FORMATS",
+    "IMPORT_FORMAT_LABELS",
     "ON_ERROR",
     "imported_entries",
     "imported_read",

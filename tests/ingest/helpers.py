@@ -18,6 +18,7 @@ FOLDER = {
     "eee": "eee",
     "pwc": "pwc",
     "lighteval": "lighteval",
+    "eval-results": "eval-results",
 }
 
 

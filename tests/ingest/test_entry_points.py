@@ -26,6 +26,7 @@ N_SCORES = {
     "eee": 9,
     "pwc": 9,
     "lighteval": 21,
+    "eval-results": 10,
 }
 
 
@@ -254,6 +255,7 @@ METRICS = {
     "eee": [("accuracy", "higher")],
     "pwc": [("Accuracy", "higher")],
     "lighteval": [("acc_norm", "higher")],
+    "eval-results": [("score", "higher")],
 }
 API_SCORES = {
     "mteb": 36,
@@ -264,6 +266,7 @@ API_SCORES = {
     "eee": 9,
     "pwc": 3,
     "lighteval": 6,
+    "eval-results": 10,
 }
 
 

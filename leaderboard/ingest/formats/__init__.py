@@ -21,6 +21,7 @@ from leaderboard.ingest.formats.common import (
     unpacked_size,
 )
 from leaderboard.ingest.formats.eee import read_eee
+from leaderboard.ingest.formats.eval_results import read_eval_results
 from leaderboard.ingest.formats.helm import read_helm
 from leaderboard.ingest.formats.hf_leaderboard import read_hf_leaderboard
 from leaderboard.ingest.formats.lighteval import read_lighteval
@@ -38,10 +39,27 @@ READERS: Mapping[str, Callable[..., ImportedResults]] = {
     "eee": read_eee,
     "pwc": read_pwc,
     "lighteval": read_lighteval,
+    "eval-results": read_eval_results,
 }
 IMPORT_FORMATS: tuple[str, ...] = tuple(READERS)
+# What each format's upload is, in the words of a form's choice.
+IMPORT_FORMAT_LABELS: Mapping[str, str] = {
+    "mteb": "MTEB results (a model's folder as a zip)",
+    "lm-eval": "lm-evaluation-harness results_*.json (or a zip of them)",
+    "hf-leaderboard": "Hugging Face leaderboard JSON per model (or a zip of them)",
+    "openml": "OpenML evaluations per fold (JSON, XML or CSV)",
+    "helm": "HELM benchmark_output/runs (a zip)",
+    "eee": "Every Eval Ever JSON (or a zip of them)",
+    "pwc": "Papers with Code evaluation-tables.json",
+    "lighteval": "lighteval / Open LLM Leaderboard v1 results_*.json (or a zip of them)",
+    "eval-results": "Hugging Face .eval_results YAML (model folders as a zip)",
+}
 # The choices a format's reader takes besides the files (``read_imported(**options)``).
-READER_OPTIONS: Mapping[str, tuple[str, ...]] = {"mteb": ("subsets",), "lm-eval": ("algorithm",)}
+READER_OPTIONS: Mapping[str, tuple[str, ...]] = {
+    "mteb": ("subsets",),
+    "lm-eval": ("algorithm",),
+    "eval-results": ("algorithm",),
+}
 
 
 def read_imported(
@@ -73,6 +91,7 @@ def read_imported(
 
 __all__ = [
     "IMPORT_FORMATS",
+    "IMPORT_FORMAT_LABELS",
     "ON_ERROR",
     "READERS",
     "READER_OPTIONS",

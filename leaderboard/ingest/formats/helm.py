@@ -23,9 +23,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import PurePosixPath
-from typing import Any
-
-import yaml
 
 from leaderboard.ingest.formats.common import (
     AlgorithmInfo,
@@ -34,6 +31,7 @@ from leaderboard.ingest.formats.common import (
     MetricInfo,
     missing,
 )
+from leaderboard.ingest.formats.yaml_text import UnreadableYaml, load_yaml
 
 FORMAT = "helm"
 _MODEL_ARGUMENTS = ("model=", "model_deployment=")
@@ -129,16 +127,6 @@ def _is_schema(path: str) -> bool:
     return name.startswith("schema") and name.endswith((".yaml", ".yml", ".json"))
 
 
-class _NoAliases(yaml.SafeLoader):
-    """A YAML reader that refuses anchors' aliases: a few lines of them expand to
-    gigabytes (the "billion laughs")."""
-
-    def compose_node(self, parent: Any, index: Any) -> Any:
-        if self.check_event(yaml.AliasEvent):
-            raise yaml.YAMLError("aliases (*name) are not read")
-        return super().compose_node(parent, index)
-
-
 def _schema_directions(out: Collector, path: str, data: bytes) -> dict[str, bool]:
     """``lower_is_better`` of each metric a HELM schema describes."""
     if path.endswith(".json"):
@@ -147,9 +135,9 @@ def _schema_directions(out: Collector, path: str, data: bytes) -> dict[str, bool
             return {}
     else:
         try:
-            doc = yaml.load(data.decode("utf-8-sig"), Loader=_NoAliases)
-        except (UnicodeDecodeError, yaml.YAMLError, RecursionError) as exc:
-            out.problem(path, "", f"is not a readable HELM schema: {str(exc)[:200]}")
+            doc = load_yaml(data)
+        except UnreadableYaml as exc:
+            out.problem(path, "", f"is not a readable HELM schema: {exc}")
             return {}
     metrics = doc.get("metrics") if isinstance(doc, dict) else None
     if not isinstance(metrics, list):
