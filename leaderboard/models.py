@@ -383,6 +383,34 @@ class ScorePack(models.Model):
         return f"{self.submission} on {self.metric}"
 
 
+class PublishedOrder(models.Model):
+    """A source's own aggregate of its results ("Mean win rate" in HELM), kept from an
+    import by a maintainer or an operator so readers can set Podium's order beside it.
+
+    ``values`` maps algorithm name -> the source's number (higher first, as the sources
+    Podium reads publish them: mean win rates and mean scores).
+    """
+
+    benchmark = models.ForeignKey(
+        Benchmark, on_delete=models.CASCADE, related_name="published_orders"
+    )
+    name = models.CharField(max_length=200)
+    source_format = models.CharField(max_length=40)
+    values = models.JSONField()
+    imported_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["name"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["benchmark", "name"], name="published_order_unique_name"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.benchmark}: {self.name}"
+
+
 class ApiToken(models.Model):
     """A personal API token for scripts: ``Authorization: Token <raw>``.
 

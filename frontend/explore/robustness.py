@@ -5,7 +5,10 @@ algorithms (the 'practical' section) and how many more datasets would separate #
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+
+import numpy as np
 
 from estimation.core.contract import (
     AdvisorPower,
@@ -17,6 +20,8 @@ from estimation.core.contract import (
     NotApplicable,
     PracticalSection,
 )
+from estimation.core.registry import estimator_get
+from estimation.core.sensitivity import kendall_tau_b
 
 
 @dataclass(frozen=True)
@@ -59,6 +64,59 @@ def sensitivity_view(board: Board | None) -> SensitivityView | None:
         section.top3_agree,
         section.min_tau,
     )
+
+
+@dataclass(frozen=True)
+class SourceOrderRow:
+    """A source's own order ("Mean win rate") beside the board's: Kendall's tau-b over
+    the algorithms both hold (None where it cannot be computed: under two, or all tied)."""
+
+    name: str
+    source_format: str
+    leader: str  # the source's first
+    n_common: int
+    tau_p_win: float | None  # against the recommended estimator's P(win)
+    tau_mean_rank: float | None  # against the mean rank (the best first)
+
+
+@dataclass(frozen=True)
+class SourceOrdersView:
+    estimator_label: str
+    rows: tuple[SourceOrderRow, ...]
+
+
+def source_orders_view(
+    board: Board | None, orders: Iterable[tuple[str, str, Mapping[str, float]]]
+) -> SourceOrdersView | None:
+    """``orders`` as (name, format, algorithm -> value, higher first) beside ``board``."""
+    orders = list(orders)
+    if board is None or not orders or isinstance(board.mean_rank, NotApplicable):
+        return None
+    p_win = board.estimator(board.recommended).p
+    mean_rank = board.mean_rank
+    rows = []
+    for name, source_format, values in orders:
+        common = [
+            i
+            for i, algorithm in enumerate(board.input.algorithms)
+            if algorithm in values and p_win[i] is not None and mean_rank[i] is not None
+        ]
+        leader = max(values, key=lambda algorithm: (values[algorithm], algorithm))
+        tau_p, tau_rank = None, None
+        if len(common) >= 2:
+            matrix = np.array(
+                [
+                    [values[board.input.algorithms[i]] for i in common],
+                    [p_win[i] for i in common],
+                    [mean_rank[i] for i in common],
+                ],
+                dtype=float,
+            )
+            matrix[2] *= -1  # the best mean rank first, as the other two rows
+            tau = kendall_tau_b(matrix)[0]
+            tau_p, tau_rank = (None if np.isnan(t) else float(t) for t in tau[1:])
+        rows.append(SourceOrderRow(name, source_format, leader, len(common), tau_p, tau_rank))
+    return SourceOrdersView(estimator_get(board.recommended).label, tuple(rows))
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,15 @@ from dataclasses import dataclass
 
 from django.db.models import QuerySet
 
-from leaderboard.models import Algorithm, Benchmark, Dataset, Metric, ScorePack, Submission
+from leaderboard.models import (
+    Algorithm,
+    Benchmark,
+    Dataset,
+    Metric,
+    PublishedOrder,
+    ScorePack,
+    Submission,
+)
 from leaderboard.selectors import (
     DatasetScoreCounts,
     accepted_dataset_counts,
@@ -147,3 +155,8 @@ def site_search(*, query: str, benchmarks: QuerySet[Benchmark]) -> SearchHits:
         .values_list("name", "benchmark__slug", "benchmark__title")[:MAX_HITS]
     )
     return SearchHits(algorithms=list(algorithms), datasets=list(datasets))
+
+
+def published_orders(*, benchmark: Benchmark) -> list[PublishedOrder]:
+    """The sources' own orders kept for ``benchmark`` (imports by its maintainers)."""
+    return list(PublishedOrder.objects.filter(benchmark=benchmark))

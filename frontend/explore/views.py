@@ -67,6 +67,13 @@ def benchmark_charts_page(request: HttpRequest, slug: str) -> HttpResponse:
             board=sections["board"],
         ),
         "sensitivity": robustness.sensitivity_view(sections["board"]),
+        "source_orders": robustness.source_orders_view(
+            sections["board"],
+            (
+                (o.name, o.source_format, o.values)
+                for o in selectors.published_orders(benchmark=benchmark)
+            ),
+        ),
         "practical": robustness.practical_view(sections["practical"]),
         "power": robustness.power_view(sections["advisor"]),
         "folds_power": robustness.folds_power_view(sections["advisor"]),

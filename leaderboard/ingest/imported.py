@@ -25,6 +25,7 @@ from leaderboard.services import (
     Problem,
     SubmissionInput,
     ValidationFailed,
+    published_orders_store,
     submission_entries_from_csv,
     submissions_create,
     url_problem,
@@ -158,4 +159,10 @@ def imported_submissions_create(
         )
     except ValidationFailed as exc:
         raise imported_relocated(exc, imported) from None
+    published_orders_store(
+        benchmark=benchmark,
+        published=imported.published,
+        source_format=imported.format,
+        user=submitter,
+    )
     return submissions, entries, imported

@@ -58,6 +58,7 @@ from leaderboard.services.moderation import (
     submission_withdraw,
     submissions_decide,
 )
+from leaderboard.services.published_orders import published_orders_store
 from leaderboard.services.scores import (
     ScoreColumns,
     score_columns,
@@ -149,6 +150,7 @@ __all__ = [
     "metric_range_set",
     "names_ensure",
     "problems_text",
+    "published_orders_store",
     "require_maintainer",
     "results_file_refusal",
     "score_columns",

@@ -28,6 +28,7 @@ from leaderboard.services import (
     ValidationFailed,
     benchmark_create,
     problems_text,
+    published_orders_store,
     submissions_create,
 )
 from leaderboard.uploads import upload_limits
@@ -130,6 +131,12 @@ class Command(BaseCommand):
                     )
                 except ValidationFailed as exc:
                     raise imported_relocated(exc, imported) from None
+                published_orders_store(
+                    benchmark=benchmark,
+                    published=imported.published,
+                    source_format=imported.format,
+                    by_operator=True,
+                )
         except ResultsImportError as exc:
             raise CommandError(f"{path}: {exc}") from None
         except ValidationFailed as exc:
