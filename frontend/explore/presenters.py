@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -33,6 +34,7 @@ class AlgorithmScores:
     folds: list[float]
     rank: float | None
     significance_rank: float | None
+    standard_error: float | None = None  # as the source file gave it with the score
 
 
 def dataset_score_summaries(
@@ -42,6 +44,7 @@ def dataset_score_summaries(
     within: WithinDatasetSection | NotApplicable | None,
     dataset: str,
     higher_is_better: bool,
+    standard_errors: Mapping[str, float] | None = None,
 ) -> list[AlgorithmScores]:
     """Best first; ranks from the snapshot when the dataset was part of the analysis."""
     ranks: dict[str, float] = {}
@@ -67,6 +70,7 @@ def dataset_score_summaries(
                 folds=[by_fold[f] for f in sorted(f for f in by_fold if f is not None)],
                 rank=ranks.get(algorithm),
                 significance_rank=aware.get(algorithm),
+                standard_error=(standard_errors or {}).get(algorithm),
             )
         )
     sign = -1.0 if higher_is_better else 1.0

@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from django.db.models import QuerySet
+from django.db.models.fields.json import KeyTransform
 
 from leaderboard.models import (
     Algorithm,
@@ -60,6 +61,30 @@ def dataset_fold_scores(
         ):
             cells[algorithms[pack.algorithm_id]].setdefault(None if fold < 0 else fold, value)
     return dict(cells)
+
+
+def dataset_standard_errors(
+    *, benchmark: Benchmark, metric: Metric, dataset: Dataset
+) -> dict[str, float]:
+    """{algorithm: the standard error its source file gave with its score on ``dataset``}
+    ("x ± s", lm-eval's ``_stderr``; kept in the submission's provenance by the importers),
+    from the submission whose score the analysis uses (the newest accepted holding the
+    cell). Two queries; no score is unpacked."""
+    newest: dict[int, int] = {}  # algorithm -> the submission whose cell counts
+    for submission_id, algorithm_id in (
+        _accepted_packs(benchmark, metric)
+        .filter(datasets__has=dataset.pk)
+        .values_list("submission_id", "submission__algorithm_id")
+    ):
+        newest.setdefault(algorithm_id, submission_id)
+    key = f"{dataset.name} | {metric.name}"
+    rows = (
+        Submission.objects.filter(pk__in=newest.values())
+        .annotate(se=KeyTransform(key, KeyTransform("standard_errors", "provenance")))
+        .exclude(se=None)
+        .values_list("algorithm__name", "se")
+    )
+    return {name: float(se) for name, se in rows if isinstance(se, (int, float))}
 
 
 def dataset_index(*, benchmark: Benchmark) -> list[dict]:

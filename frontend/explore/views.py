@@ -96,6 +96,9 @@ def dataset_detail(request: HttpRequest, slug: str, dataset: str) -> HttpRespons
         within=sections["within_dataset"],
         dataset=dataset,
         higher_is_better=metric.higher_is_better,
+        standard_errors=selectors.dataset_standard_errors(
+            benchmark=benchmark, metric=metric, dataset=dataset_row
+        ),
     )
     used = board is not None and dataset in board.input.datasets
     context = {
@@ -107,6 +110,7 @@ def dataset_detail(request: HttpRequest, slug: str, dataset: str) -> HttpRespons
         "used_in_analysis": used,
         "has_folds": any(row.folds for row in summaries),
         "has_significance_rank": any(row.significance_rank is not None for row in summaries),
+        "has_standard_errors": any(row.standard_error is not None for row in summaries),
         "scores_chart": charts.dataset_scores_chart(summaries, dataset, metric.name),
         "board": board,
         "tukey": presenters.dataset_tukey_table(
