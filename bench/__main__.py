@@ -26,6 +26,7 @@ SUITES = (
     "latency",
     "api",
     "pages",
+    "bigboards",
 )
 DATABASE_SUITES = ("ingest", "latency", "api", "pages")
 # Run only when named: the soak takes a quarter of an hour and stops its own servers.

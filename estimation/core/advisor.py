@@ -314,29 +314,15 @@ def advise(
         )
     n, m = ranks.shape
     generator = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
-    if isinstance(n_simulations, bool) or int(n_simulations) != n_simulations:
+    whole = not isinstance(n_simulations, bool) and int(n_simulations) == n_simulations
+    if not whole or n_simulations < 1:
         raise ValueError(f"n_simulations must be a positive integer, got {n_simulations!r}")
-    if n_simulations < 1:
-        raise ValueError(f"n_simulations must be a positive integer, got {n_simulations!r}")
-    keys = tuple(schemes)
-    if "mle" not in keys:
-        keys = ("mle", *keys)
-
-    def not_applicable(reason: str, notes: Sequence[str] = ()) -> AdvisorResult:
-        return AdvisorResult(K, n, 0, (), tuple(notes), not_applicable=reason)
-
-    if n < 2:
-        return not_applicable("a single dataset: the leave-one-out estimators need two")
-    if m > MAX_ALGORITHMS:
-        return not_applicable(
-            f"{m} algorithms: simulating benchmarks of this width exceeds the cost bound "
-            f"(at most {MAX_ALGORITHMS})"
-        )
+    keys = tuple(schemes) if "mle" in schemes else ("mle", *schemes)
     s, factors, notes = _plan(n, m, int(n_simulations))
-    if not factors:
-        return not_applicable(
-            f"{n} datasets x {m} algorithms: even one size exceeds the simulation budget", notes
-        )
+    reason = _not_simulated(n, m, factors)
+    if reason is not None:
+        notes = notes if n >= 2 and m <= MAX_ALGORITHMS else []
+        return AdvisorResult(K, n, 0, (), tuple(notes), not_applicable=reason)
 
     if worths is None:
         worths = aggregates.plackett_luce(ranks, known_positions=known_positions).worths
@@ -345,68 +331,16 @@ def advise(
     empirical_truth = scheme_estimates(
         ranks, np.ones((1, n)), K=K, known_positions=known_positions, schemes=["mle"]
     )["mle"][0]
-
-    def estimate(pool: np.ndarray, counts: np.ndarray) -> dict[str, np.ndarray]:
-        return scheme_estimates(
-            pool,
-            counts,
-            K=K,
-            known_positions=known_positions,
-            schemes=keys,
-            pl_tol=SIMULATION_PL_TOL,
-        )
-
     mixture_truth = (pl_truth + empirical_truth) / 2.0
-    # Its own stream, so that the two other truths draw what they drew before it.
-    seed_sequence = generator.bit_generator.seed_seq
-    mixture_generator = np.random.default_rng(
-        seed_sequence.spawn(1)[0]
-        if isinstance(seed_sequence, np.random.SeedSequence)
-        else generator.integers(0, 2**63 - 1)
+    simulation = _Simulation(
+        ranks, worths, K, known_positions, keys, tuple(schemes), s, stop, generator
     )
+    mixture_generator = _own_stream(generator)
     pl_sizes, empirical_sizes, mixture_sizes = [], [], []
     for factor in factors:
-        size = factor * n
-        # Plackett-Luce: pools of 2 n' draws, each benchmark a random n'-subset of one.
-        parts: list[dict[str, np.ndarray]] = []
-        per_pool = np.diff(np.linspace(0, s, _POOLS + 1).round().astype(int))
-        for count in per_pool[per_pool > 0]:
-            _check(stop)
-            pool = plackett_luce_rankings(
-                worths, 2 * size, rng=generator, known_positions=known_positions
-            )
-            chosen = np.argsort(generator.random((int(count), 2 * size)), axis=1)[:, :size]
-            mask = np.zeros((int(count), 2 * size))
-            np.put_along_axis(mask, chosen, 1.0, axis=1)
-            parts.append(estimate(pool, mask))
-        estimates = {key: np.concatenate([part[key] for part in parts]) for key in keys}
-        rows, width = _errors(estimates, pl_truth, size, schemes)
-        pl_sizes.append(SizeResult(size, factor, s, width, rows))
-        # Empirical: the benchmark's own datasets, resampled with replacement.
-        _check(stop)
-        counts = generator.multinomial(size, np.full(n, 1.0 / n), size=s).astype(float)
-        rows, width = _errors(estimate(ranks, counts), empirical_truth, size, schemes)
-        empirical_sizes.append(SizeResult(size, factor, s, width, rows))
-        # Mixture: k ~ Binomial(n', 1/2) rankings from a fresh Plackett-Luce pool, the
-        # other n' - k resampled from the benchmark's own.
-        _check(stop)
-        pool = np.vstack(
-            [
-                plackett_luce_rankings(
-                    worths, 2 * size, rng=mixture_generator, known_positions=known_positions
-                ),
-                ranks,
-            ]
-        )
-        from_model = mixture_generator.binomial(size, 0.5, size=s)
-        chosen = np.argsort(mixture_generator.random((s, 2 * size)), axis=1)
-        mask = (np.argsort(chosen, axis=1) < from_model[:, None]).astype(float)
-        resampled = mixture_generator.multinomial(size - from_model, np.full(n, 1.0 / n))
-        resampled = resampled.astype(float)
-        rows, width = _errors(
-            estimate(pool, np.hstack([mask, resampled])), mixture_truth, size, schemes
-        )
-        mixture_sizes.append(SizeResult(size, factor, s, width, rows))
+        pl_sizes.append(simulation.plackett_luce_size(factor, pl_truth))
+        empirical_sizes.append(simulation.empirical_size(factor, empirical_truth))
+        mixture_sizes.append(simulation.mixture_size(factor, mixture_truth, mixture_generator))
     truths = (
         TruthResult("plackett_luce", pl_truth, int(np.argmax(pl_truth)), tuple(pl_sizes)),
         TruthResult(
@@ -415,6 +349,106 @@ def advise(
         TruthResult("mixture", mixture_truth, int(np.argmax(mixture_truth)), tuple(mixture_sizes)),
     )
     return AdvisorResult(K=K, n_datasets=n, n_simulations=s, truths=truths, notes=tuple(notes))
+
+
+def _not_simulated(n: int, m: int, factors: list[int]) -> str | None:
+    """Why :func:`advise` cannot simulate an ``(n, m)`` benchmark, or None."""
+    if n < 2:
+        return "a single dataset: the leave-one-out estimators need two"
+    if m > MAX_ALGORITHMS:
+        return (
+            f"{m} algorithms: simulating benchmarks of this width exceeds the cost bound "
+            f"(at most {MAX_ALGORITHMS})"
+        )
+    if not factors:
+        return f"{n} datasets x {m} algorithms: even one size exceeds the simulation budget"
+    return None
+
+
+def _own_stream(generator: np.random.Generator) -> np.random.Generator:
+    """A stream of the mixture truth's own, so that the two other truths draw what they
+    drew before it."""
+    seed_sequence = generator.bit_generator.seed_seq
+    return np.random.default_rng(
+        seed_sequence.spawn(1)[0]
+        if isinstance(seed_sequence, np.random.SeedSequence)
+        else generator.integers(0, 2**63 - 1)
+    )
+
+
+@dataclass(frozen=True)
+class _Simulation:
+    """What every simulated size of :func:`advise` reads; ``generator`` is the stream of
+    the Plackett-Luce and empirical truths (each size draws from it in turn)."""
+
+    ranks: np.ndarray
+    worths: np.ndarray
+    K: int
+    known_positions: int | None
+    keys: tuple[str, ...]
+    schemes: tuple[str, ...]
+    s: int
+    stop: Callable[[], bool] | None
+    generator: np.random.Generator
+
+    def estimate(self, pool: np.ndarray, counts: np.ndarray) -> dict[str, np.ndarray]:
+        return scheme_estimates(
+            pool,
+            counts,
+            K=self.K,
+            known_positions=self.known_positions,
+            schemes=self.keys,
+            pl_tol=SIMULATION_PL_TOL,
+        )
+
+    def pool(self, size: int, generator: np.random.Generator) -> np.ndarray:
+        return plackett_luce_rankings(
+            self.worths, size, rng=generator, known_positions=self.known_positions
+        )
+
+    def size_result(
+        self, factor: int, estimates: dict[str, np.ndarray], truth: np.ndarray
+    ) -> SizeResult:
+        size = factor * self.ranks.shape[0]
+        rows, width = _errors(estimates, truth, size, self.schemes)
+        return SizeResult(size, factor, self.s, width, rows)
+
+    def plackett_luce_size(self, factor: int, truth: np.ndarray) -> SizeResult:
+        """Pools of 2 n' draws, each benchmark a random n'-subset of one."""
+        size, generator = factor * self.ranks.shape[0], self.generator
+        parts: list[dict[str, np.ndarray]] = []
+        per_pool = np.diff(np.linspace(0, self.s, _POOLS + 1).round().astype(int))
+        for count in per_pool[per_pool > 0]:
+            _check(self.stop)
+            pool = self.pool(2 * size, generator)
+            chosen = np.argsort(generator.random((int(count), 2 * size)), axis=1)[:, :size]
+            mask = np.zeros((int(count), 2 * size))
+            np.put_along_axis(mask, chosen, 1.0, axis=1)
+            parts.append(self.estimate(pool, mask))
+        estimates = {key: np.concatenate([part[key] for part in parts]) for key in self.keys}
+        return self.size_result(factor, estimates, truth)
+
+    def empirical_size(self, factor: int, truth: np.ndarray) -> SizeResult:
+        """The benchmark's own datasets, resampled with replacement."""
+        _check(self.stop)
+        n = self.ranks.shape[0]
+        counts = self.generator.multinomial(factor * n, np.full(n, 1.0 / n), size=self.s)
+        return self.size_result(factor, self.estimate(self.ranks, counts.astype(float)), truth)
+
+    def mixture_size(
+        self, factor: int, truth: np.ndarray, generator: np.random.Generator
+    ) -> SizeResult:
+        """k ~ Binomial(n', 1/2) rankings from a fresh Plackett-Luce pool, the other
+        n' - k resampled from the benchmark's own."""
+        _check(self.stop)
+        n = self.ranks.shape[0]
+        size = factor * n
+        pool = np.vstack([self.pool(2 * size, generator), self.ranks])
+        from_model = generator.binomial(size, 0.5, size=self.s)
+        chosen = np.argsort(generator.random((self.s, 2 * size)), axis=1)
+        mask = (np.argsort(chosen, axis=1) < from_model[:, None]).astype(float)
+        resampled = generator.multinomial(size - from_model, np.full(n, 1.0 / n)).astype(float)
+        return self.size_result(factor, self.estimate(pool, np.hstack([mask, resampled])), truth)
 
 
 class AdvisorStopped(Exception):

@@ -13,7 +13,7 @@ for all rows at once.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 import numpy as np
@@ -380,7 +380,8 @@ def _mm_fit(
     max_iter: int,
     capacity: int | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Hunter's MM iterations for a batch of weight vectors.
+    """Hunter's MM iterations, accelerated (:func:`_accelerated_cycle`), for a batch of
+    weight vectors.
 
     Returns the unnormalised worths, iterations per row and a converged flag per row.
     At most ``capacity`` rows (default: all) are iterated at once; a row that has
@@ -388,7 +389,7 @@ def _mm_fit(
     working set stays full while slow rows finish (every row's arithmetic is its own,
     so the results do not depend on which rows share a pass).
     """
-    n_rows, m = len(weights), design.order_t.shape[0]
+    n_rows = len(weights)
     capacity = n_rows if capacity is None else max(1, min(capacity, n_rows))
     # (B, m), fixed during the fit. Integer weights (bootstrap counts, 0/1 masks) give
     # integer sums that are exact in any order of summation: one product for all rows.
@@ -411,23 +412,29 @@ def _mm_fit(
         return gamma, iterations, converged
     iterations = np.zeros(n_rows, dtype=int)
     converged = np.zeros(n_rows, dtype=bool)
+    step_limit = np.ones(n_rows)
     active = np.arange(capacity)
     waiting = capacity
     buffer = np.empty(design.order_t.size * capacity)
+
     while active.size:
-        current = gamma[active]
-        denominators = _denominators(current, weights[active], design, buffer)
-        denominators += prior_strength
-        updated = wins[active] / denominators
-        # The likelihood ignores the scale of the worths and the prior's optimal scale
-        # given their ratios is sum = m: rescaling is an exact maximisation step, so
-        # the iteration stays monotone, and it removes the slow drift of the scale that
-        # plain MM shows under a weak prior.
-        updated *= m / updated.sum(axis=1, keepdims=True)
-        change = np.abs(np.log(updated) - np.log(current)).max(axis=1)
-        gamma[active] = updated
-        iterations[active] += 1
-        done = change < tol
+
+        def step(
+            part: np.ndarray, current: np.ndarray, rows: np.ndarray = active
+        ) -> tuple[np.ndarray, np.ndarray]:
+            return _mm_step(
+                current, weights[rows[part]], wins[rows[part]], design, prior_strength, buffer
+            )
+
+        done, evaluations, step_limit[active] = _accelerated_cycle(
+            step,
+            gamma,
+            active,
+            tol,
+            step_limit[active],
+            max_iter - iterations[active],
+        )
+        iterations[active] += evaluations
         converged[active[done]] = True
         active = active[~done & (iterations[active] < max_iter)]
         if active.size < capacity and waiting < n_rows:
@@ -435,6 +442,101 @@ def _mm_fit(
             active = np.concatenate([active, joining])
             waiting += joining.size
     return gamma, iterations, converged
+
+
+def _mm_step(
+    current: np.ndarray,
+    weights: np.ndarray,
+    wins: np.ndarray,
+    design: _StageDesign,
+    prior_strength: float,
+    buffer: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray]:
+    """One MM update of the rows ``current`` and the largest change of a log worth per row."""
+    m = current.shape[1]
+    denominators = _denominators(current, weights, design, buffer)
+    denominators += prior_strength
+    updated = wins / denominators
+    # The likelihood ignores the scale of the worths and the prior's optimal scale
+    # given their ratios is sum = m: rescaling is an exact maximisation step, so
+    # the iteration stays monotone, and it removes the slow drift of the scale that
+    # plain MM shows under a weak prior.
+    updated *= m / updated.sum(axis=1, keepdims=True)
+    change = np.abs(np.log(updated) - np.log(current)).max(axis=1)
+    return updated, change
+
+
+# Growth factor of a row's extrapolation step bound after a step that reached it
+# (SQUAREM's default, Varadhan and Roland 2008).
+_STEP_GROWTH = 4.0
+
+
+def _accelerated_cycle(
+    step: Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]],
+    gamma: np.ndarray,
+    rows: np.ndarray,
+    tol: float,
+    step_limit: np.ndarray,
+    budget: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """One SQUAREM cycle (Varadhan and Roland 2008, scheme S3) of the rows ``rows`` of
+    ``gamma``, updated in place: two MM steps, an extrapolation along them in log worths,
+    and an MM step from there.
+
+    With n = 6 and thousands of algorithms, plain MM crawls (its rate is near 1: 50 to
+    160 steps from the full-data fit at tolerance 1e-5, still 1e-4 from the fixed
+    point); the extrapolation removes that slow direction. A row stops at the first MM
+    step whose change is below ``tol``, as plain MM does, so the tolerance means the
+    same. The extrapolation is kept only when the MM step from it changes the worths
+    less than the second step did, else the row continues from the second step
+    (plain MM, which increases the posterior at every step). ``step(part, current)``
+    is an MM step of the rows ``rows[part]``; a row takes at most ``budget`` steps.
+    Returns which rows converged, the MM steps taken per row, and each row's step
+    bound for the next cycle.
+    """
+    count = rows.size
+    done = np.zeros(count, dtype=bool)
+    evaluations = np.zeros(count, dtype=int)
+    start = gamma[rows]
+    everyone = np.arange(count)
+    first, change = step(everyone, start)
+    evaluations += 1
+    done[change < tol] = True
+    gamma[rows] = first
+    going = np.flatnonzero(~done & (budget > 1))
+    if not going.size:
+        return done, evaluations, step_limit
+    second, second_change = step(going, first[going])
+    evaluations[going] += 1
+    finished = second_change < tol
+    done[going[finished]] = True
+    gamma[rows[going]] = second
+    keep = ~finished & (budget[going] > 2)
+    going, second, second_change = going[keep], second[keep], second_change[keep]
+    if not going.size:
+        return done, evaluations, step_limit
+    log_start, log_first = np.log(start[going]), np.log(first[going])
+    r = log_first - log_start
+    v = np.log(second) - 2.0 * log_first + log_start
+    with np.errstate(divide="ignore", invalid="ignore"):
+        alpha = -np.sqrt((r * r).sum(axis=1) / (v * v).sum(axis=1))
+    limit = step_limit[going]
+    alpha = np.where(np.isfinite(alpha), alpha, -1.0)
+    alpha = np.clip(alpha, -limit, -1.0)
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        extrapolated = np.exp(log_start - 2.0 * alpha[:, None] * r + (alpha * alpha)[:, None] * v)
+        extrapolated *= extrapolated.shape[1] / extrapolated.sum(axis=1, keepdims=True)
+        third, third_change = step(going, extrapolated)
+    evaluations[going] += 1
+    accepted = np.isfinite(third_change) & (third_change <= second_change)
+    gamma[rows[going[accepted]]] = third[accepted]
+    done[going[accepted & (third_change < tol)]] = True
+    reached = accepted & (alpha <= -limit)
+    limit = np.where(reached, limit * _STEP_GROWTH, limit)
+    limit = np.where(accepted, limit, np.maximum(1.0, limit / _STEP_GROWTH))
+    step_limit = step_limit.copy()
+    step_limit[going] = limit
+    return done, evaluations, step_limit
 
 
 def _exact_integer_sums(weights: np.ndarray) -> bool:
@@ -508,7 +610,7 @@ def _mm_fit_rows(
     (:func:`~estimation.core.threads.run_interleaved`), each with its own working array.
     Updates ``gamma`` in place; returns the iterations and the converged flag of each row.
     """
-    n_rows, m = gamma.shape
+    n_rows = gamma.shape[0]
     n = design.order_t.shape[1]
     iterations = np.zeros(n_rows, dtype=int)
     converged = np.zeros(n_rows, dtype=bool)
@@ -517,6 +619,8 @@ def _mm_fit_rows(
     counting = np.arange(design.order_t.size + 1, dtype=np.int32)
     ones.setflags(write=False)
     counting.setflags(write=False)
+
+    only = np.zeros(1, dtype=int)
 
     def fit_rows(rows: Iterable[int]) -> None:
         buffer = np.empty(design.order_t.size)
@@ -527,16 +631,25 @@ def _mm_fit_rows(
             if keep.size < n:
                 row_design = _sub_design(design, keep, ones, counting)
                 row_weights = row_weights[:, keep]
-            current = gamma[row : row + 1]
+            current = gamma[row : row + 1].copy()
+            row_wins = wins[row : row + 1]
+            step_limit = np.ones(1)
+
+            def step(
+                part: np.ndarray,
+                values: np.ndarray,
+                row_weights: np.ndarray = row_weights,
+                row_design: _StageDesign = row_design,
+                row_wins: np.ndarray = row_wins,
+            ) -> tuple[np.ndarray, np.ndarray]:
+                return _mm_step(values, row_weights, row_wins, row_design, prior_strength, buffer)
+
             while True:
-                denominators = _denominators(current, row_weights, row_design, buffer)
-                denominators += prior_strength
-                updated = wins[row : row + 1] / denominators
-                updated *= m / updated.sum(axis=1, keepdims=True)
-                change = np.abs(np.log(updated) - np.log(current)).max(axis=1)
-                current = updated
-                iterations[row] += 1
-                if change[0] < tol:
+                done, evaluations, step_limit = _accelerated_cycle(
+                    step, current, only, tol, step_limit, max_iter - iterations[row : row + 1]
+                )
+                iterations[row] += int(evaluations[0])
+                if done[0]:
                     converged[row] = True
                     break
                 if iterations[row] >= max_iter:
@@ -677,8 +790,11 @@ def plackett_luce(
 
     The fit uses the minorisation-maximisation (MM) algorithm of Hunter (2004),
     ``gamma_a <- (W_a + lambda) / (sum_stages t / S_stage + lambda)``, which increases
-    the log posterior at every step. Iterations stop when no normalised log worth moves
-    by more than ``tol``.
+    the log posterior at every step, accelerated by SQUAREM (Varadhan and Roland 2008):
+    after two MM steps the worths are extrapolated along them in log space, and the
+    extrapolation is kept when the MM step from it moves the worths less than the
+    second step did. Iterations stop when an MM step moves no normalised log worth by
+    more than ``tol``; ``iterations`` counts MM steps.
 
     References
     ----------
@@ -686,6 +802,9 @@ def plackett_luce(
        Annals of Statistics 32(1), 384-406, 2004.
     .. [2] F. Caron and A. Doucet, "Efficient Bayesian inference for generalized
        Bradley-Terry models", J. Comput. Graph. Stat. 21(1), 174-196, 2012.
+    .. [3] R. Varadhan and C. Roland, "Simple and globally convergent methods for
+       accelerating the convergence of any EM algorithm", Scand. J. Stat. 35(2),
+       335-353, 2008.
     """
     if dataset_weights is not None and np.ndim(dataset_weights) != 1:
         raise ValueError("dataset_weights must have shape (n,) for a single fit")

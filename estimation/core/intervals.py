@@ -27,8 +27,10 @@ from estimation.core.rankings import tie_groups
 from estimation.core.win_probability import _validated_ranks
 
 __all__ = [
+    "BIAS_CORRECTED_METHOD",
     "WIN_INTERVAL_METHOD",
     "WinIntervals",
+    "bias_corrected_interval",
     "exact_interval",
     "exact_width",
     "wilson_interval",
@@ -200,3 +202,82 @@ def win_intervals(ranks: Any, *, level: float = 0.95) -> WinIntervals:
     for array in (wins, lower, upper, simultaneous_lower, simultaneous_upper):
         array.setflags(write=False)
     return WinIntervals(level, wins, n, lower, upper, simultaneous_lower, simultaneous_upper)
+
+
+BIAS_CORRECTED_METHOD = (
+    "bias-corrected percentile interval of the estimator itself, refitted on every "
+    "bootstrap resample of the datasets (Efron 1981); an end that the correction would "
+    "put beyond the estimate (nearly every resample on one side of it) is the estimate"
+)
+# Replicates within this of the estimate count as equal to it (refits differ in the
+# last bits, and Plackett-Luce refits stop at a looser tolerance).
+_SAME_ESTIMATE = 1e-9
+
+
+def bias_corrected_interval(
+    estimate: Any, replicates: Any, *, level: float = 0.95
+) -> tuple[np.ndarray, np.ndarray]:
+    """The bias-corrected percentile interval of each column, containing ``estimate``.
+
+    Parameters
+    ----------
+    estimate : array_like, shape (m,)
+        The statistic on the full data.
+    replicates : array_like, shape (B, m)
+        The statistic on ``B`` bootstrap resamples.
+    level : float, default 0.95
+
+    Returns
+    -------
+    lower, upper : ndarray, shape (m,)
+        ``lower <= estimate <= upper`` in every column.
+
+    Notes
+    -----
+    Efron's bias correction: ``z0 = Phi^-1(share of replicates below the estimate)``
+    (replicates within 1e-9 of it count one half), and the interval runs between the
+    replicates' quantiles at ``Phi(2 z0 -+ z)``, ``z = Phi^-1((1 + level) / 2)``
+    (numpy's linear interpolation). Where the estimate is the median of its replicates
+    this is the percentile interval. The correction moves the band towards the
+    estimate's side of a skewed or biased bootstrap distribution (the leave-one-out
+    estimators shrink the leader, so their replicates sit off centre); the share is kept
+    within ``[1/(2B), 1 - 1/(2B)]`` so that ``z0`` is finite.
+
+    The ends hold the estimate whenever ``|z0| < z``. Beyond (nearly every replicate on
+    one side of the estimate: an estimate at the edge of its replicates, e.g. 0 when it
+    is 0 in every resample but rare ones), the end on the estimate's side is the
+    estimate itself. Replicates all equal to the estimate give the point.
+
+    References
+    ----------
+    .. [1] B. Efron, "Nonparametric standard errors and confidence intervals",
+       Canadian Journal of Statistics 9(2), 139-158, 1981.
+    .. [2] B. Efron and R. J. Tibshirani, "An Introduction to the Bootstrap", Chapman &
+       Hall, 1993, section 14.3.
+    """
+    point = np.asarray(estimate, dtype=float)
+    boot = np.asarray(replicates, dtype=float)
+    if boot.ndim != 2 or point.shape != boot.shape[1:] or boot.shape[0] < 1:
+        raise ValueError(
+            f"replicates must have shape (B, {point.size}) for {point.size} estimates, "
+            f"got {boot.shape}"
+        )
+    if isinstance(level, bool) or not 0.0 < float(level) < 1.0:
+        raise ValueError(f"level must be in (0, 1), got {level!r}")
+    B = boot.shape[0]
+    below = (boot < point - _SAME_ESTIMATE).sum(axis=0)
+    equal = (np.abs(boot - point) <= _SAME_ESTIMATE).sum(axis=0)
+    share = np.clip((below + 0.5 * equal) / B, 0.5 / B, 1.0 - 0.5 / B)
+    z0 = special.ndtri(share)
+    z = float(special.ndtri((1.0 + float(level)) / 2.0))
+    probs = special.ndtr(np.stack([2.0 * z0 - z, 2.0 * z0 + z]))  # (2, m)
+    # per-column quantiles at per-column levels: linear interpolation of the sorted
+    # replicates (numpy's default method), vectorised
+    ordered = np.sort(boot, axis=0)
+    position = probs * (B - 1)
+    base = np.floor(position).astype(np.int64)
+    upper_index = np.minimum(base + 1, B - 1)
+    fraction = position - base
+    columns = np.arange(point.size)
+    ends = ordered[base, columns] * (1.0 - fraction) + ordered[upper_index, columns] * fraction
+    return np.minimum(ends[0], point), np.maximum(ends[1], point)

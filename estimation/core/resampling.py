@@ -19,6 +19,8 @@ from typing import Any
 import numpy as np
 
 from estimation.core import aggregates
+from estimation.core.intervals import BIAS_CORRECTED_METHOD, bias_corrected_interval
+from estimation.core.nadeau_bengio import SAME_LOSS, NadeauBengio, nadeau_bengio
 from estimation.core.rankings import tie_groups
 from estimation.core.registry import ESTIMATOR_KEYS
 from estimation.core.win_probability import (
@@ -30,6 +32,7 @@ from estimation.core.win_probability import (
 )
 
 __all__ = [
+    "BIAS_CORRECTED_METHOD",
     "SCHEMES",
     "BootstrapResult",
     "EvaluationResult",
@@ -362,87 +365,6 @@ def _point_estimates(
     return point, _full_data_weights(ranks, K, known_positions, schemes)
 
 
-BIAS_CORRECTED_METHOD = (
-    "bias-corrected percentile interval of the estimator itself, refitted on every "
-    "bootstrap resample of the datasets (Efron 1981); an end that the correction would "
-    "put beyond the estimate (nearly every resample on one side of it) is the estimate"
-)
-# Replicates within this of the estimate count as equal to it (refits differ in the
-# last bits, and Plackett-Luce refits stop at a looser tolerance).
-_SAME_ESTIMATE = 1e-9
-
-
-def bias_corrected_interval(
-    estimate: Any, replicates: Any, *, level: float = 0.95
-) -> tuple[np.ndarray, np.ndarray]:
-    """The bias-corrected percentile interval of each column, containing ``estimate``.
-
-    Parameters
-    ----------
-    estimate : array_like, shape (m,)
-        The statistic on the full data.
-    replicates : array_like, shape (B, m)
-        The statistic on ``B`` bootstrap resamples.
-    level : float, default 0.95
-
-    Returns
-    -------
-    lower, upper : ndarray, shape (m,)
-        ``lower <= estimate <= upper`` in every column.
-
-    Notes
-    -----
-    Efron's bias correction: ``z0 = Phi^-1(share of replicates below the estimate)``
-    (replicates within 1e-9 of it count one half), and the interval runs between the
-    replicates' quantiles at ``Phi(2 z0 -+ z)``, ``z = Phi^-1((1 + level) / 2)``
-    (numpy's linear interpolation). Where the estimate is the median of its replicates
-    this is the percentile interval. The correction moves the band towards the
-    estimate's side of a skewed or biased bootstrap distribution (the leave-one-out
-    estimators shrink the leader, so their replicates sit off centre); the share is kept
-    within ``[1/(2B), 1 - 1/(2B)]`` so that ``z0`` is finite.
-
-    The ends hold the estimate whenever ``|z0| < z``. Beyond (nearly every replicate on
-    one side of the estimate: an estimate at the edge of its replicates, e.g. 0 when it
-    is 0 in every resample but rare ones), the end on the estimate's side is the
-    estimate itself. Replicates all equal to the estimate give the point.
-
-    References
-    ----------
-    .. [1] B. Efron, "Nonparametric standard errors and confidence intervals",
-       Canadian Journal of Statistics 9(2), 139-158, 1981.
-    .. [2] B. Efron and R. J. Tibshirani, "An Introduction to the Bootstrap", Chapman &
-       Hall, 1993, section 14.3.
-    """
-    from scipy import special
-
-    point = np.asarray(estimate, dtype=float)
-    boot = np.asarray(replicates, dtype=float)
-    if boot.ndim != 2 or point.shape != boot.shape[1:] or boot.shape[0] < 1:
-        raise ValueError(
-            f"replicates must have shape (B, {point.size}) for {point.size} estimates, "
-            f"got {boot.shape}"
-        )
-    if isinstance(level, bool) or not 0.0 < float(level) < 1.0:
-        raise ValueError(f"level must be in (0, 1), got {level!r}")
-    B = boot.shape[0]
-    below = (boot < point - _SAME_ESTIMATE).sum(axis=0)
-    equal = (np.abs(boot - point) <= _SAME_ESTIMATE).sum(axis=0)
-    share = np.clip((below + 0.5 * equal) / B, 0.5 / B, 1.0 - 0.5 / B)
-    z0 = special.ndtri(share)
-    z = float(special.ndtri((1.0 + float(level)) / 2.0))
-    probs = special.ndtr(np.stack([2.0 * z0 - z, 2.0 * z0 + z]))  # (2, m)
-    # per-column quantiles at per-column levels: linear interpolation of the sorted
-    # replicates (numpy's default method), vectorised
-    ordered = np.sort(boot, axis=0)
-    position = probs * (B - 1)
-    base = np.floor(position).astype(np.int64)
-    upper_index = np.minimum(base + 1, B - 1)
-    fraction = position - base
-    columns = np.arange(point.size)
-    ends = ordered[base, columns] * (1.0 - fraction) + ordered[upper_index, columns] * fraction
-    return np.minimum(ends[0], point), np.maximum(ends[1], point)
-
-
 def _full_data_weights(
     ranks: np.ndarray, K: int, known_positions: int | None, schemes: tuple[str, ...]
 ) -> dict[str, np.ndarray]:
@@ -462,66 +384,6 @@ def _full_data_weights(
 
 # ---------------------------------------------------------------------------
 # evaluation
-
-
-@dataclass(frozen=True, eq=False)
-class NadeauBengio:
-    """The corrected resampled t-test of one scheme against the MLE (METHODS 7).
-
-    ``difference`` is the mean over splits of (scheme's held-out log loss minus the
-    MLE's), negative when the scheme predicts better; ``t`` and ``pvalue`` (two-sided,
-    ``J - 1`` degrees of freedom) are None when the differences do not vary.
-    """
-
-    difference: float
-    t: float | None
-    pvalue: float | None
-
-
-def nadeau_bengio(differences: Any, *, test_train_ratio: float) -> NadeauBengio:
-    """Nadeau and Bengio's corrected resampled t-test of paired split losses.
-
-    Parameters
-    ----------
-    differences : array_like, shape (J,)
-        Per split (fold of a repeat), the mean held-out loss of one scheme minus the
-        other's.
-    test_train_ratio : float
-        ``n_test / n_train`` of a split.
-
-    Returns
-    -------
-    NadeauBengio
-
-    Notes
-    -----
-    ``t = mean(d) / sqrt((1/J + n_test/n_train) * var(d))``, ``var`` with ``J - 1`` in
-    the denominator, against Student's t with ``J - 1`` degrees of freedom. The
-    ``n_test/n_train`` term corrects for the overlap of the training sets of repeated
-    splits, which makes the plain paired t-test far too liberal. Differences that are
-    all equal give no test: ``pvalue`` 1 when they are all zero, None otherwise.
-
-    References
-    ----------
-    .. [1] C. Nadeau and Y. Bengio, "Inference for the generalization error", Machine
-       Learning 52, 239-281, 2003.
-    """
-    from scipy import stats
-
-    d = np.asarray(differences, dtype=float)
-    if d.ndim != 1 or len(d) < 2:
-        raise ValueError(f"differences must be a 1-D array of at least 2 splits, got {d.shape}")
-    if not test_train_ratio > 0:
-        raise ValueError(f"test_train_ratio must be positive, got {test_train_ratio!r}")
-    J = len(d)
-    mean = float(d.mean())
-    variance = float(d.var(ddof=1))
-    scale = max(1.0, float(np.abs(d).max()))
-    if variance <= (_SAME_LOSS * scale) ** 2:
-        same = abs(mean) <= _SAME_LOSS * scale
-        return NadeauBengio(difference=0.0 if same else mean, t=None, pvalue=1.0 if same else None)
-    t = mean / np.sqrt((1.0 / J + test_train_ratio) * variance)
-    return NadeauBengio(difference=mean, t=float(t), pvalue=float(2.0 * stats.t.sf(abs(t), J - 1)))
 
 
 NO_CLEAR_WINNER = "no estimator predicts clearly better than the win rate here"
@@ -854,7 +716,7 @@ def _win_shares(schemes: tuple[str, ...], split_log: np.ndarray) -> dict[str, fl
     """Share of the splits each scheme wins on log loss; equal losses split the win."""
     lowest = split_log.min(axis=0, keepdims=True)
     scale = np.maximum(1.0, np.abs(lowest))
-    winners = split_log <= lowest + _SAME_LOSS * scale
+    winners = split_log <= lowest + SAME_LOSS * scale
     win_share = winners / winners.sum(axis=0, keepdims=True)
     return {name: float(v) for name, v in zip(schemes, win_share.mean(axis=1), strict=True)}
 
@@ -897,8 +759,3 @@ def _evaluation_verdict(
         f"{predicts_best} predicts best here: lowest held-out log loss, better than the "
         f"win rate (Nadeau-Bengio p = {chosen.pvalue:.3g})"
     )
-
-
-_SAME_LOSS = 1e-12
-"""Losses closer than this (relative to 1 or the loss) are equal: two schemes that both
-return the uniform vector differ only in the last bits."""

@@ -51,8 +51,6 @@ class AcrossDatasets:
     scope: PairwiseScope | NotApplicable
 
 
-# Rows of the board-wide Nemenyi significance computed at once above the bound.
-_SIGNIFICANCE_BLOCK_ELEMENTS = 2_000_000
 # Statistics this close to q_alpha (relative) have their p-value evaluated.
 _NEAR_Q_ALPHA = 1e-4
 
@@ -175,27 +173,26 @@ def _nemenyi_top(
     prepared: PreparedRankings, settings: AnalysisSettings, top: np.ndarray
 ) -> tuple[NemenyiSummary, NemenyiSection]:
     """Nemenyi above the bound: the p-values of the ``top`` pairs; the board's letters
-    from a boolean significance over every pair, built a block of rows at a time."""
+    from the significance of every pair, which grows with the distance of the mean
+    ranks (no m x m array)."""
     ranks = prepared.ranks
     n, m = ranks.shape
     mean_ranks = ranks.mean(axis=0)
     scale = np.sqrt(m * (m + 1) / (6 * n))
     q_alpha = studentized_range_isf(settings.alpha, m, np.inf)
-    # The p-value falls below alpha where the statistic passes q_alpha (the survival
-    # function decreases): the p-value itself is evaluated only near that point, so a
-    # pair is significant exactly where significance.nemenyi says it is.
-    significant = np.zeros((m, m), dtype=bool)
-    rows = max(1, _SIGNIFICANCE_BLOCK_ELEMENTS // m)
-    for start in range(0, m, rows):
-        q = nemenyi_statistic(mean_ranks[start : start + rows, None], mean_ranks[None, :], m=m, n=n)
-        block = q > q_alpha
+
+    def differ(first: np.ndarray, second: np.ndarray) -> np.ndarray:
+        # The p-value falls below alpha where the statistic passes q_alpha (the survival
+        # function decreases): the p-value itself is evaluated only near that point, so
+        # a pair is significant exactly where significance.nemenyi says it is.
+        q = nemenyi_statistic(first, second, m=m, n=n)
+        significant = q > q_alpha
         near = np.abs(q - q_alpha) <= _NEAR_Q_ALPHA * q_alpha
         if near.any():
-            block[near] = studentized_range_sf_pvalues(q[near], m) < settings.alpha
-        significant[start : start + rows] = block
-    np.fill_diagonal(significant, False)
-    groups = significance.indistinguishable_groups(significant, mean_ranks)
-    del significant
+            significant[near] = studentized_range_sf_pvalues(q[near], m) < settings.alpha
+        return significant
+
+    groups = significance.indistinguishable_groups_by_distance(mean_ranks, differ)
     pvalues = nemenyi_pair_pvalues(mean_ranks[top, None], mean_ranks[None, top], m=m, n=n)
     np.fill_diagonal(pvalues, 1.0)
     summary = NemenyiSummary(
@@ -216,16 +213,19 @@ def _wilcoxon_sections(
     prepared: PreparedRankings,
     settings: AnalysisSettings,
     signed_rank: significance.PairwiseSignedRank,
-    significant: np.ndarray,
+    significant: np.ndarray | None,
     names: tuple[str, ...],
     corrected: np.ndarray | None = None,
     top: np.ndarray | None = None,
 ) -> tuple[WilcoxonSummary, WilcoxonSection]:
-    """The summary (letters over every pair: ``significant``, m x m) and the section of
-    ``signed_rank``'s algorithms ``names``, its p-values ``corrected`` for the whole
-    family when given."""
+    """The summary (letters over every pair: ``significant``, m x m, or None when no
+    pair differs) and the section of ``signed_rank``'s algorithms ``names``, its
+    p-values ``corrected`` for the whole family when given."""
     mean_ranks = prepared.ranks.mean(axis=0)
-    groups = significance.indistinguishable_groups(significant, mean_ranks)
+    if significant is None:
+        groups = significance.indistinguishable_groups_by_distance(mean_ranks, _never_differ)
+    else:
+        groups = significance.indistinguishable_groups(significant, mean_ranks)
     summary = WilcoxonSummary(
         alpha=settings.alpha, correction=settings.correction, letters=_letters(groups)
     )
@@ -260,9 +260,7 @@ def _wilcoxon_top(
             scores[:, top], correction=settings.correction, alpha=settings.alpha
         )
         corrected = np.where(np.isnan(part.pvalues), np.nan, 1.0)
-        summary, section = _wilcoxon_sections(
-            prepared, settings, part, np.zeros((m, m), dtype=bool), names, corrected, top
-        )
+        summary, section = _wilcoxon_sections(prepared, settings, part, None, names, corrected, top)
         return summary, section, (family, ((), (), 0.0))
     whole = significance.wilcoxon_pairwise(
         scores, correction=settings.correction, alpha=settings.alpha
@@ -279,6 +277,11 @@ def _wilcoxon_top(
         prepared, settings, part, whole.significant, names, top=top
     )
     return summary, section, (family, steps)
+
+
+def _never_differ(first: np.ndarray, second: np.ndarray) -> np.ndarray:
+    """No pair differs (every Holm-corrected p-value is 1)."""
+    return np.zeros(np.broadcast(first, second).shape, dtype=bool)
 
 
 def _letters(groups: significance.IndistinguishableGroups) -> tuple[str, ...] | NotApplicable:

@@ -4,6 +4,7 @@ stored, any other pair computed on demand, each equal to the whole matrix's valu
 from __future__ import annotations
 
 import dataclasses
+import tracemalloc
 
 import numpy as np
 import pytest
@@ -155,3 +156,25 @@ def test_no_raw_pvalue_of_six_datasets_is_below_two_to_the_minus_six():
 def test_the_bound_is_the_stated_one():
     assert analysis.MAX_PAIRWISE_ALGORITHMS == pairwise_scope.MAX_PAIRWISE_ALGORITHMS == 632
     assert 632 * 631 // 2 <= 200_000 < 633 * 632 // 2
+
+
+def test_the_tests_above_the_bound_allocate_no_square_of_the_algorithms():
+    """Above the pairwise bound the tests' memory does not grow with m squared: the
+    board's letters come from pairs evaluated on demand, not from an m x m array."""
+    from estimation.core.significance_sections import tests_across_datasets
+
+    settings = AnalysisSettings(bootstrap=0)
+    peaks = {}
+    for m in (1000, 3000):
+        table = result_table(m, 6, seed=3)
+        prepared = analysis._prepared(table, settings)
+        top = pairwise_scope.pairwise_top(prepared.algorithms, prepared.ranks)
+        assert top is not None and top.size < m
+        tracemalloc.start()
+        try:
+            tests_across_datasets(prepared, settings, top)
+            peaks[m] = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+    # One m x m boolean more at m = 3000 would add 8 MB over m = 1000.
+    assert peaks[3000] - peaks[1000] < (3000**2 - 1000**2) / 8

@@ -17,6 +17,7 @@ from estimation.core.significance import (
     compact_letter_display,
     friedman,
     indistinguishable_groups,
+    indistinguishable_groups_by_distance,
     nemenyi,
     signed_rank,
     wilcoxon_pairwise,
@@ -447,3 +448,26 @@ def test_wilcoxon_agrees_with_exact_decimal_differences_on_random_tables(peer_re
             float_disagreements += floats != expected
     assert permutation_pairs > PERMUTATION_PAIRS  # the cap did bite: both paths were compared
     assert float_disagreements > 20
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.integers(1, 60),
+    st.integers(0, 10_000),
+    st.floats(0.0, 3.0),
+    st.booleans(),
+)
+def test_groups_by_distance_equal_the_groups_of_the_whole_matrix(m, seed, threshold, ties):
+    """A significance that grows with the distance of the mean ranks gives the same
+    bars and letters from pairs evaluated on demand as from its m x m matrix."""
+    rng = np.random.default_rng(seed)
+    mean_ranks = rng.uniform(1, 1 + m / 4, m)
+    if ties:
+        mean_ranks = np.round(mean_ranks * 2) / 2
+
+    def differ(first, second):
+        return np.abs(np.asarray(first) - np.asarray(second)) > threshold
+
+    significant = differ(mean_ranks[:, None], mean_ranks[None, :])
+    by_distance = indistinguishable_groups_by_distance(mean_ranks, differ)
+    assert by_distance == indistinguishable_groups(significant, mean_ranks)

@@ -25,6 +25,7 @@ from estimation.core.significance.groups import (
     cd_groups,
     compact_letter_display,
     indistinguishable_groups,
+    indistinguishable_groups_by_distance,
 )
 from estimation.core.significance.groups import _letter as _letter
 from estimation.core.significance.groups import _maximal_cliques as _maximal_cliques
@@ -51,6 +52,7 @@ __all__ = [
     "compact_letter_display",
     "friedman",
     "indistinguishable_groups",
+    "indistinguishable_groups_by_distance",
     "nemenyi",
     "rank_test_not_applicable",
     "wilcoxon_pairwise",

@@ -3,6 +3,7 @@ letter displays and their bounded variants (METHODS 4)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -39,19 +40,27 @@ def _in_rank_order(
 
 
 def _run_ends(inside: np.ndarray) -> np.ndarray:
-    """``end[s]``: the last position of the run that starts at ``s`` (see :func:`cd_groups`).
-
-    A run from ``s`` can take position ``c`` while no member so far differs from it,
-    that is while ``last_conflict[c] < s``, where ``last_conflict[c]`` is the latest
-    earlier position that differs from ``c`` (-1 if none). The end of the run is one
-    before the first ``c > s`` with ``last_conflict[c] >= s``.
-    """
+    """``end[s]``: the last position of the run that starts at ``s`` (see :func:`cd_groups`),
+    from the significance matrix in rank order: each position's latest earlier
+    position that differs from it (``O(m^2)`` element operations), then
+    :func:`_ends_of_runs`."""
     m = inside.shape[0]
     earlier = np.tril(inside, -1)  # earlier[c, i]: i < c and they differ
     has_conflict = earlier.any(axis=1)
     last_conflict = np.where(has_conflict, m - 1 - np.argmax(earlier[:, ::-1], axis=1), -1)
-    # first_blocked[s] = min{c > s : last_conflict[c] >= s}; conflicts are monotone in s,
-    # so a running pointer finds every end in O(m) steps after the O(m^2) scan above.
+    return _ends_of_runs(last_conflict)
+
+
+def _ends_of_runs(last_conflict: np.ndarray) -> np.ndarray:
+    """``end[s]`` from ``last_conflict[c]``, the latest position before ``c`` that differs
+    from ``c`` (-1 if none).
+
+    A run from ``s`` can take position ``c`` while no member so far differs from it,
+    that is while ``last_conflict[c] < s``. The end of the run is one before the first
+    ``c > s`` with ``last_conflict[c] >= s``; conflicts are monotone in ``s``, so a
+    running pointer finds every end in ``O(m)`` steps.
+    """
+    m = last_conflict.size
     ends = np.empty(m, dtype=np.int64)
     end = 0
     for start in range(m):
@@ -60,6 +69,27 @@ def _run_ends(inside: np.ndarray) -> np.ndarray:
             end += 1
         ends[start] = end
     return ends
+
+
+def _last_conflicts_by_distance(
+    sorted_ranks: np.ndarray, differ: Callable[[np.ndarray, np.ndarray], np.ndarray]
+) -> np.ndarray:
+    """``last_conflict`` (see :func:`_ends_of_runs`) when whether two algorithms differ
+    depends only on, and grows with, the distance of their mean ranks (Nemenyi):
+    the positions before ``c`` that differ from it are a prefix, whose length a
+    bisection finds for every ``c`` at once (``O(m log m)`` calls of ``differ`` on
+    ``m`` pairs, no ``m x m`` array)."""
+    m = sorted_ranks.size
+    low = np.zeros(m, dtype=np.int64)
+    high = np.arange(m, dtype=np.int64)
+    while True:
+        open_ = np.flatnonzero(low < high)
+        if not open_.size:
+            return low - 1
+        middle = (low[open_] + high[open_]) // 2
+        differs = np.asarray(differ(sorted_ranks[middle], sorted_ranks[open_]), dtype=bool)
+        low[open_] = np.where(differs, middle + 1, low[open_])
+        high[open_] = np.where(differs, high[open_], middle)
 
 
 def cd_groups(significant: np.ndarray, mean_ranks: np.ndarray) -> list[tuple[int, ...]]:
@@ -82,7 +112,11 @@ def cd_groups(significant: np.ndarray, mean_ranks: np.ndarray) -> list[tuple[int
     """
     significant, mean_ranks = _check_groups_input(significant, mean_ranks)
     order, inside = _in_rank_order(significant, mean_ranks)
-    ends = _run_ends(inside)
+    return _bars_of_runs(order, _run_ends(inside))
+
+
+def _bars_of_runs(order: np.ndarray, ends: np.ndarray) -> list[tuple[int, ...]]:
+    """The runs of :func:`_ends_of_runs` not contained in an earlier one, best first."""
     runs: list[tuple[int, ...]] = []
     furthest = -1
     for start, end in enumerate(ends.tolist()):
@@ -173,32 +207,44 @@ def _letters(
     position = np.empty(m, dtype=int)
     position[order] = np.arange(m)
     if _monotone(inside):
-        # The maximal cliques are the CD bars, already sorted by (first, last) position.
-        ends = _run_ends(inside)
-        starts = np.flatnonzero(ends > np.maximum.accumulate(np.r_[-1, ends[:-1]]))
-        if max_per_vertex is not None:
-            covering = np.zeros(m + 1, dtype=np.int64)
-            np.add.at(covering, starts, 1)
-            np.add.at(covering, ends[starts] + 1, -1)
-            if np.cumsum(covering)[:m].max() > max_per_vertex:
-                return (), f"an algorithm belongs to more than {max_per_vertex} groups"
-        if starts.size > _MAX_LETTER_GROUPS:
-            return (), f"the significance pattern has more than {_MAX_LETTER_GROUPS} groups"
-        cliques = [frozenset(order[s : ends[s] + 1].tolist()) for s in starts.tolist()]
-    else:
-        adjacent = ~significant
-        np.fill_diagonal(adjacent, False)
-        cliques, reason = _maximal_cliques(
-            adjacent, max_groups=_MAX_LETTER_GROUPS, max_per_vertex=max_per_vertex
-        )
-        if reason is not None:
-            return (), reason
-        cliques.sort(key=lambda c: (min(position[v] for v in c), max(position[v] for v in c)))
+        return _letters_of_runs(order, _run_ends(inside), max_per_vertex=max_per_vertex)
+    adjacent = ~significant
+    np.fill_diagonal(adjacent, False)
+    cliques, reason = _maximal_cliques(
+        adjacent, max_groups=_MAX_LETTER_GROUPS, max_per_vertex=max_per_vertex
+    )
+    if reason is not None:
+        return (), reason
+    cliques.sort(key=lambda c: (min(position[v] for v in c), max(position[v] for v in c)))
+    return _labels(cliques, m), None
+
+
+def _letters_of_runs(
+    order: np.ndarray, ends: np.ndarray, *, max_per_vertex: int | None
+) -> tuple[tuple[str, ...], str | None]:
+    """Compact letters of a pattern monotone in the mean ranks: the maximal cliques are
+    the CD bars (the runs not inside an earlier one), already sorted by (first, last)
+    position. ``order`` is the algorithms best first, ``ends`` :func:`_ends_of_runs`."""
+    m = order.size
+    starts = np.flatnonzero(ends > np.maximum.accumulate(np.r_[-1, ends[:-1]]))
+    if max_per_vertex is not None:
+        covering = np.zeros(m + 1, dtype=np.int64)
+        np.add.at(covering, starts, 1)
+        np.add.at(covering, ends[starts] + 1, -1)
+        if np.cumsum(covering)[:m].max() > max_per_vertex:
+            return (), f"an algorithm belongs to more than {max_per_vertex} groups"
+    if starts.size > _MAX_LETTER_GROUPS:
+        return (), f"the significance pattern has more than {_MAX_LETTER_GROUPS} groups"
+    cliques = [frozenset(order[s : ends[s] + 1].tolist()) for s in starts.tolist()]
+    return _labels(cliques, m), None
+
+
+def _labels(cliques: list[frozenset[int]], m: int) -> tuple[str, ...]:
     labels = [""] * m
     for index, clique in enumerate(cliques):
         for vertex in sorted(clique):
             labels[vertex] += _letter(index)
-    return tuple(labels), None
+    return tuple(labels)
 
 
 def compact_letter_display(significant: np.ndarray, mean_ranks: np.ndarray) -> tuple[str, ...]:
@@ -268,16 +314,46 @@ def indistinguishable_groups(
     """
     significant, mean_ranks = _check_groups_input(significant, mean_ranks)
     m = mean_ranks.size
-    bars: tuple[tuple[int, ...], ...] | None = None
+    bars = None if m > MAX_CD_ALGORITHMS else tuple(cd_groups(significant, mean_ranks))
+    letters, reason = _letters(significant, mean_ranks, max_per_vertex=MAX_LETTERS_PER_ALGORITHM)
+    return _groups(m, bars, letters, reason)
+
+
+def indistinguishable_groups_by_distance(
+    mean_ranks: np.ndarray, differ: Callable[[np.ndarray, np.ndarray], np.ndarray]
+) -> IndistinguishableGroups:
+    """:func:`indistinguishable_groups` of a significance that depends only on, and
+    grows with, the distance of two mean ranks (Nemenyi's), with no ``m x m`` array:
+    ``differ(first, second)`` says, pair by pair, whether algorithms of these mean
+    ranks differ significantly. Memory ``O(m)``; ``O(m log m)`` pairs are evaluated.
+    """
+    mean_ranks = np.asarray(mean_ranks, dtype=float)
+    if mean_ranks.ndim != 1:
+        raise ValueError(f"mean_ranks must be (m,), got {mean_ranks.shape}")
+    m = mean_ranks.size
+    if m == 0:
+        return _groups(0, (), (), None)
+    order = np.argsort(mean_ranks, kind="stable")
+    ends = _ends_of_runs(_last_conflicts_by_distance(mean_ranks[order], differ))
+    bars = None if m > MAX_CD_ALGORITHMS else tuple(_bars_of_runs(order, ends))
+    letters, reason = _letters_of_runs(order, ends, max_per_vertex=MAX_LETTERS_PER_ALGORITHM)
+    return _groups(m, bars, letters, reason)
+
+
+def _groups(
+    m: int,
+    bars: tuple[tuple[int, ...], ...] | None,
+    letters: tuple[str, ...],
+    reason: str | None,
+) -> IndistinguishableGroups:
+    """The result, with the reasons in words for what is not shown (``bars`` None:
+    too many algorithms for a diagram; ``reason``: why the letters are not shown)."""
     bars_reason = None
-    if m > MAX_CD_ALGORITHMS:
+    if bars is None:
         bars_reason = (
             f"a critical-difference diagram of {m} algorithms would not be readable "
             f"(it is drawn for at most {MAX_CD_ALGORITHMS})"
         )
-    else:
-        bars = tuple(cd_groups(significant, mean_ranks))
-    letters, reason = _letters(significant, mean_ranks, max_per_vertex=MAX_LETTERS_PER_ALGORITHM)
     letters_reason = None
     if reason is not None:
         letters_reason = f"{reason}: a compact letter display would not be readable"
