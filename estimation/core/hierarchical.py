@@ -203,6 +203,12 @@ def _log_nu_std0_marginal(eta, std0, resid2, alpha, beta):
     )
 
 
+_ALPHA_VALUES = np.linspace(*ALPHA_BOUNDS, _ALPHA_GRID)
+_ALPHA_VALUES.setflags(write=False)
+_ALPHA_LOG_GAMMA = special.gammaln(_ALPHA_VALUES)
+_ALPHA_LOG_GAMMA.setflags(write=False)
+
+
 @dataclass(frozen=True)
 class _FoldSummary:
     """What the sampler reads of the scaled fold differences, fixed through the run."""
@@ -380,12 +386,11 @@ def _nu_std0_moves(
 
 def _gamma_prior_draws(s: _Chains, generator: np.random.Generator) -> None:
     """alpha from its conditional on a grid of :data:`_ALPHA_GRID` points, then beta."""
-    grid = np.linspace(*ALPHA_BOUNDS, _ALPHA_GRID)
-    grid_step = grid[1] - grid[0]
+    grid, grid_step = _ALPHA_VALUES, _ALPHA_VALUES[1] - _ALPHA_VALUES[0]
     log_alpha = (
         grid[None, :] * np.log(s.beta)[:, None]
         + (grid[None, :] - 1.0) * np.log(s.eta)[:, None]
-        - special.gammaln(grid)[None, :]
+        - _ALPHA_LOG_GAMMA[None, :]
     )
     pick = np.argmax(log_alpha + generator.gumbel(size=log_alpha.shape), axis=1)
     s.alpha = np.clip(
