@@ -14,17 +14,17 @@ Romano and Wolf's stepdown, and read the ranks off the rejections. Above
 :data:`PAIRWISE_MAX_ALGORITHMS` the O(B m^2) pairwise work is replaced by simultaneous
 marginal intervals (O(B m)), valid but more conservative.
 
-*Small samples* (in the notation of the Notes of :func:`rank_intervals`). A
-difference that does not vary over the resamples (e.g. one
-algorithm ahead on every dataset) has no bootstrap standard error, and one whose
-``|t|`` reaches ``sqrt(n)`` is as strong as a difference can be on ``n`` datasets:
-``sqrt(n)`` is the z of a sign test of a difference on every dataset. Such a pair is
-separated only when ``sqrt(n)`` exceeds both ``c`` and Bonferroni's one-sided normal
-critical value over the pairs still tested (with 4 algorithms, 7 datasets or more).
-In the marginal construction, with ``sqrt(n)`` at or below that bound over all
-``m (m - 1)`` pairs (m = 2000 and n = 6), nothing is separated. Estimates equal to
-12 decimals are never separated. Separation needs ``d > 0``, so every interval holds
-the algorithm's own shared position (1 + the number of larger estimates).
+*Small samples* (in the notation of the Notes of :func:`rank_intervals`). A difference
+that does not vary over the resamples (e.g. one algorithm ahead on every dataset) has no
+bootstrap standard error, and one whose ``|t|`` reaches ``sqrt(n)`` is as strong as a
+difference can be on ``n`` datasets: ``sqrt(n)`` is the z of a sign test of a difference
+on every dataset. Such a pair is separated only when ``sqrt(n)`` exceeds both ``c`` and
+Bonferroni's one-sided normal critical value over the pairs still tested (with 4
+algorithms, 7 datasets or more). In the marginal construction, with ``sqrt(n)`` at or
+below that bound over all ``m (m - 1)`` pairs (m = 2000 and n = 6), nothing is
+separated. Estimates equal to 12 decimals are never separated. Separation needs
+``d > 0``, so every interval holds the algorithm's own shared position (1 + the number
+of larger estimates).
 
 *Assumptions.* Datasets are independent draws from one population; the estimator
 is asymptotically normal and its bootstrap consistent (true of the win rate and of
