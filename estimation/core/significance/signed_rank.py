@@ -400,8 +400,11 @@ def _paired_signed_rank(
     alpha = _check_alpha(alpha)
     correction = _check_correction(correction)
     samples = _check_samples(samples, unit)
-    per_pair = _test_every_pair(samples)
-    return _pairwise_result(per_pair, samples.shape, correction=correction, alpha=alpha, unit=unit)
+    pairs = np.triu_indices(samples.shape[1], 1)
+    per_pair = _test_every_pair(samples, pairs)
+    return _pairwise_result(
+        per_pair, samples.shape, pairs, correction=correction, alpha=alpha, unit=unit
+    )
 
 
 def _check_samples(samples: np.ndarray, unit: str) -> np.ndarray:
@@ -439,11 +442,11 @@ class _PairDifferences:
     uniform: bool
 
     @classmethod
-    def of(cls, samples: np.ndarray) -> _PairDifferences:
+    def of(cls, samples: np.ndarray, pairs: tuple[np.ndarray, np.ndarray]) -> _PairDifferences:
         m = samples.shape[1]
         grid = decimal_grid(samples)
         columns, kinds = _common_numerators(grid)
-        first, second = np.triu_indices(m, 1)
+        first, second = pairs
         return cls(
             grid=grid,
             columns=columns,
@@ -473,7 +476,9 @@ class _PairDifferences:
             pair = end
 
 
-def _test_every_pair(samples: np.ndarray) -> dict[str, np.ndarray]:
+def _test_every_pair(
+    samples: np.ndarray, pairs: tuple[np.ndarray, np.ndarray]
+) -> dict[str, np.ndarray]:
     """The fields of :class:`_SignedRankBatch` for every pair in upper-triangle order.
 
     Pairs in batches whose (pairs x blocks) arrays hold _PAIR_CHUNK_ELEMENTS, written
@@ -482,7 +487,7 @@ def _test_every_pair(samples: np.ndarray) -> dict[str, np.ndarray]:
     length, m = samples.shape
     n_pairs = m * (m - 1) // 2
     chunk = max(1, _PAIR_CHUNK_ELEMENTS // max(length, 1))
-    pairs = _PairDifferences.of(samples)
+    differences_of = _PairDifferences.of(samples, pairs)
     per_pair = {name: np.zeros(n_pairs, dtype=dtype) for name, dtype in _PER_PAIR_FIELDS}
     complete = not np.isnan(samples).any()
 
@@ -491,7 +496,7 @@ def _test_every_pair(samples: np.ndarray) -> dict[str, np.ndarray]:
         for start in starts:
             stop = min(start + chunk, n_pairs)
             differences = buffer[: stop - start]
-            pairs.write(start, stop, differences)
+            differences_of.write(start, stop, differences)
             batch = _signed_rank_batch(differences, complete=complete, overwrite=True)
             for name, values in per_pair.items():
                 values[start:stop] = getattr(batch, name)
@@ -504,6 +509,7 @@ def _test_every_pair(samples: np.ndarray) -> dict[str, np.ndarray]:
 def _pairwise_result(
     per_pair: dict[str, np.ndarray],
     shape: tuple[int, int],
+    pairs: tuple[np.ndarray, np.ndarray],
     *,
     correction: str,
     alpha: float,
@@ -511,7 +517,7 @@ def _pairwise_result(
 ) -> PairwiseSignedRank:
     """The (m, m) matrices of :class:`PairwiseSignedRank` from the per-pair arrays."""
     length, m = shape
-    first, second = np.triu_indices(m, 1)
+    first, second = pairs
     n_common, n_nonzero = per_pair["n_observations"], per_pair["n_nonzero"]
     r_plus, r_minus = per_pair["r_plus"], per_pair["r_minus"]
     # Identical on every block: no evidence of a difference, p = 1 (METHODS 4), with a
@@ -543,16 +549,20 @@ def _pairwise_result(
         effect_size=symmetric(effect, 0.0, sign=-1.0),
         n_common=symmetric(n_common.astype(float), float(length)),
         n_nonzero=symmetric(n_nonzero.astype(float), 0.0),
-        method=_method_matrix(per_pair["method"], n_common, n_nonzero, m),
-        not_applicable=_not_applicable_reasons(n_common, n_nonzero, m, unit),
+        method=_method_matrix(per_pair["method"], n_common, n_nonzero, pairs, m),
+        not_applicable=_not_applicable_reasons(n_common, n_nonzero, pairs, m, unit),
     )
 
 
 def _not_applicable_reasons(
-    n_common: np.ndarray, n_nonzero: np.ndarray, m: int, unit: str
+    n_common: np.ndarray,
+    n_nonzero: np.ndarray,
+    pairs: tuple[np.ndarray, np.ndarray],
+    m: int,
+    unit: str,
 ) -> np.ndarray:
     """(m, m) object array: why each pair has no test, or None."""
-    first, second = np.triu_indices(m, 1)
+    first, second = pairs
     reasons = np.full((m, m), None, dtype=object)
     no_common = n_common == 0
     all_zero = ~no_common & (n_nonzero == 0)
@@ -567,10 +577,14 @@ def _not_applicable_reasons(
 
 
 def _method_matrix(
-    methods: np.ndarray, n_common: np.ndarray, n_nonzero: np.ndarray, m: int
+    methods: np.ndarray,
+    n_common: np.ndarray,
+    n_nonzero: np.ndarray,
+    pairs: tuple[np.ndarray, np.ndarray],
+    m: int,
 ) -> np.ndarray:
     """(m, m) object array of each pair's method name, None where nothing was tested."""
-    first, second = np.triu_indices(m, 1)
+    first, second = pairs
     untested = (n_common == 0) | (n_nonzero == 0)
     # One shared string object per regime, not one per pair.
     codes = np.full((m, m), 3, dtype=np.int8)
