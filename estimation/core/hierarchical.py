@@ -203,6 +203,203 @@ def _log_nu_std0_marginal(eta, std0, resid2, alpha, beta):
     )
 
 
+_ALPHA_VALUES = np.linspace(*ALPHA_BOUNDS, _ALPHA_GRID)
+_ALPHA_VALUES.setflags(write=False)
+_ALPHA_LOG_GAMMA = special.gammaln(_ALPHA_VALUES)
+_ALPHA_LOG_GAMMA.setflags(write=False)
+
+
+@dataclass(frozen=True)
+class _FoldSummary:
+    """What the sampler reads of the scaled fold differences, fixed through the run."""
+
+    n: int
+    k: int
+    scale: float
+    fold_mean: np.ndarray
+    # Quadratic form of R^-1 about delta: (S2 - 2 delta S1 + K delta^2 - c (S1 - K delta)^2)
+    # / (1 - rho), c = rho / (1 + (K - 1) rho); S1, S2 the sum and the sum of squares.
+    s1: np.ndarray
+    s2: np.ndarray
+    rho: float
+    c: float
+    mean_var_factor: float
+    fold_var: np.ndarray
+    std_among: float
+    max_diff: float
+    sigma_hi: float
+    std0_hi: float
+
+
+@dataclass
+class _Chains:
+    """The state of every chain (one entry, or one row, per chain), updated in place."""
+
+    delta0: np.ndarray
+    std0: np.ndarray
+    eta: np.ndarray
+    alpha: np.ndarray
+    beta: np.ndarray
+    delta: np.ndarray
+    sigma2: np.ndarray
+
+
+def _fold_summary(x: np.ndarray) -> _FoldSummary:
+    """Divide by the mean within-dataset spread (as baycomp) and precompute the sums."""
+    n, k = x.shape
+    within = float(np.mean(np.std(x, axis=1)))
+    scale = within if within > 0 else max(float(np.abs(x).max()), 1.0)
+    x = x / scale
+    rho = 1.0 / k
+    std_within = float(np.mean(np.std(x, axis=1)))
+    std_among = float(np.std(x.mean(axis=1)))
+    return _FoldSummary(
+        n=n,
+        k=k,
+        scale=scale,
+        fold_mean=x.mean(axis=1),
+        s1=x.sum(axis=1),
+        s2=(x * x).sum(axis=1),
+        rho=rho,
+        c=rho / (1.0 + (k - 1) * rho),
+        mean_var_factor=(1.0 + (k - 1) * rho) / k,
+        fold_var=np.var(x, axis=1),
+        std_among=std_among,
+        max_diff=max(float(np.abs(x).max()), 1e-12),
+        sigma_hi=UPPER_SIGMA * max(std_within, 1e-12),
+        std0_hi=UPPER_SIGMA * max(std_among, std_within, 1e-12),
+    )
+
+
+def _start_chains(data: _FoldSummary, generator: np.random.Generator, c_: int) -> _Chains:
+    """Chains started apart, about the data's own centre and spread."""
+    spread = generator.uniform(-0.5, 0.5, size=c_)
+    delta0 = np.clip(
+        data.fold_mean.mean() + spread * max(data.std_among, 0.1), -data.max_diff, data.max_diff
+    )
+    std0 = np.full(c_, max(data.std_among, 0.1)) * generator.uniform(0.5, 2.0, size=c_)
+    eta = generator.uniform(1.0, 30.0, size=c_)
+    alpha = generator.uniform(*ALPHA_BOUNDS, size=c_)
+    beta = generator.uniform(*BETA_BOUNDS, size=c_)
+    return _Chains(
+        delta0=delta0,
+        std0=std0,
+        eta=eta,
+        alpha=alpha,
+        beta=beta,
+        delta=np.tile(data.fold_mean, (c_, 1)),
+        sigma2=np.tile(np.maximum(data.fold_var, _Q_FLOOR), (c_, 1)),
+    )
+
+
+def _conjugate_draws(data: _FoldSummary, s: _Chains, generator: np.random.Generator) -> np.ndarray:
+    """lambda_i, delta_i, sigma_i^2, delta0 and std0 from their conditionals; returns the
+    likelihood precision of the fold means (the group move reads it)."""
+    c_ = s.delta0.shape[0]
+    nu = s.eta + 1.0
+    resid2 = (s.delta - s.delta0[:, None]) ** 2
+    lam = generator.gamma((nu[:, None] + 1.0) / 2.0, size=(c_, data.n)) / (
+        (nu[:, None] + resid2 / s.std0[:, None] ** 2) / 2.0
+    )
+    prior_prec = lam / s.std0[:, None] ** 2
+    like_prec = 1.0 / (s.sigma2 * data.mean_var_factor)
+    post_var = 1.0 / (prior_prec + like_prec)
+    post_mean = post_var * (prior_prec * s.delta0[:, None] + like_prec * data.fold_mean)
+    s.delta = post_mean + np.sqrt(post_var) * generator.standard_normal((c_, data.n))
+
+    k, delta = data.k, s.delta
+    quad = (data.s2 - 2 * delta * data.s1 + k * delta**2 - data.c * (data.s1 - k * delta) ** 2) / (
+        1.0 - data.rho
+    )
+    quad = np.maximum(quad, _Q_FLOOR)
+    precision = _gamma_above(generator, (k - 1) / 2.0, quad / 2.0, 1.0 / data.sigma_hi**2)
+    s.sigma2 = 1.0 / precision
+
+    lam_sum = lam.sum(axis=1)
+    mu_mean = (lam * delta).sum(axis=1) / lam_sum
+    s.delta0 = _normal_between(
+        generator, mu_mean, s.std0 / np.sqrt(lam_sum), -data.max_diff, data.max_diff
+    )
+    spread2 = np.maximum((lam * (delta - s.delta0[:, None]) ** 2).sum(axis=1), 1e-300)
+    s.std0 = np.maximum(
+        1.0
+        / np.sqrt(
+            _gamma_above(generator, (data.n - 1) / 2.0, spread2 / 2.0, 1.0 / data.std0_hi**2)
+        ),
+        _STD0_FLOOR,
+    )
+    return like_prec
+
+
+def _rescale_move(
+    data: _FoldSummary, s: _Chains, like_prec: np.ndarray, generator: np.random.Generator
+) -> None:
+    """A joint rescaling of std0 and the delta_i about delta0 (a group move, Liu & Sabatti
+    2000): the centred conditionals alone mix slowly where std0 is small. The prior of the
+    delta_i is invariant under it; the ratio is the likelihood of the fold means times the
+    Jacobian's factor c (c^(n+1) against c^-n of the prior)."""
+    c_ = s.delta0.shape[0]
+    c_scale = np.exp(_STD0_STEP * generator.standard_normal(c_))
+    moved = s.delta0[:, None] + c_scale[:, None] * (s.delta - s.delta0[:, None])
+    log_ratio = (
+        np.log(c_scale)
+        - (((data.fold_mean - moved) ** 2 - (data.fold_mean - s.delta) ** 2) * like_prec).sum(
+            axis=1
+        )
+        / 2.0
+    )
+    moved_std0 = c_scale * s.std0
+    accept = (np.log(generator.uniform(size=c_)) < log_ratio) & (
+        (moved_std0 < data.std0_hi) & (moved_std0 >= _STD0_FLOOR)
+    )
+    s.std0 = np.where(accept, moved_std0, s.std0)
+    s.delta = np.where(accept[:, None], moved, s.delta)
+
+
+def _nu_std0_moves(
+    data: _FoldSummary, s: _Chains, move_scales: np.ndarray, generator: np.random.Generator
+) -> None:
+    """nu and std0 with lambda integrated out (the Student t likelihood of the delta_i):
+    given lambda, nu and std0 mix slowly between heavy tails with a narrow spread and light
+    tails with a wide one; lambda is drawn afresh from its conditional on them at the next
+    step. Random-walk moves on log(nu - 1) and log std0 (their Jacobians in the target),
+    each alone and both together."""
+    c_ = s.delta0.shape[0]
+    resid2 = (s.delta - s.delta0[:, None]) ** 2
+    current = _log_nu_std0_marginal(s.eta, s.std0, resid2, s.alpha, s.beta)
+    # All the moves' proposals and uniforms of this step in three calls.
+    steps = generator.standard_normal((2, move_scales.shape[1], c_)) * move_scales[..., None]
+    log_u = np.log(generator.uniform(size=(move_scales.shape[1], c_)))
+    eta, std0 = s.eta, s.std0
+    for step_eta, step_std, log_u_move in zip(steps[0], steps[1], log_u, strict=True):
+        eta_new = eta * np.exp(step_eta)
+        std0_new = std0 * np.exp(step_std)
+        proposed = _log_nu_std0_marginal(eta_new, std0_new, resid2, s.alpha, s.beta)
+        accept = (log_u_move < proposed - current) & (
+            (std0_new < data.std0_hi) & (std0_new >= _STD0_FLOOR)
+        )
+        eta = np.where(accept, eta_new, eta)
+        std0 = np.where(accept, std0_new, std0)
+        current = np.where(accept, proposed, current)
+    s.eta, s.std0 = eta, std0
+
+
+def _gamma_prior_draws(s: _Chains, generator: np.random.Generator) -> None:
+    """alpha from its conditional on a grid of :data:`_ALPHA_GRID` points, then beta."""
+    grid, grid_step = _ALPHA_VALUES, _ALPHA_VALUES[1] - _ALPHA_VALUES[0]
+    log_alpha = (
+        grid[None, :] * np.log(s.beta)[:, None]
+        + (grid[None, :] - 1.0) * np.log(s.eta)[:, None]
+        - _ALPHA_LOG_GAMMA[None, :]
+    )
+    pick = np.argmax(log_alpha + generator.gumbel(size=log_alpha.shape), axis=1)
+    s.alpha = np.clip(
+        grid[pick] + grid_step * generator.uniform(-0.5, 0.5, size=s.alpha.shape[0]),
+        *ALPHA_BOUNDS,
+    )
+    s.beta = _gamma_between(generator, s.alpha + 1.0, s.eta, *BETA_BOUNDS)
+
+
 def hierarchical_posterior(
     differences: Any,
     *,
@@ -212,127 +409,27 @@ def hierarchical_posterior(
     n_keep: int = N_KEEP,
 ) -> HierarchicalPosterior:
     """Gibbs draws of ``(delta0, std0, nu)`` from fold differences ``(n, K)``, A - B."""
-    x = _check(differences)
+    data = _fold_summary(_check(differences))
     generator = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
-    n, k = x.shape
-    within = float(np.mean(np.std(x, axis=1)))
-    scale = within if within > 0 else max(float(np.abs(x).max()), 1.0)
-    x = x / scale
-    rho = 1.0 / k
-    std_within = float(np.mean(np.std(x, axis=1)))
-    std_among = float(np.std(x.mean(axis=1)))
-    max_diff = max(float(np.abs(x).max()), 1e-12)
-    sigma_hi = UPPER_SIGMA * max(std_within, 1e-12)
-    std0_hi = UPPER_SIGMA * max(std_among, std_within, 1e-12)
-
-    fold_mean = x.mean(axis=1)
-    # Quadratic form of R^-1 about delta: (S2 - 2 delta S1 + K delta^2 - c (S1 - K delta)^2)
-    # / (1 - rho), c = rho / (1 + (K - 1) rho); S1, S2 the sum and the sum of squares.
-    s1 = x.sum(axis=1)
-    s2 = (x * x).sum(axis=1)
-    c = rho / (1.0 + (k - 1) * rho)
-    mean_var_factor = (1.0 + (k - 1) * rho) / k
-
     c_ = int(n_chains)
-    spread = generator.uniform(-0.5, 0.5, size=c_)
-    delta0 = np.clip(fold_mean.mean() + spread * max(std_among, 0.1), -max_diff, max_diff)
-    std0 = np.full(c_, max(std_among, 0.1)) * generator.uniform(0.5, 2.0, size=c_)
-    eta = generator.uniform(1.0, 30.0, size=c_)
-    alpha = generator.uniform(*ALPHA_BOUNDS, size=c_)
-    beta = generator.uniform(*BETA_BOUNDS, size=c_)
-    delta = np.tile(fold_mean, (c_, 1))
-    sigma2 = np.tile(np.maximum(np.var(x, axis=1), _Q_FLOOR), (c_, 1))
-    grid = np.linspace(*ALPHA_BOUNDS, _ALPHA_GRID)
-    grid_step = grid[1] - grid[0]
-
-    total = int(n_burn) + int(n_keep)
+    chains = _start_chains(data, generator, c_)
     # Rows: the step sizes on log(nu - 1) and log std0 of each Metropolis move.
     move_scales = np.array(_MOVES * _REPEATS, dtype=float).T * np.array([[_NU_STEP], [_STD0_STEP]])
     kept = np.empty((3, int(n_keep), c_))
-    for step in range(total):
-        nu = eta + 1.0
-        resid2 = (delta - delta0[:, None]) ** 2
-        lam = generator.gamma((nu[:, None] + 1.0) / 2.0, size=(c_, n)) / (
-            (nu[:, None] + resid2 / std0[:, None] ** 2) / 2.0
-        )
-        prior_prec = lam / std0[:, None] ** 2
-        like_prec = 1.0 / (sigma2 * mean_var_factor)
-        post_var = 1.0 / (prior_prec + like_prec)
-        post_mean = post_var * (prior_prec * delta0[:, None] + like_prec * fold_mean)
-        delta = post_mean + np.sqrt(post_var) * generator.standard_normal((c_, n))
-
-        quad = (s2 - 2 * delta * s1 + k * delta**2 - c * (s1 - k * delta) ** 2) / (1.0 - rho)
-        quad = np.maximum(quad, _Q_FLOOR)
-        precision = _gamma_above(generator, (k - 1) / 2.0, quad / 2.0, 1.0 / sigma_hi**2)
-        sigma2 = 1.0 / precision
-
-        lam_sum = lam.sum(axis=1)
-        mu_mean = (lam * delta).sum(axis=1) / lam_sum
-        delta0 = _normal_between(generator, mu_mean, std0 / np.sqrt(lam_sum), -max_diff, max_diff)
-        spread2 = np.maximum((lam * (delta - delta0[:, None]) ** 2).sum(axis=1), 1e-300)
-        std0 = np.maximum(
-            1.0 / np.sqrt(_gamma_above(generator, (n - 1) / 2.0, spread2 / 2.0, 1.0 / std0_hi**2)),
-            _STD0_FLOOR,
-        )
-
-        # A joint rescaling of std0 and the delta_i about delta0 (a group move, Liu &
-        # Sabatti 2000): the centred conditionals alone mix slowly where std0 is small.
-        # The prior of the delta_i is invariant under it; the ratio is the likelihood of
-        # the fold means times the Jacobian's factor c (c^(n+1) against c^-n of the prior).
-        c_scale = np.exp(_STD0_STEP * generator.standard_normal(c_))
-        moved = delta0[:, None] + c_scale[:, None] * (delta - delta0[:, None])
-        log_ratio = (
-            np.log(c_scale)
-            - (((fold_mean - moved) ** 2 - (fold_mean - delta) ** 2) * like_prec).sum(axis=1) / 2.0
-        )
-        moved_std0 = c_scale * std0
-        accept = (np.log(generator.uniform(size=c_)) < log_ratio) & (
-            (moved_std0 < std0_hi) & (moved_std0 >= _STD0_FLOOR)
-        )
-        std0 = np.where(accept, moved_std0, std0)
-        delta = np.where(accept[:, None], moved, delta)
-
-        # nu and std0 with lambda integrated out (the Student t likelihood of the
-        # delta_i): given lambda, nu and std0 mix slowly between heavy tails with a narrow
-        # spread and light tails with a wide one; lambda is drawn afresh from its
-        # conditional on them at the next step. Random-walk moves on log(nu - 1) and
-        # log std0 (their Jacobians in the target), each alone and both together.
-        resid2 = (delta - delta0[:, None]) ** 2
-        current = _log_nu_std0_marginal(eta, std0, resid2, alpha, beta)
-        # All the moves' proposals and uniforms of this step in three calls.
-        steps = generator.standard_normal((2, move_scales.shape[1], c_)) * move_scales[..., None]
-        log_u = np.log(generator.uniform(size=(move_scales.shape[1], c_)))
-        for step_eta, step_std, log_u_move in zip(steps[0], steps[1], log_u, strict=True):
-            eta_new = eta * np.exp(step_eta)
-            std0_new = std0 * np.exp(step_std)
-            proposed = _log_nu_std0_marginal(eta_new, std0_new, resid2, alpha, beta)
-            accept = (log_u_move < proposed - current) & (
-                (std0_new < std0_hi) & (std0_new >= _STD0_FLOOR)
-            )
-            eta = np.where(accept, eta_new, eta)
-            std0 = np.where(accept, std0_new, std0)
-            current = np.where(accept, proposed, current)
-
-        log_alpha = (
-            grid[None, :] * np.log(beta)[:, None]
-            + (grid[None, :] - 1.0) * np.log(eta)[:, None]
-            - special.gammaln(grid)[None, :]
-        )
-        pick = np.argmax(log_alpha + generator.gumbel(size=log_alpha.shape), axis=1)
-        alpha = np.clip(
-            grid[pick] + grid_step * generator.uniform(-0.5, 0.5, size=c_), *ALPHA_BOUNDS
-        )
-        beta = _gamma_between(generator, alpha + 1.0, eta, *BETA_BOUNDS)
-
+    for step in range(int(n_burn) + int(n_keep)):
+        like_prec = _conjugate_draws(data, chains, generator)
+        _rescale_move(data, chains, like_prec, generator)
+        _nu_std0_moves(data, chains, move_scales, generator)
+        _gamma_prior_draws(chains, generator)
         if step >= n_burn:
-            kept[:, step - n_burn] = (delta0, std0, eta + 1.0)
+            kept[:, step - n_burn] = (chains.delta0, chains.std0, chains.eta + 1.0)
     return HierarchicalPosterior(
-        delta0=kept[0].ravel() * scale,
-        std0=kept[1].ravel() * scale,
+        delta0=kept[0].ravel() * data.scale,
+        std0=kept[1].ravel() * data.scale,
         nu=kept[2].ravel(),
-        scale=scale,
-        n_datasets=n,
-        n_folds=k,
+        scale=data.scale,
+        n_datasets=data.n,
+        n_folds=data.k,
         n_chains=c_,
     )
 

@@ -272,27 +272,64 @@ def practical_sections(
     ranking input); ``board.settings.rope`` the region's half-width (None: not set).
     """
     rope = board.settings.rope
+    reason = _not_applicable(rope, scores, len(board.algorithms))
+    if reason is not None:
+        return reason, reason
+    assert rope is not None and scores is not None  # checked by _not_applicable
+    names = board.algorithms
+    order = board.order(board.recommended)
+    compared, chosen, samples, notes = _planned_pairs(order, len(names), scores.shape[0])
+    results = practical_probabilities(scores, chosen, rope=rope, rng=seed, n_samples=samples)
+    summary = _leader_summary(results, names, order, rope=float(rope), n_samples=samples)
+    better, equivalent, counts = _compared_matrices(results, compared)
+    section = PracticalSection(
+        algorithms=tuple(names[i] for i in compared),
+        rope=float(rope),
+        better=PairwiseMatrix.from_square(better),
+        equivalent=PairwiseMatrix.from_square(equivalent),
+        n_datasets=PairwiseMatrix.from_square(counts),
+        n_samples=samples,
+        seed=int(seed),
+        decision_level=DECISION_LEVEL,
+        notes=notes,
+        hierarchical=hierarchical_comparison(
+            names,
+            order,
+            fold_scores,
+            rope=float(rope),
+            seed=int(seed),
+            alpha=board.settings.alpha,
+        ),
+    )
+    return summary, section
+
+
+def _not_applicable(rope: float | None, scores: np.ndarray | None, m: int) -> NotApplicable | None:
+    """Why the practical sections do not apply, or None when they do."""
     if rope is None:
-        reason = NotApplicable(
+        return NotApplicable(
             "no region of practical equivalence is set for this metric (the maintainer "
             "sets one; analyze --rope)"
         )
-        return reason, reason
     if scores is None:
-        reason = NotApplicable("ranking-only input has no score differences to compare")
-        return reason, reason
-    names = board.algorithms
-    m = len(names)
+        return NotApplicable("ranking-only input has no score differences to compare")
     if m < 2 or scores.shape[0] < 2:
-        reason = NotApplicable("practical equivalence needs two algorithms and two datasets")
-        return reason, reason
-    order = board.order(board.recommended)
+        return NotApplicable("practical equivalence needs two algorithms and two datasets")
+    return None
+
+
+def _planned_pairs(
+    order: Sequence[int], n_algorithms: int, n_datasets: int
+) -> tuple[list[int], list[tuple[int, int]], int, tuple[str, ...]]:
+    """The algorithms of the matrix, the pairs computed, the draws per pair and the notes
+    on what the cost budget left out."""
+    m = n_algorithms
     leader = order[0]
     compared = sorted(order[:MAX_COMPARED])
     wanted = [(a, b) for x, a in enumerate(compared) for b in compared[x + 1 :]]
     wanted += [(leader, j) for j in order[1:] if j not in compared]
     notes: list[str] = []
-    samples, fitted = planned_samples(scores.shape[0], len(wanted))
+    samples, fitted = planned_samples(n_datasets, len(wanted))
     if samples < N_SAMPLES:
         notes.append(
             f"{samples} posterior draws per pair instead of {N_SAMPLES}, to bound the cost"
@@ -307,9 +344,19 @@ def practical_sections(
     # the leader's pairs first, so that the verdict keeps them within the budget
     leader_pairs = [p for p in wanted if leader in p]
     others = [p for p in wanted if leader not in p]
-    chosen = (leader_pairs + others)[:fitted]
-    results = practical_probabilities(scores, chosen, rope=rope, rng=seed, n_samples=samples)
+    return compared, (leader_pairs + others)[:fitted], samples, tuple(notes)
 
+
+def _leader_summary(
+    results: dict[tuple[int, int], PracticalPair | str],
+    names: Sequence[str],
+    order: Sequence[int],
+    *,
+    rope: float,
+    n_samples: int,
+) -> PracticalLeader:
+    """The leader against every algorithm whose pair was computed, seen from the leader."""
+    leader = order[0]
     versus = []
     for j in order[1:]:
         pair = results.get((min(leader, j), max(leader, j)))
@@ -319,13 +366,20 @@ def practical_sections(
             (pair.a_better, pair.b_better) if leader < j else (pair.b_better, pair.a_better)
         )
         versus.append(PracticalVersus(names[j], mine, pair.equivalent, theirs))
-    summary = PracticalLeader(
-        rope=float(rope),
+    return PracticalLeader(
+        rope=rope,
         leader=names[leader],
         versus=tuple(versus),
         decision_level=DECISION_LEVEL,
-        n_samples=samples,
+        n_samples=n_samples,
     )
+
+
+def _compared_matrices(
+    results: dict[tuple[int, int], PracticalPair | str], compared: list[int]
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """P(row better), P(equivalent) and the datasets of each pair of ``compared``; NaN
+    where the pair was not computed or does not apply."""
     k = len(compared)
     better = np.full((k, k), np.nan)
     equivalent = np.full((k, k), np.nan)
@@ -337,26 +391,7 @@ def practical_sections(
                 better[x, y], better[y, x] = pair.a_better, pair.b_better
                 equivalent[x, y] = equivalent[y, x] = pair.equivalent
                 counts[x, y] = counts[y, x] = pair.n_datasets
-    section = PracticalSection(
-        algorithms=tuple(names[i] for i in compared),
-        rope=float(rope),
-        better=PairwiseMatrix.from_square(better),
-        equivalent=PairwiseMatrix.from_square(equivalent),
-        n_datasets=PairwiseMatrix.from_square(counts),
-        n_samples=samples,
-        seed=int(seed),
-        decision_level=DECISION_LEVEL,
-        notes=tuple(notes),
-        hierarchical=hierarchical_comparison(
-            names,
-            order,
-            fold_scores,
-            rope=float(rope),
-            seed=int(seed),
-            alpha=board.settings.alpha,
-        ),
-    )
-    return summary, section
+    return better, equivalent, counts
 
 
 def equivalence_sentence(practical: PracticalLeader) -> tuple[str | None, tuple[str, ...]]:

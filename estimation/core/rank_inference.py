@@ -13,6 +13,24 @@ family-wise error by the bootstrap distribution of the maximum statistic with
 Romano and Wolf's stepdown, and read the ranks off the rejections. Above
 :data:`PAIRWISE_MAX_ALGORITHMS` the O(B m^2) pairwise work is replaced by simultaneous
 marginal intervals (O(B m)), valid but more conservative.
+
+*Small samples* (in the notation of the Notes of :func:`rank_intervals`). A difference
+that does not vary over the resamples (e.g. one algorithm ahead on every dataset) has no
+bootstrap standard error, and one whose ``|t|`` reaches ``sqrt(n)`` is as strong as a
+difference can be on ``n`` datasets: ``sqrt(n)`` is the z of a sign test of a difference
+on every dataset. Such a pair is separated only when ``sqrt(n)`` exceeds both ``c`` and
+Bonferroni's one-sided normal critical value over the pairs still tested (with 4
+algorithms, 7 datasets or more). In the marginal construction, with ``sqrt(n)`` at or
+below that bound over all ``m (m - 1)`` pairs (m = 2000 and n = 6), nothing is
+separated. Estimates equal to 12 decimals are never separated. Separation needs
+``d > 0``, so every interval holds the algorithm's own shared position (1 + the number
+of larger estimates).
+
+*Assumptions.* Datasets are independent draws from one population; the estimator
+is asymptotically normal and its bootstrap consistent (true of the win rate and of
+Borda; the leave-one-out weights and Plackett–Luce are smooth away from boundary
+fits). The level is asymptotic in ``n``; the coverage bench (``python -m bench
+coverage``) measures it at n = 10, 30, 100.
 """
 
 from __future__ import annotations
@@ -135,22 +153,7 @@ def rank_intervals(
     intervals do not overlap. Valid (all intervals hold at once with probability
     ``level``, and then every rank interval does), conservative, O(B m log m).
 
-    *Small samples.* A difference that does not vary over the resamples (e.g. one
-    algorithm ahead on every dataset) has no bootstrap standard error, and one whose
-    ``|t|`` reaches ``sqrt(n)`` is as strong as a difference can be on ``n`` datasets:
-    ``sqrt(n)`` is the z of a sign test of a difference on every dataset. Such a pair is
-    separated only when ``sqrt(n)`` exceeds both ``c`` and Bonferroni's one-sided normal
-    critical value over the pairs still tested (with 4 algorithms, 7 datasets or more).
-    In the marginal construction, with ``sqrt(n)`` at or below that bound over all
-    ``m (m - 1)`` pairs (m = 2000 and n = 6), nothing is separated. Estimates equal to
-    12 decimals are never separated. Separation needs ``d > 0``, so every interval holds
-    the algorithm's own shared position (1 + the number of larger estimates).
-
-    *Assumptions.* Datasets are independent draws from one population; the estimator
-    is asymptotically normal and its bootstrap consistent (true of the win rate and of
-    Borda; the leave-one-out weights and Plackett–Luce are smooth away from boundary
-    fits). The level is asymptotic in ``n``; the coverage bench (``python -m bench
-    coverage``) measures it at n = 10, 30, 100.
+    *Small samples* and *assumptions*: see the module docstring.
 
     References
     ----------
@@ -184,6 +187,16 @@ def rank_intervals(
     else:
         lower, upper, c = _marginal(theta, boot, rounded, root_n, float(level))
         method = "marginal"
+    return _frozen_result(lower, upper, method, c, level)
+
+
+def _frozen_result(
+    lower: np.ndarray,
+    upper: np.ndarray,
+    method: Literal["pairwise stepdown", "marginal"],
+    critical_value: float,
+    level: float,
+) -> RankInference:
     lower = lower.astype(np.int64)
     upper = upper.astype(np.int64)
     for array in (lower, upper):
@@ -191,7 +204,12 @@ def rank_intervals(
     best = lower == 1
     best.setflags(write=False)
     return RankInference(
-        lower=lower, upper=upper, best=best, method=method, critical_value=c, level=level
+        lower=lower,
+        upper=upper,
+        best=best,
+        method=method,
+        critical_value=critical_value,
+        level=level,
     )
 
 

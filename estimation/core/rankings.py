@@ -12,6 +12,7 @@ Conventions
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -79,40 +80,47 @@ def rank_scores(oriented_scores: Any, *, tie_tol: float = 0.0) -> np.ndarray:
     # Descending order with NaN last (argsort puts NaN last; -NaN is NaN).
     order = np.argsort(-scores, axis=1, kind="stable")
     ordered = np.take_along_axis(scores, order, axis=1)
-    missing = np.isnan(ordered)
+    new_group = _group_starts(ordered, np.isnan(ordered), tie_tol)
+    ranks = np.empty((n, m))
+    np.put_along_axis(ranks, order, _average_positions(new_group), axis=1)
+    return ranks
 
+
+def _group_starts(ordered: np.ndarray, missing: np.ndarray, tie_tol: float) -> np.ndarray:
+    """Where each tie group begins along rows sorted best first (the rule of
+    :func:`rank_scores`' Notes); ``missing`` marks the NaN, which tie with each other."""
+    n, m = ordered.shape
     new_group = np.ones((n, m), dtype=bool)
     if tie_tol == 0.0:
         same = (ordered[:, 1:] == ordered[:, :-1]) | (missing[:, 1:] & missing[:, :-1])
         new_group[:, 1:] = ~same
-    else:
-        start = ordered[:, 0].copy()
-        start_missing = missing[:, 0].copy()
-        for j in range(1, m):
-            value = ordered[:, j]
-            slack = tie_tol * (1.0 + 1e-9) + 8.0 * np.finfo(float).eps * np.abs(
-                np.where(start_missing, 0.0, start)
-            )
-            close = (
-                ~start_missing
-                & ~missing[:, j]
-                & (start - np.where(missing[:, j], 0.0, value) <= slack)
-            )
-            same = close | (start_missing & missing[:, j])
-            new_group[:, j] = ~same
-            start = np.where(same, start, value)
-            start_missing = np.where(same, start_missing, missing[:, j])
+        return new_group
+    start = ordered[:, 0].copy()
+    start_missing = missing[:, 0].copy()
+    for j in range(1, m):
+        value = ordered[:, j]
+        slack = tie_tol * (1.0 + 1e-9) + 8.0 * np.finfo(float).eps * np.abs(
+            np.where(start_missing, 0.0, start)
+        )
+        close = (
+            ~start_missing & ~missing[:, j] & (start - np.where(missing[:, j], 0.0, value) <= slack)
+        )
+        same = close | (start_missing & missing[:, j])
+        new_group[:, j] = ~same
+        start = np.where(same, start, value)
+        start_missing = np.where(same, start_missing, missing[:, j])
+    return new_group
 
+
+def _average_positions(new_group: np.ndarray) -> np.ndarray:
+    """The average 1-based position of each sorted cell's tie group."""
+    n, m = new_group.shape
     index = np.broadcast_to(np.arange(m), (n, m))
     group_start = np.maximum.accumulate(np.where(new_group, index, 0), axis=1)
     is_last = np.ones((n, m), dtype=bool)
     is_last[:, :-1] = new_group[:, 1:]
     group_end = np.minimum.accumulate(np.where(is_last, index, m)[:, ::-1], axis=1)[:, ::-1]
-    average = (group_start + group_end) / 2.0 + 1.0
-
-    ranks = np.empty((n, m))
-    np.put_along_axis(ranks, order, average, axis=1)
-    return ranks
+    return (group_start + group_end) / 2.0 + 1.0
 
 
 def tie_groups(ranks: Any) -> tuple[np.ndarray, np.ndarray]:
@@ -376,75 +384,22 @@ def prepare_rankings(
     ValueError
         When fewer than 2 algorithms or no dataset remain, or for an unknown policy.
     """
-    if missing not in ("complete", "worst"):
-        raise ValueError(f"missing must be 'complete' or 'worst', got {missing!r}")
-    min_coverage = float(min_coverage)
-    if not 0.0 <= min_coverage <= 1.0:
-        raise ValueError(f"min_coverage must be in [0, 1], got {min_coverage!r}")
+    min_coverage = _check_policy(missing, min_coverage)
     values = np.asarray(table.values, dtype=float)
-    n_total, m_total = values.shape
+    n_total = values.shape[0]
     present = ~np.isnan(values)
-    coverage_share = present.mean(axis=0) if n_total else np.zeros(m_total)
-    coverage = {a: float(c) for a, c in zip(table.algorithms, coverage_share, strict=True)}
-
-    if table.kind == "rank":
-        keep_algorithms = np.ones(m_total, dtype=bool)
-    else:
-        # An algorithm without a single result says nothing about any dataset: it is
-        # left out even at min_coverage 0 (under "worst" it would otherwise rank last
-        # everywhere and enter every test silently) and listed as excluded.
-        keep_algorithms = (coverage_share >= min_coverage) & (coverage_share > 0)
-    excluded = tuple(
-        a for a, keep in zip(table.algorithms, keep_algorithms, strict=True) if not keep
+    keep_algorithms, coverage = _kept_algorithms(table, present, min_coverage)
+    used_algorithms = _names(table.algorithms, keep_algorithms)
+    keep_datasets, dropped_by = _kept_datasets(
+        table, present[:, keep_algorithms], used_algorithms, missing
     )
-    if keep_algorithms.sum() < 2:
-        raise ValueError(
-            f"at least 2 algorithms are needed, {int(keep_algorithms.sum())} remain "
-            f"(table has {m_total}; excluded for coverage below {min_coverage:.0%}: "
-            f"{list(excluded)})"
-        )
-
-    used_present = present[:, keep_algorithms]
-    if table.kind == "rank":
-        keep_datasets = np.ones(n_total, dtype=bool)
-    elif missing == "complete":
-        keep_datasets = used_present.all(axis=1)
-    else:
-        keep_datasets = used_present.any(axis=1)
-    used_algorithms = tuple(
-        a for a, keep in zip(table.algorithms, keep_algorithms, strict=True) if keep
-    )
-    dropped = tuple(d for d, keep in zip(table.datasets, keep_datasets, strict=True) if not keep)
-    lacking = (~used_present[~keep_datasets]).sum(axis=0)
-    dropped_by = {a: int(c) for a, c in zip(used_algorithms, lacking, strict=True) if c > 0}
-    if not keep_datasets.any():
-        raise ValueError(
-            f"no dataset remains under missing={missing!r}: every one of the {n_total} "
-            f"datasets lacks a result of some used algorithm ({dropped_by})"
-        )
-
-    oriented = table.oriented()[np.ix_(keep_datasets, keep_algorithms)]
-    m = len(used_algorithms)
-    if table.kind == "rank":
-        known = _listed_positions_iv(oriented)
-        ranks = rank_scores(oriented)
-        scores = None
-        fold_scores = None
-    else:
-        ranks = rank_scores(oriented, tie_tol=tie_tol)
-        known = m
-        scores = _readonly(np.array(oriented))
-        fold_scores = None
-        if table.fold_values is not None:
-            folds = table.fold_values if table.higher_is_better else -table.fold_values
-            fold_scores = _readonly(np.array(folds[keep_datasets][:, :, keep_algorithms]))
-
+    ranks, known, scores, fold_scores = _rank_kept(table, keep_datasets, keep_algorithms, tie_tol)
     return PreparedRankings(
         algorithms=used_algorithms,
-        datasets=tuple(d for d, keep in zip(table.datasets, keep_datasets, strict=True) if keep),
-        excluded_algorithms=excluded,
+        datasets=_names(table.datasets, keep_datasets),
+        excluded_algorithms=_names(table.algorithms, ~keep_algorithms),
         coverage=coverage,
-        dropped_datasets=dropped,
+        dropped_datasets=_names(table.datasets, ~keep_datasets),
         dropped_by=dropped_by,
         ranks=_readonly(ranks),
         known_positions=known,
@@ -456,3 +411,80 @@ def prepare_rankings(
         min_coverage=min_coverage,
         n_datasets_total=n_total,
     )
+
+
+def _check_policy(missing: str, min_coverage: float) -> float:
+    if missing not in ("complete", "worst"):
+        raise ValueError(f"missing must be 'complete' or 'worst', got {missing!r}")
+    min_coverage = float(min_coverage)
+    if not 0.0 <= min_coverage <= 1.0:
+        raise ValueError(f"min_coverage must be in [0, 1], got {min_coverage!r}")
+    return min_coverage
+
+
+def _names(names: Sequence[str], keep: np.ndarray) -> tuple[str, ...]:
+    return tuple(name for name, kept in zip(names, keep, strict=True) if kept)
+
+
+def _kept_algorithms(
+    table: ResultTable, present: np.ndarray, min_coverage: float
+) -> tuple[np.ndarray, dict[str, float]]:
+    """The algorithms with enough coverage, and every algorithm's share of datasets."""
+    n_total, m_total = present.shape
+    coverage_share = present.mean(axis=0) if n_total else np.zeros(m_total)
+    coverage = {a: float(c) for a, c in zip(table.algorithms, coverage_share, strict=True)}
+    if table.kind == "rank":
+        keep_algorithms = np.ones(m_total, dtype=bool)
+    else:
+        # An algorithm without a single result says nothing about any dataset: it is
+        # left out even at min_coverage 0 (under "worst" it would otherwise rank last
+        # everywhere and enter every test silently) and listed as excluded.
+        keep_algorithms = (coverage_share >= min_coverage) & (coverage_share > 0)
+    if keep_algorithms.sum() < 2:
+        raise ValueError(
+            f"at least 2 algorithms are needed, {int(keep_algorithms.sum())} remain "
+            f"(table has {m_total}; excluded for coverage below {min_coverage:.0%}: "
+            f"{list(_names(table.algorithms, ~keep_algorithms))})"
+        )
+    return keep_algorithms, coverage
+
+
+def _kept_datasets(
+    table: ResultTable,
+    used_present: np.ndarray,
+    used_algorithms: tuple[str, ...],
+    missing: str,
+) -> tuple[np.ndarray, dict[str, int]]:
+    """The datasets the missing policy keeps, and per used algorithm how many of the
+    dropped ones lack its result."""
+    if table.kind == "rank":
+        keep_datasets: np.ndarray = np.ones(used_present.shape[0], dtype=bool)
+    elif missing == "complete":
+        keep_datasets = np.asarray(used_present.all(axis=1))
+    else:
+        keep_datasets = np.asarray(used_present.any(axis=1))
+    lacking = (~used_present[~keep_datasets]).sum(axis=0)
+    dropped_by = {a: int(c) for a, c in zip(used_algorithms, lacking, strict=True) if c > 0}
+    if not keep_datasets.any():
+        raise ValueError(
+            f"no dataset remains under missing={missing!r}: every one of the "
+            f"{used_present.shape[0]} datasets lacks a result of some used algorithm "
+            f"({dropped_by})"
+        )
+    return keep_datasets, dropped_by
+
+
+def _rank_kept(
+    table: ResultTable, keep_datasets: np.ndarray, keep_algorithms: np.ndarray, tie_tol: float
+) -> tuple[np.ndarray, int, np.ndarray | None, np.ndarray | None]:
+    """Ranks, known positions, oriented scores and fold scores of the kept cells."""
+    oriented = table.oriented()[np.ix_(keep_datasets, keep_algorithms)]
+    if table.kind == "rank":
+        known = _listed_positions_iv(oriented)
+        return rank_scores(oriented), known, None, None
+    ranks = rank_scores(oriented, tie_tol=tie_tol)
+    fold_scores = None
+    if table.fold_values is not None:
+        folds = table.fold_values if table.higher_is_better else -table.fold_values
+        fold_scores = _readonly(np.array(folds[keep_datasets][:, :, keep_algorithms]))
+    return ranks, oriented.shape[1], _readonly(np.array(oriented)), fold_scores

@@ -67,43 +67,10 @@ def tests_across_datasets(
     """Friedman, Nemenyi and Wilcoxon; with ``top`` (:func:`pairwise_scope.pairwise_top`)
     the pairwise sections hold those algorithms' pairs only, and no m x m float matrix is
     made (the board's letters read an m x m boolean significance)."""
-    names, ranks, known = prepared.algorithms, prepared.ranks, prepared.known_positions
-    friedman: Friedman | NotApplicable
-    nemenyi_summary: NemenyiSummary | NotApplicable
-    nemenyi: NemenyiSection | NotApplicable
-    reason = significance.rank_test_not_applicable(ranks, known_positions=known)
-    if reason is not None:
-        friedman = nemenyi_summary = nemenyi = NotApplicable(reason)
-    else:
-        result = significance.friedman(ranks, known_positions=known)
-        assert result.statistic is not None and result.pvalue is not None
-        assert result.iman_davenport_df is not None
-        infinite = NotApplicable(str(result.iman_davenport_not_applicable))
-        friedman = Friedman(
-            n_datasets=int(result.n_datasets),
-            statistic=float(result.statistic),
-            statistic_uncorrected=float(result.statistic_uncorrected or 0.0),
-            pvalue=float(result.pvalue),
-            df=int(result.df or 0),
-            iman_davenport=infinite
-            if result.iman_davenport is None
-            else float(result.iman_davenport),
-            iman_davenport_uncorrected=plain_float(result.iman_davenport_uncorrected),
-            iman_davenport_pvalue=infinite
-            if result.iman_davenport_pvalue is None
-            else float(result.iman_davenport_pvalue),
-            iman_davenport_df=(
-                int(result.iman_davenport_df[0]),
-                int(result.iman_davenport_df[1]),
-            ),
-            exact_pvalue=result.exact_pvalue,
-        )
-        if top is None:
-            nemenyi_summary, nemenyi = _nemenyi_whole(prepared, settings)
-        else:
-            nemenyi_summary, nemenyi = _nemenyi_top(prepared, settings, top)
+    friedman, nemenyi_summary, nemenyi = _rank_tests(prepared, settings, top)
     wilcoxon_summary: WilcoxonSummary | NotApplicable
     wilcoxon: WilcoxonSection | NotApplicable
+    family: tuple[int, tuple] | None = None
     if prepared.scores is None:
         wilcoxon_summary = wilcoxon = NotApplicable(
             "ranking-only input has no scores to pair across datasets"
@@ -115,35 +82,84 @@ def tests_across_datasets(
             prepared.scores, correction=settings.correction, alpha=settings.alpha
         )
         wilcoxon_summary, wilcoxon = _wilcoxon_sections(
-            prepared, settings, signed_rank, signed_rank.significant, names
+            prepared, settings, signed_rank, signed_rank.significant, prepared.algorithms
         )
     else:
         wilcoxon_summary, wilcoxon, family = _wilcoxon_top(prepared, settings, top)
-    scope: PairwiseScope | NotApplicable = NotApplicable(
-        f"the pairwise sections hold every pair of the {len(names)} algorithms (up to "
-        f"{pairwise_scope.MAX_PAIRWISE_ALGORITHMS} they do)"
-    )
-    if top is not None:
-        steps: tuple[tuple[float, ...], tuple[float, ...], float | None] = ((), (), None)
-        n_family = None
-        if isinstance(wilcoxon, WilcoxonSection):
-            n_family, steps = family
-        scope = PairwiseScope(
-            n_algorithms=len(names),
-            algorithms=tuple(names[i] for i in top),
-            reason=(
-                f"{len(names)} algorithms make {len(names) * (len(names) - 1) // 2} pairs: "
-                f"the pairwise sections hold those of the first {len(top)} by mean rank "
-                "(then name); any other pair is computed on demand from the stored ranks "
-                "and scores"
-            ),
-            n_datasets=prepared.n_datasets,
-            wilcoxon_family=n_family,
-            holm_raw=steps[0],
-            holm_corrected=steps[1],
-            holm_one_from=steps[2],
-        )
+    scope = _pairwise_scope(prepared, top, family)
     return AcrossDatasets(friedman, nemenyi_summary, nemenyi, wilcoxon_summary, wilcoxon, scope)
+
+
+def _rank_tests(
+    prepared: PreparedRankings, settings: AnalysisSettings, top: np.ndarray | None
+) -> tuple[
+    Friedman | NotApplicable, NemenyiSummary | NotApplicable, NemenyiSection | NotApplicable
+]:
+    """Friedman and Nemenyi on the ranks, or why they do not apply."""
+    ranks, known = prepared.ranks, prepared.known_positions
+    reason = significance.rank_test_not_applicable(ranks, known_positions=known)
+    if reason is not None:
+        not_applicable = NotApplicable(reason)
+        return not_applicable, not_applicable, not_applicable
+    friedman = _friedman_section(significance.friedman(ranks, known_positions=known))
+    if top is None:
+        return (friedman, *_nemenyi_whole(prepared, settings))
+    return (friedman, *_nemenyi_top(prepared, settings, top))
+
+
+def _friedman_section(result: significance.FriedmanResult) -> Friedman:
+    assert result.statistic is not None and result.pvalue is not None
+    assert result.iman_davenport_df is not None
+    infinite = NotApplicable(str(result.iman_davenport_not_applicable))
+    return Friedman(
+        n_datasets=int(result.n_datasets),
+        statistic=float(result.statistic),
+        statistic_uncorrected=float(result.statistic_uncorrected or 0.0),
+        pvalue=float(result.pvalue),
+        df=int(result.df or 0),
+        iman_davenport=infinite if result.iman_davenport is None else float(result.iman_davenport),
+        iman_davenport_uncorrected=plain_float(result.iman_davenport_uncorrected),
+        iman_davenport_pvalue=infinite
+        if result.iman_davenport_pvalue is None
+        else float(result.iman_davenport_pvalue),
+        iman_davenport_df=(
+            int(result.iman_davenport_df[0]),
+            int(result.iman_davenport_df[1]),
+        ),
+        exact_pvalue=result.exact_pvalue,
+    )
+
+
+def _pairwise_scope(
+    prepared: PreparedRankings, top: np.ndarray | None, family: tuple[int, tuple] | None
+) -> PairwiseScope | NotApplicable:
+    """Which pairs the pairwise sections hold; with the Wilcoxon family's size and Holm
+    steps (``family``) when its tests ran on the ``top`` pairs only."""
+    names = prepared.algorithms
+    if top is None:
+        return NotApplicable(
+            f"the pairwise sections hold every pair of the {len(names)} algorithms (up to "
+            f"{pairwise_scope.MAX_PAIRWISE_ALGORITHMS} they do)"
+        )
+    steps: tuple[tuple[float, ...], tuple[float, ...], float | None] = ((), (), None)
+    n_family = None
+    if family is not None:
+        n_family, steps = family
+    return PairwiseScope(
+        n_algorithms=len(names),
+        algorithms=tuple(names[i] for i in top),
+        reason=(
+            f"{len(names)} algorithms make {len(names) * (len(names) - 1) // 2} pairs: "
+            f"the pairwise sections hold those of the first {len(top)} by mean rank "
+            "(then name); any other pair is computed on demand from the stored ranks "
+            "and scores"
+        ),
+        n_datasets=prepared.n_datasets,
+        wilcoxon_family=n_family,
+        holm_raw=steps[0],
+        holm_corrected=steps[1],
+        holm_one_from=steps[2],
+    )
 
 
 def _nemenyi_whole(

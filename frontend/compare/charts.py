@@ -8,7 +8,7 @@ from collections.abc import Sequence
 
 from frontend.compare.head_to_head import HeadToHead
 from frontend.compare.label_place import Box, place_label
-from frontend.compare.pareto import ParetoView
+from frontend.compare.pareto import ParetoPoint, ParetoView
 from frontend.explore.charts import layout
 from frontend.explore.charts.layout import BLUE, MUTED, ORANGE, Chart, line, rect, text
 
@@ -28,15 +28,7 @@ def difference_chart(pair: HeadToHead, metric_name: str) -> Chart:
     orange), largest advantage first."""
     key = "pair-differences"
     title = f"{pair.a} against {pair.b}, dataset by dataset"
-    kind = pair.kind
-    if all(row.advantage is None for row in pair.differences):
-        kind = "rank"  # no values to subtract (e.g. a ranking file): the stored ranks
-    if kind == "rank":
-        unit = "rank of B minus rank of A"
-    elif pair.higher_is_better:
-        unit = f"{metric_name}: A minus B"
-    else:
-        unit = f"{metric_name}: B minus A (lower is better)"
+    kind, unit = _difference_unit(pair, metric_name)
     rows = [(row, _shown_difference(row, kind)) for row in pair.differences]
     drawn = [(row, value) for row, value in rows if value is not None]
     if not drawn:
@@ -47,13 +39,11 @@ def difference_chart(pair: HeadToHead, metric_name: str) -> Chart:
     width = 640.0
     left = layout.label_width([row.dataset for row, _ in drawn], cap=170) + 8
     right = width - 70
-    row_h = 20.0
     top = 22.0
     largest = max(abs(value) for _, value in drawn) or 1.0
     ticks = layout.nice_ticks(-largest, largest, 4)
     x = layout.scale(ticks[0], ticks[-1], left, right)
-    zero = x(0.0)
-    bottom = top + len(drawn) * row_h
+    bottom = top + len(drawn) * _ROW_H
     parts = [
         text(left, 12, f"◀ {pair.b} better", font_size=11, fill=ORANGE, font_weight="600"),
         text(
@@ -66,28 +56,12 @@ def difference_chart(pair: HeadToHead, metric_name: str) -> Chart:
             font_weight="600",
         ),
         layout.x_axis(ticks, x, bottom + 4, label=unit, grid_top=top),
+        *(
+            _difference_bar(row, value, top + index * _ROW_H, left, x)
+            for index, (row, value) in enumerate(drawn)
+        ),
+        line(x(0.0), top - 2, x(0.0), bottom + 4, stroke=MUTED),
     ]
-    for index, (row, value) in enumerate(drawn):
-        y = top + index * row_h
-        colour = BLUE if value > 0 else ORANGE if value < 0 else MUTED
-        start, end = sorted((zero, x(value)))
-        bar = (
-            rect(start, y + 3, max(end - start, 1.5), row_h - 6, fill=colour)
-            if value != 0
-            else rect(zero - 1.5, y + 3, 3, row_h - 6, fill=MUTED)
-        )
-        outcome = {"win": "A ahead", "loss": "B ahead", "tie": "tie", "none": "no comparison"}
-        parts.append(
-            layout.element(
-                "g",
-                layout.tooltip(f"{row.dataset}: {value:+.4g} ({outcome[row.outcome]})")
-                + layout.row_label(left - 8, y + row_h / 2, row.dataset, left - 12, font_size=11)
-                + bar,
-                data_dataset=row.dataset,
-            )
-        )
-    parts.append(line(zero, top - 2, zero, bottom + 4, stroke=MUTED))
-    height = bottom + 44
     description = (
         f"For each of {total} datasets, a bar from zero: to the right when {pair.a} is ahead "
         f"of {pair.b}, to the left when it is behind; measured as {unit}."
@@ -98,7 +72,48 @@ def difference_chart(pair: HeadToHead, metric_name: str) -> Chart:
         if total > len(drawn)
         else ""
     )
-    table = layout.html_table(
+    table = _difference_table(pair, rows, kind, unit, key)
+    return layout.figure(key, title, description, width, bottom + 44, "".join(parts), table, note)
+
+
+_ROW_H = 20.0
+_OUTCOME_WORDS = {"win": "A ahead", "loss": "B ahead", "tie": "tie", "none": "no comparison"}
+
+
+def _difference_unit(pair: HeadToHead, metric_name: str) -> tuple[str, str]:
+    """What the bars show (scores, or ranks where there are no values to subtract, e.g. a
+    ranking file) and the axis's words for it."""
+    kind: str = pair.kind
+    if all(row.advantage is None for row in pair.differences):
+        kind = "rank"
+    if kind == "rank":
+        return kind, "rank of B minus rank of A"
+    if pair.higher_is_better:
+        return kind, f"{metric_name}: A minus B"
+    return kind, f"{metric_name}: B minus A (lower is better)"
+
+
+def _difference_bar(row, value: float, y: float, left: float, x) -> str:
+    """One dataset's row: its name, a bar from zero (a grey tick for a tie), a tooltip."""
+    zero = x(0.0)
+    colour = BLUE if value > 0 else ORANGE if value < 0 else MUTED
+    start, end = sorted((zero, x(value)))
+    bar = (
+        rect(start, y + 3, max(end - start, 1.5), _ROW_H - 6, fill=colour)
+        if value != 0
+        else rect(zero - 1.5, y + 3, 3, _ROW_H - 6, fill=MUTED)
+    )
+    return layout.element(
+        "g",
+        layout.tooltip(f"{row.dataset}: {value:+.4g} ({_OUTCOME_WORDS[row.outcome]})")
+        + layout.row_label(left - 8, y + _ROW_H / 2, row.dataset, left - 12, font_size=11)
+        + bar,
+        data_dataset=row.dataset,
+    )
+
+
+def _difference_table(pair: HeadToHead, rows: Sequence, kind: str, unit: str, key: str) -> str:
+    return layout.html_table(
         f"{pair.a} against {pair.b} on each dataset",
         ["Dataset", f"{pair.a}", f"{pair.b}", unit, "Outcome for A"],
         [
@@ -113,7 +128,6 @@ def difference_chart(pair: HeadToHead, metric_name: str) -> Chart:
         ],
         key=key,
     )
-    return layout.figure(key, title, description, width, height, "".join(parts), table, note)
 
 
 def _ends(drawn: Sequence) -> list:
@@ -126,6 +140,8 @@ def _value_text(value: float | None) -> str:
 
 
 CORNER_GAP = 16.0
+_PARETO_WIDTH, _PARETO_HEIGHT = 640.0, 440.0
+_LEFT, _RIGHT, _TOP, _BOTTOM = 64.0, _PARETO_WIDTH - 24, 28.0, _PARETO_HEIGHT - 58
 
 
 def pareto_chart(view: ParetoView) -> Chart:
@@ -137,96 +153,34 @@ def pareto_chart(view: ParetoView) -> Chart:
     if view.not_applicable:
         return layout.not_applicable(key, title, view.not_applicable)
     points = view.points
-    width, height = 640.0, 440.0
-    left, right, top, bottom = 64.0, width - 24, 28.0, height - 58
-    xs = [p.values[0] for p in points]
-    ys = [p.values[1] for p in points]
-
-    def ticks_for(values: list[float]) -> list[float]:
-        low, high = min(values), max(values)
-        pad = (high - low) * 0.06 or abs(high) * 0.05 or 0.05
-        # A metric that is never negative (a time, an accuracy) gets no negative ticks.
-        return layout.nice_ticks(low - pad if low < 0 else max(low - pad, 0.0), high + pad, 5)
-
-    x_ticks, y_ticks = ticks_for(xs), ticks_for(ys)
+    x_ticks = _pareto_ticks([p.values[0] for p in points])
+    y_ticks = _pareto_ticks([p.values[1] for p in points])
     # Better is right and up: a lower-is-better axis runs from high to low.
     # The x axis starts a little right of the y axis: their first tick labels overprinted
     # at the corner (issue 28).
     x = layout.directed_scale(
-        x_ticks, left + CORNER_GAP, right, higher_is_better=x_metric.higher_is_better
+        x_ticks, _LEFT + CORNER_GAP, _RIGHT, higher_is_better=x_metric.higher_is_better
     )
-    y = layout.directed_scale(y_ticks, bottom, top, higher_is_better=y_metric.higher_is_better)
+    y = layout.directed_scale(y_ticks, _BOTTOM, _TOP, higher_is_better=y_metric.higher_is_better)
     parts = [
         layout.x_axis(
             sorted(x_ticks, key=x),
             x,
-            bottom,
+            _BOTTOM,
             label=f"{x_metric.name} ({x_metric.direction_text}; better →)",
-            label_x=(left + right) / 2,
-            grid_top=top,
+            label_x=(_LEFT + _RIGHT) / 2,
+            grid_top=_TOP,
         ),
         layout.y_axis(
             y_ticks,
             y,
-            left,
-            grid_right=right,
+            _LEFT,
+            grid_right=_RIGHT,
             label=f"{y_metric.name} ({y_metric.direction_text}; better ↑)",
         ),
+        _front_line(points, x, y),
+        *_pareto_markers(view, x, y),
     ]
-    front = sorted((p for p in points if p.on_front), key=lambda p: x(p.values[0]))
-    if len(front) > 1:
-        path = " ".join(
-            f"{'M' if i == 0 else 'L'}{layout.num(x(p.values[0]))} {layout.num(y(p.values[1]))}"
-            for i, p in enumerate(front)
-        )
-        parts.append(
-            layout.element(
-                "path", d=path, fill="none", stroke=BLUE, stroke_width=2, stroke_dasharray="5 3"
-            )
-        )
-    labelled = 0
-    taken: list[Box] = []  # the labels placed so far: none may overprint another
-    plot = Box(left, 0.0, width, bottom)  # clear of the tick labels left of and below it
-    for point in sorted(points, key=lambda p: p.on_front):
-        cx, cy = x(point.values[0]), y(point.values[1])
-        colour = BLUE if point.on_front else MUTED
-        radius = 6 if point.on_front else 4
-        shown = (
-            f"{point.algorithm}: {x_metric.name} {point.values[0]:.4g}, "
-            f"{y_metric.name} {point.values[1]:.4g}" + (" (on the front)" if point.on_front else "")
-        )
-        label = ""
-        name = layout.truncate(point.algorithm, 150)
-        spot = (
-            place_label(cx, cy, name, taken=taken, within=plot)
-            if point.on_front and labelled < 20
-            else None
-        )
-        if spot is not None:
-            labelled += 1
-            # a white halo keeps the label readable where it crosses the front's line
-            label = text(
-                spot.x,
-                spot.y,
-                name,
-                font_size=11,
-                text_anchor=spot.anchor,
-                fill=BLUE,
-                stroke="#ffffff",
-                stroke_width=3,
-                paint_order="stroke",
-            )
-        marker = layout.circle(
-            cx, cy, radius, colour, "0.95" if point.on_front else "0.6", stroke="#ffffff"
-        )
-        parts.append(
-            layout.element(
-                "g",
-                layout.tooltip(shown) + marker + label,
-                data_algorithm=point.algorithm,
-                data_front="yes" if point.on_front else "no",
-            )
-        )
     description = (
         f"Each algorithm's mean {x_metric.name} across datasets against its mean "
         f"{y_metric.name}; better is to the right and up. {sum(p.on_front for p in points)} "
@@ -242,4 +196,85 @@ def pareto_chart(view: ParetoView) -> Chart:
         ],
         key=key,
     )
-    return layout.figure(key, title, description, width, height, "".join(parts), table)
+    return layout.figure(
+        key, title, description, _PARETO_WIDTH, _PARETO_HEIGHT, "".join(parts), table
+    )
+
+
+def _pareto_ticks(values: list[float]) -> list[float]:
+    low, high = min(values), max(values)
+    pad = (high - low) * 0.06 or abs(high) * 0.05 or 0.05
+    # A metric that is never negative (a time, an accuracy) gets no negative ticks.
+    return layout.nice_ticks(low - pad if low < 0 else max(low - pad, 0.0), high + pad, 5)
+
+
+def _front_line(points: Sequence[ParetoPoint], x, y) -> str:
+    """The front joined left to right by a dashed line ("" for a front of one)."""
+    front = sorted((p for p in points if p.on_front), key=lambda p: x(p.values[0]))
+    if len(front) <= 1:
+        return ""
+    path = " ".join(
+        f"{'M' if i == 0 else 'L'}{layout.num(x(p.values[0]))} {layout.num(y(p.values[1]))}"
+        for i, p in enumerate(front)
+    )
+    return layout.element(
+        "path", d=path, fill="none", stroke=BLUE, stroke_width=2, stroke_dasharray="5 3"
+    )
+
+
+def _pareto_markers(view: ParetoView, x, y) -> list[str]:
+    """A marker per algorithm, the front drawn last (on top); the first 20 of the front
+    named where a label fits without overprinting another."""
+    x_metric, y_metric = view.metrics
+    markers = []
+    labelled = 0
+    taken: list[Box] = []  # the labels placed so far: none may overprint another
+    plot = Box(_LEFT, 0.0, _PARETO_WIDTH, _BOTTOM)  # clear of the tick labels left and below
+    for point in sorted(view.points, key=lambda p: p.on_front):
+        cx, cy = x(point.values[0]), y(point.values[1])
+        shown = (
+            f"{point.algorithm}: {x_metric.name} {point.values[0]:.4g}, "
+            f"{y_metric.name} {point.values[1]:.4g}" + (" (on the front)" if point.on_front else "")
+        )
+        label = ""
+        name = layout.truncate(point.algorithm, 150)
+        spot = (
+            place_label(cx, cy, name, taken=taken, within=plot)
+            if point.on_front and labelled < 20
+            else None
+        )
+        if spot is not None:
+            labelled += 1
+            label = _front_label(spot.x, spot.y, name, spot.anchor)
+        marker = layout.circle(
+            cx,
+            cy,
+            6 if point.on_front else 4,
+            BLUE if point.on_front else MUTED,
+            "0.95" if point.on_front else "0.6",
+            stroke="#ffffff",
+        )
+        markers.append(
+            layout.element(
+                "g",
+                layout.tooltip(shown) + marker + label,
+                data_algorithm=point.algorithm,
+                data_front="yes" if point.on_front else "no",
+            )
+        )
+    return markers
+
+
+def _front_label(x: float, y: float, name: str, anchor: str) -> str:
+    # a white halo keeps the label readable where it crosses the front's line
+    return text(
+        x,
+        y,
+        name,
+        font_size=11,
+        text_anchor=anchor,
+        fill=BLUE,
+        stroke="#ffffff",
+        stroke_width=3,
+        paint_order="stroke",
+    )

@@ -19,7 +19,14 @@ from estimation.api.export import rows_as_csv, snapshot_rows
 from estimation.core.contract import Board, NotApplicable, RankIntervals, to_json
 from estimation.core.registry import estimator_get
 from estimation.core.verdict import board_verdict
-from frontend.readers.presenters import leaderboard_board, leaderboard_rows, table_legend
+from frontend.readers.board_view import BoardView
+from frontend.readers.presenters import (
+    LeaderboardRow,
+    TableLegend,
+    leaderboard_board,
+    leaderboard_rows,
+    table_legend,
+)
 
 FORMATS = {
     "csv": "text/csv; charset=utf-8",
@@ -127,10 +134,31 @@ def _number(value: float | None, digits: int = 3) -> str:
 
 def export_latex(board: Board, source: ExportSource, estimator: str) -> str:
     """A booktabs table (needs ``\\usepackage{booktabs}`` and ``\\usepackage{url}``)."""
-    label = estimator_get(estimator).label
     table = leaderboard_board(board)
     legend = table_legend(board, estimator)
     rows, _ = leaderboard_rows(table, estimator)
+    columns = _latex_columns(table, legend, source)
+    lines = [
+        f"% {latex_escape(source.benchmark_title)}: Podium snapshot v{source.version}",
+        f"% Cite: {latex_escape(source.citation_line)}",
+        "% Needs \\usepackage{booktabs} and \\usepackage{url} (or hyperref).",
+        "\\begin{table}[ht]",
+        "\\centering",
+        f"\\begin{{tabular}}{{rcl{'r' * (len(columns) - 3)}}}",
+        "\\toprule",
+        " & ".join(columns) + " \\\\",
+        "\\midrule",
+        *(" & ".join(_latex_cells(row, table)) + " \\\\" for row in rows),
+        "\\bottomrule",
+        "\\end{tabular}",
+        f"\\caption{{{_latex_caption(table, legend, source, estimator)}}}",
+        "\\end{table}",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def _latex_columns(table: BoardView, legend: TableLegend, source: ExportSource) -> list[str]:
     columns = ["\\#", latex_escape(legend.ranks_label), "Algorithm", "$P(\\mathrm{win})$"]
     columns += [latex_escape(legend.interval_label), "$P(\\mathrm{best})$", "Win rate"]
     if table.has_scores:
@@ -142,40 +170,39 @@ def export_latex(board: Board, source: ExportSource, estimator: str) -> str:
     columns += ["Borda", "Plackett--Luce"]
     if table.group_test:
         columns.append("Group")
-    lines = [
-        f"% {latex_escape(source.benchmark_title)}: Podium snapshot v{source.version}",
-        f"% Cite: {latex_escape(source.citation_line)}",
-        "% Needs \\usepackage{booktabs} and \\usepackage{url} (or hyperref).",
-        "\\begin{table}[ht]",
-        "\\centering",
-        f"\\begin{{tabular}}{{rcl{'r' * (len(columns) - 3)}}}",
-        "\\toprule",
-        " & ".join(columns) + " \\\\",
-        "\\midrule",
+    return columns
+
+
+def _latex_cells(row: LeaderboardRow, table: BoardView) -> list[str]:
+    """One algorithm's cells, in the order of :func:`_latex_columns`."""
+    interval = f"[{_number(row.low)}, {_number(row.high)}]" if row.low is not None else "--"
+    position = f"={row.position}" if row.tied else str(row.position)
+    star = "$^\\star$" if row.plausible else ""
+    cells = [
+        position,
+        row.rank_text.replace("–", "--").replace("…", "--"),
+        latex_escape(row.algorithm) + star,
+        _number(row.probability),
+        interval,
+        _number(row.p_best, 2),
+        _number(row.win_rate),
     ]
-    for row in rows:
-        interval = f"[{_number(row.low)}, {_number(row.high)}]" if row.low is not None else "--"
-        position = f"={row.position}" if row.tied else str(row.position)
-        star = "$^\\star$" if row.plausible else ""
-        cells = [
-            position,
-            row.rank_text.replace("–", "--").replace("…", "--"),
-            latex_escape(row.algorithm) + star,
-            _number(row.probability),
-            interval,
-            _number(row.p_best, 2),
-            _number(row.win_rate),
-        ]
-        if table.has_scores:
-            cells.append(row.text["mean_score"].replace("–", "--"))
-        if table.has_mean_rank:
-            cells.append(_number(row.mean_rank, 2))
-        if table.has_significance_rank:
-            cells.append(_number(row.significance_rank, 2))
-        cells += [_number(row.borda), _number(row.plackett_luce)]
-        if table.group_test:
-            cells.append(latex_escape(row.group) or "--")
-        lines.append(" & ".join(cells) + " \\\\")
+    if table.has_scores:
+        cells.append(row.text["mean_score"].replace("–", "--"))
+    if table.has_mean_rank:
+        cells.append(_number(row.mean_rank, 2))
+    if table.has_significance_rank:
+        cells.append(_number(row.significance_rank, 2))
+    cells += [_number(row.borda), _number(row.plackett_luce)]
+    if table.group_test:
+        cells.append(latex_escape(row.group) or "--")
+    return cells
+
+
+def _latex_caption(
+    table: BoardView, legend: TableLegend, source: ExportSource, estimator: str
+) -> str:
+    label = estimator_get(estimator).label
     permalink = source.permalink.replace("%", "\\%").replace("#", "\\#")
     prefix = citation_prefix(source.benchmark_citation)
     cite = f"{latex_escape(prefix)} " if prefix else ""
@@ -198,12 +225,4 @@ def export_latex(board: Board, source: ExportSource, estimator: str) -> str:
         caption += (
             f"; algorithms sharing a letter are not significantly different ({table.group_test})"
         )
-    caption += f". Source: {cite}Podium snapshot v{source.version}, \\url{{{permalink}}}."
-    lines += [
-        "\\bottomrule",
-        "\\end{tabular}",
-        f"\\caption{{{caption}}}",
-        "\\end{table}",
-        "",
-    ]
-    return "\n".join(lines)
+    return caption + f". Source: {cite}Podium snapshot v{source.version}, \\url{{{permalink}}}."

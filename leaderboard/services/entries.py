@@ -264,42 +264,69 @@ def percentage_problems(
     none is above 100; a stray 1.7 among shares is an ordinary value out of range. The
     problem is located at the first value above 1.
     """
-    found: dict[str, list] = {}  # name -> [count, first value, line, position, column]
+    above = _values_above_one(entries, metrics, primary)
+    totals = _finite_counts(entries, primary)
+    return {
+        name: _percentage_problem(name, seen)
+        for name, seen in above.items()
+        if seen is not None and looks_like_percentages(seen.count, totals.get(name, 0))
+    }
+
+
+PERCENT_MIN_VALUES = 3
+
+
+def looks_like_percentages(above_one: int, finite: int) -> bool:
+    """Whether a share metric with ``above_one`` of its ``finite`` values between 1 and
+    100 (none above 100) was given in percent: at least PERCENT_MIN_VALUES, and at least
+    half of its values."""
+    return above_one >= PERCENT_MIN_VALUES and 2 * above_one >= finite
+
+
+@dataclass
+class _AboveOne:
+    """The values above 1 of one share metric: how many, and where the first is."""
+
+    count: int
+    value: float
+    line: int | None
+    position: int
+    column: str | None
+
+
+def _values_above_one(
+    entries: Sequence[SubmissionInput], metrics: Mapping[str, Metric], primary: Metric | None
+) -> dict[str, _AboveOne | None]:
+    """Per share metric (range [0, 1]) with a value above 1, those values; None for a
+    metric with a value above 100 (not percentages: each value is told)."""
+    found: dict[str, _AboveOne | None] = {}
     for entry in entries:
         for name, value, line, position, column in _scores_above_one(entry.scores):
             metric = metrics.get(name) if name is not None else primary
             if metric is None or metric.max_value != 1 or metric.min_value not in (None, 0):
                 continue
+            seen = found.get(metric.name)
             if value > 100:
-                found[metric.name] = [-1]  # not percentages: each value is told
+                found[metric.name] = None
             elif metric.name not in found:
-                found[metric.name] = [1, value, line, position, column]
-            elif found[metric.name][0] > 0:
-                found[metric.name][0] += 1
-    totals = _finite_counts(entries, primary)
-    for name in [n for n, seen in found.items() if seen[0] > 0]:
-        count = found[name][0]
-        if count < PERCENT_MIN_VALUES or 2 * count < totals.get(name, 0):
-            found[name] = [-1]
-    problems = {}
-    for name, seen in found.items():
-        if seen[0] < 0:
-            continue
-        count, value, line, position, column = seen
-        where = f"line {line}" if line is not None else f"scores[{position}]"
-        label = "" if line is not None else f"scores[{position}]: "
-        problems[name] = Problem(
-            f"{label}{count} value{'s' if count != 1 else ''} of metric {name!r} "
-            f"{'are' if count != 1 else 'is'} above 1 (the first, {value:g}, on {where}): "
-            f"these look like percentages; {name!r} is a share from 0 to 1, so divide "
-            "them by 100 (80.61 becomes 0.8061)",
-            column or "value",
-            line,
-        )
-    return problems
+                found[metric.name] = _AboveOne(1, value, line, position, column)
+            elif seen is not None:
+                seen.count += 1
+    return found
 
 
-PERCENT_MIN_VALUES = 3
+def _percentage_problem(name: str, seen: _AboveOne) -> Problem:
+    count, value, line = seen.count, seen.value, seen.line
+    where = f"line {line}" if line is not None else f"scores[{seen.position}]"
+    label = "" if line is not None else f"scores[{seen.position}]: "
+    return Problem(
+        f"{label}{count} value{'s' if count != 1 else ''} of metric {name!r} "
+        f"{'are' if count != 1 else 'is'} above 1 (the first, {value:g}, on {where}): "
+        f"these look like percentages; {name!r} is a share from 0 to 1, so divide "
+        "them by 100 (80.61 becomes 0.8061)",
+        seen.column or "value",
+        line,
+    )
 
 
 def _finite_counts(entries: Sequence[SubmissionInput], primary: Metric | None) -> dict[str, int]:

@@ -130,6 +130,20 @@ class _SignedRankBatch:
     method: np.ndarray
 
 
+@dataclass(frozen=True)
+class _Ties:
+    """Tie structure of the rows with ties among their real observations."""
+
+    has_ties: np.ndarray
+    """(rows,) bool."""
+    tied_rows: np.ndarray
+    """Indices of the rows with ties."""
+    tied_ranks: np.ndarray
+    """(tied rows, width) mid-ranks of the sorted cells; 0 past each row's non-zero count."""
+    tie_term: np.ndarray
+    """(rows,) sum over tie groups of t^3 - t (0 in rows without ties)."""
+
+
 def _signed_rank_batch(
     differences: np.ndarray, *, complete: bool = False, overwrite: bool = False
 ) -> _SignedRankBatch:
@@ -155,12 +169,42 @@ def _signed_rank_batch(
     else:
         n_observations = width - np.count_nonzero(np.isnan(differences), axis=1)
         count = count - (width - n_observations)
-    # One sort of integer keys instead of an argsort and two permutations: the bits of a
-    # non-negative double order like its value, and shifting a double's bits left by one
-    # drops its sign, so (bits << 1) - 2 orders by magnitude with zeros (and only they)
-    # wrapping round to the largest even key, 2**64 - 2; the lowest bit then carries
-    # d > 0. Absent differences (NaN) sort after every finite one, zeros last;
-    # position < count marks the real ones.
+    keys, positive = _magnitude_order(differences, overwrite)
+    ties = _ties(keys, count)
+    del keys
+    # Without ties the rank of the k-th smallest magnitude is k + 1, so R+ is a dot
+    # product; rows with ties get mid-ranks. Every R+ is a sum of integers and halves
+    # far below 2**53, hence exact in any order of summation.
+    # einsum, not a matrix product: BLAS threads would spin against the caller's threads.
+    r_plus = np.einsum("ij,j->i", positive, np.arange(width) + 1.0)
+    if ties.tied_rows.size:
+        r_plus[ties.tied_rows] = (ties.tied_ranks * positive[ties.tied_rows]).sum(axis=1)
+    # Mid-ranks of the real observations sum to count (count + 1) / 2, exactly.
+    r_minus = count * (count + 1.0) / 2 - r_plus
+    pvalue, method = _batch_pvalues(r_plus, count, n_observations, ties)
+    return _SignedRankBatch(
+        r_plus=r_plus,
+        r_minus=r_minus,
+        statistic=np.minimum(r_plus, r_minus),
+        pvalue=pvalue,
+        n_observations=n_observations,
+        n_nonzero=count,
+        method=method,
+    )
+
+
+def _magnitude_order(differences: np.ndarray, overwrite: bool) -> tuple[np.ndarray, np.ndarray]:
+    """Each row's magnitudes sorted ascending (as order-preserving integer keys), and
+    whether each sorted difference is positive.
+
+    One sort of integer keys instead of an argsort and two permutations: the bits of a
+    non-negative double order like its value, and shifting a double's bits left by one
+    drops its sign, so (bits << 1) - 2 orders by magnitude with zeros (and only they)
+    wrapping round to the largest even key, 2**64 - 2; the lowest bit then carries
+    d > 0. Absent differences (NaN) sort after every finite one, zeros last; position <
+    the row's non-zero count marks the real ones.
+    """
+    rows, width = differences.shape
     positive_cells = differences > 0
     if overwrite and differences.flags.c_contiguous:
         keys = differences.view(np.uint64)
@@ -174,9 +218,15 @@ def _signed_rank_batch(
     positive = np.empty((rows, width), dtype=bool)
     np.bitwise_and(keys, np.uint64(1), out=positive.view(np.uint8), casting="unsafe")
     keys >>= np.uint64(1)
+    return keys, positive
+
+
+def _ties(keys: np.ndarray, count: np.ndarray) -> _Ties:
+    """Ties between neighbours of the sorted magnitudes; only those among the real
+    observations count, which matters only in rows with a tie somewhere (zeros and
+    absent values tie at the end)."""
+    rows, width = keys.shape
     position = np.arange(width)
-    # Ties between neighbours; only those among the real observations count, which
-    # matters only in rows with a tie somewhere (zeros and absent values tie at the end).
     equal_next = keys[:, 1:] == keys[:, :-1]
     candidates = np.flatnonzero(equal_next.any(axis=1))
     has_ties = np.zeros(rows, dtype=bool)
@@ -185,15 +235,9 @@ def _signed_rank_batch(
     )
     del equal_next
     has_ties[candidates] = tied_with_previous_candidates.any(axis=1)
-    # Without ties the rank of the k-th smallest magnitude is k + 1, so R+ is a dot
-    # product; rows with ties get mid-ranks. Every R+ is a sum of integers and halves
-    # far below 2**53, hence exact in any order of summation.
-    # einsum, not a matrix product: BLAS threads would spin against the caller's threads.
-    r_plus = np.einsum("ij,j->i", positive, position + 1.0)
     tie_term = np.zeros(rows)
     tied_rows = np.flatnonzero(has_ties)
     tied_ranks = np.zeros((0, width))
-    real_tied = position[None, :] < count[tied_rows][:, None]
     if tied_rows.size:
         starts = np.ones((tied_rows.size, width), dtype=bool)
         starts[:, 1:] = ~tied_with_previous_candidates[has_ties[candidates]]
@@ -202,8 +246,7 @@ def _signed_rank_batch(
         group_of_cell = np.cumsum(starts.ravel()) - 1
         midranks = flat_starts % width + (sizes + 1) / 2
         tied_ranks = midranks[group_of_cell].reshape(starts.shape)
-        tied_ranks[~real_tied] = 0.0
-        r_plus[tied_rows] = (tied_ranks * positive[tied_rows]).sum(axis=1)
+        tied_ranks[~(position[None, :] < count[tied_rows][:, None])] = 0.0
         group_row = flat_starts // width
         real_group = flat_starts % width < count[tied_rows][group_row]
         tie_term[tied_rows] = np.bincount(
@@ -211,51 +254,59 @@ def _signed_rank_batch(
             weights=np.where(real_group, sizes.astype(float) ** 3 - sizes, 0.0),
             minlength=tied_rows.size,
         )
-    # Mid-ranks of the real observations sum to count (count + 1) / 2, exactly.
-    r_minus = count * (count + 1.0) / 2 - r_plus
+    return _Ties(has_ties=has_ties, tied_rows=tied_rows, tied_ranks=tied_ranks, tie_term=tie_term)
 
-    exact = (n_observations <= _EXACT_MAX) & ~has_ties & (count == n_observations)
+
+def _batch_pvalues(
+    r_plus: np.ndarray, count: np.ndarray, n_observations: np.ndarray, ties: _Ties
+) -> tuple[np.ndarray, np.ndarray]:
+    """Each row's p-value by the method scipy's ``method="auto"`` picks, and the method's
+    code (0 exact, 1 permutation, 2 asymptotic)."""
+    exact = (n_observations <= _EXACT_MAX) & ~ties.has_ties & (count == n_observations)
     permutation = ~exact & (n_observations <= _PERMUTATION_MAX)
     asymptotic = ~exact & ~permutation
-    pvalue = np.full(rows, np.nan)
+    pvalue = np.full(r_plus.shape, np.nan)
     usable = count > 0
     if (exact & usable).any():
         chosen = exact & usable
         pvalue[chosen] = _exact_pvalues(r_plus[chosen], count[chosen])
     if (permutation & usable).any():
         chosen = permutation & usable
-        # Ranks of the chosen rows (0 for zeros and absent observations); the zeros are
-        # valid observations of rank 0 (sorted after the non-zero ones, before the
-        # absent ones).
-        ranks = np.where(position[None, :] < count[chosen][:, None], position + 1.0, 0.0)
-        tied_chosen = has_ties[chosen]
-        if tied_chosen.any():
-            ranks[tied_chosen] = tied_ranks[
-                np.searchsorted(tied_rows, np.flatnonzero(chosen & has_ties))
-            ]
-        valid = position[None, :] < n_observations[chosen][:, None]
-        doubled = np.rint(2 * ranks).astype(int)
-        pvalue[chosen] = _permutation_pvalues(doubled, valid, r_plus[chosen])
+        pvalue[chosen] = _permutation_rows(chosen, r_plus, count, n_observations, ties)
     if (asymptotic & usable).any():
         chosen = asymptotic & usable
         n_used = count[chosen].astype(float)
         # Same operation order as scipy so that the results agree to the last bit.
         mean = n_used * (n_used + 1.0) * 0.25
         variance = n_used * (n_used + 1.0) * (2.0 * n_used + 1.0)
-        variance -= tie_term[chosen] / 2
+        variance -= ties.tie_term[chosen] / 2
         se = np.sqrt(variance / 24)
         z = (r_plus[chosen] - mean) / se
         pvalue[chosen] = 2 * special.ndtr(-np.abs(z))
     method = np.where(exact, 0, np.where(permutation, 1, 2)).astype(np.int8)
-    return _SignedRankBatch(
-        r_plus=r_plus,
-        r_minus=r_minus,
-        statistic=np.minimum(r_plus, r_minus),
-        pvalue=pvalue,
-        n_observations=n_observations,
-        n_nonzero=count,
-        method=method,
-    )
+    return pvalue, method
+
+
+def _permutation_rows(
+    chosen: np.ndarray,
+    r_plus: np.ndarray,
+    count: np.ndarray,
+    n_observations: np.ndarray,
+    ties: _Ties,
+) -> np.ndarray:
+    """The permutation p-values of the ``chosen`` rows. Ranks are 0 for zeros and absent
+    observations; the zeros are valid observations of rank 0 (sorted after the non-zero
+    ones, before the absent ones)."""
+    position = np.arange(ties.tied_ranks.shape[1])
+    ranks = np.where(position[None, :] < count[chosen][:, None], position + 1.0, 0.0)
+    tied_chosen = ties.has_ties[chosen]
+    if tied_chosen.any():
+        ranks[tied_chosen] = ties.tied_ranks[
+            np.searchsorted(ties.tied_rows, np.flatnonzero(chosen & ties.has_ties))
+        ]
+    valid = position[None, :] < n_observations[chosen][:, None]
+    doubled = np.rint(2 * ranks).astype(int)
+    return _permutation_pvalues(doubled, valid, r_plus[chosen])
 
 
 @dataclass(frozen=True)
@@ -331,12 +382,32 @@ def _common_numerators(grid: DecimalGrid) -> tuple[np.ndarray, np.ndarray]:
     return columns, kinds
 
 
+_PER_PAIR_FIELDS = (
+    ("pvalue", float),
+    ("n_observations", np.int64),
+    ("n_nonzero", np.int64),
+    ("r_plus", float),
+    ("r_minus", float),
+    ("statistic", float),
+    ("method", np.int8),
+)
+
+
 def _paired_signed_rank(
     samples: np.ndarray, *, correction: str, alpha: float, unit: str
 ) -> PairwiseSignedRank:
     """All-pairs signed-rank tests on the columns of ``samples`` (rows = blocks)."""
     alpha = _check_alpha(alpha)
     correction = _check_correction(correction)
+    samples = _check_samples(samples, unit)
+    pairs = np.triu_indices(samples.shape[1], 1)
+    per_pair = _test_every_pair(samples, pairs)
+    return _pairwise_result(
+        per_pair, samples.shape, pairs, correction=correction, alpha=alpha, unit=unit
+    )
+
+
+def _check_samples(samples: np.ndarray, unit: str) -> np.ndarray:
     samples = np.asarray(samples, dtype=float)
     if samples.ndim != 2:
         raise ValueError(f"scores must be a 2-D array ({unit}s x algorithms), got {samples.ndim}-D")
@@ -347,76 +418,116 @@ def _paired_signed_rank(
         # Halved (exactly, bar the last bit of subnormals), no difference overflows; the
         # signed-rank test does not depend on the scale.
         samples = samples / 2
-    first, second = np.triu_indices(m, 1)
-    n_pairs = first.size
-    # Pairs in batches whose (pairs x blocks) arrays hold _PAIR_CHUNK_ELEMENTS, written
-    # into per-pair arrays: memory is O(chunk + m^2), never O(m^2 x blocks).
-    chunk = max(1, _PAIR_CHUNK_ELEMENTS // max(length, 1))
-    grid = decimal_grid(samples)
-    columns, kinds = _common_numerators(grid)
-    per_pair = {
-        name: np.zeros(n_pairs, dtype=dtype)
-        for name, dtype in (
-            ("pvalue", float),
-            ("n_observations", np.int64),
-            ("n_nonzero", np.int64),
-            ("r_plus", float),
-            ("r_minus", float),
-            ("statistic", float),
-            ("method", np.int8),
+    return samples
+
+
+@dataclass(frozen=True)
+class _PairDifferences:
+    """Writes the paired differences of a run of consecutive pairs (upper-triangle order).
+
+    Pairs (a, b) come in upper-triangle order: those of one ``a`` are consecutive, with
+    ``b = a + 1 ... m - 1``, so a batch's differences are a few broadcast subtractions
+    into one reused buffer: of the columns' numerators over the table's common
+    denominator (exact, so differences equal in exact arithmetic are equal, hence ties),
+    or of the values where neither column is on a grid. The few pairs of two kinds take
+    their own common denominator (DecimalGrid.pair_numerators).
+    """
+
+    grid: DecimalGrid
+    columns: np.ndarray
+    kinds: np.ndarray
+    first: np.ndarray
+    second: np.ndarray
+    first_pair_of: np.ndarray
+    uniform: bool
+
+    @classmethod
+    def of(cls, samples: np.ndarray, pairs: tuple[np.ndarray, np.ndarray]) -> _PairDifferences:
+        m = samples.shape[1]
+        grid = decimal_grid(samples)
+        columns, kinds = _common_numerators(grid)
+        first, second = pairs
+        return cls(
+            grid=grid,
+            columns=columns,
+            kinds=kinds,
+            first=first,
+            second=second,
+            first_pair_of=np.concatenate([[0], np.cumsum(np.arange(m - 1, 0, -1))]),
+            uniform=m == 0 or (bool((kinds == kinds[0]).all()) and kinds[0] != _OWN_GRID),
         )
-    }
+
+    def write(self, start: int, stop: int, differences: np.ndarray) -> None:
+        """The differences of pairs ``start:stop`` into the rows of ``differences``."""
+        kinds, pair = self.kinds, start
+        while pair < stop:
+            a = int(self.first[pair])
+            end = min(stop, int(self.first_pair_of[a + 1]))
+            b = int(self.second[pair])
+            rows = differences[pair - start : end - start]
+            np.subtract(self.columns[a], self.columns[b : b + end - pair], out=rows)
+            if not self.uniform:
+                others = np.arange(b, b + end - pair)
+                mixed = (kinds[others] != kinds[a]) | (kinds[others] == _OWN_GRID)
+                if kinds[a] == _OWN_GRID:
+                    mixed[:] = True
+                if mixed.any():
+                    rows[mixed] = self.grid.pair_numerators(a, others[mixed])[0]
+            pair = end
+
+
+def _test_every_pair(
+    samples: np.ndarray, pairs: tuple[np.ndarray, np.ndarray]
+) -> dict[str, np.ndarray]:
+    """The fields of :class:`_SignedRankBatch` for every pair in upper-triangle order.
+
+    Pairs in batches whose (pairs x blocks) arrays hold _PAIR_CHUNK_ELEMENTS, written
+    into per-pair arrays: memory is O(chunk + m^2), never O(m^2 x blocks).
+    """
+    length, m = samples.shape
+    n_pairs = m * (m - 1) // 2
+    chunk = max(1, _PAIR_CHUNK_ELEMENTS // max(length, 1))
+    differences_of = _PairDifferences.of(samples, pairs)
+    per_pair = {name: np.zeros(n_pairs, dtype=dtype) for name, dtype in _PER_PAIR_FIELDS}
     complete = not np.isnan(samples).any()
-    # Pairs (a, b) come in upper-triangle order: those of one ``a`` are consecutive,
-    # with ``b = a + 1 ... m - 1``, so a batch's differences are a few broadcast
-    # subtractions into one reused buffer: of the columns' numerators over the table's
-    # common denominator (exact, so differences equal in exact arithmetic are equal,
-    # hence ties), or of the values where neither column is on a grid. The few pairs of
-    # two kinds take their own common denominator (DecimalGrid.pair_numerators).
-    first_pair_of = np.concatenate([[0], np.cumsum(np.arange(m - 1, 0, -1))])
-    uniform = m == 0 or (bool((kinds == kinds[0]).all()) and kinds[0] != _OWN_GRID)
 
     def test_batches(starts: Iterable[int]) -> None:
         buffer = np.empty((min(chunk, n_pairs), length))
         for start in starts:
             stop = min(start + chunk, n_pairs)
             differences = buffer[: stop - start]
-            pair = start
-            while pair < stop:
-                a = int(first[pair])
-                end = min(stop, int(first_pair_of[a + 1]))
-                b = int(second[pair])
-                rows = differences[pair - start : end - start]
-                np.subtract(columns[a], columns[b : b + end - pair], out=rows)
-                if not uniform:
-                    others = np.arange(b, b + end - pair)
-                    mixed = (kinds[others] != kinds[a]) | (kinds[others] == _OWN_GRID)
-                    if kinds[a] == _OWN_GRID:
-                        mixed[:] = True
-                    if mixed.any():
-                        rows[mixed] = grid.pair_numerators(a, others[mixed])[0]
-                pair = end
+            differences_of.write(start, stop, differences)
             batch = _signed_rank_batch(differences, complete=complete, overwrite=True)
             for name, values in per_pair.items():
                 values[start:stop] = getattr(batch, name)
 
     # Each batch writes its own slice of the per-pair arrays.
     run_interleaved(test_batches, range(0, n_pairs, chunk))
-    pvalue, n_common, n_nonzero = (
-        per_pair["pvalue"],
-        per_pair["n_observations"],
-        per_pair["n_nonzero"],
-    )
-    r_plus, r_minus, statistic = per_pair["r_plus"], per_pair["r_minus"], per_pair["statistic"]
-    methods = per_pair["method"]
+    return per_pair
+
+
+def _pairwise_result(
+    per_pair: dict[str, np.ndarray],
+    shape: tuple[int, int],
+    pairs: tuple[np.ndarray, np.ndarray],
+    *,
+    correction: str,
+    alpha: float,
+    unit: str,
+) -> PairwiseSignedRank:
+    """The (m, m) matrices of :class:`PairwiseSignedRank` from the per-pair arrays."""
+    length, m = shape
+    first, second = pairs
+    n_common, n_nonzero = per_pair["n_observations"], per_pair["n_nonzero"]
+    r_plus, r_minus = per_pair["r_plus"], per_pair["r_minus"]
     # Identical on every block: no evidence of a difference, p = 1 (METHODS 4), with a
     # note. The pair stays in the correction's family: the family is every pair tested,
     # fixed before the data are seen, so leaving a pair out after seeing it would shrink
     # the others' corrected p-values and weaken the family-wise guarantee.
     identical = (n_common > 0) & (n_nonzero == 0)
-    pvalue = np.where(identical, 1.0, pvalue)
+    pvalue = np.where(identical, 1.0, per_pair["pvalue"])
     corrected = adjust_pvalues(pvalue, correction=correction)
-    statistic = np.where(identical, 0.0, statistic)
+    statistic = np.where(identical, 0.0, per_pair["statistic"])
     with np.errstate(invalid="ignore", divide="ignore"):
         effect = np.where(n_nonzero > 0, (r_plus - r_minus) / (r_plus + r_minus), np.nan)
     effect = np.where(identical, 0.0, effect)
@@ -427,6 +538,31 @@ def _paired_signed_rank(
         matrix[second, first] = sign * values
         return matrix
 
+    corrected_matrix = symmetric(corrected, np.nan)
+    return PairwiseSignedRank(
+        alpha=alpha,
+        correction=correction,
+        pvalues=symmetric(pvalue, np.nan),
+        pvalues_corrected=corrected_matrix,
+        significant=np.nan_to_num(corrected_matrix, nan=1.0) < alpha,
+        statistic=symmetric(np.where(identical | (n_nonzero > 0), statistic, np.nan), np.nan),
+        effect_size=symmetric(effect, 0.0, sign=-1.0),
+        n_common=symmetric(n_common.astype(float), float(length)),
+        n_nonzero=symmetric(n_nonzero.astype(float), 0.0),
+        method=_method_matrix(per_pair["method"], n_common, n_nonzero, pairs, m),
+        not_applicable=_not_applicable_reasons(n_common, n_nonzero, pairs, m, unit),
+    )
+
+
+def _not_applicable_reasons(
+    n_common: np.ndarray,
+    n_nonzero: np.ndarray,
+    pairs: tuple[np.ndarray, np.ndarray],
+    m: int,
+    unit: str,
+) -> np.ndarray:
+    """(m, m) object array: why each pair has no test, or None."""
+    first, second = pairs
     reasons = np.full((m, m), None, dtype=object)
     no_common = n_common == 0
     all_zero = ~no_common & (n_nonzero == 0)
@@ -437,26 +573,24 @@ def _paired_signed_rank(
             f"identical on every {unit}: all {int(count)} paired differences are zero, p = 1"
         )
     reasons[second, first] = reasons[first, second]
+    return reasons
+
+
+def _method_matrix(
+    methods: np.ndarray,
+    n_common: np.ndarray,
+    n_nonzero: np.ndarray,
+    pairs: tuple[np.ndarray, np.ndarray],
+    m: int,
+) -> np.ndarray:
+    """(m, m) object array of each pair's method name, None where nothing was tested."""
+    first, second = pairs
+    untested = (n_common == 0) | (n_nonzero == 0)
     # One shared string object per regime, not one per pair.
     codes = np.full((m, m), 3, dtype=np.int8)
-    codes[first, second] = np.where(no_common | all_zero, 3, methods)
+    codes[first, second] = np.where(untested, 3, methods)
     codes[second, first] = codes[first, second]
-    method_matrix = _METHODS[codes]
-    corrected_matrix = symmetric(corrected, np.nan)
-    significant = np.nan_to_num(corrected_matrix, nan=1.0) < alpha
-    return PairwiseSignedRank(
-        alpha=alpha,
-        correction=correction,
-        pvalues=symmetric(pvalue, np.nan),
-        pvalues_corrected=corrected_matrix,
-        significant=significant,
-        statistic=symmetric(np.where(identical | (n_nonzero > 0), statistic, np.nan), np.nan),
-        effect_size=symmetric(effect, 0.0, sign=-1.0),
-        n_common=symmetric(n_common.astype(float), float(length)),
-        n_nonzero=symmetric(n_nonzero.astype(float), 0.0),
-        method=method_matrix,
-        not_applicable=reasons,
-    )
+    return _METHODS[codes]
 
 
 def wilcoxon_pairwise(

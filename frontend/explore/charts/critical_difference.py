@@ -98,24 +98,7 @@ def draw_critical_difference(data: CriticalDifferenceData) -> Chart:
     left, right = side + 16, width - side - 16
     x = layout.scale(1, max(m, 2), left, right)
     top = 58.0 if cd is not None else 30.0
-    parts = []
-    if cd is not None:
-        cd_end = min(x(1 + cd), right)
-        parts += [
-            line(x(1), 18, cd_end, 18, stroke=BLACK, stroke_width=2),
-            line(x(1), 13, x(1), 23, stroke=BLACK, stroke_width=2),
-            line(cd_end, 13, cd_end, 23, stroke=BLACK, stroke_width=2),
-            text((x(1) + cd_end) / 2, 12, f"CD = {cd:.2f}", text_anchor="middle"),
-        ]
-    step = 1 if m <= 20 else 5
-    ticks = [1, *range(1 + step, m, step), m] if step > 1 else list(range(1, m + 1))
-    parts.append(line(x(1), top, x(max(m, 2)), top, stroke=BLACK))
-    for tick in ticks:
-        parts.append(line(x(tick), top - 5, x(tick), top, stroke=BLACK))
-        parts.append(text(x(tick), top - 9, tick, text_anchor="middle", font_size=11))
-    parts.append(text(left - 6, top + 4, "better", text_anchor="end", fill=MUTED, font_size=11))
-    parts.append(text(right + 6, top + 4, "worse", fill=MUTED, font_size=11))
-
+    parts = _rank_scale(cd, x, top, m, left, right)
     bar_top = top + 12
     for index, group in enumerate(data.groups):
         ranks = [mean_rank[a] for a in group]
@@ -142,19 +125,8 @@ def draw_critical_difference(data: CriticalDifferenceData) -> Chart:
         else:
             y = rows_top + (m - 1 - index) * row_height
             edge, anchor, label_x = right + 8, "start", right + 12
-        parts.append(
-            f'<g data-algorithm="{escape(name)}">'
-            f"{layout.tooltip(f'{name}: mean rank {rank:.2f}')}"
-            + line(x(rank), top, x(rank), y, stroke=BLACK)
-            + line(x(rank), y, edge, y, stroke=BLACK)
-            + text(
-                label_x,
-                y + 4,
-                f"{layout.truncate(name, side - 40)} ({rank:.2f})",
-                text_anchor=anchor,
-            )
-            + "</g>"
-        )
+        shown = f"{layout.truncate(name, side - 40)} ({rank:.2f})"
+        parts.append(_algorithm_line(name, rank, x(rank), top, y, edge, label_x, anchor, shown))
     height = rows_top + half * row_height + 4
 
     group_words = "; ".join("{" + ", ".join(group) + "}" for group in data.groups) or "none"
@@ -176,6 +148,50 @@ def draw_critical_difference(data: CriticalDifferenceData) -> Chart:
         f" (Nemenyi critical difference {cd:.3f})." if cd is not None else "."
     )
     return layout.figure(key, title, description, width, height, "".join(parts), table, note)
+
+
+def _rank_scale(cd: float | None, x, top: float, m: int, left: float, right: float) -> list[str]:
+    """The critical difference's bar (when there is one) and the axis of mean ranks."""
+    parts = []
+    if cd is not None:
+        cd_end = min(x(1 + cd), right)
+        parts += [
+            line(x(1), 18, cd_end, 18, stroke=BLACK, stroke_width=2),
+            line(x(1), 13, x(1), 23, stroke=BLACK, stroke_width=2),
+            line(cd_end, 13, cd_end, 23, stroke=BLACK, stroke_width=2),
+            text((x(1) + cd_end) / 2, 12, f"CD = {cd:.2f}", text_anchor="middle"),
+        ]
+    step = 1 if m <= 20 else 5
+    ticks = [1, *range(1 + step, m, step), m] if step > 1 else list(range(1, m + 1))
+    parts.append(line(x(1), top, x(max(m, 2)), top, stroke=BLACK))
+    for tick in ticks:
+        parts.append(line(x(tick), top - 5, x(tick), top, stroke=BLACK))
+        parts.append(text(x(tick), top - 9, tick, text_anchor="middle", font_size=11))
+    parts.append(text(left - 6, top + 4, "better", text_anchor="end", fill=MUTED, font_size=11))
+    parts.append(text(right + 6, top + 4, "worse", fill=MUTED, font_size=11))
+    return parts
+
+
+def _algorithm_line(
+    name: str,
+    rank: float,
+    at: float,
+    top: float,
+    y: float,
+    edge: float,
+    label_x: float,
+    anchor: str,
+    shown: str,
+) -> str:
+    """A line down from the algorithm's mean rank on the axis, then out to its label."""
+    return (
+        f'<g data-algorithm="{escape(name)}">'
+        f"{layout.tooltip(f'{name}: mean rank {rank:.2f}')}"
+        + line(at, top, at, y, stroke=BLACK)
+        + line(at, y, edge, y, stroke=BLACK)
+        + text(label_x, y + 4, shown, text_anchor=anchor)
+        + "</g>"
+    )
 
 
 def critical_difference_chart(

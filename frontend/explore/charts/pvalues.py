@@ -148,27 +148,11 @@ def draw_pvalue_matrix(
                 cells.append(rect(cx, y, cell - 1, cell - 1, fill="#ffffff", stroke=GRID))
                 alt.append("—")
                 continue
-            fill, ink = _p_colour(p, alpha)
             shown = fmt_p(p)
             alt.append(shown)
-            content = (
-                f'<rect x="{num(cx)}" y="{num(y)}" width="{num(cell - 1)}" '
-                f'height="{num(cell - 1)}" fill="{fill}"/>'
-            )
-            if show_numbers:
-                # Anchor and size come from the cells' group; the dark ink is the default.
-                ink_attr = "" if ink == INK else f' fill="{ink}"'
-                content += (
-                    f'<text x="{cx + cell / 2:.1f}" y="{y + cell / 2 + 4:.1f}"{ink_attr}>'
-                    f"{escape(_short_p(p))}</text>"
-                )
-            tip = f"<title>{safe[i]} vs {safe[j]}: p = {escape(shown)}</title>"
-            # A link is itself the group its <title> names (no <g> inside it).
-            if pair_href is not None:
-                cell_markup = f'<a href="{escape(pair_href(a, names[j]))}">{tip}{content}</a>'
-            else:
-                cell_markup = f"<g>{tip}{content}</g>"
-            cells.append(cell_markup)
+            href = pair_href(a, names[j]) if pair_href is not None else None
+            tip = f"{safe[i]} vs {safe[j]}: p = {escape(shown)}"
+            cells.append(_pvalue_cell(p, cx, y, cell, alpha, show_numbers, tip, href))
         rows_alt.append(alt)
     parts.append(f'<g text-anchor="middle" font-size="10">{"".join(cells)}</g>')
     legend = [
@@ -184,8 +168,48 @@ def draw_pvalue_matrix(
         f"Grid of {label} p-values for every pair of {m} algorithms; a darker cell is a more "
         f"significant difference; light grey cells are not significant at alpha {alpha:g}."
     )
+    note = _pvalue_note(data, m, linked=pair_href is not None)
+    table = layout.html_table(
+        f"{title}: p-value for each pair", ["Algorithm", *names], rows_alt, key=key
+    )
+    return layout.figure(
+        key, title, description, width, height, "".join(parts), table, note, links=bool(pair_href)
+    )
+
+
+def _pvalue_cell(
+    p: float | None,
+    cx: float,
+    y: float,
+    cell: float,
+    alpha: float,
+    show_numbers: bool,
+    tip: str,
+    href: str | None,
+) -> str:
+    """One pair's cell: its colour, its p-value when cells are large enough, the
+    (escaped) ``tip`` as its title, a link to ``href`` when given."""
+    fill, ink = _p_colour(p, alpha)
+    content = (
+        f'<rect x="{num(cx)}" y="{num(y)}" width="{num(cell - 1)}" '
+        f'height="{num(cell - 1)}" fill="{fill}"/>'
+    )
+    if show_numbers:
+        # Anchor and size come from the cells' group; the dark ink is the default.
+        ink_attr = "" if ink == INK else f' fill="{ink}"'
+        content += (
+            f'<text x="{cx + cell / 2:.1f}" y="{y + cell / 2 + 4:.1f}"{ink_attr}>'
+            f"{escape(_short_p(p))}</text>"
+        )
+    # A link is itself the group its <title> names (no <g> inside it).
+    if href is not None:
+        return f'<a href="{escape(href)}"><title>{tip}</title>{content}</a>'
+    return f"<g><title>{tip}</title>{content}</g>"
+
+
+def _pvalue_note(data: PValueMatrixData, m: int, *, linked: bool) -> str:
     note = "Rows and columns: algorithms from best to worst mean rank." + (
-        " Select a cell to compare the two algorithms head to head." if pair_href else ""
+        " Select a cell to compare the two algorithms head to head." if linked else ""
     )
     if data.total > m:
         note += f" Showing the best {m} of {data.total} algorithms."
@@ -194,12 +218,7 @@ def draw_pvalue_matrix(
         note += f" {untested} could not be tested (n/a): " + "; ".join(
             f"{pair.a} vs {pair.b}: {pair.reason}" for pair in data.untested[:5]
         )
-    table = layout.html_table(
-        f"{title}: p-value for each pair", ["Algorithm", *names], rows_alt, key=key
-    )
-    return layout.figure(
-        key, title, description, width, height, "".join(parts), table, note, links=bool(pair_href)
-    )
+    return note
 
 
 def pvalue_matrix_chart(

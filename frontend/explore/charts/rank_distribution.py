@@ -150,54 +150,9 @@ def draw_rank_distribution(data: RankDistributionData) -> Chart:
     jitter = ((np.arange(n) % 5 - 2) * 1.6).tolist()
     rows_alt = []
     for index, spread in enumerate(data.spreads):
-        name, mean = spread.name, spread.mean
-        q0, q1, q2, q3, q4 = spread.quartiles
         y = top + index * row_h + row_h / 2
-        row = [
-            layout.tooltip(
-                f"{name}: best {q0:g}, quartiles {q1:g} / {q2:g} / {q3:g}, worst {q4:g}, "
-                f"mean {mean:.2f}"
-            ),
-            text(left - 8, y + 4, layout.truncate(name, left - 12), text_anchor="end"),
-            line(x(q0), y, x(q4), y, stroke=MUTED),
-            line(x(q0), y - 4, x(q0), y + 4, stroke=MUTED),
-            line(x(q4), y - 4, x(q4), y + 4, stroke=MUTED),
-            rect(
-                x(q1),
-                y - 6,
-                max(x(q3) - x(q1), 1.5),
-                12,
-                fill=SKY,
-                fill_opacity="0.55",
-                stroke=BLUE,
-            ),
-            line(x(q2), y - 6, x(q2), y + 6, stroke=BLACK, stroke_width=2),
-        ]
-        if draw_points:
-            # One path for the row's dots (m x n of them: the page's weight).
-            row.append(
-                compact.dots_path(
-                    ((x(v), y + dy) for v, dy in zip(spread.ranks, jitter, strict=True)),
-                    1.8,
-                    BLACK,
-                    "0.4",
-                )
-            )
-        row.append(layout.diamond(x(mean), y - 5, 4, 5, VERMILION))
-        parts.append(f'<g data-algorithm="{escape(name)}">{"".join(row)}</g>')
-        worst = spread.worst_on
-        rows_alt.append(
-            [
-                name,
-                f"{q0:g}",
-                f"{q1:g}",
-                f"{q2:g}",
-                f"{q3:g}",
-                f"{q4:g}",
-                f"{mean:.2f}",
-                ", ".join(worst[:3]) + (" …" if len(worst) > 3 else ""),
-            ]
-        )
+        parts.append(_spread_row(spread, y, left, x, jitter if draw_points else None))
+        rows_alt.append(_spread_table_row(spread))
     note = (
         "Box: middle half of the ranks; black line: median; orange diamond: mean; whiskers: "
         "best and worst rank; dots: one per dataset."
@@ -215,6 +170,59 @@ def draw_rank_distribution(data: RankDistributionData) -> Chart:
         key=key,
     )
     return layout.figure(key, title, description, width, height, "".join(parts), table, note)
+
+
+def _spread_row(spread: RankSpread, y: float, left: float, x, jitter: list[float] | None) -> str:
+    """One algorithm's box plot (and its dots, given their ``jitter``), name and mean."""
+    name, mean = spread.name, spread.mean
+    q0, q1, q2, q3, q4 = spread.quartiles
+    row = [
+        layout.tooltip(
+            f"{name}: best {q0:g}, quartiles {q1:g} / {q2:g} / {q3:g}, worst {q4:g}, "
+            f"mean {mean:.2f}"
+        ),
+        text(left - 8, y + 4, layout.truncate(name, left - 12), text_anchor="end"),
+        line(x(q0), y, x(q4), y, stroke=MUTED),
+        line(x(q0), y - 4, x(q0), y + 4, stroke=MUTED),
+        line(x(q4), y - 4, x(q4), y + 4, stroke=MUTED),
+        rect(
+            x(q1),
+            y - 6,
+            max(x(q3) - x(q1), 1.5),
+            12,
+            fill=SKY,
+            fill_opacity="0.55",
+            stroke=BLUE,
+        ),
+        line(x(q2), y - 6, x(q2), y + 6, stroke=BLACK, stroke_width=2),
+    ]
+    if jitter is not None:
+        # One path for the row's dots (m x n of them: the page's weight).
+        row.append(
+            compact.dots_path(
+                ((x(v), y + dy) for v, dy in zip(spread.ranks, jitter, strict=True)),
+                1.8,
+                BLACK,
+                "0.4",
+            )
+        )
+    row.append(layout.diamond(x(mean), y - 5, 4, 5, VERMILION))
+    return f'<g data-algorithm="{escape(name)}">{"".join(row)}</g>'
+
+
+def _spread_table_row(spread: RankSpread) -> list[str]:
+    q0, q1, q2, q3, q4 = spread.quartiles
+    worst = spread.worst_on
+    return [
+        spread.name,
+        f"{q0:g}",
+        f"{q1:g}",
+        f"{q2:g}",
+        f"{q3:g}",
+        f"{q4:g}",
+        f"{spread.mean:.2f}",
+        ", ".join(worst[:3]) + (" …" if len(worst) > 3 else ""),
+    ]
 
 
 def ordinal(position: int) -> str:

@@ -68,89 +68,50 @@ def rank_label(value: float) -> str:
     return f"{value:.0f}" if float(value).is_integer() else f"{value:.1f}"
 
 
+@dataclass(frozen=True)
+class _Grid:
+    """Where the heatmap's cells go, and what each cell carries."""
+
+    cell_w: float
+    cell_h: float
+    left: float
+    top: float
+    show_numbers: bool
+    tooltips: bool
+
+
+def _grid(data: RankHeatmapData) -> _Grid:
+    m, n_shown = len(data.names), len(data.datasets)
+    cell_w = max(12.0, min(44.0, 520.0 / max(m, 1)))
+    cell_h = 18.0 if n_shown <= 60 else 12.0
+    return _Grid(
+        cell_w=cell_w,
+        cell_h=cell_h,
+        left=layout.label_width(data.datasets, cap=170) + 6,
+        top=min(layout.label_width(data.names, cap=130), 130) + 16,
+        show_numbers=cell_w >= 22 and cell_h >= 16,
+        # a <title> per cell costs ~60 bytes; the table has them all
+        tooltips=n_shown * m <= 600,
+    )
+
+
 def draw_rank_heatmap(data: RankHeatmapData) -> Chart:
     key, title = KEY, TITLE
     if data.not_applicable is not None:
         return layout.not_applicable(key, title, data.not_applicable)
     names, unknown_above = data.names, data.unknown_above
     m, n_shown = len(names), len(data.datasets)
-    cell_w = max(12.0, min(44.0, 520.0 / max(m, 1)))
-    cell_h = 18.0 if n_shown <= 60 else 12.0
-    left = layout.label_width(data.datasets, cap=170) + 6
-    top = min(layout.label_width(names, cap=130), 130) + 16
-    width = max(left + m * cell_w + 80, 360.0)
-    height = top + n_shown * cell_h + 56
+    grid = _grid(data)
+    width = max(grid.left + m * grid.cell_w + 80, 360.0)
+    height = grid.top + n_shown * grid.cell_h + 56
     worst = float(unknown_above) if unknown_above is not None else float(m)
-    show_numbers = cell_w >= 22 and cell_h >= 16
     parts = [
-        layout.column_label(left + (j + 0.5) * cell_w + 3, top - 6, name, 124)
+        layout.column_label(grid.left + (j + 0.5) * grid.cell_w + 3, grid.top - 6, name, 124)
         for j, name in enumerate(names)
     ]
-    rows_alt = []
-    styles: dict[float, tuple[str, str, str]] = {}
-    safe_names = [escape(name) for name in names]
-    tooltips = n_shown * m <= 600  # a <title> per cell costs ~60 bytes; the table has them all
-    # Without tooltips the fills go as one path per colour (the table has every rank).
-    plain_cells: list[tuple[float, float, str]] = []
-    for row_index, (dataset, ranks) in enumerate(zip(data.datasets, data.ranks, strict=True)):
-        y = top + row_index * cell_h
-        parts.append(layout.row_label(left - 6, y + cell_h / 2, dataset, left - 10, font_size=11))
-        alt = [dataset]
-        safe_dataset = escape(dataset)
-        for j, rank in enumerate(ranks):
-            style = styles.get(rank)
-            if style is None:
-                style = styles[rank] = _cell_style(rank, unknown_above, worst)
-            colour, shown_rank, ink = style
-            alt.append(shown_rank)
-            x0 = left + j * cell_w
-            if not tooltips and not show_numbers:
-                plain_cells.append((x0, y, colour))
-                continue
-            cell = (
-                f'<rect x="{layout.num(x0)}" y="{layout.num(y)}" width="{layout.num(cell_w - 1)}" '
-                f'height="{layout.num(cell_h - 1)}" fill="{colour}"/>'
-            )
-            if show_numbers:
-                cell += (
-                    f'<text x="{x0 + cell_w / 2:.1f}" y="{y + cell_h / 2 + 4:.1f}" '
-                    f'text-anchor="middle" font-size="10" fill="{ink}">{shown_rank}</text>'
-                )
-            if tooltips:
-                cell = f"<g><title>{safe_dataset}, {safe_names[j]}: {shown_rank}</title>{cell}</g>"
-            parts.append(cell)
-        rows_alt.append(alt)
-    parts.append(compact.cells_path(plain_cells, cell_w - 1, cell_h - 1))
-
-    legend_y = top + n_shown * cell_h + 14
-    parts.append(
-        f'<defs><linearGradient id="{key}-scale">'
-        f'<stop offset="0" stop-color="{BLUE}"/><stop offset="0.5" stop-color="#f7f7f7"/>'
-        f'<stop offset="1" stop-color="{layout.ORANGE}"/></linearGradient></defs>'
-    )
-    parts.append(rect(left, legend_y, 160, 10, fill=f"url(#{key}-scale)", stroke=GRID))
-    parts.append(text(left, legend_y + 24, "1 (best)", font_size=11, fill=MUTED))
-    parts.append(
-        text(
-            left + 160,
-            legend_y + 24,
-            f"{worst:g} (worst)" if unknown_above is None else f"{worst:g}",
-            text_anchor="end",
-            font_size=11,
-            fill=MUTED,
-        )
-    )
-    if unknown_above is not None:
-        parts.append(rect(left + 190, legend_y, 14, 10, fill=EMPTY, stroke=GRID))
-        parts.append(
-            text(
-                left + 210,
-                legend_y + 9,
-                f"not in the top {unknown_above:.0f}",
-                font_size=11,
-                fill=MUTED,
-            )
-        )
+    cells, rows_alt = _heatmap_cells(data, grid, worst)
+    parts += cells
+    parts += _heatmap_legend(grid.left, grid.top + n_shown * grid.cell_h + 14, worst, unknown_above)
     total = data.total_datasets
     note = "Columns: algorithms from best to worst mean rank; rows: datasets by name."
     if total > n_shown:
@@ -169,6 +130,82 @@ def draw_rank_heatmap(data: RankHeatmapData) -> Chart:
         key=key,
     )
     return layout.figure(key, title, description, width, height, "".join(parts), table, note)
+
+
+def _heatmap_cells(
+    data: RankHeatmapData, grid: _Grid, worst: float
+) -> tuple[list[str], list[list[str]]]:
+    """The row labels and cells, and the table's rows (dataset, then each shown rank)."""
+    parts = []
+    rows_alt = []
+    styles: dict[float, tuple[str, str, str]] = {}
+    safe_names = [escape(name) for name in data.names]
+    cell_w, cell_h, left = grid.cell_w, grid.cell_h, grid.left
+    # Without tooltips the fills go as one path per colour (the table has every rank).
+    plain_cells: list[tuple[float, float, str]] = []
+    for row_index, (dataset, ranks) in enumerate(zip(data.datasets, data.ranks, strict=True)):
+        y = grid.top + row_index * cell_h
+        parts.append(layout.row_label(left - 6, y + cell_h / 2, dataset, left - 10, font_size=11))
+        alt = [dataset]
+        safe_dataset = escape(dataset)
+        for j, rank in enumerate(ranks):
+            style = styles.get(rank)
+            if style is None:
+                style = styles[rank] = _cell_style(rank, data.unknown_above, worst)
+            colour, shown_rank, ink = style
+            alt.append(shown_rank)
+            x0 = left + j * cell_w
+            if not grid.tooltips and not grid.show_numbers:
+                plain_cells.append((x0, y, colour))
+                continue
+            cell = (
+                f'<rect x="{layout.num(x0)}" y="{layout.num(y)}" width="{layout.num(cell_w - 1)}" '
+                f'height="{layout.num(cell_h - 1)}" fill="{colour}"/>'
+            )
+            if grid.show_numbers:
+                cell += (
+                    f'<text x="{x0 + cell_w / 2:.1f}" y="{y + cell_h / 2 + 4:.1f}" '
+                    f'text-anchor="middle" font-size="10" fill="{ink}">{shown_rank}</text>'
+                )
+            if grid.tooltips:
+                cell = f"<g><title>{safe_dataset}, {safe_names[j]}: {shown_rank}</title>{cell}</g>"
+            parts.append(cell)
+        rows_alt.append(alt)
+    parts.append(compact.cells_path(plain_cells, cell_w - 1, cell_h - 1))
+    return parts, rows_alt
+
+
+def _heatmap_legend(
+    left: float, legend_y: float, worst: float, unknown_above: float | None
+) -> list[str]:
+    """The colour scale from 1 to the worst rank, and the unknown ranks' swatch."""
+    parts = [
+        f'<defs><linearGradient id="{KEY}-scale">'
+        f'<stop offset="0" stop-color="{BLUE}"/><stop offset="0.5" stop-color="#f7f7f7"/>'
+        f'<stop offset="1" stop-color="{layout.ORANGE}"/></linearGradient></defs>',
+        rect(left, legend_y, 160, 10, fill=f"url(#{KEY}-scale)", stroke=GRID),
+        text(left, legend_y + 24, "1 (best)", font_size=11, fill=MUTED),
+        text(
+            left + 160,
+            legend_y + 24,
+            f"{worst:g} (worst)" if unknown_above is None else f"{worst:g}",
+            text_anchor="end",
+            font_size=11,
+            fill=MUTED,
+        ),
+    ]
+    if unknown_above is not None:
+        parts.append(rect(left + 190, legend_y, 14, 10, fill=EMPTY, stroke=GRID))
+        parts.append(
+            text(
+                left + 210,
+                legend_y + 9,
+                f"not in the top {unknown_above:.0f}",
+                font_size=11,
+                fill=MUTED,
+            )
+        )
+    return parts
 
 
 def rank_heatmap_chart(
