@@ -27,13 +27,9 @@ from leaderboard.ingest.results_csv.sheets import (
     tidy_results_table,
 )
 from leaderboard.models import Benchmark, Metric, Submission
-from leaderboard.services import (
-    ValidationFailed,
-    benchmark_create,
-    problems_text,
-    submission_entries_from_csv,
-    submissions_create,
-)
+from leaderboard.services import ValidationFailed, benchmark_create, problems_text
+from leaderboard.services.uploads import UploadInput, UploadRead, submissions_upload
+from leaderboard.uploads import upload_limits
 
 # From the choices' own labels ("open: accepted on arrival", ...), as the pages say it.
 POLICY_HELP = "who may add results to a new benchmark (default: moderated): " + "; ".join(
@@ -112,7 +108,7 @@ class Command(BaseCommand):
         try:
             parsed, notes = _parsed(options)
         except ResultsCsvError as exc:
-            raise CommandError(f"{options['csv']}: {exc}") from None
+            raise CommandError(f"{options['csv']}: {exc}{_skip_hint(options, exc)}") from None
         except ValueError as exc:  # --columns naming what the file lacks
             raise CommandError(f"{options['csv']}: {exc}") from None
         except OSError as exc:
@@ -124,20 +120,23 @@ class Command(BaseCommand):
                 benchmark = self._benchmark(
                     options, ranking_only=parsed.kind == "rank", metrics=parsed.metrics
                 )
-                entries = submission_entries_from_csv(benchmark=benchmark, parsed=parsed)
-                submissions = submissions_create(
+                outcome = submissions_upload(
                     benchmark=benchmark,
                     submitter=None,
-                    entries=entries,
+                    upload=UploadInput(b"", filename=options["csv"], format=options["format"]),
                     source=Submission.Source.IMPORT,
+                    background=False,
+                    limits=upload_limits(background=True),
+                    read=UploadRead(parsed),
                 )
+        except ResultsCsvError as exc:  # more results than an upload may hold
+            raise CommandError(f"{options['csv']}: {exc}") from None
         except ValidationFailed as exc:
             raise CommandError(f"nothing was imported:\n{problems_text(exc.problems)}") from None
-        n_scores = sum(len(entry.scores) for entry in entries)
         self.stdout.write(
             self.style.SUCCESS(
-                f"{benchmark.slug}: imported {counted(n_scores, 'result')} of "
-                f"{counted(len(submissions), 'algorithm')} on "
+                f"{benchmark.slug}: imported {counted(outcome.n_scores, 'result')} of "
+                f"{counted(len(outcome.submissions), 'algorithm')} on "
                 f"{counted(len(parsed.datasets), 'dataset')}"
             )
         )
@@ -220,6 +219,13 @@ def _parsed(options) -> tuple[ParsedResults, tuple[str, ...]]:
     if skipped:
         skipped = relocated_error(ResultsCsvError(skipped), table).errors
     return parsed, (*table.notes, *_left_out(skipped))
+
+
+def _skip_hint(options, exc: ResultsCsvError) -> str:
+    """A way on when only rows are at fault (not the header, not the whole file)."""
+    if options["on_error"] == "skip" or any(error.line <= 1 for error in exc.errors):
+        return ""
+    return "\nnothing was imported; --on-error skip imports the valid rows and lists the rest"
 
 
 def _left_out(skipped) -> tuple[str, ...]:
