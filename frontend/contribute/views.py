@@ -527,6 +527,8 @@ def submit_upload_job(request: HttpRequest, slug: str, job_id: int) -> HttpRespo
             for p in result.get("problems", ())
         ],
         "problems_total": result.get("problems_total", 0),
+        "left_out": result.get("left_out", ()),
+        "n_left_out": result.get("n_left_out", 0),
         "percent": round(100 * job.progress),
     }
     return render(request, "frontend/contribute/upload_job.html", context)

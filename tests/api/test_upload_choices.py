@@ -6,6 +6,7 @@ import re
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
+from django.urls import reverse
 
 from leaderboard.models import Submission, UploadJob
 from leaderboard.uploads import upload_job_create, upload_job_run
@@ -69,7 +70,7 @@ def test_a_choice_out_of_its_list_is_refused_at_its_field(researcher, benchmark)
     assert {p["field"] for p in response.json()["problems"]} == {"on_error", "incomplete"}
 
 
-def test_the_background_job_takes_the_uploaders_choice(researcher, benchmark, monkeypatch):
+def test_the_background_job_takes_the_uploaders_choice(client, researcher, benchmark, monkeypatch):
     monkeypatch.setattr("leaderboard.uploads.close_old_connections", lambda: None)
     monkeypatch.setattr("leaderboard.uploads._dispatch", lambda job_id: None)
     jobs = {
@@ -94,6 +95,10 @@ def test_the_background_job_takes_the_uploaders_choice(researcher, benchmark, mo
     assert len(stored_scores()) == 2
     body = client_for(researcher).get(f"/api/benchmarks/toy/uploads/{done.pk}/").json()
     assert body["result"]["n_left_out"] == 1 and body["result"]["n_scores"] == 2
+    client.force_login(researcher)
+    page = client.get(reverse("contribute-upload-job", args=["toy", done.pk])).content.decode()
+    assert 'data-testid="upload-job-left-out"' in page
+    assert "line 3, column &quot;score&quot;: &#x27;oops&#x27; is not a number" in page
 
 
 def test_the_web_form_drops_what_lacks_folds_once_confirmed(client, researcher, benchmark):
