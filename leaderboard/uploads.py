@@ -39,8 +39,9 @@ def upload_limits(*, background: bool) -> UploadLimits:
     """The limits of an upload read in a web request, or by a background job (the worker
     has time the request has not, so a larger bound: PODIUM_MAX_BACKGROUND_UPLOAD_ROWS).
 
-    The one place these are decided: the API, the web form, the job and
-    ``manage.py import_results`` all read uploads within what this returns.
+    The one place these are decided; ``leaderboard.services.uploads.submissions_upload``
+    holds every entry point to them (the API, the web form, the job and both import
+    commands, which take the background's bound).
     """
     if background:
         return UploadLimits(
