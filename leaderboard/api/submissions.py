@@ -429,7 +429,8 @@ class SubmissionUploadApi(ApiView):
         summary="Submit a results file",
         description="multipart/form-data with a CSV `file`: one submission per algorithm "
         "in the file, all or nothing. A refused file lists every bad row (line, column, "
-        "reason). Files over PODIUM_MAX_UPLOAD_BYTES are refused with 413, files over "
+        "reason); with `on_error=skip` (or `incomplete=drop` for fold gaps) the rest is "
+        "stored and `left_out` lists what was not. Files over PODIUM_MAX_UPLOAD_BYTES are refused with 413, files over "
         "PODIUM_MAX_UPLOAD_ROWS rows or results (each fold one) with 400. A file over "
         "PODIUM_BACKGROUND_UPLOAD_BYTES (a zip of another tool's files: unpacked) is "
         "answered 202 and processed in the background, within "

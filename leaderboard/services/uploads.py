@@ -22,7 +22,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from leaderboard.ingest.formats import ImportedResults, ResultsImportError
-from leaderboard.ingest.formats.common import UploadLimits, import_problem
+from leaderboard.ingest.formats.common import MAX_LEFT_OUT, UploadLimits, import_problem
 from leaderboard.ingest.imported import (
     EMPTY_IMPORT,
     IMPORT_FORMATS,
@@ -178,7 +178,8 @@ def upload_read(
         raise results_file_refusal(
             benchmark=benchmark, error=exc, new_datasets_confirmed=upload.new_datasets_confirmed
         ) from None
-    left_out = (*skipped, *parsed.dropped)
+    # Listed up to the bound another tool's files have; beyond it, counted.
+    left_out = (*skipped, *parsed.dropped)[:MAX_LEFT_OUT]
     return UploadRead(parsed, None, left_out, len(skipped) + parsed.n_dropped)
 
 

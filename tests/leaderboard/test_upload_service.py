@@ -46,3 +46,33 @@ def test_the_csv_command_stores_within_the_background_bound(settings, tmp_path):
     settings.PODIUM_MAX_BACKGROUND_UPLOAD_ROWS = 3
     call_command("import_benchmark", str(path), "--slug", "big", stdout=StringIO())
     assert len(stored_scores()) == 3
+
+
+def test_the_csv_command_drops_what_lacks_folds_when_asked(tmp_path):
+    path = tmp_path / "folds.csv"
+    path.write_bytes(
+        b"dataset,algorithm,fold,score\n"
+        b"d1,alg-a,0,0.9\nd1,alg-a,1,0.8\nd1,alg-b,0,0.5\n"
+        b"d2,alg-a,0,0.7\nd2,alg-b,0,0.6\n"
+    )
+    with pytest.raises(CommandError, match="lacks fold 1"):
+        call_command("import_benchmark", str(path), "--slug", "gap", stdout=StringIO())
+    err = StringIO()
+    call_command(
+        "import_benchmark",
+        str(path),
+        "--slug",
+        "gap",
+        "--incomplete=drop",
+        stdout=StringIO(),
+        stderr=err,
+    )
+    assert "--incomplete drop left out 1 algorithms' results" in err.getvalue()
+    assert 'line 4, column "fold": algorithm "alg-b" on dataset "d1" lacks fold 1' in (
+        err.getvalue()
+    )
+    assert sorted((r.algorithm, r.dataset) for r in stored_scores() if r.fold == 0) == [
+        ("alg-a", "d1"),
+        ("alg-a", "d2"),
+        ("alg-b", "d2"),
+    ]
