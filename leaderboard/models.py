@@ -446,8 +446,8 @@ class UploadJob(models.Model):
 
     The file is kept (in the database, so any worker on any machine can read it) until
     it is processed, then emptied. ``result`` is the body the synchronous upload would
-    have answered (the stored submissions, or the refusal with every bad row) and
-    ``http_status`` its status code; the file is still stored all or nothing.
+    have answered (the stored submissions and what was left out, or the refusal with
+    every bad row) and ``http_status`` its status code.
     """
 
     class Status(models.TextChoices):
@@ -469,6 +469,13 @@ class UploadJob(models.Model):
     idempotency_key = models.CharField(max_length=100, blank=True)
     new_datasets_confirmed = models.BooleanField(
         default=False, help_text="the uploader confirmed new datasets (typo guard)"
+    )
+    # The uploader's choices, as leaderboard.services.uploads.UploadInput takes them.
+    on_error = models.CharField(
+        max_length=10, default="refuse", help_text="refuse, or skip what cannot be read"
+    )
+    incomplete = models.CharField(
+        max_length=10, default="refuse", help_text="refuse, or drop results lacking folds"
     )
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
     stage = models.CharField(max_length=40, blank=True)

@@ -4,8 +4,9 @@ A file over ``PODIUM_BACKGROUND_UPLOAD_BYTES`` (a zip of another tool's files: u
 is not parsed within the request: it is
 stored as an :class:`UploadJob` and a worker (``leaderboard.process_upload``; a thread
 of the server process in the embedded mode) runs the same parse -> validate -> store
-path as the synchronous upload, all or nothing, recording its stage and progress. The
-job's ``result`` holds what the synchronous upload would have answered. What an upload
+path as the synchronous upload (``leaderboard.services.uploads.submissions_upload``,
+with the uploader's ``on_error`` and ``incomplete`` choices), recording its stage and
+progress. The job's ``result`` holds what the synchronous upload would have answered. What an upload
 may hold in either place is :func:`upload_limits`'s to say.
 """
 
@@ -15,7 +16,7 @@ import io
 import logging
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import BinaryIO, cast
+from typing import BinaryIO
 
 import psycopg
 from django.conf import settings
@@ -26,8 +27,9 @@ from django.utils import timezone
 from config.celery import app as celery_app
 from config.threads import db_daemon_thread
 from leaderboard.ingest.formats import IMPORT_FORMATS, unpacked_size
-from leaderboard.ingest.formats.common import MAX_UNPACKED_BYTES, UploadLimits
-from leaderboard.models import Benchmark, Submission, UploadJob
+from leaderboard.ingest.formats.common import UploadLimits
+from leaderboard.ingest.formats.files import MAX_UNPACKED_BYTES
+from leaderboard.models import Benchmark, UploadJob
 from leaderboard.quotas import upload_jobs_quota_check
 
 logger = logging.getLogger(__name__)
@@ -37,8 +39,9 @@ def upload_limits(*, background: bool) -> UploadLimits:
     """The limits of an upload read in a web request, or by a background job (the worker
     has time the request has not, so a larger bound: PODIUM_MAX_BACKGROUND_UPLOAD_ROWS).
 
-    The one place these are decided: the API, the web form, the job and
-    ``manage.py import_results`` all read uploads within what this returns.
+    The one place these are decided; ``leaderboard.services.uploads.submissions_upload``
+    holds every entry point to them (the API, the web form, the job and both import
+    commands, which take the background's bound).
     """
     if background:
         return UploadLimits(
@@ -85,6 +88,8 @@ def upload_job_create(
     idempotency_key: str,
     new_datasets_confirmed: bool = False,
     filename: str = "upload",
+    on_error: str = "refuse",
+    incomplete: str = "refuse",
 ) -> UploadJob:
     """Store the file and hand it to a worker once the row is committed.
 
@@ -102,6 +107,8 @@ def upload_job_create(
             note=note,
             idempotency_key=idempotency_key,
             new_datasets_confirmed=new_datasets_confirmed,
+            on_error=on_error,
+            incomplete=incomplete,
         )
         if connection.vendor == "postgresql":
             _content_store(job_id=job.pk, content=content)
@@ -143,82 +150,32 @@ def _dispatch(job_id: int) -> None:
 
 def upload_job_run(*, job_id: int) -> UploadJob | None:
     """Process a queued job (a duplicate delivery finds it taken and does nothing)."""
-    from leaderboard.api.errors import exception_handler, max_problems
-    from leaderboard.ingest.imported import imported_submissions_create
-    from leaderboard.ingest.results_csv import Format, ResultsCsvError, parse_results_csv_text
-    from leaderboard.services import (
-        PermissionDenied,
-        ValidationFailed,
-        benchmark_metric_check,
-        results_file_refusal,
-        submission_entries_from_csv,
-        submissions_create,
-    )
+    from leaderboard.api.errors import exception_handler
+    from leaderboard.ingest.results_csv import ResultsCsvError
+    from leaderboard.services import PermissionDenied, ValidationFailed
+    from leaderboard.services.uploads import UploadInput, left_out_where, submissions_upload
 
-    close_old_connections()
-    now = timezone.now()
-    # Queued, or left running by a worker that died (redelivered after the time limit).
-    abandoned = Q(
-        status=UploadJob.Status.RUNNING,
-        started_at__lt=now - timedelta(seconds=settings.PODIUM_UPLOAD_TIME_LIMIT),
-    )
-    claimed = (
-        UploadJob.objects.filter(pk=job_id)
-        .filter(Q(status=UploadJob.Status.QUEUED) | abandoned)
-        .update(status=UploadJob.Status.RUNNING, started_at=now, stage="reading", progress=0.0)
-    )
-    if not claimed:
+    job = _claimed(job_id)
+    if job is None:
         return None
-    job = UploadJob.objects.select_related("benchmark", "submitter").get(pk=job_id)
-    limits = upload_limits(background=True)
+    upload = UploadInput(
+        content=bytes(job.content),
+        filename=job.filename,
+        format=job.format or None,
+        note=job.note,
+        on_error=job.on_error,
+        incomplete=job.incomplete,
+        new_datasets_confirmed=job.new_datasets_confirmed,
+        idempotency_key=job.idempotency_key,
+    )
     try:
-        if job.format in IMPORT_FORMATS:
-            submissions, entries, _ = imported_submissions_create(
-                benchmark=job.benchmark,
-                submitter=job.submitter,
-                content=bytes(job.content),
-                filename=job.filename,
-                format=job.format,
-                note=job.note,
-                source=Submission.Source.CSV,
-                idempotency_key=job.idempotency_key,
-                new_datasets_confirmed=job.new_datasets_confirmed,
-                limits=limits,
-            )
-            return _finish(
-                job_id,
-                UploadJob.Status.DONE,
-                {
-                    "submissions": [s.pk for s in submissions],
-                    "n_scores": sum(len(e.scores) for e in entries),
-                },
-                201,
-            )
-        try:
-            parsed = parse_results_csv_text(
-                bytes(job.content),
-                format=cast("Format | None", job.format or None),  # the parser checks it
-                max_rows=limits.max_rows,
-                max_errors=max_problems(),
-                metric_check=benchmark_metric_check(benchmark=job.benchmark),
-            )
-        except ResultsCsvError as exc:
-            raise results_file_refusal(
-                benchmark=job.benchmark,
-                error=exc,
-                new_datasets_confirmed=job.new_datasets_confirmed,
-            ) from None
-        _stage(job_id, "validating", 0.4)
-        entries = submission_entries_from_csv(benchmark=job.benchmark, parsed=parsed, note=job.note)
-        del parsed
-        _stage(job_id, "storing", 0.6)
-        submissions = submissions_create(
+        outcome = submissions_upload(
             benchmark=job.benchmark,
             submitter=job.submitter,
-            entries=entries,
-            source=Submission.Source.CSV,
-            idempotency_key=job.idempotency_key,
-            new_datasets_confirmed=job.new_datasets_confirmed,
+            upload=upload,
+            background=False,
+            limits=upload_limits(background=True),
+            stage=lambda stage, progress: _stage(job_id, stage, progress),
         )
     except (ValidationFailed, ResultsCsvError, PermissionDenied) as exc:
         response = exception_handler(exc, {})
@@ -230,10 +187,34 @@ def upload_job_run(*, job_id: int) -> UploadJob | None:
         }
         return _finish(job_id, UploadJob.Status.FAILED, body, 500)
     body = {
-        "submissions": [s.pk for s in submissions],
-        "n_scores": sum(len(e.scores) for e in entries),
+        "submissions": [s.pk for s in outcome.submissions],
+        "n_scores": outcome.n_scores,
     }
+    if outcome.n_left_out:
+        body["left_out"] = [
+            {"field": left_out_where(p), "message": p.message} for p in outcome.left_out
+        ]
+        body["n_left_out"] = outcome.n_left_out
     return _finish(job_id, UploadJob.Status.DONE, body, 201)
+
+
+def _claimed(job_id: int) -> UploadJob | None:
+    """The job, once this worker has taken it: queued, or left running by a worker that
+    died (redelivered after the time limit); None when another has it."""
+    close_old_connections()
+    now = timezone.now()
+    abandoned = Q(
+        status=UploadJob.Status.RUNNING,
+        started_at__lt=now - timedelta(seconds=settings.PODIUM_UPLOAD_TIME_LIMIT),
+    )
+    claimed = (
+        UploadJob.objects.filter(pk=job_id)
+        .filter(Q(status=UploadJob.Status.QUEUED) | abandoned)
+        .update(status=UploadJob.Status.RUNNING, started_at=now, stage="reading", progress=0.0)
+    )
+    if not claimed:
+        return None
+    return UploadJob.objects.select_related("benchmark", "submitter").get(pk=job_id)
 
 
 @dataclass(frozen=True)

@@ -191,6 +191,20 @@ class UploadForm(AccessibleErrorsMixin, forms.Form):
         widget=forms.Textarea(attrs={"rows": 3}),
         help_text="Stored with every algorithm of the file: how the results were obtained.",
     )
+    incomplete = forms.ChoiceField(
+        label="Algorithms lacking folds",
+        choices=[
+            ("refuse", "refuse the file (every gap listed)"),
+            ("drop", "leave out an algorithm's results on a dataset where it lacks folds"),
+        ],
+        initial="refuse",
+        required=False,
+        help_text="When an algorithm lacks, on a dataset, folds that others have there. "
+        "What is left out is listed in the preview before anything is stored.",
+    )
+
+    def clean_incomplete(self) -> str:
+        return self.cleaned_data.get("incomplete") or "refuse"
 
     def __init__(self, *args, max_bytes: int, **kwargs):
         super().__init__(*args, **kwargs)

@@ -1,51 +1,37 @@
 """A results file between its preview and its confirmation.
 
-The preview parses the file and tries it against the services' rules; the file then
-waits in the session (compressed, one pending file per session) until the researcher
-confirms. Its token is also its idempotency key, so a double-clicked "confirm" stores
-the file once.
+The preview asks the upload service for a trial (``submissions_upload(trial=True)``:
+read, and tried against the services' rules); the file then waits in the session
+(compressed, one pending file per session) until the researcher confirms. Its token is
+also its idempotency key, so a double-clicked "confirm" stores the file once. What the
+preview shows of the read file (first rows, algorithms, empty cells) is built here.
 """
 
 from __future__ import annotations
 
 import base64
-import dataclasses
-import io
 import uuid
 import zlib
 from dataclasses import dataclass
-from typing import cast
 
 import numpy as np
 from django.conf import settings
-from django.db import transaction
 
-from leaderboard.ingest.formats import ImportedResults, unpacked_size
-from leaderboard.ingest.imported import IMPORT_FORMATS, imported_entries, imported_read
-from leaderboard.ingest.results_csv import (
-    Format,
-    ParsedResults,
-    ResultsCsvError,
-    RowError,
-    parse_results_csv,
-)
-from leaderboard.models import Benchmark, Submission
+from leaderboard.ingest.formats import unpacked_size
+from leaderboard.ingest.results_csv import ParsedResults, RowError
+from leaderboard.models import Benchmark
 from leaderboard.selectors import algorithm_names_public, dataset_names_public
-from leaderboard.services import (
-    Problem,
-    SubmissionInput,
-    ValidationFailed,
-    benchmark_metric_check,
-    results_file_refusal,
-    submission_entries_from_csv,
-    submission_incomplete_notes,
-    submissions_create,
-)
-from leaderboard.uploads import upload_limits
+from leaderboard.services import Problem, submission_incomplete_notes
+from leaderboard.services.uploads import UploadInput
 
 SESSION_KEY = "podium-pending-upload"
 PREVIEW_ROWS = 20
 MAX_ERRORS = 100
+
+
+def max_errors() -> int:
+    """How many of a file's problems the pages list (read when asked: tests lower it)."""
+    return MAX_ERRORS
 
 
 @dataclass(frozen=True)
@@ -58,14 +44,35 @@ class PendingUpload:
     content: bytes
     stored_ids: tuple[int, ...] = ()
     job_id: int | None = None  # the background job that stores a large file
+    incomplete: str = "refuse"
 
     @property
     def idempotency_key(self) -> str:
         return f"web-csv-{self.token}"
 
+    def as_input(self, *, new_datasets_confirmed: bool, on_error: str) -> UploadInput:
+        """The file and the researcher's choices, as the upload service takes them."""
+        return UploadInput(
+            content=self.content,
+            filename=self.filename,
+            format=self.format or None,
+            note=self.note,
+            on_error=on_error,
+            incomplete=self.incomplete,
+            new_datasets_confirmed=new_datasets_confirmed,
+            idempotency_key=self.idempotency_key,
+        )
+
 
 def pending_upload_save(
-    session, *, benchmark: Benchmark, filename: str, fmt: str, note: str, content: bytes
+    session,
+    *,
+    benchmark: Benchmark,
+    filename: str,
+    fmt: str,
+    note: str,
+    content: bytes,
+    incomplete: str = "refuse",
 ) -> PendingUpload:
     upload = PendingUpload(
         token=uuid.uuid4().hex,
@@ -74,6 +81,7 @@ def pending_upload_save(
         format=fmt,
         note=note,
         content=content,
+        incomplete=incomplete,
     )
     session[SESSION_KEY] = {
         "token": upload.token,
@@ -83,6 +91,7 @@ def pending_upload_save(
         "note": note,
         "content": base64.b64encode(zlib.compress(content, 6)).decode("ascii"),
         "stored_ids": [],
+        "incomplete": incomplete,
     }
     return upload
 
@@ -101,6 +110,7 @@ def pending_upload_get(session, *, token: str, benchmark: Benchmark) -> PendingU
         content=content,
         stored_ids=tuple(stored.get("stored_ids", ())),
         job_id=stored.get("job_id"),
+        incomplete=stored.get("incomplete", "refuse"),
     )
 
 
@@ -118,25 +128,8 @@ def pending_upload_mark_stored(
         "content": "",
         "stored_ids": ids,
         "job_id": job_id,
+        "incomplete": upload.incomplete,
     }
-
-
-def upload_import(
-    content: bytes, *, fmt: str | None, benchmark: Benchmark, filename: str = "upload"
-) -> ImportedResults | None:
-    """Another tool's results (None for a CSV format); raises ResultsImportError when
-    nothing in the files can be read. What cannot is in ``left_out``: the preview lists
-    it and the researcher confirms storing the rest."""
-    if fmt not in IMPORT_FORMATS:
-        return None
-    return imported_read(
-        content,
-        filename=filename,
-        format=fmt,
-        limits=upload_limits(background=False),
-        benchmark=benchmark,
-        on_error="skip",
-    )
 
 
 def too_large_to_preview(content: bytes) -> str:
@@ -148,69 +141,6 @@ def too_large_to_preview(content: bytes) -> str:
         "you wait. Upload them through the API (submissions/upload/), which processes "
         "larger files in the background, or split them."
     )
-
-
-def upload_parse(content: bytes, *, fmt: str | None, benchmark: Benchmark) -> ParsedResults:
-    """Raises ResultsCsvError listing the file's problems by line and column, with the
-    benchmark's rules on the rows that did read (results_file_refusal): one round."""
-    if imported := upload_import(content, fmt=fmt, benchmark=benchmark):
-        return imported.parsed
-    try:
-        return parse_results_csv(
-            io.BytesIO(content),
-            format=cast("Format | None", fmt or None),  # the parser checks it
-            max_rows=upload_limits(background=False).max_rows,
-            max_errors=MAX_ERRORS,
-            metric_check=benchmark_metric_check(benchmark=benchmark),
-        )
-    except ResultsCsvError as exc:
-        # New datasets are confirmed in the preview itself, as upload_trial_problems does.
-        raise results_file_refusal(
-            benchmark=benchmark, error=exc, new_datasets_confirmed=True
-        ) from None
-
-
-def upload_entries(
-    *,
-    benchmark: Benchmark,
-    parsed: ParsedResults,
-    note: str,
-    imported: ImportedResults | None = None,
-) -> list[SubmissionInput]:
-    if imported is not None:
-        return imported_entries(benchmark=benchmark, imported=imported, note=note)
-    entries = submission_entries_from_csv(benchmark=benchmark, parsed=parsed)
-    return [dataclasses.replace(entry, note=note) for entry in entries]
-
-
-class _TrialOnly(Exception):
-    pass
-
-
-def upload_trial_problems(
-    *, benchmark: Benchmark, user, entries: list[SubmissionInput]
-) -> tuple[Problem, ...]:
-    """What storing the entries would refuse, found by storing them and rolling back.
-
-    The services are the one place that knows a benchmark's rules (listed datasets
-    only, metrics, ranks), so the preview asks them rather than repeating the rules.
-    New datasets count as confirmed here: the preview lists them and asks for the
-    confirmation itself. Raises the services' PermissionDenied.
-    """
-    try:
-        with transaction.atomic():
-            submissions_create(
-                benchmark=benchmark,
-                submitter=user,
-                entries=entries,
-                source=Submission.Source.CSV,
-                new_datasets_confirmed=True,
-            )
-            raise _TrialOnly
-    except _TrialOnly:
-        return ()
-    except ValidationFailed as exc:
-        return exc.problems
 
 
 @dataclass(frozen=True)

@@ -32,19 +32,16 @@ from frontend.contribute.grid import ScoreGrid
 from frontend.contribute.uploads import (
     FileProblem,
     file_problems,
+    max_errors,
     pending_upload_get,
     pending_upload_mark_stored,
     pending_upload_save,
     too_large_to_preview,
-    upload_entries,
-    upload_import,
     upload_incomplete_notes,
-    upload_parse,
     upload_preview,
-    upload_trial_problems,
 )
 from leaderboard.csv_template import csv_template
-from leaderboard.ingest.imported import IMPORT_FORMATS, imported_relocated
+from leaderboard.ingest.imported import IMPORT_FORMATS
 from leaderboard.ingest.results_csv import ResultsCsvError
 from leaderboard.models import Benchmark, Submission, UploadJob
 from leaderboard.selectors import (
@@ -61,11 +58,17 @@ from leaderboard.services import (
     submission_create,
     submission_incomplete_notes,
     submissions_check,
-    submissions_create,
     user_is_maintainer,
 )
+from leaderboard.services.uploads import (
+    UploadInput,
+    UploadRead,
+    UploadRefused,
+    left_out_where,
+    submissions_upload,
+)
 from leaderboard.throttling import submission_throttle_wait
-from leaderboard.uploads import upload_in_background, upload_job_create
+from leaderboard.uploads import upload_in_background
 
 IDEMPOTENCY_PREFIX = "web-form-"
 
@@ -350,10 +353,11 @@ def _located(line: int | None, column: str | None, message: str) -> str:
     return f"{where}: {message}" if where else message
 
 
-def _preview_page(request, benchmark, upload, parsed, problems, imported=None) -> HttpResponse:
+def _preview_page(request, benchmark, upload, read: UploadRead, problems) -> HttpResponse:
+    parsed = read.parsed
     context = {
-        "left_out": imported.left_out if imported is not None else (),
-        "n_left_out": imported.n_left_out if imported is not None else 0,
+        "left_out": [{"column": left_out_where(p), "message": p.message} for p in read.left_out],
+        "n_left_out": read.n_left_out,
         "benchmark": benchmark,
         "upload": upload,
         "preview": upload_preview(benchmark=benchmark, parsed=parsed),
@@ -371,6 +375,12 @@ def _preview_page(request, benchmark, upload, parsed, problems, imported=None) -
     return render(request, "frontend/contribute/upload_preview.html", context)
 
 
+def _on_error(fmt: str | None) -> str:
+    """Another tool's files are read with skip: the preview lists what is left out and
+    nothing is stored until the researcher confirms it (a CSV is refused line by line)."""
+    return "skip" if fmt in IMPORT_FORMATS else "refuse"
+
+
 @login_required
 @require_http_methods(["GET", "POST"])
 def submit_upload(request: HttpRequest, slug: str) -> HttpResponse:
@@ -383,18 +393,28 @@ def submit_upload(request: HttpRequest, slug: str) -> HttpResponse:
     form = UploadForm(request.POST or None, request.FILES or None, max_bytes=upload_limit_bytes())
     if request.method == "GET" or not form.is_valid():
         return _upload_page(request, benchmark, form)
-    content = form.cleaned_data["file"].read()
-    fmt = form.cleaned_data["format"]
+    data = form.cleaned_data
+    content = data["file"].read()
+    fmt = data["format"]
     if fmt in IMPORT_FORMATS and upload_in_background(content, format=fmt):
         # The preview reads the files while the page waits: no more than a request may.
         form.add_error("file", too_large_to_preview(content))
         return _upload_page(request, benchmark, form)
     try:
-        imported = upload_import(
-            content, fmt=fmt, benchmark=benchmark, filename=form.cleaned_data["file"].name
-        )
-        parsed = (
-            imported.parsed if imported else upload_parse(content, fmt=fmt, benchmark=benchmark)
+        trial = submissions_upload(
+            benchmark=benchmark,
+            submitter=request.user,
+            upload=UploadInput(
+                content=content,
+                filename=data["file"].name,
+                format=fmt or None,
+                on_error=_on_error(fmt),
+                incomplete=data["incomplete"],
+                # The preview lists new datasets and asks for the confirmation itself.
+                new_datasets_confirmed=True,
+            ),
+            trial=True,
+            max_errors=max_errors(),
         )
     except ResultsCsvError as exc:
         plural = "" if exc.total == 1 else "s"
@@ -408,32 +428,19 @@ def submit_upload(request: HttpRequest, slug: str) -> HttpResponse:
             file_errors=file_problems(content, exc.errors),
             n_more=exc.n_more,
         )
-    try:
-        entries = upload_entries(
-            benchmark=benchmark, parsed=parsed, note=form.cleaned_data["note"], imported=imported
-        )
-        # A large file is checked in full by the background job that stores it: a trial
-        # store here would cost the request as much as the store itself.
-        problems = (
-            ()
-            if upload_in_background(content, format=fmt)
-            else upload_trial_problems(benchmark=benchmark, user=request.user, entries=entries)
-        )
-    except ValidationFailed as exc:
-        problems = exc.problems
     except PermissionDenied as exc:
         return forbidden(request, str(exc))
-    if imported is not None:  # at the file and key each came from
-        problems = imported_relocated(ValidationFailed(problems), imported).problems
+    assert trial.read is not None  # a trial reads the file
     upload = pending_upload_save(
         request.session,
         benchmark=benchmark,
-        filename=form.cleaned_data["file"].name,
-        fmt=fmt if imported is not None else parsed.format,
-        note=form.cleaned_data["note"],
+        filename=data["file"].name,
+        fmt=trial.read.format,
+        note=data["note"],
         content=content,
+        incomplete=data["incomplete"],
     )
-    return _preview_page(request, benchmark, upload, parsed, problems, imported)
+    return _preview_page(request, benchmark, upload, trial.read, trial.problems)
 
 
 def _left_out_confirmed(request: HttpRequest) -> bool:
@@ -458,56 +465,36 @@ def submit_upload_confirm(request: HttpRequest, slug: str) -> HttpResponse:
         return redirect("account-submissions")
     if (throttled := _throttled(request, benchmark)) is not None:
         return throttled
-    if upload_in_background(upload.content, format=upload.format):
-        if _closed_to(benchmark, request.user):
-            return _closed_page(request, benchmark)
-        try:
-            job = upload_job_create(
-                benchmark=benchmark,
-                submitter=request.user,
-                content=upload.content,
-                filename=upload.filename,
-                format=upload.format,
-                note=upload.note,
-                idempotency_key=upload.idempotency_key,
-                new_datasets_confirmed=request.POST.get("confirm_new_datasets") == "1",
-            )
-        except PermissionDenied as exc:  # the account's quota of pending uploads
-            return forbidden(request, str(exc))
-        pending_upload_mark_stored(request.session, upload=upload, ids=[], job_id=job.pk)
-        return redirect("contribute-upload-job", slug=benchmark.slug, job_id=job.pk)
-    imported = None
+    if _closed_to(benchmark, request.user):
+        return _closed_page(request, benchmark)
+    read = None
     try:
-        imported = upload_import(
-            upload.content, fmt=upload.format, benchmark=benchmark, filename=upload.filename
-        )
-        parsed = (
-            imported.parsed
-            if imported
-            else upload_parse(upload.content, fmt=upload.format, benchmark=benchmark)
-        )
-        if imported is not None and imported.n_left_out and not _left_out_confirmed(request):
-            messages.error(request, "Confirm that the results listed as left out stay out.")
-            return _preview_page(request, benchmark, upload, parsed, (), imported)
-        submissions = submissions_create(
+        outcome = submissions_upload(
             benchmark=benchmark,
             submitter=request.user,
-            entries=upload_entries(
-                benchmark=benchmark, parsed=parsed, note=upload.note, imported=imported
+            upload=upload.as_input(
+                new_datasets_confirmed=request.POST.get("confirm_new_datasets") == "1",
+                on_error=_on_error(upload.format),
             ),
-            source=Submission.Source.CSV,
-            idempotency_key=upload.idempotency_key,
-            new_datasets_confirmed=request.POST.get("confirm_new_datasets") == "1",
+            left_out_confirmed=_left_out_confirmed(request),
+            max_errors=max_errors(),
         )
+        read = outcome.read
     except ResultsCsvError:  # the same bytes parsed at the preview: not expected
         messages.error(request, "The file could not be read again: upload it again.")
         return redirect("contribute-upload", slug=benchmark.slug)
-    except PermissionDenied as exc:
+    except PermissionDenied as exc:  # the services' rules, or the quota of pending uploads
         return forbidden(request, str(exc))
-    except ValidationFailed as exc:
-        if imported is not None:
-            exc = imported_relocated(exc, imported)
-        return _preview_page(request, benchmark, upload, parsed, exc.problems, imported)
+    except UploadRefused as exc:
+        return _preview_page(request, benchmark, upload, exc.read, exc.problems)
+    if outcome.job is not None:
+        pending_upload_mark_stored(request.session, upload=upload, ids=[], job_id=outcome.job.pk)
+        return redirect("contribute-upload-job", slug=benchmark.slug, job_id=outcome.job.pk)
+    if outcome.held:
+        messages.error(request, "Confirm that the results listed as left out stay out.")
+        assert read is not None
+        return _preview_page(request, benchmark, upload, read, ())
+    submissions = list(outcome.submissions)
     pending_upload_mark_stored(request.session, upload=upload, ids=[s.pk for s in submissions])
     _stored_message(request, submissions)
     return redirect("account-submissions")
@@ -540,6 +527,8 @@ def submit_upload_job(request: HttpRequest, slug: str, job_id: int) -> HttpRespo
             for p in result.get("problems", ())
         ],
         "problems_total": result.get("problems_total", 0),
+        "left_out": result.get("left_out", ()),
+        "n_left_out": result.get("n_left_out", 0),
         "percent": round(100 * job.progress),
     }
     return render(request, "frontend/contribute/upload_job.html", context)

@@ -35,6 +35,7 @@ from leaderboard.services import (
     StateConflict,
     ValidationFailed,
 )
+from leaderboard.services.errors import UploadTooLarge
 
 logger = logging.getLogger(__name__)
 
@@ -179,6 +180,8 @@ def exception_handler(exc, context):
     response = _service_error_response(exc, context)
     if response is not None:
         return response
+    if isinstance(exc, UploadTooLarge):
+        exc = PayloadTooLarge(str(exc))
     if isinstance(exc, RequestDataTooBig):
         exc = PayloadTooLarge(
             "The request body is larger than DATA_UPLOAD_MAX_MEMORY_SIZE "

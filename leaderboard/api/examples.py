@@ -287,7 +287,13 @@ EXAMPLES: dict[str, list[OpenApiExample]] = {
             "A long-format file (multipart/form-data)",
         ),
         _response(
-            {"submissions": [{**SUBMISSION, "algorithm": "my-forest"}], "n_scores": 2}, "201"
+            {
+                "submissions": [{**SUBMISSION, "algorithm": "my-forest"}],
+                "n_scores": 2,
+                "left_out": [],
+                "n_left_out": 0,
+            },
+            "201",
         ),
     ],
     "submission_accept": [

@@ -28,17 +28,11 @@ from leaderboard.api.common import (
     idempotency_key_from,
     idempotency_parameter,
     submission_or_404,
-    too_large_message,
 )
-from leaderboard.api.errors import ErrorSerializer, PayloadTooLarge, max_problems
+from leaderboard.api.errors import ErrorSerializer, PayloadTooLarge
 from leaderboard.api.pagination import LimitOffsetPagination, paginated_response
-from leaderboard.ingest.imported import (
-    EMPTY_IMPORT,
-    IMPORT_FORMATS,
-    ON_ERROR,
-    imported_submissions_create,
-)
-from leaderboard.ingest.results_csv import FORMATS, ResultsCsvError, parse_results_csv
+from leaderboard.ingest.imported import EMPTY_IMPORT, IMPORT_FORMATS, ON_ERROR
+from leaderboard.ingest.results_csv import FORMATS, INCOMPLETE
 from leaderboard.models import Submission, UploadJob
 from leaderboard.selectors import (
     submission_list_by_ids,
@@ -50,20 +44,16 @@ from leaderboard.services import (
     MAX_URL_LENGTH,
     ScoreInput,
     SubmissionInput,
-    benchmark_metric_check,
-    results_file_refusal,
     submission_accept,
     submission_create,
-    submission_entries_from_csv,
     submission_incomplete_notes,
     submission_reject,
     submission_withdraw,
-    submissions_create,
     url_problem,
     user_is_maintainer,
 )
+from leaderboard.services.uploads import UploadInput, left_out_where, submissions_upload
 from leaderboard.throttling import SubmissionThrottles
-from leaderboard.uploads import upload_in_background, upload_job_create, upload_limits
 
 logger = logging.getLogger(__name__)
 ERRORS = {400: ErrorSerializer, 401: ErrorSerializer, 403: ErrorSerializer, 404: ErrorSerializer}
@@ -355,9 +345,11 @@ def json_too_large_message(what: str) -> str:
 
 
 class LeftOutSerializer(serializers.Serializer):
-    """A result of another tool's files not stored (with ``on_error=skip``)."""
+    """A result not stored (with ``on_error=skip`` or ``incomplete=drop``)."""
 
-    field = serializers.CharField(help_text="<file>: <key>")
+    field = serializers.CharField(
+        help_text='where it was read: "<file>: <key>", or "line N, column "c"" in a CSV'
+    )
     message = serializers.CharField(help_text="why it was left out")
 
 
@@ -398,10 +390,18 @@ class SubmissionUploadApi(ApiView):
             choices=ON_ERROR,
             required=False,
             default="refuse",
-            help_text="another tool's files read within the request: refuse (nothing is "
-            "stored if anything cannot be read) or skip (the rest is stored and "
-            "left_out lists what was not, by file and key, with the reason). A file "
-            "processed in the background is stored all or nothing.",
+            help_text="refuse (the default: nothing is stored if anything cannot be read, "
+            "every problem listed) or skip (the rest is stored and left_out lists what was "
+            "not, by line for a CSV, by file and key for another tool's files, with the "
+            "reason). A file processed in the background takes the same choice.",
+        )
+        incomplete = serializers.ChoiceField(
+            choices=INCOMPLETE,
+            required=False,
+            default="refuse",
+            help_text="an algorithm lacking, on a dataset, folds that others have there: "
+            "refuse (the default) or drop its results on that dataset (listed in left_out), "
+            "as manage.py analyze --incomplete drop",
         )
 
         def validate(self, attrs: dict) -> dict:
@@ -415,8 +415,8 @@ class SubmissionUploadApi(ApiView):
         left_out = LeftOutSerializer(
             many=True,
             required=False,
-            help_text="what the import left out (with on_error=skip), by file and key, with the "
-            "reason (the first ones, up to a bound)",
+            help_text="what was left out (with on_error=skip or incomplete=drop), where it "
+            "was read, with the reason (the first ones, up to a bound)",
         )
         n_left_out = serializers.IntegerField(
             required=False, help_text="how many results the import left out in all"
@@ -429,7 +429,8 @@ class SubmissionUploadApi(ApiView):
         summary="Submit a results file",
         description="multipart/form-data with a CSV `file`: one submission per algorithm "
         "in the file, all or nothing. A refused file lists every bad row (line, column, "
-        "reason). Files over PODIUM_MAX_UPLOAD_BYTES are refused with 413, files over "
+        "reason); with `on_error=skip` (or `incomplete=drop` for fold gaps) the rest is "
+        "stored and `left_out` lists what was not. Files over PODIUM_MAX_UPLOAD_BYTES are refused with 413, files over "
         "PODIUM_MAX_UPLOAD_ROWS rows or results (each fold one) with 400. A file over "
         "PODIUM_BACKGROUND_UPLOAD_BYTES (a zip of another tool's files: unpacked) is "
         "answered 202 and processed in the background, within "
@@ -446,77 +447,35 @@ class SubmissionUploadApi(ApiView):
     )
     def post(self, request: Request, slug: str) -> Response:
         benchmark = benchmark_or_404(slug=slug, user=request.user)
-        key = idempotency_key_from(request)
         serializer = self.InputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
-        upload = data["file"]
-        if upload.size > self.max_body_bytes():
-            raise PayloadTooLarge(too_large_message(upload.size, self.max_body_bytes()))
-        if upload_in_background(upload, format=data["format"]):
-            job = upload_job_create(
-                benchmark=benchmark,
-                submitter=request.user,
-                content=upload.read(),
-                filename=upload.name or "upload",
-                format=data["format"],
-                note=data["note"],
-                idempotency_key=key,
-                new_datasets_confirmed=data["allow_new_datasets"],
-            )
-            return _upload_job_response(request, slug, job, status.HTTP_202_ACCEPTED)
-        limits = upload_limits(background=False)
-        if data["format"] in IMPORT_FORMATS:
-            started = timezone.now()
-            submissions, entries, imported = imported_submissions_create(
-                benchmark=benchmark,
-                submitter=request.user,
-                content=upload.read(),
-                filename=upload.name or "upload",
-                format=data["format"],
-                note=data["note"],
-                source=Submission.Source.CSV,
-                idempotency_key=key,
-                new_datasets_confirmed=data["allow_new_datasets"],
-                limits=limits,
-                on_error=data["on_error"],
-            )
-            code = status.HTTP_200_OK if _replayed(submissions, key, started) else 201
-            stored = _stored_or_written(submissions)
-            body = {
-                "submissions": stored,
-                "n_scores": sum(s.n_scores for s in stored),
-                "left_out": [{"field": p.column, "message": p.message} for p in imported.left_out],
-                "n_left_out": imported.n_left_out,
-            }
-            return Response(self.OutputSerializer(body).data, status=code)
-        try:
-            parsed = parse_results_csv(
-                upload,
-                format=data["format"],
-                max_rows=limits.max_rows,
-                max_errors=max_problems(),
-                metric_check=benchmark_metric_check(benchmark=benchmark),
-            )
-        except ResultsCsvError as exc:
-            raise results_file_refusal(
-                benchmark=benchmark,
-                error=exc,
-                new_datasets_confirmed=data["allow_new_datasets"],
-            ) from None
-        entries = submission_entries_from_csv(benchmark=benchmark, parsed=parsed, note=data["note"])
-        started = timezone.now()
-        submissions = submissions_create(
+        outcome = submissions_upload(
             benchmark=benchmark,
             submitter=request.user,
-            entries=entries,
-            source=Submission.Source.CSV,
-            idempotency_key=key,
-            new_datasets_confirmed=data["allow_new_datasets"],
+            upload=UploadInput(
+                content=data["file"].read(),
+                filename=data["file"].name or "upload",
+                format=data["format"],
+                note=data["note"],
+                on_error=data["on_error"],
+                incomplete=data["incomplete"],
+                new_datasets_confirmed=data["allow_new_datasets"],
+                idempotency_key=idempotency_key_from(request),
+            ),
         )
-        code = status.HTTP_200_OK if _replayed(submissions, key, started) else 201
-        stored = _stored_or_written(submissions)
-        body = {"submissions": stored, "n_scores": sum(s.n_scores for s in stored)}
+        if outcome.job is not None:
+            return _upload_job_response(request, slug, outcome.job, status.HTTP_202_ACCEPTED)
+        stored = _stored_or_written(list(outcome.submissions))
+        body = {
+            "submissions": stored,
+            "n_scores": sum(s.n_scores for s in stored),
+            "left_out": [
+                {"field": left_out_where(p), "message": p.message} for p in outcome.left_out
+            ],
+            "n_left_out": outcome.n_left_out,
+        }
+        code = status.HTTP_200_OK if outcome.replayed else status.HTTP_201_CREATED
         return Response(self.OutputSerializer(body).data, status=code)
 
 
@@ -634,7 +593,12 @@ class UploadJobOutputSerializer(serializers.Serializer):
             return job.result
         stored = _stored_by_ids(job.result["submissions"])
         return SubmissionUploadApi.OutputSerializer(
-            {"submissions": stored, "n_scores": job.result["n_scores"]}
+            {
+                "submissions": stored,
+                "n_scores": job.result["n_scores"],
+                "left_out": job.result.get("left_out", []),
+                "n_left_out": job.result.get("n_left_out", 0),
+            }
         ).data
 
 

@@ -19,15 +19,13 @@ from leaderboard.ingest.formats import (
     read_imported,
 )
 from leaderboard.ingest.formats.common import UploadLimits, restrict_metrics
-from leaderboard.models import Benchmark, Submission
+from leaderboard.models import Benchmark
 from leaderboard.services import (
     MAX_URL_LENGTH,
     Problem,
     SubmissionInput,
     ValidationFailed,
-    published_orders_store,
     submission_entries_from_csv,
-    submissions_create,
     url_problem,
 )
 
@@ -39,7 +37,6 @@ __all__ = [
     "imported_entries",
     "imported_read",
     "imported_relocated",
-    "imported_submissions_create",
 ]
 
 # An empty upload in another tool's format (an empty CSV is the CSV parser's to word).
@@ -116,53 +113,3 @@ def imported_relocated(exc: ValidationFailed, imported: ImportedResults) -> Vali
         else:
             problems.append(Problem(problem.message, where, None))
     return type(exc)(problems) if type(exc) is ValidationFailed else ValidationFailed(problems)
-
-
-def imported_submissions_create(
-    *,
-    benchmark: Benchmark,
-    submitter,
-    content: bytes,
-    filename: str,
-    format: str,
-    note: str = "",
-    source: str,
-    limits: UploadLimits,
-    idempotency_key: str = "",
-    new_datasets_confirmed: bool = False,
-    on_error: str = "refuse",
-) -> tuple[list[Submission], list[SubmissionInput], ImportedResults]:
-    """Read, check and store an upload in another tool's format: all or nothing, or
-    (``on_error="skip"``) what the files hold that can be read, the rest listed in the
-    returned results' ``left_out``. What is read is stored all or nothing.
-
-    Raises ResultsImportError (the files' problems) or ValidationFailed (the services'),
-    every problem at the file and key it came from.
-    """
-    imported = imported_read(
-        content,
-        filename=filename,
-        format=format,
-        limits=limits,
-        benchmark=benchmark,
-        on_error=on_error,
-    )
-    entries = imported_entries(benchmark=benchmark, imported=imported, note=note)
-    try:
-        submissions = submissions_create(
-            benchmark=benchmark,
-            submitter=submitter,
-            entries=entries,
-            source=source,
-            idempotency_key=idempotency_key,
-            new_datasets_confirmed=new_datasets_confirmed,
-        )
-    except ValidationFailed as exc:
-        raise imported_relocated(exc, imported) from None
-    published_orders_store(
-        benchmark=benchmark,
-        published=imported.published,
-        source_format=imported.format,
-        user=submitter,
-    )
-    return submissions, entries, imported

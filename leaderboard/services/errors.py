@@ -74,3 +74,7 @@ class Gone(Exception):
     @property
     def reason(self) -> str:
         return str(self)
+
+
+class UploadTooLarge(ValueError):
+    """A results file larger than PODIUM_MAX_UPLOAD_BYTES (the API answers 413)."""

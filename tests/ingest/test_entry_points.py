@@ -141,9 +141,22 @@ def test_the_command_names_the_file_and_key_of_a_bad_file(tmp_path):
             stdout=StringIO(),
         )
     assert not stored_scores()
-    # By default the rest is imported and the result left out is listed where it was.
+    # By default nothing is imported, and the refusal says how to import the rest.
+    with pytest.raises(CommandError, match="--on-error skip imports the rest") as refused:
+        call_command("import_results", str(folder), "--format", "mteb", stdout=StringIO())
+    assert "SciFact.json: scores.test[0].main_score" in str(refused.value)
+    assert not stored_scores()
+    # With skip the rest is imported and the result left out is listed where it was.
     err = StringIO()
-    call_command("import_results", str(folder), "--format", "mteb", stdout=StringIO(), stderr=err)
+    call_command(
+        "import_results",
+        str(folder),
+        "--format",
+        "mteb",
+        "--on-error=skip",
+        stdout=StringIO(),
+        stderr=err,
+    )
     assert len(stored_scores()) == N_SCORES["mteb"] - 1
     assert "left out 1 result or file" in err.getvalue()
     assert re.search(

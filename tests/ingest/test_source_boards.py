@@ -9,8 +9,7 @@ import json
 import numpy as np
 import pytest
 
-from leaderboard.ingest.formats import ResultsImportError, read_imported
-from leaderboard.ingest.formats.common import files_from_path
+from leaderboard.ingest.formats import ResultsImportError, files_from_path, read_imported
 from leaderboard.ingest.formats.pwc import _value
 from tests.ingest.helpers import FIXTURES, board_order, tau
 

@@ -14,6 +14,7 @@ from estimation.management.commands.recompute import (
 )
 from leaderboard.ingest.results_csv import (
     FORMATS,
+    INCOMPLETE,
     ParsedResults,
     ResultsCsvError,
     parse_results_csv,
@@ -27,13 +28,9 @@ from leaderboard.ingest.results_csv.sheets import (
     tidy_results_table,
 )
 from leaderboard.models import Benchmark, Metric, Submission
-from leaderboard.services import (
-    ValidationFailed,
-    benchmark_create,
-    problems_text,
-    submission_entries_from_csv,
-    submissions_create,
-)
+from leaderboard.services import ValidationFailed, benchmark_create, problems_text
+from leaderboard.services.uploads import UploadInput, UploadRead, submissions_upload
+from leaderboard.uploads import upload_limits
 
 # From the choices' own labels ("open: accepted on arrival", ...), as the pages say it.
 POLICY_HELP = "who may add results to a new benchmark (default: moderated): " + "; ".join(
@@ -103,6 +100,13 @@ class Command(BaseCommand):
             help="refuse (default): a bad row refuses the file, every problem listed; skip: "
             "the valid rows are imported and each row left out is listed with its problem",
         )
+        parser.add_argument(
+            "--incomplete",
+            choices=INCOMPLETE,
+            default="refuse",
+            help="an algorithm lacking, on a dataset, folds that others have there: refuse "
+            "the file (default) or drop its results there, each listed",
+        )
         parser.add_argument("--maintainer", help="username to make a maintainer")
         parser.add_argument("--queue", action="store_true", help=QUEUE_HELP)
 
@@ -112,7 +116,7 @@ class Command(BaseCommand):
         try:
             parsed, notes = _parsed(options)
         except ResultsCsvError as exc:
-            raise CommandError(f"{options['csv']}: {exc}") from None
+            raise CommandError(f"{options['csv']}: {exc}{_skip_hint(options, exc)}") from None
         except ValueError as exc:  # --columns naming what the file lacks
             raise CommandError(f"{options['csv']}: {exc}") from None
         except OSError as exc:
@@ -124,20 +128,23 @@ class Command(BaseCommand):
                 benchmark = self._benchmark(
                     options, ranking_only=parsed.kind == "rank", metrics=parsed.metrics
                 )
-                entries = submission_entries_from_csv(benchmark=benchmark, parsed=parsed)
-                submissions = submissions_create(
+                outcome = submissions_upload(
                     benchmark=benchmark,
                     submitter=None,
-                    entries=entries,
+                    upload=UploadInput(b"", filename=options["csv"], format=options["format"]),
                     source=Submission.Source.IMPORT,
+                    background=False,
+                    limits=upload_limits(background=True),
+                    read=UploadRead(parsed),
                 )
+        except ResultsCsvError as exc:  # more results than an upload may hold
+            raise CommandError(f"{options['csv']}: {exc}") from None
         except ValidationFailed as exc:
             raise CommandError(f"nothing was imported:\n{problems_text(exc.problems)}") from None
-        n_scores = sum(len(entry.scores) for entry in entries)
         self.stdout.write(
             self.style.SUCCESS(
-                f"{benchmark.slug}: imported {counted(n_scores, 'result')} of "
-                f"{counted(len(submissions), 'algorithm')} on "
+                f"{benchmark.slug}: imported {counted(outcome.n_scores, 'result')} of "
+                f"{counted(len(outcome.submissions), 'algorithm')} on "
                 f"{counted(len(parsed.datasets), 'dataset')}"
             )
         )
@@ -186,6 +193,7 @@ def _parsed(options) -> tuple[ParsedResults, tuple[str, ...]]:
     columns = parse_columns(options["columns"]) if options["columns"] else None
     content = path.read_bytes()
     nan_missing = options["nan"] == "missing"
+    incomplete = options["incomplete"]
     skip = options["on_error"] == "skip"
     needs_tidying = (
         columns
@@ -195,14 +203,21 @@ def _parsed(options) -> tuple[ParsedResults, tuple[str, ...]]:
         or _has_index_column(content)
     )
     if not needs_tidying and not skip:
-        return parse_results_csv(io.BytesIO(content), format=options["format"]), ()
+        parsed = parse_results_csv(
+            io.BytesIO(content), format=options["format"], incomplete=incomplete
+        )
+        return parsed, _dropped(parsed.dropped, parsed.n_dropped)
     if not needs_tidying:
         try:
             text = content.decode("utf-8-sig")
         except UnicodeDecodeError:  # the parser words it, at its line
-            return parse_results_csv(io.BytesIO(content), format=options["format"]), ()
-        parsed, skipped = parse_results_csv_partial(text, format=options["format"])
-        return parsed, _left_out(skipped)
+            return parse_results_csv(
+                io.BytesIO(content), format=options["format"], incomplete=incomplete
+            ), ()
+        parsed, skipped = parse_results_csv_partial(
+            text, format=options["format"], incomplete=incomplete
+        )
+        return parsed, (*_left_out(skipped), *_dropped(parsed.dropped, parsed.n_dropped))
     table = tidy_results_table(
         content,
         filename=path.name,
@@ -212,14 +227,44 @@ def _parsed(options) -> tuple[ParsedResults, tuple[str, ...]]:
     )
     try:
         if skip:
-            parsed, skipped = parse_results_csv_partial(table.text, format=options["format"])
+            parsed, skipped = parse_results_csv_partial(
+                table.text, format=options["format"], incomplete=incomplete
+            )
         else:
-            parsed, skipped = parse_results_csv_text(table.text, format=options["format"]), ()
+            parsed, skipped = (
+                parse_results_csv_text(table.text, format=options["format"], incomplete=incomplete),
+                (),
+            )
     except ResultsCsvError as exc:
         raise relocated_error(exc, table) from None
     if skipped:
         skipped = relocated_error(ResultsCsvError(skipped), table).errors
-    return parsed, (*table.notes, *_left_out(skipped))
+    dropped = relocated_error(ResultsCsvError(parsed.dropped), table).errors
+    return parsed, (
+        *table.notes,
+        *_left_out(skipped),
+        *_dropped(dropped, parsed.n_dropped),
+    )
+
+
+def _skip_hint(options, exc: ResultsCsvError) -> str:
+    """A way on when only rows are at fault (not the header, not the whole file)."""
+    if options["on_error"] == "skip" or any(error.line <= 1 for error in exc.errors):
+        return ""
+    return "\nnothing was imported; --on-error skip imports the valid rows and lists the rest"
+
+
+def _dropped(dropped, n_dropped: int) -> tuple[str, ...]:
+    """What --incomplete drop left out, each at its line."""
+    if not n_dropped:
+        return ()
+    more = (f"  ... and {n_dropped - len(dropped)} more",) if n_dropped > len(dropped) else ()
+    return (
+        f"--incomplete drop left out {n_dropped} algorithms' results on datasets where "
+        "they lack folds (line, column: what):",
+        *(f"  {error}" for error in dropped),
+        *more,
+    )
 
 
 def _left_out(skipped) -> tuple[str, ...]:

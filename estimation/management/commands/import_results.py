@@ -22,15 +22,10 @@ from leaderboard.ingest.formats import (
 )
 from leaderboard.ingest.formats.common import restrict_metrics
 from leaderboard.ingest.formats.mteb import SUBSETS
-from leaderboard.ingest.imported import imported_entries, imported_relocated
+from leaderboard.ingest.results_csv import ResultsCsvError
 from leaderboard.models import Benchmark, Metric, Submission
-from leaderboard.services import (
-    ValidationFailed,
-    benchmark_create,
-    problems_text,
-    published_orders_store,
-    submissions_create,
-)
+from leaderboard.services import ValidationFailed, benchmark_create, problems_text
+from leaderboard.services.uploads import UploadInput, UploadRead, submissions_upload
 from leaderboard.uploads import upload_limits
 
 
@@ -40,8 +35,9 @@ class Command(BaseCommand):
         "results: into --benchmark if it exists, else into a new benchmark of that slug "
         "whose metrics are the files' (direction and range from the files where they say, "
         "else --direction: without it a metric the files do not direct is refused, by "
-        "name). Results that cannot be imported are left out and listed by file and key "
-        "(--on-error refuse: nothing is imported). Then computes the results (or, with "
+        "name). A result that cannot be imported refuses the files, every problem named by "
+        "file and key (--on-error skip: the rest is imported and what was left out listed). "
+        "Then computes the results (or, with "
         "--queue, leaves them to the workers)."
     )
 
@@ -62,9 +58,10 @@ class Command(BaseCommand):
         parser.add_argument(
             "--on-error",
             choices=ON_ERROR,
-            default="skip",
-            help="skip (default): import what is valid and list what was left out, by file "
-            "and key, with the reason; refuse: import nothing if anything is wrong",
+            default="refuse",
+            help="refuse (default): import nothing if anything is wrong, every problem "
+            "named by file and key; skip: import what is valid and list what was left out, "
+            "with the reason",
         )
         parser.add_argument(
             "--metric",
@@ -106,7 +103,7 @@ class Command(BaseCommand):
             if options["metric"]:
                 imported = restrict_metrics(imported, options["metric"])
         except ResultsImportError as exc:
-            raise CommandError(f"{path}: {exc}") from None
+            raise CommandError(f"{path}: {exc}{_skip_hint(options)}") from None
         except OSError as exc:
             raise CommandError(f"cannot read {path}: {exc.strerror or exc}") from None
         except ValueError as exc:  # an option the format does not take
@@ -121,34 +118,26 @@ class Command(BaseCommand):
                     imported = restrict_metrics(
                         imported, benchmark.metrics.values_list("name", flat=True)
                     )
-                entries = imported_entries(benchmark=benchmark, imported=imported)
-                try:
-                    submissions = submissions_create(
-                        benchmark=benchmark,
-                        submitter=None,
-                        entries=entries,
-                        source=Submission.Source.IMPORT,
-                    )
-                except ValidationFailed as exc:
-                    raise imported_relocated(exc, imported) from None
-                published_orders_store(
+                outcome = submissions_upload(
                     benchmark=benchmark,
-                    published=imported.published,
-                    source_format=imported.format,
-                    by_operator=True,
+                    submitter=None,
+                    upload=UploadInput(b"", filename=path, format=options["format"]),
+                    source=Submission.Source.IMPORT,
+                    background=False,
+                    limits=limits,
+                    read=UploadRead.of_imported(imported),
                 )
-        except ResultsImportError as exc:
+        except ResultsCsvError as exc:  # the bound on results (ResultsImportError too)
             raise CommandError(f"{path}: {exc}") from None
         except ValidationFailed as exc:
             raise CommandError(f"nothing was imported:\n{problems_text(exc.problems)}") from None
         for note in imported.notes:
             self.stderr.write(f"{benchmark.slug}: {note}", style_func=str)
         self._report_left_out(benchmark.slug, imported)
-        n_scores = sum(len(entry.scores) for entry in entries)
         self.stdout.write(
             self.style.SUCCESS(
-                f"{benchmark.slug}: imported {counted(n_scores, 'result')} ({options['format']}) "
-                f"of {counted(len(submissions), 'algorithm')} on "
+                f"{benchmark.slug}: imported {counted(outcome.n_scores, 'result')} "
+                f"({options['format']}) of {counted(len(outcome.submissions), 'algorithm')} on "
                 f"{counted(len(imported.parsed.datasets), 'dataset')}, "
                 f"metrics {', '.join(imported.parsed.metrics)}"
             )
@@ -206,6 +195,12 @@ class Command(BaseCommand):
             metrics=metrics,
             submission_policy=options["policy"],
         )
+
+
+def _skip_hint(options) -> str:
+    if options["on_error"] == "skip":
+        return ""
+    return "\nnothing was imported; --on-error skip imports the rest and lists these"
 
 
 def _reader_options(options) -> dict[str, str]:

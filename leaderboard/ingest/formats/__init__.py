@@ -16,12 +16,10 @@ from leaderboard.ingest.formats.common import (
     ImportedResults,
     MetricInfo,
     ResultsImportError,
-    files_from_bytes,
-    files_from_path,
-    unpacked_size,
 )
 from leaderboard.ingest.formats.eee import read_eee
 from leaderboard.ingest.formats.eval_results import read_eval_results
+from leaderboard.ingest.formats.files import files_from_bytes, files_from_path, unpacked_size
 from leaderboard.ingest.formats.helm import read_helm
 from leaderboard.ingest.formats.hf_leaderboard import read_hf_leaderboard
 from leaderboard.ingest.formats.lighteval import read_lighteval

@@ -1,28 +1,23 @@
-"""What every importer shares: reading a folder or zip, locating problems, and turning
-another tool's results into the records the CSV parser yields.
+"""What every importer shares: locating problems, and turning another tool's results
+into the records the CSV parser yields (reading a folder or zip: :mod:`.files`).
 
 Pure Python (no Django): ``manage.py analyze`` runs it on a laptop. Each format module
 reads ``files`` (relative path -> bytes) into :class:`Entry` objects through a
-:class:`Collector`, which then writes them as a long results CSV in memory and parses
-that with :func:`leaderboard.ingest.results_csv.parse_results_csv_text`: the imported results
-pass the very checks a CSV upload passes (names, finite numbers, duplicates, folds), and
-every problem is reported at the file and key it came from, never at a line of the
-intermediate CSV.
+:class:`Collector`, which hands them as records to
+:func:`leaderboard.ingest.results_csv.parse_results_records`, the validator a CSV
+upload's rows pass (names, finite numbers, duplicates, folds): every problem is reported
+at the file and key it was read from.
 """
 
 from __future__ import annotations
 
-import io
 import json
 import math
-import os
 import re
-import stat
-import zipfile
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
-from pathlib import Path, PurePosixPath
-from typing import Any, BinaryIO
+from pathlib import PurePosixPath
+from typing import Any
 
 import numpy as np
 
@@ -31,14 +26,10 @@ from leaderboard.ingest.results_csv import (
     ResultsCsvError,
     RowError,
     control_character_problem,
-    parse_results_csv_text,
+    parse_results_records,
 )
+from leaderboard.ingest.results_csv.long_layout import GivenRecord
 
-# Bounds on an uploaded folder (a zip): a zip bomb or a tree of millions of files is
-# refused before it is unpacked, and unpacking stops at the first entry past a bound.
-MAX_ZIP_ENTRIES = 20_000
-MAX_UNPACKED_BYTES = 512 * 1024 * 1024
-MAX_COMPRESSION_RATIO = 200  # JSON compresses 10-30x; a bomb 1000x and more
 MAX_PROBLEMS = 100
 MAX_LEFT_OUT = 1000  # listed one by one; beyond, counted
 # What a reader does with a result it cannot take: leave it out and list it ("skip"), or
@@ -161,172 +152,6 @@ class ImportedResults:
 
     def algorithm(self, name: str) -> AlgorithmInfo | None:
         return next((a for a in self.algorithms if a.name == name), None)
-
-
-# --- reading files ----------------------------------------------------------------------
-
-
-def files_from_path(
-    path: str | os.PathLike[str], *, max_bytes: int = MAX_UNPACKED_BYTES
-) -> dict[str, bytes]:
-    """A file, a folder (every file below it) or a zip, as relative path -> bytes."""
-    root = Path(path)
-    if root.is_dir():
-        out: dict[str, bytes] = {}
-        total = 0
-        for file in sorted(root.rglob("*")):
-            if file.is_file() and not file.is_symlink():
-                if len(out) >= MAX_ZIP_ENTRIES:
-                    raise ResultsImportError(
-                        [import_problem(str(root), "", f"more than {MAX_ZIP_ENTRIES} files")]
-                    )
-                data = file.read_bytes()
-                total += len(data)
-                if total > max_bytes:
-                    raise ResultsImportError(
-                        [import_problem(str(root), "", f"more than {max_bytes} bytes")]
-                    )
-                out[file.relative_to(root).as_posix()] = data
-        return out
-    return files_from_bytes(root.read_bytes(), name=root.name, max_bytes=max_bytes)
-
-
-def files_from_bytes(
-    content: bytes,
-    *,
-    name: str,
-    max_entries: int = MAX_ZIP_ENTRIES,
-    max_bytes: int = MAX_UNPACKED_BYTES,
-    max_ratio: float = MAX_COMPRESSION_RATIO,
-) -> dict[str, bytes]:
-    """One uploaded file: a zip (a folder) is unpacked safely, anything else is one file."""
-    if not is_zip(content):
-        if len(content) > max_bytes:
-            raise ResultsImportError(
-                [import_problem(name, "", f"is {len(content)} bytes; at most {max_bytes}")]
-            )
-        return {name: content}
-    return unpack_zip(
-        content, name=name, max_entries=max_entries, max_bytes=max_bytes, max_ratio=max_ratio
-    )
-
-
-def is_zip(head: bytes) -> bool:
-    """Whether a file starting with ``head`` (4 bytes or more) is a zip."""
-    return head[:4] in (b"PK\x03\x04", b"PK\x05\x06")
-
-
-def unpacked_size(content: bytes | BinaryIO) -> int:
-    """The bytes an upload is read as: a zip's members as its central directory declares
-    them (read without unpacking anything), anything else its own size.
-
-    A declaration only: :func:`unpack_zip` counts the bytes as it inflates them and stops
-    at its bound whatever the directory said. A zip that cannot be read counts its own
-    size (unpacking it then says why it is refused). A file object is left at its start.
-    """
-    source: BinaryIO
-    if isinstance(content, bytes):
-        size, head, source = len(content), content[:4], io.BytesIO(content)
-    else:
-        size = content.seek(0, io.SEEK_END)
-        content.seek(0)
-        head, source = content.read(4), content
-        content.seek(0)
-    if not is_zip(head):
-        return size
-    try:
-        with zipfile.ZipFile(source) as archive:
-            return sum(info.file_size for info in archive.infolist())
-    except (zipfile.BadZipFile, ValueError, OSError, EOFError):
-        return size
-    finally:
-        source.seek(0)
-
-
-def _member_problem(info: zipfile.ZipInfo) -> str | None:
-    path = info.filename
-    mode = info.external_attr >> 16
-    if stat.S_ISLNK(mode):
-        return "is a symbolic link: a zip of results holds plain files only"
-    if "\\" in path or path.startswith("/") or re.match(r"^[A-Za-z]:", path):
-        return "is an absolute path or uses backslashes: names must be relative"
-    if any(part == ".." for part in PurePosixPath(path).parts):
-        return "leaves the folder ('..'): names must stay inside it"
-    if "\x00" in path:
-        return "holds a NUL character"
-    if info.flag_bits & 0x1:
-        return "is encrypted"
-    return None
-
-
-def unpack_zip(
-    content: bytes,
-    *,
-    name: str,
-    max_entries: int = MAX_ZIP_ENTRIES,
-    max_bytes: int = MAX_UNPACKED_BYTES,
-    max_ratio: float = MAX_COMPRESSION_RATIO,
-) -> dict[str, bytes]:
-    """Unpack a zip held in memory, refusing bombs and names that leave the folder.
-
-    The declared sizes are checked first, then each member is read in pieces and
-    counted as read: a member that lies about its size stops at the bound too.
-    """
-    try:
-        archive = zipfile.ZipFile(io.BytesIO(content))
-    except (zipfile.BadZipFile, ValueError) as exc:
-        raise ResultsImportError([import_problem(name, "", f"not a readable zip: {exc}")]) from None
-    infos = archive.infolist()
-    if len(infos) > max_entries:
-        raise ResultsImportError(
-            [import_problem(name, "", f"holds {len(infos)} entries; at most {max_entries}")]
-        )
-    problems = [
-        import_problem(name, info.filename[:200], problem)
-        for info in infos
-        if (problem := _member_problem(info))
-    ]
-    declared = sum(info.file_size for info in infos)
-    if declared > max_bytes:
-        problems.append(
-            import_problem(name, "", f"unpacks to {declared} bytes; at most {max_bytes}")
-        )
-    if problems:
-        raise ResultsImportError(problems[:MAX_PROBLEMS], total=len(problems))
-    out: dict[str, bytes] = {}
-    total = 0
-    for info in infos:
-        if info.is_dir():
-            continue
-        limit = max(64 * 1024, int(info.compress_size * max_ratio))
-        pieces = []
-        size = 0
-        try:
-            with archive.open(info) as member:
-                while chunk := member.read(64 * 1024):
-                    size += len(chunk)
-                    total += len(chunk)
-                    if size > limit:
-                        raise ResultsImportError(
-                            [
-                                import_problem(
-                                    name,
-                                    info.filename,
-                                    f"expands more than {max_ratio:g} times: refused as a zip bomb",
-                                )
-                            ]
-                        )
-                    if total > max_bytes:
-                        raise ResultsImportError(
-                            [import_problem(name, "", f"unpacks to more than {max_bytes} bytes")]
-                        )
-                    pieces.append(chunk)
-        except (zipfile.BadZipFile, EOFError, OSError, NotImplementedError) as exc:
-            raise ResultsImportError(
-                [import_problem(name, info.filename, f"cannot be unpacked: {exc}")]
-            ) from None
-        out[info.filename] = b"".join(pieces)
-    return out
 
 
 # --- reading values -----------------------------------------------------------------------
@@ -596,31 +421,10 @@ class Collector:
         self._standard_errors(checked)
         entries = _harmonise_folds(checked)
         with_folds = any(e.folds is not None for e in entries)
-        # The parser's own input, never a spreadsheet export (so not leaderboard.spreadsheet:
-        # its formula defusing would change names): every name quoted, quotes doubled.
-        lines = [
-            "dataset,algorithm,metric,fold,score"
-            if with_folds
-            else "dataset,algorithm,metric,score"
-        ]
-        origins: list[str] = []
-        for e in entries:
-            names = f"{_quoted(e.dataset)},{_quoted(e.algorithm)},{_quoted(e.metric)}"
-            if not with_folds:
-                lines.append(f"{names},{e.value!r}")
-                origins.append(e.origin)
-            elif e.folds is None:
-                lines.append(f"{names},0,{e.value!r}")
-                origins.append(e.origin)
-            else:
-                for fold, value in enumerate(e.folds):
-                    lines.append(f"{names},{fold},{value!r}")
-                    origins.append(f"{e.origin} (fold {fold})")
-        lines.append("")
+        records, origins = _records(entries, with_folds=with_folds)
         try:
-            parsed = parse_results_csv_text(
-                "\n".join(lines), format="long", max_errors=MAX_PROBLEMS
-            )
+            # The validator of a results CSV's records (record i is "line" i + 2).
+            parsed = parse_results_records(records, with_folds=with_folds, max_errors=MAX_PROBLEMS)
         except ResultsCsvError as exc:
             raise ResultsImportError(
                 [_relocated(error, origins) for error in exc.errors], total=exc.total
@@ -642,6 +446,22 @@ class Collector:
         )
 
 
+def _records(entries: list[Entry], *, with_folds: bool) -> tuple[list[GivenRecord], list[str]]:
+    """The entries as the validator's records (a fold each, where any entry has folds),
+    and where each was read."""
+    records: list[GivenRecord] = []
+    origins: list[str] = []
+    for e in entries:
+        if not with_folds or e.folds is None:
+            records.append((e.dataset, e.algorithm, e.metric, 0 if with_folds else None, e.value))
+            origins.append(e.origin)
+            continue
+        for fold, value in enumerate(e.folds):
+            records.append((e.dataset, e.algorithm, e.metric, fold, value))
+            origins.append(f"{e.origin} (fold {fold})")
+    return records, origins
+
+
 def _names_problem(e: Entry) -> str | None:
     for what, name in (("dataset", e.dataset), ("algorithm", e.algorithm), ("metric", e.metric)):
         if not name.strip():
@@ -649,10 +469,6 @@ def _names_problem(e: Entry) -> str | None:
         if problem := control_character_problem(name):
             return f"the {what} name {name[:60]!r} {problem}"
     return None
-
-
-def _quoted(name: str) -> str:
-    return '"' + name.replace('"', '""') + '"'
 
 
 def _unclosed(text: str) -> bool:

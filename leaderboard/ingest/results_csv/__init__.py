@@ -77,6 +77,7 @@ from leaderboard.ingest.results_csv.reading import (
     parse_results_csv,
     parse_results_csv_partial,
     parse_results_csv_text,
+    parse_results_records,
 )
 from leaderboard.ingest.results_csv.records import (
     ALGORITHM_COLUMNS,
@@ -108,5 +109,6 @@ __all__ = [
     "parse_results_csv",
     "parse_results_csv_partial",
     "parse_results_csv_text",
+    "parse_results_records",
     "plain_number",
 ]

@@ -3,8 +3,10 @@ of the whole file (duplicates, folds, ranks)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import math
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from typing import cast
 
 import numpy as np
 
@@ -28,6 +30,9 @@ from leaderboard.ingest.results_csv.records import (
     RowError,
     _read_only,
 )
+
+# One result as an importer holds it: dataset, algorithm, metric, fold (None: no fold), value.
+GivenRecord = tuple[str, str, str, int | None, float]
 
 
 @dataclass(frozen=True)
@@ -271,7 +276,12 @@ class _LongParser(_ParserBase):
     ) -> int | None:
         """A row's metric code (-1 for none), or None after an error."""
         assert layout.metric is not None
-        name = row[layout.metric].strip()
+        return self._metric_name(row[layout.metric], layout, line, found)
+
+    def _metric_name(
+        self, cell: str, layout: _RecordLayout, line: int, found: _Found
+    ) -> int | None:
+        name = cell.strip()
         if not name:
             found.without_metric = found.without_metric or line
             return -1
@@ -285,6 +295,46 @@ class _LongParser(_ParserBase):
             return None
         found.with_metric = found.with_metric or line
         return found.metrics.setdefault(name, len(found.metrics))
+
+    def _parse_given(self, records: Iterable[GivenRecord], *, with_folds: bool) -> ParsedResults:
+        """Results a reader already holds as values (an importer's), checked as the rows
+        of a long file with a metric column are: the record at index ``i`` stands for
+        line ``i + 2``."""
+        names = ["dataset", "algorithm", "metric", *(["fold"] if with_folds else []), "score"]
+        layout = _RecordLayout.of({name: i for i, name in enumerate(names)}, names, "long")
+        found = _Found()
+        cols = _Columns.empty()
+        for line, (dataset, algorithm, metric, fold, value) in enumerate(records, start=2):
+            codes = (
+                self._name_cell(dataset, "dataset", line, "dataset"),
+                self._name_cell(algorithm, "algorithm", line, "algorithm"),
+                self._metric_name(metric, layout, line, found),
+                self._given_fold(fold, line, found) if with_folds else -1,
+            )
+            if not math.isfinite(value):
+                self.errors.add(line, "score", f"{value!r} is not a finite number")
+            elif None not in codes:
+                d, a, k, f = codes
+                cols.lines.append(line)
+                cols.datasets.append(found.datasets.setdefault(cast(str, d), len(found.datasets)))
+                cols.algorithms.append(
+                    found.algorithms.setdefault(cast(str, a), len(found.algorithms))
+                )
+                cols.values.append(value + 0.0)  # -0.0 stored as zero, as a file's "-0"
+                cols.folds.append(cast(int, f))
+                cols.metrics.append(cast(int, k))
+        self._check_mixed(found, layout)
+        return self._records_checked(cols, found, layout)
+
+    def _given_fold(self, fold: int | None, line: int, found: _Found) -> int | None:
+        if fold is None:
+            found.without_fold = found.without_fold or line
+            return -1
+        found.with_fold = found.with_fold or line
+        if not 0 <= fold <= 999_999_999:
+            self.errors.add(line, "fold", f"{fold!r} is not a fold number")
+            return None
+        return fold
 
     def _check_mixed(self, found: _Found, layout: _RecordLayout) -> None:
         """A fold or a metric is given on every row or on none."""

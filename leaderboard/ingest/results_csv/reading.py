@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import io
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import IO
 
 from leaderboard.ingest.results_csv.cells import _BOM, _decode
+from leaderboard.ingest.results_csv.long_layout import GivenRecord
 from leaderboard.ingest.results_csv.parser import _Parser
 from leaderboard.ingest.results_csv.records import (
     FORMATS,
@@ -99,6 +100,21 @@ def parse_results_csv_text(
     ).parse(stream)
 
 
+def parse_results_records(
+    records: Iterable[GivenRecord], *, with_folds: bool, max_errors: int = 50
+) -> ParsedResults:
+    """Results another reader holds as values (``(dataset, algorithm, metric, fold,
+    value)``, fold None for none), validated by the rules of a long results CSV with a
+    metric column (names, finite values, folds, one result per record), with no CSV
+    text in between. The record at index ``i`` is reported as line ``i + 2``, so that
+    the caller locates a problem where it read that record.
+    """
+    if isinstance(max_errors, bool) or max_errors < 1:
+        raise ValueError(f"max_errors must be a positive integer, got {max_errors!r}")
+    parser = _Parser(format="long", max_rows=None, max_errors=max_errors)
+    return parser._parse_given(records, with_folds=with_folds)
+
+
 # At most this many rows are left out of a file read with parse_results_csv_partial;
 # a file with more bad rows is refused (its layout is more likely wrong than its rows).
 MAX_SKIPPED_ROWS = 10_000
@@ -110,6 +126,7 @@ def parse_results_csv_partial(
     format: Format | None = None,
     max_rows: int | None = None,
     metric_check: Callable[[str], str | None] | None = None,
+    incomplete: Incomplete = "refuse",
 ) -> tuple[ParsedResults, tuple[RowError, ...]]:
     """The rows of ``content`` that are valid, and the problems of those left out.
 
@@ -126,6 +143,7 @@ def parse_results_csv_partial(
             max_rows=max_rows,
             max_errors=MAX_SKIPPED_ROWS,
             metric_check=metric_check,
+            incomplete=incomplete,
         )
 
     try:

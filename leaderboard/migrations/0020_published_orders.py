@@ -7,7 +7,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('leaderboard', '0018_benchmark_incomplete_submissions'),
+        ('leaderboard', '0019_uploadjob_choices'),
     ]
 
     operations = [
