@@ -75,7 +75,7 @@ def snapshot_history(
 
 
 class SnapshotPruned(ResultSnapshot.DoesNotExist, Gone):
-    """The version was removed by retention (estimation/retention.py): readers are told
+    """The version was removed by retention (estimation/recompute/retention.py): readers are told
     so (HTTP 410 Gone) and pointed to the latest version, not told it never existed."""
 
     def __init__(self, *, version: int, latest: int | None):

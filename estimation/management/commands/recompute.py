@@ -2,9 +2,9 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
 from estimation.models import ResultSnapshot
+from estimation.recompute.runs import recompute_here, snapshot_outdated_benchmark_ids
 from estimation.requests import recompute_request
 from estimation.selectors import recompute_pending, snapshot_status
-from estimation.services import recompute_here, snapshot_outdated_benchmark_ids
 from leaderboard.models import Benchmark
 
 QUEUE_HELP = "hand the work to the Celery workers instead of computing here"
