@@ -69,8 +69,6 @@ MIDDLEWARE = [
     # Before any view (and the CSRF check) reads a body: 413 from the Content-Length.
     "frontend.middleware.WebBodyLimitMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
-    # snapshots/latest/ for anonymous readers from one cache read (no query, no DRF).
-    "estimation.api.snapshots.LatestSnapshotFastPath",
     # Last: turns a lockout noted during authentication into the lockout page (429).
     "axes.middleware.AxesMiddleware",
 ]
