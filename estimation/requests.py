@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import logging
 
+from celery import current_app as celery_app
 from django.conf import settings
 from django.db import transaction
 from django.db.models import Case, F, Q, Value, When
 from django.utils import timezone
 
-from config.celery import app as celery_app
 from config.queues import default_queue
 from estimation.models import RecomputeState
 from estimation.recompute.background import RECOMPUTE_TASK, thread_start

@@ -24,6 +24,17 @@ from rest_framework.renderers import JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from common.pagination import LimitOffsetPagination, paginated_response
+from common.rest import (
+    ApiView,
+    ErrorSerializer,
+    GoneSerializer,
+    MetricQuerySerializer,
+    NameListField,
+    PageQuerySerializer,
+    QuerySerializer,
+    metric_parameter,
+)
 from estimation.api.bodies import (
     encoded_response,
     json_body_cached,
@@ -76,24 +87,18 @@ from estimation.selectors import (
     snapshots_etag,
 )
 from estimation.services import snapshot_cite
-from leaderboard.api.common import (
-    ApiView,
-    MetricQuerySerializer,
-    NameListField,
-    PageQuerySerializer,
-    QuerySerializer,
-    benchmark_or_404,
-    metric_or_404,
-    metric_parameter,
-    snapshot_not_found,
-)
-from leaderboard.api.errors import ErrorSerializer, GoneSerializer
-from leaderboard.api.pagination import LimitOffsetPagination, paginated_response
-from leaderboard.models import Benchmark
+from leaderboard.lookups import benchmark_or_404, metric_or_404
+from leaderboard.models import Benchmark, Metric
 from leaderboard.services import Problem, ValidationFailed, user_is_maintainer
 
 MAX_TOP = 100_000
 logger = logging.getLogger(__name__)
+
+
+def snapshot_not_found(metric: Metric, version: int | None = None) -> NotFound:
+    if version is None:
+        return NotFound(f"No results have been computed yet for metric {metric.name!r}.")
+    return NotFound(f"No version {version} of the results for metric {metric.name!r}.")
 
 
 def combined_etag(etag: str, *parts: object) -> str:

@@ -17,21 +17,24 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.reverse import reverse
 
-from leaderboard.api.common import (
+from common.pagination import LimitOffsetPagination, paginated_response
+from common.rest import (
     ApiView,
     BoundedJSONParser,
-    NonFiniteJSONParser,
+    ErrorSerializer,
     PageQuerySerializer,
+    PayloadTooLarge,
+    too_large_message,
+)
+from leaderboard.api.common import (
+    NonFiniteJSONParser,
     ScoreValueField,
     StrictInput,
-    benchmark_or_404,
     idempotency_key_from,
     idempotency_parameter,
     submission_or_404,
-    too_large_message,
 )
-from leaderboard.api.errors import ErrorSerializer, PayloadTooLarge, max_problems
-from leaderboard.api.pagination import LimitOffsetPagination, paginated_response
+from leaderboard.api.errors import max_problems
 from leaderboard.ingest.imported import (
     EMPTY_IMPORT,
     IMPORT_FORMATS,
@@ -39,6 +42,7 @@ from leaderboard.ingest.imported import (
     imported_submissions_create,
 )
 from leaderboard.ingest.results_csv import FORMATS, ResultsCsvError, parse_results_csv
+from leaderboard.lookups import benchmark_or_404
 from leaderboard.models import Submission, UploadJob
 from leaderboard.selectors import (
     submission_list_by_ids,
