@@ -146,11 +146,11 @@ def _board() -> tuple[object, object]:
     from tests.factories import make_benchmark, make_submission, make_user
 
     # The first arrival alone cannot be analysed (one algorithm): that failure is expected.
-    logging.getLogger("estimation.services").setLevel(logging.CRITICAL)
+    logging.getLogger("estimation.recompute").setLevel(logging.CRITICAL)
     benchmark = make_benchmark(SLUG, submission_policy=Benchmark.SubmissionPolicy.OPEN)
     for k, algorithm in enumerate(("a", "b", "c")):
         make_submission(benchmark, algorithm, {f"d{i}": 0.5 + 0.1 * k + 0.01 * i for i in range(5)})
-    logging.getLogger("estimation.services").setLevel(logging.NOTSET)
+    logging.getLogger("estimation.recompute").setLevel(logging.NOTSET)
     return benchmark, make_user("walker")
 
 
@@ -187,7 +187,7 @@ def walk() -> dict:
     from django.test import Client
     from rest_framework.test import APIClient
 
-    from estimation.background import recompute_threads_join
+    from estimation.recompute.background import recompute_threads_join
 
     assert settings.CELERY_TASK_ALWAYS_EAGER
     _, researcher = _board()

@@ -18,7 +18,7 @@ from django.http import HttpResponse, JsonResponse
 from django.template.loader import render_to_string
 from django.views import defaults
 
-from leaderboard.api.errors import (
+from common.outages import (
     OUTAGE_DETAIL,
     RETRY_AFTER_SECONDS,
     is_database_outage,

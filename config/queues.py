@@ -3,7 +3,7 @@
 The default queue (``CELERY_TASK_DEFAULT_QUEUE``) carries what a person waits for: each
 account's next recompute, the sweeps, the mails. The bulk queue carries uploads and the
 recomputes of an account that already has its share on the default queue
-(``estimation/lanes.py``), so one account's flood queues behind itself, never in front
+(``estimation/recompute/lanes.py``), so one account's flood queues behind itself, never in front
 of another benchmark's recompute. Each queue has its own workers (docker-compose.yml's
 ``worker`` and ``worker-bulk``); a single worker may consume both. On either queue a served version's
 completion (bootstrap, evaluation, advisor) waits at the lowest priority

@@ -4,8 +4,6 @@ from django.urls import include, path
 from django.views.generic import RedirectView
 from drf_spectacular.views import SpectacularAPIView
 
-from leaderboard.api.docs import ApiDocsView, ApiRootApi
-
 # The browsable API's log in and out, under DRF's names (its template tags reverse them).
 # DRF's own log-in page breaks the CSP (style attributes in rest_framework/login_base.html)
 # and would be a second password form, so its address leads to the site's own (a POST
@@ -25,9 +23,7 @@ browsable_api_auth = (
 urlpatterns = [
     path("admin/", admin.site.urls),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
-    path("api/docs/", ApiDocsView.as_view(), name="api-docs"),
-    path("api/", ApiRootApi.as_view(), name="api-root"),
-    path("api/", include("leaderboard.api.urls")),
+    path("api/", include("leaderboard.api.urls")),  # the API's root and docs first
     path("api/", include("estimation.api.urls")),
     path("api-auth/", include(browsable_api_auth)),
     path("", include("operations.urls")),

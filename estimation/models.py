@@ -67,7 +67,7 @@ class ResultSnapshot(models.Model):
 
 
 class PrunedSnapshot(models.Model):
-    """A version that retention (estimation/retention.py) removed: its URLs answer 410
+    """A version that retention (estimation/recompute/retention.py) removed: its URLs answer 410
     Gone and name the latest version, where a version that never existed answers 404."""
 
     benchmark = models.ForeignKey(

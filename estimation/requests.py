@@ -10,22 +10,22 @@ from __future__ import annotations
 
 import logging
 
+from celery import current_app as celery_app
 from django.conf import settings
 from django.db import transaction
 from django.db.models import Case, F, Q, Value, When
 from django.utils import timezone
 
-from config.celery import app as celery_app
 from config.queues import default_queue
-from estimation.background import RECOMPUTE_TASK, thread_start
-from estimation.coalesce import (
+from estimation.models import RecomputeState
+from estimation.recompute.background import RECOMPUTE_TASK, thread_start
+from estimation.recompute.coalesce import (
     completion_claim,
     completion_release,
     recompute_claim,
     recompute_release,
 )
-from estimation.lanes import lane_release, recompute_lane
-from estimation.models import RecomputeState
+from estimation.recompute.lanes import lane_release, recompute_lane
 
 logger = logging.getLogger(__name__)
 
@@ -85,7 +85,7 @@ def _revision_increment(benchmark_id: int) -> int:
 def recompute_dispatch(benchmark_id: int, *, stale_after: float | None = None) -> bool:
     """Start a recompute of ``benchmark_id``: on the workers, or in a background thread.
     False when one is queued already (it computes the newest input); ``stale_after``: a
-    queued mark older than this many seconds counts as lost (estimation/coalesce.py)."""
+    queued mark older than this many seconds counts as lost (estimation/recompute/coalesce.py)."""
     if settings.RECOMPUTE_IN_THREAD:
         thread_start(benchmark_id)
         return True

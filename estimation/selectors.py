@@ -16,6 +16,7 @@ from django.db.models import Count, Exists, F, Max, Min, OuterRef, Q, QuerySet, 
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
+from common.errors import Gone
 from config.cache import pages_cache
 from estimation.core.contract import (
     SCHEMA_VERSION,
@@ -28,7 +29,6 @@ from estimation.core.contract import (
 )
 from estimation.models import PrunedSnapshot, RecomputeState, ResultSnapshot, SnapshotSection
 from leaderboard.models import Benchmark, Metric, Submission
-from leaderboard.services import Gone
 
 # Parsed sections by etag (a section never changes once written): a page or an API call
 # parses a board once per process, not once per request.
@@ -75,7 +75,7 @@ def snapshot_history(
 
 
 class SnapshotPruned(ResultSnapshot.DoesNotExist, Gone):
-    """The version was removed by retention (estimation/retention.py): readers are told
+    """The version was removed by retention (estimation/recompute/retention.py): readers are told
     so (HTTP 410 Gone) and pointed to the latest version, not told it never existed."""
 
     def __init__(self, *, version: int, latest: int | None):

@@ -8,12 +8,13 @@ from celery import shared_task
 from django.conf import settings
 from django.db import InterfaceError, OperationalError
 
-from estimation.coalesce import completion_release, recompute_release
-from estimation.completion import incomplete_served_enqueue
-from estimation.lanes import lane_release, lane_running
+from estimation.recompute.coalesce import completion_release, recompute_release
+from estimation.recompute.completion import incomplete_served_enqueue
+from estimation.recompute.lanes import lane_release, lane_running
+from estimation.recompute.retention import snapshots_prune
+from estimation.recompute.runs import recompute_run, recompute_stale_enqueue
+from estimation.recompute.uncertainty import snapshots_complete
 from estimation.requests import completion_dispatch
-from estimation.retention import snapshots_prune
-from estimation.services import recompute_run, recompute_stale_enqueue, snapshots_complete
 
 # Only a lost database connection is worth retrying; a failing analysis is recorded
 # on its snapshot and retrying it would fail the same way.
@@ -52,7 +53,7 @@ RETRYING = {
     **RETRYING,
 )
 def recompute_benchmark(self, benchmark_id: int, slot: str | None = None) -> list[int]:
-    # ``slot``: the account's share of the default queue this task holds (estimation/lanes.py);
+    # ``slot``: the account's share of the default queue this task holds (estimation/recompute/lanes.py);
     # it counts while the run's lease heartbeat beats, and is given back at the end.
     recompute_release(benchmark_id)
     lane_running(slot)

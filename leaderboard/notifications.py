@@ -13,12 +13,12 @@ import re
 from collections.abc import Sequence
 
 from allauth.account.models import EmailAddress
+from celery import current_app as celery_app
 from django.conf import settings
 from django.core.mail import send_mail
 from django.db import transaction
 
-from config.celery import app as celery_app
-from config.threads import db_daemon_thread
+from common.threads import db_daemon_thread
 from leaderboard.models import Submission
 
 SEND_DECISION_MAILS_TASK = "leaderboard.send_decision_mails"  # leaderboard.tasks

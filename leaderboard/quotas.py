@@ -5,7 +5,7 @@ another (staff and superusers exempt; 0 turns the cap off), and
 ``PODIUM_MAX_PENDING_UPLOADS_PER_ACCOUNT`` background upload jobs an account may have
 queued or running at once. A refusal is :class:`QuotaExceeded` (a ``PermissionDenied``:
 the web pages answer 403 with the reason; the API answers 429) and names the setting.
-Recomputes are coalesced per benchmark in ``estimation.coalesce``.
+Recomputes are coalesced per benchmark in ``estimation.recompute.coalesce``.
 """
 
 from __future__ import annotations

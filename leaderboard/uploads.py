@@ -19,13 +19,13 @@ from datetime import datetime, timedelta
 from typing import BinaryIO
 
 import psycopg
+from celery import current_app as celery_app
 from django.conf import settings
 from django.db import close_old_connections, connection, transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from config.celery import app as celery_app
-from config.threads import db_daemon_thread
+from common.threads import db_daemon_thread
 from leaderboard.ingest.formats import IMPORT_FORMATS, unpacked_size
 from leaderboard.ingest.formats.common import UploadLimits
 from leaderboard.ingest.formats.files import MAX_UNPACKED_BYTES

@@ -11,7 +11,7 @@ from django.shortcuts import render
 from django.template.loader import render_to_string
 from django.views.decorators.cache import never_cache
 
-from leaderboard.api.errors import unavailable_logged
+from common.outages import unavailable_logged
 from operations.health import database_check, readiness_checks
 from operations.metrics import metrics_exposition, metrics_peer_allowed
 from operations.status import (

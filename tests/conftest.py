@@ -136,16 +136,19 @@ def peer_reference(request: pytest.FixtureRequest):
 def stored_sections_follow_the_contract(monkeypatch):
     """Every snapshot section a test writes is validated against docs/snapshot.schema.json."""
     from estimation import services
+    from estimation.recompute import refresh, store
     from tests.contract_validation import validate_sections
 
-    write = services.section_bodies
+    write = store.section_bodies
 
     def checked(payload):
         bodies = write(payload)
         validate_sections(bodies)
         return bodies
 
-    monkeypatch.setattr(services, "section_bodies", checked)
+    # Every module that calls it by its own name.
+    for module in (store, refresh, services):
+        monkeypatch.setattr(module, "section_bodies", checked)
 
 
 @pytest.fixture

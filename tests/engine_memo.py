@@ -22,9 +22,9 @@ from typing import Any
 
 import pytest
 
-from estimation import services
 from estimation.core.analysis import analyze, analyze_advisor, analyze_uncertainty
 from estimation.core.contract import to_json
+from estimation.recompute import refresh, uncertainty
 from estimation.tables import fingerprint
 
 # One per process (an xdist worker): kept for the session, keyed by what the result
@@ -96,6 +96,7 @@ def engine_results_remembered() -> Iterator[None]:
     a look inside a stage) is called as it is, every time. Blocks may nest."""
     with pytest.MonkeyPatch.context() as patch:
         for name, (compute, key_of) in _ENGINE.items():
-            if getattr(services, name) is compute:
-                patch.setattr(services, name, _remembered(name, compute, key_of))
+            for module in (refresh, uncertainty):
+                if getattr(module, name, None) is compute:
+                    patch.setattr(module, name, _remembered(name, compute, key_of))
         yield

@@ -7,9 +7,9 @@ from dataclasses import replace
 
 import numpy as np
 
-from estimation import services
 from estimation.core.analysis import AnalysisSettings, analyze
 from estimation.core.table import ResultTable
+from estimation.recompute import refresh
 from tests.engine_memo import engine_results_remembered
 
 
@@ -21,12 +21,12 @@ def _table(shift: float) -> ResultTable:
 def test_the_memo_reuses_only_the_same_input_and_restores_the_engine():
     settings = AnalysisSettings(bootstrap=0, evaluation_repeats=1, evaluation_folds=2)
     with engine_results_remembered():
-        first = services.analyze(_table(0.0), settings, advisor=False, uncertainty=False)
-        assert services.analyze(_table(0.0), settings, advisor=False, uncertainty=False) is first
-        other_table = services.analyze(_table(0.01), settings, advisor=False, uncertainty=False)
-        other_settings = services.analyze(
+        first = refresh.analyze(_table(0.0), settings, advisor=False, uncertainty=False)
+        assert refresh.analyze(_table(0.0), settings, advisor=False, uncertainty=False) is first
+        other_table = refresh.analyze(_table(0.01), settings, advisor=False, uncertainty=False)
+        other_settings = refresh.analyze(
             _table(0.0), replace(settings, alpha=0.1), advisor=False, uncertainty=False
         )
-        other_flags = services.analyze(_table(0.0), settings, advisor=False)
+        other_flags = refresh.analyze(_table(0.0), settings, advisor=False)
     assert len({id(first), id(other_table), id(other_settings), id(other_flags)}) == 4
-    assert services.analyze is analyze
+    assert refresh.analyze is analyze

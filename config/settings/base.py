@@ -69,8 +69,6 @@ MIDDLEWARE = [
     # Before any view (and the CSRF check) reads a body: 413 from the Content-Length.
     "frontend.middleware.WebBodyLimitMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
-    # snapshots/latest/ for anonymous readers from one cache read (no query, no DRF).
-    "estimation.api.snapshots.LatestSnapshotFastPath",
     # Last: turns a lockout noted during authentication into the lockout page (429).
     "axes.middleware.AxesMiddleware",
 ]
@@ -130,7 +128,7 @@ REST_FRAMEWORK: dict[str, Any] = {
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticatedOrReadOnly"],
-    "DEFAULT_PAGINATION_CLASS": "leaderboard.api.pagination.LimitOffsetPagination",
+    "DEFAULT_PAGINATION_CLASS": "common.pagination.LimitOffsetPagination",
     "PAGE_SIZE": 50,
     "EXCEPTION_HANDLER": "leaderboard.api.errors.exception_handler",
     "DEFAULT_SCHEMA_CLASS": "leaderboard.api.schema.AutoSchema",
@@ -230,7 +228,7 @@ PODIUM_API_MAX_PROBLEMS = env_int("PODIUM_API_MAX_PROBLEMS", 100)
 # Quotas (leaderboard/quotas.py): benchmarks an account may maintain when it creates
 # one (staff exempt) and background upload jobs it may have waiting at once; 0 turns a
 # quota off. A change of analysis settings while a recompute of the benchmark is
-# queued queues no other (estimation/coalesce.py) for up to
+# queued queues no other (estimation/recompute/coalesce.py) for up to
 # PODIUM_RECOMPUTE_COALESCE_SECONDS, after which the stale sweep takes over (the bound
 # on how long a queued task the broker lost holds back its benchmark's recomputes).
 PODIUM_MAX_BENCHMARKS_PER_ACCOUNT = env_int("PODIUM_MAX_BENCHMARKS_PER_ACCOUNT", 10)
@@ -266,7 +264,7 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_TASK_DEFAULT_QUEUE = env_str("CELERY_QUEUE", "podium")
-# Fairness (config/queues.py, estimation/lanes.py): uploads and an account's recomputes
+# Fairness (config/queues.py, estimation/recompute/lanes.py): uploads and an account's recomputes
 # beyond PODIUM_INTERACTIVE_RECOMPUTES_PER_ACCOUNT queued or running go to the bulk queue
 # (default: the default queue's name + "-bulk"), which has workers of its own; 0 puts
 # every recompute on the default queue. Keep it below the default queue's process count.
@@ -280,7 +278,7 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 # periodic sweep (or the next change) recomputes once the broker is back.
 CELERY_BROKER_TRANSPORT_OPTIONS = {"max_retries": 1, "interval_start": 0, "interval_step": 0.2}
 # Without a broker, a recompute runs in a background thread of the server process
-# (estimation/background.py) rather than inside the request that asked for it.
+# (estimation/recompute/background.py) rather than inside the request that asked for it.
 RECOMPUTE_IN_THREAD = env_bool("PODIUM_RECOMPUTE_IN_THREAD", CELERY_TASK_ALWAYS_EAGER)
 RECOMPUTE_TIME_LIMIT = env_int("PODIUM_RECOMPUTE_TIME_LIMIT", 600)
 # A run holds a per-benchmark lease that a heartbeat thread renews every third of it,
@@ -304,9 +302,9 @@ RECOMPUTE_TASK_BACKOFF_MAX_SECONDS = env_int("PODIUM_RECOMPUTE_TASK_BACKOFF_MAX_
 # so no recompute holds a worker across a steady stream of submissions.
 PODIUM_RECOMPUTE_MAX_PASSES = env_int("PODIUM_RECOMPUTE_MAX_PASSES", 1)
 # The stale sweep queues a benchmark again whose queued task has not started after this
-# many seconds (its coalescing mark counts as lost: estimation/coalesce.py).
+# many seconds (its coalescing mark counts as lost: estimation/recompute/coalesce.py).
 PODIUM_RECOMPUTE_REQUEUE_SECONDS = env_int("PODIUM_RECOMPUTE_REQUEUE_SECONDS", 30)
-# Retention (estimation/retention.py, docs/operators.md "Retention"): a superseded version that
+# Retention (estimation/recompute/retention.py, docs/operators.md "Retention"): a superseded version that
 # was served for less than this and never cited is pruned; failed versions that are no
 # longer the newest are pruned after SNAPSHOT_FAILED_KEEP_DAYS.
 SNAPSHOT_COALESCE_SECONDS = env_int("PODIUM_SNAPSHOT_COALESCE_SECONDS", 600)

@@ -7,11 +7,8 @@ import hashlib
 import json
 import logging
 
-from django.conf import settings
-from django.core.exceptions import DisallowedHost
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpResponse
 from django.utils import timezone
-from django.utils.cache import patch_vary_headers
 from django.utils.text import slugify
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import (
@@ -27,6 +24,17 @@ from rest_framework.renderers import JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from common.pagination import LimitOffsetPagination, paginated_response
+from common.rest import (
+    ApiView,
+    ErrorSerializer,
+    GoneSerializer,
+    MetricQuerySerializer,
+    NameListField,
+    PageQuerySerializer,
+    QuerySerializer,
+    metric_parameter,
+)
 from estimation.api.bodies import (
     encoded_response,
     json_body_cached,
@@ -34,6 +42,12 @@ from estimation.api.bodies import (
     with_validators,
 )
 from estimation.api.export import estimator_column_keys, rows_as_csv, snapshot_rows
+from estimation.api.latest import (
+    LatestAnswer,
+    latest_respond,
+    latest_shared_response,
+    shared_generation,
+)
 from estimation.api.serializers import (
     ALGORITHMS_MAX_LENGTH,
     FAILURE_HELP,
@@ -54,12 +68,6 @@ from estimation.core.contract import (
     restrict,
     section_to_json,
 )
-from estimation.latest_cache import (
-    LatestEntry,
-    latest_entry_get,
-    latest_entry_put,
-    latest_generation,
-)
 from estimation.models import ResultSnapshot
 from estimation.selectors import (
     SnapshotPruned,
@@ -79,25 +87,18 @@ from estimation.selectors import (
     snapshots_etag,
 )
 from estimation.services import snapshot_cite
-from leaderboard.api.common import (
-    ApiView,
-    MetricQuerySerializer,
-    NameListField,
-    PageQuerySerializer,
-    QuerySerializer,
-    benchmark_or_404,
-    metric_or_404,
-    metric_parameter,
-    snapshot_not_found,
-)
-from leaderboard.api.errors import ErrorSerializer, GoneSerializer
-from leaderboard.api.pagination import LimitOffsetPagination, paginated_response
-from leaderboard.models import Benchmark
+from leaderboard.lookups import benchmark_or_404, metric_or_404
+from leaderboard.models import Benchmark, Metric
 from leaderboard.services import Problem, ValidationFailed, user_is_maintainer
-from leaderboard.throttling import AnonThrottle
 
 MAX_TOP = 100_000
 logger = logging.getLogger(__name__)
+
+
+def snapshot_not_found(metric: Metric, version: int | None = None) -> NotFound:
+    if version is None:
+        return NotFound(f"No results have been computed yet for metric {metric.name!r}.")
+    return NotFound(f"No version {version} of the results for metric {metric.name!r}.")
 
 
 def combined_etag(etag: str, *parts: object) -> str:
@@ -189,12 +190,9 @@ class SnapshotLatestApi(ApiView):
 
         @extend_schema_field(SnapshotSummarySerializer(allow_null=True))
         def get_computing(self, snapshot) -> dict | None:
-            newer = snapshot_computing(
-                benchmark=snapshot.benchmark, metric=snapshot.metric, shown_version=snapshot.version
-            )
-            if newer is None:
-                return None
-            return SnapshotSummarySerializer(newer).data
+            # Decided once, by the view: the body must say what its ETag says.
+            newer = self.context.get("computing")
+            return None if newer is None else SnapshotSummarySerializer(newer).data
 
     @extend_schema(
         summary="The results being served: the board",
@@ -208,12 +206,13 @@ class SnapshotLatestApi(ApiView):
         responses={200: OutputSerializer, 404: ErrorSerializer},
     )
     def get(self, request: Request, slug: str) -> HttpResponse:
-        # An anonymous answer is kept for latest_fast_response (read before the database).
-        shared = not request.user.is_authenticated and _fast_query(request) is not None
-        generation = latest_generation(slug=slug) if shared else None
+        fast = latest_shared_response(request, slug=slug)
+        if fast is not None:
+            return fast
+        shared = shared_generation(request, slug=slug)  # read before the database
         benchmark = benchmark_or_404(slug=slug, user=request.user, counts=False)
-        # Public benchmarks only (an unlisted one is read by its link: always the view).
-        shared = shared and benchmark.visibility == Benchmark.Visibility.PUBLIC
+        if benchmark.visibility != Benchmark.Visibility.PUBLIC:
+            shared = None  # an unlisted one is read by its link: never shared
         metric = metric_or_404(benchmark=benchmark, name=request.query_params.get("metric"))
         status = snapshot_status(benchmark=benchmark, metric=metric)
         if status.ready is None:
@@ -223,109 +222,23 @@ class SnapshotLatestApi(ApiView):
         )
         failure = snapshot_failure(benchmark=benchmark, status=status)
         etag = snapshots_etag(status.ready, computing, status.newest if failure else None)
-        last_modified = status.ready.finished_at or status.ready.created_at
-        # Bodies are cached while no newer version is computing (the steady state);
-        # during a computation its progress is part of the body, so it is built anew.
-        cached = computing is None and getattr(request.accepted_renderer, "format", None) == "json"
-        not_modified = not_modified_response(request, etag, last_modified)
-        if not_modified is not None and not (shared and cached):
-            return not_modified  # no section is read
-        # (An anonymous 304 stores the entry too, so that clients that only poll with
-        # If-None-Match are answered from it: the body usually comes from the cache.)
 
         def data():
             snapshot = _snapshot(request, slug, None)
-            context = {"request": request, "failure": failure}
+            context = {"request": request, "failure": failure, "computing": computing}
             return self.OutputSerializer(snapshot, context=context).data
 
-        if not cached:
-            return with_validators(Response(data()), etag, last_modified)
-        host = request.get_host()  # the body holds absolute URLs of the sections
-        body = json_body_cached(f"api-latest:{host}:{benchmark.pk}:{metric.pk}:{etag}", data)
-        if shared:
-            latest_entry_put(
-                slug=slug,
-                metric=_fast_query(request) or "",
-                generation=generation,
-                entry=LatestEntry(
-                    etag=etag,
-                    last_modified=last_modified,
-                    origin=request.build_absolute_uri("/"),
-                    body=body,
-                ),
-            )
-        if not_modified is not None:
-            return not_modified
-        return with_validators(encoded_response(request, body), etag, last_modified)
-
-
-def _fast_query(request: HttpRequest) -> str | None:
-    """The ``metric`` of a query that holds nothing else (``""``: none), else None. The
-    view's own query check decides: whatever it would refuse (``?metric=``, a control
-    character, a repeat) goes to the view, which answers 400."""
-    query = request.GET
-    if any(key != "metric" for key in query):
-        return None
-    if not MetricQuerySerializer(data=query).is_valid():
-        return None
-    return query.get("metric", "")
-
-
-def _anonymous(request: HttpRequest) -> bool:
-    """No credential at all: no Authorization header (tokens) and no session cookie."""
-    return (
-        "HTTP_AUTHORIZATION" not in request.META
-        and settings.SESSION_COOKIE_NAME not in request.COOKIES
-    )
-
-
-def latest_fast_response(request: HttpRequest, slug: str) -> HttpResponse | None:
-    """``snapshots/latest/`` for an anonymous JSON GET from one cache read, or None
-    (then the view answers). The entry is what the view computed for an anonymous
-    request (so never a private benchmark's) and is dropped whenever a snapshot, the
-    benchmark or a metric changes (estimation/latest_cache.py); 304 and 200 are made by
-    the view's own helpers from its ETag, Last-Modified and stored bytes.
-    """
-    if request.method != "GET" or not _anonymous(request):
-        return None
-    metric = _fast_query(request)
-    if metric is None or request.META.get("HTTP_ACCEPT", "*/*").strip() not in JSON_ACCEPTS:
-        return None
-    entry = latest_entry_get(slug=slug, metric=metric)
-    if entry is None:
-        return None
-    try:
-        if entry.origin != request.build_absolute_uri("/"):
-            return None  # the body's URLs name another host: the view builds this one's
-    except DisallowedHost:
-        return None
-    if not AnonThrottle().allow_request(request, None):
-        return None  # the view answers 429
-    response = not_modified_response(request, entry.etag, entry.last_modified) or with_validators(
-        encoded_response(request, entry.body), entry.etag, entry.last_modified
-    )
-    patch_vary_headers(response, ("Cookie",))  # as the session middleware does for the view
-    return response
-
-
-# Accept headers DRF answers with JSON here (the browsable API takes text/html).
-JSON_ACCEPTS = frozenset(["", "*/*", "application/json"])
-
-
-class LatestSnapshotFastPath:
-    """Middleware: answers ``snapshots/latest/`` by :func:`latest_fast_response` before
-    DRF runs (after the URL is resolved; every middleware still sees the response)."""
-
-    def __init__(self, get_response):
-        self.get_response = get_response
-
-    def __call__(self, request: HttpRequest) -> HttpResponse:
-        return self.get_response(request)
-
-    def process_view(self, request: HttpRequest, view_func, view_args, view_kwargs):
-        if getattr(view_func, "cls", None) is not SnapshotLatestApi:
-            return None
-        return latest_fast_response(request, view_kwargs["slug"])
+        answer = LatestAnswer(
+            etag=etag,
+            last_modified=status.ready.finished_at or status.ready.created_at,
+            # While a newer version computes, its progress is in the body: built anew.
+            cacheable=computing is None
+            and getattr(request.accepted_renderer, "format", None) == "json",
+            # The host: the body holds absolute URLs of the sections.
+            body_key=f"api-latest:{request.get_host()}:{benchmark.pk}:{metric.pk}:{etag}",
+            data=data,
+        )
+        return latest_respond(request, answer=answer, shared=shared)
 
 
 class SnapshotStatusApi(ApiView):

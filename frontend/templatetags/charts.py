@@ -84,7 +84,7 @@ def parameter_count(value) -> str:
     return str(number)
 
 
-# The recompute's timing keys (estimation/services.py writes them) in a maintainer's
+# The recompute's timing keys (estimation/recompute/refresh.py writes them) in a maintainer's
 # words; a key not listed reads as its words ("uncertainty_s" -> "uncertainty").
 TIMING_LABELS = {
     "load_s": "reading the scores",

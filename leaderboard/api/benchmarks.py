@@ -8,16 +8,10 @@ from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from leaderboard.api.common import (
-    ApiView,
-    BoundedJSONParser,
-    PageQuerySerializer,
-    StrictInput,
-    benchmark_or_404,
-    metric_or_404,
-)
-from leaderboard.api.errors import ErrorSerializer
-from leaderboard.api.pagination import LimitOffsetPagination, paginated_response
+from common.pagination import LimitOffsetPagination, paginated_response
+from common.rest import ApiView, BoundedJSONParser, ErrorSerializer, PageQuerySerializer
+from leaderboard.api.common import StrictInput
+from leaderboard.lookups import benchmark_or_404, metric_or_404
 from leaderboard.metric_rope import metric_rope_set
 from leaderboard.models import Algorithm, Benchmark, Dataset, Metric
 from leaderboard.selectors import (

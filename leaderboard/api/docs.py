@@ -22,7 +22,7 @@ from rest_framework.renderers import StaticHTMLRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from leaderboard.api.common import ApiView
+from common.rest import ApiView
 from leaderboard.api.quickstart import quickstart
 
 METHODS = ("get", "post", "put", "patch", "delete")

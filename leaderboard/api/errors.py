@@ -18,12 +18,18 @@ import logging
 from django.conf import settings
 from django.core.exceptions import RequestDataTooBig
 from django.core.exceptions import ValidationError as DjangoValidationError
-from django.db import InterfaceError, OperationalError
 from django.urls import reverse
-from rest_framework import exceptions, serializers, status
+from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
+from common.outages import (
+    is_database_outage,
+    outage_response,
+    outage_summary,
+    unavailable_logged,
+)
+from common.rest import PayloadTooLarge
 from leaderboard.ingest.results_csv import ResultsCsvError
 from leaderboard.quotas import QuotaExceeded
 from leaderboard.services import (
@@ -38,69 +44,6 @@ from leaderboard.services import (
 from leaderboard.services.errors import UploadTooLarge
 
 logger = logging.getLogger(__name__)
-
-RETRY_AFTER_SECONDS = 10
-OUTAGE_DETAIL = (
-    f"The database is temporarily unavailable. Retry in {RETRY_AFTER_SECONDS} seconds; a "
-    "submission sent again with the same Idempotency-Key is stored once."
-)
-
-
-def _outage_errors() -> tuple[type[BaseException], ...]:
-    errors: tuple[type[BaseException], ...] = (OperationalError, InterfaceError)
-    try:
-        import psycopg
-    except ImportError:  # SQLite only
-        return errors
-    return (*errors, psycopg.OperationalError, psycopg.InterfaceError)
-
-
-OUTAGE_ERRORS = _outage_errors()
-
-
-def is_database_outage(exc: BaseException | None) -> bool:
-    """The database is down, restarting or unreachable (or cancelled the statement):
-    a transient failure the client should retry, not a bug."""
-    return isinstance(exc, OUTAGE_ERRORS)
-
-
-def outage_summary(exc: BaseException) -> str:
-    """An outage's error in one line (psycopg's messages span several)."""
-    text = " ".join(str(exc).split())[:300]
-    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
-
-
-def unavailable_logged(response, *, request, reason: str):
-    """Log an expected 503 (the database away, a dependency down) as one warning line,
-    and tell Django it is logged: its own log of a 5xx carries the whole traceback, and
-    an outage of a minute under load wrote hundreds of them."""
-    path = getattr(request, "path", "")[:200]
-    logger.warning("503 %s %s: %s", getattr(request, "method", "-"), path, reason)
-    response._has_been_logged = True  # django.utils.log.log_response skips it then
-    return response
-
-
-def outage_response() -> Response:
-    return Response(
-        {"detail": OUTAGE_DETAIL},
-        status=status.HTTP_503_SERVICE_UNAVAILABLE,
-        headers={"Retry-After": str(RETRY_AFTER_SECONDS)},
-    )
-
-
-class PayloadTooLarge(exceptions.APIException):
-    status_code = status.HTTP_413_REQUEST_ENTITY_TOO_LARGE
-    default_detail = "The request body is too large."
-    default_code = "payload_too_large"
-
-
-class UnsupportedContentEncoding(exceptions.APIException):
-    """A compressed request body: refused before reading, since a few kilobytes of gzip
-    can inflate to gigabytes that no size limit on the wire would see."""
-
-    status_code = status.HTTP_415_UNSUPPORTED_MEDIA_TYPE
-    default_detail = "Compressed request bodies are not accepted."
-    default_code = "unsupported_content_encoding"
 
 
 def max_problems() -> int:
@@ -234,36 +177,3 @@ def _model_problems(exc: DjangoValidationError) -> list[dict]:
             for message in messages
         ]
     return [Problem(message).to_dict() for message in exc.messages]
-
-
-class ProblemSerializer(serializers.Serializer):
-    line = serializers.IntegerField(
-        allow_null=True,
-        help_text="the line of the file, counted from 1 (the header is line 1); null for "
-        "a JSON body",
-    )
-    field = serializers.CharField(
-        allow_null=True,
-        help_text="the CSV column, or the field of the JSON body; a position in a list "
-        "counts from 1 (scores[1] is the first score, as in a message's 'scores[1]: ')",
-    )
-    message = serializers.CharField(help_text="what is wrong and how to put it right")
-
-
-class ErrorSerializer(serializers.Serializer):
-    detail = serializers.CharField()
-    problems = ProblemSerializer(many=True, required=False)
-    problems_total = serializers.IntegerField(required=False)
-
-
-class GoneSerializer(serializers.Serializer):
-    detail = serializers.CharField(
-        help_text="e.g. Version 4 of this benchmark's results was removed (older uncited "
-        "versions are pruned); the latest is version 6."
-    )
-    latest_version = serializers.IntegerField(
-        allow_null=True, help_text="the latest ready version, or null when there is none"
-    )
-    latest = serializers.URLField(
-        allow_null=True, help_text="the same request for the latest version, or null"
-    )

@@ -12,8 +12,9 @@ from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from leaderboard.api.common import ApiView, StrictInput, benchmark_or_404
-from leaderboard.api.errors import ErrorSerializer
+from common.rest import ApiView, ErrorSerializer
+from leaderboard.api.common import StrictInput
+from leaderboard.lookups import benchmark_or_404
 from leaderboard.ownership import algorithm_owner_add, algorithm_owners_transfer
 
 _ERRORS = {code: ErrorSerializer for code in (400, 401, 403, 404)}

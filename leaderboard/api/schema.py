@@ -8,7 +8,8 @@ from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from drf_spectacular.openapi import AutoSchema as SpectacularAutoSchema
 from rest_framework import serializers
 
-from leaderboard.api.common import NameListField, is_prose
+from common.rest import NameListField
+from leaderboard.api.common import is_prose
 from leaderboard.api.text_schema import text_pattern
 from leaderboard.services import MAX_TEXT_LENGTH
 

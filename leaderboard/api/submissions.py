@@ -17,22 +17,25 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.reverse import reverse
 
-from leaderboard.api.common import (
+from common.pagination import LimitOffsetPagination, paginated_response
+from common.rest import (
     ApiView,
     BoundedJSONParser,
-    NonFiniteJSONParser,
+    ErrorSerializer,
     PageQuerySerializer,
+    PayloadTooLarge,
+)
+from leaderboard.api.common import (
+    NonFiniteJSONParser,
     ScoreValueField,
     StrictInput,
-    benchmark_or_404,
     idempotency_key_from,
     idempotency_parameter,
     submission_or_404,
 )
-from leaderboard.api.errors import ErrorSerializer, PayloadTooLarge
-from leaderboard.api.pagination import LimitOffsetPagination, paginated_response
 from leaderboard.ingest.imported import EMPTY_IMPORT, IMPORT_FORMATS, ON_ERROR
 from leaderboard.ingest.results_csv import FORMATS, INCOMPLETE
+from leaderboard.lookups import benchmark_or_404
 from leaderboard.models import Submission, UploadJob
 from leaderboard.selectors import (
     submission_list_by_ids,

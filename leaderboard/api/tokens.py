@@ -9,8 +9,8 @@ from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from leaderboard.api.common import ApiView, StrictInput
-from leaderboard.api.errors import ErrorSerializer
+from common.rest import ApiView, ErrorSerializer
+from leaderboard.api.common import StrictInput
 from leaderboard.models import ApiToken
 from leaderboard.permissions import IsSessionAuthenticated
 from leaderboard.selectors import api_token_list

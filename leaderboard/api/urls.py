@@ -16,6 +16,7 @@ from leaderboard.api.benchmarks import (
     MetricListApi,
     MetricRopeApi,
 )
+from leaderboard.api.docs import ApiDocsView, ApiRootApi
 from leaderboard.api.ownership import AlgorithmOwnerAddApi, AlgorithmOwnersTransferApi
 from leaderboard.api.submissions import (
     SubmissionAcceptApi,
@@ -33,6 +34,8 @@ benchmark = "benchmarks/<slug:slug>/"
 submission = f"{benchmark}submissions/<int:submission_id>/"
 
 urlpatterns = [
+    path("docs/", ApiDocsView.as_view(), name="api-docs"),
+    path("", ApiRootApi.as_view(), name="api-root"),
     path("benchmarks/", BenchmarkListApi.as_view(), name="api-benchmark-list"),
     path("benchmarks/create/", BenchmarkCreateApi.as_view(), name="api-benchmark-create"),
     path(benchmark, BenchmarkDetailApi.as_view(), name="api-benchmark-detail"),

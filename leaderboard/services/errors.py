@@ -4,29 +4,31 @@ of refusal the API maps to its status codes (leaderboard.api.errors)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
+from common.errors import (
+    Gone,
+    NameConflict,
+    NameNotFound,
+    PermissionDenied,
+    Problem,
+    StateConflict,
+    ValidationFailed,
+)
 from leaderboard.ingest.results_csv.records import told_once
 
-
-@dataclass(frozen=True)
-class Problem:
-    """One thing wrong with the input, located as precisely as the input allows."""
-
-    message: str
-    field: str | None = None
-    line: int | None = None
-
-    def __str__(self) -> str:
-        where = []
-        if self.line is not None:
-            where.append(f"line {self.line}")
-        if self.field:
-            where.append(f'column "{self.field}"' if self.line is not None else self.field)
-        return f"{', '.join(where)}: {self.message}" if where else self.message
-
-    def to_dict(self) -> dict:
-        return {"line": self.line, "field": self.field, "message": self.message}
+# The base errors live with the shared plumbing (common/errors.py); named here too, as
+# every caller of the services imports them.
+__all__ = [
+    "Gone",
+    "NameConflict",
+    "NameNotFound",
+    "PermissionDenied",
+    "Problem",
+    "StateConflict",
+    "UploadTooLarge",
+    "ValidationFailed",
+    "problems_text",
+]
 
 
 def problems_text(problems: Sequence[Problem]) -> str:
@@ -34,46 +36,6 @@ def problems_text(problems: Sequence[Problem]) -> str:
     once with its lines (leaderboard.ingest.results_csv.told_once)."""
     told = told_once((str(p), p.line, p.field, p.message) for p in problems)
     return "\n".join(f"  {text}" for text in told)
-
-
-class ValidationFailed(ValueError):
-    """The input was refused as a whole; nothing was written."""
-
-    def __init__(self, problems: Sequence[Problem]):
-        self.problems = tuple(problems)
-        super().__init__("; ".join(str(p) for p in self.problems[:5]))
-
-
-class NameNotFound(ValidationFailed):
-    """The benchmark has no entry of that name (the API answers 404): nothing was written."""
-
-
-class NameConflict(ValidationFailed):
-    """The name is taken, or the entry is in use (the API answers 409): nothing was written."""
-
-
-class StateConflict(ValidationFailed):
-    """The object's current state does not allow this change, or it is already done
-    (the API answers 409 Conflict): nothing was written."""
-
-    def __init__(self, reason: str):
-        self.reason = reason
-        super().__init__([Problem(reason, "status")])
-
-
-class PermissionDenied(Exception):
-    """The user may not do this to this object."""
-
-
-class Gone(Exception):
-    """What was asked for existed and was removed (the API answers 410 Gone, pointing to
-    ``latest``, the version to read instead, when there is one)."""
-
-    latest: int | None = None
-
-    @property
-    def reason(self) -> str:
-        return str(self)
 
 
 class UploadTooLarge(ValueError):

@@ -19,8 +19,8 @@ import sys
 import pytest
 import requests
 
-from estimation.background import recompute_threads_join
 from estimation.core.contract import Board, from_json
+from estimation.recompute.background import recompute_threads_join
 from estimation.services import recompute_run
 from leaderboard.demo import DEMOS
 from leaderboard.models import Submission

@@ -127,12 +127,12 @@ def test_a_crash_is_a_json_500(benchmark, monkeypatch):
 @pytest.mark.django_db
 def test_a_database_outage_is_a_503_with_retry_after(benchmark, monkeypatch):
     from frontend.readers import views
-    from leaderboard.api import common
+    from leaderboard import lookups
 
     def down(**kwargs):
         raise OperationalError("connection refused")
 
-    monkeypatch.setattr(common, "benchmark_get_visible", down)
+    monkeypatch.setattr(lookups, "benchmark_get_visible", down)
     monkeypatch.setattr(views, "benchmark_get_visible", down)
     client = Client(raise_request_exception=False)
     api = client.get("/api/benchmarks/toy/snapshots/latest/")

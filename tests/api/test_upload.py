@@ -247,7 +247,7 @@ def test_a_boolean_query_parameter_is_exactly_true_or_false():
     """Every view's query serializer (none has a boolean yet) holds the same rule."""
     from rest_framework import serializers
 
-    from leaderboard.api.common import QuerySerializer
+    from common.rest import QuerySerializer
 
     class Query(QuerySerializer):
         flag = serializers.BooleanField(required=False)

@@ -1,4 +1,4 @@
-"""The embedded mode's background recompute thread (estimation/background.py).
+"""The embedded mode's background recompute thread (estimation/recompute/background.py).
 
 Real PostgreSQL, real analysis; the only instrument is a gate that holds the run until
 the test has looked, so that "the request returned before the computation finished" and
@@ -15,8 +15,8 @@ from django.utils import timezone
 
 from estimation import services as estimation_services
 from estimation import tasks as estimation_tasks
-from estimation.background import recompute_threads_join
 from estimation.models import RecomputeState, ResultSnapshot
+from estimation.recompute.background import recompute_threads_join
 from estimation.requests import recompute_dispatch
 from leaderboard.services import submission_accept
 from tests.factories import make_benchmark, make_submission, make_user

@@ -1,6 +1,6 @@
 """A queued recompute's coalescing mark that its task never dropped (the task was lost
 with the broker or a killed worker) holds its benchmark back only until the stale sweep
-claims over it (estimation/coalesce.py)."""
+claims over it (estimation/recompute/coalesce.py)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import itertools
 
 import pytest
 
-from estimation.coalesce import completion_claim, completion_release, recompute_claim
+from estimation.recompute.coalesce import completion_claim, completion_release, recompute_claim
 
 # Ids no benchmark of this run has: the marks live in Redis under this run's prefix.
 _ids = itertools.count(900_000_001)

@@ -1,4 +1,4 @@
-"""The sweep finds a served version left without its advisor (estimation/completion.py)
+"""The sweep finds a served version left without its advisor (estimation/recompute/completion.py)
 and nothing else: a complete version, or one a live run holds, is left alone."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from estimation.completion import incomplete_served_benchmarks, incomplete_served_enqueue
 from estimation.models import RecomputeState, ResultSnapshot, SnapshotSection
+from estimation.recompute.completion import incomplete_served_benchmarks, incomplete_served_enqueue
 from estimation.services import recompute_run
 from leaderboard.models import Benchmark
 from tests.factories import make_benchmark, make_submission

@@ -1,4 +1,4 @@
-"""Fair shares of the default queue (estimation/lanes.py, config/queues.py), on real Redis."""
+"""Fair shares of the default queue (estimation/recompute/lanes.py, config/queues.py), on real Redis."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import pytest
 from django.core.cache import caches
 
 from config.queues import UPLOAD_TASK, bulk_queue, default_queue, route_task
-from estimation.lanes import lane_release, lane_slots_held, recompute_lane
+from estimation.recompute.lanes import lane_release, lane_slots_held, recompute_lane
 from estimation.requests import recompute_dispatch
 from tests.factories import make_benchmark, make_user
 
@@ -115,7 +115,7 @@ def test_a_running_slot_counts_while_its_heartbeat_beats_and_lapses_after():
     """A task killed with its worker gives nothing back: its slot stops counting
     lane_alive_seconds() after its last beat (it held the account's share of the
     default queue for 660-900 s)."""
-    from estimation.lanes import lane_alive_seconds, lane_running
+    from estimation.recompute.lanes import lane_alive_seconds, lane_running
 
     benchmark = _owned("f", make_user("flooder"))
     t0 = 1_000_000.0

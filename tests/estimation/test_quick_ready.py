@@ -8,9 +8,9 @@ import json
 import numpy as np
 import pytest
 
-from estimation import services
 from estimation.core.analysis import UNCERTAINTY_DEFERRED, UNCERTAINTY_GAVE_WAY, analyze
 from estimation.models import ResultSnapshot, SnapshotSection
+from estimation.recompute import uncertainty
 from estimation.selectors import snapshot_status
 from estimation.services import (
     ADVISOR_SECTION,
@@ -62,7 +62,7 @@ def test_the_completed_board_is_the_one_shot_board_and_validators_move(
     benchmark, client, monkeypatch
 ):
     seen = {}
-    real = services.analyze_uncertainty
+    real = uncertainty.analyze_uncertainty
 
     def look_then_complete(table, settings, board, **options):
         snapshot = ResultSnapshot.objects.get(benchmark=benchmark)
@@ -81,7 +81,7 @@ def test_the_completed_board_is_the_one_shot_board_and_validators_move(
         )
         return real(table, settings, board, **options)
 
-    monkeypatch.setattr(services, "analyze_uncertainty", look_then_complete)
+    monkeypatch.setattr(uncertainty, "analyze_uncertainty", look_then_complete)
     (snapshot,) = snapshot_refresh(benchmark_id=benchmark.pk)
     assert seen, "the board was not served before its completion"
     body, etag = _one_shot_board(benchmark)
@@ -142,7 +142,7 @@ def test_a_failed_completion_says_why_and_keeps_the_board(benchmark, monkeypatch
     def broken(table, settings, board, **options):
         raise FloatingPointError("injected fault")
 
-    monkeypatch.setattr(services, "analyze_uncertainty", broken)
+    monkeypatch.setattr(uncertainty, "analyze_uncertainty", broken)
     (snapshot,) = snapshot_refresh(benchmark_id=benchmark.pk)
     board = json.loads(_board(snapshot).body)
     reason = board["evaluation"]["not_applicable"]

@@ -9,8 +9,8 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from estimation.leases import lease_acquire
 from estimation.models import RecomputeState, ResultSnapshot
+from estimation.recompute.leases import lease_acquire
 from estimation.requests import revision_bump
 from estimation.selectors import (
     COMPUTING,

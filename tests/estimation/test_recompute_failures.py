@@ -9,10 +9,9 @@ import pytest
 from django.utils import timezone
 
 from estimation import requests as recompute_requests
-from estimation.leases import lease_acquire
 from estimation.models import RecomputeState, ResultSnapshot
+from estimation.recompute.leases import LeaseLost, lease_acquire
 from estimation.services import (
-    LeaseLost,
     recompute_run,
     recompute_stale_enqueue,
     snapshot_ready_store,
@@ -103,14 +102,14 @@ def test_back_to_the_served_input_writes_a_version_that_clears_the_failure(clien
         submission=make_submission(benchmark, "c", {"d1": 0.5, "d2": 0.5, "d3": 0.5})
     )
     real = ResultSnapshot.objects.get(version=1)
-    from estimation import services
+    from estimation.recompute import refresh
 
-    original = services.analyze
-    services.analyze = lambda *a, **k: (_ for _ in ()).throw(FloatingPointError("injected"))
+    original = refresh.analyze
+    refresh.analyze = lambda *a, **k: (_ for _ in ()).throw(FloatingPointError("injected"))
     try:
         run(benchmark)
     finally:
-        services.analyze = original
+        refresh.analyze = original
     assert client.get("/api/benchmarks/toy/snapshots/latest/").json()["failure"]["version"] == 2
     submission_reject(submission=broken, user=maintainer)
     (repeat,) = run(benchmark)
@@ -124,7 +123,7 @@ def test_back_to_the_served_input_writes_a_version_that_clears_the_failure(clien
 
 
 def test_a_load_failure_is_recorded_and_retried_with_back_off(monkeypatch, settings, client):
-    from estimation import services
+    from estimation.recompute import inputs
 
     settings.RECOMPUTE_RETRY_BASE_SECONDS = 30
     settings.RECOMPUTE_RETRY_MAX_SECONDS = 100
@@ -136,7 +135,7 @@ def test_a_load_failure_is_recorded_and_retried_with_back_off(monkeypatch, setti
     def unreadable(**kwargs):
         raise RuntimeError("scores table unreadable")
 
-    monkeypatch.setattr(services, "result_table_build", unreadable)
+    monkeypatch.setattr(inputs, "result_table_build", unreadable)
     dispatched = []
     monkeypatch.setattr(
         recompute_requests, "recompute_dispatch", lambda pk, **kwargs: dispatched.append(pk)
@@ -190,12 +189,12 @@ def test_a_load_failure_is_recorded_and_retried_with_back_off(monkeypatch, setti
 
 
 def test_a_superseded_run_cannot_flip_its_abandoned_version_to_ready(monkeypatch):
-    from estimation import services
+    from estimation.recompute import refresh, runs
 
     benchmark = make_benchmark()
     accept(benchmark, "a")
     accept(benchmark, "b")
-    real_analyze = services.analyze
+    real_analyze = refresh.analyze
 
     def analyze_then_lose_the_lease(table, settings, progress, **options):
         analysis = real_analyze(table, settings, progress=progress, **options)
@@ -204,10 +203,10 @@ def test_a_superseded_run_cannot_flip_its_abandoned_version_to_ready(monkeypatch
             lease_expires_at=timezone.now() - timedelta(seconds=1)
         )
         assert lease_acquire(benchmark_id=benchmark.pk, owner="worker-2")
-        services._abandon_orphaned_snapshots(benchmark_id=benchmark.pk)
+        runs._abandon_orphaned_snapshots(benchmark_id=benchmark.pk)
         return analysis
 
-    monkeypatch.setattr(services, "analyze", analyze_then_lose_the_lease)
+    monkeypatch.setattr(refresh, "analyze", analyze_then_lose_the_lease)
     assert run(benchmark, owner="worker-1") == []
     snapshot = ResultSnapshot.objects.get(benchmark=benchmark)
     assert snapshot.status == "failed" and snapshot.error.startswith("abandoned")
@@ -218,7 +217,8 @@ def test_a_superseded_run_cannot_flip_its_abandoned_version_to_ready(monkeypatch
 
 def test_the_ready_save_needs_the_lease_and_a_computing_version():
     from estimation.core.analysis import analyze
-    from estimation.services import _snapshot_ready, analysis_settings_for, result_table_build
+    from estimation.recompute.store import snapshot_ready_save
+    from estimation.services import analysis_settings_for, result_table_build
 
     benchmark = make_benchmark()
     accept(benchmark, "a")
@@ -231,7 +231,7 @@ def test_the_ready_save_needs_the_lease_and_a_computing_version():
     )
     assert lease_acquire(benchmark_id=benchmark.pk, owner="worker-2")
     with pytest.raises(LeaseLost):  # the lease is another run's
-        _snapshot_ready(
+        snapshot_ready_save(
             snapshot=snapshot,
             bodies=services_bodies(payload),
             payload=payload,

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from estimation import services
 from estimation.models import RecomputeState
+from estimation.recompute import runs
 from estimation.requests import recompute_request
 from estimation.selectors import oldest_unserved_input_at
 from leaderboard.models import Benchmark
@@ -44,7 +44,7 @@ def steady_inputs(monkeypatch):
     for j in range(3):
         make_submission(benchmark, f"a{j}", {f"d{i}": 0.3 + 0.1 * ((i + j) % 4) for i in range(4)})
     passes: list[int] = []
-    real = services.snapshot_refresh
+    real = runs.snapshot_refresh
 
     def refresh_while_inputs_arrive(**kwargs):
         passes.append(RecomputeState.objects.get(pk=benchmark.pk).requested_revision)
@@ -53,7 +53,7 @@ def steady_inputs(monkeypatch):
         recompute_request(benchmark_id=benchmark.pk)
         return done
 
-    monkeypatch.setattr(services, "snapshot_refresh", refresh_while_inputs_arrive)
+    monkeypatch.setattr(runs, "snapshot_refresh", refresh_while_inputs_arrive)
     return benchmark, passes
 
 
@@ -68,7 +68,7 @@ def test_a_recompute_computes_at_most_k_passes_while_inputs_keep_arriving(
     settings.PODIUM_RECOMPUTE_MAX_PASSES = max_passes
     for queue in all_queues():
         _broker_messages(queue)
-    created = services.recompute_run(benchmark_id=benchmark.pk, owner="worker-1")
+    created = runs.recompute_run(benchmark_id=benchmark.pk, owner="worker-1")
     assert len(passes) == max_passes  # then it stopped, though input kept arriving
     assert passes == sorted(set(passes))  # each pass the newest input when it started
     assert [s.version for s in created] == list(range(1, max_passes + 1))
@@ -115,7 +115,7 @@ def test_the_hand_over_keeps_the_accounts_place_on_the_default_queue(steady_inpu
     """The task gives its slot back before it hands over, so the fresh task takes the
     account's share of the default queue rather than the bulk queue's back."""
     from config.queues import bulk_queue, default_queue
-    from estimation.lanes import lane_slots_held, recompute_lane
+    from estimation.recompute.lanes import lane_slots_held, recompute_lane
     from estimation.tasks import recompute_benchmark
     from tests.factories import make_user
 

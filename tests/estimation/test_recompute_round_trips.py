@@ -6,7 +6,7 @@ read once, REPEATABLE READ named in the BEGIN). Counted on a committed database,
 runs (the lease heartbeat in its own thread, so no renewal in the run's own).
 
 The three writes on that way (lease, new version, ready) commit without waiting for
-the WAL flush (estimation/commits.py: about 4 ms each here); a scores' write never
+the WAL flush (estimation/recompute/commits.py: about 4 ms each here); a scores' write never
 does (see the last test)."""
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from django.test.utils import CaptureQueriesContext
 
 from estimation import services
 from estimation.models import RecomputeState, ResultSnapshot
+from estimation.recompute import inputs, refresh
 from leaderboard.models import Benchmark, Submission
 from leaderboard.services import ScoreInput, SubmissionInput, submissions_create
 from tests.factories import make_benchmark
@@ -65,13 +66,13 @@ def _until_ready(benchmark, monkeypatch) -> tuple[list[str], ResultSnapshot]:
     """The statements of a run from its start until its new version is served (the
     completion of its board comes next, after readers have it)."""
     served: list[int] = []
-    complete = services.snapshot_uncertainty_store
+    complete = refresh.snapshot_uncertainty_store
 
     def mark(**options):
         served.append(len(queries.captured_queries))
         return complete(**options)
 
-    monkeypatch.setattr(services, "snapshot_uncertainty_store", mark)
+    monkeypatch.setattr(refresh, "snapshot_uncertainty_store", mark)
     with CaptureQueriesContext(connection) as queries:
         (snapshot,) = services.recompute_run(
             benchmark_id=benchmark.pk, owner="worker", clock=frozen_clock
@@ -101,7 +102,7 @@ def test_a_resubmission_is_served_after_a_fixed_set_of_statements(monkeypatch):
 
     kinds = [kind(s) for s in statements]
     # state; the lease (its own transaction, committed without waiting for the disk:
-    # estimation/commits.py); abandoned versions; benchmark; metrics; then in REPEATABLE READ
+    # estimation/recompute/commits.py); abandoned versions; benchmark; metrics; then in REPEATABLE READ
     # (named in the BEGIN: no SET) the accepted submissions, read once for their ids and
     # the scores' reader, then the submissions' packed scores (a row per submission) and
     # the benchmark's datasets and algorithms, COMMIT; the version
@@ -134,7 +135,7 @@ def test_a_derived_transaction_inside_a_callers_keeps_the_callers_commit_synchro
     """Inside an outer transaction (which may write scores) the setting is not made."""
     from django.db import transaction
 
-    from estimation.commits import derived_atomic
+    from estimation.recompute.commits import derived_atomic
 
     def setting() -> str:
         with connection.cursor() as cursor:
@@ -164,22 +165,22 @@ def test_the_input_is_read_in_one_repeatable_read_snapshot_and_the_level_goes_ba
     default = level()
     assert default != "repeatable read"
     seen: list[str] = []
-    build = services.result_table_build
+    build = inputs.result_table_build
 
     def reading(**kwargs):
         seen.append(level())
         return build(**kwargs)
 
-    monkeypatch.setattr(services, "result_table_build", reading)
-    monkeypatch.setattr(services, "snapshot_uncertainty_store", lambda **kwargs: True)
+    monkeypatch.setattr(inputs, "result_table_build", reading)
+    monkeypatch.setattr(refresh, "snapshot_uncertainty_store", lambda **kwargs: True)
     locked: list[str] = []
-    lock = services._benchmark_lock
+    lock = refresh._benchmark_lock
 
     def locking(benchmark_id):
         locked.append(level())
         return lock(benchmark_id)
 
-    monkeypatch.setattr(services, "_benchmark_lock", locking)
+    monkeypatch.setattr(refresh, "_benchmark_lock", locking)
     (snapshot,) = services.recompute_run(
         benchmark_id=benchmark.pk, owner="worker", clock=frozen_clock
     )
@@ -190,9 +191,9 @@ def test_the_input_is_read_in_one_repeatable_read_snapshot_and_the_level_goes_ba
         seen.append(level())
         raise RuntimeError("injected")
 
-    monkeypatch.setattr(services, "result_table_build", unreadable)
+    monkeypatch.setattr(inputs, "result_table_build", unreadable)
     with pytest.raises(RuntimeError):
-        services._input_read(benchmark=benchmark, metric=benchmark.metrics.get())
+        inputs.metric_input_read(benchmark=benchmark, metric=benchmark.metrics.get())
     assert seen[-1] == "repeatable read"
     assert level() == default
 
@@ -201,7 +202,7 @@ def test_the_boards_completion_commits_without_waiting_for_the_disk(monkeypatch)
     """The completion (bootstrap intervals and evaluation) is derived data too: a crash
     that loses it leaves a deferred board, which the completion sweep completes."""
     benchmark = _board_of_all("complete-async", seed=2)
-    monkeypatch.setattr(services, "snapshot_advisor_store", lambda **kwargs: None)
+    monkeypatch.setattr(refresh, "snapshot_advisor_store", lambda **kwargs: None)
     with CaptureQueriesContext(connection) as queries:
         (snapshot,) = services.recompute_run(
             benchmark_id=benchmark.pk, owner="worker", clock=frozen_clock

@@ -223,7 +223,7 @@ def test_an_abandoned_version_goes_once_superseded_and_past_its_keep_time(histor
     ResultSnapshot.objects.filter(pk=newest.pk).update(
         failed_during="abandoned", finished_at=timezone.now()
     )
-    from estimation.retention import snapshots_prune
+    from estimation.recompute.retention import snapshots_prune
 
     snapshots_prune()
     assert 7 in kept(history)

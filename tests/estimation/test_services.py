@@ -81,7 +81,7 @@ def test_failed_analysis_is_recorded_and_previous_snapshot_still_served(monkeypa
     def broken(*args, **kwargs):
         raise FloatingPointError("injected fault")
 
-    monkeypatch.setattr("estimation.services.analyze", broken)
+    monkeypatch.setattr("estimation.recompute.refresh.analyze", broken)
     accepted(benchmark, "c", {"d1": 0.7})
     failed = snapshot_refresh(benchmark_id=benchmark.pk)[0]
     assert failed.status == ResultSnapshot.Status.FAILED
@@ -90,14 +90,14 @@ def test_failed_analysis_is_recorded_and_previous_snapshot_still_served(monkeypa
 
 
 def test_recompute_run_coalesces_changes_that_arrive_while_it_runs(monkeypatch):
-    from estimation import services
+    from estimation.recompute import refresh
     from estimation.requests import recompute_request
     from estimation.services import recompute_run
 
     benchmark = make_benchmark()
     accepted(benchmark, "a", {"d1": 0.9, "d2": 0.1})
     accepted(benchmark, "b", {"d1": 0.5, "d2": 0.5})
-    real_analyze = services.analyze
+    real_analyze = refresh.analyze
     calls = []
 
     def analyze_while_changes_arrive(*args, **kwargs):
@@ -108,7 +108,7 @@ def test_recompute_run_coalesces_changes_that_arrive_while_it_runs(monkeypatch):
             recompute_request(benchmark_id=benchmark.pk)
         return real_analyze(*args, **kwargs)
 
-    monkeypatch.setattr(services, "analyze", analyze_while_changes_arrive)
+    monkeypatch.setattr(refresh, "analyze", analyze_while_changes_arrive)
     created = recompute_run(benchmark_id=benchmark.pk, owner="worker-1", max_passes=2)
     assert [s.version for s in created] == [1, 2]  # exactly one follow-up pass
     assert len(calls) == 2
@@ -118,7 +118,7 @@ def test_recompute_run_coalesces_changes_that_arrive_while_it_runs(monkeypatch):
 
 
 def test_a_held_lease_turns_other_workers_away():
-    from estimation.leases import lease_acquire
+    from estimation.recompute.leases import lease_acquire
     from estimation.services import recompute_run
 
     benchmark = make_benchmark()
@@ -157,11 +157,11 @@ def test_a_dead_workers_lease_expires_and_its_half_done_snapshot_is_never_served
 
 
 def test_progress_is_visible_while_computing(monkeypatch):
-    from estimation import services
+    from estimation.recompute import refresh
 
     benchmark = a_beats_b_on_one_dataset()
     seen = []
-    real_analyze = services.analyze
+    real_analyze = refresh.analyze
 
     def analyze_and_look(table, settings, progress, **options):
         progress("bootstrap", 0.5)
@@ -169,7 +169,7 @@ def test_progress_is_visible_while_computing(monkeypatch):
         seen.append((snapshot.status, snapshot.stage, snapshot.progress))
         return real_analyze(table, settings, progress=progress, **options)
 
-    monkeypatch.setattr(services, "analyze", analyze_and_look)
+    monkeypatch.setattr(refresh, "analyze", analyze_and_look)
     ticks = itertools.count()  # each report a second after the last: every one written
     snapshot_refresh(benchmark_id=benchmark.pk, clock=lambda: float(next(ticks)))
     assert seen == [("computing", "bootstrap", 0.5)]
@@ -181,11 +181,11 @@ def test_a_stage_reported_soon_after_the_last_write_costs_no_round_trip(monkeypa
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
-    from estimation import services
+    from estimation.recompute import refresh
 
     benchmark = a_beats_b_on_one_dataset()
     seen = []
-    real_analyze = services.analyze
+    real_analyze = refresh.analyze
 
     def analyze_and_look(table, settings, progress, **options):
         with CaptureQueriesContext(connection) as queries:
@@ -195,7 +195,7 @@ def test_a_stage_reported_soon_after_the_last_write_costs_no_round_trip(monkeypa
         seen.append((snapshot.stage, snapshot.progress, len(queries.captured_queries)))
         return real_analyze(table, settings, progress=progress, **options)
 
-    monkeypatch.setattr(services, "analyze", analyze_and_look)
+    monkeypatch.setattr(refresh, "analyze", analyze_and_look)
     # No time passes, however slow the machine: the statement count is the pacing's.
     (snapshot,) = snapshot_refresh(benchmark_id=benchmark.pk, clock=lambda: 0.0)
     assert seen == [("loading", 0.0, 0)]
@@ -260,20 +260,20 @@ def _older_engine_recomputed() -> None:
 
 
 def test_the_advisor_is_stored_after_the_snapshot_is_served_and_backfilled(monkeypatch):
-    from estimation import services
     from estimation.models import SnapshotSection
+    from estimation.recompute import uncertainty
 
     benchmark = make_benchmark()
     accepted(benchmark, "a", {"d1": 0.9, "d2": 0.2, "d3": 0.6})
     accepted(benchmark, "b", {"d1": 0.1, "d2": 0.8, "d3": 0.5})
     ready_when_advising = []
-    real_advisor = services.analyze_advisor
+    real_advisor = uncertainty.analyze_advisor
 
     def advisor_and_look(table, settings, **options):
         ready_when_advising.append(ResultSnapshot.objects.get(benchmark=benchmark).status)
         return real_advisor(table, settings, **options)
 
-    monkeypatch.setattr(services, "analyze_advisor", advisor_and_look)
+    monkeypatch.setattr(uncertainty, "analyze_advisor", advisor_and_look)
     (snapshot,) = snapshot_refresh(benchmark_id=benchmark.pk)
     assert ready_when_advising == ["ready"]  # readers had the other sections already
     stored = SnapshotSection.objects.get(snapshot=snapshot, name="advisor")
@@ -292,7 +292,7 @@ def test_the_advisor_is_stored_after_the_snapshot_is_served_and_backfilled(monke
     def broken(table, settings, **options):
         raise FloatingPointError("injected fault")
 
-    monkeypatch.setattr(services, "analyze_advisor", broken)
+    monkeypatch.setattr(uncertainty, "analyze_advisor", broken)
     snapshot_refresh(benchmark_id=benchmark.pk)
     body = SnapshotSection.objects.get(snapshot=snapshot, name="advisor").body
     assert "not_applicable" in body and "injected fault" in body

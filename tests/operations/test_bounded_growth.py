@@ -20,7 +20,7 @@ import redis
 from django.db import connection
 
 from estimation.models import ResultSnapshot, SnapshotSection
-from estimation.retention import snapshots_prune
+from estimation.recompute.retention import snapshots_prune
 from estimation.services import recompute_run
 from leaderboard.models import Benchmark
 from tests.factories import make_benchmark, make_submission

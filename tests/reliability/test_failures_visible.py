@@ -20,8 +20,8 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from estimation import requests as recompute_requests
-from estimation import services
 from estimation.models import RecomputeState, ResultSnapshot
+from estimation.recompute import inputs
 from estimation.services import recompute_stale_enqueue
 from leaderboard.services import submission_accept, submission_reject
 from tests.factories import make_benchmark, make_submission, make_user
@@ -172,8 +172,8 @@ def test_reject_until_unanalysable_then_unreadable_scores(
         def unreadable(**kwargs):
             raise RuntimeError("injected: the scores cannot be read")
 
-        readable = services.result_table_build
-        monkeypatch.setattr(services, "result_table_build", unreadable)
+        readable = inputs.result_table_build
+        monkeypatch.setattr(inputs, "result_table_build", unreadable)
         with beat.paused():  # visible with no sweep's help, as in (a)
             submission_accept(submission=make_submission(benchmark, "d", VALUES["d"]))
             load_failed = settled(benchmark, 5, timeout=HANG_GUARD)
@@ -198,7 +198,7 @@ def test_reject_until_unanalysable_then_unreadable_scores(
         assert newest(benchmark).pk == load_failed.pk
 
         # Readable again: the next retry computes it and the failure notice goes.
-        monkeypatch.setattr(services, "result_table_build", readable)
+        monkeypatch.setattr(inputs, "result_table_build", readable)
         ready = wait_until(
             lambda: ResultSnapshot.objects.filter(
                 benchmark=benchmark, status="ready", version__gt=5

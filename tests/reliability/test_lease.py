@@ -10,11 +10,11 @@ from datetime import timedelta
 import pytest
 from django.db import connection
 
-from estimation import services
 from estimation.core.analysis import uncertainty_deferred
 from estimation.core.contract import NotApplicable
-from estimation.leases import lease_acquire
 from estimation.models import RecomputeState, ResultSnapshot
+from estimation.recompute import refresh, runs
+from estimation.recompute.leases import lease_acquire
 from estimation.selectors import snapshot_board, snapshot_latest
 from estimation.services import recompute_run
 from leaderboard.models import Submission
@@ -36,14 +36,14 @@ def two_algorithms(slug: str):
 def slow_stage(monkeypatch, benchmark, seconds: float, intruders: list[bool]):
     """An analysis with one long stage (no progress reported) during which another
     worker tries to take the benchmark."""
-    real = services.analyze
+    real = refresh.analyze
 
     def analyze(table, settings, progress, **options):
         time.sleep(seconds)
         intruders.append(lease_acquire(benchmark_id=benchmark.pk, owner="intruder"))
         return real(table, settings, progress=progress, **options)
 
-    monkeypatch.setattr(services, "analyze", analyze)
+    monkeypatch.setattr(refresh, "analyze", analyze)
 
 
 def test_the_heartbeat_keeps_a_live_run_through_a_stage_longer_than_the_lease(
@@ -57,7 +57,7 @@ def test_the_heartbeat_keeps_a_live_run_through_a_stage_longer_than_the_lease(
     settings.RECOMPUTE_LEASE_SECONDS = 1
     benchmark = two_algorithms("heartbeat")
     intruders: list[bool] = []
-    real = services.analyze
+    real = refresh.analyze
 
     def analyze(table, settings, progress, **options):
         taken = RecomputeState.objects.get(pk=benchmark.pk).lease_expires_at
@@ -71,7 +71,7 @@ def test_the_heartbeat_keeps_a_live_run_through_a_stage_longer_than_the_lease(
         intruders.append(lease_acquire(benchmark_id=benchmark.pk, owner="intruder", now=later))
         return real(table, settings, progress=progress, **options)
 
-    monkeypatch.setattr(services, "analyze", analyze)
+    monkeypatch.setattr(refresh, "analyze", analyze)
     (snapshot,) = recompute_run(benchmark_id=benchmark.pk, owner="live-worker")
     assert intruders == [False]  # three lease lengths later, still ours
     assert snapshot.status == "ready"
@@ -83,7 +83,7 @@ def test_without_the_heartbeat_the_run_loses_and_saves_nothing(
 ):
     settings.RECOMPUTE_LEASE_SECONDS = 1
     benchmark = two_algorithms("no-heartbeat")
-    monkeypatch.setattr(services, "lease_heartbeat", lambda **kwargs: None)
+    monkeypatch.setattr(runs, "lease_heartbeat", lambda **kwargs: None)
     intruders: list[bool] = []
     slow_stage(monkeypatch, benchmark, 2.0, intruders)
     assert recompute_run(benchmark_id=benchmark.pk, owner="slow-worker") == []

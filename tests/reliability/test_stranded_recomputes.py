@@ -20,8 +20,8 @@ from django.conf import settings as django_settings
 from django.utils import timezone
 
 from config.queues import all_queues, bulk_queue, default_queue
-from estimation.lanes import lane_alive_seconds, lane_slots_held
 from estimation.models import RecomputeState, ResultSnapshot, SnapshotSection
+from estimation.recompute.lanes import lane_alive_seconds, lane_slots_held
 from estimation.selectors import (
     is_version_running,
     snapshot_latest,

@@ -21,8 +21,8 @@ import pytest
 from django.db import transaction
 
 from config.queues import all_queues, bulk_queue, default_queue
-from estimation.lanes import lane_slots_held
 from estimation.models import RecomputeState
+from estimation.recompute.lanes import lane_slots_held
 from estimation.selectors import snapshot_latest
 from leaderboard.models import Benchmark, Submission, UploadJob
 from leaderboard.services import SubmissionInput, benchmark_update, submissions_create

@@ -107,7 +107,7 @@ def test_an_account_has_at_most_its_quota_of_uploads_pending(settings):
 def test_settings_changes_while_a_recompute_is_queued_queue_no_other(
     settings, monkeypatch, django_capture_on_commit_callbacks
 ):
-    from estimation.coalesce import recompute_release
+    from estimation.recompute.coalesce import recompute_release
 
     settings.RECOMPUTE_IN_THREAD = False
     settings.PODIUM_RECOMPUTE_COALESCE_SECONDS = 900

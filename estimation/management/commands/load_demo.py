@@ -1,7 +1,7 @@
 from django.conf import settings
 from django.core.management.base import BaseCommand
 
-from estimation.background import recompute_threads_join
+from estimation.recompute.background import recompute_threads_join
 from leaderboard.demo import demo_load, demo_maintainer_ensure
 
 

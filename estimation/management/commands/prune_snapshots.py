@@ -1,9 +1,9 @@
-"""Prune result versions nobody can cite (policy: estimation/retention.py, docs/operators.md)."""
+"""Prune result versions nobody can cite (policy: estimation/recompute/retention.py, docs/operators.md)."""
 
 from django.core.management.base import BaseCommand
 
 from estimation.core.wording import counted
-from estimation.retention import snapshots_prune
+from estimation.recompute.retention import snapshots_prune
 
 
 class Command(BaseCommand):

@@ -72,7 +72,8 @@ Rules
   of an earlier error.
 """
 
-from leaderboard.ingest.results_csv.cells import control_character_problem, plain_number
+from common.text import control_character_problem
+from leaderboard.ingest.results_csv.cells import plain_number
 from leaderboard.ingest.results_csv.reading import (
     parse_results_csv,
     parse_results_csv_partial,

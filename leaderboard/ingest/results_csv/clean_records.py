@@ -19,8 +19,8 @@ from collections.abc import Callable, Iterator, Sequence
 
 import numpy as np
 
+from common.text import control_character_problem
 from leaderboard.ingest.results_csv.base import _Columns
-from leaderboard.ingest.results_csv.cells import control_character_problem
 
 BLOCK_ROWS = 65536  # rows held as Python strings at once (about 20 MB)
 

@@ -5,13 +5,13 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 
-from estimation.core.wording import counted
-from estimation.management.commands.recompute import (
+from estimation.command_results import (
     QUEUE_HELP,
     queue_refused_without_workers,
     results_compute,
     results_served,
 )
+from estimation.core.wording import counted
 from leaderboard.ingest.results_csv import (
     FORMATS,
     INCOMPLETE,

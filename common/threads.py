@@ -1,7 +1,7 @@
 """Work in a background thread of this process (the embedded mode, which has no workers).
 
 Both background paths of the embedded mode use :func:`db_daemon_thread`: a recompute
-(``estimation/background.py``) and a large upload (``leaderboard/uploads.py``).
+(``estimation/recompute/background.py``) and a large upload (``leaderboard/uploads.py``).
 """
 
 from __future__ import annotations

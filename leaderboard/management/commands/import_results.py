@@ -4,14 +4,13 @@ from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 from django.utils.text import slugify
 
-from estimation.core.wording import counted
-from estimation.management.commands.import_benchmark import POLICY_HELP
-from estimation.management.commands.recompute import (
+from estimation.command_results import (
     QUEUE_HELP,
     queue_refused_without_workers,
     results_compute,
     results_served,
 )
+from estimation.core.wording import counted
 from leaderboard.ingest.formats import (
     IMPORT_FORMATS,
     ON_ERROR,
@@ -23,6 +22,7 @@ from leaderboard.ingest.formats import (
 from leaderboard.ingest.formats.common import restrict_metrics
 from leaderboard.ingest.formats.mteb import SUBSETS
 from leaderboard.ingest.results_csv import ResultsCsvError
+from leaderboard.management.commands.import_benchmark import POLICY_HELP
 from leaderboard.models import Benchmark, Metric, Submission
 from leaderboard.services import ValidationFailed, benchmark_create, problems_text
 from leaderboard.services.uploads import UploadInput, UploadRead, submissions_upload

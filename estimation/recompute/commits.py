@@ -12,7 +12,7 @@ later synchronous commit, such as the run's ``computed_revision``, makes every e
 one durable). What a crash loses is therefore a version whose revision is still
 recorded as not computed: the sweep recomputes it, from the same input to the same
 bytes under the same version number; or a served board left deferred, which the
-completion sweep completes (estimation/completion.py). A lost lease went with every session holding it.
+completion sweep completes (estimation/recompute/completion.py). A lost lease went with every session holding it.
 
 Only where the transaction is the outermost one: inside a caller's transaction (which
 may write scores) the setting would apply to the caller's writes too.

@@ -14,8 +14,8 @@ from django.db import IntegrityError, connection
 from django.db.models import Q
 from django.utils import timezone
 
-from estimation.commits import derived_atomic
 from estimation.models import RecomputeState
+from estimation.recompute.commits import derived_atomic
 
 logger = logging.getLogger(__name__)
 
@@ -114,7 +114,7 @@ def lease_heartbeat(
 ) -> LeaseHeartbeat | None:
     """A heartbeat, unless the run sits inside its caller's transaction: its lease row is
     then invisible to other connections (no other worker can take it either).
-    ``on_beat``: called after each renewal (the task's lane slot: estimation/lanes.py)."""
+    ``on_beat``: called after each renewal (the task's lane slot: estimation/recompute/lanes.py)."""
     if connection.in_atomic_block:
         return None
     return LeaseHeartbeat(benchmark_id=benchmark_id, owner=owner, on_beat=on_beat)

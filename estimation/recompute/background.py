@@ -24,8 +24,9 @@ import logging
 import threading
 import uuid
 
-from config.celery import app as celery_app
-from config.threads import db_daemon_thread
+from celery import current_app as celery_app
+
+from common.threads import db_daemon_thread
 
 logger = logging.getLogger(__name__)
 

@@ -1,7 +1,7 @@
 """Served versions left incomplete, found by beat's sweep and handed to a worker.
 
 A version is served (ready) before its board's bootstrap and evaluation and its
-advisor are stored (estimation.services.snapshot_refresh). On a worker these are a task
+advisor are stored (estimation.recompute.refresh.snapshot_refresh). On a worker these are a task
 of their own, queued at the lowest priority once the run has recorded its revision
 (issue 41: every waiting benchmark is served first). So a completion lost with its
 worker leaves no stale revision for the stale sweep to find, and neither do the other
@@ -24,10 +24,9 @@ from django.db.models import Exists, F, OuterRef, Q
 from django.utils import timezone
 
 from estimation.models import RecomputeState, ResultSnapshot, SnapshotSection
+from estimation.recompute.store import ADVISOR_SECTION
 from estimation.requests import completion_dispatch, recompute_request
 from estimation.selectors import _servable
-
-ADVISOR_SECTION = "advisor"
 
 
 def incomplete_served_benchmarks() -> list[int]:
@@ -56,7 +55,7 @@ def incomplete_served_enqueue(*, already: Iterable[int] = ()) -> list[int]:
     """Queue the completion of each benchmark :func:`incomplete_served_benchmarks` names
     that is not stale already (the stale sweep, whose ids are ``already``, runs those,
     and each run queues its own completion). A completion already queued is not queued
-    again until its mark lapses (estimation/coalesce.py)."""
+    again until its mark lapses (estimation/recompute/coalesce.py)."""
     skip = set(already)
     stale = set(
         RecomputeState.objects.filter(computed_revision__lt=F("requested_revision")).values_list(
