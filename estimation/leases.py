@@ -11,7 +11,7 @@ from datetime import datetime, timedelta
 
 from django.conf import settings as django_settings
 from django.db import IntegrityError, connection
-from django.db.models import Q
+from django.db.models import Exists, OuterRef, Q, QuerySet
 from django.utils import timezone
 
 from estimation.commits import derived_atomic
@@ -27,6 +27,21 @@ class LeaseLost(Exception):
 
 def lease_seconds() -> int:
     return django_settings.RECOMPUTE_LEASE_SECONDS
+
+
+def leases_live(*, now: datetime | None = None) -> QuerySet[RecomputeState]:
+    """States whose lease a live run holds (renewed by its heartbeat within the lease).
+    The one test of "something computes this benchmark": a snapshot row marked computing
+    says only that a run started it, not that the run is still alive."""
+    return RecomputeState.objects.filter(lease_expires_at__gte=now or timezone.now()).exclude(
+        lease_owner=""
+    )
+
+
+def lease_alive(benchmark_ref: str = "benchmark_id", *, now: datetime | None = None) -> Exists:
+    """:func:`leases_live` as a condition on rows whose ``benchmark_ref`` field names the
+    benchmark (a snapshot's ``benchmark_id``, a state's ``pk``): one statement reads both."""
+    return Exists(leases_live(now=now).filter(pk=OuterRef(benchmark_ref)))
 
 
 def lease_acquire(
