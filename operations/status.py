@@ -23,7 +23,7 @@ from config.queues import all_queues, bulk_queue
 from estimation.models import RecomputeState, ResultSnapshot
 from estimation.selectors import STALLED, VersionProblem, recompute_activities, version_problems
 from leaderboard.models import Benchmark
-from operations.failures import task_failures_flush_quietly, task_failures_recent
+from operations.failures import task_failures_recent
 from operations.heartbeats import heartbeats_mirrored
 from operations.incidents import Incident, incidents_recent, incidents_warning
 from operations.models import Heartbeat, TaskFailure
@@ -267,7 +267,6 @@ def operations_status(
         .order_by("slug")
         .values_list("pk", "slug", "visibility")
     )
-    task_failures_flush_quietly()  # an outage's failures, once the database is back
     silent = timedelta(minutes=settings.PODIUM_WORKER_SILENT_MINUTES)
     depths = _depths(background, queue)
     worker_seen_at = workers[0].seen_at if workers else None
