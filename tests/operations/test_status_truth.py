@@ -242,3 +242,22 @@ def test_a_metrics_scrape_and_the_status_page_write_nothing_to_the_database():
     assert writes == [] or all("django_session" in w for w in writes), writes
     assert not TaskFailure.objects.exists()  # the worker's heartbeat or beat writes it
     assert failures.task_failures_flush() == 1
+
+
+def test_the_staff_cookie_for_the_database_down_page_is_short_and_dropped_once_revoked():
+    from django.contrib.auth import get_user_model
+
+    from operations.views import STAFF_COOKIE
+
+    staff = _staff_client()
+    set_cookie = staff.get("/status/").cookies[STAFF_COOKIE]
+    assert int(set_cookie["max-age"]) <= 3600
+    # the same account, its staff status taken away
+    get_user_model().objects.filter(username="operator").update(is_staff=False)
+    revoked = staff.get("/status/")
+    assert revoked.status_code == 302  # to the sign-in page
+    assert revoked.cookies[STAFF_COOKIE].value == ""  # deleted
+    with database_unreachable():
+        page = staff.get("/status/")
+    assert page.status_code == 503 and "celery@" not in page.content.decode()
+    assert 'data-testid="status-queues"' not in page.content.decode()
