@@ -28,7 +28,7 @@ from django.utils.dateparse import parse_datetime
 from config.cache import CACHE_ERRORS
 from config.queues import default_queue
 from operations.failures import task_failures_flush_quietly
-from operations.incidents import WORKER_RESTARTED, incident_record
+from operations.incidents import WORKER_RESTARTED, incident_record, redis_restart_check
 from operations.models import Heartbeat
 from operations.queues import broker_client
 
@@ -103,6 +103,7 @@ def heartbeat_mirror(
     }
     try:
         client.hset(mirror_key(), _mirror_field(role, name), json.dumps(entry))
+        redis_restart_check(client, now=now)
         return True
     except CACHE_ERRORS:
         return False

@@ -1,5 +1,5 @@
 """Faults over before anyone looks: a Celery worker killed and restarted by its supervisor,
-a web worker killed (or timed out) and replaced by gunicorn. Each is back in seconds, so no
+a web worker killed (or timed out) and replaced by gunicorn, the broker's Redis restarted. Each is back in seconds, so no
 heartbeat or health check stays down long enough to show it; the event itself is recorded
 here and shown on /status/ ("Recent incidents") and in /metrics
 (``podium_incidents_total``).
@@ -33,7 +33,8 @@ logger = logging.getLogger(__name__)
 WORKER_RESTARTED = "worker-restarted"  # a Celery worker started after an unclean stop
 WEB_WORKER_DIED = "web-worker-died"  # a gunicorn worker ended without its exit hook
 WEB_WORKER_TIMEOUT = "web-worker-timeout"  # gunicorn aborted a worker past its timeout
-INCIDENT_KINDS = (WORKER_RESTARTED, WEB_WORKER_DIED, WEB_WORKER_TIMEOUT)
+REDIS_RESTARTED = "redis-restarted"  # the broker's server restarted (a new run id)
+INCIDENT_KINDS = (WORKER_RESTARTED, WEB_WORKER_DIED, WEB_WORKER_TIMEOUT, REDIS_RESTARTED)
 
 INCIDENTS_KEPT = timedelta(days=1)
 INCIDENTS_LIMIT = 200
@@ -90,6 +91,40 @@ def incident_record(*, kind: str, source: str, detail: str, now: datetime | None
         return False
     finally:
         client.close()
+
+
+_redis_run_id: str | None = None  # the broker's server this process last saw
+
+
+def redis_restart_check(client, *, now: datetime | None = None) -> bool:
+    """Called with each heartbeat (``client``: the broker's, connected): when the server's
+    run id differs from the one this process saw last, Redis restarted in between; the
+    first process to notice records it (one incident per restart, whichever process and
+    whether or not Redis kept its data). True when this call recorded it."""
+    global _redis_run_id
+    try:
+        server = client.info("server")
+        run_id, uptime = str(server["run_id"]), int(server.get("uptime_in_seconds", 0))
+        seen, _redis_run_id = _redis_run_id, run_id
+        if seen is None or seen == run_id:
+            return False
+        first = client.set(f"{_keys()[0]}:redis-run:{run_id}", "1", nx=True, ex=86400)
+    except CACHE_ERRORS:
+        return False
+    except (KeyError, ValueError, TypeError):  # not a Redis that says who it is
+        return False
+    if not first:
+        return False  # another process noticed it first
+    now = now or timezone.now()
+    return incident_record(
+        kind=REDIS_RESTARTED,
+        source="redis",
+        detail=(
+            f"the broker's Redis restarted (up {uptime} s at {now:%H:%M:%S} UTC): tasks sent "
+            "while it was down were retried or are redone by the sweeps"
+        ),
+        now=now,
+    )
 
 
 def incidents_recent(*, now: datetime | None = None) -> list[Incident] | None:

@@ -20,6 +20,7 @@ from django.test import Client
 
 from operations.heartbeats import heartbeats_mirrored, mirror_key
 from operations.incidents import (
+    REDIS_RESTARTED,
     WEB_WORKER_DIED,
     WORKER_RESTARTED,
     _keys,
@@ -148,3 +149,32 @@ def test_incidents_show_on_the_status_page_and_count_in_metrics():
     assert f'podium_incidents_total{{kind="{WORKER_RESTARTED}"}} 1.0' in metrics
     # a maintainer's view of their own benchmarks shows no deployment's incidents
     assert operations_status(benchmark_ids=[], queue=False).incidents == ()
+
+
+def test_a_redis_restart_is_one_incident_whichever_processes_notice_it(settings, monkeypatch):
+    from django.utils import timezone
+
+    from bench.scratch_services import ScratchRedis
+    from operations import incidents
+    from operations.heartbeats import heartbeat_mirror
+
+    scratch = ScratchRedis()
+    scratch.start()
+    try:
+        settings.CELERY_BROKER_URL = scratch.url
+        monkeypatch.setattr(incidents, "_redis_run_id", None)
+        beat = {"role": "worker", "name": "celery@a", "started_at": timezone.now()}
+        heartbeat_mirror(**beat)  # the first sight: nothing to compare with
+        heartbeat_mirror(**beat)
+        before = incidents._redis_run_id
+        assert _kinds() == [] and before is not None
+        scratch.stop()
+        scratch.start()  # the same port, its data gone (no persistence)
+        heartbeat_mirror(**beat)
+        assert _kinds() == [REDIS_RESTARTED]
+        # another process that saw the old server notices it too: still one incident
+        monkeypatch.setattr(incidents, "_redis_run_id", before)
+        heartbeat_mirror(**beat)
+        assert _kinds() == [REDIS_RESTARTED]
+    finally:
+        scratch.stop()
