@@ -12,13 +12,12 @@ import contextlib
 import os
 import secrets
 import signal
-import socket
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 from bench.common import ROOT
+from bench.scratch_services import free_port, wait_for_port
 
 POSTGRES = os.environ.get("PODIUM_BENCH_POSTGRES", "postgres://postgres@127.0.0.1:5432")
 REDIS_URL = os.environ.get("PODIUM_BENCH_REDIS", "redis://127.0.0.1:6379/13")
@@ -203,21 +202,3 @@ class Scratch:
         )
         wait_for_port(port, process)
         return f"http://127.0.0.1:{port}", process
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def wait_for_port(port: int, process: subprocess.Popen, timeout: float = 30.0) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise RuntimeError(f"server exited early; see {process.log_path}")
-        with socket.socket() as sock:
-            if sock.connect_ex(("127.0.0.1", port)) == 0:
-                return
-        time.sleep(0.1)
-    raise RuntimeError(f"nothing listens on port {port} after {timeout} s")

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bench.common import ROOT
-from bench.scratch import free_port, wait_for_port
+from bench.scratch_services import ScratchPostgres, ScratchRedis, free_port, wait_for_port
 
 BIN = Path(sys.executable).parent
 DEFAULT_QUEUE = "podium"
@@ -50,95 +50,6 @@ COMPOSE_WORKERS = (
     WorkerSpec("worker", DEFAULT_QUEUE, 2),
     WorkerSpec("worker-bulk", BULK_QUEUE, 1),
 )
-
-
-def _postgres_bin() -> Path:
-    found = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"))
-    if not found:
-        raise RuntimeError("no initdb under /usr/lib/postgresql/*/bin (scripts/ensure_services.sh)")
-    return Path(found[-1]).parent
-
-
-class ScratchPostgres:
-    """A throwaway cluster with PostgreSQL's default durability (fsync on): init, start,
-    stop (fast shutdown, as ``docker compose stop db``) and start again."""
-
-    def __init__(self, root: Path) -> None:
-        self.bin = _postgres_bin()
-        self.data = root / "pgdata"
-        self.log = root / "postgres.log"
-        self.port = free_port()
-        # initdb and postgres refuse to run as root: the postgres account then.
-        self.as_user = ["runuser", "-u", "postgres", "--"] if os.geteuid() == 0 else []
-        if self.as_user:
-            shutil.chown(root, "postgres")
-
-    def _run(self, *argv: str, timeout: float = 120) -> None:
-        subprocess.run(
-            [*self.as_user, *argv],
-            check=True,
-            timeout=timeout,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-        )
-
-    def init(self) -> None:
-        initdb = str(self.bin / "initdb")
-        self._run(initdb, "-D", str(self.data), "-U", "postgres", "-A", "trust", "-E", "UTF8")
-
-    def start(self) -> None:
-        options = f"-p {self.port} -c listen_addresses=127.0.0.1 -k {self.data}"
-        pg_ctl = str(self.bin / "pg_ctl")
-        self._run(pg_ctl, "-D", str(self.data), "-l", str(self.log), "-o", options, "-w", "start")
-
-    def stop(self) -> None:
-        self._run(str(self.bin / "pg_ctl"), "-D", str(self.data), "-m", "fast", "-w", "stop")
-
-    def stop_quietly(self) -> None:
-        with contextlib.suppress(Exception):
-            pg_ctl = str(self.bin / "pg_ctl")
-            self._run(pg_ctl, "-D", str(self.data), "-m", "immediate", "stop", timeout=30)
-
-    def url(self, database: str = "podium") -> str:
-        return f"postgres://postgres@127.0.0.1:{self.port}/{database}"
-
-
-class ScratchRedis:
-    """A ``redis-server`` on a free port with the given options; restartable on the same
-    port (and, when persistent, the same append-only file)."""
-
-    def __init__(self, root: Path, name: str, options: list[str]) -> None:
-        self.dir = root / name
-        self.dir.mkdir()
-        self.port = free_port()
-        self.options = options
-        self.process: subprocess.Popen | None = None
-
-    def start(self) -> None:
-        argv = [shutil.which("redis-server") or "redis-server", "--port", str(self.port)]
-        argv += ["--bind", "127.0.0.1", "--dir", str(self.dir), *self.options]
-        self.process = subprocess.Popen(
-            argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
-        )
-        wait_for_port(self.port, self.process)
-
-    def stop(self) -> None:
-        """SIGTERM (as ``docker compose restart`` sends: Redis writes its file and leaves),
-        then SIGKILL if it lingers."""
-        if self.process is None:
-            return
-        if self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait(timeout=10)
-        self.process = None
-
-    @property
-    def url(self) -> str:
-        return f"redis://127.0.0.1:{self.port}/0"
 
 
 def stack_env(postgres: ScratchPostgres, redis: ScratchRedis, cache: ScratchRedis) -> dict:

@@ -18,8 +18,14 @@ outside:
 - whether each fault showed on the staff ``/status/`` page (a ``status-failed`` element
   absent just before the fault) or on the status API (``failure`` or a failed newest
   version) within two minutes of its start;
-- versions shown "computing" while no recompute task of that benchmark is active on any
-  worker (Celery's ``inspect active``, sampled; two samples in a row count as one episode).
+- versions shown "computing" to readers (the latest API's ``computing``, which the
+  leaderboard's first render shares) while no recompute task of that benchmark is active
+  on any worker (Celery's ``inspect active``, sampled whenever the status API's newest
+  version is marked computing; two samples in a row count as one episode).
+
+Faults: a kill -9 of the podium worker (during a recompute if one starts within 30 s),
+PostgreSQL stopped, a kill -9 of the podium worker timed while it computes a version
+(waited for up to 150 s), Redis restarted, a gunicorn worker killed.
 
 It writes docs/soak.json and its section of bench/README.md (not with ``--quick``, which
 runs two minutes with every fault shortened, or when called with ``write=False``).
@@ -47,7 +53,14 @@ from bench.suite_coverage import write_readme_section
 SOAK_JSON = ROOT / "docs" / "soak.json"
 SECTION_START = "<!-- soak: written by `python -m bench soak`; do not edit by hand -->"
 SECTION_END = "<!-- soak: end -->"
-FAULT_KINDS = ("worker_kill", "postgres_stop", "redis_restart", "gunicorn_kill")
+FAULT_KINDS = (
+    "worker_kill",
+    "postgres_stop",
+    "worker_kill_computing",
+    "redis_restart",
+    "gunicorn_kill",
+)
+COMPUTING_WAIT = 150.0  # seconds worker_kill_computing waits for a version in progress
 VISIBLE_WITHIN = 120.0  # seconds: the issue's target for a fault to show
 RECOVERY_TARGET = 60.0  # seconds: accepted -> in results after a fault ends
 DATASETS = tuple(f"data-{c}" for c in "abcdef")
@@ -547,10 +560,11 @@ class Soak:
                 self.rec.pages.append(sample)
 
     def orphan_watch(self) -> None:
-        """Benchmarks whose newest version says "computing" while no worker runs their
-        recompute (Celery's ``inspect active`` on the broker). The status API is asked
-        again after the workers answered, so that a task that finished in between, or a
-        status sample left over from an outage, is not counted."""
+        """Benchmarks shown "computing" to readers while no worker runs their recompute
+        (Celery's ``inspect active`` on the broker), asked when the status API's newest
+        version is marked computing. The latest API (what readers see) is asked after the
+        workers answered, so that a task that finished in between, or a status sample
+        left over from an outage, is not counted."""
         import requests
         from celery import Celery
 
@@ -579,15 +593,15 @@ class Soak:
             for slug in computing:
                 if self.ids[slug] in alive:
                     continue
-                url = f"{self.stack.base_url}/api/benchmarks/{slug}/snapshots/status/"
+                url = f"{self.stack.base_url}/api/benchmarks/{slug}/snapshots/latest/"
                 try:
                     response = session.get(url, timeout=30)
-                    newest = (response.json().get("newest") or {}) if response.ok else {}
+                    shown = (response.json().get("computing") or {}) if response.ok else {}
                 except (requests.RequestException, ValueError):
                     continue
-                if newest.get("status") == "computing" and newest.get("version") is not None:
+                if shown.get("version") is not None:
                     orphan = OrphanSample(
-                        time.monotonic(), slug, int(newest["version"]), newest.get("progress")
+                        time.monotonic(), slug, int(shown["version"]), shown.get("progress")
                     )
                     with self.rec.lock:
                         self.rec.orphans.append(orphan)
@@ -599,6 +613,12 @@ class Soak:
         if kind == "worker_kill":
             # Killed while it runs a recompute if one starts within 30 s.
             fault.detail = "worker (queue podium): " + self._when_busy("worker", 30)
+            fault.started = time.monotonic()
+            fault.ended = self.stack.kill_worker("worker")
+        elif kind == "worker_kill_computing":
+            # Killed while it computes a version (waited for): the killed task's benchmark
+            # waits for the lease to lapse and the sweep's requeue.
+            fault.detail = "worker (queue podium): " + self._when_computing("worker")
             fault.started = time.monotonic()
             fault.ended = self.stack.kill_worker("worker")
         elif kind == "postgres_stop":
@@ -636,6 +656,39 @@ class Soak:
                     return "killed during a recompute"
             time.sleep(0.5)
         return "no recompute running within 30 s; killed idle"
+
+    def _when_computing(self, hostname_prefix: str, timeout: float = COMPUTING_WAIT) -> str:
+        """Returns as soon as a version is computing under a live lease whose task this
+        worker runs (the database names the task, the worker's ``active`` list confirms)."""
+        import socket
+
+        from celery import Celery
+
+        app = Celery(broker=self.stack.redis.url)
+        host = f"{hostname_prefix}@{socket.gethostname()}"
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            try:
+                with self.db() as conn:
+                    leased = conn.execute(
+                        "SELECT s.benchmark_id, s.version, r.lease_owner "
+                        "FROM estimation_resultsnapshot s JOIN estimation_recomputestate r "
+                        "ON r.benchmark_id = s.benchmark_id WHERE s.status = 'computing' "
+                        "AND r.lease_owner <> '' AND r.lease_expires_at >= now()"
+                    ).fetchall()
+                if leased:
+                    inspect = app.control.inspect(destination=[host], timeout=1, limit=1)
+                    running = {t.get("id") for t in (inspect.active() or {}).get(host, [])}
+                    for benchmark_id, version, owner in leased:
+                        if owner in running:
+                            slug = next(
+                                (s for s, pk in self.ids.items() if pk == benchmark_id), "?"
+                            )
+                            return f"killed while computing {slug} version {version}"
+            except Exception:  # the database or the broker is away: ask again
+                pass
+            time.sleep(0.1)
+        return f"no version computing on it within {timeout:g} s; killed idle"
 
     # --- the run --------------------------------------------------------------------------
 

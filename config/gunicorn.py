@@ -62,6 +62,12 @@ longer list is the API's 400 (JSON), not this one.
 **Metrics.** Each worker counts its requests in files under ``PROMETHEUS_MULTIPROC_DIR``
 (prometheus-client's multiprocess mode; default: a fresh folder in ``worker_tmp_dir``),
 which ``/metrics`` adds up over all workers; a dead worker's gauges are dropped.
+
+**Incidents.** A worker killed (``kill -9``, the kernel's OOM killer) or aborted past its
+timeout is replaced within milliseconds, so nothing stays down to show; the event is
+recorded instead (operations/incidents.py, shown on /status/ and counted in /metrics).
+A worker that ends through its exit hook leaves a mark in ``EXITS_DIR``; the master's
+``child_exit`` records one that left none; ``worker_abort`` records a timeout.
 """
 
 import gc
@@ -133,6 +139,24 @@ if METRICS_DIR_OWNED:
     )
 
 
+# Where a worker that exits through worker_exit says so, for the master's child_exit.
+EXITS_DIR = tempfile.mkdtemp(prefix="podium-exits-", dir=worker_tmp_dir)
+
+
+def _exit_mark(pid: int) -> str:
+    return os.path.join(EXITS_DIR, str(pid))
+
+
+def _incident(kind: str, detail: str) -> None:
+    """Record an incident; never lets a failure reach gunicorn (its master must live)."""
+    try:
+        from operations.incidents import incident_record
+
+        incident_record(kind=kind, source="web", detail=detail)
+    except Exception as exc:  # Django not set up (no preload), Redis away, ...
+        sys.stderr.write(f"incident {kind} not recorded ({exc}): {detail}\n")
+
+
 def pre_fork(server, worker) -> None:
     gc.freeze()
 
@@ -144,6 +168,11 @@ def worker_exit(server, worker) -> None:
     exit code (3), which tells the master to stop instead of forking again and again."""
     if not worker.booted:
         return
+    try:
+        with open(_exit_mark(worker.pid), "w"):
+            pass
+    except OSError:
+        pass  # at worst its clean exit is recorded as an incident
     try:
         from django.db import connections
 
@@ -158,8 +187,26 @@ def child_exit(server, worker) -> None:
     from prometheus_client import multiprocess
 
     multiprocess.mark_process_dead(worker.pid)
+    try:
+        os.unlink(_exit_mark(worker.pid))
+    except FileNotFoundError:  # it never reached worker_exit: killed or crashed
+        _incident(
+            "web-worker-died",
+            f"web worker {worker.pid} died without a clean exit (killed by a signal, "
+            "the OOM killer, or a crash); gunicorn replaced it",
+        )
+
+
+def worker_abort(worker) -> None:
+    """In the worker, on the master's SIGABRT: it ran past ``timeout``."""
+    _incident(
+        "web-worker-timeout",
+        f"web worker {worker.pid} was aborted after {timeout} s on one request "
+        "(gunicorn's timeout); gunicorn replaced it",
+    )
 
 
 def on_exit(server) -> None:
+    shutil.rmtree(EXITS_DIR, ignore_errors=True)
     if METRICS_DIR_OWNED:
         shutil.rmtree(os.environ["PROMETHEUS_MULTIPROC_DIR"], ignore_errors=True)

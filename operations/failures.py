@@ -4,8 +4,9 @@ A task fails for good when its retries are used up; in a database outage that is
 usual way, and the database is exactly what cannot take the record then. So a failure
 goes to Redis first (a list, :func:`failures_key`; the process's memory when Redis is away
 too) and :func:`task_failures_flush` writes what waits there into the database: at once
-when it answers, else from the next worker heartbeat, beat tick or status page after it
-is back. Each record is written once (``task_id`` and time are unique together).
+when it answers, else from the next worker heartbeat or beat tick after it is back (not
+from the status page or a /metrics scrape: a read writes nothing). Each record is written
+once (``task_id`` and time are unique together).
 """
 
 from __future__ import annotations
@@ -168,7 +169,7 @@ def _failures_write(texts: list[str], *, now: datetime) -> bool:
 def task_failures_flush_quietly() -> None:
     try:
         task_failures_flush()
-    except Exception:  # a status page or a heartbeat must not fail for this
+    except Exception:  # a heartbeat or a beat tick must not fail for this
         logger.warning("task failures not flushed", exc_info=True)
 
 

@@ -28,6 +28,7 @@ from django.utils.dateparse import parse_datetime
 from config.cache import CACHE_ERRORS
 from config.queues import default_queue
 from operations.failures import task_failures_flush_quietly
+from operations.incidents import WORKER_RESTARTED, incident_record, redis_restart_check
 from operations.models import Heartbeat
 from operations.queues import broker_client
 
@@ -101,12 +102,75 @@ def heartbeat_mirror(
         "queues": sorted(queues),
     }
     try:
-        client.hset(mirror_key(), f"{role}|{name}", json.dumps(entry))
+        client.hset(mirror_key(), _mirror_field(role, name), json.dumps(entry))
+        redis_restart_check(client, now=now)
         return True
     except CACHE_ERRORS:
         return False
     finally:
         client.close()
+
+
+def _mirror_field(role: str, name: str) -> str:
+    return f"{role}|{name}"
+
+
+def heartbeat_mirror_end(*, role: str, name: str, now=None) -> bool:
+    """Note in the mirror that ``name`` stopped cleanly (its shutdown ran): its next start
+    is no incident. False when Redis is away or holds no heartbeat of it."""
+    client = broker_client()
+    if client is None:
+        return False
+    field = _mirror_field(role, name)
+    try:
+        stored = client.hget(mirror_key(), field)
+        if stored is None:
+            return False
+        entry = json.loads(cast(bytes, stored))
+        entry["stopped_at"] = (now or timezone.now()).isoformat()
+        client.hset(mirror_key(), field, json.dumps(entry))
+        return True
+    except CACHE_ERRORS:
+        return False
+    except (ValueError, TypeError):  # not ours: left alone
+        return False
+    finally:
+        client.close()
+
+
+def worker_restart_check(*, name: str, now=None) -> bool:
+    """Before a starting worker's first heartbeat: when the mirror holds one of the same
+    name that did not end cleanly (killed, crashed, its machine lost), record the
+    incident, which a supervisor's restart within seconds would otherwise hide. True when
+    one was recorded."""
+    now = now or timezone.now()
+    client = broker_client()
+    if client is None:
+        return False
+    try:
+        stored = client.hget(mirror_key(), _mirror_field(Heartbeat.Role.WORKER, name))
+    except CACHE_ERRORS:
+        return False
+    finally:
+        client.close()
+    if stored is None:
+        return False  # its first start, or Redis lost its memory
+    try:
+        entry = json.loads(cast(bytes, stored))
+        seen_at = parse_datetime(entry["seen_at"])
+    except (ValueError, KeyError, TypeError):
+        return False
+    if entry.get("stopped_at") or seen_at is None or now - seen_at > FORGET_AFTER:
+        return False
+    return incident_record(
+        kind=WORKER_RESTARTED,
+        source=name,
+        detail=(
+            f"worker {name} restarted at {now:%H:%M:%S} UTC after an unclean stop (its "
+            f"last heartbeat was at {seen_at:%H:%M:%S}; tasks it ran were lost or requeued)"
+        ),
+        now=now,
+    )
 
 
 def heartbeats_mirrored(*, now=None) -> list[MirroredHeartbeat] | None:
@@ -203,6 +267,7 @@ def _worker_ready(sender=None, **kwargs) -> None:
     except AttributeError:
         queues = []
     name = getattr(sender, "hostname", None) or f"celery@{socket.gethostname()}"
+    worker_restart_check(name=name)  # before its own heartbeat overwrites the last one
     _worker_heartbeat = WorkerHeartbeat(name=name, queues=queues)
     _worker_heartbeat.start()
 
@@ -211,6 +276,7 @@ def _worker_shutdown(**kwargs) -> None:
     global _worker_heartbeat
     if _worker_heartbeat is not None:
         _worker_heartbeat.stop()
+        heartbeat_mirror_end(role=Heartbeat.Role.WORKER, name=_worker_heartbeat.name)
         _worker_heartbeat = None
 
 

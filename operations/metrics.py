@@ -12,7 +12,8 @@ with no task, tasks that gave up, the seconds since each worker and beat was las
 each served version's age and how long its run took, stored versions by status, and
 consecutive recompute failures per benchmark. These describe shared state, so any web
 process answers them alike. While the database is down, the queues and heartbeats are
-read from Redis (``podium_database_up`` 0).
+read from Redis (``podium_database_up`` 0), as are the incidents (``podium_incidents_total``
+by kind: a worker restarted after an unclean stop, a web worker killed or timed out).
 
 Only public benchmarks are named in labels: an unlisted benchmark's slug is the only
 secret that keeps it unlisted, and a private one's name is its maintainers' business.
@@ -34,9 +35,11 @@ from django.db.models import Count
 from django.dispatch import receiver
 from django.urls import Resolver404, resolve
 from prometheus_client import CollectorRegistry, Histogram, generate_latest
-from prometheus_client.core import GaugeMetricFamily
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 from prometheus_client.multiprocess import MultiProcessCollector
 from prometheus_client.registry import Collector
+
+from operations.incidents import incident_totals
 
 REQUEST_SECONDS = Histogram(
     "podium_http_request_duration_seconds",
@@ -237,6 +240,15 @@ def _process_gauges(status):
     for process in (*status.workers, *status.beats):
         seen.add_metric([process.role, process.name], process.age_seconds)
     yield seen
+    incidents = CounterMetricFamily(
+        "podium_incidents",
+        "Faults over before anyone looked, by kind (a worker restarted after an unclean "
+        "stop, a web worker killed or timed out), since Redis last started.",
+        labels=["kind"],
+    )
+    for kind, count in (incident_totals() or {}).items():
+        incidents.add_metric([kind], count)
+    yield incidents
 
 
 # Headers a proxy adds when it relays a request (Caddy and nginx set X-Forwarded-For).

@@ -23,8 +23,9 @@ from config.queues import all_queues, bulk_queue
 from estimation.models import RecomputeState, ResultSnapshot
 from estimation.selectors import STALLED, VersionProblem, recompute_activities, version_problems
 from leaderboard.models import Benchmark
-from operations.failures import task_failures_flush_quietly, task_failures_recent
+from operations.failures import task_failures_recent
 from operations.heartbeats import heartbeats_mirrored
+from operations.incidents import Incident, incidents_recent, incidents_warning
 from operations.models import Heartbeat, TaskFailure
 from operations.queues import queue_depth
 
@@ -81,6 +82,7 @@ class OperationsStatus:
     problems: tuple[VersionProblem, ...] = ()  # failed or orphaned versions, a day's
     task_failures: tuple[TaskFailure, ...] = ()  # tasks that gave up, a day's
     database: str | None = None  # None: it answers; else what failed
+    incidents: tuple[Incident, ...] = ()  # faults over before anyone looked, a day's
 
     @property
     def stalled_warning(self) -> str | None:
@@ -108,6 +110,7 @@ class OperationsStatus:
             self.stall,
             *(q.silent for q in self.queues),
             self.stalled_warning,
+            incidents_warning(list(self.incidents), now=self.now),
             self.beat_silent,
             self.mail,
         )
@@ -264,7 +267,6 @@ def operations_status(
         .order_by("slug")
         .values_list("pk", "slug", "visibility")
     )
-    task_failures_flush_quietly()  # an outage's failures, once the database is back
     silent = timedelta(minutes=settings.PODIUM_WORKER_SILENT_MINUTES)
     depths = _depths(background, queue)
     worker_seen_at = workers[0].seen_at if workers else None
@@ -291,6 +293,7 @@ def operations_status(
         stalled=stalled,
         problems=tuple(version_problems(benchmark_ids=ids, now=now)),
         task_failures=tuple(task_failures_recent(benchmark_ids=ids, now=now)),
+        incidents=tuple(incidents_recent(now=now) or ()) if ids is None else (),
     )
 
 
@@ -331,6 +334,7 @@ def operations_status_without_database(*, database: str, now=None) -> Operations
         mail=mail_warning(),
         queues=queue_workers(workers, now=now, silent=silent, background=background, depths=depths),
         database=database,
+        incidents=tuple(incidents_recent(now=now) or ()),
     )
 
 

@@ -148,3 +148,19 @@ def store_scores(rows: list[tuple]) -> None:
             value=np.array(value, dtype=float),
         ),
     )
+
+
+def hold_recompute_lease(benchmark_id: int, *, alive: bool = True) -> None:
+    """A run holds the benchmark's lease (``alive``), or held it and died: its heartbeat
+    stopped renewing it an hour ago."""
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from estimation.models import RecomputeState
+
+    RecomputeState.objects.get_or_create(benchmark_id=benchmark_id)
+    expires = timezone.now() + timedelta(hours=1 if alive else -1)
+    RecomputeState.objects.filter(pk=benchmark_id).update(
+        lease_owner="test-run", lease_expires_at=expires
+    )

@@ -21,8 +21,8 @@ from collections.abc import Iterable
 
 from django.conf import settings
 from django.db.models import Exists, F, OuterRef, Q
-from django.utils import timezone
 
+from estimation.activity import lease_alive
 from estimation.models import RecomputeState, ResultSnapshot, SnapshotSection
 from estimation.recompute.store import ADVISOR_SECTION
 from estimation.requests import completion_dispatch, recompute_request
@@ -39,12 +39,9 @@ def incomplete_served_benchmarks() -> list[int]:
         version__gt=OuterRef("version"),
     )
     advisor = SnapshotSection.objects.filter(snapshot_id=OuterRef("pk"), name=ADVISOR_SECTION)
-    leased = RecomputeState.objects.filter(
-        pk=OuterRef("benchmark_id"), lease_expires_at__gte=timezone.now()
-    ).exclude(lease_owner="")
     return sorted(
         set(
-            servable.filter(~Q(Exists(newer)), ~Q(Exists(advisor)), ~Q(Exists(leased)))
+            servable.filter(~Q(Exists(newer)), ~Q(Exists(advisor)), ~lease_alive())
             .values_list("benchmark_id", flat=True)
             .distinct()
         )

@@ -23,10 +23,11 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from django.conf import settings as django_settings
-from django.db.models import Case, DateTimeField, Exists, F, OuterRef, Q, Value, When
+from django.db.models import Case, DateTimeField, F, Q, Value, When
 from django.utils import timezone
 
 from estimation import requests
+from estimation.activity import lease_alive
 from estimation.core.analysis import ENGINE_VERSION
 from estimation.core.contract import SCHEMA_VERSION
 from estimation.latest_cache import latest_invalidate
@@ -82,11 +83,8 @@ def snapshots_orphaned_abandon(*, now: datetime | None = None) -> list[int]:
     is computing only before its run records the revision) and the stale sweep queues it
     again. Returns the benchmarks whose versions were abandoned."""
     now = now or timezone.now()
-    leased = RecomputeState.objects.filter(
-        pk=OuterRef("benchmark_id"), lease_expires_at__gte=now
-    ).exclude(lease_owner="")
     orphans = ResultSnapshot.objects.filter(status=ResultSnapshot.Status.COMPUTING).filter(
-        ~Exists(leased)
+        ~lease_alive(now=now)
     )
     benchmark_ids = sorted(set(orphans.values_list("benchmark_id", flat=True)))
     if not benchmark_ids:

@@ -12,13 +12,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods
 
 from estimation.core.wording import counted
-from estimation.selectors import (
-    STALLED,
-    RecomputeActivity,
-    benchmark_recompute_failures,
-    recompute_activities,
-    version_problems,
-)
+from estimation.selectors import benchmark_recompute_failures
 from frontend.contribute.access import (
     forbidden,
     maintainer_page,
@@ -55,6 +49,7 @@ from leaderboard.services import (
     metric_add,
     metric_range_set,
 )
+from operations.status import operations_status
 
 
 @login_required
@@ -63,30 +58,29 @@ def maintained(request: HttpRequest) -> HttpResponse:
     ids = [benchmark.pk for benchmark in benchmarks]
     # Issue 41: a recompute nobody runs, and failed or abandoned runs that were never
     # the newest version, reach the maintainer too.
-    activities = recompute_activities(benchmark_ids=ids) if ids else {}
+    # Read once for the rows and the stall notice above them.
+    status = operations_status(benchmark_ids=ids, queue=False) if ids else None
+    stalled = {row.slug: row for row in status.stalled} if status else {}
     problems: dict[int, int] = {}
-    for problem in version_problems(benchmark_ids=ids) if ids else []:
+    for problem in status.problems if status else ():
         problems[problem.benchmark_id] = problems.get(problem.benchmark_id, 0) + 1
     return render(
         request,
         "frontend/contribute/maintained.html",
         {
             "section": "maintained",
+            "status": status,
             "benchmarks": [
                 (
                     benchmark,
                     benchmark_recompute_failures(benchmark=benchmark),
-                    _stalled(activities.get(benchmark.pk)),
+                    stalled.get(benchmark.slug),
                     problems.get(benchmark.pk, 0),
                 )
                 for benchmark in benchmarks
             ],
         },
     )
-
-
-def _stalled(activity: RecomputeActivity | None) -> RecomputeActivity | None:
-    return activity if activity is not None and activity.state == STALLED else None
 
 
 METRICS_PREFIX = "metrics"

@@ -17,7 +17,7 @@ from estimation.services import snapshot_refresh
 from leaderboard.services import submission_accept
 from tests.contract_validation import validate_section
 from tests.engine_memo import engine_results_remembered
-from tests.factories import make_submission
+from tests.factories import hold_recompute_lease, make_submission
 
 pytestmark = pytest.mark.django_db
 
@@ -41,7 +41,8 @@ def computed(benchmark):
 
 @pytest.fixture
 def computing(computed):
-    """Version 2, half way through."""
+    """Version 2, half way through (its run alive)."""
+    hold_recompute_lease(computed.benchmark_id)
     return ResultSnapshot.objects.create(
         benchmark=computed.benchmark,
         metric=computed.metric,
@@ -80,6 +81,12 @@ def test_latest_serves_the_ready_snapshot_and_tells_what_is_computing(client, co
     assert "payload" not in body and "timings" in body
     assert body["computing"]["version"] == 2
     assert (body["computing"]["stage"], body["computing"]["progress"]) == ("bootstrap", 0.5)
+
+
+def test_a_version_whose_run_died_is_not_shown_computing(client, computing):
+    hold_recompute_lease(computing.benchmark_id, alive=False)  # killed before the sweep ran
+    body = client.get(f"{BASE}latest/").json()
+    assert (body["version"], body["computing"]) == (1, None)
 
 
 def test_by_version_and_unknown_metric(client, computing):

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import pytest
 
+from estimation.activity import recompute_activity
 from estimation.models import RecomputeState
 from estimation.recompute import runs
 from estimation.requests import recompute_request
-from estimation.selectors import oldest_unserved_input_at
 from leaderboard.models import Benchmark
 from tests.factories import make_benchmark, make_submission
 
@@ -81,7 +81,7 @@ def test_a_recompute_computes_at_most_k_passes_while_inputs_keep_arriving(
     assert [m["task"] for m in sent][-1] == "estimation.recompute_benchmark"
     assert sent[-1]["argsrepr"] == f"({benchmark.pk},)"
     # the oldest change waiting is no older than the last pass's start
-    assert oldest_unserved_input_at(benchmark_ids=[benchmark.pk]) is not None
+    assert recompute_activity(benchmark_id=benchmark.pk).unserved_since is not None
 
 
 def test_the_oldest_unserved_input_is_not_reset_by_newer_ones():
@@ -90,24 +90,28 @@ def test_the_oldest_unserved_input_is_not_reset_by_newer_ones():
     from django.utils import timezone
 
     from estimation.requests import revision_bump
-    from estimation.selectors import oldest_unserved_input_age
 
     benchmark = make_benchmark(slug="waits")
-    assert oldest_unserved_input_at(benchmark_ids=[benchmark.pk]) is None
+
+    def unserved_since():
+        return recompute_activity(benchmark_id=benchmark.pk).unserved_since
+
+    assert unserved_since() is None
     revision_bump(benchmark_id=benchmark.pk)
-    first = oldest_unserved_input_at(benchmark_ids=[benchmark.pk])
+    first = unserved_since()
     assert first is not None
     for _ in range(3):
         revision_bump(benchmark_id=benchmark.pk)
     state = RecomputeState.objects.get(pk=benchmark.pk)
-    assert oldest_unserved_input_at(benchmark_ids=[benchmark.pk]) == first
+    assert unserved_since() == first
     assert (
         state.requested_at is not None and state.requested_at > first
     )  # the newest change, which the old metric showed
     later = first + timedelta(seconds=300)
-    assert oldest_unserved_input_age(now=later, benchmark_ids=[benchmark.pk]) == 300.0
+    waited = recompute_activity(benchmark_id=benchmark.pk, now=later).unserved_seconds(later)
+    assert waited == 300.0
     RecomputeState.objects.filter(pk=benchmark.pk).update(computed_revision=4)
-    assert oldest_unserved_input_at(benchmark_ids=[benchmark.pk]) is None
+    assert unserved_since() is None
     assert timezone.now() >= first
 
 

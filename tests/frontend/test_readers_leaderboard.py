@@ -119,6 +119,15 @@ def test_computing_status_is_rendered_for_screen_readers(client):
     assert 'the table shows version <span id="live-shown-version">1</span>' in page
 
 
+def test_a_version_whose_run_died_is_not_shown_computing(client):
+    benchmark = computed_benchmark("toy")
+    computing_snapshot(benchmark, version=2, run_alive=False)  # before the sweep abandons it
+    page = client.get("/b/toy/").content.decode()
+    notice = page[page.index('id="live-computing"') :].split(">")[0]
+    assert "hidden" in notice
+    assert '<span id="live-computing-version"></span>' in page
+
+
 def test_no_results_yet(client):
     make_benchmark("fresh")
     page = client.get("/b/fresh/").content.decode()

@@ -22,6 +22,7 @@ from leaderboard.services import (
     submission_create,
 )
 from tests.engine_memo import engine_results_remembered
+from tests.factories import hold_recompute_lease
 
 SCORES = {
     "alpha": {"d1": 0.9, "d2": 0.8, "d3": 0.1, "d4": 0.7},
@@ -105,7 +106,11 @@ def store_snapshot(
     return snapshot_ready_store(snapshot=snapshot, payload=payload)
 
 
-def computing_snapshot(benchmark: Benchmark, version: int, stage="bootstrap", progress=0.4):
+def computing_snapshot(
+    benchmark: Benchmark, version: int, stage="bootstrap", progress=0.4, *, run_alive=True
+):
+    """A version marked computing, whose run is alive (holds the lease) or died."""
+    hold_recompute_lease(benchmark.pk, alive=run_alive)
     return ResultSnapshot.objects.create(
         benchmark=benchmark,
         metric=benchmark.metrics.get(is_primary=True),

@@ -140,7 +140,13 @@ def test_stalled_and_orphaned_recomputes_and_failures_reach_both_pages():
 
     owner = Client()
     owner.force_login(maintainer)
-    listed = owner.get("/maintain/").content.decode()
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    with CaptureQueriesContext(connection) as queries:
+        listed = owner.get("/maintain/").content.decode()
+    # the rows and the stall notice share one read of the activity and the problems
+    assert sum("lease_expires_at" in q["sql"] for q in queries) == 2
     assert 'data-testid="maintained-stalled"' in listed
     assert "2 failed or abandoned recomputes in the last 24 hours" in listed
     history = owner.get("/b/stuck/maintain/snapshots/").content.decode()
@@ -211,3 +217,47 @@ def test_the_redis_mirror_forgets_a_process_silent_for_a_day():
     assert [h.name for h in heartbeats_mirrored(now=now) or []] == ["celery@new"]
     stored = redis.Redis.from_url(settings.CELERY_BROKER_URL).hkeys(mirror_key())
     assert stored == [b"worker|celery@new"]
+
+
+def test_a_metrics_scrape_and_the_status_page_write_nothing_to_the_database():
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    benchmark = make_benchmark(slug="waiting-failure")
+    recompute = app.tasks["estimation.recompute_benchmark"]
+    with database_unreachable():  # a failure waits in Redis for a writer
+        failures._task_failed(
+            sender=recompute, task_id="task-2", exception=OperationalError("gone"),
+            args=(benchmark.pk,), kwargs={},
+        )  # fmt: skip
+    staff = _staff_client()
+    with CaptureQueriesContext(connection) as queries:
+        _metrics(Client())
+        staff.get("/status/")
+    writes = [
+        q["sql"]
+        for q in queries
+        if q["sql"].lstrip().upper().startswith(("INSERT", "UPDATE", "DELETE"))
+    ]
+    assert writes == [] or all("django_session" in w for w in writes), writes
+    assert not TaskFailure.objects.exists()  # the worker's heartbeat or beat writes it
+    assert failures.task_failures_flush() == 1
+
+
+def test_the_staff_cookie_for_the_database_down_page_is_short_and_dropped_once_revoked():
+    from django.contrib.auth import get_user_model
+
+    from operations.views import STAFF_COOKIE
+
+    staff = _staff_client()
+    set_cookie = staff.get("/status/").cookies[STAFF_COOKIE]
+    assert int(set_cookie["max-age"]) <= 3600
+    # the same account, its staff status taken away
+    get_user_model().objects.filter(username="operator").update(is_staff=False)
+    revoked = staff.get("/status/")
+    assert revoked.status_code == 302  # to the sign-in page
+    assert revoked.cookies[STAFF_COOKIE].value == ""  # deleted
+    with database_unreachable():
+        page = staff.get("/status/")
+    assert page.status_code == 503 and "celery@" not in page.content.decode()
+    assert 'data-testid="status-queues"' not in page.content.decode()

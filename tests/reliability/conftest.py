@@ -13,22 +13,21 @@ process it started is stopped at the end, whatever happened.
 from __future__ import annotations
 
 import contextlib
-import glob
 import json
 import os
 import secrets
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
+
+from bench.scratch_services import ScratchPostgres, ScratchRedis, free_port, wait_for_port
 
 ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
@@ -41,134 +40,6 @@ def pytest_collection_modifyitems(config, items) -> None:
     for item in items:
         if HERE in Path(str(item.path)).resolve().parents:
             item.add_marker(pytest.mark.integration)
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def wait_for_port(port: int, process: subprocess.Popen | None = None, timeout=30.0) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if process is not None and process.poll() is not None:
-            raise RuntimeError(f"{process.args[0]} exited early")
-        with socket.socket() as sock:
-            if sock.connect_ex(("127.0.0.1", port)) == 0:
-                return
-        time.sleep(0.05)
-    raise RuntimeError(f"nothing listens on port {port} after {timeout} s")
-
-
-def _postgres_bin() -> Path:
-    found = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"))
-    if not found:
-        pytest.fail("no initdb under /usr/lib/postgresql/*/bin (run scripts/ensure_services.sh)")
-    return Path(found[-1]).parent
-
-
-class ScratchPostgres:
-    """A throwaway cluster: initdb, start, stop (for an outage) and start again."""
-
-    def __init__(self, root: Path) -> None:
-        self.bin = _postgres_bin()
-        self.data = root / "pgdata"
-        self.log = root / "postgres.log"
-        self.port = free_port()
-        # initdb and postgres refuse to run as root: use the postgres account then.
-        self.as_user = ["runuser", "-u", "postgres", "--"] if os.geteuid() == 0 else []
-        if self.as_user:
-            shutil.chown(root, "postgres")
-
-    def _run(self, *argv: str, timeout: float = 120) -> None:
-        subprocess.run(
-            [*self.as_user, *argv],
-            check=True,
-            timeout=timeout,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-        )
-
-    def init(self) -> None:
-        self._run(
-            str(self.bin / "initdb"),
-            "-D",
-            str(self.data),
-            "-U",
-            "postgres",
-            "-A",
-            "trust",
-            "--no-sync",
-            "-E",
-            "UTF8",
-        )
-
-    def start(self) -> None:
-        options = (
-            f"-p {self.port} -c listen_addresses=127.0.0.1 -k {self.data} "
-            "-c fsync=off -c synchronous_commit=off -c full_page_writes=off "
-            "-c max_connections=100"
-        )
-        self._run(
-            str(self.bin / "pg_ctl"), "-D", str(self.data), "-l", str(self.log), "-o", options,
-            "-w", "start",
-        )  # fmt: skip
-
-    def stop(self) -> None:
-        """Fast shutdown: open sessions are cut off and their transactions rolled back."""
-        self._run(str(self.bin / "pg_ctl"), "-D", str(self.data), "-m", "fast", "-w", "stop")
-
-    def stop_quietly(self) -> None:
-        with contextlib.suppress(Exception):
-            self._run(
-                str(self.bin / "pg_ctl"), "-D", str(self.data), "-m", "immediate", "stop",
-                timeout=30,
-            )  # fmt: skip
-
-    @property
-    def url(self) -> str:
-        return f"postgres://postgres@127.0.0.1:{self.port}/podium"
-
-    def connect(self, database: str = "podium"):
-        import psycopg
-
-        url = f"postgres://postgres@127.0.0.1:{self.port}/{database}"
-        return psycopg.connect(url, autocommit=True, connect_timeout=5)
-
-
-class ScratchRedis:
-    def __init__(self) -> None:
-        self.port = free_port()
-        self.process: subprocess.Popen | None = None
-
-    def start(self) -> None:
-        self.process = subprocess.Popen(
-            [
-                shutil.which("redis-server") or "redis-server",
-                "--port",
-                str(self.port),
-                "--bind",
-                "127.0.0.1",
-                "--save",
-                "",
-                "--appendonly",
-                "no",
-            ],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        wait_for_port(self.port, self.process)
-
-    def stop(self) -> None:
-        if self.process is not None and self.process.poll() is None:
-            self.process.kill()
-            self.process.wait(timeout=10)
-        self.process = None
-
-    @property
-    def url(self) -> str:
-        return f"redis://127.0.0.1:{self.port}/0"
 
 
 SEED = """
@@ -299,7 +170,7 @@ class Stack:
 @pytest.fixture(scope="session")
 def stack() -> Iterator[Stack]:
     root = Path(tempfile.mkdtemp(prefix="podium-reliability-"))
-    postgres = ScratchPostgres(root)
+    postgres = ScratchPostgres(root, durable=False)  # fast: these tests are not about fsync
     redis = ScratchRedis()
     env = {
         k: v
@@ -313,7 +184,7 @@ def stack() -> Iterator[Stack]:
         DJANGO_SECURE_SSL_REDIRECT="off",
         DJANGO_SECURE_COOKIES="off",
         DJANGO_SECURE_HSTS_SECONDS="0",
-        DATABASE_URL=postgres.url,
+        DATABASE_URL=postgres.url(),
         REDIS_URL=redis.url,
         CELERY_QUEUE=f"podium-reliability-{os.getpid()}",
         PODIUM_LOG_LEVEL="WARNING",

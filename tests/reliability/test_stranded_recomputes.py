@@ -20,14 +20,10 @@ from django.conf import settings as django_settings
 from django.utils import timezone
 
 from config.queues import all_queues, bulk_queue, default_queue
+from estimation.activity import ORPHANED, recompute_activity, version_problems
 from estimation.models import RecomputeState, ResultSnapshot, SnapshotSection
 from estimation.recompute.lanes import lane_alive_seconds, lane_slots_held
-from estimation.selectors import (
-    is_version_running,
-    snapshot_latest,
-    versions_abandoned,
-    versions_computing_unowned,
-)
+from estimation.selectors import snapshot_latest
 from estimation.services import recompute_stale_enqueue
 from estimation.tasks import recompute_stale
 from leaderboard.models import Benchmark, Submission
@@ -88,15 +84,15 @@ def test_a_killed_tasks_lane_slot_lapses_and_the_sweep_queues_it_on_the_default_
     assert lane_slots_held(benchmark.pk, now=killed_at + lane_alive_seconds() + 1) == 0
     # Real time: the lease (2 s) and the slot (4 s) lapse; a hang guard, not a bound.
     wait_until(lambda: lane_slots_held(benchmark.pk) == 0, timeout=60, interval=0.2)
-    wait_until(lambda: not is_version_running(benchmark_id=benchmark.pk), timeout=60)
-    assert [v.pk for v in versions_computing_unowned()] == [orphan.pk]
+    wait_until(lambda: not recompute_activity(benchmark_id=benchmark.pk).task_alive, timeout=60)
+    assert _orphaned() == {(benchmark.slug, orphan.version)}
 
     assert recompute_stale_enqueue() == [benchmark.pk]
     orphan.refresh_from_db()  # the sweep said so at once, before any worker ran
     assert orphan.status == ResultSnapshot.Status.FAILED
     assert orphan.failed_during == ResultSnapshot.FailedDuring.ABANDONED
-    assert versions_computing_unowned() == []
-    assert [v.version for v in versions_abandoned(benchmark_ids=[benchmark.pk])] == [orphan.version]
+    assert _orphaned() == set()
+    assert _abandoned() == {(benchmark.slug, orphan.version)}
     # queued on the default queue again, not behind the bulk queue's work
     assert _queued(bulk_queue(), take=False) == []
     assert _queued(default_queue(), take=False) == ["estimation.recompute_benchmark"]
@@ -104,6 +100,16 @@ def test_a_killed_tasks_lane_slot_lapses_and_the_sweep_queues_it_on_the_default_
         ready = wait_until(lambda: snapshot_latest(benchmark=benchmark), timeout=180, interval=0.2)
     assert ready.version > orphan.version
     assert not RecomputeState.objects.get(pk=benchmark.pk).is_stale
+
+
+def _orphaned() -> set[tuple[str, int]]:
+    """(slug, version) of each version marked computing that no live run holds."""
+    return {(p.slug, p.version) for p in version_problems() if p.kind == ORPHANED}
+
+
+def _abandoned() -> set[tuple[str, int]]:
+    abandoned = ResultSnapshot.FailedDuring.ABANDONED
+    return {(p.slug, p.version) for p in version_problems() if p.kind == abandoned}
 
 
 def _open_benchmark(slug: str, *, rows: int = 4) -> Benchmark:
@@ -149,10 +155,9 @@ def test_the_sweep_abandons_orphaned_computing_versions_and_queues_their_benchma
             stage="bootstrap",
             progress=0.15,
         )
-    assert is_version_running(benchmark_id=live.pk)
-    assert not is_version_running(benchmark_id=stranded.pk)
-    unowned = {v.pk for v in versions_computing_unowned()}
-    assert unowned == {orphans["stranded"].pk, orphans["computed"].pk}
+    assert recompute_activity(benchmark_id=live.pk).task_alive
+    assert not recompute_activity(benchmark_id=stranded.pk).task_alive
+    assert _orphaned() == {(slug, orphans[slug].version) for slug in ("stranded", "computed")}
 
     for queue in all_queues():  # the tasks the submissions queued (no worker runs here)
         _queued(queue)
@@ -161,8 +166,8 @@ def test_the_sweep_abandons_orphaned_computing_versions_and_queues_their_benchma
     for slug, status in (("stranded", "failed"), ("computed", "failed"), ("live", "computing")):
         orphans[slug].refresh_from_db()
         assert orphans[slug].status == status, slug
-    assert versions_computing_unowned() == []
-    assert {v.slug for v in versions_abandoned()} == {"stranded", "computed"}
+    assert _orphaned() == set()
+    assert {slug for slug, _ in _abandoned()} == {"stranded", "computed"}
     assert RecomputeState.objects.get(pk=computed.pk).is_stale  # asked for again
     queued = [name for queue in all_queues() for name in _queued(queue)]
     assert queued.count("estimation.recompute_benchmark") == 2
