@@ -26,7 +26,11 @@ from leaderboard.services.benchmarks import (
     metric_range_problems,
     metric_range_set,
 )
-from leaderboard.services.catalogue import catalogue_entry_delete, catalogue_entry_rename
+from leaderboard.services.catalogue import (
+    catalogue_entry_delete,
+    catalogue_entry_rename,
+    dataset_describe,
+)
 from leaderboard.services.entries import (
     ALGORITHM_METADATA,
     MAX_FOLD,
@@ -138,6 +142,7 @@ __all__ = [
     "benchmark_update",
     "catalogue_entry_delete",
     "catalogue_entry_rename",
+    "dataset_describe",
     "entry_problems",
     "full_clean",
     "is_number",
