@@ -61,8 +61,11 @@ def test_the_form_says_what_a_blank_cell_will_do_before_storing(client, benchmar
     assert NOT_RANKED.replace("'", "&#x27;") in body and 'name="incomplete_confirmed"' in body
     assert not Submission.objects.filter(algorithm__name="forest").exists()
     stored = client.post("/b/study/submit/", _grid(incomplete_confirmed="1"))
-    assert stored.status_code == 302
+    assert stored.status_code == 302 and stored.url == "/b/study/"
     assert Submission.objects.get(algorithm__name="forest").n_scores == 2
+    board = client.get(stored.url).content.decode()
+    assert "Stored and accepted forest" in board
+    assert "forest: " + NOT_RANKED.replace("'", "&#x27;") in board  # left out, and why
 
 
 def test_the_form_names_the_maintainers_choice(client, benchmark, researcher):
@@ -89,6 +92,12 @@ def test_the_file_preview_says_it_per_algorithm(client, benchmark, researcher):
     )
     assert preview.status_code == 200
     assert preview.context["incomplete_notes"] == [("alpha", NOT_RANKED)]
+    token = preview.context["upload"].token
+    stored = client.post("/b/study/submit/csv/confirm/", {"token": token})
+    assert stored.status_code == 302 and stored.url == "/b/study/"
+    board = client.get(stored.url).content.decode()
+    assert "Stored and accepted alpha, beta" in board
+    assert "alpha: " + NOT_RANKED.replace("'", "&#x27;") in board and "beta: " not in board
 
 
 def test_the_api_answer_carries_the_sentence(benchmark):
