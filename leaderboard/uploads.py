@@ -150,6 +150,7 @@ def upload_job_run(*, job_id: int) -> UploadJob | None:
         PermissionDenied,
         ValidationFailed,
         benchmark_metric_check,
+        entries_incomplete_notes,
         results_file_refusal,
         submission_entries_from_csv,
         submissions_create,
@@ -191,6 +192,9 @@ def upload_job_run(*, job_id: int) -> UploadJob | None:
                 {
                     "submissions": [s.pk for s in submissions],
                     "n_scores": sum(len(e.scores) for e in entries),
+                    "incomplete_notes": entries_incomplete_notes(
+                        benchmark=job.benchmark, entries=entries
+                    ),
                 },
                 201,
             )
@@ -211,6 +215,8 @@ def upload_job_run(*, job_id: int) -> UploadJob | None:
         _stage(job_id, "validating", 0.4)
         entries = submission_entries_from_csv(benchmark=job.benchmark, parsed=parsed, note=job.note)
         del parsed
+        # What empty cells do, said on the board as it was before storing.
+        notes = entries_incomplete_notes(benchmark=job.benchmark, entries=entries)
         _stage(job_id, "storing", 0.6)
         submissions = submissions_create(
             benchmark=job.benchmark,
@@ -232,6 +238,7 @@ def upload_job_run(*, job_id: int) -> UploadJob | None:
     body = {
         "submissions": [s.pk for s in submissions],
         "n_scores": sum(len(e.scores) for e in entries),
+        "incomplete_notes": notes,
     }
     return _finish(job_id, UploadJob.Status.DONE, body, 201)
 

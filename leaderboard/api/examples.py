@@ -287,7 +287,12 @@ EXAMPLES: dict[str, list[OpenApiExample]] = {
             "A long-format file (multipart/form-data)",
         ),
         _response(
-            {"submissions": [{**SUBMISSION, "algorithm": "my-forest"}], "n_scores": 2}, "201"
+            {
+                "submissions": [{**SUBMISSION, "algorithm": "my-forest"}],
+                "n_scores": 2,
+                "incomplete_notes": [],
+            },
+            "201",
         ),
     ],
     "submission_accept": [

@@ -51,11 +51,11 @@ from leaderboard.services import (
     ScoreInput,
     SubmissionInput,
     benchmark_metric_check,
+    entries_incomplete_notes,
     results_file_refusal,
     submission_accept,
     submission_create,
     submission_entries_from_csv,
-    submission_incomplete_notes,
     submission_reject,
     submission_withdraw,
     submissions_create,
@@ -324,10 +324,7 @@ class SubmissionCreateApi(ApiView):
             note=data["note"],
         )
         # Said as it would be before storing: the board as it was (idempotent replays too).
-        note = submission_incomplete_notes(
-            benchmark=benchmark,
-            covered={entry.algorithm: [(sc.dataset, sc.metric) for sc in entry.scores]},
-        ).get(entry.algorithm)
+        note = entries_incomplete_notes(benchmark=benchmark, entries=[entry]).get(entry.algorithm)
         started = timezone.now()
         submission = submission_create(
             benchmark=benchmark,
@@ -352,6 +349,20 @@ def json_too_large_message(what: str) -> str:
         f"and {settings.PODIUM_MAX_JSON_SCORES} scores; send larger results as a file to "
         "submissions/upload/ (large files are processed in the background), or split them."
     )
+
+
+class IncompleteNoteSerializer(serializers.Serializer):
+    """What one algorithm's empty cells do under the benchmark's policy."""
+
+    algorithm = serializers.CharField()
+    note = serializers.CharField(
+        help_text="what its empty cells (datasets of the board without a score) do under "
+        "the benchmark's incomplete_submissions policy"
+    )
+
+
+def incomplete_notes_out(notes: dict[str, str]) -> list[dict[str, str]]:
+    return [{"algorithm": a, "note": n} for a, n in sorted(notes.items())]
 
 
 class LeftOutSerializer(serializers.Serializer):
@@ -421,6 +432,12 @@ class SubmissionUploadApi(ApiView):
         n_left_out = serializers.IntegerField(
             required=False, help_text="how many results the import left out in all"
         )
+        incomplete_notes = IncompleteNoteSerializer(
+            many=True,
+            required=False,
+            help_text="each algorithm of the file with empty cells, and what they do (empty "
+            "list: none)",
+        )
 
     def max_body_bytes(self) -> int:
         return settings.PODIUM_MAX_UPLOAD_BYTES
@@ -488,6 +505,10 @@ class SubmissionUploadApi(ApiView):
                 "n_scores": sum(s.n_scores for s in stored),
                 "left_out": [{"field": p.column, "message": p.message} for p in imported.left_out],
                 "n_left_out": imported.n_left_out,
+                # After storing: the same board as before, the stored cells counted once.
+                "incomplete_notes": incomplete_notes_out(
+                    entries_incomplete_notes(benchmark=benchmark, entries=entries)
+                ),
             }
             return Response(self.OutputSerializer(body).data, status=code)
         try:
@@ -505,6 +526,8 @@ class SubmissionUploadApi(ApiView):
                 new_datasets_confirmed=data["allow_new_datasets"],
             ) from None
         entries = submission_entries_from_csv(benchmark=benchmark, parsed=parsed, note=data["note"])
+        # Said as it would be before storing: the board as it was (idempotent replays too).
+        notes = entries_incomplete_notes(benchmark=benchmark, entries=entries)
         started = timezone.now()
         submissions = submissions_create(
             benchmark=benchmark,
@@ -516,7 +539,11 @@ class SubmissionUploadApi(ApiView):
         )
         code = status.HTTP_200_OK if _replayed(submissions, key, started) else 201
         stored = _stored_or_written(submissions)
-        body = {"submissions": stored, "n_scores": sum(s.n_scores for s in stored)}
+        body = {
+            "submissions": stored,
+            "n_scores": sum(s.n_scores for s in stored),
+            "incomplete_notes": incomplete_notes_out(notes),
+        }
         return Response(self.OutputSerializer(body).data, status=code)
 
 
@@ -634,7 +661,12 @@ class UploadJobOutputSerializer(serializers.Serializer):
             return job.result
         stored = _stored_by_ids(job.result["submissions"])
         return SubmissionUploadApi.OutputSerializer(
-            {"submissions": stored, "n_scores": job.result["n_scores"]}
+            {
+                "submissions": stored,
+                "n_scores": job.result["n_scores"],
+                # jobs finished before the notes were recorded have none
+                "incomplete_notes": incomplete_notes_out(job.result.get("incomplete_notes", {})),
+            }
         ).data
 
 

@@ -53,7 +53,7 @@ from leaderboard.services.errors import (
     ValidationFailed,
     problems_text,
 )
-from leaderboard.services.incomplete import submission_incomplete_notes
+from leaderboard.services.incomplete import entries_incomplete_notes, submission_incomplete_notes
 from leaderboard.services.inputs import ScoreBlock, ScoreInput, SubmissionInput
 from leaderboard.services.moderation import (
     MAX_BULK_DECISIONS,
@@ -143,6 +143,7 @@ __all__ = [
     "catalogue_entry_delete",
     "catalogue_entry_rename",
     "dataset_describe",
+    "entries_incomplete_notes",
     "entry_problems",
     "full_clean",
     "is_number",
