@@ -913,6 +913,7 @@ def _snapshot_repeat(
         progress=1.0,
         timings={"copied_from_version": source.version},
         submissions=submissions,
+        leader=source.leader,
         finished_at=timezone.now(),
     )
     table = SnapshotSection._meta.db_table
@@ -993,6 +994,7 @@ def _snapshot_ready(
             timings=timings,
             schema_version=payload.schema_version,
             engine_version=payload.engine_version,
+            leader=board_leader(payload.board),
         )
         if updated != 1:
             raise LeaseLost(owner or snapshot.pk)
@@ -1008,7 +1010,14 @@ def _snapshot_ready(
     snapshot.schema_version = payload.schema_version
     snapshot.engine_version = payload.engine_version
     snapshot.timings = timings
+    snapshot.leader = board_leader(payload.board)
     return snapshot
+
+
+def board_leader(board: Board) -> str:
+    """The algorithm a board lists first (its default estimator's order, as the table)."""
+    top = board.top(1)
+    return top[0][:200] if top else ""
 
 
 def snapshot_cite(*, benchmark_id: int, metric_id: int, version: int) -> None:
