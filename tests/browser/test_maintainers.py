@@ -8,6 +8,8 @@ on the board, told what happened, and the next reader of that board is not told.
 
 from __future__ import annotations
 
+import itertools
+
 import pytest
 from playwright.sync_api import expect
 
@@ -83,7 +85,7 @@ def test_each_moderation_flag_is_an_item_of_its_own(demo_site, new_page, log_in,
     assert flags.count() >= 2
     boxes = [flags.nth(i).bounding_box() for i in range(flags.count())]
     # one under the other, none sharing a line with the next
-    for upper, lower in zip(boxes, boxes[1:], strict=False):
+    for upper, lower in itertools.pairwise(boxes):
         assert lower["y"] >= upper["y"] + upper["height"] - 1, boxes
     _no_sideways_scroll(page)
 
@@ -96,12 +98,12 @@ def test_an_uploader_lands_on_the_board_told_what_happened(
     from tests.factories import make_user
 
     datasets = list(
-        Dataset.objects.filter(benchmark__slug=BOARD).order_by("name").values_list("name", flat=True)
+        Dataset.objects.filter(benchmark__slug=BOARD)
+        .order_by("name")
+        .values_list("name", flat=True)
     )
     # One dataset left empty: the board's policy leaves the algorithm out, and says so.
-    content = "dataset,algorithm,score\n" + "".join(
-        f"{name},Lander,0.8\n" for name in datasets[1:]
-    )
+    content = "dataset,algorithm,score\n" + "".join(f"{name},Lander,0.8\n" for name in datasets[1:])
     page = new_page(**SIZES[size])
     page.goto(demo_site.url("benchmark-leaderboard", BOARD))  # the board is cached
     log_in(page, make_user(f"lander-{size}"))
