@@ -95,6 +95,9 @@ def test_maintainers_describe_a_dataset_and_readers_see_it(client, maintainer):
     assert 'href="https://archive.ics.uci.edu/dataset/53/iris"' in page
     index = client.get("/b/cat/datasets/").content.decode()
     assert "botany" in index and "Fisher&#x27;s 150 flowers." in index
+    # a declared dataset is public: the API lists it with the same facts
+    (listed,) = client.get("/api/benchmarks/cat/datasets/").json()["results"]
+    assert (listed["url"], listed["domain"]) == (dataset.url, "botany")
 
 
 @pytest.mark.parametrize(
