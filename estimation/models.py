@@ -44,6 +44,13 @@ class ResultSnapshot(models.Model):
         blank=True,
         help_text="ids of the accepted submissions its input was read from (null: unknown)",
     )
+    # Stored with the ready status so that a list of benchmarks reads no payload.
+    leader = models.CharField(
+        max_length=200,
+        blank=True,
+        default="",
+        help_text="the board's first algorithm under its default estimator (ready only)",
+    )
     cited_at = models.DateTimeField(
         null=True,
         blank=True,

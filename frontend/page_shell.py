@@ -4,7 +4,9 @@ regions drawn for them.
 A template marks each part of a page that depends on who reads it as a region,
 ``<!--podium:NAME-->...<!--/podium:NAME-->``: the site navigation (username, log-out form
 and its CSRF token: ``frontend/_site_nav.html``) on every page, the maintainer's links on
-the leaderboard (``frontend/readers/_page_actions.html``). Everything else of a reader
+the leaderboard (``frontend/readers/_page_actions.html``), and on the leaderboard the
+reader's own messages (what their upload did: ``frontend/accounts/_messages.html``; the
+anonymous rendering has none, so the stored entry never holds one). Everything else of a reader
 page (the board, its table, charts and links) reads nothing of the reader, so the
 anonymous rendering of it is every reader's. :class:`frontend.page_cache.PageCacheMiddleware`
 hands a signed-in reader's request the anonymous entry, and the view's shell (below)
@@ -27,6 +29,7 @@ from leaderboard.selectors import benchmark_policy_if_maintained
 
 SITE_NAV = "site-nav"
 PAGE_ACTIONS = "page-actions"
+MESSAGES = "messages"
 
 
 def _markers(name: str) -> tuple[bytes, bytes]:
@@ -65,9 +68,9 @@ def site_nav_shell(request: HttpRequest, body: bytes, **view_kwargs) -> bytes | 
 
 
 def leaderboard_shell(request: HttpRequest, body: bytes, *, slug: str, **view_kwargs):
-    """The leaderboard: the navigation, and the maintainer's links for a maintainer (a
+    """The leaderboard: the navigation, the maintainer's links for a maintainer (a
     reader who maintains nothing here sees the anonymous ones: submit and upload, unless
-    the benchmark is closed)."""
+    the benchmark is closed), and the reader's messages."""
     regions = {SITE_NAV: _site_nav(request)}
     policy = benchmark_policy_if_maintained(slug=slug, user=request.user)
     if policy is not None:
@@ -75,4 +78,6 @@ def leaderboard_shell(request: HttpRequest, body: bytes, *, slug: str, **view_kw
             "frontend/readers/_page_actions.html",
             {"benchmark": {"slug": slug, "submission_policy": policy}, "is_maintainer": True},
         )
+    # Drawing them uses them up: they show on this answer only.
+    regions[MESSAGES] = render_to_string("frontend/accounts/_messages.html", request=request)
     return regions_replaced(body, regions)

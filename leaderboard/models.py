@@ -217,6 +217,9 @@ class Dataset(models.Model):
     benchmark = models.ForeignKey(Benchmark, on_delete=models.CASCADE, related_name="datasets")
     name = models.CharField(max_length=200)
     description = models.TextField(blank=True)
+    # Set by a maintainer (leaderboard.services.dataset_describe checks scheme and lengths).
+    url = models.URLField(max_length=500, blank=True)
+    domain = models.CharField(max_length=100, blank=True)
     declared = models.BooleanField(
         default=False, help_text="Listed by a maintainer, before or without any accepted result."
     )

@@ -189,6 +189,7 @@ def upload_job_run(*, job_id: int) -> UploadJob | None:
     body = {
         "submissions": [s.pk for s in outcome.submissions],
         "n_scores": outcome.n_scores,
+        "incomplete_notes": outcome.incomplete_notes,
     }
     if outcome.n_left_out:
         body["left_out"] = [

@@ -10,7 +10,8 @@ interval only for the win rate ``mle``) and P(best), then the group letters. Row
 name) the estimator that order follows; a CSV rounds its numbers (:func:`rounded_rows`),
 JSON keeps full precision. The estimator columns are keyed as in the API
 (:func:`estimator_column_keys` says which key is which estimator; the API's reference
-shows it).
+shows it): the keys are the machine-stable form (the API's CSV and every JSON), and
+:func:`column_label` the reader's words (the header of the page's CSV download).
 """
 
 from __future__ import annotations
@@ -136,6 +137,59 @@ def rounded_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [{name: _round(name, value) for name, value in row.items()} for row in rows]
 
 
-def rows_as_csv(columns: list[str], rows: list[dict[str, Any]]) -> str:
-    """The rows as CSV, rounded; names that a spreadsheet would run as formulas are defused."""
-    return csv_text(columns, rounded_rows(rows))
+def rows_as_csv(columns: list[str], rows: list[dict[str, Any]], *, readable: bool = False) -> str:
+    """The rows as CSV, rounded; names that a spreadsheet would run as formulas are defused.
+    ``readable``: the header says each column in words (:func:`column_label`) instead of
+    its key; the columns and their order are the same."""
+    rounded = rounded_rows(rows)
+    if not readable:
+        return csv_text(columns, rounded)
+    labels = [column_label(name) for name in columns]
+    relabelled = [
+        {label: row.get(name) for name, label in zip(columns, labels, strict=True)}
+        for row in rounded
+    ]
+    return csv_text(labels, relabelled)
+
+
+# The words of the columns that are not an estimator's (their keys: :func:`snapshot_rows`).
+_COLUMN_WORDS = {
+    "position": "Position",
+    "algorithm": "Algorithm",
+    "position_by": "Ordered by",
+    "rank_low": "Rank, best plausible",
+    "rank_high": "Rank, worst plausible",
+    "plausible_winner": "Plausible winner",
+    "rank_question": "Question the rank interval answers",
+    "mean_score": "Mean score",
+    "sd_score": "SD of the score",
+    "win_rate": "Win rate",
+    "mean_rank": "Mean rank",
+    "significance_rank": "Significance-aware rank",
+    "nemenyi_group": "Group (Nemenyi)",
+    "wilcoxon_group": "Group (Wilcoxon)",
+    "mle_simultaneous_low": "Win rate: simultaneous interval low",
+    "mle_simultaneous_high": "Win rate: simultaneous interval high",
+}
+# An estimator's columns after its key, in words after its name.
+_ESTIMATOR_SUFFIXES = {
+    "_low": "interval low",
+    "_high": "interval high",
+    "_interval": "interval",
+    "_p_best": "P(best)",
+}
+
+
+def column_label(key: str) -> str:
+    """A CSV column in a reader's words: an estimator's by its display name
+    ("Leave-one-out weights (log loss): interval low"); the win rate's point is "Win
+    rate". One name per key, so a readable header is as unique as the keys."""
+    if key in _COLUMN_WORDS:
+        return _COLUMN_WORDS[key]
+    for estimator in ESTIMATORS:
+        if key == estimator.key:
+            return estimator.label if key == "mle" else f"P(win): {estimator.label}"
+        suffix = key.removeprefix(estimator.key)
+        if suffix != key and suffix in _ESTIMATOR_SUFFIXES:
+            return f"{estimator.label}: {_ESTIMATOR_SUFFIXES[suffix]}"
+    return key

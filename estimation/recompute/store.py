@@ -10,7 +10,7 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from estimation.core.analysis import ENGINE_VERSION
-from estimation.core.contract import SnapshotPayload, to_json
+from estimation.core.contract import Board, SnapshotPayload, to_json
 from estimation.latest_cache import latest_invalidate
 from estimation.models import RecomputeState, ResultSnapshot, SnapshotSection
 from estimation.recompute.commits import derived_atomic
@@ -88,6 +88,7 @@ def snapshot_repeat(
         progress=1.0,
         timings={"copied_from_version": source.version},
         submissions=submissions,
+        leader=source.leader,
         finished_at=timezone.now(),
     )
     table = SnapshotSection._meta.db_table
@@ -168,6 +169,7 @@ def snapshot_ready_save(
             timings=timings,
             schema_version=payload.schema_version,
             engine_version=payload.engine_version,
+            leader=board_leader(payload.board),
         )
         if updated != 1:
             raise LeaseLost(owner or snapshot.pk)
@@ -183,7 +185,14 @@ def snapshot_ready_save(
     snapshot.schema_version = payload.schema_version
     snapshot.engine_version = payload.engine_version
     snapshot.timings = timings
+    snapshot.leader = board_leader(payload.board)
     return snapshot
+
+
+def board_leader(board: Board) -> str:
+    """The algorithm a board lists first (its default estimator's order, as the table)."""
+    top = board.top(1)
+    return top[0][:200] if top else ""
 
 
 def section_bodies(payload: SnapshotPayload) -> dict[str, tuple[str, str]]:

@@ -8,6 +8,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from django import forms
+from django.utils.html import format_html, format_html_join
+from django.utils.safestring import SafeString
+
+from estimation.core.registry import ESTIMATORS
 
 # The model's label of each choice is "name: meaning"; those without a colon get a name.
 SHORT_NAMES = {
@@ -42,3 +46,15 @@ def shorten_choices(fields: Mapping[str, forms.Field]) -> None:
         field.choices = short
         help_text = str(field.help_text or "").rstrip()
         field.help_text = " ".join(filter(None, [help_text, "; ".join(meanings) + "."]))
+
+
+def estimator_help(lead: str) -> SafeString:
+    """The default-estimator field's help: ``lead``, then a list of each estimator's
+    short name with the first sentence of what it means for a reader (the registry's
+    ``meaning``, the one definition), each name said once."""
+    items = format_html_join(
+        "",
+        "<li>{}: {}.</li>",
+        ((e.short_label, e.meaning.split(". ")[0].rstrip(".")) for e in ESTIMATORS),
+    )
+    return format_html('{}<ul class="help-list">{}</ul>', lead, items)

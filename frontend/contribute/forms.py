@@ -8,7 +8,8 @@ from django import forms
 from django.conf import settings
 from django.template.defaultfilters import filesizeformat
 
-from frontend.contribute.choice_labels import shorten_choices
+from estimation.core.registry import ESTIMATORS
+from frontend.contribute.choice_labels import estimator_help, shorten_choices
 from frontend.contribute.form_errors import AccessibleErrorsMixin
 from leaderboard.ingest.imported import EMPTY_IMPORT, IMPORT_FORMAT_LABELS, IMPORT_FORMATS
 from leaderboard.models import Algorithm, Benchmark, Metric
@@ -27,7 +28,7 @@ ANALYSIS_HELP = {
     "top_k": "K of the top-K probabilities.",
     "alpha": "Significance level of the tests (0.001 to 0.5).",
     "correction": "Multiple-comparison correction of the pairwise tests.",
-    "default_estimator": "The estimator the leaderboard ranks by.",
+    "default_estimator": "The estimator the leaderboard ranks by; readers may switch to another.",
     "control_algorithm": "The baseline the comparison with a control uses by default "
     "(Holm and Bonferroni–Dunn, Demšar 2006); blank: the best mean rank.",
     "bootstrap_size": "Bootstrap replicates behind the spread bands (0 turns them off; else at least 100).",
@@ -50,6 +51,10 @@ class BenchmarkSettingsForm(AccessibleErrorsMixin, forms.ModelForm):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         shorten_choices(self.fields)
+        if "default_estimator" in self.fields:
+            field = cast("forms.ChoiceField", self.fields["default_estimator"])
+            field.choices = [(e.key, e.short_label) for e in ESTIMATORS]
+            field.help_text = estimator_help(ANALYSIS_HELP["default_estimator"])
         if "control_algorithm" in self.fields and self.instance.pk:
             names = Algorithm.objects.filter(benchmark=self.instance).values_list("name", flat=True)
             self.fields["control_algorithm"].widget = forms.Select(
@@ -256,38 +261,80 @@ class DatasetsAddForm(AccessibleErrorsMixin, forms.Form):
     )
 
 
+def _metric_choices(field: forms.Field, metrics) -> None:
+    cast("forms.ChoiceField", field).choices = [(m.name, m.name) for m in metrics]
+
+
 class MetricRangeForm(AccessibleErrorsMixin, forms.Form):
     """A metric's valid range and unit, changed by a maintainer (scores already stored
     stay; what arrives next is checked)."""
 
-    metric = forms.ChoiceField(label="Metric")
+    metric = forms.ChoiceField(label="Metric whose valid range to set")
     min_value = forms.FloatField(required=False, label="Lowest valid value")
     max_value = forms.FloatField(required=False, label="Highest valid value")
     unit = forms.CharField(max_length=20, required=False, label="Unit", help_text="e.g. %")
 
     def __init__(self, *args, metrics, **kwargs):
+        # The catalogue page holds several forms: ids of their own, so labels stay theirs.
+        kwargs.setdefault("auto_id", "id_range_%s")
         super().__init__(*args, **kwargs)
-        cast("forms.ChoiceField", self.fields["metric"]).choices = [
-            (m.name, m.name) for m in metrics
-        ]
+        _metric_choices(self.fields["metric"], metrics)
 
 
 class MetricAddForm(AccessibleErrorsMixin, forms.Form):
-    name = forms.CharField(max_length=Metric._meta.get_field("name").max_length, label="Metric")
+    name = forms.CharField(
+        max_length=Metric._meta.get_field("name").max_length, label="Name of the new metric"
+    )
     direction = forms.ChoiceField(choices=Metric.Direction.choices, label="Direction")
     min_value = forms.FloatField(required=False, label="Lowest valid value")
     max_value = forms.FloatField(required=False, label="Highest valid value")
     unit = forms.CharField(max_length=20, required=False, label="Unit", help_text="e.g. %")
 
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("auto_id", "id_new_metric_%s")
+        super().__init__(*args, **kwargs)
+
 
 class MetricRopeForm(AccessibleErrorsMixin, forms.Form):
     """A metric's region of practical equivalence (leaderboard/metric_rope.py)."""
 
-    metric = forms.CharField(max_length=Metric._meta.get_field("name").max_length, label="Metric")
+    metric = forms.ChoiceField(
+        label="Metric",
+        error_messages={"invalid_choice": "Choose one of this benchmark's metrics."},
+    )
     rope = forms.FloatField(
         required=False,
         min_value=0.0,
-        label="Region of practical equivalence (±, metric units)",
-        help_text="Differences within it do not matter in practice (e.g. 0.01 for "
-        "accuracy as a fraction). Empty: none.",
+        label="Differences that do not matter (±, in the metric's units)",
+        help_text="Two algorithms closer than this on the metric count as equally good in "
+        "practice, e.g. 0.01 when accuracy is a fraction. Leave empty for none.",
     )
+
+    def __init__(self, *args, metrics, **kwargs):
+        kwargs.setdefault("auto_id", "id_rope_%s")
+        super().__init__(*args, **kwargs)
+        _metric_choices(self.fields["metric"], metrics)
+
+
+class DatasetDescribeForm(AccessibleErrorsMixin, forms.Form):
+    """What readers are told about a dataset (the service checks the scheme and lengths)."""
+
+    name = forms.ChoiceField(label="Dataset")
+    description = forms.CharField(
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 3}),
+        help_text="One paragraph readers see beside the dataset's name.",
+    )
+    url = forms.CharField(
+        required=False,
+        label="Link (http or https)",
+        help_text="Where the data or its paper can be found.",
+    )
+    domain = forms.CharField(
+        required=False, label="Domain", help_text="e.g. medicine, finance, vision"
+    )
+
+    def __init__(self, *args, datasets, **kwargs):
+        kwargs.setdefault("auto_id", "id_dataset_%s")
+        super().__init__(*args, **kwargs)
+        cast("forms.ChoiceField", self.fields["name"]).choices = [(n, n) for n in datasets]

@@ -21,6 +21,7 @@ from frontend.contribute.form_errors import SummaryError, add_problems, form_sum
 from frontend.contribute.forms import (
     BenchmarkCreateForm,
     BenchmarkSettingsForm,
+    DatasetDescribeForm,
     DatasetsAddForm,
     MetricAddForm,
     MetricFormSet,
@@ -46,6 +47,7 @@ from leaderboard.services import (
     benchmark_update,
     catalogue_entry_delete,
     catalogue_entry_rename,
+    dataset_describe,
     metric_add,
     metric_range_set,
 )
@@ -244,11 +246,13 @@ def benchmark_edit(request: HttpRequest, benchmark: Benchmark) -> HttpResponse:
 class _CatalogueForms:
     """The catalogue page's forms, the one named by the POST's action bound to it."""
 
-    datasets: DatasetsAddForm
+    datasets_add: DatasetsAddForm
     metric: MetricAddForm
     metric_range: MetricRangeForm
     rope: MetricRopeForm
+    describe: DatasetDescribeForm
     metrics: list
+    datasets: list
 
     @classmethod
     def of(cls, request: HttpRequest, benchmark: Benchmark, action: str | None) -> _CatalogueForms:
@@ -256,18 +260,22 @@ class _CatalogueForms:
             return request.POST if action == name else None
 
         metrics = list(benchmark_metric_list(benchmark=benchmark))
+        datasets = list(benchmark.datasets.order_by("name"))
         return cls(
-            datasets=DatasetsAddForm(posted("datasets")),
+            datasets_add=DatasetsAddForm(posted("datasets")),
             metric=MetricAddForm(posted("metric")),
             metric_range=MetricRangeForm(posted("metric_range"), metrics=metrics),
-            rope=MetricRopeForm(posted("rope")),
+            rope=MetricRopeForm(posted("rope"), metrics=metrics),
+            describe=DatasetDescribeForm(posted("describe"), datasets=[d.name for d in datasets]),
             metrics=metrics,
+            datasets=datasets,
         )
 
     def named(self, action: str):
         """The form an action posts (the metric form for any other)."""
         return {
-            "datasets": self.datasets,
+            "datasets": self.datasets_add,
+            "describe": self.describe,
             "rope": self.rope,
             "metric_range": self.metric_range,
         }.get(action, self.metric)
@@ -295,15 +303,17 @@ def benchmark_catalogue(request: HttpRequest, benchmark: Benchmark) -> HttpRespo
         add_problems(forms.named(action or ""), exc.problems)
     context = {
         "benchmark": benchmark,
-        "datasets": benchmark.datasets.order_by("name"),
+        "datasets": forms.datasets,
         "metrics": forms.metrics,
-        "datasets_form": forms.datasets,
+        "datasets_form": forms.datasets_add,
+        "describe_form": forms.describe,
         "metric_form": forms.metric,
         "rope_form": forms.rope,
         "range_form": forms.metric_range,
         "unused": catalogue_names_unused(benchmark=benchmark),
         "errors": [
-            *form_summary(forms.datasets),
+            *form_summary(forms.datasets_add),
+            *form_summary(forms.describe),
             *form_summary(forms.metric),
             *form_summary(forms.rope),
             *form_summary(forms.metric_range),
@@ -326,20 +336,31 @@ def _range_save(request: HttpRequest, benchmark: Benchmark, forms: _CatalogueFor
     return f"Set the valid range of {metric.name}."
 
 
-def _rope_save(request: HttpRequest, benchmark: Benchmark, forms: _CatalogueForms) -> str | None:
-    chosen = benchmark.metrics.filter(name=forms.rope.cleaned_data["metric"]).first()
-    if chosen is None:
-        forms.rope.add_error("metric", "no metric of that name in this benchmark")
-        return None
+def _rope_save(request: HttpRequest, benchmark: Benchmark, forms: _CatalogueForms) -> str:
+    # The select offers the benchmark's metrics only; the form refused any other name.
+    chosen = next(m for m in forms.metrics if m.name == forms.rope.cleaned_data["metric"])
     metric_rope_set(metric=chosen, user=request.user, rope=forms.rope.cleaned_data["rope"])
     return f"Saved the region of practical equivalence of {chosen.name}."
+
+
+def _dataset_describe(request: HttpRequest, benchmark: Benchmark, forms: _CatalogueForms) -> str:
+    data = forms.describe.cleaned_data
+    dataset = dataset_describe(
+        benchmark=benchmark,
+        user=request.user,
+        name=data["name"],
+        description=data["description"],
+        url=data["url"],
+        domain=data["domain"],
+    )
+    return f"Saved the description of {dataset.name}."
 
 
 def _datasets_add(request: HttpRequest, benchmark: Benchmark, forms: _CatalogueForms) -> str:
     added = benchmark_datasets_add(
         benchmark=benchmark,
         user=request.user,
-        names=forms.datasets.cleaned_data["names"].splitlines(),
+        names=forms.datasets_add.cleaned_data["names"].splitlines(),
     )
     return f"Added {counted(len(added), 'dataset')}."
 
@@ -355,6 +376,7 @@ _CATALOGUE_SAVES = {
     "metric_range": _range_save,
     "rope": _rope_save,
     "datasets": _datasets_add,
+    "describe": _dataset_describe,
     "metric": _metric_add,
 }
 

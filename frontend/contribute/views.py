@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import uuid
+from collections.abc import Mapping
 from typing import Any, cast
 
 from django.contrib import messages
@@ -18,6 +19,7 @@ from django.http import Http404, HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 
+from estimation.core.wording import counted
 from frontend.contribute.access import (
     benchmark_or_404,
     forbidden,
@@ -93,13 +95,32 @@ def _policy_note(benchmark: Benchmark, user) -> str:
     return "A maintainer reviews each submission before it counts."
 
 
-def _stored_message(request: HttpRequest, submissions: list[Submission]) -> None:
-    names = ", ".join(s.algorithm.name for s in submissions)
-    pending = sum(s.status == Submission.Status.PENDING for s in submissions)
+def _stored_message(
+    request: HttpRequest, submissions: list[Submission], notes: Mapping[str, str] | None = None
+) -> None:
+    """What happened to what was just stored, shown on the board it went to: accepted,
+    waiting for a maintainer, and each algorithm whose empty cells leave it out (or
+    datasets out) under the board's policy (``notes``, from submission_incomplete_notes)."""
+    accepted = [s.algorithm.name for s in submissions if s.status == Submission.Status.ACCEPTED]
+    pending = [s.algorithm.name for s in submissions if s.status == Submission.Status.PENDING]
+    if accepted:
+        messages.success(
+            request,
+            f"Stored and accepted {', '.join(accepted)}; the leaderboard below updates "
+            "once the results are recomputed.",
+        )
     if pending:
-        messages.success(request, f"Stored {names}; waiting for a maintainer's review.")
-    else:
-        messages.success(request, f"Stored and accepted {names}; the leaderboard will update.")
+        messages.success(
+            request,
+            f"Stored {', '.join(pending)}; waiting for a maintainer's review: readers see "
+            "it once it is accepted.",
+        )
+    for algorithm, note in sorted((notes or {}).items()):
+        messages.warning(request, f"{algorithm}: {note}")
+
+
+def _to_board(benchmark: Benchmark) -> HttpResponse:
+    return redirect("benchmark-leaderboard", slug=benchmark.slug)
 
 
 # --- submit by web form -------------------------------------------------------------------
@@ -262,12 +283,12 @@ def _submit_grid(
         return None
     data = form.cleaned_data
     algorithm = data["algorithm"].strip()
-    if request.POST.get("incomplete_confirmed") != "1":
-        notes = submission_incomplete_notes(
-            benchmark=benchmark, covered={algorithm: [(s.dataset, s.metric) for s in scores]}
-        )
-        if algorithm in notes:
-            return notes[algorithm]
+    # Said as it would be before storing, and again on the board once stored.
+    stored_notes = submission_incomplete_notes(
+        benchmark=benchmark, covered={algorithm: [(s.dataset, s.metric) for s in scores]}
+    )
+    if request.POST.get("incomplete_confirmed") != "1" and algorithm in stored_notes:
+        return stored_notes[algorithm]
     key = _usable_key(data["idempotency_key"])
     try:
         submission = submission_create(
@@ -301,8 +322,8 @@ def _submit_grid(
             )
         add_problems(form, rest)
         return None
-    _stored_message(request, [submission])
-    return redirect("account-submissions")
+    _stored_message(request, [submission], stored_notes)
+    return _to_board(benchmark)
 
 
 # --- submit a CSV file: upload, preview, confirm -----------------------------------------
@@ -461,8 +482,8 @@ def submit_upload_confirm(request: HttpRequest, slug: str) -> HttpResponse:
     if upload.job_id is not None:
         return redirect("contribute-upload-job", slug=benchmark.slug, job_id=upload.job_id)
     if upload.stored_ids:
-        messages.info(request, "This file was already stored; here are your submissions.")
-        return redirect("account-submissions")
+        messages.info(request, "This file was already stored; nothing was stored again.")
+        return _to_board(benchmark)
     if (throttled := _throttled(request, benchmark)) is not None:
         return throttled
     if _closed_to(benchmark, request.user):
@@ -496,8 +517,14 @@ def submit_upload_confirm(request: HttpRequest, slug: str) -> HttpResponse:
         return _preview_page(request, benchmark, upload, read, ())
     submissions = list(outcome.submissions)
     pending_upload_mark_stored(request.session, upload=upload, ids=[s.pk for s in submissions])
-    _stored_message(request, submissions)
-    return redirect("account-submissions")
+    _stored_message(request, submissions, outcome.incomplete_notes)
+    if outcome.n_left_out:
+        messages.warning(
+            request,
+            f"{counted(outcome.n_left_out, 'result')} of the files left out, as listed "
+            "before you confirmed.",
+        )
+    return _to_board(benchmark)
 
 
 @login_required
@@ -521,6 +548,7 @@ def submit_upload_job(request: HttpRequest, slug: str, job_id: int) -> HttpRespo
         "finished": finished,
         "n_submissions": len(result.get("submissions", ())),
         "n_scores": result.get("n_scores"),
+        "incomplete_notes": sorted(result.get("incomplete_notes", {}).items()),
         "detail": result.get("detail", ""),
         "problems": [
             FileProblem(p.get("line"), p.get("field"), p.get("message", ""), "")

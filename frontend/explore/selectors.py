@@ -88,18 +88,20 @@ def dataset_standard_errors(
 
 
 def dataset_index(*, benchmark: Benchmark) -> list[dict]:
-    """Each public dataset with its metadata: description, accepted scores, algorithms
+    """Each public dataset with its metadata: description, link, domain, accepted scores, algorithms
     with a result, folds."""
     counts = accepted_dataset_counts(benchmark=benchmark)
     rows = (
         datasets_public(Dataset.objects.filter(benchmark=benchmark))
         .order_by("name")
-        .values("pk", "name", "description")
+        .values("pk", "name", "description", "url", "domain")
     )
     return [
         {
             "name": row["name"],
             "description": row["description"],
+            "url": row["url"],
+            "domain": row["domain"],
             **dataclasses.asdict(counts.get(row["pk"], DatasetScoreCounts())),
         }
         for row in rows

@@ -15,7 +15,7 @@ from urllib.parse import quote
 
 from django.core.serializers.json import DjangoJSONEncoder
 
-from estimation.api.export import rows_as_csv, snapshot_rows
+from estimation.api.export import column_label, rows_as_csv, snapshot_rows
 from estimation.core.contract import Board, NotApplicable, RankIntervals, to_json
 from estimation.core.registry import estimator_get
 from estimation.core.verdict import board_verdict
@@ -59,12 +59,16 @@ def citation_prefix(citation: str) -> str:
     return f"{own} " if own[-1] in ".!?" else f"{own}; "
 
 
-def export_csv(board: Board, source: ExportSource, estimator: str | None = None) -> str:
+def export_csv(
+    board: Board, source: ExportSource, estimator: str | None = None, *, readable: bool = True
+) -> str:
     """The API's CSV, as ``pandas.read_csv`` reads it with no options: a header line and a
-    row per algorithm in the page's order. The version and citation travel in the JSON
-    export and in the response's headers (:func:`export_headers`)."""
+    row per algorithm in the page's order. The header is in words for a reader
+    (``readable``), or the API's keys, byte for byte the API's file. The version and
+    citation travel in the JSON export and in the response's headers
+    (:func:`export_headers`)."""
     columns, rows = snapshot_rows(board, estimator)
-    return rows_as_csv(columns, rows)
+    return rows_as_csv(columns, rows, readable=readable)
 
 
 def export_headers(source: ExportSource) -> dict[str, str]:
@@ -95,6 +99,8 @@ def export_json(board: Board, source: ExportSource, estimator: str | None = None
         if isinstance(ranks := board.ranks, RankIntervals)
         else None,
         "columns": columns,
+        # the header of the page's CSV, column by column
+        "column_labels": [column_label(name) for name in columns],
         "rows": rows,
         # everything else, each interval with its label, method and kind: the contract
         "board": to_json(board),

@@ -166,7 +166,8 @@ def snapshot_history_rankings(
 
 
 def benchmark_list_for_readers(*, user, query: str = "") -> QuerySet[Benchmark]:
-    """Listed benchmarks with their counts and ``last_update``: the newest ready snapshot."""
+    """Listed benchmarks with their counts, ``last_update`` (the newest ready snapshot)
+    and ``leader`` (the first algorithm of the primary metric's newest ready board)."""
     newest = (
         ResultSnapshot.objects.filter(
             benchmark=OuterRef("pk"),
@@ -178,7 +179,26 @@ def benchmark_list_for_readers(*, user, query: str = "") -> QuerySet[Benchmark]:
         .annotate(newest=Max("finished_at"))
         .values("newest")
     )
-    return benchmark_list_visible(user=user, query=query).annotate(last_update=Subquery(newest))
+    # The primary metric's newest ready version, as the board shows it first; its leader
+    # was stored with it (ResultSnapshot.leader): no payload is read here.
+    primary = (
+        Metric.objects.filter(benchmark=OuterRef(OuterRef("pk")))
+        .order_by("-is_primary", "name")
+        .values("pk")[:1]
+    )
+    leader = (
+        ResultSnapshot.objects.filter(
+            benchmark=OuterRef("pk"),
+            metric=Subquery(primary),
+            status=ResultSnapshot.Status.READY,
+            schema_version=SCHEMA_VERSION,
+        )
+        .order_by("-version")
+        .values("leader")[:1]
+    )
+    return benchmark_list_visible(user=user, query=query).annotate(
+        last_update=Subquery(newest), leader=Subquery(leader)
+    )
 
 
 def algorithm_facts(

@@ -691,7 +691,8 @@ def benchmark_export(request: HttpRequest, slug: str, version: int, fmt: str) ->
     )
     estimator = selected_estimator(board, request.GET.get("estimator"))
     if fmt == "csv":
-        body = export_csv(board, source, estimator)
+        # ?headers=keys: the API's machine-stable column keys instead of words
+        body = export_csv(board, source, estimator, readable=request.GET.get("headers") != "keys")
     elif fmt == "json":
         body = export_json(board, source, estimator)
     else:

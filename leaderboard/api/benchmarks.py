@@ -338,10 +338,15 @@ class DatasetListApi(ApiView):
 
     class OutputSerializer(serializers.ModelSerializer):
         n_scores = serializers.IntegerField(help_text="accepted scores on this dataset")
+        url = OptionalUrlField(
+            help_text="where the data or its paper is (http or https, set by a maintainer); "
+            "null when none"
+        )
+        domain = serializers.CharField(help_text="e.g. medicine; empty when none")
 
         class Meta:
             model = Dataset
-            fields = ["name", "description", "n_scores"]
+            fields = ["name", "description", "url", "domain", "n_scores"]
 
     @extend_schema(summary="A benchmark's datasets", responses={200: OutputSerializer(many=True)})
     def get(self, request: Request, slug: str) -> Response:

@@ -200,7 +200,17 @@ EXAMPLES: dict[str, list[OpenApiExample]] = {
             }
         )
     ],
-    "dataset_list": [_response({"name": "iris", "description": "", "n_scores": 4})],
+    "dataset_list": [
+        _response(
+            {
+                "name": "iris",
+                "description": "Fisher's 150 flowers of three species.",
+                "url": "https://archive.ics.uci.edu/dataset/53/iris",
+                "domain": "botany",
+                "n_scores": 4,
+            }
+        )
+    ],
     "algorithm_list": [
         _response(
             {
@@ -292,6 +302,7 @@ EXAMPLES: dict[str, list[OpenApiExample]] = {
                 "n_scores": 2,
                 "left_out": [],
                 "n_left_out": 0,
+                "incomplete_notes": [],
             },
             "201",
         ),

@@ -49,7 +49,7 @@ from leaderboard.services import (
     SubmissionInput,
     submission_accept,
     submission_create,
-    submission_incomplete_notes,
+    entries_incomplete_notes,
     submission_reject,
     submission_withdraw,
     url_problem,
@@ -317,10 +317,7 @@ class SubmissionCreateApi(ApiView):
             note=data["note"],
         )
         # Said as it would be before storing: the board as it was (idempotent replays too).
-        note = submission_incomplete_notes(
-            benchmark=benchmark,
-            covered={entry.algorithm: [(sc.dataset, sc.metric) for sc in entry.scores]},
-        ).get(entry.algorithm)
+        note = entries_incomplete_notes(benchmark=benchmark, entries=[entry]).get(entry.algorithm)
         started = timezone.now()
         submission = submission_create(
             benchmark=benchmark,
@@ -345,6 +342,20 @@ def json_too_large_message(what: str) -> str:
         f"and {settings.PODIUM_MAX_JSON_SCORES} scores; send larger results as a file to "
         "submissions/upload/ (large files are processed in the background), or split them."
     )
+
+
+class IncompleteNoteSerializer(serializers.Serializer):
+    """What one algorithm's empty cells do under the benchmark's policy."""
+
+    algorithm = serializers.CharField()
+    note = serializers.CharField(
+        help_text="what its empty cells (datasets of the board without a score) do under "
+        "the benchmark's incomplete_submissions policy"
+    )
+
+
+def incomplete_notes_out(notes: Mapping[str, str]) -> list[dict[str, str]]:
+    return [{"algorithm": a, "note": n} for a, n in sorted(notes.items())]
 
 
 class LeftOutSerializer(serializers.Serializer):
@@ -424,6 +435,12 @@ class SubmissionUploadApi(ApiView):
         n_left_out = serializers.IntegerField(
             required=False, help_text="how many results the import left out in all"
         )
+        incomplete_notes = IncompleteNoteSerializer(
+            many=True,
+            required=False,
+            help_text="each algorithm of the file with empty cells, and what they do (empty "
+            "list: none)",
+        )
 
     def max_body_bytes(self) -> int:
         return settings.PODIUM_MAX_UPLOAD_BYTES
@@ -477,6 +494,7 @@ class SubmissionUploadApi(ApiView):
                 {"field": left_out_where(p), "message": p.message} for p in outcome.left_out
             ],
             "n_left_out": outcome.n_left_out,
+            "incomplete_notes": incomplete_notes_out(outcome.incomplete_notes),
         }
         code = status.HTTP_200_OK if outcome.replayed else status.HTTP_201_CREATED
         return Response(self.OutputSerializer(body).data, status=code)
@@ -601,6 +619,8 @@ class UploadJobOutputSerializer(serializers.Serializer):
                 "n_scores": job.result["n_scores"],
                 "left_out": job.result.get("left_out", []),
                 "n_left_out": job.result.get("n_left_out", 0),
+                # jobs finished before the notes were recorded have none
+                "incomplete_notes": incomplete_notes_out(job.result.get("incomplete_notes", {})),
             }
         ).data
 

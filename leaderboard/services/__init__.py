@@ -26,7 +26,11 @@ from leaderboard.services.benchmarks import (
     metric_range_problems,
     metric_range_set,
 )
-from leaderboard.services.catalogue import catalogue_entry_delete, catalogue_entry_rename
+from leaderboard.services.catalogue import (
+    catalogue_entry_delete,
+    catalogue_entry_rename,
+    dataset_describe,
+)
 from leaderboard.services.entries import (
     ALGORITHM_METADATA,
     MAX_FOLD,
@@ -49,7 +53,7 @@ from leaderboard.services.errors import (
     ValidationFailed,
     problems_text,
 )
-from leaderboard.services.incomplete import submission_incomplete_notes
+from leaderboard.services.incomplete import entries_incomplete_notes, submission_incomplete_notes
 from leaderboard.services.inputs import ScoreBlock, ScoreInput, SubmissionInput
 from leaderboard.services.moderation import (
     MAX_BULK_DECISIONS,
@@ -139,6 +143,8 @@ __all__ = [
     "benchmark_update",
     "catalogue_entry_delete",
     "catalogue_entry_rename",
+    "dataset_describe",
+    "entries_incomplete_notes",
     "entry_problems",
     "full_clean",
     "is_number",

@@ -1,4 +1,4 @@
-"""Renaming and deleting a benchmark's datasets and algorithms."""
+"""Renaming and deleting a benchmark's datasets and algorithms; describing a dataset."""
 
 from __future__ import annotations
 
@@ -21,6 +21,7 @@ from leaderboard.services.access import require_maintainer
 from leaderboard.services.entries import MAX_NAME_LENGTH
 from leaderboard.services.errors import NameConflict, NameNotFound, Problem, ValidationFailed
 from leaderboard.services.scores import dataset_scores_delete
+from leaderboard.services.text import text_problem, url_problem
 
 # --- renaming and deleting datasets and algorithms -------------------------------------
 # Published results name their datasets and algorithms, so only names that no accepted
@@ -123,3 +124,42 @@ def catalogue_entry_delete(*, benchmark: Benchmark, user, kind: str, name: str) 
     else:
         entry.submissions.all().delete()  # rejected or withdrawn only, checked above
     entry.delete()
+
+
+# --- describing a dataset -----------------------------------------------------------------
+
+MAX_DATASET_DESCRIPTION = 2_000  # a paragraph for readers, shown in tables
+MAX_DATASET_URL = int(Dataset._meta.get_field("url").max_length or 0)
+MAX_DATASET_DOMAIN = int(Dataset._meta.get_field("domain").max_length or 0)
+
+
+def dataset_describe_problems(*, description: str, url: str, domain: str) -> list[Problem]:
+    """Every problem of a dataset's description, URL and domain at once."""
+    problems = []
+    if problem := text_problem(description, prose=True, max_length=MAX_DATASET_DESCRIPTION):
+        problems.append(Problem(f"description {problem}", "description"))
+    if url and len(url) > MAX_DATASET_URL:
+        problems.append(Problem(f"URL is longer than {MAX_DATASET_URL} characters", "url"))
+    elif url and (problem := url_problem(url)):
+        problems.append(Problem(f"URL {problem}", "url"))
+    if problem := text_problem(domain, max_length=MAX_DATASET_DOMAIN):
+        problems.append(Problem(f"domain {problem}", "domain"))
+    return problems
+
+
+@transaction.atomic
+def dataset_describe(
+    *, benchmark: Benchmark, user, name: str, description: str, url: str, domain: str
+) -> Dataset:
+    """Set what readers are told about a dataset: a description, a link (http or https
+    only) and its domain (maintainers). Empty texts clear them."""
+    require_maintainer(user=user, benchmark=benchmark)
+    dataset = Dataset.objects.select_for_update().filter(benchmark=benchmark, name=name).first()
+    if dataset is None:
+        raise NameNotFound([Problem(f"no dataset named {name!r} in this benchmark", "name")])
+    description, url, domain = description.strip(), url.strip(), domain.strip()
+    if problems := dataset_describe_problems(description=description, url=url, domain=domain):
+        raise ValidationFailed(problems)
+    dataset.description, dataset.url, dataset.domain = description, url, domain
+    dataset.save(update_fields=["description", "url", "domain"])
+    return dataset

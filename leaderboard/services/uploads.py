@@ -13,8 +13,8 @@ tool's files), with the reason.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from typing import cast
 
 from django.conf import settings
@@ -41,6 +41,7 @@ from leaderboard.ingest.results_csv import (
 )
 from leaderboard.models import Benchmark, Submission, UploadJob
 from leaderboard.services.errors import Problem, UploadTooLarge, ValidationFailed
+from leaderboard.services.incomplete import entries_incomplete_notes
 from leaderboard.services.inputs import SubmissionInput
 from leaderboard.services.published_orders import published_orders_store
 from leaderboard.services.submissions import (
@@ -128,6 +129,8 @@ class UploadOutcome:
     replayed: bool = False  # an Idempotency-Key retry answered with what was stored before
     # Nothing stored: results would be left out and the submitter has not confirmed it.
     held: bool = False
+    # What each algorithm's empty cells do, said on the board as it was before storing.
+    incomplete_notes: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def n_scores(self) -> int:
@@ -326,6 +329,7 @@ def submissions_upload(
         entries = _entries(benchmark=benchmark, read=read, note=upload.note)
         if stage is not None:
             stage("storing", 0.6)
+        notes = entries_incomplete_notes(benchmark=benchmark, entries=entries)
         started = timezone.now()
         # A trial of a file the background would take is not stored: the job checks it.
         submissions = (
@@ -357,5 +361,9 @@ def submissions_upload(
             by_operator=submitter is None and source == Submission.Source.IMPORT,
         )
     return UploadOutcome(
-        read=read, submissions=tuple(submissions), entries=tuple(entries), replayed=replayed
+        read=read,
+        submissions=tuple(submissions),
+        entries=tuple(entries),
+        replayed=replayed,
+        incomplete_notes=notes,
     )

@@ -289,8 +289,8 @@ def test_metrics_datasets_and_algorithms(client, benchmark):
     assert [(m["name"], m["is_primary"]) for m in metrics] == [("score", True), ("time", False)]
     datasets = client.get("/api/benchmarks/toy/datasets/").json()["results"]
     assert datasets == [
-        {"name": "d1", "description": "", "n_scores": 1},
-        {"name": "d2", "description": "", "n_scores": 1},
+        {"name": "d1", "description": "", "url": None, "domain": "", "n_scores": 1},
+        {"name": "d2", "description": "", "url": None, "domain": "", "n_scores": 1},
     ]
     algorithms = client.get("/api/benchmarks/toy/algorithms/").json()["results"]
     assert algorithms == [

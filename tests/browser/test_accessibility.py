@@ -40,6 +40,7 @@ SIGNED_IN_PAGES = (
     ("contribute-benchmark-new",),
     ("contribute-maintained",),
     ("contribute-benchmark-edit", BOARD),
+    ("contribute-benchmark-catalogue", BOARD),
     ("contribute-moderation", BOARD),
     ("contribute-snapshots", BOARD),
 )

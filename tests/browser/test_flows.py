@@ -276,8 +276,10 @@ def test_csv_upload_shows_line_errors_then_previews_and_stores_a_pending_submiss
     assert Submission.objects.count() == before, "the preview stored something"
 
     confirm.click()
-    expect(page).to_have_url(demo_site.url("account-submissions"))
+    # The uploader lands on the board, told what happened.
+    expect(page).to_have_url(demo_site.url("benchmark-leaderboard", SLUG))
     expect(messages(page)).to_contain_text(f"Stored {NEW_ALGORITHM}; waiting for a maintainer")
+    page.goto(demo_site.url("account-submissions"))
     row = page.get_by_test_id("submission-row")
     expect(row).to_have_count(1)
     expect(row).to_have_attribute("data-status", "pending")
@@ -436,7 +438,9 @@ def test_web_form_stores_a_correct_grid_on_a_single_metric_benchmark(
         page.get_by_test_id("submit-results").click()
     summary = page.get_by_test_id("error-summary")
     assert summary.count() == 0, summary.inner_text()
-    assert page.url == demo_site.url("account-submissions")
+    assert page.url == demo_site.url("benchmark-leaderboard", SLUG)
+    expect(messages(page)).to_contain_text("Stored Grid-Test; waiting for a maintainer")
+    page.goto(demo_site.url("account-submissions"))
     expect(page.get_by_test_id("submission-row")).to_have_attribute("data-status", "pending")
     (submission,) = submissions_of("Grid-Test")
     assert (

@@ -32,3 +32,17 @@ def test_the_values_are_unchanged():
     assert [v for v, _ in form.fields["submission_policy"].choices] == [
         v for v, _ in Benchmark.SubmissionPolicy.choices
     ]
+
+
+def test_the_default_estimator_help_says_each_name_once_with_its_meaning():
+    from estimation.core.registry import ESTIMATORS
+
+    help_text = str(BenchmarkCreateForm().fields["default_estimator"].help_text)
+    items = help_text.split("<li>")[1:]
+    assert len(items) == len(ESTIMATORS)
+    for estimator, item in zip(ESTIMATORS, items, strict=True):
+        assert item.startswith(f"{estimator.short_label}: ")
+        # the name is not said again as its own explanation
+        explanation = item.removeprefix(f"{estimator.short_label}: ")
+        assert estimator.label not in explanation and estimator.short_label not in explanation
+        assert estimator.meaning.split(". ")[0].rstrip(".") in item

@@ -61,8 +61,11 @@ def test_the_form_says_what_a_blank_cell_will_do_before_storing(client, benchmar
     assert NOT_RANKED.replace("'", "&#x27;") in body and 'name="incomplete_confirmed"' in body
     assert not Submission.objects.filter(algorithm__name="forest").exists()
     stored = client.post("/b/study/submit/", _grid(incomplete_confirmed="1"))
-    assert stored.status_code == 302
+    assert stored.status_code == 302 and stored.url == "/b/study/"
     assert Submission.objects.get(algorithm__name="forest").n_scores == 2
+    board = client.get(stored.url).content.decode()
+    assert "Stored and accepted forest" in board
+    assert "forest: " + NOT_RANKED.replace("'", "&#x27;") in board  # left out, and why
 
 
 def test_the_form_names_the_maintainers_choice(client, benchmark, researcher):
@@ -89,6 +92,12 @@ def test_the_file_preview_says_it_per_algorithm(client, benchmark, researcher):
     )
     assert preview.status_code == 200
     assert preview.context["incomplete_notes"] == [("alpha", NOT_RANKED)]
+    token = preview.context["upload"].token
+    stored = client.post("/b/study/submit/csv/confirm/", {"token": token})
+    assert stored.status_code == 302 and stored.url == "/b/study/"
+    board = client.get(stored.url).content.decode()
+    assert "Stored and accepted alpha, beta" in board
+    assert "alpha: " + NOT_RANKED.replace("'", "&#x27;") in board and "beta: " not in board
 
 
 def test_the_api_answer_carries_the_sentence(benchmark):
@@ -127,3 +136,46 @@ def test_the_maintainer_chooses_the_policy_on_the_settings_form_and_the_api(clie
         content_type="application/json",
     )
     assert refused.status_code == 400 and "incomplete_submissions" in str(refused.json())
+
+
+PARTIAL_FILE = (
+    b"dataset,algorithm,score\nd1,alpha,0.9\nd3,alpha,0.8\nd1,beta,0.7\nd2,beta,0.7\nd3,beta,0.7\n"
+)
+
+
+def test_the_api_upload_answer_carries_the_sentence_per_algorithm(benchmark):
+    api = client_for(make_user("someone"))
+    response = api.post(
+        "/api/benchmarks/study/submissions/upload/",
+        {"file": SimpleUploadedFile("r.csv", PARTIAL_FILE, content_type="text/csv")},
+        format="multipart",
+    )
+    assert response.status_code == 201, response.json()
+    assert response.json()["incomplete_notes"] == [{"algorithm": "alpha", "note": NOT_RANKED}]
+
+
+def test_the_background_upload_result_carries_it_on_the_api_and_the_page(
+    client, benchmark, researcher
+):
+    from leaderboard.models import UploadJob
+    from leaderboard.uploads import upload_job_create, upload_job_run
+
+    job = upload_job_create(
+        benchmark=benchmark,
+        submitter=researcher,
+        content=PARTIAL_FILE,
+        filename="r.csv",
+        format=None,
+        note="",
+        idempotency_key="background-partial",
+    )
+    with pytest.MonkeyPatch.context() as patch:  # in this test's transaction
+        patch.setattr("leaderboard.uploads.close_old_connections", lambda: None)
+        done = upload_job_run(job_id=job.pk)
+    assert done.status == UploadJob.Status.DONE, done.result
+    api = client_for(researcher)
+    answer = api.get(f"/api/benchmarks/study/uploads/{job.pk}/").json()
+    assert answer["result"]["incomplete_notes"] == [{"algorithm": "alpha", "note": NOT_RANKED}]
+    page = client.get(f"/b/study/submit/csv/jobs/{job.pk}/")
+    assert page.status_code == 200
+    assert "alpha: " + NOT_RANKED.replace("'", "&#x27;") in page.content.decode()

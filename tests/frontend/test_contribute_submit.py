@@ -71,7 +71,9 @@ def test_web_form_happy_path(client, benchmark, researcher):
     assert page.status_code == 200
     assert 'name="grid-0-dataset" value="d1"' in body and 'name="grid-1-dataset" value="d2"' in body
     response = client.post("/b/study/submit/", _grid_post(_key(body)))
-    assert response.status_code == 302 and response.url == "/account/submissions/"
+    assert response.status_code == 302 and response.url == "/b/study/"
+    board = client.get(response.url).content.decode()
+    assert "Stored forest; waiting for a maintainer&#x27;s review" in board
     submission = Submission.objects.get(submitter=researcher)
     assert submission.source == Submission.Source.FORM
     assert submission.status == Submission.Status.PENDING
@@ -205,7 +207,9 @@ def test_csv_preview_then_confirm_stores_once(client, benchmark, researcher):
     token = re.search(r'name="token" value="([0-9a-f]+)"', body).group(1)
 
     confirmed = client.post("/b/study/submit/csv/confirm/", {"token": token})
-    assert confirmed.status_code == 302 and confirmed.url == "/account/submissions/"
+    assert confirmed.status_code == 302 and confirmed.url == "/b/study/"
+    board = client.get(confirmed.url).content.decode()
+    assert "Stored alpha, beta; waiting for a maintainer&#x27;s review" in board
     stored = Submission.objects.filter(submitter=researcher)
     assert stored.count() == 2
     assert {s.source for s in stored} == {Submission.Source.CSV}

@@ -198,7 +198,7 @@ def test_the_csv_carries_each_estimators_own_interval_label_ranks_and_winners():
     from frontend.readers.exports import export_csv
 
     typed = own_board()
-    rows = list(csv.DictReader(io.StringIO(export_csv(typed, _source(), "loo_kl"))))
+    rows = list(csv.DictReader(io.StringIO(export_csv(typed, _source(), "loo_kl", readable=False))))
     by_name = {row["algorithm"]: row for row in rows}
     for i, name in enumerate(typed.algorithms):
         row = by_name[name]

@@ -72,7 +72,16 @@ def test_csv_export_carries_version_and_citation(client):
     assert response["X-Podium-Snapshot-Version"] == "1"
     assert response["Link"] == '<http://testserver/b/toy/v1/>; rel="cite-as"'
     assert "Podium%20snapshot%20v1" in response["X-Podium-Citation"].replace(" ", "%20")
-    rows = list(csv.DictReader(io.StringIO(body)))
+    # a reader's header in words, the estimators by name; ?headers=keys: the API's keys
+    header = next(csv.reader(io.StringIO(body)))
+    assert header[:3] == ["Position", "Algorithm", "Ordered by"]
+    assert "P(win): Leave-one-out weights (log loss)" in header and "Win rate" in header
+    assert not {"loo_kl", "mle"} & set(header)
+    _, keyed = _download(client, "/b/toy/v1/export.csv?headers=keys")
+    api = client.get("/api/benchmarks/toy/snapshots/1/export.csv").content.decode()
+    assert keyed == api  # byte for byte the API's machine-stable file
+    assert keyed.splitlines()[1:] == body.splitlines()[1:]  # the same rows
+    rows = list(csv.DictReader(io.StringIO(keyed)))
     # the page's order (P(win), then mean rank, then name), not alphabetical
     page = client.get("/b/toy/v1/").content.decode()
     on_page = re.findall(r'data-testid="leaderboard-row" data-algorithm="([^"]+)"', page)
@@ -101,6 +110,8 @@ def test_json_export_carries_version_and_citation(client):
     assert data["version"] == 1 and data["permalink"] == "http://testserver/b/toy/v1/"
     assert data["citation"] == f"{CITATION} Podium snapshot v1, http://testserver/b/toy/v1/"
     assert data["columns"][:2] == ["position", "algorithm"] and len(data["rows"]) == 3
+    assert data["column_labels"][:2] == ["Position", "Algorithm"]
+    assert len(data["column_labels"]) == len(set(data["column_labels"])) == len(data["columns"])
     assert data["verdict"]["leader"] == data["rows"][0]["algorithm"]
     assert data["verdict"]["sentences"] and data["estimator"] == "loo_kl"
 

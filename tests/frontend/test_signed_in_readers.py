@@ -18,7 +18,7 @@ from django.test import Client
 from django.test.signals import template_rendered
 from django.test.utils import CaptureQueriesContext
 
-from frontend.page_shell import PAGE_ACTIONS, SITE_NAV, regions_replaced
+from frontend.page_shell import MESSAGES, PAGE_ACTIONS, SITE_NAV, regions_replaced
 from leaderboard.models import Benchmark
 from tests.factories import make_benchmark, make_user
 from tests.frontend.test_readers_support import large_payload, store_snapshot
@@ -77,7 +77,7 @@ class Renders:
 
 def _without_regions(body: bytes) -> bytes:
     """The page with the inside of every reader's region taken out: the shared part."""
-    for name in (SITE_NAV, PAGE_ACTIONS):
+    for name in (SITE_NAV, PAGE_ACTIONS, MESSAGES):
         body = re.sub(
             rf"<!--podium:{name}-->.*?<!--/podium:{name}-->".encode(), b"", body, flags=re.S
         )
@@ -119,6 +119,40 @@ def test_each_reader_sees_their_own_part_and_nobody_elses(board, readers, page, 
     assert len(shared) == 1  # the board is the same bytes for the three
 
 
+def _give_message(client: Client, text: str) -> None:
+    """A message for the reader of ``client``, as a view's redirect leaves it (the
+    messages cookie)."""
+    from django.contrib.messages import constants
+    from django.contrib.messages.storage.cookie import CookieStorage
+    from django.http import HttpRequest, HttpResponse
+
+    storage = CookieStorage(HttpRequest())
+    storage.add(constants.SUCCESS, text)
+    response = HttpResponse()
+    storage.update(response)
+    client.cookies[storage.cookie_name] = response.cookies[storage.cookie_name].value
+
+
+def test_a_readers_messages_show_on_the_cached_board_to_them_alone_and_once(board, readers):
+    readers["anonymous"].get("/b/shared/")  # the anonymous entry exists: readers get shells
+    _give_message(readers["bob-reader"], "Stored bob-algorithm; waiting for review.")
+    bob = readers["bob-reader"].get("/b/shared/")
+    assert b"Stored bob-algorithm" in bob.content
+    region = re.search(rb"<!--podium:messages-->(.*?)<!--/podium:messages-->", bob.content, re.S)
+    assert region is not None and b"Stored bob-algorithm" in region.group(1)
+    assert "private" in bob["Cache-Control"]
+    for name in ("ada-maintainer", "anonymous", "bob-reader"):  # Bob's is used up
+        assert b"Stored bob-algorithm" not in readers[name].get("/b/shared/").content, name
+    # A message arriving before anything is cached is not stored with the board either.
+    from django.core.cache import caches
+
+    caches["pages"].clear()
+    _give_message(readers["ada-maintainer"], "Stored ada-algorithm.")
+    assert b"Stored ada-algorithm" in readers["ada-maintainer"].get("/b/shared/").content
+    for name in ("bob-reader", "anonymous", "ada-maintainer"):
+        assert b"Stored ada-algorithm" not in readers[name].get("/b/shared/").content, name
+
+
 def test_the_maintainer_alone_gets_the_maintainer_links(board, readers):
     bodies = {name: client.get("/b/shared/").content for name, client in readers.items()}
     assert b'data-testid="edit-link"' in bodies["ada-maintainer"]
@@ -147,7 +181,11 @@ def test_after_the_first_reader_no_board_is_rendered(board, readers, page):
         with Renders() as again:
             response = readers[name].get(path)
         assert response.status_code == 200
-        regions = {"frontend/_site_nav.html", "frontend/readers/_page_actions.html"}
+        regions = {
+            "frontend/_site_nav.html",
+            "frontend/readers/_page_actions.html",
+            "frontend/accounts/_messages.html",
+        }
         assert "frontend/_site_nav.html" in again.templates
         assert set(again.templates) <= regions  # the reader's regions, no board
         # the session and the user, and on the leaderboard whether they maintain it

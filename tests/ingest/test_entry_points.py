@@ -379,7 +379,7 @@ def test_one_file_of_another_tool_is_stored_at_confirm_and_by_the_background_job
     confirmed = client.post(
         "/b/one-pwc/submit/csv/confirm/", {"token": token, "confirm_left_out": "1"}
     )
-    assert confirmed.status_code == 302 and confirmed.url == "/account/submissions/"
+    assert confirmed.status_code == 302 and confirmed.url.startswith("/b/")
     assert len(stored_scores(submission__benchmark__slug="one-pwc")) == 3
 
     from leaderboard.models import UploadJob

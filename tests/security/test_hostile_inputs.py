@@ -334,7 +334,7 @@ def test_full_width_and_quoted_formulas_are_defused_in_every_csv_export(client):
     computed_benchmark("evil", scores=scores)
     for path in (
         "/api/benchmarks/evil/snapshots/latest/export.csv",
-        "/b/evil/v1/export.csv",
+        "/b/evil/v1/export.csv?headers=keys",  # the page's own (words) below
         "/b/evil/scores.csv",
     ):
         response = client.get(path)
@@ -348,6 +348,10 @@ def test_full_width_and_quoted_formulas_are_defused_in_every_csv_export(client):
         numeric = pd.read_csv(io.StringIO(body), comment="#")
         column = "score" if "score" in numeric else "loo_kl"
         assert numeric[column].dtype.kind == "f", path
+    readable = client.get("/b/evil/v1/export.csv").content.decode()
+    frame = pd.read_csv(io.StringIO(readable), dtype=str, keep_default_na=False)
+    for cell in frame["Algorithm"]:
+        assert cell == "plain" or cell.startswith("'"), cell
     assert not any(spreadsheet_cell(t).startswith(FORMULA_TRIGGERS) for t in FORMULAS)
 
 
