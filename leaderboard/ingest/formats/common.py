@@ -462,6 +462,15 @@ class Collector:
             )
 
     def algorithm(self, info: AlgorithmInfo, provenance: Mapping[str, Any] | None = None) -> None:
+        """Record a model and what the file says of it; its metadata texts neutralised
+        (:func:`metadata_text`), since a file's words reach the reader's table."""
+        info = replace(
+            info,
+            family=metadata_text(info.family),
+            licence=metadata_text(info.licence),
+            revision=metadata_text(info.revision),
+            parameters=parameter_count(info.parameters),
+        )
         self.algorithms.setdefault(info.name, info)
         if provenance:
             self.provenance.setdefault(info.name, {}).update(
@@ -744,6 +753,64 @@ def _kind(value: Any) -> str:
     if isinstance(value, str):
         return f"the text {value[:40]!r}"
     return repr(value)
+
+
+# --- what a file says about its models -------------------------------------------------
+
+# The longest metadata text kept (the services' ALGORITHM_METADATA allows 100).
+MAX_METADATA_LENGTH = 100
+_PARAMETER_SCALE = {"": 1, "k": 10**3, "m": 10**6, "b": 10**9, "t": 10**12}
+# A Hugging Face Hub organisation (the part of a model id before "/").
+_HUB_ORGANISATION = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,95}")
+
+
+def metadata_text(value: Any) -> str:
+    """A file's metadata text as a reader sees it: one line, no control or invisible
+    characters (dropped, never refused: metadata does not decide an import), at most
+    ``MAX_METADATA_LENGTH`` characters; "" for what is not text."""
+    if not isinstance(value, str):
+        return ""
+    text = " ".join(
+        "".join(c if _shown(c) else " " for c in value[: MAX_METADATA_LENGTH * 4]).split()
+    )
+    return text[:MAX_METADATA_LENGTH].rstrip()
+
+
+def _shown(character: str) -> bool:
+    return control_character_problem(character) is None
+
+
+def parameter_count(value: Any, *, scale: int = 1) -> int | None:
+    """A parameter count as files write it: an integer, ``"7000000000"``, ``"7B"``,
+    ``"1.5b"``, ``"350M"`` (``scale`` multiplies a bare number: 10**9 for a field in
+    billions); None for anything else, a count below 1 or beyond 2**63."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int | float):
+        number = float(value) * scale
+    elif isinstance(value, str) and len(value) <= 24:
+        text = value.strip().replace(",", "").replace("_", "")
+        unit = text[-1:].lower() if text[-1:].isalpha() else ""
+        if unit not in _PARAMETER_SCALE:
+            return None
+        digits = text[: len(text) - len(unit)].strip()
+        whole, _, fraction = digits.partition(".")
+        if not (whole.isascii() and whole.isdigit()) or (fraction and not fraction.isdigit()):
+            return None
+        number = float(digits) * (_PARAMETER_SCALE[unit] if unit else scale)
+    else:
+        return None
+    if not math.isfinite(number) or not 1 <= number < 2**63:
+        return None
+    return round(number)
+
+
+def model_organisation(model_id: str) -> str:
+    """The organisation of a model id as the Hub and HELM write them (``meta-llama`` of
+    ``meta-llama/Llama-2-7b-hf``): who published the model, its family on a board, as
+    Every Eval Ever's ``developer`` is; "" when the id names none."""
+    owner, slash, _ = model_id.strip().partition("/")
+    return owner if slash and _HUB_ORGANISATION.fullmatch(owner) else ""
 
 
 def missing(value: Any) -> bool:
