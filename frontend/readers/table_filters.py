@@ -60,6 +60,14 @@ class AlgorithmFacts:
     licence: str = ""
 
 
+def metadata_given(facts: Iterable[AlgorithmFacts]) -> frozenset[str]:
+    """The metadata columns some algorithm has a value for (the others are not offered)."""
+    given: set[str] = set()
+    for fact in facts:
+        given.update(key for key in ("family", "parameters", "licence") if getattr(fact, key))
+    return frozenset(given)
+
+
 def parse_size(text: str) -> int | None:
     """A parameter count as people write it: ``350M``, ``7B``, ``1.5b``, ``120000``."""
     if len(text or "") > MAX_SIZE_LENGTH:

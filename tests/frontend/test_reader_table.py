@@ -90,6 +90,19 @@ def test_the_column_chooser_is_kept_in_the_url_and_in_every_link(client, lm_boar
 def test_the_form_works_without_javascript(client, lm_board):
     page = client.get("/b/pythia/").content.decode()
     assert '<form method="get" class="table-filter"' in page
-    ticked = client.get("/b/pythia/?q=&cols=&cols=licence&cols=parameters").content.decode()
-    assert 'data-testid="col-parameters"' in ticked and 'data-testid="col-licence"' in ticked
+    ticked = client.get("/b/pythia/?q=&cols=&cols=family&cols=parameters").content.decode()
+    assert 'data-testid="col-parameters"' in ticked and 'data-testid="col-family"' in ticked
     assert 'data-testid="filter-note"' not in ticked  # columns alone hide no row
+
+
+def test_metadata_filters_and_columns_appear_only_where_an_algorithm_has_the_value(
+    client, lm_board
+):
+    # The Pythia files give parameter counts and (the organisation of the model id) a
+    # family, never a licence: no licence filter, box or column, even when asked for.
+    page = client.get("/b/pythia/?cols=licence,parameters").content.decode()
+    assert 'data-testid="filter-size-min"' in page and 'data-testid="column-parameters"' in page
+    assert 'data-testid="filter-family"' in page and 'data-testid="column-family"' in page
+    assert 'data-testid="filter-licence"' not in page
+    assert 'data-testid="column-licence"' not in page and 'data-testid="col-licence"' not in page
+    assert 'data-testid="col-parameters"' in page
