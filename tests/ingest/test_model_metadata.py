@@ -130,3 +130,21 @@ def test_imported_metadata_reaches_the_algorithms_of_the_board():
     found = {a.name: (a.family, a.parameters) for a in Algorithm.objects.filter(benchmark=board)}
     assert found["EleutherAI/pythia-1b"] == ("EleutherAI", 1011781632)
     assert found["EleutherAI/pythia-160m"] == ("EleutherAI", 162322944)
+
+
+def test_a_results_csv_describes_its_algorithms_in_optional_columns():
+    from leaderboard.ingest.results_csv import ResultsCsvError, parse_results_csv_text
+
+    parsed = parse_results_csv_text(
+        "dataset,algorithm,score,family,parameters,licence\n"
+        "d1,small-lm,0.5,decoder,350M,apache-2.0\n"
+        "d2,small-lm,0.6,,,\n"
+        "d1,big-lm,0.7,decoder,7000000000,\n"
+    )
+    assert dict(parsed.algorithm_metadata) == {
+        "small-lm": {"family": "decoder", "parameters": 350_000_000, "licence": "apache-2.0"},
+        "big-lm": {"family": "decoder", "parameters": 7_000_000_000},
+    }
+    with pytest.raises(ResultsCsvError) as refused:
+        parse_results_csv_text("dataset,algorithm,score,parameters\nd1,a,0.5,seven\n")
+    assert "'seven' is not a parameter count" in str(refused.value)

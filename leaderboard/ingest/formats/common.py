@@ -31,6 +31,7 @@ from leaderboard.ingest.results_csv import (
     ResultsCsvError,
     RowError,
     control_character_problem,
+    parameter_count,
     parse_results_csv_text,
 )
 
@@ -759,7 +760,6 @@ def _kind(value: Any) -> str:
 
 # The longest metadata text kept (the services' ALGORITHM_METADATA allows 100).
 MAX_METADATA_LENGTH = 100
-_PARAMETER_SCALE = {"": 1, "k": 10**3, "m": 10**6, "b": 10**9, "t": 10**12}
 # A Hugging Face Hub organisation (the part of a model id before "/").
 _HUB_ORGANISATION = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,95}")
 
@@ -778,31 +778,6 @@ def metadata_text(value: Any) -> str:
 
 def _shown(character: str) -> bool:
     return control_character_problem(character) is None
-
-
-def parameter_count(value: Any, *, scale: int = 1) -> int | None:
-    """A parameter count as files write it: an integer, ``"7000000000"``, ``"7B"``,
-    ``"1.5b"``, ``"350M"`` (``scale`` multiplies a bare number: 10**9 for a field in
-    billions); None for anything else, a count below 1 or beyond 2**63."""
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int | float):
-        number = float(value) * scale
-    elif isinstance(value, str) and len(value) <= 24:
-        text = value.strip().replace(",", "").replace("_", "")
-        unit = text[-1:].lower() if text[-1:].isalpha() else ""
-        if unit not in _PARAMETER_SCALE:
-            return None
-        digits = text[: len(text) - len(unit)].strip()
-        whole, _, fraction = digits.partition(".")
-        if not (whole.isascii() and whole.isdigit()) or (fraction and not fraction.isdigit()):
-            return None
-        number = float(digits) * (_PARAMETER_SCALE[unit] if unit else scale)
-    else:
-        return None
-    if not math.isfinite(number) or not 1 <= number < 2**63:
-        return None
-    return round(number)
 
 
 def model_organisation(model_id: str) -> str:
