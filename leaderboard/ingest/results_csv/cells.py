@@ -217,8 +217,8 @@ def parameter_count(value: object, *, scale: int = 1) -> int | None:
         if unit not in _PARAMETER_SCALE:
             return None
         digits = text[: len(text) - len(unit)].strip()
-        whole, _, fraction = digits.partition(".")
-        if not (whole.isascii() and whole.isdigit()) or (fraction and not fraction.isdigit()):
+        whole, point, fraction = digits.partition(".")
+        if not _ascii_digits(whole) or (point and not _ascii_digits(fraction)):
             return None
         number = float(digits) * (_PARAMETER_SCALE[unit] if unit else scale)
     else:
@@ -226,3 +226,7 @@ def parameter_count(value: object, *, scale: int = 1) -> int | None:
     if not math.isfinite(number) or not 1 <= number < 2**63:
         return None
     return round(number)
+
+
+def _ascii_digits(text: str) -> bool:
+    return text.isascii() and text.isdigit()
