@@ -10,6 +10,7 @@ from django.http import QueryDict
 
 from frontend.readers.table_filters import AlgorithmFacts, parse_size, table_filter_from
 from tests.factories import make_pythia_board
+from tests.frontend.test_readers_support import computed_benchmark
 
 pytestmark = pytest.mark.django_db
 
@@ -106,3 +107,13 @@ def test_metadata_filters_and_columns_appear_only_where_an_algorithm_has_the_val
     assert 'data-testid="filter-licence"' not in page
     assert 'data-testid="column-licence"' not in page and 'data-testid="col-licence"' not in page
     assert 'data-testid="col-parameters"' in page
+
+
+def test_the_filter_form_names_the_fragment_its_answer_is_swapped_from(client):
+    computed_benchmark("swapped")
+    live = client.get("/b/swapped/?q=a").content.decode()
+    assert 'data-fragment-action="/b/swapped/board/"' in live
+    version = client.get("/b/swapped/v1/?q=a").content.decode()
+    assert 'data-fragment-action="/b/swapped/v1/board/"' in version
+    answer = client.get("/b/swapped/v1/board/?q=zzz").content.decode()
+    assert 'data-results="No results"' in answer
