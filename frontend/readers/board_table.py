@@ -191,8 +191,8 @@ class ColumnChoice:
 
 @dataclass(frozen=True)
 class DatasetChoice:
-    """One dataset of the chooser: its display name (``label``, ``detail``), the key
-    the form sends, and the text the chooser's search matches."""
+    """One dataset of the chooser: its display name (``label``, ``detail``) and the key
+    the form sends, which the chooser's search matches (leaderboard.js)."""
 
     shown: DatasetName
     chosen: bool

@@ -34,11 +34,6 @@ class DatasetName:
     label: str
     detail: str = ""
 
-    @property
-    def search_text(self) -> str:
-        """What a reader's search matches: the label, the key and the detail."""
-        return " ".join(dict.fromkeys((self.label, self.key, self.detail))).strip()
-
 
 def is_bare_id(key: str) -> bool:
     """Whether ``key`` is only an id (then its description may name it)."""

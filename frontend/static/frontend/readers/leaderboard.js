@@ -168,15 +168,16 @@
     window.setTimeout(function () { status.textContent = text + "."; }, 50);
   }
 
-  /* The dataset chooser's search: type to narrow the list (the datasets' display names,
-     keys and details, as the server wrote them in data-search). */
+  /* The dataset chooser's search: type to narrow the list (each item's text as the
+     server wrote it, the display name and its detail, and the key its box sends). */
   document.addEventListener("input", function (event) {
     if (event.target.id !== "filter-ds-search") return;
     var words = event.target.value.toLocaleLowerCase().split(/\s+/).filter(Boolean);
     var items = section().querySelectorAll("#filter-ds > li");
     var shown = 0;
     Array.prototype.forEach.call(items, function (item) {
-      var text = (item.getAttribute("data-search") || "").toLocaleLowerCase();
+      var box = item.querySelector("input");
+      var text = (item.textContent + " " + (box ? box.value : "")).toLocaleLowerCase();
       var keep = words.every(function (word) { return text.indexOf(word) !== -1; });
       item.hidden = !keep;
       if (keep) shown += 1;
