@@ -17,7 +17,11 @@ from django.contrib.auth import get_user_model
 from django.db import transaction
 
 from leaderboard.models import Benchmark, Submission
-from leaderboard.published import published_table, tabzilla_full_scores
+from leaderboard.published import (
+    published_table,
+    tabzilla_algorithm_families,
+    tabzilla_full_scores,
+)
 from leaderboard.services import ScoreInput, SubmissionInput, benchmark_create, submissions_create
 
 
@@ -81,6 +85,8 @@ def _load_demsar() -> Benchmark:
         [
             SubmissionInput(
                 algorithm=algorithm,
+                # the table's four algorithms are variants of one learner (its caption)
+                algorithm_metadata={"family": DEMSAR_FAMILY},
                 scores=[
                     ScoreInput(dataset=row["dataset"], value=float(row[algorithm])) for row in rows
                 ],
@@ -89,6 +95,15 @@ def _load_demsar() -> Benchmark:
         ],
     )
     return benchmark
+
+
+DEMSAR_FAMILY = "decision tree (C4.5)"
+
+
+def _tabzilla_metadata(algorithm: str, families: dict[str, str]) -> dict:
+    """An algorithm's family as TabZilla's own table types it; none for an algorithm
+    the table does not list (a top-3 list names some the table lacks)."""
+    return {"family": families[algorithm]} if algorithm in families else {}
 
 
 TABZILLA_CITATION = (
@@ -121,9 +136,17 @@ def _load_tabzilla_top3() -> Benchmark:
             by_algorithm.setdefault(row[column], []).append(
                 ScoreInput(dataset=row["dataset"], value=rank)
             )
+    families = tabzilla_algorithm_families()
     _import(
         benchmark,
-        [SubmissionInput(algorithm=name, scores=scores) for name, scores in by_algorithm.items()],
+        [
+            SubmissionInput(
+                algorithm=name,
+                scores=scores,
+                algorithm_metadata=_tabzilla_metadata(name, families),
+            )
+            for name, scores in by_algorithm.items()
+        ],
     )
     return benchmark
 
@@ -143,11 +166,13 @@ def _load_tabzilla_full() -> Benchmark:
             ("log loss", "lower", {"min_value": 0.0}),
         ],
     )
+    families = tabzilla_algorithm_families()
     _import(
         benchmark,
         [
             SubmissionInput(
                 algorithm=algorithm,
+                algorithm_metadata=_tabzilla_metadata(algorithm, families),
                 scores=[
                     score
                     for dataset, (accuracy, log_loss) in sorted(by_dataset.items())

@@ -39,3 +39,25 @@ def tabzilla_full_scores() -> dict[str, dict[str, tuple[float, float]]]:
             log_loss,
         )
     return scores
+
+
+# TabZilla's own algorithm types (``alg_type``), in a reader's words.
+TABZILLA_TYPES = {
+    "gbdt": "gradient-boosted trees",
+    "neural": "neural network",
+    "baseline": "baseline",
+}
+
+
+def tabzilla_algorithm_families() -> dict[str, str]:
+    """{algorithm: family} as the TabZilla repository's table types its 18 algorithms
+    (``alg_type``: gbdt, neural, baseline; PROVENANCE.md)."""
+    with open(
+        published_table("tabzilla_full", "tuned_aggregated_results.csv"),
+        newline="",
+        encoding="utf-8",
+    ) as handle:
+        return {
+            row["alg_name"]: TABZILLA_TYPES.get(row["alg_type"], row["alg_type"])
+            for row in csv.DictReader(handle)
+        }

@@ -9,6 +9,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from frontend.readers.board_view import BoardView, EstimatorChoice
+from frontend.readers.dataset_names import DatasetName, dataset_display_name
 from frontend.readers.presenters import COLUMNS, Column, number_text, score_digits
 from frontend.readers.table_filters import (
     CHOOSABLE,
@@ -16,6 +17,7 @@ from frontend.readers.table_filters import (
     OPTIONAL_COLUMNS,
     AlgorithmFacts,
     TableFilter,
+    metadata_given,
     parameter_text,
 )
 
@@ -61,18 +63,26 @@ def _metadata_text(key: str, facts: AlgorithmFacts) -> str:
 
 
 def dataset_column(
-    index: int, name: str, metric: str, higher_is_better: bool, *, stored: bool = True
+    index: int,
+    name: str | DatasetName,
+    metric: str,
+    higher_is_better: bool,
+    *,
+    stored: bool = True,
 ) -> Column:
     """The column of one chosen dataset's scores (``dataset_<index>``, its place in the
-    reader's choice: the sort link stays right as long as the choice does)."""
+    reader's choice: the sort link stays right as long as the choice does), labelled by
+    the dataset's display name."""
+    shown = name if isinstance(name, DatasetName) else dataset_display_name(name)
+    named = f"{shown.label} ({shown.key})" if shown.detail else shown.key
     title = (
-        f"{metric} on {name}: the score this version's analysis ranked (the mean over folds "
+        f"{metric} on {named}: the score this version's analysis ranked (the mean over folds "
         "where folds were given)"
         if stored
-        else f"{metric} on {name}: not stored with this version (an older engine or a board "
+        else f"{metric} on {named}: not stored with this version (an older engine or a board "
         "beyond the stored size)"
     )
-    return Column(f"dataset_{index}", name, title, descending=higher_is_better)
+    return Column(f"dataset_{index}", shown.label, title, descending=higher_is_better)
 
 
 def chosen_columns(
@@ -84,17 +94,27 @@ def chosen_columns(
     dataset_scores: Mapping[str, Mapping[str, float]] | None,
     board: BoardView,
     metric: str,
+    descriptions: Mapping[str, str] | None = None,
 ) -> ChosenColumns:
     """The board's columns as chosen (``cols`` and ``ds``). Per-dataset scores are shown
     with the precision of the metric's mean column (:func:`score_digits` of the means);
-    ``dataset_scores`` None: the version does not store them (the cells show a dash)."""
+    ``dataset_scores`` None: the version does not store them (the cells show a dash). A
+    metadata column no algorithm of the board has a value for is not shown."""
     kept = [c for c in columns if c.key not in OPTIONAL_COLUMNS or table_filter.shows(c.key)]
-    metadata = [c for c in METADATA_COLUMNS if table_filter.shows(c.key)]
+    given = metadata_given(facts.values())
+    metadata = [c for c in METADATA_COLUMNS if table_filter.shows(c.key) and c.key in given]
     higher = board.typed.input.direction == "higher"
     stored = dataset_scores is not None
+    described = descriptions or {}
     datasets = [
         (
-            dataset_column(k, name, metric, higher, stored=stored),
+            dataset_column(
+                k,
+                dataset_display_name(name, described.get(name, "")),
+                metric,
+                higher,
+                stored=stored,
+            ),
             (dataset_scores or {}).get(name, {}),
         )
         for k, name in enumerate(table_filter.datasets, start=1)
@@ -171,8 +191,15 @@ class ColumnChoice:
 
 @dataclass(frozen=True)
 class DatasetChoice:
-    name: str
+    """One dataset of the chooser: its display name (``label``, ``detail``) and the key
+    the form sends, which the chooser's search matches (leaderboard.js)."""
+
+    shown: DatasetName
     chosen: bool
+
+    @property
+    def name(self) -> str:
+        return self.shown.key
 
 
 @dataclass(frozen=True)
@@ -191,6 +218,13 @@ class ReaderTable:
     clear_url: str
     n_shown: int
     n_all: int
+
+    @property
+    def results_text(self) -> str:
+        """What a search found, as announced after it ("3 results", "No results")."""
+        if self.n_shown == 0:
+            return "No results"
+        return f"{self.n_shown} result{'' if self.n_shown == 1 else 's'}"
 
     @property
     def note(self) -> str:
@@ -217,18 +251,30 @@ def reader_table(
     hidden: Mapping[str, str],
     clear_url: str,
     max_datasets: int,
+    descriptions: Mapping[str, str] | None = None,
 ) -> ReaderTable:
+    """The form's choices: a metadata filter or column only where some algorithm of the
+    board has a value for it; the datasets by their display names."""
     labels = {c.key: c.label for c in (*COLUMNS, *METADATA_COLUMNS)}
     chosen = set(table_filter.datasets)
     offered = list(datasets[:DATASET_CHOICES])
     offered += [name for name in table_filter.datasets if name not in offered]
+    given = metadata_given(facts.values())
+    described = descriptions or {}
     return ReaderTable(
         filter=table_filter,
         families=tuple(sorted({f.family for f in facts.values() if f.family})),
         licences=tuple(sorted({f.licence for f in facts.values() if f.licence})),
-        has_sizes=any(f.parameters for f in facts.values()),
-        columns=tuple(ColumnChoice(k, labels[k], table_filter.shows(k)) for k in CHOOSABLE),
-        datasets=tuple(DatasetChoice(name, name in chosen) for name in offered),
+        has_sizes="parameters" in given,
+        columns=tuple(
+            ColumnChoice(k, labels[k], table_filter.shows(k))
+            for k in CHOOSABLE
+            if k in OPTIONAL_COLUMNS or k in given
+        ),
+        datasets=tuple(
+            DatasetChoice(dataset_display_name(name, described.get(name, "")), name in chosen)
+            for name in offered
+        ),
         datasets_more=max(len(datasets) - DATASET_CHOICES, 0),
         max_datasets=max_datasets,
         hidden=hidden,

@@ -7,6 +7,7 @@ board is parsed once per process (``estimation.selectors.snapshot_section``).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -16,6 +17,7 @@ from config.cache import pages_cache
 from estimation.core.contract import SCHEMA_VERSION, Board
 from estimation.models import ResultSnapshot
 from estimation.selectors import section_etag, snapshot_missing, snapshot_section
+from frontend.readers.dataset_names import is_bare_id
 from frontend.readers.table_filters import AlgorithmFacts
 from leaderboard.models import Benchmark, Metric
 from leaderboard.selectors import algorithms_public, benchmark_list_visible
@@ -234,3 +236,36 @@ def algorithm_facts(
 
 
 ALGORITHM_FACTS_SECONDS = 600
+# Bare-id datasets whose descriptions are read (the chooser lists at most 300 datasets).
+MAX_DESCRIBED = 1000
+
+
+def dataset_descriptions(
+    *, benchmark: Benchmark, names: Sequence[str], version: int | None = None
+) -> dict[str, str]:
+    """The descriptions of the datasets among ``names`` that are bare ids, where there is
+    one: what their display names read (:mod:`frontend.readers.dataset_names`); no query
+    when no name is a bare id. Cached per results version like :func:`algorithm_facts`
+    (a maintainer's edit shows within ``ALGORITHM_FACTS_SECONDS``)."""
+    bare = [name for name in names if is_bare_id(name)]
+    if not bare:
+        return {}
+    key = f"podium:dataset-descriptions:{benchmark.pk}:{version}" if version is not None else None
+    if key is not None:
+        try:
+            cached = pages_cache.get(key)
+        except Exception:  # the cache is only a cache
+            cached = None
+        if cached is not None:
+            return cached
+    found = dict(
+        benchmark.datasets.filter(name__in=bare[:MAX_DESCRIBED])
+        .exclude(description="")
+        .values_list("name", "description")
+    )
+    if key is not None:
+        try:
+            pages_cache.set(key, found, ALGORITHM_FACTS_SECONDS)
+        except Exception:
+            pass
+    return found

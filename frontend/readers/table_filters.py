@@ -11,11 +11,11 @@ so above the table.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, replace
 
 from frontend.readers.presenters import Column
+from leaderboard.ingest.results_csv import parameter_count
 
 # The columns a reader may hide or show (the position, rank interval, name, P(win) and its
 # interval are always there), and the metadata columns shown only when chosen.
@@ -45,10 +45,6 @@ MAX_QUERY_LENGTH = 100
 # Per-dataset columns a reader may add: each is a column on every row of the table (and a
 # query of its scores), and a phone shows them in the row's details.
 MAX_DATASET_COLUMNS = 6
-# "1.5B" is four characters: a longer size is refused unread (a number of hundreds of
-# digits is no parameter count, and it would overflow the float).
-MAX_SIZE_LENGTH = 24
-_SCALE = {"": 1, "k": 10**3, "m": 10**6, "b": 10**9, "t": 10**12}
 
 
 @dataclass(frozen=True)
@@ -60,28 +56,18 @@ class AlgorithmFacts:
     licence: str = ""
 
 
+def metadata_given(facts: Iterable[AlgorithmFacts]) -> frozenset[str]:
+    """The metadata columns some algorithm has a value for (the others are not offered)."""
+    given: set[str] = set()
+    for fact in facts:
+        given.update(key for key in ("family", "parameters", "licence") if getattr(fact, key))
+    return frozenset(given)
+
+
 def parse_size(text: str) -> int | None:
-    """A parameter count as people write it: ``350M``, ``7B``, ``1.5b``, ``120000``."""
-    if len(text or "") > MAX_SIZE_LENGTH:
-        return None
-    # Split by hand, not matched by a pattern: optional spaces around an optional suffix
-    # backtrack quadratically on "1", many spaces, "x".
-    number = (text or "").strip()
-    scale = 1
-    if number[-1:].isalpha():
-        scale = _SCALE.get(number[-1].lower(), 0)
-        if not scale:
-            return None
-        number = number[:-1].rstrip()
-    whole, point, fraction = number.partition(".")
-    if not _digits(whole) or (point and not _digits(fraction)):
-        return None
-    size = float(number) * scale
-    return int(size) if math.isfinite(size) else None
-
-
-def _digits(text: str) -> bool:
-    return text.isascii() and text.isdigit()
+    """A parameter count as people write it: ``350M``, ``7B``, ``1.5b``, ``120000`` (the
+    rule the importers and the CSV upload read counts by)."""
+    return parameter_count(text)
 
 
 @dataclass(frozen=True)

@@ -35,6 +35,7 @@ from frontend.readers.board_table import (
     reader_table,
     sort_request,
 )
+from frontend.readers.dataset_names import dataset_display_name
 from frontend.readers.exports import (
     FORMATS,
     ExportSource,
@@ -59,6 +60,7 @@ from frontend.readers.selectors import (
     SnapshotView,
     algorithm_facts,
     benchmark_list_for_readers,
+    dataset_descriptions,
     snapshot_board_latest,
     snapshot_board_version,
     snapshot_history_rankings,
@@ -267,9 +269,16 @@ def _leaderboard_context(
             page_route=page_route,
             table_filter=table_filter,
         )
-        context.update(_board_context(request, benchmark, metric, snapshot, board, place))
+        descriptions = dataset_descriptions(
+            benchmark=benchmark, names=board.input.datasets, version=snapshot.version
+        )
         context.update(
-            _table_context(request, benchmark, metric, snapshot, board, place, table_filter)
+            _board_context(request, benchmark, metric, snapshot, board, place, descriptions)
+        )
+        context.update(
+            _table_context(
+                request, benchmark, metric, snapshot, board, place, table_filter, descriptions
+            )
         )
     if fragment:
         return context
@@ -311,6 +320,7 @@ def _board_context(
     snapshot: SnapshotView,
     board: Board,
     place: _Place,
+    descriptions: Mapping[str, str],
 ) -> dict:
     """What the section shows around the table: verdict, links, exports, citation."""
     slug = benchmark.slug
@@ -324,7 +334,8 @@ def _board_context(
         "dataset_index_url": reverse("explore-dataset-index", kwargs={"slug": slug}),
         "scores_export_url": reverse("explore-scores-export", kwargs={"slug": slug}),
         "dataset_links": [
-            (name, dataset_url(name)) for name in board.input.datasets[:DATASET_LINKS]
+            (dataset_display_name(name, descriptions.get(name, "")).label, dataset_url(name))
+            for name in board.input.datasets[:DATASET_LINKS]
         ],
         "friedman": friedman_summary(board),
         "input": board.input,
@@ -351,6 +362,7 @@ def _table_context(
     board: Board,
     place: _Place,
     table_filter: TableFilter,
+    descriptions: Mapping[str, str],
 ) -> dict:
     """The table: chosen columns, sorted and paged rows, headers, switcher, filter form."""
     view = leaderboard_board(board)
@@ -368,6 +380,7 @@ def _table_context(
         dataset_scores=_dataset_scores(snapshot, table_filter.datasets),
         board=view,
         metric=metric.name if metric else "score",
+        descriptions=descriptions,
     )
     sort, descending = sort_request(
         request.GET.get("sort", "")[:40], request.GET.get("order", ""), chosen.columns
@@ -429,7 +442,9 @@ def _table_context(
             hidden={**place.metric_query, **estimator_query, **sort_query},
             clear_url=_url(place.page, {**place.metric_query, **estimator_query}, **place.kwargs),
             max_datasets=MAX_DATASET_COLUMNS,
+            descriptions=descriptions,
         ),
+        "fragment_action": _url(place.fragment, {}, **place.kwargs),
         "bar_scale": scale,
         "estimator_choices": estimator_choices(
             view, estimator, lambda **query: place.link(**query, **sort_query, **show_all)

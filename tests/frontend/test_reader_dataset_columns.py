@@ -119,7 +119,7 @@ def test_a_dataset_column_is_rendered_sorted_and_kept_in_every_link(client, mteb
     assert 'aria-sort="descending"' in ranked
     # The choice stays in the estimator, pagination and sort links and the form.
     assert re.search(r'href="/b/mteb/\?ds=[^"]*&amp;ds=[^"]*estimator=', page)
-    assert f'<option value="{first}" selected>' in page
+    assert f'<input type="checkbox" name="ds" value="{first}" checked' in page
 
 
 def test_too_many_datasets_are_capped_with_a_message(client, mteb_board):

@@ -10,6 +10,7 @@ from django.http import QueryDict
 
 from frontend.readers.table_filters import AlgorithmFacts, parse_size, table_filter_from
 from tests.factories import make_pythia_board
+from tests.frontend.test_readers_support import computed_benchmark
 
 pytestmark = pytest.mark.django_db
 
@@ -90,6 +91,29 @@ def test_the_column_chooser_is_kept_in_the_url_and_in_every_link(client, lm_boar
 def test_the_form_works_without_javascript(client, lm_board):
     page = client.get("/b/pythia/").content.decode()
     assert '<form method="get" class="table-filter"' in page
-    ticked = client.get("/b/pythia/?q=&cols=&cols=licence&cols=parameters").content.decode()
-    assert 'data-testid="col-parameters"' in ticked and 'data-testid="col-licence"' in ticked
+    ticked = client.get("/b/pythia/?q=&cols=&cols=family&cols=parameters").content.decode()
+    assert 'data-testid="col-parameters"' in ticked and 'data-testid="col-family"' in ticked
     assert 'data-testid="filter-note"' not in ticked  # columns alone hide no row
+
+
+def test_metadata_filters_and_columns_appear_only_where_an_algorithm_has_the_value(
+    client, lm_board
+):
+    # The Pythia files give parameter counts and (the organisation of the model id) a
+    # family, never a licence: no licence filter, box or column, even when asked for.
+    page = client.get("/b/pythia/?cols=licence,parameters").content.decode()
+    assert 'data-testid="filter-size-min"' in page and 'data-testid="column-parameters"' in page
+    assert 'data-testid="filter-family"' in page and 'data-testid="column-family"' in page
+    assert 'data-testid="filter-licence"' not in page
+    assert 'data-testid="column-licence"' not in page and 'data-testid="col-licence"' not in page
+    assert 'data-testid="col-parameters"' in page
+
+
+def test_the_filter_form_names_the_fragment_its_answer_is_swapped_from(client):
+    computed_benchmark("swapped")
+    live = client.get("/b/swapped/?q=a").content.decode()
+    assert 'data-fragment-action="/b/swapped/board/"' in live
+    version = client.get("/b/swapped/v1/?q=a").content.decode()
+    assert 'data-fragment-action="/b/swapped/v1/board/"' in version
+    answer = client.get("/b/swapped/v1/board/?q=zzz").content.decode()
+    assert 'data-results="No results"' in answer

@@ -59,7 +59,7 @@ def test_csv_rows_of_one_algorithm_may_not_disagree():
         parse_results_csv_text(b"dataset,algorithm,score,licence\nd1,a,0.5,MIT\nd2,a,0.6,GPL\n")
     (error,) = caught.value.errors
     assert (error.line, error.column) == (3, "licence")
-    with pytest.raises(ResultsCsvError, match="not a positive whole number"):
+    with pytest.raises(ResultsCsvError, match="not a parameter count"):
         parse_results_csv_text(b"dataset,algorithm,score,parameters\nd1,a,0.5,1.5e9\n")
 
 

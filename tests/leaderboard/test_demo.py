@@ -121,3 +121,24 @@ def test_the_open_demo_refuses_an_auc_of_1_7_on_arrival():
     }
     assert ranges[(OPEN_DEMO, "AUC")] == (0.0, 1.0)
     assert ranges[("tabzilla-accuracy-log-loss", "log loss")] == (0.0, None)
+
+
+def test_the_demo_algorithms_carry_the_families_their_sources_give():
+    """TabZilla's table types its algorithms (gbdt, neural, baseline); Demšar's four are
+    variants of C4.5; the simulated study and the names a table lacks get none."""
+    from leaderboard.demo import DEMSAR_FAMILY
+    from leaderboard.models import Algorithm
+
+    call_command("load_demo")
+
+    def families(slug: str) -> dict[str, str]:
+        return dict(Algorithm.objects.filter(benchmark__slug=slug).values_list("name", "family"))
+
+    full = families("tabzilla-accuracy-log-loss")
+    assert full["CatBoost"] == full["XGBoost"] == "gradient-boosted trees"
+    assert full["SAINT"] == "neural network" and full["KNN"] == "baseline"
+    assert set(full.values()) == {"gradient-boosted trees", "neural network", "baseline"}
+    top3 = families("tabzilla-hard-top3")
+    assert top3["LightGBM"] == "gradient-boosted trees" and top3["TabPFN"] == ""
+    assert set(families("demsar-2006").values()) == {DEMSAR_FAMILY}
+    assert set(families("simulated-new-vs-old").values()) == {""}

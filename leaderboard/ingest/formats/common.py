@@ -26,6 +26,7 @@ from leaderboard.ingest.results_csv import (
     ResultsCsvError,
     RowError,
     control_character_problem,
+    parameter_count,
     parse_results_records,
 )
 from leaderboard.ingest.results_csv.long_layout import GivenRecord
@@ -287,6 +288,15 @@ class Collector:
             )
 
     def algorithm(self, info: AlgorithmInfo, provenance: Mapping[str, Any] | None = None) -> None:
+        """Record a model and what the file says of it; its metadata texts neutralised
+        (:func:`metadata_text`), since a file's words reach the reader's table."""
+        info = replace(
+            info,
+            family=metadata_text(info.family),
+            licence=metadata_text(info.licence),
+            revision=metadata_text(info.revision),
+            parameters=parameter_count(info.parameters),
+        )
         self.algorithms.setdefault(info.name, info)
         if provenance:
             self.provenance.setdefault(info.name, {}).update(
@@ -560,6 +570,38 @@ def _kind(value: Any) -> str:
     if isinstance(value, str):
         return f"the text {value[:40]!r}"
     return repr(value)
+
+
+# --- what a file says about its models -------------------------------------------------
+
+# The longest metadata text kept (the services' ALGORITHM_METADATA allows 100).
+MAX_METADATA_LENGTH = 100
+# A Hugging Face Hub organisation (the part of a model id before "/").
+_HUB_ORGANISATION = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,95}")
+
+
+def metadata_text(value: Any) -> str:
+    """A file's metadata text as a reader sees it: one line, no control or invisible
+    characters (dropped, never refused: metadata does not decide an import), at most
+    ``MAX_METADATA_LENGTH`` characters; "" for what is not text."""
+    if not isinstance(value, str):
+        return ""
+    text = " ".join(
+        "".join(c if _shown(c) else " " for c in value[: MAX_METADATA_LENGTH * 4]).split()
+    )
+    return text[:MAX_METADATA_LENGTH].rstrip()
+
+
+def _shown(character: str) -> bool:
+    return control_character_problem(character) is None
+
+
+def model_organisation(model_id: str) -> str:
+    """The organisation of a model id as the Hub and HELM write them (``meta-llama`` of
+    ``meta-llama/Llama-2-7b-hf``): who published the model, its family on a board, as
+    Every Eval Ever's ``developer`` is; "" when the id names none."""
+    owner, slash, _ = model_id.strip().partition("/")
+    return owner if slash and _HUB_ORGANISATION.fullmatch(owner) else ""
 
 
 def missing(value: Any) -> bool:

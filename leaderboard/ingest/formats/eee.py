@@ -44,7 +44,9 @@ from leaderboard.ingest.formats.common import (
     Collector,
     ImportedResults,
     MetricInfo,
+    metadata_text,
     missing,
+    parameter_count,
 )
 from leaderboard.ingest.results_csv import plain_number
 
@@ -153,8 +155,13 @@ def _model(out: Collector, path: str, doc: Any, info: Any) -> str | None:
         AlgorithmInfo(
             name=model,
             family=str(info.get("developer") or ""),
-            parameters=_int(details.get("parameters")),
-            licence=str(details.get("licence") or details.get("license") or ""),
+            parameters=_parameters(details),
+            licence=metadata_text(
+                details.get("licence")
+                or details.get("license")
+                or info.get("licence")
+                or info.get("license")
+            ),
             url=str(details.get("url") or ""),
             revision=str(details.get("revision") or ""),
         ),
@@ -297,8 +304,13 @@ def _float(value: Any) -> float | None:
     return float(value) if math.isfinite(value) else None
 
 
-def _int(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
+def _parameters(details: dict) -> int | None:
+    """The model's parameter count, under the names files give it (a count, "7B", or
+    billions in ``params_billions``)."""
+    for key in ("parameters", "num_parameters", "parameter_count", "params"):
+        if (count := parameter_count(details.get(key))) is not None:
+            return count
+    return parameter_count(details.get("params_billions"), scale=10**9)
 
 
 def eee_documents(

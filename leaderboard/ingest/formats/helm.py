@@ -30,6 +30,7 @@ from leaderboard.ingest.formats.common import (
     ImportedResults,
     MetricInfo,
     missing,
+    model_organisation,
 )
 from leaderboard.ingest.formats.yaml_text import UnreadableYaml, load_yaml
 
@@ -173,7 +174,7 @@ def _run(out: Collector, spec_path: str, spec_data: bytes, path: str, data: byte
     if not isinstance(stats, list):
         out.problem(path, "(document)", "expected a list of statistics")
         return
-    out.algorithm(AlgorithmInfo(name=model), {"harness": "HELM"})
+    out.algorithm(AlgorithmInfo(name=model, family=model_organisation(model)), {"harness": "HELM"})
     runs = out.provenance.setdefault(model, {}).setdefault("runs", {})
     runs[name] = {"model_deployment": adapter.get("model_deployment"), "stats": path}
     dataset = _dataset(name)

@@ -10,7 +10,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from leaderboard.ingest.formats.common import AlgorithmInfo, Collector, ImportedResults, missing
+from leaderboard.ingest.formats.common import (
+    AlgorithmInfo,
+    Collector,
+    ImportedResults,
+    missing,
+    model_organisation,
+    parameter_count,
+)
 
 FORMAT = "hf-leaderboard"
 
@@ -35,6 +42,8 @@ def read_hf_leaderboard(
         out.algorithm(
             AlgorithmInfo(
                 name=model,
+                family=model_organisation(model),
+                parameters=parameter_count(config.get("model_num_parameters")),
                 revision=sha,
                 url=f"https://huggingface.co/{model}" if "/" in model else "",
             ),

@@ -26,6 +26,7 @@ from leaderboard.ingest.formats.common import (
     ImportedResults,
     MetricInfo,
     missing,
+    model_organisation,
 )
 
 FORMAT = "lighteval"
@@ -83,6 +84,7 @@ def _document(
     out.algorithm(
         AlgorithmInfo(
             name=model,
+            family=model_organisation(model),
             revision=sha,
             url=f"https://huggingface.co/{model}" if "/" in model else "",
         ),

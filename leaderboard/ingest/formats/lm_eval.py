@@ -27,6 +27,8 @@ from leaderboard.ingest.formats.common import (
     ImportedResults,
     MetricInfo,
     missing,
+    model_organisation,
+    parameter_count,
 )
 
 FORMAT = "lm-eval"
@@ -85,11 +87,11 @@ def _run(out: Collector, path: str, data: bytes, given: str) -> None:
         doc.get("higher_is_better") if isinstance(doc.get("higher_is_better"), dict) else {}
     )
     groups = doc.get("group_subtasks") if isinstance(doc.get("group_subtasks"), dict) else {}
-    parameters = config.get("model_num_parameters")
     out.algorithm(
         AlgorithmInfo(
             name=algorithm,
-            parameters=parameters if isinstance(parameters, int) and parameters > 0 else None,
+            family=model_organisation(algorithm),
+            parameters=parameter_count(config.get("model_num_parameters")),
             revision=str(config.get("model_revision") or config.get("model_sha") or ""),
             url=f"https://huggingface.co/{algorithm}" if "/" in algorithm else "",
         ),

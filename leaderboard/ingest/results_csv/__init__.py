@@ -16,8 +16,8 @@ are matched case-insensitively; whitespace around every field is stripped; blank
     stand for ``score``). One row per result; a missing result is a missing row.
     Optional columns describe the algorithm (``ALGORITHM_COLUMNS``: ``url``,
     ``family``, ``parameters``, ``licence``, ``revision``): a row may leave them
-    empty, but the rows of one algorithm may not disagree; ``parameters`` is a positive
-    integer.
+    empty, but the rows of one algorithm may not disagree; ``parameters`` is a count as
+    people write it (``1011781632``, ``7B``, ``350M``: :func:`parameter_count`).
 ``wide``
     ``dataset,<algorithm>,<algorithm>,...``: one row per dataset, an empty cell is a
     missing result. Algorithm names are the header cells as written.
@@ -73,7 +73,7 @@ Rules
 """
 
 from common.text import control_character_problem
-from leaderboard.ingest.results_csv.cells import plain_number
+from leaderboard.ingest.results_csv.cells import parameter_count, plain_number
 from leaderboard.ingest.results_csv.reading import (
     parse_results_csv,
     parse_results_csv_partial,
@@ -107,6 +107,7 @@ __all__ = [
     "RowError",
     "ScoreRecord",
     "control_character_problem",
+    "parameter_count",
     "parse_results_csv",
     "parse_results_csv_partial",
     "parse_results_csv_text",

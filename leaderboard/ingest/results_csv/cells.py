@@ -163,3 +163,35 @@ def _rank_problem(dataset: str, rank: float, size: int, position: int, lines: li
         )
     after = "as the best listed rank" if position == 1 else f"after positions 1..{position - 1}"
     return f'dataset "{dataset}": rank {rank:g} {after}, expected {position} ({rule})'
+
+
+_PARAMETER_SCALE = {"": 1, "k": 10**3, "m": 10**6, "b": 10**9, "t": 10**12}
+
+
+def parameter_count(value: object, *, scale: int = 1) -> int | None:
+    """A parameter count as files write it: an integer, ``"7000000000"``, ``"7B"``,
+    ``"1.5b"``, ``"350M"`` (``scale`` multiplies a bare number: 10**9 for a field in
+    billions); None for anything else, a count below 1 or beyond 2**63."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int | float):
+        number = float(value) * scale
+    elif isinstance(value, str) and len(value) <= 24:
+        text = value.strip().replace(",", "").replace("_", "")
+        unit = text[-1:].lower() if text[-1:].isalpha() else ""
+        if unit not in _PARAMETER_SCALE:
+            return None
+        digits = text[: len(text) - len(unit)].strip()
+        whole, point, fraction = digits.partition(".")
+        if not _ascii_digits(whole) or (point and not _ascii_digits(fraction)):
+            return None
+        number = float(digits) * (_PARAMETER_SCALE[unit] if unit else scale)
+    else:
+        return None
+    if not math.isfinite(number) or not 1 <= number < 2**63:
+        return None
+    return round(number)
+
+
+def _ascii_digits(text: str) -> bool:
+    return text.isascii() and text.isdigit()

@@ -18,6 +18,7 @@ from leaderboard.ingest.results_csv.cells import (
     _rank_problem,
     _role_typos,
     control_character_problem,
+    parameter_count,
 )
 from leaderboard.ingest.results_csv.clean_records import clean_records
 from leaderboard.ingest.results_csv.records import (
@@ -408,11 +409,16 @@ class _LongParser(_ParserBase):
                 ok = False
                 continue
             if column == "parameters":
-                if not (raw.isascii() and raw.isdigit() and 0 < int(raw) < 2**63):
-                    self.errors.add(line, names[index], f"{raw!r} is not a positive whole number")
+                count = parameter_count(raw)
+                if count is None:
+                    self.errors.add(
+                        line,
+                        names[index],
+                        f"{raw!r} is not a parameter count (a whole number, or e.g. 7B, 350M)",
+                    )
                     ok = False
                     continue
-                value = int(raw)
+                value = count
             if given.setdefault(column, value) != value:
                 self.errors.add(
                     line,

@@ -14,6 +14,10 @@
  * swaps in the section's data-refresh fragment; when the status says the newest input
  * failed (or no longer has), it swaps in the failure notice's own fragment (failureUrl).
  * Polling pauses while the tab is hidden.
+ * The reader's table: its filter form swaps in its answer the same way (focus stays in
+ * the search box, and #table-results-status announces "3 results"); the dataset chooser
+ * gets a search box that narrows its list; a table wider than its frame shows a hint and
+ * a shade on the side that hides columns (data-overflow).
  * No external requests.
  */
 (function () {
@@ -59,6 +63,9 @@
       switcher.hidden = false;
       links.hidden = true;
     }
+    var datasetSearch = section() ? section().querySelector(".dataset-search") : null;
+    if (datasetSearch) datasetSearch.hidden = false;
+    watchOverflow();
     renderUpdated();
   }
 
@@ -77,6 +84,10 @@
       holder.innerHTML = html.trim();
       var fresh = holder.content.firstElementChild;
       if (!fresh || fresh.id !== "leaderboard") throw new Error("not a leaderboard fragment");
+      // autofocus is for a page's first load (a search's answer); a swap keeps focus itself
+      Array.prototype.forEach.call(fresh.querySelectorAll("[autofocus]"), function (node) {
+        node.removeAttribute("autofocus");
+      });
       return swap(fresh);
     });
   }
@@ -92,6 +103,8 @@
     enhance();
     if (focusKey) {
       var again = fresh.querySelector('[data-testid="' + focusKey + '"]') || byId(focusKey);
+      var closed = again ? again.closest("details:not([open])") : null;
+      if (closed) closed.open = true; // the filter form folds when nothing is filtered
       if (again) again.focus();
     }
     var version = Number(fresh.getAttribute("data-version"));
@@ -124,6 +137,98 @@
     var link = event.target.closest ? event.target.closest("a[data-fragment]") : null;
     if (link && section().contains(link) && follow(link)) event.preventDefault();
   });
+
+  /* --- the reader's table: the filter form, the dataset chooser's search, overflow ------ */
+
+  /* The filter form (a GET form that works without script) swaps in its answer: focus
+     stays where it was (the search box after a search), and the result is announced. */
+  document.addEventListener("submit", function (event) {
+    var form = event.target;
+    if (!form.matches || !form.matches("form.table-filter") || !section().contains(form)) return;
+    var action = form.getAttribute("data-fragment-action");
+    if (!action) return;
+    event.preventDefault();
+    var query = new URLSearchParams(new FormData(form)).toString();
+    var href = window.location.pathname + (query ? "?" + query : "");
+    fetchFragment(action + (query ? "?" + query : "")).then(function (fresh) {
+      if (!fresh) return;
+      window.history.replaceState(null, "", href);
+      var answer = fresh.querySelector("form.table-filter");
+      announceResults(answer ? answer.getAttribute("data-results") : "");
+    }, function () {
+      window.location.assign(href); // the page itself still works
+    });
+  });
+
+  function announceResults(text) {
+    var status = byId("table-results-status");
+    if (!status || !text) return;
+    // emptied first: the same answer twice ("3 results") is announced twice
+    status.textContent = "";
+    window.setTimeout(function () { status.textContent = text + "."; }, 50);
+  }
+
+  /* The dataset chooser's search: type to narrow the list (each item's text as the
+     server wrote it, the display name and its detail, and the key its box sends). */
+  document.addEventListener("input", function (event) {
+    if (event.target.id !== "filter-ds-search") return;
+    var words = event.target.value.toLocaleLowerCase().split(/\s+/).filter(Boolean);
+    var items = section().querySelectorAll("#filter-ds > li");
+    var shown = 0;
+    Array.prototype.forEach.call(items, function (item) {
+      var box = item.querySelector("input");
+      var text = (item.textContent + " " + (box ? box.value : "")).toLocaleLowerCase();
+      var keep = words.every(function (word) { return text.indexOf(word) !== -1; });
+      item.hidden = !keep;
+      if (keep) shown += 1;
+    });
+    var none = section().querySelector("[data-testid=filter-ds-none]");
+    if (none) none.hidden = shown > 0;
+    setText("filter-ds-count", words.length ? shown + " of " + items.length + " datasets" : "");
+  });
+
+  document.addEventListener("keydown", function (event) {
+    // Enter in the chooser's search narrows the list; it does not apply the form
+    if (event.key === "Enter" && event.target.id === "filter-ds-search") event.preventDefault();
+  });
+
+  /* A table wider than its frame: the hint above it and a shade on the hidden side. */
+  var overflowWatch = { observer: null, frame: 0 };
+
+  function markOverflow() {
+    overflowWatch.frame = 0;
+    var wrap = byId("leaderboard-table-wrap");
+    var hint = byId("table-scroll-hint");
+    if (!wrap || !hint) return;
+    var extra = wrap.scrollWidth - wrap.clientWidth;
+    var sides = [];
+    if (extra > 1 && wrap.scrollLeft > 1) sides.push("left");
+    if (extra > 1 && wrap.scrollLeft < extra - 1) sides.push("right");
+    wrap.setAttribute("data-overflow", sides.join(" "));
+    hint.hidden = extra <= 1;
+    if (extra > 1) wrap.setAttribute("aria-describedby", hint.id);
+    else wrap.removeAttribute("aria-describedby");
+  }
+
+  function scheduleOverflow() {
+    if (!overflowWatch.frame) overflowWatch.frame = window.requestAnimationFrame(markOverflow);
+  }
+
+  function watchOverflow() {
+    var wrap = byId("leaderboard-table-wrap");
+    if (overflowWatch.observer) overflowWatch.observer.disconnect();
+    if (wrap && window.ResizeObserver) {
+      overflowWatch.observer = new ResizeObserver(scheduleOverflow);
+      overflowWatch.observer.observe(wrap);
+      if (wrap.firstElementChild) overflowWatch.observer.observe(wrap.firstElementChild);
+    }
+    markOverflow();
+  }
+
+  window.addEventListener("resize", scheduleOverflow);
+  document.addEventListener("scroll", function (event) {
+    if (event.target.id === "leaderboard-table-wrap") scheduleOverflow();
+  }, true);
 
   /* --- "updated 12 s ago" ------------------------------------------------------------ */
 
