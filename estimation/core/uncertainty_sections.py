@@ -60,15 +60,25 @@ def win_interval_section(prepared: PreparedRankings) -> WinInterval:
     )
 
 
+def mean_rank_answer(prepared: PreparedRankings) -> RankInference | None:
+    """Whole rankings: who is best on average, from paired comparisons of ranks (no
+    bootstrap needed, so the board's first render has it); None for top-K lists, whose
+    rank intervals come from the bootstrap (:func:`bootstrap_sections`)."""
+    if prepared.known_positions != len(prepared.algorithms):
+        return None
+    return mean_rank_inference(prepared.ranks, level=RANK_LEVEL)
+
+
 def bootstrap_sections(
     prepared: PreparedRankings,
     K: int,
     settings: AnalysisSettings,
     seed: int,
     estimators: Mapping[str, EstimatorResult],
-) -> tuple[dict[str, BootstrapSummary | NotApplicable], RankInference | NotApplicable]:
-    """Each estimator's own interval and P(best), and the rank intervals of the
-    recommended one (from the same replicates), or why there are none."""
+) -> tuple[dict[str, BootstrapSummary | NotApplicable], RankInference | NotApplicable | None]:
+    """Each estimator's own interval and P(best), and, for top-K lists, the rank
+    intervals of the recommended one (from the same replicates) or why there are none;
+    None for whole rankings (:func:`mean_rank_answer` has them)."""
     reason: NotApplicable | None = None
     if settings.bootstrap == 0:
         reason = NotApplicable("the bootstrap is switched off (0 replicates)")
@@ -79,8 +89,9 @@ def bootstrap_sections(
         )
     elif prepared.n_datasets < 2:
         reason = NotApplicable("a single dataset: resampling datasets shows no spread")
+    whole = prepared.known_positions == len(prepared.algorithms)
     if reason is not None:
-        return dict.fromkeys(ESTIMATOR_KEYS, reason), reason
+        return dict.fromkeys(ESTIMATOR_KEYS, reason), None if whole else reason
     recommended = default_estimator_rule(settings.default_estimator)[0]
     result = bootstrap(
         prepared.ranks,
@@ -92,7 +103,7 @@ def bootstrap_sections(
         full_data={key: (entry.p, entry.weights) for key, entry in estimators.items()},
         level=BOOTSTRAP_LEVEL,
         # the replicates are kept only where the rank intervals read them (top-K input)
-        keep=() if prepared.known_positions == len(prepared.algorithms) else (recommended,),
+        keep=() if whole else (recommended,),
     )
     boot: dict[str, BootstrapSummary | NotApplicable] = {}
     for scheme, summary in result.schemes.items():
@@ -106,9 +117,8 @@ def bootstrap_sections(
             kind=kind,
             label=interval_label(kind, BOOTSTRAP_LEVEL),
         )
-    if prepared.known_positions == len(prepared.algorithms):
-        # Whole rankings: who is best on average, from paired comparisons of ranks.
-        return boot, mean_rank_inference(prepared.ranks, level=RANK_LEVEL)
+    if whole:
+        return boot, None
     # Top-K lists leave the ranks below K unknown: the ranks of the recommended
     # estimator's P(win), from its replicates, are what the data identify.
     chosen = result.schemes[recommended]

@@ -195,10 +195,14 @@ def test_every_interval_holds_its_point_on_random_tables(block):
     assert checked >= 40  # the generator makes analysable tables
 
 
-def test_a_deferred_board_claims_no_winner():
+def test_a_deferred_board_has_the_set_of_the_best_at_once():
+    """Whole rankings: the set of the best and the rank intervals need no bootstrap, so
+    the board served before its bootstrap already has them, as the completed one does."""
     table = DEMO_TABLES["demsar"]()
     board = analyze(table, SETTINGS, advisor=False, uncertainty=False).payload.board
-    assert board.ranks == NotApplicable(UNCERTAINTY_DEFERRED)
+    assert board.evaluation == NotApplicable(UNCERTAINTY_DEFERRED)
+    whole = analyze(table, SETTINGS, advisor=False).payload.board
+    assert isinstance(board.ranks, RankIntervals) and board.ranks == whole.ranks
     _check_board(board)
 
 
@@ -246,10 +250,13 @@ def test_a_difference_without_spread_is_not_taken_as_certain_from_few_datasets(p
         assert result.lower.tolist() == ([1, 2, 2] if separated else [1, 1, 1])
 
 
-def test_a_failed_bootstrap_gives_its_reason_to_the_ranks():
+def test_a_failed_bootstrap_gives_its_reason_to_the_ranks_that_need_it():
+    """Top-K lists take their rank intervals from the bootstrap, so its failure (or its
+    absence) is their reason; whole rankings keep the mean-rank intervals, which need no
+    bootstrap."""
     from estimation.core.analysis import uncertainty_failed
 
-    table = DEMO_TABLES["demsar"]()
+    table = DEMO_TABLES["tabzilla_top3"]()
     quick = analyze(table, SETTINGS, advisor=False, uncertainty=False).payload.board
     failed = uncertainty_failed(quick, "the bootstrap failed: out of memory")
     assert failed.ranks == NotApplicable("the bootstrap failed: out of memory")
@@ -257,4 +264,12 @@ def test_a_failed_bootstrap_gives_its_reason_to_the_ranks():
     _check_board(failed)
     off = analyze(table, AnalysisSettings(bootstrap=0), advisor=False).payload.board
     assert off.ranks == NotApplicable("the bootstrap is switched off (0 replicates)")
+    _check_board(off)
+    whole = DEMO_TABLES["demsar"]()
+    quick = analyze(whole, SETTINGS, advisor=False, uncertainty=False).payload.board
+    failed = uncertainty_failed(quick, "the bootstrap failed: out of memory")
+    assert isinstance(failed.ranks, RankIntervals) and failed.ranks == quick.ranks
+    _check_board(failed)
+    off = analyze(whole, AnalysisSettings(bootstrap=0), advisor=False).payload.board
+    assert isinstance(off.ranks, RankIntervals) and off.ranks.lower == quick.ranks.lower
     _check_board(off)

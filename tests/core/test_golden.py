@@ -122,6 +122,12 @@ GOLDEN: dict[str, dict[str, str]] = {
         "demsar": "718b1dfaf7fa46629347f2755c720f621f89c97775b8960bc97cd9ba6a9ac30b",
         "simulated": "ba1b9c538bc4edaf5b324bb2540532e25d102865df133e765ef2d261b428899a",
     },
+    # 0.15.0: whole rankings' rank intervals and set of the best computed without the
+    # bootstrap (on the board served first, and with the bootstrap switched off).
+    "0.15.0": {
+        "demsar": "93700a67a8b4e7dc12dd511b6a5e43a4361b01a52ac38a9bc901ddc231032933",
+        "simulated": "e09c6666a5ef1ad99bf4a9f417ec67fb084517e98f3c3ec80fd3592542e2fbb1",
+    },
 }
 
 

@@ -238,7 +238,9 @@ def test_the_latex_table_names_its_interval_and_its_rank_interval():
 
 
 @pytest.mark.django_db
-def test_a_board_served_before_its_bootstrap_says_the_ranks_are_being_computed(client):
+def test_a_board_served_before_its_bootstrap_shows_its_rank_intervals_at_once(client):
+    """Whole rankings: the rank intervals and the ★ set need no bootstrap, so the first
+    render shows them; only the bootstrap bands and the evaluation are said to be coming."""
     import numpy as np
 
     from estimation.core.analysis import AnalysisSettings, analyze
@@ -253,22 +255,20 @@ def test_a_board_served_before_its_bootstrap_says_the_ranks_are_being_computed(c
         values=rng.normal(size=(12, 3)) + np.array([0.5, 0.2, 0.0]),
     )
     payload = analyze(table, AnalysisSettings(bootstrap=100), uncertainty=False).payload
-    assert isinstance(payload.board.ranks, NotApplicable)
+    assert isinstance(payload.board.ranks, RankIntervals)
     store_snapshot(make_benchmark("pending"), payload)
     page = client.get("/b/pending/").content.decode()
-    assert 'data-testid="uncertainty-pending"' in page
-    assert "Rank interval (being computed)" in page
-    # said once in the caption (it read "the Rank interval (being computed), being computed")
-    caption = page[page.index('id="leaderboard-caption"') :]
-    caption = caption[: caption.index("</caption>")]
-    assert "(being computed), being computed" not in caption, caption
-    assert page.count('data-testid="cell-ranks">…</td>') == 3
-    assert 'data-testid="plausible-winner"' not in page
-    # the win rate still has its interval (exact); the default's says it is coming
+    note = page[page.index('data-testid="uncertainty-pending"') :]
+    note = note[: note.index("</p>")]
+    assert "P(best)" in note and "rank intervals" not in note
+    assert "Rank interval (being computed)" not in page
+    assert page.count('data-testid="cell-ranks">…</td>') == 0
+    assert 'data-testid="plausible-winner"' in page
+    # the default's bootstrap band says it is coming
     assert "interval (being computed)" in page
-    # the badge of a served board keeps working, and claims no rank yet
+    # the badge of a served board shows the rank interval already
     text = _badge(payload.board, "a").value_text
-    assert text.startswith("rank being computed · P(win)") and "#" not in text
+    assert text.startswith("#") and "being computed" not in text
 
 
 AVERAGE_RANKS = dataclasses.replace(

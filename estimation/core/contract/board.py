@@ -667,9 +667,11 @@ class Board:
         default=NotApplicable("not computed"),
     )
     ranks: RankIntervals | NotApplicable = describe(
-        "simultaneous rank intervals of the recommended estimator and the plausible "
-        "winners; 'being computed' while the bootstrap is (as each estimator's "
-        "bootstrap), and not applicable with the bootstrap's reason when it is",
+        "simultaneous rank intervals and the plausible winners: of the expected rank on "
+        "whole rankings (paired comparisons, no bootstrap: present on the board served "
+        "first), of the recommended estimator's P(win) on top-K lists (from its bootstrap: "
+        "'being computed' while the bootstrap is, and not applicable with the "
+        "bootstrap's reason when it is)",
         default=NotApplicable("computed by an engine before 0.7.0"),
     )
     recommended_by: str = describe(
