@@ -42,29 +42,45 @@ WILSON_ROUNDING = 1e-12
 
 def _check_board(board: Board) -> None:
     m = len(board.algorithms)
+    exact = board.win_interval
     for result in board.estimators:
         boot = result.bootstrap
         p = np.array(result.p, dtype=float)
         if isinstance(boot, BootstrapSummary):
             lower, upper = np.array(boot.lower, float), np.array(boot.upper, float)
+            shown = ~np.isnan(lower)  # a worth share that never varied shows no interval
+            assert result.key == "plackett_luce" or shown.all(), result.key
             # the construction takes the point as an end when needed: exact, no tolerance
-            assert np.all(lower <= p) and np.all(p <= upper), result.key
-            assert np.all(lower >= 0.0) and np.all(upper <= 1.0), result.key
+            assert np.all(lower[shown] <= p[shown]) and np.all(p[shown] <= upper[shown])
+            assert np.all(lower[shown] >= 0.0) and np.all(upper[shown] <= 1.0), result.key
             kind = estimator_get(result.key).interval_kind
             assert boot.kind == kind and boot.label == interval_label(kind, boot.level)
         band = win_band(board, result.key)
         if band is None:
             assert isinstance(boot, NotApplicable)
             continue
+        entry = estimator_get(result.key)
+        if result.key != "mle" and entry.quantity == "P(win)" and isinstance(exact, WinInterval):
+            # an estimate of P(win) beside the exact interval of the true P(win), its own
+            # spread secondary (the estimate need not lie inside: another quantity)
+            assert band.of_true_p_win and band.lower == exact.lower
+            assert band.label == f"{exact.label} of the true P(win)"
+            assert band.spread == (boot if isinstance(boot, BootstrapSummary) else None)
+            continue
+        assert not band.of_true_p_win
         slack = WILSON_ROUNDING if result.key == "mle" else 0.0
-        assert np.all(np.array(band.lower, float) <= p + slack), result.key
-        assert np.all(p <= np.array(band.upper, float) + slack), result.key
+        low, high = np.array(band.lower, float), np.array(band.upper, float)
+        shown = ~np.isnan(low)
+        assert np.all(low[shown] <= p[shown] + slack), result.key
+        assert np.all(p[shown] <= high[shown] + slack), result.key
+        if board.input.n_datasets_used >= 10:  # never a point where the data say more
+            assert np.all(high[shown] - low[shown] > 1e-9), result.key
         if result.key != "mle":  # the exact interval belongs to the win rate only
             assert isinstance(boot, BootstrapSummary) and band.lower == boot.lower
-        elif isinstance(board.win_interval, WinInterval):
+        elif isinstance(exact, WinInterval):
             assert (
                 band.label
-                == board.win_interval.label
+                == exact.label
                 == interval_label(WIN_RATE_INTERVAL_KIND, band.level, source="exact")
             )
 
@@ -81,7 +97,8 @@ def _check_board(board: Board) -> None:
         assert (verdict.lower, verdict.upper) == (band.lower[order[0]], band.upper[order[0]])
         slack = WILSON_ROUNDING if key == "mle" else 0.0
         assert verdict.probability is not None
-        assert verdict.lower - slack <= verdict.probability <= verdict.upper + slack
+        if not band.of_true_p_win and verdict.lower is not None and verdict.upper is not None:
+            assert verdict.lower - slack <= verdict.probability <= verdict.upper + slack
 
     ranks = board.ranks
     first = verdict.sentences[0]
@@ -273,3 +290,45 @@ def test_a_failed_bootstrap_gives_its_reason_to_the_ranks_that_need_it():
     off = analyze(whole, AnalysisSettings(bootstrap=0), advisor=False).payload.board
     assert isinstance(off.ranks, RankIntervals) and off.ranks.lower == quick.ranks.lower
     _check_board(off)
+
+
+def _same_order_everywhere(n: int, m: int = 5) -> ResultTable:
+    """Every dataset ranks the algorithms alike: every bootstrap resample is the data
+    again, so every estimator's own spread is a point."""
+    values = np.tile(np.arange(m, 0, -1, dtype=float), (n, 1))
+    return ResultTable(
+        datasets=tuple(f"d{i}" for i in range(n)),
+        algorithms=tuple(f"a{j}" for j in range(m)),
+        values=values,
+    )
+
+
+@pytest.mark.parametrize("n", [10, 60])
+def test_no_interval_shown_beside_a_number_is_a_point_at_ten_datasets_or_more(n):
+    """The leader wins all n datasets and the others never win: the win rate's exact
+    interval (0.69-1 at n = 10, 0.94-1 at n = 60) stands beside every P(win), the
+    Borda and minimax points become the exact bound for values that never varied, and a
+    worth share that never varied shows none; no band is a point."""
+    from estimation.core.uncertainty_sections import CONSTANT_BOUND_METHOD
+
+    for key in ESTIMATOR_KEYS:
+        settings = AnalysisSettings(
+            bootstrap=200, evaluation_folds=3, evaluation_repeats=1, default_estimator=key
+        )
+        board = analyze(_same_order_everywhere(n), settings, advisor=False).payload.board
+        _check_board(board)
+        band = win_band(board, key)
+        assert band is not None
+        low, high = np.array(band.lower, float), np.array(band.upper, float)
+        shown = ~np.isnan(low)
+        assert shown.sum() >= (0 if key == "plackett_luce" else len(low))
+        assert np.all(high[shown] - low[shown] > 1e-3), (key, band)
+    leader_low = 0.025 ** (1 / n)  # Clopper-Pearson's lower end for n wins of n
+    exact = board.win_interval
+    assert isinstance(exact, WinInterval)
+    assert abs(exact.lower[0] - leader_low) < 1e-9
+    borda = board.estimator("borda").bootstrap
+    assert isinstance(borda, BootstrapSummary) and borda.method.endswith(CONSTANT_BOUND_METHOD)
+    # the last algorithm's Borda share is 0 on every dataset: [0, (2/m) (1 - 0.05^(1/n))]
+    q = 1 - 0.05 ** (1 / n)
+    assert borda.lower[-1] == 0.0 and abs(borda.upper[-1] - 2 / 5 * q) < 1e-12
