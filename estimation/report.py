@@ -134,7 +134,11 @@ def _board_lines(board: Board, head: EstimatorResult, order: Sequence[int]) -> l
     rows = [columns.row(position, i) for position, i in zip(labels, order, strict=True)]
     return [
         f"{what}: {estimator.label}{weight_text}",
-        *_table(columns.headers(estimator.quantity), rows, ">><>>>>>>><"),
+        *_table(
+            columns.headers(estimator.quantity),
+            rows,
+            ">><>>" + (">" if columns.secondary else "") + ">>>>><",
+        ),
         *_rank_intervals_note(board),
         "",
     ]
@@ -180,6 +184,7 @@ class _BoardColumns:
             "algorithm",
             quantity,
             band.label if band else "interval",
+            *(["spread of the estimate"] if self.secondary else []),
             "P(best)",
             "win rate",
             f"win rate {wilson.label}" if wilson else "win rate interval",
@@ -198,6 +203,7 @@ class _BoardColumns:
             name + plausible,
             _number(self.head.p[i]),
             f"[{_number(band.lower[i])}, {_number(band.upper[i])}]" if band else "n/a",
+            *([self._spread(i)] if self.secondary else []),
             _number(self.p_best.get(name)),
             _number(self.win_rate[name]),
             f"[{_number(wilson.lower[i])}, {_number(wilson.upper[i])}]" if wilson else "n/a",
@@ -205,6 +211,20 @@ class _BoardColumns:
             _number(self.significance_rank.get(name), 2),
             self.letters.get(name, ""),
         ]
+
+    @property
+    def secondary(self) -> bool:
+        """Whether the band is the true P(win)'s, the estimate's spread a column of its own."""
+        return self.band is not None and self.band.of_true_p_win
+
+    def _spread(self, i: int) -> str:
+        spread = self.band.spread if self.band else None
+        low, high = (None, None) if spread is None else (spread.lower[i], spread.upper[i])
+        if low is None or high is None:
+            return "n/a"
+        if round(low, 3) == round(high, 3):
+            return "no variation"
+        return f"[{_number(low)}, {_number(high)}]"
 
 
 def _level(ranks: RankIntervals) -> str:

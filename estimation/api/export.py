@@ -3,9 +3,10 @@
 Pairwise tables (p-values, effect sizes, win matrix) stay in the JSON export; the CSV
 keeps what a reader sorts and plots: the position, the rank interval and whether the
 algorithm is a plausible winner, the metric's mean and SD, the headline columns, then
-every estimator's probability with its own interval (``<key>_low``, ``<key>_high`` and
-its label in ``<key>_interval``: :func:`estimation.core.verdict.win_band`, the Wilson
-interval only for the win rate ``mle``) and P(best), then the group letters. Rows come in the page's order
+every estimator's number with its interval (``<key>_low``, ``<key>_high`` and its label
+in ``<key>_interval``: :func:`estimation.core.verdict.win_band`, the exact interval of the
+true P(win) beside every estimate of P(win)), its own bootstrap spread
+(``<key>_spread_low``, ``<key>_spread_high``) and P(best), then the group letters. Rows come in the page's order
 (:func:`estimation.core.verdict.board_order`), and ``position_by`` names (by its display
 name) the estimator that order follows; a CSV rounds its numbers (:func:`rounded_rows`),
 JSON keeps full precision. The estimator columns are keyed as in the API
@@ -72,16 +73,21 @@ def _per_algorithm(board: Board) -> list[tuple[str, dict[str, Any]]]:
         values = column(getattr(board, key))
         if values:
             columns.append((key, values))
-    # Each estimator's point with its own interval and that interval's label (one rule:
-    # win_band); the win rate's also has Goodman's simultaneous interval.
+    # Each estimator's point with its interval and that interval's label (one rule:
+    # win_band: beside an estimate of P(win), the exact interval of the true P(win)), then
+    # the estimate's own bootstrap spread; the win rate's also has Goodman's simultaneous
+    # interval.
     for result in board.estimators:
         band = win_band(board, result.key)
         boot = result.bootstrap
+        spread = boot if isinstance(boot, BootstrapSummary) else None
         columns += [
             (result.key, column(result.p)),
             (f"{result.key}_low", column(band.lower) if band else {}),
             (f"{result.key}_high", column(band.upper) if band else {}),
             (f"{result.key}_interval", dict.fromkeys(names, band.label) if band else {}),
+            (f"{result.key}_spread_low", column(spread.lower) if spread else {}),
+            (f"{result.key}_spread_high", column(spread.upper) if spread else {}),
             (
                 f"{result.key}_p_best",
                 column(boot.p_best) if isinstance(boot, BootstrapSummary) else {},

@@ -19,6 +19,7 @@ import numpy as np
 
 from estimation.core import aggregates, pairwise_scope
 from estimation.core.advisor import advise, advisor_section
+from estimation.core.board_input import coverage_notes, input_facts, score_summary
 from estimation.core.contract import (
     SCHEMA_VERSION,
     AdvisorPower,
@@ -30,20 +31,18 @@ from estimation.core.contract import (
     DatasetScoresSection,
     EstimatorResult,
     Evaluation,
-    ExcludedAlgorithm,
     FoldsPower,
     HierarchicalComparison,
-    InputFacts,
     NemenyiSummary,
     NotApplicable,
     PairwiseMatrix,
     PracticalSection,
     RankIntervals,
     RankMatrixSection,
-    ScoreSummary,
     SnapshotPayload,
     WinInterval,
     WinsSection,
+    WithinDatasetSection,
     floats,
     plain_float,
 )
@@ -64,16 +63,20 @@ from estimation.core.registry import (
     estimator_get,
 )
 from estimation.core.sensitivity import board_sensitivity
-from estimation.core.significance_sections import tests_across_datasets, tests_within_datasets
+from estimation.core.significance_sections import (
+    AcrossDatasets,
+    tests_across_datasets,
+    tests_within_datasets,
+)
 from estimation.core.table import ResultTable
 from estimation.core.uncertainty_sections import (
     bootstrap_sections,
     evaluation_section,
+    mean_rank_answer,
     win_interval_section,
 )
 from estimation.core.verdict import board_order, board_verdict
 from estimation.core.win_probability import fit_loo, fit_minimax, mle
-from estimation.core.wording import agreeing, counted
 
 __all__ = [
     "ADVISOR_DEFERRED",
@@ -101,8 +104,8 @@ ADVISOR_DEFERRED = "computed after the other sections (estimation.core.analysis.
 # to leave them to analyze_uncertainty() (the recompute service serves the board first).
 # Pages show it as it is: plain words.
 UNCERTAINTY_DEFERRED = (
-    "being computed: the bootstrap intervals, P(best), the rank intervals and the "
-    "held-out evaluation are added to these results in a moment"
+    "being computed: the bootstrap intervals, P(best) and the held-out evaluation (and "
+    "the rank intervals of top-K lists) are added to these results in a moment"
 )
 # What they say on a version whose completion gave way to newer results: they are not
 # coming (until a run finds this version's input current again), and the page says so.
@@ -200,9 +203,7 @@ def analyze(
     clock = _Clock(progress)
     clock.stage("ranking", 0.02)
     prepared = _prepared(table, settings)
-    names = prepared.algorithms
-    ranks = prepared.ranks
-    m = ranks.shape[1]
+    names, ranks = prepared.algorithms, prepared.ranks
     K = min(settings.k, prepared.known_positions)
     bootstrap_seed, evaluation_seed, advisor_seed = _seeds(settings)
 
@@ -215,10 +216,10 @@ def analyze(
 
     clock.stage("within_dataset", 0.3)
     aware_mean, within = tests_within_datasets(prepared, settings)
+    # who is best on average needs no bootstrap: on the first render too
+    answer = mean_rank_answer(prepared)
 
     win_interval = win_interval_section(prepared)
-    recommended, recommended_by = default_estimator_rule(settings.default_estimator)
-    inference: RankInference | NotApplicable
     if uncertainty or not uncertainty_deferrable(win_interval):
         boot, inference, evaluation = _uncertainty_stages(
             clock, prepared, K, settings, (bootstrap_seed, evaluation_seed), estimators
@@ -230,72 +231,103 @@ def analyze(
 
     if advisor:
         clock.stage("advisor", 0.9)
-
-    complete = prepared.kind == "score" or prepared.known_positions == m
-    mean_rank = (
-        floats(aggregates.mean_rank(ranks))
-        if complete
-        else NotApplicable("mean ranks need complete rankings; only the top positions are known")
-    )
     used = _used_values(table, prepared)
-    board = Board(
-        schema_version=SCHEMA_VERSION,
-        engine_version=ENGINE_VERSION,
-        input=_input_facts(table, prepared),
-        settings=settings,
-        k_used=K,
-        recommended=recommended,
-        recommended_by=recommended_by,
-        estimators=results,
-        win_interval=win_interval,
-        mean_rank=mean_rank,
-        significance_rank=aware_mean,
-        friedman=tests.friedman,
-        nemenyi=tests.nemenyi_summary,
-        wilcoxon=tests.wilcoxon_summary,
-        evaluation=evaluation,
-        notes=tuple(_coverage_notes(table, prepared, K, settings)),
-        control=control_comparison(
-            names,
-            mean_rank,
-            prepared.n_datasets,
-            wanted=settings.control,
-            alpha=settings.alpha,
-        ),
-        scores=_score_summary(table, used, prepared),
+    board = _board(
+        table, prepared, settings, used, K, results, (win_interval, evaluation), aware_mean, tests
     )
     practical_leader, practical = practical_sections(
         board, prepared.scores, seed=_practical_seed(settings), fold_scores=prepared.fold_scores
     )
     board = replace(board, sensitivity=board_sensitivity(board), practical=practical_leader)
-    board = _with_answer(board, inference)
-    advice: AdvisorSection | NotApplicable = NotApplicable(ADVISOR_DEFERRED)
-    if advisor:
-        advice = _advisor(
+    board = _with_answer(board, inference if answer is None else answer)
+    hierarchical = practical.hierarchical if isinstance(practical, PracticalSection) else None
+    advice = (
+        _advisor(
             prepared,
             K,
             advisor_seed,
             settings=settings,
             estimators=estimators,
-            hierarchical=practical.hierarchical
-            if isinstance(practical, PracticalSection)
-            else None,
+            hierarchical=hierarchical,
         )
-    payload = SnapshotPayload(
+        if advisor
+        else NotApplicable(ADVISOR_DEFERRED)
+    )
+    payload = _payload(board, tests, top, prepared, used, within)
+    payload = replace(payload, advisor=advice, practical=practical)
+    return Analysis(payload=payload, timings=clock.finish())
+
+
+def _payload(
+    board: Board,
+    tests: AcrossDatasets,
+    top: np.ndarray | None,
+    prepared: PreparedRankings,
+    used: np.ndarray,
+    within: WithinDatasetSection | NotApplicable,
+) -> SnapshotPayload:
+    """The payload around ``board``; its practical and advisor sections are the caller's
+    to set."""
+    return SnapshotPayload(
         schema_version=SCHEMA_VERSION,
         engine_version=ENGINE_VERSION,
         board=board,
-        wins=_wins(names, ranks, top),
+        wins=_wins(prepared.algorithms, prepared.ranks, top),
         nemenyi=tests.nemenyi,
         wilcoxon=tests.wilcoxon,
         rank_matrix=_rank_matrix(prepared),
         within_dataset=within,
-        advisor=advice,
-        practical=practical,
         dataset_scores=_dataset_scores(used, prepared),
         pairwise=tests.scope,
     )
-    return Analysis(payload=payload, timings=clock.finish())
+
+
+def _board(
+    table: ResultTable,
+    prepared: PreparedRankings,
+    settings: AnalysisSettings,
+    used: np.ndarray,
+    K: int,
+    results: tuple[EstimatorResult, ...],
+    uncertainty: tuple[WinInterval, Evaluation | NotApplicable],
+    aware_mean: tuple[float | None, ...] | NotApplicable,
+    tests: AcrossDatasets,
+) -> Board:
+    """The board's facts, estimates and tests, before the answer and the verdict."""
+    ranks = prepared.ranks
+    complete = prepared.kind == "score" or prepared.known_positions == ranks.shape[1]
+    mean_rank = (
+        floats(aggregates.mean_rank(ranks))
+        if complete
+        else NotApplicable("mean ranks need complete rankings; only the top positions are known")
+    )
+    recommended, recommended_by = default_estimator_rule(settings.default_estimator)
+    return Board(
+        schema_version=SCHEMA_VERSION,
+        engine_version=ENGINE_VERSION,
+        input=input_facts(table, prepared),
+        settings=settings,
+        k_used=K,
+        recommended=recommended,
+        recommended_by=recommended_by,
+        estimators=results,
+        win_interval=uncertainty[0],
+        mean_rank=mean_rank,
+        significance_rank=aware_mean,
+        friedman=tests.friedman,
+        nemenyi=tests.nemenyi_summary,
+        wilcoxon=tests.wilcoxon_summary,
+        evaluation=uncertainty[1],
+        notes=tuple(coverage_notes(table, prepared, K, settings)),
+        control=control_comparison(
+            prepared.algorithms,
+            mean_rank,
+            prepared.n_datasets,
+            wanted=settings.control,
+            alpha=settings.alpha,
+        ),
+        scores=score_summary(table, used, prepared),
+    )
 
 
 def _seeds(settings: AnalysisSettings) -> tuple[int, int, int]:
@@ -478,6 +510,7 @@ def analyze_uncertainty(
     K = min(settings.k, prepared.known_positions)
     bootstrap_seed, evaluation_seed, _ = _seeds(settings)
     fits = {r.key: r for r in board.estimators}
+    # whole rankings: the board's rank intervals came with it (mean_rank_answer)
     boot, inference, evaluation = _uncertainty_stages(
         clock, prepared, K, settings, (bootstrap_seed, evaluation_seed), fits, stop
     )
@@ -496,7 +529,7 @@ def _uncertainty_stages(
     stop: Callable[[], bool] | None = None,
 ) -> tuple[
     dict[str, BootstrapSummary | NotApplicable],
-    RankInference | NotApplicable,
+    RankInference | NotApplicable | None,
     Evaluation | NotApplicable,
 ]:
     """The "bootstrap" (with the rank intervals) and "evaluation" stages of :func:`analyze` and
@@ -515,16 +548,20 @@ def _uncertainty_stages(
 
 
 def uncertainty_failed(board: Board, reason: str) -> Board:
-    """A deferred ``board`` whose completion failed: its bootstrap and evaluation say
-    ``reason`` instead of "being computed" (the rest of the board stands)."""
+    """A deferred ``board`` whose completion failed: its bootstrap and evaluation (and
+    the rank intervals of a top-K list, which come from the bootstrap) say ``reason``
+    instead of "being computed" (the rest of the board stands)."""
     failed = NotApplicable(reason)
-    return _completed(board, dict.fromkeys(ESTIMATOR_KEYS, failed), failed, failed)
+    deferred = board.ranks == NotApplicable(UNCERTAINTY_DEFERRED)
+    return _completed(
+        board, dict.fromkeys(ESTIMATOR_KEYS, failed), failed if deferred else None, failed
+    )
 
 
 def _completed(
     board: Board,
     boot: dict[str, BootstrapSummary | NotApplicable],
-    inference: RankInference | NotApplicable,
+    inference: RankInference | NotApplicable | None,
     evaluation: Evaluation | NotApplicable,
 ) -> Board:
     complete = replace(
@@ -535,9 +572,11 @@ def _completed(
     return _with_answer(complete, inference)
 
 
-def _with_answer(board: Board, inference: RankInference | NotApplicable) -> Board:
-    """``board`` with its rank intervals and the verdict that reads them."""
-    ranked = replace(board, ranks=_rank_section(board, inference))
+def _with_answer(board: Board, inference: RankInference | NotApplicable | None) -> Board:
+    """``board`` with its rank intervals (None: those it has) and the verdict that reads
+    them."""
+    ranks = board.ranks if inference is None else _rank_section(board, inference)
+    ranked = replace(board, ranks=ranks)
     return replace(ranked, verdict=board_verdict(ranked))
 
 
@@ -625,61 +664,6 @@ def _dataset_scores(
     )
 
 
-def _score_summary(
-    table: ResultTable, used: np.ndarray, prepared: PreparedRankings
-) -> ScoreSummary | NotApplicable:
-    """Mean and SD over the datasets used of each algorithm's score, in the metric's units
-    (``used``: :func:`_used_values`)."""
-    if table.kind != "score":
-        return NotApplicable("the input is rankings, not scores")
-    values = used
-    present = np.isfinite(values)
-    n = present.sum(axis=0)
-    # Each column divided by a power of two (exact) that keeps its sums and squares
-    # finite near the float limits; the results are scaled back.
-    exponent = np.frexp(np.nanmax(np.where(present, np.abs(values), 0.0), axis=0))[1]
-    values = np.ldexp(values, -exponent)
-    total = np.where(present, values, 0.0).sum(axis=0)
-    mean = np.divide(total, n, out=np.full(n.shape, np.nan), where=n > 0)
-    squares = np.where(present, (values - mean) ** 2, 0.0).sum(axis=0)
-    sd = np.sqrt(np.divide(squares, n - 1, out=np.full(n.shape, np.nan), where=n > 1))
-    with np.errstate(over="ignore"):
-        mean, sd = np.ldexp(mean, exponent), np.ldexp(sd, exponent)
-    beyond = np.isinf(mean) | np.isinf(sd)
-    if beyond.any():
-        j = int(np.flatnonzero(beyond)[0])
-        largest = float(np.nanmax(np.abs(np.ldexp(values[:, j], exponent[j]))))
-        return NotApplicable(
-            f"the scores of {prepared.algorithms[j]!r} (as large as {largest:.6g}) have a "
-            "mean or standard deviation beyond the float range (about 1.8e308)"
-        )
-    return ScoreSummary(mean=floats(mean), sd=floats(sd), n_datasets=tuple(int(v) for v in n))
-
-
-def _input_facts(table: ResultTable, prepared: PreparedRankings) -> InputFacts:
-    ranks = prepared.ranks
-    first = ranks.min(axis=1, keepdims=True)
-    return InputFacts(
-        kind="rank" if prepared.kind == "rank" else "score",
-        direction="rank"
-        if table.kind == "rank"
-        else ("higher" if table.higher_is_better else "lower"),
-        algorithms=tuple(prepared.algorithms),
-        datasets=tuple(prepared.datasets),
-        n_datasets=table.n_datasets,
-        n_datasets_used=prepared.n_datasets,
-        known_positions=int(prepared.known_positions),
-        has_folds=prepared.fold_scores is not None,
-        n_tied_first=int(((ranks == first).sum(axis=1) > 1).sum()),
-        excluded_algorithms=tuple(
-            ExcludedAlgorithm(algorithm=a, coverage=float(prepared.coverage[a]))
-            for a in prepared.excluded_algorithms
-        ),
-        dropped_datasets=tuple(prepared.dropped_datasets),
-        dropped_by={a: int(c) for a, c in prepared.dropped_by.items()},
-    )
-
-
 # A point estimate's bootstrap until bootstrap_sections() gives the real one.
 _NO_BOOTSTRAP_YET = NotApplicable("not computed yet")
 
@@ -757,63 +741,3 @@ def _rank_matrix(prepared: PreparedRankings) -> RankMatrixSection | NotApplicabl
         datasets=prepared.datasets,
         ranks=tuple(tuple(row) for row in ranks.tolist()),
     )
-
-
-def _count(n: int, noun: str) -> str:
-    return f"{counted(n, noun)} {agreeing(n, 'has', 'have')}"
-
-
-def _coverage_notes(
-    table: ResultTable, prepared: PreparedRankings, K: int, settings: AnalysisSettings
-) -> list[str]:
-    """What every view should say in plain words about the data behind the numbers."""
-    notes = []
-    if prepared.dropped_datasets:
-        culprits = ", ".join(
-            f"{a} ({c})" for a, c in sorted(prepared.dropped_by.items(), key=lambda kv: -kv[1])
-        )
-        notes.append(
-            f"{len(prepared.dropped_datasets)} of {counted(table.n_datasets, 'dataset')} "
-            f"{agreeing(len(prepared.dropped_datasets), 'was', 'were')} left out because some "
-            f"algorithms have no result there: {culprits}."
-        )
-    without = [a for a in prepared.excluded_algorithms if prepared.coverage[a] == 0]
-    scarce = [a for a in prepared.excluded_algorithms if prepared.coverage[a] > 0]
-    if scarce:
-        notes.append(
-            f"{_count(len(scarce), 'algorithm')} results on fewer than "
-            f"{settings.min_coverage:.0%} of the datasets and "
-            f"{agreeing(len(scarce), 'is', 'are')} not ranked: "
-            f"{', '.join(scarce)}."
-        )
-    if without:
-        notes.append(
-            f"{_count(len(without), 'algorithm')} no result on any dataset and "
-            f"{'is' if len(without) == 1 else 'are'} not ranked: {', '.join(without)}."
-        )
-    if prepared.n_datasets == 1:
-        notes.append(
-            "With a single dataset there is nothing to leave out: the leave-one-out "
-            "estimators equal the win rate."
-        )
-    ranks = prepared.ranks
-    tied_first = int(((ranks == ranks.min(axis=1, keepdims=True)).sum(axis=1) > 1).sum())
-    if tied_first:
-        notes.append(
-            f"{_count(tied_first, 'dataset')} a tie for first place; a shared win counts "
-            "1/t for each of the t winners."
-        )
-    if prepared.kind == "rank" and prepared.known_positions < prepared.n_algorithms:
-        notes.append(
-            f"Only the top {counted(prepared.known_positions, 'position')} "
-            f"{agreeing(prepared.known_positions, 'is', 'are')} known on every dataset: "
-            f"estimators use positions 1..{K}; score-based tests do not apply."
-        )
-    if settings.k > K:
-        notes.append(f"K was lowered from {settings.k} to {K}, the number of known positions.")
-    if settings.control is not None and settings.control not in prepared.algorithms:
-        notes.append(
-            f"The control {settings.control!r} is not among the ranked algorithms; the "
-            "comparison with a control uses the best mean rank instead."
-        )
-    return notes

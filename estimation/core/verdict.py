@@ -5,7 +5,9 @@ Pure functions over a typed :class:`~estimation.core.contract.Board`:
 * :func:`board_order` is the order every view lists algorithms in: the estimator's
   P(win), then mean rank, then name; :func:`shared_positions` gives tied rows one rank.
 * :func:`win_band` is the one place the interval quoted beside P(win) is read from: the
-  estimator's own interval, the exact interval only for the win rate.
+  exact confidence interval of the true P(win) beside every estimate of P(win) whose own
+  bootstrap band is only a spread (the spread stays, secondary), the estimator's own
+  interval beside a Borda score, a worth share or a minimax share.
 * :func:`board_verdict` answers "who wins, and how sure are we" in a
   :class:`~estimation.core.contract.Verdict`: numbers and sentences that the page, the
   JSON export and the API's board section all carry; the first comes from the plausible
@@ -61,31 +63,74 @@ class WinBand:
     level: float
     kind: str  # "confidence" or "spread" (registry.Estimator.interval_kind)
     label: str  # e.g. "95 % bootstrap spread"
+    # The band is the exact interval of the true P(win) from the win count, beside an
+    # estimate that is not the win rate (which need not lie inside it); the estimate's
+    # own bootstrap spread is then ``spread`` (None when there is none yet).
+    of_true_p_win: bool = False
+    spread: BootstrapSummary | None = None
 
     @property
     def words(self) -> str:
         return self.label
+
+    def spread_words(self, index: int) -> str:
+        """The secondary spread of one algorithm's estimate, in words ("" when none)."""
+        if self.spread is None:
+            return ""
+        low, high = self.spread.lower[index], self.spread.upper[index]
+        if low is None or high is None:
+            return ""
+        if round(low, 3) == round(high, 3):
+            return f"the estimate ({self.spread.label}) barely varies over resamples"
+        return f"{self.spread.label} of the estimate {low:.3f}–{high:.3f}"
 
 
 def win_band(board: Board, estimator: str) -> WinBand | None:
     """The interval shown beside each P(win) of ``estimator``, or None when there is none:
     this is the only function that decides.
 
-    Every interval belongs to the number beside it: the win rate's is the exact
-    (Clopper-Pearson) interval on the tie-split win count (``board.win_interval``, labelled
-    by its measured coverage; METHODS 6), falling back to its own bootstrap interval
-    where that does not apply; every other estimator's is its own bootstrap interval
-    (``EstimatorResult.bootstrap``), which contains its estimate and carries its label.
+    The win rate's is the exact (Clopper-Pearson) interval on the tie-split win count
+    (``board.win_interval``, labelled by its measured coverage; METHODS 6). Every other
+    estimate of P(win) whose own bootstrap band is only a spread (no estimator's band
+    reaches 0.93 coverage in every cell, and a spread is a point where the estimate never
+    varies) is shown beside the same exact interval, labelled as the interval of the true
+    P(win), with its own spread secondary (``WinBand.spread``). Where the exact interval
+    does not apply, and for a Borda score, a worth share or a minimax share (no P(win)),
+    the band is the estimator's own bootstrap interval (``EstimatorResult.bootstrap``),
+    which contains its estimate and carries its label.
     """
     dedicated = board.win_interval
-    if estimator == "mle" and isinstance(dedicated, WinInterval):
-        return WinBand(
-            dedicated.lower, dedicated.upper, dedicated.level, dedicated.kind, dedicated.label
-        )
     boot = board.estimator(estimator).bootstrap
+    if isinstance(dedicated, WinInterval):
+        if estimator == "mle":
+            return WinBand(
+                dedicated.lower, dedicated.upper, dedicated.level, dedicated.kind, dedicated.label
+            )
+        entry = estimator_get(estimator)
+        if entry.quantity == "P(win)" and entry.interval_kind == "spread":
+            return WinBand(
+                dedicated.lower,
+                dedicated.upper,
+                dedicated.level,
+                dedicated.kind,
+                f"{dedicated.label} of the true P(win)",
+                of_true_p_win=True,
+                spread=boot if isinstance(boot, BootstrapSummary) else None,
+            )
     if isinstance(boot, BootstrapSummary):
         return WinBand(boot.lower, boot.upper, boot.level, boot.kind, boot.label)
     return None
+
+
+def _own_band(band: WinBand | None) -> WinBand | None:
+    """The estimate's own interval: ``band``, or its secondary spread when ``band`` is the
+    true P(win)'s (None while the spread is being computed)."""
+    if band is None or not band.of_true_p_win:
+        return band
+    spread = band.spread
+    if spread is None:
+        return None
+    return WinBand(spread.lower, spread.upper, spread.level, spread.kind, spread.label)
 
 
 def leader_interval(board: Board, estimator: str | None = None) -> tuple[float | None, ...]:
@@ -292,7 +337,8 @@ def board_verdict(board: Board, estimator: str | None = None) -> Verdict | NotAp
     p = board.estimator(key).p
     band = win_band(board, key)
     low, high = (band.lower[leader], band.upper[leader]) if band else (None, None)
-    tied = _tied(board, key, band, leader, order)
+    # whether the estimates can be ordered is read from the estimate's own interval
+    tied = _tied(board, key, _own_band(band), leader, order)
     test, same = _indistinguishable(board, leader)
     leaders = {k: names[board_order(board, k)[0]] for k in board.estimator_keys}
     boot = board.estimator(key).bootstrap
@@ -347,7 +393,7 @@ def _number_sentence(
     interval = f" ({band.label} {_num(low)}–{_num(high)})" if band and low is not None else ""
     quantity = _quantity(key)
     exact = board.win_interval
-    if quantity == "P(win)" and (band is None or band.kind != "confidence"):
+    if quantity == "P(win)" and (band is None or band.kind != "confidence" or band.of_true_p_win):
         # A spread says how the estimate varies, not where the true P(win) is: the exact
         # interval from the win count is the confidence interval beside the headline.
         # (The estimate's own spread stays in the table, beside each P(win).)

@@ -261,7 +261,12 @@ def _interval_method(board: Board, estimator: str, band: WinBand | None) -> str:
     if band is None:
         return ""
     wilson = board.win_interval
-    if estimator == "mle" and isinstance(wilson, WinInterval) and band.lower == wilson.lower:
+    if isinstance(wilson, WinInterval) and band.lower == wilson.lower:
+        if band.of_true_p_win:
+            return (
+                f"{wilson.method}: the interval of the true P(win), from the win count; the "
+                "estimate's own bootstrap spread is secondary (in each row's title)"
+            )
         return wilson.method
     boot = board.estimator(estimator).bootstrap
     return boot.method if isinstance(boot, BootstrapSummary) else ""
@@ -358,6 +363,7 @@ class LeaderboardRow:
     plausible: bool = False  # in the plausible-winners set
     ranks_pending: bool = False
     extra: tuple[tuple[str, str], ...] = ()  # (column key, text) of chosen metadata columns
+    spread: str = ""  # the estimate's own spread, secondary to the interval (WinBand.spread)
 
     # Formatted once here: Django's floatformat costs ~20 µs a cell, 30 ms at m = 100.
     @property
@@ -430,7 +436,10 @@ class LeaderboardRow:
                     if bar
                     else '<span class="ci">–</span>'
                 )
-                cells.append(f'<td class="interval" data-testid="cell-interval">{drawn}</td>')
+                title = f' title="{escape(self.spread)}"' if self.spread else ""
+                cells.append(
+                    f'<td class="interval" data-testid="cell-interval"{title}>{drawn}</td>'
+                )
             else:
                 css = ("num" if column.numeric else "") + ("" if column.phone else " secondary")
                 cells.append(
@@ -564,8 +573,8 @@ def _board_columns_of(typed: Board, estimator: str) -> _BoardColumns:
     return _BoardColumns(
         names=typed.algorithms,
         p=result.p,
-        # Each P(win) beside its own estimator's interval: verdict.win_band is the one rule
-        # (the exact interval only for the win rate), labelled by band.label.
+        # Each number beside its interval: verdict.win_band is the one rule (the exact
+        # interval of the true P(win) beside an estimate of P(win)), labelled by band.label.
         interval=win_band(typed, estimator),
         ranks=typed.ranks if isinstance(typed.ranks, RankIntervals) else None,
         win_rate=values(typed.win_rate),
@@ -657,6 +666,7 @@ def leaderboard_rows(
                 plausible=names[i] in plausible,
                 ranks_pending=pending,
                 extra=extra.get(names[i], ()) if extra else (),
+                spread=columns.interval.spread_words(i) if columns.interval else "",
             )
         )
     return rows, scale

@@ -142,16 +142,18 @@ def test_csv_export_has_one_row_per_algorithm(client, computed):
     ]
     # the win rate once: the mle estimator's column (no duplicate win_rate column)
     assert "win_rate" not in header and header.count("mle") == 1
-    # each estimator's point, its own interval and that interval's label
-    assert header[10:15] == [
+    # each estimator's point, its interval and that interval's label, its own spread
+    assert header[10:17] == [
         "loo_kl",
         "loo_kl_low",
         "loo_kl_high",
         "loo_kl_interval",
+        "loo_kl_spread_low",
+        "loo_kl_spread_high",
         "loo_kl_p_best",
     ]
     assert {"mle_low", "mle_simultaneous_low"} <= set(header)
-    assert not any(name.startswith("win_ci") or "spread" in name for name in header)
+    assert not any(name.startswith("win_ci") for name in header)
     # the page's order: the recommended estimator, then mean rank, then name
     order = [board.algorithms[i] for i in board_order(board, board.recommended)]
     assert [line.split(",")[1] for line in lines[1:]] == order
@@ -163,9 +165,11 @@ def test_csv_export_has_one_row_per_algorithm(client, computed):
     assert alpha["position_by"] == estimator_get(board.recommended).label
     loo = board.estimator("loo_kl")
     assert float(alpha["loo_kl"]) == pytest.approx(loo.p[index], abs=5e-5)
-    assert float(alpha["loo_kl_high"]) == pytest.approx(loo.bootstrap.upper[index], abs=5e-5)
-    assert alpha["loo_kl_interval"] == loo.bootstrap.label
-    # the exact interval only beside the win rate
+    # beside an estimate of P(win), the exact interval of the true P(win); its spread after
+    assert float(alpha["loo_kl_high"]) == pytest.approx(board.win_interval.upper[index], abs=5e-5)
+    assert alpha["loo_kl_interval"] == f"{board.win_interval.label} of the true P(win)"
+    spread_high = float(alpha["loo_kl_spread_high"])
+    assert spread_high == pytest.approx(loo.bootstrap.upper[index], abs=5e-5)
     assert float(alpha["mle_low"]) == pytest.approx(board.win_interval.lower[index], abs=5e-5)
     assert int(alpha["rank_low"]) == board.ranks.lower[index]
     assert alpha["plausible_winner"] == str("alpha" in board.ranks.plausible_winners)
@@ -315,6 +319,5 @@ def test_board_section_carries_each_estimators_labelled_interval_and_the_ranks(c
     assert set(ranks["plausible_winners"]) <= set(board["input"]["algorithms"])
     assert all(lo <= hi for lo, hi in zip(ranks["lower"], ranks["upper"], strict=True))
     assert board["recommended_by"]
-    assert board["verdict"]["interval"] == next(
-        e["bootstrap"]["label"] for e in board["estimators"] if e["key"] == board["recommended"]
-    )
+    # an estimate of P(win) is quoted beside the exact interval of the true P(win)
+    assert board["verdict"]["interval"] == f"{board['win_interval']['label']} of the true P(win)"

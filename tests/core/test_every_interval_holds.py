@@ -42,29 +42,45 @@ WILSON_ROUNDING = 1e-12
 
 def _check_board(board: Board) -> None:
     m = len(board.algorithms)
+    exact = board.win_interval
     for result in board.estimators:
         boot = result.bootstrap
         p = np.array(result.p, dtype=float)
         if isinstance(boot, BootstrapSummary):
             lower, upper = np.array(boot.lower, float), np.array(boot.upper, float)
+            shown = ~np.isnan(lower)  # a worth share that never varied shows no interval
+            assert result.key == "plackett_luce" or shown.all(), result.key
             # the construction takes the point as an end when needed: exact, no tolerance
-            assert np.all(lower <= p) and np.all(p <= upper), result.key
-            assert np.all(lower >= 0.0) and np.all(upper <= 1.0), result.key
+            assert np.all(lower[shown] <= p[shown]) and np.all(p[shown] <= upper[shown])
+            assert np.all(lower[shown] >= 0.0) and np.all(upper[shown] <= 1.0), result.key
             kind = estimator_get(result.key).interval_kind
             assert boot.kind == kind and boot.label == interval_label(kind, boot.level)
         band = win_band(board, result.key)
         if band is None:
             assert isinstance(boot, NotApplicable)
             continue
+        entry = estimator_get(result.key)
+        if result.key != "mle" and entry.quantity == "P(win)" and isinstance(exact, WinInterval):
+            # an estimate of P(win) beside the exact interval of the true P(win), its own
+            # spread secondary (the estimate need not lie inside: another quantity)
+            assert band.of_true_p_win and band.lower == exact.lower
+            assert band.label == f"{exact.label} of the true P(win)"
+            assert band.spread == (boot if isinstance(boot, BootstrapSummary) else None)
+            continue
+        assert not band.of_true_p_win
         slack = WILSON_ROUNDING if result.key == "mle" else 0.0
-        assert np.all(np.array(band.lower, float) <= p + slack), result.key
-        assert np.all(p <= np.array(band.upper, float) + slack), result.key
+        low, high = np.array(band.lower, float), np.array(band.upper, float)
+        shown = ~np.isnan(low)
+        assert np.all(low[shown] <= p[shown] + slack), result.key
+        assert np.all(p[shown] <= high[shown] + slack), result.key
+        if board.input.n_datasets_used >= 10:  # never a point where the data say more
+            assert np.all(high[shown] - low[shown] > 1e-9), result.key
         if result.key != "mle":  # the exact interval belongs to the win rate only
             assert isinstance(boot, BootstrapSummary) and band.lower == boot.lower
-        elif isinstance(board.win_interval, WinInterval):
+        elif isinstance(exact, WinInterval):
             assert (
                 band.label
-                == board.win_interval.label
+                == exact.label
                 == interval_label(WIN_RATE_INTERVAL_KIND, band.level, source="exact")
             )
 
@@ -81,7 +97,8 @@ def _check_board(board: Board) -> None:
         assert (verdict.lower, verdict.upper) == (band.lower[order[0]], band.upper[order[0]])
         slack = WILSON_ROUNDING if key == "mle" else 0.0
         assert verdict.probability is not None
-        assert verdict.lower - slack <= verdict.probability <= verdict.upper + slack
+        if not band.of_true_p_win and verdict.lower is not None and verdict.upper is not None:
+            assert verdict.lower - slack <= verdict.probability <= verdict.upper + slack
 
     ranks = board.ranks
     first = verdict.sentences[0]
@@ -195,10 +212,14 @@ def test_every_interval_holds_its_point_on_random_tables(block):
     assert checked >= 40  # the generator makes analysable tables
 
 
-def test_a_deferred_board_claims_no_winner():
+def test_a_deferred_board_has_the_set_of_the_best_at_once():
+    """Whole rankings: the set of the best and the rank intervals need no bootstrap, so
+    the board served before its bootstrap already has them, as the completed one does."""
     table = DEMO_TABLES["demsar"]()
     board = analyze(table, SETTINGS, advisor=False, uncertainty=False).payload.board
-    assert board.ranks == NotApplicable(UNCERTAINTY_DEFERRED)
+    assert board.evaluation == NotApplicable(UNCERTAINTY_DEFERRED)
+    whole = analyze(table, SETTINGS, advisor=False).payload.board
+    assert isinstance(board.ranks, RankIntervals) and board.ranks == whole.ranks
     _check_board(board)
 
 
@@ -246,10 +267,13 @@ def test_a_difference_without_spread_is_not_taken_as_certain_from_few_datasets(p
         assert result.lower.tolist() == ([1, 2, 2] if separated else [1, 1, 1])
 
 
-def test_a_failed_bootstrap_gives_its_reason_to_the_ranks():
+def test_a_failed_bootstrap_gives_its_reason_to_the_ranks_that_need_it():
+    """Top-K lists take their rank intervals from the bootstrap, so its failure (or its
+    absence) is their reason; whole rankings keep the mean-rank intervals, which need no
+    bootstrap."""
     from estimation.core.analysis import uncertainty_failed
 
-    table = DEMO_TABLES["demsar"]()
+    table = DEMO_TABLES["tabzilla_top3"]()
     quick = analyze(table, SETTINGS, advisor=False, uncertainty=False).payload.board
     failed = uncertainty_failed(quick, "the bootstrap failed: out of memory")
     assert failed.ranks == NotApplicable("the bootstrap failed: out of memory")
@@ -258,3 +282,53 @@ def test_a_failed_bootstrap_gives_its_reason_to_the_ranks():
     off = analyze(table, AnalysisSettings(bootstrap=0), advisor=False).payload.board
     assert off.ranks == NotApplicable("the bootstrap is switched off (0 replicates)")
     _check_board(off)
+    whole = DEMO_TABLES["demsar"]()
+    quick = analyze(whole, SETTINGS, advisor=False, uncertainty=False).payload.board
+    failed = uncertainty_failed(quick, "the bootstrap failed: out of memory")
+    assert isinstance(failed.ranks, RankIntervals) and failed.ranks == quick.ranks
+    _check_board(failed)
+    off = analyze(whole, AnalysisSettings(bootstrap=0), advisor=False).payload.board
+    assert isinstance(off.ranks, RankIntervals) and off.ranks.lower == quick.ranks.lower
+    _check_board(off)
+
+
+def _same_order_everywhere(n: int, m: int = 5) -> ResultTable:
+    """Every dataset ranks the algorithms alike: every bootstrap resample is the data
+    again, so every estimator's own spread is a point."""
+    values = np.tile(np.arange(m, 0, -1, dtype=float), (n, 1))
+    return ResultTable(
+        datasets=tuple(f"d{i}" for i in range(n)),
+        algorithms=tuple(f"a{j}" for j in range(m)),
+        values=values,
+    )
+
+
+@pytest.mark.parametrize("n", [10, 60])
+def test_no_interval_shown_beside_a_number_is_a_point_at_ten_datasets_or_more(n):
+    """The leader wins all n datasets and the others never win: the win rate's exact
+    interval (0.69-1 at n = 10, 0.94-1 at n = 60) stands beside every P(win), the
+    Borda and minimax points become the exact bound for values that never varied, and a
+    worth share that never varied shows none; no band is a point."""
+    from estimation.core.uncertainty_sections import CONSTANT_BOUND_METHOD
+
+    for key in ESTIMATOR_KEYS:
+        settings = AnalysisSettings(
+            bootstrap=200, evaluation_folds=3, evaluation_repeats=1, default_estimator=key
+        )
+        board = analyze(_same_order_everywhere(n), settings, advisor=False).payload.board
+        _check_board(board)
+        band = win_band(board, key)
+        assert band is not None
+        low, high = np.array(band.lower, float), np.array(band.upper, float)
+        shown = ~np.isnan(low)
+        assert shown.sum() >= (0 if key == "plackett_luce" else len(low))
+        assert np.all(high[shown] - low[shown] > 1e-3), (key, band)
+    leader_low = 0.025 ** (1 / n)  # Clopper-Pearson's lower end for n wins of n
+    exact = board.win_interval
+    assert isinstance(exact, WinInterval)
+    assert abs(exact.lower[0] - leader_low) < 1e-9
+    borda = board.estimator("borda").bootstrap
+    assert isinstance(borda, BootstrapSummary) and borda.method.endswith(CONSTANT_BOUND_METHOD)
+    # the last algorithm's Borda share is 0 on every dataset: [0, (2/m) (1 - 0.05^(1/n))]
+    q = 1 - 0.05 ** (1 / n)
+    assert borda.lower[-1] == 0.0 and abs(borda.upper[-1] - 2 / 5 * q) < 1e-12

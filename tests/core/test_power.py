@@ -11,6 +11,7 @@ from estimation.core.power import (
     effect_interval,
     pair_power,
     signed_rank_pvalues,
+    walsh_interval,
 )
 
 
@@ -82,6 +83,39 @@ def test_effect_interval_covers_the_true_effect_of_normal_differences():
         low, high = effect_interval(rng.normal(0.5, 1.0, 10), 0.95)
         hits += low <= 0.5 <= high
     assert 0.93 <= hits / 2000 <= 0.99
+
+
+def test_walsh_interval_estimate_counts_every_pair_once():
+    """The estimate is the share of pairs i < j with d_i + d_j > 0 (a zero sum 1/2),
+    counted in O(n log n): the same as the O(n^2) count, ties and zeros included."""
+    rng = np.random.default_rng(4)
+    for n in (2, 3, 10, 57):
+        d = np.round(rng.normal(0.3, 1.0, n), 1)
+        d[rng.random(n) < 0.2] = 0.0
+        sums = d[:, None] + d[None, :]
+        kernel = (sums > 0) + 0.5 * (sums == 0)
+        upper = np.triu_indices(n, 1)
+        estimate, low, high = walsh_interval(d, 0.95)
+        assert estimate == pytest.approx(kernel[upper].mean(), abs=1e-12)
+        assert 0.0 <= low <= estimate <= high <= 1.0
+
+
+@pytest.mark.parametrize("n", [10, 30])
+def test_walsh_interval_covers_p_prime_of_skewed_differences(n):
+    """2000 benchmarks of lognormal differences shifted to a median of 0.2 (skewed, as
+    the bench's skewed population): the interval of P(d_i + d_j > 0) holds its true
+    value (from 400,000 pairs) at least 0.93 of the time (Monte Carlo SE 0.005)."""
+    rng = np.random.default_rng(5)
+
+    def draw(size):
+        return rng.lognormal(0.0, 1.0, size) - 0.8
+
+    truth = float(np.mean(draw(400_000) + draw(400_000) > 0))
+    hits = 0
+    for _ in range(2000):
+        _, low, high = walsh_interval(draw(n), 0.95)
+        hits += low <= truth <= high
+    assert 0.93 <= hits / 2000 <= 0.995
 
 
 def test_datasets_needed_carries_an_interval_around_it():

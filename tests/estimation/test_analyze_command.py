@@ -166,10 +166,10 @@ def test_readable_report_leads_with_the_recommended_estimator():
     assert "1 dataset has a tie for first place" in report
 
 
-def test_readable_report_pairs_each_p_win_with_its_own_interval():
-    """The headline P(win) beside the estimator's own interval under its label,
-    the exact interval only beside the win rate, the rank intervals and the plausible
-    winners, and the verdict's two sentences first."""
+def test_readable_report_pairs_each_p_win_with_the_true_p_win_interval_then_its_spread():
+    """The headline P(win) beside the exact interval of the true P(win) under its label,
+    then the estimate's own spread, the exact interval again beside the win rate, the rank
+    intervals and the plausible winners, and the verdict's two sentences first."""
     path = DEMSAR / "demsar2006_table6_auc.csv"
     out = io.StringIO()
     call_command("analyze", str(path), "--bootstrap", "200", "--quiet", stdout=out)
@@ -178,7 +178,9 @@ def test_readable_report_pairs_each_p_win_with_its_own_interval():
     head = board.estimator(board.recommended)
     lines = report.splitlines()
     header = next(line for line in lines if line.startswith("#  rank"))
-    assert head.bootstrap.label in header
+    assert f"P(win)  {board.win_interval.label} of the true P(win)  spread of the estimate" in (
+        header
+    )
     assert f"win rate {board.win_interval.label}" in header
     for sentence in board.verdict.sentences[:2]:
         assert sentence in report
@@ -191,8 +193,9 @@ def test_readable_report_pairs_each_p_win_with_its_own_interval():
         )
         own = f"[{head.bootstrap.lower[i]:.3f}, {head.bootstrap.upper[i]:.3f}]"
         wilson = f"[{board.win_interval.lower[i]:.3f}, {board.win_interval.upper[i]:.3f}]"
-        # the own interval right after P(win); the exact one after the win rate
-        assert row.index(f"{head.p[i]:.3f}") < row.index(own) < row.index(wilson), row
+        # the true P(win)'s interval right after P(win), then the spread, then the win rate's
+        assert row.index(f"{head.p[i]:.3f}") < row.index(wilson) < row.index(own), row
+        assert row.count(wilson) == 2 and row.rindex(wilson) > row.index(own), row
         assert row.split()[1] == rank_span(board, i)
     assert "* candidate for best: in the 95 % confidence set of the best" in report
     assert "expected ranks, best on average across datasets" in report
@@ -490,4 +493,5 @@ def test_a_one_dataset_report_counts_in_the_singular(tmp_path):
     report = out.getvalue()
     assert "1 of 1 dataset used, 2 algorithms, higher is better, no folds." in report
     assert "from the one dataset" in report
-    assert "datasets" not in report.split("Probability of winning")[0]
+    head = report.split("Probability of winning")[0]
+    assert "1 datasets" not in head and "all 1 " not in head

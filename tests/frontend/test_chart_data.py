@@ -241,7 +241,11 @@ def test_win_probability_data_sorted_with_intervals():
     # the win rate's own interval: the exact one on its win count (estimation.core.verdict.win_band)
     assert data.bars[0].interval == (0.4, 0.95) and data.bars[0].p_best == 0.9
     assert data.interval_label == data.bars[0].interval_label == board().win_interval.label
-    no_ci = win_probability_data(board(), "loo_kl")
+    # an estimate of P(win) without its own spread: beside the true P(win)'s interval still
+    loo = win_probability_data(board(), "loo_kl")
+    assert loo.has_intervals and loo.bars[0].interval == (0.4, 0.95)
+    assert loo.interval_label == f"{board().win_interval.label} of the true P(win)"
+    no_ci = win_probability_data(board(win_interval=NA("no win count")), "loo_kl")
     assert not no_ci.has_intervals and no_ci.bars[0].interval == (None, None)
     assert no_ci.interval_note == "the bootstrap is switched off (0 replicates)"
     with pytest.raises(ValueError, match="estimator must be one of"):

@@ -64,17 +64,22 @@ def own_board(**changes):
     return dataclasses.replace(base, **fields)
 
 
-def test_each_estimators_p_win_sits_beside_its_own_interval():
+def test_each_estimate_of_p_win_sits_beside_the_true_p_win_interval_its_spread_secondary():
+    """No estimator's bootstrap band is a confidence interval, so beside every estimate of
+    P(win) stands the exact interval of the true P(win); the estimate's own spread is
+    kept, secondary, in the row (its title)."""
     typed = own_board()
     table = leaderboard_board(typed)
     loo_rows, _ = leaderboard_rows(table, "loo_kl")
     by_name = {row.algorithm: row for row in loo_rows}
+    exact = typed.win_interval
     for i, name in enumerate(typed.algorithms):
         row = by_name[name]
-        assert (row.low, row.high) == (LOO_OWN.lower[i], LOO_OWN.upper[i])
-        assert row.low <= row.probability <= row.high
-        # never the win rate's exact interval
-        assert (row.low, row.high) != (typed.win_interval.lower[i], typed.win_interval.upper[i])
+        assert (row.low, row.high) == (exact.lower[i], exact.upper[i])
+        spread = f"{LOO_OWN.label} of the estimate {LOO_OWN.lower[i]:.3f}–{LOO_OWN.upper[i]:.3f}"
+        assert row.spread == spread
+        columns = board_columns(table, "acc", table_legend(typed, "loo_kl"))
+        assert f'title="{spread}"' in row.html(columns, "/a/")
     mle_rows, _ = leaderboard_rows(table, "mle")
     wilson = {
         name: (typed.win_interval.lower[i], typed.win_interval.upper[i])
@@ -87,8 +92,8 @@ def test_the_interval_column_is_named_by_the_engines_label():
     typed = own_board()
     table = leaderboard_board(typed)
     loo = {c.key: c for c in board_columns(table, "acc", table_legend(typed, "loo_kl"))}
-    assert loo["interval"].label == LOO_OWN.label
-    assert LOO_OWN.method in loo["interval"].title
+    assert loo["interval"].label == f"{typed.win_interval.label} of the true P(win)"
+    assert "Clopper-Pearson" in loo["interval"].title and "secondary" in loo["interval"].title
     mle = {c.key: c for c in board_columns(table, "acc", table_legend(typed, "mle"))}
     assert mle["interval"].label == typed.win_interval.label
     assert "Clopper-Pearson" in mle["interval"].title
@@ -126,7 +131,7 @@ def _deferred():
     return NotApplicable(UNCERTAINTY_DEFERRED)
 
 
-def test_chart_whiskers_are_each_estimates_own_interval_and_say_which():
+def test_chart_whiskers_are_the_true_p_win_interval_and_say_which():
     from frontend.explore.charts.win_probability import (
         algorithm_estimates_chart,
         win_probability_chart,
@@ -137,12 +142,14 @@ def test_chart_whiskers_are_each_estimates_own_interval_and_say_which():
     data = win_probability_data(typed, "loo_kl")
     b = typed.algorithms.index("B")
     assert data.bars[0].label == "B"
-    assert data.bars[0].interval == (LOO_OWN.lower[b], LOO_OWN.upper[b])
-    assert data.interval_label == LOO_OWN.label
+    exact = typed.win_interval
+    label = f"{exact.label} of the true P(win)"
+    assert data.bars[0].interval == (exact.lower[b], exact.upper[b])
+    assert data.interval_label == label
     chart = win_probability_chart(typed, "loo_kl")
-    assert f"Whiskers: {LOO_OWN.label}" in chart.note and LOO_OWN.label in chart.description
+    assert f"Whiskers: {label}" in chart.note and label in chart.description
     each = algorithm_estimates_chart(typed, "B")
-    assert LOO_OWN.label in each.note and typed.win_interval.label in each.note
+    assert label in each.note and typed.win_interval.label in each.note
 
 
 # --- the badge ---------------------------------------------------------------------------
@@ -194,7 +201,7 @@ def _source():
     )
 
 
-def test_the_csv_carries_each_estimators_own_interval_label_ranks_and_winners():
+def test_the_csv_carries_each_interval_its_label_the_spread_ranks_and_winners():
     from frontend.readers.exports import export_csv
 
     typed = own_board()
@@ -202,15 +209,16 @@ def test_the_csv_carries_each_estimators_own_interval_label_ranks_and_winners():
     by_name = {row["algorithm"]: row for row in rows}
     for i, name in enumerate(typed.algorithms):
         row = by_name[name]
-        assert float(row["loo_kl_low"]) == LOO_OWN.lower[i]
-        assert float(row["loo_kl_high"]) == LOO_OWN.upper[i]
-        assert row["loo_kl_interval"] == LOO_OWN.label
+        assert float(row["loo_kl_low"]) == typed.win_interval.lower[i]
+        assert float(row["loo_kl_high"]) == typed.win_interval.upper[i]
+        assert row["loo_kl_interval"] == f"{typed.win_interval.label} of the true P(win)"
+        assert float(row["loo_kl_spread_low"]) == LOO_OWN.lower[i]
+        assert float(row["loo_kl_spread_high"]) == LOO_OWN.upper[i]
         assert float(row["mle_low"]) == typed.win_interval.lower[i]
         assert row["mle_interval"] == typed.win_interval.label
         assert (int(row["rank_low"]), int(row["rank_high"])) == (RANKS.lower[i], RANKS.upper[i])
         assert row["plausible_winner"] == str(name in RANKS.plausible_winners)
-    # no column pairs an estimator's point with the win rate's interval any more
-    assert not any(c.startswith("win_ci") or "spread" in c for c in rows[0])
+    assert not any(c.startswith("win_ci") for c in rows[0])
 
 
 def test_the_json_export_carries_the_whole_board():
@@ -228,17 +236,21 @@ def test_the_latex_table_names_its_interval_and_its_rank_interval():
     from frontend.readers.exports import export_latex
 
     text = export_latex(own_board(), _source(), "loo_kl")
-    assert "95 \\% bootstrap spread" in text and "95 \\% rank interval" in text
+    assert "confidence interval of the true P(win)" in text and "95 \\% rank interval" in text
     assert "Clopper-Pearson" not in text
     b_line = next(line for line in text.splitlines() if line.startswith("1 & 1--2 & B"))
-    assert "[0.450, 0.700]" in b_line and "$^\\star$" in b_line
+    b = own_board().algorithms.index("B")
+    exact = own_board().win_interval
+    assert f"[{exact.lower[b]:.3f}, {exact.upper[b]:.3f}]" in b_line and "$^\\star$" in b_line
 
 
 # --- pages, while the ranks are being computed --------------------------------------------
 
 
 @pytest.mark.django_db
-def test_a_board_served_before_its_bootstrap_says_the_ranks_are_being_computed(client):
+def test_a_board_served_before_its_bootstrap_shows_its_rank_intervals_at_once(client):
+    """Whole rankings: the rank intervals and the ★ set need no bootstrap, so the first
+    render shows them; only the bootstrap bands and the evaluation are said to be coming."""
     import numpy as np
 
     from estimation.core.analysis import AnalysisSettings, analyze
@@ -253,22 +265,20 @@ def test_a_board_served_before_its_bootstrap_says_the_ranks_are_being_computed(c
         values=rng.normal(size=(12, 3)) + np.array([0.5, 0.2, 0.0]),
     )
     payload = analyze(table, AnalysisSettings(bootstrap=100), uncertainty=False).payload
-    assert isinstance(payload.board.ranks, NotApplicable)
+    assert isinstance(payload.board.ranks, RankIntervals)
     store_snapshot(make_benchmark("pending"), payload)
     page = client.get("/b/pending/").content.decode()
-    assert 'data-testid="uncertainty-pending"' in page
-    assert "Rank interval (being computed)" in page
-    # said once in the caption (it read "the Rank interval (being computed), being computed")
-    caption = page[page.index('id="leaderboard-caption"') :]
-    caption = caption[: caption.index("</caption>")]
-    assert "(being computed), being computed" not in caption, caption
-    assert page.count('data-testid="cell-ranks">…</td>') == 3
-    assert 'data-testid="plausible-winner"' not in page
-    # the win rate still has its interval (exact); the default's says it is coming
-    assert "interval (being computed)" in page
-    # the badge of a served board keeps working, and claims no rank yet
+    note = page[page.index('data-testid="uncertainty-pending"') :]
+    note = note[: note.index("</p>")]
+    assert "P(best)" in note and "rank intervals" not in note
+    assert "Rank interval (being computed)" not in page
+    assert page.count('data-testid="cell-ranks">…</td>') == 0
+    assert 'data-testid="plausible-winner"' in page
+    # the default's P(win) stands beside the exact interval of the true P(win) at once
+    assert "confidence interval of the true P(win)" in page
+    # the badge of a served board shows the rank interval already
     text = _badge(payload.board, "a").value_text
-    assert text.startswith("rank being computed · P(win)") and "#" not in text
+    assert text.startswith("#") and "being computed" not in text
 
 
 AVERAGE_RANKS = dataclasses.replace(

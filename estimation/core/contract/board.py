@@ -150,12 +150,17 @@ class BootstrapSummary:
     leader, so their band can miss the true value)."""
 
     lower: tuple[float | None, ...] = describe(
-        "lower end of the estimator's own interval, per algorithm; never above p",
+        "lower end of the estimator's own interval, per algorithm; never above p (a Borda "
+        "or minimax share that every dataset gave alike: the exact bound for values that "
+        "never varied, see method)",
         units="probability",
-        null="never for a finished bootstrap",
+        null="a Plackett-Luce worth share where every dataset ranked the algorithms alike "
+        "(a point would claim certainty)",
     )
     upper: tuple[float | None, ...] = describe(
-        "upper end of the estimator's own interval; never below p", units="probability"
+        "upper end of the estimator's own interval; never below p",
+        units="probability",
+        null="as lower",
     )
     p_best: tuple[float | None, ...] = describe(
         "share of replicates in which the algorithm has the highest P(win) (ties split)",
@@ -570,8 +575,10 @@ class Verdict:
         "the leader's P(win)", units="probability", null="not defined"
     )
     lower: float | None = describe(
-        "lower end of the leader's interval under the estimator: its own interval "
-        "(EstimatorResult.bootstrap), the exact interval only for the win rate",
+        "lower end of the leader's interval under the estimator (verdict.win_band): beside "
+        "an estimate of P(win), the exact interval of the true P(win) (Board.win_interval); "
+        "beside a Borda score, a worth share or a minimax share, its own interval "
+        "(EstimatorResult.bootstrap)",
         units="probability",
         null="no interval",
     )
@@ -579,7 +586,8 @@ class Verdict:
         "upper end of the leader's interval", units="probability", null="no interval"
     )
     interval: str = describe(
-        "the interval's label as readers see it (e.g. '95 % bootstrap spread'; '' when none)"
+        "the interval's label as readers see it (e.g. '95 % confidence interval of the true "
+        "P(win)', '95 % bootstrap spread'; '' when none)"
     )
     tied: tuple[str, ...] = describe(
         "algorithms tied with the leader: equal P(win), or intervals overlapping so much "
@@ -667,9 +675,11 @@ class Board:
         default=NotApplicable("not computed"),
     )
     ranks: RankIntervals | NotApplicable = describe(
-        "simultaneous rank intervals of the recommended estimator and the plausible "
-        "winners; 'being computed' while the bootstrap is (as each estimator's "
-        "bootstrap), and not applicable with the bootstrap's reason when it is",
+        "simultaneous rank intervals and the plausible winners: of the expected rank on "
+        "whole rankings (paired comparisons, no bootstrap: present on the board served "
+        "first), of the recommended estimator's P(win) on top-K lists (from its bootstrap: "
+        "'being computed' while the bootstrap is, and not applicable with the "
+        "bootstrap's reason when it is)",
         default=NotApplicable("computed by an engine before 0.7.0"),
     )
     recommended_by: str = describe(

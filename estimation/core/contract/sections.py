@@ -318,13 +318,15 @@ class AdvisorPower:
     sentence: str = describe("the figures in one sentence")
     note: str | None = describe("why a figure is missing", null="nothing to add")
     datasets_needed_low: int | None = describe(
-        "lower end of the 95 % confidence interval of datasets_needed (from the exact "
-        "interval of the standardised effect mean/sd of the differences)",
+        "lower end of the 95 % confidence interval of datasets_needed (the outer ends of "
+        "two scalings: by the interval of P(d_i + d_j > 0), which the signed-rank test's "
+        "sample size follows (Noether), and by the exact interval of mean/sd for normal "
+        "differences)",
         null="no datasets_needed, or the differences do not vary",
     )
     datasets_needed_high: int | None = describe(
         "upper end of that interval",
-        null="no upper end (the effect's interval reaches zero or the search bound), or no "
+        null="no upper end (either effect's interval reaches 0, or the search bound), or no "
         "datasets_needed",
     )
 
