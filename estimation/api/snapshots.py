@@ -285,9 +285,12 @@ class SnapshotStatusApi(ApiView):
             "unserved_since": activity.unserved_since,
             "unserved_seconds": None if unserved is None else int(unserved),
         }
-        # The tag moves with the activity too (each second while input waits: a poller
-        # then sees the wait grow, and nothing is cached stale).
-        etag = combined_etag(status.etag, *recompute.values())
+        # The tag moves with the activity (its state, and when the oldest unserved change
+        # arrived), not with the clock: a wait's age follows from unserved_since, so two
+        # polls of an unchanged state match however far apart they are.
+        etag = combined_etag(
+            status.etag, recompute["state"], recompute["reason"], recompute["unserved_since"]
+        )
         not_modified = not_modified_response(request, etag, None)
         if not_modified is not None:
             return not_modified

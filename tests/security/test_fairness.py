@@ -51,6 +51,17 @@ def _served(benchmark: Benchmark) -> bool:
     )
 
 
+def _behind(flooded: Benchmark, victim: Benchmark) -> bool:
+    """Whether ``flooded`` was served after the victim: not yet, or by a version its run
+    started after the victim's version started (an order, whatever the machine's speed:
+    on a loaded machine a short flood may end before the victim's longer run does)."""
+    if not _served(flooded):
+        return True
+    mine = snapshot_latest(benchmark=flooded)
+    theirs = snapshot_latest(benchmark=victim)
+    return mine is not None and theirs is not None and mine.created_at > theirs.created_at
+
+
 def _all_served(benchmarks) -> bool:
     return all(_served(benchmark) for benchmark in benchmarks)
 
@@ -182,7 +193,7 @@ def test_a_flooding_account_does_not_starve_another_benchmark(
                 with transaction.atomic():
                     benchmark_update(benchmark=benchmark, user=flooder, seed=r + 1)
             flooding.append(submit_and_time(ROUNDS + r))
-            still_queued.append(sum(not _served(benchmark) for benchmark in flooded))
+            still_queued.append(sum(_behind(benchmark, served) for benchmark in flooded))
 
         ratio = statistics.median(flooding) / statistics.median(normal)
         print(
@@ -207,5 +218,5 @@ def test_a_flooding_account_does_not_starve_another_benchmark(
     # of medians is timing within one run; on a loaded machine the shared cores stretch it
     # (2.17 seen at load 5-7 with a full test run beside it), so it is bounded loosely here
     # and measured as a ratio in bench/.
-    assert max(still_queued) > 0  # the victim went ahead of the flood, not after it
+    assert max(still_queued) > 0  # the victim went ahead of some of the flood, not after it
     assert ratio <= 3.0
