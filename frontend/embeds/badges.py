@@ -31,6 +31,9 @@ class BadgeFacts:
     rank_span: str | None = None  # the rank interval, "1–3" (verdict.rank_span)
     ranks_pending: bool = False  # the rank intervals are being computed
     quantity: str = "P(win)"  # what the number is called (registry Estimator.quantity)
+    # The interval the table shows beside the number (verdict.win_band), never a bare point.
+    low: float | None = None
+    high: float | None = None
 
     @property
     def rank_text(self) -> str:
@@ -47,6 +50,8 @@ class BadgeFacts:
         if self.rank is None:
             return f"not ranked · v{self.results_version}"
         p = "–" if self.probability is None else f"{self.probability:.2f}"
+        if self.probability is not None and self.low is not None and self.high is not None:
+            p += f" ({self.low:.2f}–{self.high:.2f})"
         return f"{self.rank_text} · {self.quantity} {p} · v{self.results_version}"
 
     @property
@@ -84,6 +89,8 @@ def badge_facts(
         rank_span=None if row is None else row.rank_span,
         ranks_pending=row is not None and row.ranks_pending,
         quantity=estimator_get(board.recommended).quantity,
+        low=None if row is None else row.low,
+        high=None if row is None else row.high,
     )
 
 

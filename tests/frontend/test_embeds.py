@@ -43,7 +43,9 @@ def test_badge_shows_the_tables_rank_and_caches(client, demo_benchmarks):  # noq
         if second.rank_low == second.rank_high
         else f"{second.rank_low}–{second.rank_high}"
     )
-    assert texts[1] == f"#{span} of {len(rows)} · P(win) {second.probability:.2f} · v1"
+    # the number with the interval the table shows beside it (never a bare point)
+    band = f"({second.low:.2f}–{second.high:.2f})"
+    assert texts[1] == (f"#{span} of {len(rows)} · P(win) {second.probability:.2f} {band} · v1")
     assert svg.find(f"{SVG}title").text.startswith(second.algorithm)
     again = client.get(_badge("demsar-2006", second.algorithm), HTTP_IF_NONE_MATCH=response["ETag"])
     assert again.status_code == 304 and again["ETag"] == response["ETag"]
