@@ -375,7 +375,7 @@ class LeaderboardRow:
             "position": f"={self.position}" if self.tied else str(self.position),
             "algorithm": self.algorithm,
             "probability": number_text(self.probability, 3),
-            "interval": f"{number_text(self.low, 3)}–{number_text(self.high, 3)}",
+            "interval": interval_text(self.low, self.high, 3),
             "ranks": self.rank_text,
             "p_best": number_text(self.p_best, 2),
             "win_rate": number_text(self.win_rate, 3),
@@ -489,6 +489,19 @@ def interval_bar(bar: IntervalBar) -> str:
 
 def number_text(value: float | None, digits: int) -> str:
     return "–" if value is None else f"{value:.{digits}f}"
+
+
+MAX_INTERVAL_DIGITS = 9
+
+
+def interval_text(low: float | None, high: float | None, digits: int) -> str:
+    """ "low–high" at ``digits`` decimals, or at as many more (up to
+    :data:`MAX_INTERVAL_DIGITS`) as tell two different ends apart: an interval of a tiny
+    share (1e-7 to 3e-7) never reads as the point "0.000–0.000"."""
+    if low is not None and high is not None and low != high:
+        while digits < MAX_INTERVAL_DIGITS and f"{low:.{digits}f}" == f"{high:.{digits}f}":
+            digits += 1
+    return f"{number_text(low, digits)}–{number_text(high, digits)}"
 
 
 def score_digits(values: Sequence[float | None]) -> int:

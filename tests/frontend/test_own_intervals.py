@@ -317,3 +317,20 @@ def test_a_score_that_is_no_win_probability_is_named_as_what_it_is(estimator, qu
         for c in board_columns(leaderboard_board(typed), "acc", table_legend(typed, "loo_kl"))
     }
     assert loo["probability"].label == "P(win)"
+
+
+@pytest.mark.parametrize(
+    "low, high, text",
+    [
+        (1e-7, 3e-7, "0.0000001–0.0000003"),
+        (0.1231, 0.1233, "0.1231–0.1233"),
+        (0.1234, 0.1236, "0.123–0.124"),
+        (0.2, 0.6, "0.200–0.600"),
+        (0.5, 0.5, "0.500–0.500"),  # ends that are equal are not padded
+        (None, 0.4, "––0.400"),
+    ],
+)
+def test_an_interval_whose_ends_differ_never_reads_as_a_point(low, high, text):
+    from frontend.readers.presenters import interval_text
+
+    assert interval_text(low, high, 3) == text
