@@ -111,6 +111,7 @@ def dataset_detail(request: HttpRequest, slug: str, dataset: str) -> HttpRespons
         "has_folds": any(row.folds for row in summaries),
         "has_significance_rank": any(row.significance_rank is not None for row in summaries),
         "has_standard_errors": any(row.standard_error is not None for row in summaries),
+        "has_not_separable": any(row.not_separable_from_best for row in summaries),
         "scores_chart": charts.dataset_scores_chart(summaries, dataset, metric.name),
         "board": board,
         "tukey": presenters.dataset_tukey_table(
