@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -35,6 +36,21 @@ class AlgorithmScores:
     rank: float | None
     significance_rank: float | None
     standard_error: float | None = None  # as the source file gave it with the score
+    # Within the combined standard errors of the best's score (see not_separable); False
+    # for the best itself and where either standard error is missing.
+    not_separable_from_best: bool = False
+
+
+# The two-sided 95% normal quantile: a difference inside z times the combined standard
+# error is not a win by the files' own uncertainty.
+SEPARATION_Z = 1.96
+
+
+def not_separable(difference: float, standard_error_a: float, standard_error_b: float) -> bool:
+    """Whether ``|difference| < 1.96 * sqrt(se_a**2 + se_b**2)``: the two scores are not
+    told apart by the standard errors their source files gave (independent errors)."""
+    combined = math.hypot(standard_error_a, standard_error_b)
+    return abs(difference) < SEPARATION_Z * combined
 
 
 def dataset_score_summaries(
@@ -74,7 +90,28 @@ def dataset_score_summaries(
             )
         )
     sign = -1.0 if higher_is_better else 1.0
-    return sorted(summaries, key=lambda row: (sign * row.mean, row.algorithm))
+    ordered = sorted(summaries, key=lambda row: (sign * row.mean, row.algorithm))
+    return _marked_not_separable(ordered)
+
+
+def _marked_not_separable(ordered: list[AlgorithmScores]) -> list[AlgorithmScores]:
+    """``ordered`` (best first) with each row whose score is within the combined standard
+    errors of the best's marked; none when the best has no standard error."""
+    if not ordered or ordered[0].standard_error is None:
+        return ordered
+    best = ordered[0]
+    assert best.standard_error is not None
+    return [best] + [
+        replace(
+            row,
+            not_separable_from_best=not_separable(
+                row.mean - best.mean, best.standard_error, row.standard_error
+            ),
+        )
+        if row.standard_error is not None
+        else row
+        for row in ordered[1:]
+    ]
 
 
 @dataclass(frozen=True)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections import defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -111,11 +112,13 @@ def dataset_index(*, benchmark: Benchmark) -> list[dict]:
 def accepted_scores_long(
     *, benchmark: Benchmark, metric: Metric, algorithm_order: list[str], chunk_size: int = 50
 ) -> Iterator[dict]:
-    """``{dataset, algorithm, fold, metric, score}`` of every accepted score of ``metric``,
-    algorithms in ``algorithm_order`` (the page's; others after, by name), then dataset and
-    fold; a later accepted submission supersedes an earlier one cell by cell. Read
-    ``chunk_size`` algorithms' packs at a time: memory stays bounded by what that many
-    algorithms submitted, whatever the benchmark's size."""
+    """``{dataset, algorithm, fold, metric, score, standard_error}`` of every accepted score
+    of ``metric``, algorithms in ``algorithm_order`` (the page's; others after, by name),
+    then dataset and fold; a later accepted submission supersedes an earlier one cell by
+    cell. ``standard_error`` is the one the source file gave with the score (kept in its
+    submission's provenance, per dataset and metric: only on a row without a fold), else
+    None. Read ``chunk_size`` algorithms' packs at a time: memory stays bounded by what
+    that many algorithms submitted, whatever the benchmark's size."""
     place = {name: i for i, name in enumerate(algorithm_order)}
     algorithms = sorted(
         algorithms_public(Algorithm.objects.filter(benchmark=benchmark)).values_list("name", "pk"),
@@ -129,8 +132,9 @@ def accepted_scores_long(
                 submission__algorithm_id__in=[pk for _, pk in chunk]
             )
         )
+        spreads = _submission_standard_errors({pack.submission_id for pack in packs})
         for name, pk in chunk:
-            cells: dict[tuple[str, int], float] = {}
+            cells: dict[tuple[str, int], tuple[float, int]] = {}
             for pack in packs:
                 if pack.algorithm_id != pk:
                     continue
@@ -141,15 +145,42 @@ def accepted_scores_long(
                     strict=True,
                 ):
                     if dataset in dataset_names:
-                        cells.setdefault((dataset_names[dataset], fold), value)
-            for (dataset_name, fold), value in sorted(cells.items()):
+                        cells.setdefault(
+                            (dataset_names[dataset], fold), (value, pack.submission_id)
+                        )
+            for (dataset_name, fold), (value, submission_id) in sorted(cells.items()):
                 yield {
                     "dataset": dataset_name,
                     "algorithm": name,
                     "fold": None if fold < 0 else fold,
                     "metric": metric.name,
                     "score": value,
+                    "standard_error": None
+                    if fold >= 0
+                    else spreads.get(submission_id, {}).get(f"{dataset_name} | {metric.name}"),
                 }
+
+
+def _submission_standard_errors(submission_ids: set[int]) -> dict[int, dict[str, float]]:
+    """{submission: {"<dataset> | <metric>": standard error}} as its provenance keeps them
+    (one query; a value that is not a finite number >= 0 is not one)."""
+    if not submission_ids:
+        return {}
+    rows = (
+        Submission.objects.filter(pk__in=submission_ids)
+        .annotate(se=KeyTransform("standard_errors", "provenance"))
+        .exclude(se=None)
+        .values_list("pk", "se")
+    )
+    return {
+        pk: {
+            key: float(se)
+            for key, se in errors.items()
+            if isinstance(se, (int, float)) and math.isfinite(se) and se >= 0
+        }
+        for pk, errors in rows
+        if isinstance(errors, dict)
+    }
 
 
 MAX_QUERY_LENGTH = 100

@@ -27,7 +27,7 @@ from leaderboard.selectors import benchmark_get_visible, benchmark_metric_get, b
 from leaderboard.services import user_is_maintainer
 from leaderboard.spreadsheet import csv_stream
 
-LONG_COLUMNS = ["dataset", "algorithm", "fold", "metric", "score"]
+LONG_COLUMNS = ["dataset", "algorithm", "fold", "metric", "score", "standard_error"]
 # A ranking-only benchmark's export is a ranking file (its one metric is the rank, lower
 # is better): read back as "score", higher would be better and the order reversed.
 RANKING_COLUMNS = list(RANKING_HEADER)
@@ -111,6 +111,7 @@ def dataset_detail(request: HttpRequest, slug: str, dataset: str) -> HttpRespons
         "has_folds": any(row.folds for row in summaries),
         "has_significance_rank": any(row.significance_rank is not None for row in summaries),
         "has_standard_errors": any(row.standard_error is not None for row in summaries),
+        "has_not_separable": any(row.not_separable_from_best for row in summaries),
         "scores_chart": charts.dataset_scores_chart(summaries, dataset, metric.name),
         "board": board,
         "tukey": presenters.dataset_tukey_table(
@@ -153,7 +154,7 @@ def dataset_index(request: HttpRequest, slug: str) -> HttpResponse:
 
 def scores_export(request: HttpRequest, slug: str) -> StreamingHttpResponse:
     """Every accepted raw score, one line each (``dataset, algorithm, fold, metric,
-    score``; a ranking-only benchmark's as a ranking file, ``dataset, algorithm, rank``),
+    score, standard_error``, the last empty where the source gave none; a ranking-only benchmark's as a ranking file, ``dataset, algorithm, rank``),
     metrics in the benchmark's order and algorithms in each leaderboard's order; streamed,
     so memory stays bounded. Either is a file ``manage.py analyze`` and the uploads read."""
     benchmark = _visible_benchmark(request, slug)

@@ -183,11 +183,17 @@ def submission_entries_from_csv(
         name: np.asarray(getattr(parsed, name))[order]
         for name in ("dataset_codes", "metric_codes", "folds", "values", "lines")
     }
+    primary = (
+        benchmark.metrics.filter(is_primary=True).values_list("name", flat=True).first() or ""
+        if parsed.standard_errors
+        else ""
+    )
     entries = []
     for i in np.argsort(first, kind="stable").tolist():
         rows = slice(int(starts[i]), int(starts[i] + counts[i]))
         name = parsed.algorithms[int(present[i])]
         described = dict(parsed.algorithm_metadata.get(name, {}))
+        spreads = _standard_errors(parsed, columns, rows, primary)
         entries.append(
             SubmissionInput(
                 algorithm=name,
@@ -204,9 +210,28 @@ def submission_entries_from_csv(
                     value_column=parsed.value_column or name,
                 ),
                 note=note,
+                provenance={"standard_errors": spreads} if spreads else {},
             )
         )
     return entries
+
+
+def _standard_errors(parsed, columns: dict, rows: slice, primary: str) -> dict[str, float]:
+    """``{"<dataset> | <metric>": standard error}`` of one algorithm's rows, keyed as the
+    importers key a source's spread (a row without a metric is the primary metric's)."""
+    if not parsed.standard_errors:
+        return {}
+    spreads = {}
+    for line, d, k in zip(
+        columns["lines"][rows].tolist(),
+        columns["dataset_codes"][rows].tolist(),
+        columns["metric_codes"][rows].tolist(),
+        strict=True,
+    ):
+        if line in parsed.standard_errors:
+            metric = parsed.metrics[k] if k >= 0 else primary
+            spreads[f"{parsed.datasets[d]} | {metric}"] = parsed.standard_errors[line]
+    return spreads
 
 
 def submissions_check(

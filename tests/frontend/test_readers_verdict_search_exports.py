@@ -68,7 +68,15 @@ def test_the_long_scores_export_keeps_the_newest_accepted_value(client):
     response = client.get("/b/toy/scores.csv")
     assert response.streaming and response["Content-Type"].startswith("text/csv")
     frame = pd.read_csv(io.StringIO(b"".join(response.streaming_content).decode()))
-    assert list(frame.columns) == ["dataset", "algorithm", "fold", "metric", "score"]
+    assert list(frame.columns) == [
+        "dataset",
+        "algorithm",
+        "fold",
+        "metric",
+        "score",
+        "standard_error",
+    ]
+    assert frame["standard_error"].isna().all()  # no source gave one
     assert len(frame) == 12  # 3 algorithms x 4 datasets, each once
     alpha = frame[frame["algorithm"] == "alpha"].set_index("dataset")["score"]
     assert alpha["d1"] == 0.95 and alpha["d2"] == 0.8

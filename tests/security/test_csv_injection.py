@@ -103,7 +103,14 @@ def test_the_long_scores_export_defuses_formulas_and_stays_readable(client):
     assert response.status_code == 200 and response.streaming
     body = b"".join(response.streaming_content).decode()
     frame = pd.read_csv(io.StringIO(body), dtype=str, keep_default_na=False)
-    assert list(frame.columns) == ["dataset", "algorithm", "fold", "metric", "score"]
+    assert list(frame.columns) == [
+        "dataset",
+        "algorithm",
+        "fold",
+        "metric",
+        "score",
+        "standard_error",
+    ]
     assert {name.removeprefix("'") for name in frame["algorithm"]} == set(EVIL)
     for column in frame.columns:
         assert all(_defused(cell) for cell in frame[column]), column

@@ -47,6 +47,7 @@ class _RecordLayout:
     value: int
     fold: int | None
     metric: int | None
+    standard_error: int | None
     described: list[tuple[int, str]]  # (index, metadata column) of algorithm columns
 
     @classmethod
@@ -59,6 +60,7 @@ class _RecordLayout:
             value=roles["rank"] if format == "ranking" else roles["score"],
             fold=roles.get("fold"),
             metric=roles.get("metric"),
+            standard_error=roles.get("standard_error"),
             described=[(roles[c], c) for c in ALGORITHM_COLUMNS if c in roles],
         )
 
@@ -105,6 +107,7 @@ class _Found:
     without_fold: int = 0
     with_metric: int = 0
     without_metric: int = 0
+    standard_errors: dict[int, float] = field(default_factory=dict)  # line -> as given
 
 
 class _LongParser(_ParserBase):
@@ -114,7 +117,16 @@ class _LongParser(_ParserBase):
         required: tuple[str, ...]
         if format == "long":
             allowed, required, layout = (
-                ("dataset", "algorithm", "score", "value", "fold", "metric", *ALGORITHM_COLUMNS),
+                (
+                    "dataset",
+                    "algorithm",
+                    "score",
+                    "value",
+                    "fold",
+                    "metric",
+                    "standard_error",
+                    *ALGORITHM_COLUMNS,
+                ),
                 ("dataset", "algorithm"),
                 _LONG_LAYOUT,
             )
@@ -174,7 +186,12 @@ class _LongParser(_ParserBase):
     ) -> ParsedResults:
         layout = _RecordLayout.of(self._record_columns(names, format), names, format)
         found = _Found()
-        if self.raw_lines is not None and not layout.described and self.delimiter == ",":
+        if (
+            self.raw_lines is not None
+            and not layout.described
+            and layout.standard_error is None
+            and self.delimiter == ","
+        ):
             cols, found.with_fold = clean_records(  # raises NotClean: then cell by cell
                 self.raw_lines,
                 first_line=reader.line_num + 1,  # type: ignore[attr-defined]
@@ -208,6 +225,11 @@ class _LongParser(_ParserBase):
             metric = (
                 self._metric_cell(row, layout, line, found) if layout.metric is not None else -1
             )
+            spread = (
+                self._standard_error_cell(row, layout, line, fold, found)
+                if layout.standard_error is not None
+                else True
+            )
             described = True
             if layout.described and (named := row[layout.algorithm].strip()):
                 given = found.metadata.setdefault(named, {})
@@ -218,6 +240,7 @@ class _LongParser(_ParserBase):
                 and value is not None
                 and fold is not None
                 and metric is not None
+                and spread
                 and described
             ):
                 add_line(line)
@@ -253,6 +276,29 @@ class _LongParser(_ParserBase):
             )
             return None
         return value
+
+    def _standard_error_cell(
+        self, row: list[str], layout: _RecordLayout, line: int, fold: int | None, found: _Found
+    ) -> bool:
+        """Keep a row's standard error (none if the cell is empty); False after an error."""
+        assert layout.standard_error is not None
+        column = layout.names[layout.standard_error]
+        raw = row[layout.standard_error].strip()
+        if not raw:
+            return True
+        if fold is not None and fold >= 0:
+            # Kept per dataset and metric, as the importers keep a source's spread.
+            self.errors.add(line, column, "a standard error goes with a result without a fold")
+            return False
+        value = self._number(raw, line)
+        if isinstance(value, str):
+            self.errors.add(line, column, value)
+            return False
+        if value < 0:
+            self.errors.add(line, column, f"{raw!r} is negative; a standard error is >= 0")
+            return False
+        found.standard_errors[line] = value + 0.0
+        return True
 
     def _fold_cell(
         self, row: list[str], layout: _RecordLayout, line: int, found: _Found
@@ -391,6 +437,7 @@ class _LongParser(_ParserBase):
             n_dropped=self.dropped.total,
             algorithm_metadata={name: given for name, given in found.metadata.items() if given},
             value_column=layout.value_column,
+            standard_errors=_kept(found.standard_errors, lines),
         )
         if errors.total:
             raise ResultsCsvError(errors.kept, errors.total, partial=result)
@@ -545,3 +592,10 @@ class _LongParser(_ParserBase):
                     break
                 position += size
                 start = end
+
+
+def _kept(standard_errors: dict[int, float], lines: np.ndarray) -> dict[int, float]:
+    """The standard errors of the rows that stayed (a dropped row's goes with it)."""
+    if not standard_errors:
+        return {}
+    return {line: standard_errors[line] for line in lines.tolist() if line in standard_errors}

@@ -159,6 +159,8 @@ class ParsedResults:
     # The header cell of the values as written ("score", "value", "rank"), so that a
     # later problem names the file's column; empty in a wide file (each algorithm's own).
     value_column: str = ""
+    # line -> the standard error a long file gave with that line's score (optional column)
+    standard_errors: Mapping[int, float] = field(default_factory=dict)
 
     @property
     def n_records(self) -> int:
