@@ -75,7 +75,8 @@ def test_a_problem_repeated_on_many_rows_is_told_once(tmp_path):
         f"{path}: 91 errors in the results file:\n"
         "  line 3, column \"score\": 'nan' is not a finite number\n"
         "  lines 4, 5, 6, 7, 8 and 44 more, column \"score\": 'x' is not a number\n"
-        "  ... and 41 more"  # the parser keeps the first 50
+        "  ... and 41 more\n"  # the parser keeps the first 50
+        "nothing was imported; --on-error skip imports the valid rows and lists the rest"
     )
 
 
