@@ -6,7 +6,8 @@ from celery import shared_task
 from django.conf import settings
 
 from leaderboard.notifications import decision_mails_send
-from leaderboard.uploads import upload_job_run, upload_jobs_sweep
+from leaderboard.upload_jobs import upload_job_run
+from leaderboard.uploads import upload_jobs_sweep
 
 
 @shared_task(

@@ -21,8 +21,7 @@ from typing import BinaryIO
 import psycopg
 from celery import current_app as celery_app
 from django.conf import settings
-from django.db import close_old_connections, connection, transaction
-from django.db.models import Q
+from django.db import connection, transaction
 from django.utils import timezone
 
 from common.threads import db_daemon_thread
@@ -133,7 +132,8 @@ PROCESS_UPLOAD_TASK = "leaderboard.process_upload"  # leaderboard.tasks.process_
 
 def _dispatch(job_id: int) -> None:
     if settings.CELERY_TASK_ALWAYS_EAGER:  # embedded mode: a thread of this process
-        db_daemon_thread(upload_job_run, job_id=job_id, name=f"podium-upload-{job_id}").start()
+        run = celery_app.tasks[PROCESS_UPLOAD_TASK].run  # by name, as below
+        db_daemon_thread(run, job_id=job_id, name=f"podium-upload-{job_id}").start()
         return
     try:
         # By name: leaderboard.tasks imports this module.
@@ -146,76 +146,6 @@ def _dispatch(job_id: int) -> None:
             {"detail": "The upload could not be queued for processing; send it again."},
             503,
         )
-
-
-def upload_job_run(*, job_id: int) -> UploadJob | None:
-    """Process a queued job (a duplicate delivery finds it taken and does nothing)."""
-    from leaderboard.api.errors import exception_handler
-    from leaderboard.ingest.results_csv import ResultsCsvError
-    from leaderboard.services import PermissionDenied, ValidationFailed
-    from leaderboard.services.uploads import UploadInput, left_out_where, submissions_upload
-
-    job = _claimed(job_id)
-    if job is None:
-        return None
-    upload = UploadInput(
-        content=bytes(job.content),
-        filename=job.filename,
-        format=job.format or None,
-        note=job.note,
-        on_error=job.on_error,
-        incomplete=job.incomplete,
-        new_datasets_confirmed=job.new_datasets_confirmed,
-        idempotency_key=job.idempotency_key,
-    )
-    try:
-        outcome = submissions_upload(
-            benchmark=job.benchmark,
-            submitter=job.submitter,
-            upload=upload,
-            background=False,
-            limits=upload_limits(background=True),
-            stage=lambda stage, progress: _stage(job_id, stage, progress),
-        )
-    except (ValidationFailed, ResultsCsvError, PermissionDenied) as exc:
-        response = exception_handler(exc, {})
-        return _finish(job_id, UploadJob.Status.FAILED, response.data, response.status_code)
-    except Exception:
-        logger.exception("upload %s failed", job_id)
-        body: dict[str, object] = {
-            "detail": "The upload could not be processed; nothing was written."
-        }
-        return _finish(job_id, UploadJob.Status.FAILED, body, 500)
-    body = {
-        "submissions": [s.pk for s in outcome.submissions],
-        "n_scores": outcome.n_scores,
-        "incomplete_notes": outcome.incomplete_notes,
-    }
-    if outcome.n_left_out:
-        body["left_out"] = [
-            {"field": left_out_where(p), "message": p.message} for p in outcome.left_out
-        ]
-        body["n_left_out"] = outcome.n_left_out
-    return _finish(job_id, UploadJob.Status.DONE, body, 201)
-
-
-def _claimed(job_id: int) -> UploadJob | None:
-    """The job, once this worker has taken it: queued, or left running by a worker that
-    died (redelivered after the time limit); None when another has it."""
-    close_old_connections()
-    now = timezone.now()
-    abandoned = Q(
-        status=UploadJob.Status.RUNNING,
-        started_at__lt=now - timedelta(seconds=settings.PODIUM_UPLOAD_TIME_LIMIT),
-    )
-    claimed = (
-        UploadJob.objects.filter(pk=job_id)
-        .filter(Q(status=UploadJob.Status.QUEUED) | abandoned)
-        .update(status=UploadJob.Status.RUNNING, started_at=now, stage="reading", progress=0.0)
-    )
-    if not claimed:
-        return None
-    return UploadJob.objects.select_related("benchmark", "submitter").get(pk=job_id)
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,8 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
 from leaderboard.models import Submission, UploadJob
-from leaderboard.uploads import upload_job_create, upload_job_run
+from leaderboard.upload_jobs import upload_job_run
+from leaderboard.uploads import upload_job_create
 from tests.api.conftest import client_for
 from tests.api.test_upload import upload
 from tests.factories import stored_scores
@@ -71,7 +72,7 @@ def test_a_choice_out_of_its_list_is_refused_at_its_field(researcher, benchmark)
 
 
 def test_the_background_job_takes_the_uploaders_choice(client, researcher, benchmark, monkeypatch):
-    monkeypatch.setattr("leaderboard.uploads.close_old_connections", lambda: None)
+    monkeypatch.setattr("leaderboard.upload_jobs.close_old_connections", lambda: None)
     monkeypatch.setattr("leaderboard.uploads._dispatch", lambda job_id: None)
     jobs = {
         on_error: upload_job_create(

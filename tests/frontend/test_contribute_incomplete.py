@@ -158,7 +158,8 @@ def test_the_background_upload_result_carries_it_on_the_api_and_the_page(
     client, benchmark, researcher
 ):
     from leaderboard.models import UploadJob
-    from leaderboard.uploads import upload_job_create, upload_job_run
+    from leaderboard.upload_jobs import upload_job_run
+    from leaderboard.uploads import upload_job_create
 
     job = upload_job_create(
         benchmark=benchmark,
@@ -170,7 +171,7 @@ def test_the_background_upload_result_carries_it_on_the_api_and_the_page(
         idempotency_key="background-partial",
     )
     with pytest.MonkeyPatch.context() as patch:  # in this test's transaction
-        patch.setattr("leaderboard.uploads.close_old_connections", lambda: None)
+        patch.setattr("leaderboard.upload_jobs.close_old_connections", lambda: None)
         done = upload_job_run(job_id=job.pk)
     assert done.status == UploadJob.Status.DONE, done.result
     api = client_for(researcher)

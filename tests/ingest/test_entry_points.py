@@ -383,7 +383,8 @@ def test_one_file_of_another_tool_is_stored_at_confirm_and_by_the_background_job
     assert len(stored_scores(submission__benchmark__slug="one-pwc")) == 3
 
     from leaderboard.models import UploadJob
-    from leaderboard.uploads import upload_job_create, upload_job_run
+    from leaderboard.upload_jobs import upload_job_run
+    from leaderboard.uploads import upload_job_create
 
     board = _empty_benchmark("bg-pwc", METRICS["pwc"])
     job = upload_job_create(
@@ -396,7 +397,7 @@ def test_one_file_of_another_tool_is_stored_at_confirm_and_by_the_background_job
         idempotency_key="bg-pwc",
     )
     with pytest.MonkeyPatch.context() as patch:  # in this test's transaction, as above
-        patch.setattr("leaderboard.uploads.close_old_connections", lambda: None)
+        patch.setattr("leaderboard.upload_jobs.close_old_connections", lambda: None)
         done = upload_job_run(job_id=job.pk)
     assert done.status == UploadJob.Status.DONE, done.result
     assert done.result["n_scores"] == 3
@@ -453,8 +454,9 @@ def test_a_large_import_goes_through_the_background_job(uploader, monkeypatch):
     worker's connection hygiene is switched off): the same import, all or nothing."""
     from leaderboard.models import UploadJob
 
-    monkeypatch.setattr("leaderboard.uploads.close_old_connections", lambda: None)
-    from leaderboard.uploads import upload_job_create, upload_job_run
+    monkeypatch.setattr("leaderboard.upload_jobs.close_old_connections", lambda: None)
+    from leaderboard.upload_jobs import upload_job_run
+    from leaderboard.uploads import upload_job_create
 
     board = _empty_benchmark("bg-mteb", METRICS["mteb"])
     job = upload_job_create(

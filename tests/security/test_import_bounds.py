@@ -32,7 +32,8 @@ from leaderboard.ingest.formats import (
 )
 from leaderboard.models import Submission, UploadJob
 from leaderboard.services import api_token_create, benchmark_create
-from leaderboard.uploads import upload_job_create, upload_job_run
+from leaderboard.upload_jobs import upload_job_run
+from leaderboard.uploads import upload_job_create
 from tests.factories import make_user, stored_scores
 from tests.ingest.helpers import fixture_files, zipped
 
@@ -176,7 +177,7 @@ def test_one_file_of_another_tool_over_the_cap_is_a_400(settings, board):
 
 
 def test_the_background_job_has_its_own_larger_cap(settings, board, monkeypatch):
-    monkeypatch.setattr("leaderboard.uploads.close_old_connections", lambda: None)
+    monkeypatch.setattr("leaderboard.upload_jobs.close_old_connections", lambda: None)
     settings.PODIUM_MAX_UPLOAD_ROWS = 100
     settings.PODIUM_MAX_BACKGROUND_UPLOAD_ROWS = 1000
 
