@@ -36,6 +36,13 @@ _RESULTS: dict[tuple[str, ...], Any] = {}
 # worker the modules that build the same boards were given to.
 SHARED_VARIABLE = "PODIUM_ENGINE_MEMO_DIR"
 
+# PODIUM_TEST_ENGINE_MEMO=0 computes every result afresh (to measure what the memo saves).
+SWITCH = "PODIUM_TEST_ENGINE_MEMO"
+
+
+def memo_on() -> bool:
+    return os.environ.get(SWITCH, "1") != "0"
+
 
 def _shared_file(key: tuple[str, ...]) -> Path | None:
     folder = os.environ.get(SHARED_VARIABLE)
@@ -77,6 +84,8 @@ def _board(board, **_: Any) -> str:
 
 def analyze_remembered(table, settings, **flags):
     """``analyze(table, settings, **flags)``, computed once per process for each input."""
+    if not memo_on():
+        return analyze(table, settings, **flags)
     return _remembered("analyze", analyze, _flags)(table, settings, **flags)
 
 
@@ -94,8 +103,9 @@ def engine_results_remembered() -> Iterator[None]:
 
     Only the core's own functions are remembered: one a test has replaced (a failure or
     a look inside a stage) is called as it is, every time. Blocks may nest."""
+    engine = _ENGINE if memo_on() else {}
     with pytest.MonkeyPatch.context() as patch:
-        for name, (compute, key_of) in _ENGINE.items():
+        for name, (compute, key_of) in engine.items():
             for module in (refresh, uncertainty):
                 if getattr(module, name, None) is compute:
                     patch.setattr(module, name, _remembered(name, compute, key_of))

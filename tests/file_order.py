@@ -15,6 +15,7 @@ of a parallel run reorder; a run in one process keeps the usual order.
 from __future__ import annotations
 
 import math
+import os
 from collections import defaultdict
 from pathlib import Path
 
@@ -77,6 +78,9 @@ class DurationRecorder:
 def file_order_register(config: pytest.Config) -> None:
     """The recorder in the controlling (or only) process, the order in xdist's workers."""
     if hasattr(config, "workerinput"):
+        # PODIUM_TEST_FILE_ORDER=0 keeps the collection order (to measure the saving).
+        if os.environ.get("PODIUM_TEST_FILE_ORDER", "1") == "0":
+            return
         config.pluginmanager.register(LongestFilesFirst(), "podium-longest-files-first")
     else:
         config.pluginmanager.register(DurationRecorder(config), "podium-test-durations")

@@ -10,7 +10,7 @@ import numpy as np
 from estimation.core.analysis import AnalysisSettings, analyze
 from estimation.core.table import ResultTable
 from estimation.recompute import refresh
-from tests.engine_memo import engine_results_remembered
+from tests.engine_memo import SWITCH, engine_results_remembered
 
 
 def _table(shift: float) -> ResultTable:
@@ -18,7 +18,8 @@ def _table(shift: float) -> ResultTable:
     return ResultTable(("d1", "d2", "d3"), ("a", "b", "c"), values)
 
 
-def test_the_memo_reuses_only_the_same_input_and_restores_the_engine():
+def test_the_memo_reuses_only_the_same_input_and_restores_the_engine(monkeypatch):
+    monkeypatch.delenv(SWITCH, raising=False)  # on, even in a run measuring it off
     settings = AnalysisSettings(bootstrap=0, evaluation_repeats=1, evaluation_folds=2)
     with engine_results_remembered():
         first = refresh.analyze(_table(0.0), settings, advisor=False, uncertainty=False)
