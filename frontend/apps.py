@@ -4,3 +4,9 @@ from django.apps import AppConfig
 class FrontendConfig(AppConfig):
     name = "frontend"
     verbose_name = "Pages"
+
+    def ready(self) -> None:
+        # Who maintains what, kept per user for the signed-in reader's shell.
+        from frontend.page_shell import connect_signals
+
+        connect_signals()

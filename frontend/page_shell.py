@@ -16,20 +16,28 @@ is the same bytes for everyone by construction.
 
 A shell returns None when the page does not have its regions (a template changed): the
 view then renders the page as before.
+
+Whether a reader maintains any benchmark is kept per user for ``MAINTAINS_SECONDS`` (most
+readers maintain nothing, and they then skip the maintainer query on every board); the
+entry is dropped when the user's maintainer rows change (:func:`connect_signals`), and a
+kept "maintains something" only means the query runs.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 
+from django.core.cache import cache
+from django.db.models.signals import m2m_changed
 from django.http import HttpRequest
 from django.template.loader import render_to_string
 
-from leaderboard.selectors import benchmark_policy_if_maintained
+from leaderboard.selectors import benchmark_policy_if_maintained, user_maintains_any
 
 SITE_NAV = "site-nav"
 PAGE_ACTIONS = "page-actions"
 MESSAGES = "messages"
+MAINTAINS_SECONDS = 300  # bounds a change made around the signal (a raw through-row insert)
 
 
 def _markers(name: str) -> tuple[bytes, bytes]:
@@ -72,7 +80,8 @@ def leaderboard_shell(request: HttpRequest, body: bytes, *, slug: str, **view_kw
     reader who maintains nothing here sees the anonymous ones: submit and upload, unless
     the benchmark is closed), and the reader's messages."""
     regions = {SITE_NAV: _site_nav(request)}
-    policy = benchmark_policy_if_maintained(slug=slug, user=request.user)
+    user = request.user
+    policy = benchmark_policy_if_maintained(slug=slug, user=user) if _maintains_any(user) else None
     if policy is not None:
         regions[PAGE_ACTIONS] = render_to_string(
             "frontend/readers/_page_actions.html",
@@ -81,3 +90,45 @@ def leaderboard_shell(request: HttpRequest, body: bytes, *, slug: str, **view_kw
     # Drawing them uses them up: they show on this answer only.
     regions[MESSAGES] = render_to_string("frontend/accounts/_messages.html", request=request)
     return regions_replaced(body, regions)
+
+
+def _maintains_key(user_id: int) -> str:
+    return f"shell:maintains:v1:{user_id}"
+
+
+def _maintains_any(user) -> bool:
+    """Whether ``user`` may maintain some benchmark (a superuser maintains all), from the
+    per-user entry; a missed entry asks the database once."""
+    if not user.is_authenticated:
+        return False
+    if user.is_superuser:
+        return True
+    key = _maintains_key(user.pk)
+    kept = cache.get(key)
+    if isinstance(kept, bool):
+        return kept
+    maintains = user_maintains_any(user=user)
+    cache.set(key, maintains, timeout=MAINTAINS_SECONDS)
+    return maintains
+
+
+def _maintainers_changed(sender, instance, action, reverse, pk_set, **kwargs) -> None:
+    if not action.startswith("post_"):
+        return
+    if reverse:  # user.maintained_benchmarks.add(...): the instance is the user
+        user_ids = [instance.pk]
+    elif pk_set is not None:
+        user_ids = list(pk_set)
+    else:  # benchmark.maintainers.clear(): whom it removed is not said; a stale True is safe
+        return
+    cache.delete_many([_maintains_key(user_id) for user_id in user_ids])
+
+
+def connect_signals() -> None:
+    from leaderboard.models import Benchmark
+
+    m2m_changed.connect(
+        _maintainers_changed,
+        sender=Benchmark.maintainers.through,
+        dispatch_uid="shell-maintainers",
+    )

@@ -426,6 +426,13 @@ def benchmark_policy_if_maintained(*, slug: str, user) -> str | None:
     )
 
 
+def user_maintains_any(*, user) -> bool:
+    """Whether ``user`` maintains at least one benchmark (one query; False if not signed in)."""
+    if user is None or not user.is_authenticated:
+        return False
+    return user.is_superuser or Benchmark.maintainers.through.objects.filter(user=user).exists()
+
+
 def _count_of(model, public=None, **filters) -> Coalesce:
     """A correlated COUNT subquery (joins would multiply algorithms by datasets)."""
     rows = model.objects.filter(benchmark=OuterRef("pk"), **filters)

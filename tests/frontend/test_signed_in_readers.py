@@ -252,3 +252,29 @@ def test_regions_are_replaced_in_page_order_and_a_missing_one_gives_none():
     assert regions_replaced(b"<p>no regions</p>", {SITE_NAV: "my nav"}) is None
     unclosed = b"<!--podium:site-nav-->anon nav"
     assert regions_replaced(unclosed, {SITE_NAV: "my nav"}) is None
+
+
+def test_a_reader_who_maintains_nothing_costs_no_maintainer_query(board, readers):
+    readers["anonymous"].get("/b/shared/")  # the anonymous entry exists
+    readers["bob-reader"].get("/b/shared/")  # what Bob maintains is now known
+    with Renders() as again:
+        response = readers["bob-reader"].get("/b/shared/")
+    assert b"bob-reader" in response.content
+    assert again.queries <= 2  # the session and the user only
+
+
+def test_becoming_or_ceasing_to_be_a_maintainer_shows_on_the_next_page(board, readers):
+    from django.contrib.auth import get_user_model
+
+    bob = get_user_model().objects.get(username="bob-reader")
+    other = make_benchmark("other")
+    readers["anonymous"].get("/b/shared/")
+    assert b'data-testid="edit-link"' not in readers["bob-reader"].get("/b/shared/").content
+    board.maintainers.add(bob)
+    assert b'data-testid="edit-link"' in readers["bob-reader"].get("/b/shared/").content
+    board.maintainers.remove(bob)
+    assert b'data-testid="edit-link"' not in readers["bob-reader"].get("/b/shared/").content
+    bob.maintained_benchmarks.add(other)  # maintaining another board shows nothing here
+    assert b'data-testid="edit-link"' not in readers["bob-reader"].get("/b/shared/").content
+    bob.maintained_benchmarks.add(board)
+    assert b'data-testid="edit-link"' in readers["bob-reader"].get("/b/shared/").content
