@@ -71,6 +71,11 @@ class Scratch:
                 check=True,
                 timeout=300,
             )
+            # This process talks to the same database, broker and cache as the workers it
+            # starts: a caller's PODIUM_CACHE_URL (say) would otherwise split the pipeline's
+            # marks between two Redis databases, and the workers would never see a request.
+            for key in [k for k in os.environ if k.endswith("_URL") and k not in self.env]:
+                del os.environ[key]
             os.environ.update(self.env)
             import django
 
