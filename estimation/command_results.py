@@ -31,6 +31,16 @@ def results_compute(benchmark: Benchmark) -> list[ResultSnapshot]:
     return recompute_here(benchmark_id=benchmark.pk, owner=f"command-{benchmark.pk}")
 
 
+def results_after_import(benchmark: Benchmark, *, queued: bool) -> str:
+    """The line an import command ends with. The import committed and asked for a
+    recompute (a task, or a thread of this process that would die with it): without
+    ``--queue`` the results are computed here first."""
+    if queued:
+        return f"{benchmark.slug}: results queued for the workers"
+    results_compute(benchmark)
+    return f"{benchmark.slug}: results {results_served(benchmark)}"
+
+
 def results_served(benchmark: Benchmark) -> str:
     """What each metric serves now, in a few words."""
     if recompute_pending(benchmark_id=benchmark.pk):

@@ -8,8 +8,7 @@ from django.db import transaction
 from estimation.command_results import (
     QUEUE_HELP,
     queue_refused_without_workers,
-    results_compute,
-    results_served,
+    results_after_import,
 )
 from estimation.core.wording import counted
 from leaderboard.ingest.results_csv import (
@@ -148,13 +147,7 @@ class Command(BaseCommand):
                 f"{counted(len(parsed.datasets), 'dataset')}"
             )
         )
-        # The import committed and asked for a recompute (a task, or a thread of this
-        # process that would die with it): without --queue the results are computed here.
-        if options["queue"]:
-            self.stdout.write(f"{benchmark.slug}: results queued for the workers")
-        else:
-            results_compute(benchmark)
-            self.stdout.write(f"{benchmark.slug}: results {results_served(benchmark)}")
+        self.stdout.write(results_after_import(benchmark, queued=options["queue"]))
 
     def _benchmark(self, options, *, ranking_only: bool, metrics: tuple[str, ...]) -> Benchmark:
         existing = Benchmark.objects.filter(slug=options["slug"]).first()

@@ -7,8 +7,7 @@ from django.utils.text import slugify
 from estimation.command_results import (
     QUEUE_HELP,
     queue_refused_without_workers,
-    results_compute,
-    results_served,
+    results_after_import,
 )
 from estimation.core.wording import counted
 from leaderboard.ingest.formats import (
@@ -142,11 +141,7 @@ class Command(BaseCommand):
                 f"metrics {', '.join(imported.parsed.metrics)}"
             )
         )
-        if options["queue"]:
-            self.stdout.write(f"{benchmark.slug}: results queued for the workers")
-        else:
-            results_compute(benchmark)
-            self.stdout.write(f"{benchmark.slug}: results {results_served(benchmark)}")
+        self.stdout.write(results_after_import(benchmark, queued=options["queue"]))
 
     def _report_left_out(self, slug: str, imported: ImportedResults) -> None:
         if not imported.n_left_out:
