@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import io
 import json
 import re
@@ -126,7 +127,10 @@ def test_quiet_and_verbosity_zero_turn_progress_off():
         assert stderr == "" and json.loads(stdout)["board"]["input"]["n_datasets"] == 14
 
 
-def test_a_short_run_shows_nothing_with_the_default_delay():
+def test_a_short_run_shows_nothing_with_the_default_delay(monkeypatch):
+    # The run's clock stands still: "short" must not depend on how loaded the machine is.
+    frozen = functools.partial(ConsoleProgress, clock=FakeClock())
+    monkeypatch.setattr("estimation.management.commands.analyze.ConsoleProgress", frozen)
     stdout, stderr = run_analyze("--json")
     assert stderr == "" and json.loads(stdout)
 
