@@ -303,9 +303,11 @@ def decimal_grid(values: Any) -> DecimalGrid:
     # Columns without a value are on every grid.
     denominators[~has_value] = 1
     # A value per column to test first (its first present one): most columns fail there.
-    probe = values[0].copy()
-    gaps = np.flatnonzero(~present[0] & has_value)
-    probe[gaps] = values[present[:, gaps].argmax(axis=0), gaps]
+    probe = np.zeros(m)  # with no rows, no column has a value
+    if values.shape[0]:
+        probe = values[0].copy()
+        gaps = np.flatnonzero(~present[0] & has_value)
+        probe[gaps] = values[present[:, gaps].argmax(axis=0), gaps]
     undecided = has_value.copy()
     for lattice in GRID_DENOMINATORS:
         for decimals in range(GRID_MAX_DECIMALS + 1):

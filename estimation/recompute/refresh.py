@@ -273,7 +273,9 @@ def _served_finish(
     if snapshot_uncertainty_store(
         snapshot=snapshot, table=table, settings=settings, stop=run.superseded
     ):
-        snapshot_advisor_store(snapshot=snapshot, table=table, settings=settings)
+        snapshot_advisor_store(
+            snapshot=snapshot, table=table, settings=settings, stop=run.superseded
+        )
 
 
 def _progress_report(

@@ -159,3 +159,8 @@ def test_a_table_of_one_kind_takes_no_pair_apart(monkeypatch):
     mixed[:, 0] = rng.normal(size=30)  # one continuous column: its 11 pairs apart
     wilcoxon_pairwise(mixed)
     assert sum(len(np.atleast_1d(args[1])) for args in calls) == 11
+
+
+def test_a_table_with_no_rows_has_every_column_on_the_unit_grid():
+    grid = decimal_grid(np.zeros((0, 3)))
+    assert grid.denominators.tolist() == [1, 1, 1] and grid.numerators.shape == (0, 3)

@@ -471,3 +471,10 @@ def test_groups_by_distance_equal_the_groups_of_the_whole_matrix(m, seed, thresh
     significant = differ(mean_ranks[:, None], mean_ranks[None, :])
     by_distance = indistinguishable_groups_by_distance(mean_ranks, differ)
     assert by_distance == indistinguishable_groups(significant, mean_ranks)
+
+
+def test_no_algorithms_make_no_groups():
+    nothing, no_ranks = np.zeros((0, 0), dtype=bool), np.zeros(0)
+    assert cd_groups(nothing, no_ranks) == []
+    groups = indistinguishable_groups(nothing, no_ranks)
+    assert groups.bars == () and groups.letters == ()

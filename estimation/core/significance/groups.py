@@ -111,6 +111,8 @@ def cd_groups(significant: np.ndarray, mean_ranks: np.ndarray) -> list[tuple[int
     steps).
     """
     significant, mean_ranks = _check_groups_input(significant, mean_ranks)
+    if mean_ranks.size == 0:
+        return []
     order, inside = _in_rank_order(significant, mean_ranks)
     return _bars_of_runs(order, _run_ends(inside))
 
@@ -314,6 +316,8 @@ def indistinguishable_groups(
     """
     significant, mean_ranks = _check_groups_input(significant, mean_ranks)
     m = mean_ranks.size
+    if m == 0:
+        return _groups(0, (), (), None)
     bars = None if m > MAX_CD_ALGORITHMS else tuple(cd_groups(significant, mean_ranks))
     letters, reason = _letters(significant, mean_ranks, max_per_vertex=MAX_LETTERS_PER_ALGORITHM)
     return _groups(m, bars, letters, reason)
