@@ -15,6 +15,7 @@ from django.db.models import Max, OuterRef, QuerySet, Subquery
 
 from config.cache import pages_cache
 from estimation.core.contract import SCHEMA_VERSION, Board
+from estimation.latest_cache import benchmark_generation
 from estimation.models import ResultSnapshot
 from estimation.selectors import section_etag, snapshot_missing, snapshot_section
 from frontend.readers.dataset_names import is_bare_id
@@ -209,17 +210,21 @@ def algorithm_facts(
     """The public metadata of the benchmark's algorithms (those with an accepted
     submission), for the reader's filters and metadata columns.
 
-    Cached per results version shown (``version``): an acceptance that changes the
-    metadata also brings a new version, and a page costs no query for it until then.
+    Cached per results version shown (``version``) and the benchmark's generation token,
+    which an edit of an algorithm replaces (estimation/latest_cache.py), so that a page
+    costs no query for it until then; a benchmark made afresh (a new test database with
+    the same primary keys) starts a generation of its own too.
     """
-    key = f"podium:algorithm-facts:{benchmark.pk}:{version}" if version is not None else None
-    if key is not None:
-        try:
+    key = None
+    try:
+        if version is not None:
+            generation = benchmark_generation(slug=benchmark.slug)
+            key = f"podium:algorithm-facts:{benchmark.pk}:{version}:{generation}"
             cached = pages_cache.get(key)
-        except Exception:  # the cache is only a cache (Redis down: read the database)
-            cached = None
-        if cached is not None:
-            return cached
+            if cached is not None:
+                return cached
+    except Exception:  # the cache is only a cache (Redis down: read the database)
+        key = None
     rows = algorithms_public(benchmark.algorithms.all()).values_list(
         "name", "family", "parameters", "licence"
     )

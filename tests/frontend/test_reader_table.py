@@ -9,6 +9,7 @@ import pytest
 from django.http import QueryDict
 
 from frontend.readers.table_filters import AlgorithmFacts, parse_size, table_filter_from
+from leaderboard.models import Algorithm
 from tests.factories import make_pythia_board
 from tests.frontend.test_readers_support import computed_benchmark
 
@@ -117,3 +118,12 @@ def test_the_filter_form_names_the_fragment_its_answer_is_swapped_from(client):
     assert 'data-fragment-action="/b/swapped/v1/board/"' in version
     answer = client.get("/b/swapped/v1/board/?q=zzz").content.decode()
     assert 'data-results="No results"' in answer
+
+
+def test_an_algorithm_given_a_licence_shows_it_on_the_same_results_version(client, lm_board):
+    assert 'data-testid="filter-licence"' not in client.get("/b/pythia/").content.decode()
+    algorithm = Algorithm.objects.filter(benchmark__slug=lm_board).first()
+    algorithm.licence = "Apache-2.0"
+    algorithm.save()  # no new results version: the kept metadata must not outlive the edit
+    page = client.get("/b/pythia/").content.decode()
+    assert 'data-testid="filter-licence"' in page
