@@ -108,6 +108,7 @@ def test_database_outage_answers_503_stores_once_and_recovers(stack):
     threads += [threading.Thread(target=reader) for _ in range(READERS)]
     for thread in threads:
         thread.start()
+
     def stored_by_every_writer() -> bool:
         with lock:
             return {key.split("-")[1] for key in fresh} == {str(i) for i in range(WRITERS)}
