@@ -217,8 +217,8 @@ def run(
             f"analysis = **{median['intervals stored'] / median['full analysis']:.2f}x** "
             "(the board with its bootstrap intervals and evaluation against analyse + "
             "uncertainty); advisor / bootstrap = "
-            f"**{median['advisor'] / median['bootstrap']:.2f}x** (issue 43 item 5: at most "
-            "1x); ratios of the medians.",
+            f"**{median['advisor'] / max(median['bootstrap'], 1e-9):.2f}x** (issue 43 item 5: "
+            "at most 1x); ratios of the medians.",
             "Steps do not add up exactly: each column is its own median; the ↳ rows are "
             "the analysis stages (the snapshot's timings['stages']; bootstrap and evaluation "
             "run after the snapshot is ready, in 'uncertainty'). 'ready' is submission -> "
