@@ -426,8 +426,14 @@ def analyze_advisor(
     settings: AnalysisSettings | None = None,
     *,
     stop: Callable[[], bool] | None = None,
+    practical: PracticalSection | NotApplicable | None = None,
 ) -> AdvisorSection | NotApplicable:
     """The advisor section of :func:`analyze`, alone: the same numbers, bit for bit.
+
+    ``practical`` is the practical section :func:`analyze` computed for the same table
+    and settings (the served snapshot's): its hierarchical comparison's folds power is
+    the advisor's when it is of the same pair, as in :func:`analyze`, so the sampler
+    does not run a second time (about 0.3 s of CPU at m = 20, n = 100, 10 folds).
 
     Raises ``ValueError`` as :func:`analyze` does when the data cannot be analysed, and
     ``advisor.AdvisorStopped`` when ``stop`` (asked between blocks of simulations)
@@ -436,7 +442,10 @@ def analyze_advisor(
     settings = settings or AnalysisSettings()
     prepared = _prepared(table, settings)
     K = min(settings.k, prepared.known_positions)
-    return _advisor(prepared, K, _seeds(settings)[2], stop, settings=settings)
+    hierarchical = practical.hierarchical if isinstance(practical, PracticalSection) else None
+    return _advisor(
+        prepared, K, _seeds(settings)[2], stop, settings=settings, hierarchical=hierarchical
+    )
 
 
 def _prepared(table: ResultTable, settings: AnalysisSettings) -> PreparedRankings:

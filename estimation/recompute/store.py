@@ -19,6 +19,7 @@ from leaderboard.models import Benchmark, Metric
 
 ADVISOR_SECTION = "advisor"
 BOARD_SECTION = "board"
+PRACTICAL_SECTION = "practical"
 
 
 def snapshot_fail(*, snapshot: ResultSnapshot, during: str, error: str) -> ResultSnapshot:

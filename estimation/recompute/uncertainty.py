@@ -29,7 +29,12 @@ from estimation.latest_cache import latest_invalidate
 from estimation.models import RecomputeState, ResultSnapshot, SnapshotSection
 from estimation.recompute.commits import derived_atomic
 from estimation.recompute.inputs import metric_input_read, revision_newer_than
-from estimation.recompute.store import ADVISOR_SECTION, BOARD_SECTION, section_body
+from estimation.recompute.store import (
+    ADVISOR_SECTION,
+    BOARD_SECTION,
+    PRACTICAL_SECTION,
+    section_body,
+)
 from estimation.selectors import snapshot_latest, snapshot_section, snapshot_section_etag
 from estimation.tables import analysis_settings_for, fingerprint
 from leaderboard.models import Benchmark
@@ -137,9 +142,11 @@ def snapshot_advisor_store(
     if SnapshotSection.objects.filter(snapshot=snapshot, name=ADVISOR_SECTION).exists():
         return
     started = time.perf_counter()
+    # the served practical section: its folds power is the advisor's for the same pair
+    practical = snapshot_section(snapshot_id=snapshot.pk, name=PRACTICAL_SECTION)
     section: object
     try:
-        section = analyze_advisor(table, settings, stop=stop)
+        section = analyze_advisor(table, settings, stop=stop, practical=practical)
     except AdvisorStopped:
         logger.info("the advisor of snapshot %s gave way to a newer input", snapshot.pk)
         return

@@ -285,3 +285,31 @@ def test_the_advisor_carries_the_folds_power_with_or_without_a_rope():
     assert isinstance(without.practical, NotApplicable)
     assert without.advisor.folds_power == with_rope.advisor.folds_power
     assert isinstance(demo_analysis("demsar").payload.advisor.folds_power, NotApplicable)
+
+
+def test_the_deferred_advisor_takes_the_served_folds_power_without_sampling(monkeypatch):
+    """analyze_advisor given the served practical section (as the worker passes it) is
+    the advisor of one analyze call, bit for bit, and runs no sampler of its own."""
+    from dataclasses import replace
+
+    from estimation.core import hierarchical
+    from estimation.core.analysis import analyze, analyze_advisor
+    from estimation.core.contract import to_json
+    from tests.core.demo_tables import DEMO_SETTINGS, simulated_table
+
+    table, settings = simulated_table(), replace(DEMO_SETTINGS["simulated"], bootstrap=0)
+    served = analyze(table, settings, advisor=False, uncertainty=False).payload
+    whole = analyze(table, settings).payload
+    runs = []
+    real = hierarchical.hierarchical_posterior
+
+    def counted(*args, **kwargs):
+        runs.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(hierarchical, "hierarchical_posterior", counted)
+    alone = analyze_advisor(table, settings, practical=served.practical)
+    assert runs == []
+    assert to_json(alone) == to_json(whole.advisor)
+    # without it the advisor samples the same figure itself
+    assert to_json(analyze_advisor(table, settings)) == to_json(whole.advisor) and runs

@@ -1,11 +1,15 @@
 """How many more datasets (estimation/core/power.py)."""
 
+import tracemalloc
+
 import numpy as np
 import pytest
 from scipy import stats
 
+from estimation.core import power as power_module
 from estimation.core.power import (
     _draw_counts,
+    _drawn_counts,
     _drawn_signed_rank_pvalues,
     advisor_power,
     effect_interval,
@@ -135,3 +139,29 @@ def test_advisor_sentence_quotes_the_interval():
     scores = np.c_[rng.normal(0.5, 1, 30), np.zeros(30)]
     power = advisor_power(scores, 0, 1, ["A", "B"], alpha=0.05, seed=1)
     assert f"95 % confidence interval {power.datasets_needed_low} to" in power.sentence
+
+
+def test_counts_drawn_in_blocks_are_those_of_one_draw(monkeypatch):
+    """Blocks of rows (an odd number of draws each) give the counts of one call."""
+    monkeypatch.setattr(power_module, "DRAW_BLOCK", 3 * 333)
+    blocked = _drawn_counts(np.random.default_rng(4), 37, 50, 333)
+    whole = _draw_counts(np.random.default_rng(4).integers(0, 37, size=(50, 333)), 37)
+    np.testing.assert_array_equal(blocked, whole)
+
+
+def test_size_search_memory_stays_bounded_when_no_size_separates(monkeypatch):
+    """No difference on average at n = 300: the size search doubles far beyond n (500 x
+    38,400 draws and more, over 150 MB of indices when drawn at once). In blocks the peak
+    stays near the (500, n) counts, and the result is the one of whole draws."""
+    d = np.random.default_rng(9).normal(0.0, 1.0, 300)
+    d -= d.mean()
+    tracemalloc.start()
+    try:
+        result = pair_power(d, rng=0)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert result.datasets_needed is None or result.datasets_needed > 100 * d.size
+    assert peak < 40 * 2**20
+    monkeypatch.setattr(power_module, "DRAW_BLOCK", 10**12)
+    assert pair_power(d, rng=0) == result

@@ -325,3 +325,42 @@ def test_progress_is_paced_by_the_clock_it_is_given():
     assert not pace.due()  # and then from this write
     now[0] += PROGRESS_SECONDS
     assert pace.due()
+
+
+def test_the_advisor_reads_the_served_practical_section_for_its_folds_power(monkeypatch):
+    """With a rope and folds the served snapshot's practical section holds the folds
+    power of #1 against #2: the worker hands it to the advisor, which stores that figure
+    (the same as sampling it again) without a second run of the sampler."""
+    from estimation.core import hierarchical
+    from estimation.recompute import uncertainty
+    from estimation.selectors import snapshot_section
+
+    benchmark = make_benchmark()
+    benchmark.metrics.update(rope=0.05)
+    rng = np.random.default_rng(3)
+    for algorithm, shift in (("a", 0.3), ("b", 0.0), ("c", -0.2)):
+        values = {f"d{i}": list(rng.normal(shift, 0.1, 3)) for i in range(6)}
+        accepted(benchmark, algorithm, values, folds=True)
+    given = []
+    real_advisor = uncertainty.analyze_advisor
+
+    def advisor_and_look(table, settings, **options):
+        given.append(options.get("practical"))
+        runs = []
+        real_sampler = hierarchical.hierarchical_posterior
+        monkeypatch.setattr(
+            hierarchical,
+            "hierarchical_posterior",
+            lambda *a, **k: runs.append(1) or real_sampler(*a, **k),
+        )
+        section = real_advisor(table, settings, **options)
+        monkeypatch.setattr(hierarchical, "hierarchical_posterior", real_sampler)
+        assert runs == []
+        return section
+
+    monkeypatch.setattr(uncertainty, "analyze_advisor", advisor_and_look)
+    (snapshot,) = snapshot_refresh(benchmark_id=benchmark.pk)
+    practical = snapshot_section(snapshot_id=snapshot.pk, name="practical")
+    advisor = snapshot_section(snapshot_id=snapshot.pk, name="advisor")
+    assert given == [practical]
+    assert advisor.folds_power == practical.hierarchical.folds_power
