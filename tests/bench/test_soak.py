@@ -207,3 +207,29 @@ def test_the_report_names_the_command_every_fault_and_benchmark():
     assert "never (in the run) | never (in the run) |" in text
     assert "| soak-0 | 500 | 90 | 400 | 380 | 2 |" in text
     assert "9.0/8.0/7.0" in text
+
+
+def test_tracebacks_are_counted_per_log_record_not_per_chained_exception():
+    log = "\n".join(
+        [
+            "[12:00:00: ERROR/ForkPoolWorker-1] analysis failed",
+            "Traceback (most recent call last):",
+            '  File "x.py", line 1, in f',
+            "psycopg.errors.AdminShutdown: terminating connection",
+            "",
+            "The above exception was the direct cause of the following exception:",
+            "",
+            "Traceback (most recent call last):",
+            "django.db.utils.OperationalError: terminating connection",
+            "[12:00:01: ERROR/MainProcess] Task handler raised error: WorkerLostError()",
+            "Traceback (most recent call last):",
+            "billiard.einfo.ExceptionWithTraceback: ",
+            '"""',
+            "Traceback (most recent call last):",
+            "billiard.exceptions.WorkerLostError: Worker exited prematurely",
+            '"""',
+            "[12:00:02: INFO/MainProcess] Task succeeded",
+        ]
+    )
+    assert soak.tracebacks_logged(log) == 2
+    assert soak.tracebacks_logged("[12:00:00: WARNING] 503 GET /: database down") == 0
