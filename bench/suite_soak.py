@@ -926,7 +926,8 @@ def report(result: dict[str, Any]) -> str:
         f"Machine load (1/5/15-minute averages, the machine is shared): "
         f"{_loads(result['load_average']['start'])} at the start of the load, "
         f"{_loads(result['load_average']['end'])} at the end. Workers restarted: "
-        f"{', '.join(result['worker_restarts']) or 'none'}. Tracebacks in the logs: "
+        f"{', '.join(result['worker_restarts']) or 'none'}. Log records with a traceback "
+        "(a chained exception counts once): "
         + ", ".join(f"{name} {n}" for name, n in result["tracebacks"].items())
         + ".",
         "",

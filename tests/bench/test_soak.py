@@ -126,9 +126,10 @@ def test_unknown_faults_are_named():
 
 
 @pytest.mark.integration
-def test_a_short_soak_with_one_worker_kill_measures_everything():
+def test_a_short_soak_with_one_worker_kill_measures_everything(tmp_path):
     """The whole harness for 40 s of load with one fault: every key acknowledged is
-    accounted for, the fault has its measures, the monitors sampled."""
+    accounted for, the fault has its measures, the monitors sampled, the logs are kept
+    where asked."""
     config = soak.SoakConfig(
         minutes=40 / 60,
         faults=("worker_kill",),
@@ -138,7 +139,10 @@ def test_a_short_soak_with_one_worker_kill_measures_everything():
         submissions_per_minute=30,
         drain_seconds=90,
     )
-    result = soak.soak(config, log=lambda line: None)
+    result = soak.soak(config, log=lambda line: None, keep_logs=tmp_path / "logs")
+    kept = {path.name for path in (tmp_path / "logs").iterdir()}
+    assert {"gunicorn.log", "worker.log", "worker-bulk.log", "beat.log"} <= kept
+    assert "ready." in (tmp_path / "logs" / "worker.log").read_text()  # Celery's own line
     keys = result["keys"]
     assert keys["acknowledged"] > 0
     assert keys["lost"] == 0 and keys["duplicated"] == 0
