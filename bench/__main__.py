@@ -52,6 +52,12 @@ def main(argv: list[str] | None = None) -> int:
         help="soak: comma-separated faults in order (default: worker_kill,postgres_stop,"
         "redis_restart,gunicorn_kill)",
     )
+    parser.add_argument(
+        "--keep-logs",
+        default="",
+        metavar="DIR",
+        help="soak: copy the stack's logs (gunicorn, workers, beat, PostgreSQL) into DIR",
+    )
     args = parser.parse_args(argv)
     if args.repeats < 1:
         parser.error("--repeats must be at least 1")
@@ -70,6 +76,7 @@ def main(argv: list[str] | None = None) -> int:
         seed=args.seed,
         minutes=args.minutes,
         faults=args.faults,
+        keep_logs=args.keep_logs,
     )
     print(f"Machine: {machine_line()}\n", flush=True)
     needs_database = any(s in DATABASE_SUITES for s in suites)

@@ -30,6 +30,7 @@ class Options:
     seed: int = 0
     minutes: float = 15.0  # soak: how long the load runs
     faults: str = ""  # soak: comma-separated fault kinds (empty: all)
+    keep_logs: str = ""  # soak: a folder to copy the stack's logs into (empty: none)
 
 
 def best_time(

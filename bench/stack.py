@@ -87,7 +87,14 @@ def stack_env(postgres: ScratchPostgres, redis: ScratchRedis, cache: ScratchRedi
 class Stack:
     """The servers and processes; a context manager that always cleans up."""
 
-    def __init__(self, *, gunicorn_workers: int | None = None, restart_delay: float = 2.0):
+    def __init__(
+        self,
+        *,
+        gunicorn_workers: int | None = None,
+        restart_delay: float = 2.0,
+        keep_logs: Path | None = None,
+    ):
+        self.keep_logs = keep_logs  # where the processes' logs are copied at the end
         self.root = Path(tempfile.mkdtemp(prefix="podium-soak-"))
         self.postgres = ScratchPostgres(self.root)
         self.redis = ScratchRedis(
@@ -152,9 +159,15 @@ class Stack:
         self.redis.stop()
         self.cache.stop()
         self.postgres.stop_quietly()
-        keep = os.environ.get("PODIUM_SOAK_KEEP_LOGS")
-        if not keep:
-            shutil.rmtree(self.root, ignore_errors=True)
+        if self.keep_logs is not None:
+            self.logs_copy(self.keep_logs)
+        shutil.rmtree(self.root, ignore_errors=True)
+
+    def logs_copy(self, folder: Path) -> list[Path]:
+        """Copy every process's log (gunicorn, each worker, beat, the servers') into
+        ``folder``: the scratch root, cluster and all, goes at the end."""
+        folder.mkdir(parents=True, exist_ok=True)
+        return [Path(shutil.copy2(log, folder)) for log in sorted(self.root.glob("*.log"))]
 
     def manage(self, *argv: str, timeout: float = 600) -> str:
         result = subprocess.run(
@@ -287,9 +300,13 @@ def child_pids(parent: int) -> list[int]:
 
 
 def _stop_group(process: subprocess.Popen) -> None:
+    """Stop as ``docker stop`` does: SIGTERM to the main process only (a Celery worker's
+    warm shutdown, gunicorn's graceful one; a SIGTERM to the whole group killed the pool
+    processes under their tasks, which logged as lost workers), then SIGKILL to what
+    is left of the group."""
     if process.poll() is None:
         with contextlib.suppress(ProcessLookupError):
-            os.killpg(process.pid, signal.SIGTERM)
+            process.send_signal(signal.SIGTERM)
         try:
             process.wait(timeout=30)
         except subprocess.TimeoutExpired:

@@ -7,7 +7,8 @@ from celery.signals import celeryd_after_setup
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.local")
 
-app = Celery("podium")
+# The project's task class (config/worker_logs.py: an outage fails a task in one line).
+app = Celery("podium", task_cls="config.worker_logs:PodiumTask")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
 
@@ -19,3 +20,14 @@ def _bulk_worker_yield(sender=None, instance=None, **kwargs):
 
 
 celeryd_after_setup.connect(_bulk_worker_yield, dispatch_uid="podium-bulk-nice", weak=False)
+
+
+def _broker_lost_one_line(sender=None, instance=None, **kwargs):
+    from config.worker_logs import broker_lost_one_line
+
+    broker_lost_one_line()
+
+
+celeryd_after_setup.connect(
+    _broker_lost_one_line, dispatch_uid="podium-broker-lost-one-line", weak=False
+)

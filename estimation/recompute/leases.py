@@ -14,6 +14,7 @@ from django.db import IntegrityError, connection
 from django.db.models import Q
 from django.utils import timezone
 
+from common.outages import is_database_outage, outage_summary
 from estimation.models import RecomputeState
 from estimation.recompute.commits import derived_atomic
 
@@ -103,8 +104,12 @@ class LeaseHeartbeat:
                         return
                     if self.on_beat is not None:
                         self.on_beat()
-                except Exception:  # the database blinked: the next beat tries again
-                    logger.warning("lease heartbeat of %s failed", self.owner, exc_info=True)
+                except Exception as exc:  # the database blinked: the next beat tries again
+                    if not is_database_outage(exc):
+                        logger.warning("lease heartbeat of %s failed", self.owner, exc_info=True)
+                        continue
+                    summary = outage_summary(exc)
+                    logger.warning("lease heartbeat of %s failed: %s", self.owner, summary)
         finally:
             connection.close()
 

@@ -10,6 +10,7 @@ from dataclasses import dataclass, replace
 
 from django.utils import timezone
 
+from common.outages import is_database_outage
 from estimation.core.analysis import ENGINE_VERSION, AnalysisSettings, analyze
 from estimation.core.contract import SnapshotPayload
 from estimation.core.table import ResultTable
@@ -199,6 +200,8 @@ def _snapshot_compute(
         submissions, table, not_ranked = metric_input_read(benchmark=benchmark, metric=metric)
         key = fingerprint(table, settings, not_ranked=not_ranked)
     except Exception as exc:
+        if is_database_outage(exc):
+            raise  # not the input's fault: the task retries once the database answers
         logger.exception("reading %s / %s failed", benchmark.slug, metric.name)
         return load_failure_record(benchmark=benchmark, metric=metric, error=_error_text(exc))
     empty = table.n_datasets == 0 or table.n_algorithms == 0
@@ -334,6 +337,8 @@ def _new_version_compute(
     except LeaseLost:
         raise
     except Exception as exc:
+        if is_database_outage(exc):
+            raise  # a progress write lost the database: the task retries, not a failed analysis
         logger.exception("analysis of %s / %s failed", benchmark.slug, metric.name)
         return snapshot_fail(
             snapshot=snapshot, during=ResultSnapshot.FailedDuring.ANALYSIS, error=_error_text(exc)
@@ -377,6 +382,8 @@ def _ready_store(
     except LeaseLost:
         raise
     except Exception as exc:
+        if is_database_outage(exc):
+            raise  # the task retries once the database answers
         logger.exception("storing %s failed", name)
         return snapshot_fail(
             snapshot=snapshot, during=ResultSnapshot.FailedDuring.STORE, error=_error_text(exc)

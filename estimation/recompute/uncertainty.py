@@ -12,6 +12,7 @@ from dataclasses import replace
 
 from django.utils import timezone
 
+from common.outages import is_database_outage
 from estimation.core.advisor import AdvisorStopped
 from estimation.core.analysis import (
     UNCERTAINTY_GAVE_WAY,
@@ -52,7 +53,8 @@ def snapshot_uncertainty_store(
 ) -> bool:
     """Complete a ready snapshot's board with the bootstrap and evaluation that
     ``analyze(..., uncertainty=False)`` left out; return whether the board is complete
-    (False: ``stop`` said a newer input waits, and the board was left as it was).
+    (False: ``stop`` said a newer input waits, and the board was left as it was; or the
+    version is gone, pruned by retention meanwhile: nothing to complete).
 
     Idempotent: a complete board stays, and the write only replaces the deferred board it
     read (two runs completing it write the same bytes). The new board's etag, the
@@ -63,11 +65,11 @@ def snapshot_uncertainty_store(
     """
     etag = snapshot_section_etag(snapshot_id=snapshot.pk, name=BOARD_SECTION)
     if etag is None:
-        return True  # deleted meanwhile (retention): nothing to complete
+        return False  # deleted meanwhile (retention): nothing to complete
     if board is None:
         board = snapshot_section(snapshot_id=snapshot.pk, name=BOARD_SECTION, etag=etag)
         if board is None:
-            return True  # deleted between the two reads
+            return False  # deleted between the two reads
     if not uncertainty_deferred(board):
         return True
     started = time.perf_counter()
@@ -83,12 +85,13 @@ def snapshot_uncertainty_store(
         _board_replace(snapshot, etag, uncertainty_failed(board, UNCERTAINTY_GAVE_WAY))
         return False
     except Exception as exc:
+        if is_database_outage(exc):
+            raise  # ``stop`` lost the database: the task retries, the spread is not "failed"
         logger.exception("completing the board of snapshot %s failed", snapshot.pk)
         complete = uncertainty_failed(
             board, f"the bootstrap and evaluation failed: {type(exc).__name__}: {exc}"
         )
-    _board_replace(snapshot, etag, complete, stages, time.perf_counter() - started)
-    return True
+    return _board_replace(snapshot, etag, complete, stages, time.perf_counter() - started)
 
 
 def _board_replace(
@@ -97,12 +100,14 @@ def _board_replace(
     board: Board,
     stages: dict[str, float] | None = None,
     seconds: float | None = None,
-) -> None:
+) -> bool:
     """Store ``board`` as ``snapshot``'s board if its stored board is still ``etag`` (and
-    differs from it); its etag, ``finished_at`` and the latest cache move together."""
+    differs from it); its etag, ``finished_at`` and the latest cache move together.
+    Returns whether the version still exists (retention may prune a superseded version
+    while its completion runs)."""
     new_body, new_etag = section_body(board)
     if new_etag == etag:
-        return  # nothing changes: no validator moves
+        return True  # nothing changes: no validator moves
     timings = dict(snapshot.timings or {})
     if seconds is not None:
         timings["uncertainty_s"] = seconds
@@ -125,8 +130,15 @@ def _board_replace(
             latest_invalidate(benchmark_id=snapshot.benchmark_id)
     if replaced:
         snapshot.finished_at, snapshot.timings = finished_at, timings
-    else:  # another run wrote it first: its timings stand
-        snapshot.refresh_from_db(fields=["finished_at", "timings"])
+        return True
+    # Another run wrote it first (its timings stand), or the version was pruned.
+    stored = ResultSnapshot.objects.filter(pk=snapshot.pk).values("finished_at", "timings")
+    row = stored.first()
+    if row is None:
+        logger.info("snapshot %s was pruned while its board was completed", snapshot.pk)
+        return False
+    snapshot.finished_at, snapshot.timings = row["finished_at"], row["timings"]
+    return True
 
 
 def snapshot_advisor_store(
@@ -151,6 +163,8 @@ def snapshot_advisor_store(
         logger.info("the advisor of snapshot %s gave way to a newer input", snapshot.pk)
         return
     except Exception as exc:
+        if is_database_outage(exc):
+            raise  # ``stop`` lost the database: the task retries, the advisor is not "failed"
         logger.exception("the advisor of snapshot %s failed", snapshot.pk)
         section = NotApplicable(f"the advisor failed: {type(exc).__name__}: {exc}")
     body, etag = section_body(section)

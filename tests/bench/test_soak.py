@@ -126,9 +126,10 @@ def test_unknown_faults_are_named():
 
 
 @pytest.mark.integration
-def test_a_short_soak_with_one_worker_kill_measures_everything():
+def test_a_short_soak_with_one_worker_kill_measures_everything(tmp_path):
     """The whole harness for 40 s of load with one fault: every key acknowledged is
-    accounted for, the fault has its measures, the monitors sampled."""
+    accounted for, the fault has its measures, the monitors sampled, the logs are kept
+    where asked."""
     config = soak.SoakConfig(
         minutes=40 / 60,
         faults=("worker_kill",),
@@ -138,7 +139,10 @@ def test_a_short_soak_with_one_worker_kill_measures_everything():
         submissions_per_minute=30,
         drain_seconds=90,
     )
-    result = soak.soak(config, log=lambda line: None)
+    result = soak.soak(config, log=lambda line: None, keep_logs=tmp_path / "logs")
+    kept = {path.name for path in (tmp_path / "logs").iterdir()}
+    assert {"gunicorn.log", "worker.log", "worker-bulk.log", "beat.log"} <= kept
+    assert "ready." in (tmp_path / "logs" / "worker.log").read_text()  # Celery's own line
     keys = result["keys"]
     assert keys["acknowledged"] > 0
     assert keys["lost"] == 0 and keys["duplicated"] == 0
@@ -207,3 +211,29 @@ def test_the_report_names_the_command_every_fault_and_benchmark():
     assert "never (in the run) | never (in the run) |" in text
     assert "| soak-0 | 500 | 90 | 400 | 380 | 2 |" in text
     assert "9.0/8.0/7.0" in text
+
+
+def test_tracebacks_are_counted_per_log_record_not_per_chained_exception():
+    log = "\n".join(
+        [
+            "[12:00:00: ERROR/ForkPoolWorker-1] analysis failed",
+            "Traceback (most recent call last):",
+            '  File "x.py", line 1, in f',
+            "psycopg.errors.AdminShutdown: terminating connection",
+            "",
+            "The above exception was the direct cause of the following exception:",
+            "",
+            "Traceback (most recent call last):",
+            "django.db.utils.OperationalError: terminating connection",
+            "[12:00:01: ERROR/MainProcess] Task handler raised error: WorkerLostError()",
+            "Traceback (most recent call last):",
+            "billiard.einfo.ExceptionWithTraceback: ",
+            '"""',
+            "Traceback (most recent call last):",
+            "billiard.exceptions.WorkerLostError: Worker exited prematurely",
+            '"""',
+            "[12:00:02: INFO/MainProcess] Task succeeded",
+        ]
+    )
+    assert soak.tracebacks_logged(log) == 2
+    assert soak.tracebacks_logged("[12:00:00: WARNING] 503 GET /: database down") == 0

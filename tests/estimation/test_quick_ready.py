@@ -150,3 +150,30 @@ def test_a_failed_completion_says_why_and_keeps_the_board(benchmark, monkeypatch
     assert all(e["bootstrap"]["not_applicable"] == reason for e in board["estimators"])
     assert board["verdict"]["sentences"]  # the verdict stands on the win rate's exact interval
     assert SnapshotSection.objects.filter(snapshot=snapshot, name=ADVISOR_SECTION).exists()
+
+
+@pytest.mark.parametrize("gave_way", [False, True])
+def test_a_version_pruned_while_its_board_is_completed_is_left_gone(
+    benchmark, monkeypatch, gave_way
+):
+    """Retention prunes a superseded version while its completion runs (the fault soak's
+    completion task then failed with DoesNotExist re-reading it, issue 41): the
+    completion ends quietly and adds no advisor to a version that is gone."""
+    (snapshot,) = snapshot_refresh(benchmark_id=benchmark.pk, complete=False)
+    pruned = []
+
+    def prune_then_answer() -> bool:
+        pruned.append(ResultSnapshot.objects.filter(pk=snapshot.pk).delete())
+        return gave_way
+
+    advisor = []
+    monkeypatch.setattr(uncertainty, "analyze_advisor", lambda *a, **k: advisor.append(1))
+    complete = snapshot_uncertainty_store(
+        snapshot=snapshot,
+        table=result_table_build(benchmark=benchmark, metric=benchmark.metrics.get()),
+        settings=analysis_settings_for(benchmark=benchmark),
+        stop=prune_then_answer,
+    )
+    assert pruned and complete is False
+    assert not ResultSnapshot.objects.filter(pk=snapshot.pk).exists()
+    assert uncertainty.snapshots_complete(benchmark_id=benchmark.pk) == [] and advisor == []
