@@ -36,6 +36,7 @@ def upload_job_run(*, job_id: int) -> UploadJob | None:
         note=job.note,
         on_error=job.on_error,
         incomplete=job.incomplete,
+        columns=job.columns or None,
         new_datasets_confirmed=job.new_datasets_confirmed,
         idempotency_key=job.idempotency_key,
     )

@@ -19,10 +19,12 @@ import csv
 import io
 import re
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+
+import numpy as np
 
 from leaderboard.ingest.results_csv.cells import _delimiter_of
-from leaderboard.ingest.results_csv.records import ResultsCsvError, RowError
+from leaderboard.ingest.results_csv.records import ParsedResults, ResultsCsvError, RowError
 
 # Column roles a mapping may name (``value`` is the parser's other name for ``score``).
 MAPPABLE = ("dataset", "algorithm", "score", "fold", "metric", "rank")
@@ -43,7 +45,11 @@ class TidyTable:
 
 
 def parse_columns(text: str) -> dict[str, str]:
-    """``"dataset=task,algorithm=framework,score=result"`` as {role: column}."""
+    """``"dataset=task,algorithm=framework,score=result"`` as {role: column}.
+
+    Raises ``ValueError`` naming the first fault: a part that is not role=column, a role
+    that is none of MAPPABLE, a role given twice, a column given to two roles.
+    """
     mapping: dict[str, str] = {}
     for part in text.split(","):
         role, sep, column = part.partition("=")
@@ -54,8 +60,38 @@ def parse_columns(text: str) -> dict[str, str]:
             raise ValueError(
                 f"columns: {role!r} is no column role; the roles are {', '.join(MAPPABLE)}"
             )
+        if role in mapping:
+            raise ValueError(
+                f"columns: {role} is given twice ({mapping[role]!r} and {column!r}); "
+                "give each role one column"
+            )
+        # The header is matched without case (_mapped), so "Task" and "task" are one.
+        taken = next((r for r, c in mapping.items() if c.lower() == column.lower()), None)
+        if taken is not None:
+            raise ValueError(
+                f"columns: the column {column!r} is given to both {taken} and {role}; "
+                "give each role its own column"
+            )
         mapping[role] = column
     return mapping
+
+
+def columns_text(columns: Mapping[str, str]) -> str:
+    """A mapping as :func:`parse_columns` reads it (``dataset=task,...``)."""
+    return ",".join(f"{role}={column}" for role, column in columns.items())
+
+
+def header_names(content: bytes, *, limit: int = 200) -> tuple[str, ...]:
+    """The names in the first non-empty row of a CSV (a pandas index column's empty
+    name dropped), the first ``limit``: what a mapping may choose from. Empty for text
+    that is not UTF-8 CSV."""
+    try:
+        text = _text(content[: 1 << 16])
+    except ResultsCsvError:
+        return ()
+    first = next((line for line in text.splitlines() if line.strip()), "")
+    cells = next(csv.reader([first], delimiter=_delimiter_of(first)), [])
+    return tuple(name for name in (cell.strip() for cell in cells) if name)[:limit]
 
 
 def is_xlsx(content: bytes, filename: str) -> bool:
@@ -140,7 +176,29 @@ def relocated_error(exc: ResultsCsvError, table: TidyTable) -> ResultsCsvError:
         )
         for error in exc.errors
     ]
-    return type(exc)(errors, total=exc.total)
+    if exc.partial is None:
+        return type(exc)(errors, total=exc.total)
+    return type(exc)(errors, total=exc.total, partial=relocated_parsed(exc.partial, table))
+
+
+def relocated_parsed(parsed: ParsedResults, table: TidyTable) -> ParsedResults:
+    """What the parser read of ``table.text``, each record and left-out result at the
+    user's own line (as :func:`relocated_error` does for a refusal)."""
+    if not table.source_lines:
+        return parsed
+    source = np.asarray(table.source_lines, dtype=np.int64)
+    lines = np.clip(parsed.lines.astype(np.int64), 1, len(source)) - 1
+    return replace(
+        parsed,
+        lines=source[lines],
+        dropped=relocated_error(ResultsCsvError(list(parsed.dropped)), table).errors
+        if parsed.dropped
+        else (),
+        standard_errors={
+            table.source_lines[line - 1] if 1 <= line <= len(source) else line: error
+            for line, error in parsed.standard_errors.items()
+        },
+    )
 
 
 def _text(content: bytes) -> str:
