@@ -47,15 +47,25 @@ class TidyTable:
 def parse_columns(text: str) -> dict[str, str]:
     """``"dataset=task,algorithm=framework,score=result"`` as {role: column}.
 
-    Raises ``ValueError`` naming the first fault: a part that is not role=column, a role
-    that is none of MAPPABLE, a role given twice, a column given to two roles.
+    Raises ``ValueError`` naming the first fault: a part that is not role=column, or
+    one :func:`columns_checked` names.
     """
-    mapping: dict[str, str] = {}
+    pairs = []
     for part in text.split(","):
         role, sep, column = part.partition("=")
-        role, column = role.strip().lower(), column.strip()
-        if not sep or not column:
+        if not sep or not column.strip():
             raise ValueError(f"columns: expected role=column, got {part.strip()!r}")
+        pairs.append((role, column))
+    return columns_checked(pairs)
+
+
+def columns_checked(pairs: Iterable[tuple[str, str]]) -> dict[str, str]:
+    """(role, column) pairs as {role: column}, however they were given (the command's
+    text, the web form's selects). Raises ``ValueError`` naming the first fault: a role
+    that is none of MAPPABLE, a role given twice, a column given to two roles."""
+    mapping: dict[str, str] = {}
+    for given_role, given_column in pairs:
+        role, column = given_role.strip().lower(), given_column.strip()
         if role not in MAPPABLE:
             raise ValueError(
                 f"columns: {role!r} is no column role; the roles are {', '.join(MAPPABLE)}"
