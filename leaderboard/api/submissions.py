@@ -649,6 +649,7 @@ class UploadJobOutputSerializer(serializers.Serializer):
                 "n_scores": job.result["n_scores"],
                 "left_out": job.result.get("left_out", []),
                 "n_left_out": job.result.get("n_left_out", 0),
+                "notes": job.result.get("notes", []),
                 # jobs finished before the notes were recorded have none
                 "incomplete_notes": incomplete_notes_out(job.result.get("incomplete_notes", {})),
             }

@@ -41,10 +41,10 @@ from leaderboard.ingest.results_csv import (
     parse_results_csv_text,
 )
 from leaderboard.ingest.results_csv.sheets import (
-    TidyTable,
+    MappedCsv,
+    mapped_results_text,
     relocated_error,
     relocated_parsed,
-    tidy_results_table,
 )
 from leaderboard.models import Benchmark, Submission, UploadJob
 from leaderboard.services.errors import Problem, UploadTooLarge, ValidationFailed
@@ -211,13 +211,13 @@ def upload_read(
     return UploadRead(parsed, None, left_out, len(skipped) + parsed.n_dropped, notes)
 
 
-def _mapped_table(upload: UploadInput) -> TidyTable | None:
+def _mapped_table(upload: UploadInput) -> MappedCsv | None:
     """A CSV with ``columns``: only its mapped columns, named by their roles. A column
     the file lacks is a problem of its header (line 1), as the parser's own are."""
     if not upload.columns:
         return None
     try:
-        return tidy_results_table(upload.content, filename=upload.filename, columns=upload.columns)
+        return mapped_results_text(upload.content, upload.columns)
     except ResultsCsvError:
         raise
     except ValueError as exc:
@@ -227,7 +227,7 @@ def _mapped_table(upload: UploadInput) -> TidyTable | None:
 def _csv_read(
     upload: UploadInput,
     *,
-    table: TidyTable | None,
+    table: MappedCsv | None,
     benchmark: Benchmark,
     max_rows: int,
     max_errors: int | None,
@@ -238,10 +238,10 @@ def _csv_read(
         "metric_check": benchmark_metric_check(benchmark=benchmark),
         "incomplete": cast(Incomplete, upload.incomplete),
     }
-    content: str | bytes = table.text if table is not None else upload.content
+    content = table.content if table is not None else upload.content
     if upload.on_error == "skip":
         try:
-            text = content if isinstance(content, str) else content.decode("utf-8")
+            text = content.decode("utf-8")
         except UnicodeDecodeError:
             pass  # the strict reader names the line that is not UTF-8
         else:

@@ -100,4 +100,5 @@ def test_a_large_file_carries_its_mapping_to_the_worker(
     body = finished(api, response["Location"])
     assert body["status"] == "done" and body["http_status"] == 201, body
     assert body["result"]["n_scores"] == 3
+    assert body["result"]["notes"] == ["columns left out (not mapped): fold_time"]
     assert len(stored_scores()) == 3

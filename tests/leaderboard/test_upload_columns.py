@@ -115,3 +115,23 @@ def test_a_mapped_column_the_file_lacks_is_a_problem_of_its_header():
         "task, framework, fold_time, result"
     )
     assert not stored_scores()
+
+
+def test_mapping_a_large_file_holds_no_row_of_it():
+    """Streamed: the peak is the output and the line numbers, a few times the file's
+    size (holding each row as cells cost about 28 times it on a million rows)."""
+    import tracemalloc
+
+    from leaderboard.ingest.results_csv.sheets import mapped_results_text
+
+    content = b"task,framework,fold_time,result\n" + b"".join(
+        b"d%d,alg%d,1.5,0.%06d\n" % (i // 1000, i % 1000, i) for i in range(200_000)
+    )
+    tracemalloc.start()
+    try:
+        mapped = mapped_results_text(content, MAPPING)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert len(mapped.source_lines) == 200_001
+    assert peak < 4 * len(content), (peak, len(content))

@@ -15,10 +15,11 @@ parser's problems are reported where they are in the user's file
 
 from __future__ import annotations
 
+import array
 import csv
 import io
 import re
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -40,7 +41,7 @@ class TidyTable:
 
     text: str
     # source_lines[n - 1]: the input's line (or sheet row) of the output's line n.
-    source_lines: tuple[int, ...]
+    source_lines: Sequence[int]
     notes: tuple[str, ...]
 
 
@@ -162,11 +163,67 @@ def tidy_results_table(
     return TidyTable("".join(written), tuple(lines), tuple(notes))
 
 
+@dataclass(frozen=True)
+class MappedCsv:
+    """A CSV's mapped columns as a results file (UTF-8 bytes, which the parser decodes
+    piece by piece), and where each of its lines came from."""
+
+    content: bytes
+    source_lines: Sequence[int]
+    notes: tuple[str, ...]
+
+
+# Rows written between two encodings of the output: a few hundred kB of text at a time.
+_MAPPED_BATCH = 10_000
+
+
+def mapped_results_text(content: bytes, columns: Mapping[str, str]) -> MappedCsv:
+    """A CSV's mapped columns only, named by their roles: :func:`tidy_results_table`
+    with ``columns`` alone, streamed (no row is held and the text is never whole in
+    memory: a million-row upload costs its output bytes and one int per line).
+
+    Raises ``ValueError`` for a mapped column the header lacks, :class:`ResultsCsvError`
+    for text that is not UTF-8 CSV.
+    """
+    data = content.removeprefix(b"\xef\xbb\xbf")
+    _text(data)  # refuses text that is not UTF-8, naming its line; then let go
+    first = next((line for line in io.BytesIO(data) if line.strip()), b"").decode("utf-8")
+    delimiter = _delimiter_of(first)
+    stream = io.TextIOWrapper(io.BytesIO(data), encoding="utf-8", newline="")
+    reader = csv.reader(stream, delimiter=delimiter)
+    chunks: list[bytes] = []
+    batch = io.StringIO()
+    writer = csv.writer(batch, delimiter=delimiter, lineterminator="\n")
+    lines = array.array("q")
+    notes: list[str] = []
+    keep: list[int] | None = None
+    start = 1
+    try:
+        for cells in reader:
+            line, start = start, reader.line_num + 1
+            if not any(cell.strip() for cell in cells):
+                continue
+            if keep is None:
+                keep, roles = _mapped_indices([cell.strip() for cell in cells], columns, notes)
+                writer.writerow(roles)
+            else:
+                writer.writerow([cells[i] if i < len(cells) else "" for i in keep])
+            lines.append(line)
+            if len(lines) % _MAPPED_BATCH == 0:
+                chunks.append(batch.getvalue().encode("utf-8"))
+                batch.seek(0)
+                batch.truncate()
+    except csv.Error as exc:
+        raise ResultsCsvError([RowError(start, None, f"not readable CSV: {exc}")]) from None
+    chunks.append(batch.getvalue().encode("utf-8"))
+    return MappedCsv(b"".join(chunks), lines, tuple(notes))
+
+
 def _row(cells: list[str], delimiter: str) -> str:
     return delimiter.join('"' + cell.replace('"', '""') + '"' for cell in cells) + "\n"
 
 
-def relocated_error(exc: ResultsCsvError, table: TidyTable) -> ResultsCsvError:
+def relocated_error(exc: ResultsCsvError, table: TidyTable | MappedCsv) -> ResultsCsvError:
     """The parser's refusal of ``table.text``, each problem at the user's own line."""
 
     def source(line: int) -> int:
@@ -191,7 +248,7 @@ def relocated_error(exc: ResultsCsvError, table: TidyTable) -> ResultsCsvError:
     return type(exc)(errors, total=exc.total, partial=relocated_parsed(exc.partial, table))
 
 
-def relocated_parsed(parsed: ParsedResults, table: TidyTable) -> ParsedResults:
+def relocated_parsed(parsed: ParsedResults, table: TidyTable | MappedCsv) -> ParsedResults:
     """What the parser read of ``table.text``, each record and left-out result at the
     user's own line (as :func:`relocated_error` does for a refusal)."""
     if not table.source_lines:
@@ -283,6 +340,15 @@ def _mapped(
     notes: list[str],
 ) -> tuple[list[str], list[tuple[int, list[str]]]]:
     """Only the mapped columns, named by their roles."""
+    keep, roles = _mapped_indices(header, columns, notes)
+    return roles, [(line, [_cell(cells, i) for i in keep]) for line, cells in body]
+
+
+def _mapped_indices(
+    header: list[str], columns: Mapping[str, str], notes: list[str]
+) -> tuple[list[int], list[str]]:
+    """Where each mapped column is in the header, and its role; the columns left out
+    are said in ``notes``. Raises ``ValueError`` for a column the header lacks."""
     lowered = [name.lower() for name in header]
     keep = []
     for role, column in columns.items():
@@ -291,15 +357,13 @@ def _mapped(
                 f"columns: the file has no column {column!r} (for {role}); its columns are "
                 f"{', '.join(header[:30])}"
             )
-        keep.append((lowered.index(column.lower()), role))
-    left = [name for i, name in enumerate(header) if i not in {k for k, _ in keep}]
+        keep.append(lowered.index(column.lower()))
+    kept = set(keep)
+    left = [name or f"#{i + 1}" for i, name in enumerate(header) if i not in kept]
     if left:
         shown = ", ".join(left[:20]) + (f" and {len(left) - 20} more" if len(left) > 20 else "")
         notes.append(f"columns left out (not mapped): {shown}")
-    return (
-        [role for _, role in keep],
-        [(line, [_cell(cells, i) for i, _ in keep]) for line, cells in body],
-    )
+    return keep, list(columns)
 
 
 def _cell(cells: list[str], i: int) -> str:
