@@ -127,3 +127,16 @@ def test_a_csv_s_bad_rows_are_refused_unless_left_out_by_choice(client, research
     assert held.status_code == 200 and not stored_scores()
     client.post("/b/study/submit/csv/confirm/", {"token": token, "confirm_left_out": "1"})
     assert len(stored_scores()) == 2
+
+
+def test_a_mapping_is_offered_when_the_chosen_layout_lacks_its_columns(client, researcher):
+    body = _upload(client, AMLB, format="long").content.decode()
+    assert "missing required column" in body and 'data-testid="mapping-form"' in body
+    mapping = {
+        "token": _token(body),
+        "dataset": "task",
+        "algorithm": "framework",
+        "score": "result",
+    }
+    preview = client.post(MAP, mapping).content.decode()
+    assert 'data-testid="upload-format">long (scores)' in preview
