@@ -480,6 +480,9 @@ class UploadJob(models.Model):
     incomplete = models.CharField(
         max_length=10, default="refuse", help_text="refuse, or drop results lacking folds"
     )
+    columns = models.JSONField(
+        default=dict, blank=True, help_text="a CSV's own column names by role ({} : as read)"
+    )
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
     stage = models.CharField(max_length=40, blank=True)
     progress = models.FloatField(default=0.0)

@@ -36,6 +36,7 @@ def upload_job_run(*, job_id: int) -> UploadJob | None:
         note=job.note,
         on_error=job.on_error,
         incomplete=job.incomplete,
+        columns=job.columns or None,
         new_datasets_confirmed=job.new_datasets_confirmed,
         idempotency_key=job.idempotency_key,
     )
@@ -67,6 +68,8 @@ def upload_job_run(*, job_id: int) -> UploadJob | None:
             {"field": left_out_where(p), "message": p.message} for p in outcome.left_out
         ]
         body["n_left_out"] = outcome.n_left_out
+    if outcome.read is not None and outcome.read.notes:
+        body["notes"] = list(outcome.read.notes)  # what a column mapping left out
     return _finish(job_id, UploadJob.Status.DONE, body, 201)
 
 

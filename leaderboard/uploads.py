@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import io
 import logging
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import BinaryIO
@@ -89,6 +90,7 @@ def upload_job_create(
     filename: str = "upload",
     on_error: str = "refuse",
     incomplete: str = "refuse",
+    columns: Mapping[str, str] | None = None,
 ) -> UploadJob:
     """Store the file and hand it to a worker once the row is committed.
 
@@ -108,6 +110,7 @@ def upload_job_create(
             new_datasets_confirmed=new_datasets_confirmed,
             on_error=on_error,
             incomplete=incomplete,
+            columns=dict(columns or {}),
         )
         if connection.vendor == "postgresql":
             _content_store(job_id=job.pk, content=content)

@@ -12,6 +12,7 @@ from estimation.core.registry import ESTIMATORS
 from frontend.contribute.choice_labels import estimator_help, shorten_choices
 from frontend.contribute.form_errors import AccessibleErrorsMixin
 from leaderboard.ingest.imported import EMPTY_IMPORT, IMPORT_FORMAT_LABELS, IMPORT_FORMATS
+from leaderboard.ingest.results_csv.sheets import columns_checked
 from leaderboard.models import Algorithm, Benchmark, Metric
 from leaderboard.services import ANALYSIS_FIELDS, RESERVED_SLUGS
 
@@ -208,8 +209,24 @@ class UploadForm(AccessibleErrorsMixin, forms.Form):
         "What is left out is listed in the preview before anything is stored.",
     )
 
+    on_error = forms.ChoiceField(
+        label="Results that cannot be read",
+        choices=[
+            ("refuse", "refuse the file (every problem listed)"),
+            ("skip", "leave them out and store the rest"),
+        ],
+        initial="refuse",
+        required=False,
+        help_text="A bad value or row in a CSV, a file or key another tool's results "
+        "cannot give. What is left out is listed in the preview, with the reason, and "
+        "nothing is stored until you confirm it.",
+    )
+
     def clean_incomplete(self) -> str:
         return self.cleaned_data.get("incomplete") or "refuse"
+
+    def clean_on_error(self) -> str:
+        return self.cleaned_data.get("on_error") or "refuse"
 
     def __init__(self, *args, max_bytes: int, **kwargs):
         super().__init__(*args, **kwargs)
@@ -233,6 +250,48 @@ class UploadForm(AccessibleErrorsMixin, forms.Form):
         upload = cleaned.get("file")
         if upload is not None and not upload.size and cleaned.get("format") in IMPORT_FORMATS:
             self.add_error("file", EMPTY_IMPORT)
+        return cleaned
+
+
+class ColumnMappingForm(AccessibleErrorsMixin, forms.Form):
+    """Which of a CSV's own columns holds each role the reader needs, chosen from its
+    header (the upload service's ``columns``, checked by the one rule of mappings)."""
+
+    token = forms.CharField(widget=forms.HiddenInput)
+    dataset = forms.ChoiceField(label="Dataset column")
+    algorithm = forms.ChoiceField(label="Algorithm column")
+    score = forms.ChoiceField(label="Score column")
+    fold = forms.ChoiceField(required=False, label="Fold column (optional)")
+    metric = forms.ChoiceField(required=False, label="Metric column (optional)")
+
+    def __init__(self, *args, header: tuple[str, ...], ranking_only: bool, **kwargs):
+        kwargs.setdefault("auto_id", "id_map_%s")
+        super().__init__(*args, **kwargs)
+        # A ranking benchmark reads ranks: the value's role is "rank".
+        self.value_role = "rank" if ranking_only else "score"
+        if ranking_only:
+            self.fields["score"].label = "Rank column"
+        names = [(name, name) for name in header]
+        for name in self.ROLES:
+            field = cast("forms.ChoiceField", self.fields[name])
+            blank = "— choose —" if field.required else "— none —"
+            field.choices = [("", blank), *names]
+
+    ROLES = ("dataset", "algorithm", "score", "fold", "metric")
+
+    def clean(self) -> dict:
+        cleaned = super().clean() or {}
+        if self.errors:
+            return cleaned
+        pairs = [
+            (self.value_role if name == "score" else name, cleaned[name])
+            for name in self.ROLES
+            if cleaned.get(name)
+        ]
+        try:
+            cleaned["columns"] = columns_checked(pairs)
+        except ValueError as exc:
+            raise forms.ValidationError(str(exc)) from None
         return cleaned
 
 

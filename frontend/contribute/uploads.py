@@ -12,7 +12,8 @@ from __future__ import annotations
 import base64
 import uuid
 import zlib
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 from django.conf import settings
@@ -45,23 +46,44 @@ class PendingUpload:
     stored_ids: tuple[int, ...] = ()
     job_id: int | None = None  # the background job that stores a large file
     incomplete: str = "refuse"
+    on_error: str = "refuse"
+    # A CSV's own column names by role, chosen in the mapping step ({}: none).
+    columns: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def idempotency_key(self) -> str:
         return f"web-csv-{self.token}"
 
-    def as_input(self, *, new_datasets_confirmed: bool, on_error: str) -> UploadInput:
+    def as_input(self, *, new_datasets_confirmed: bool) -> UploadInput:
         """The file and the researcher's choices, as the upload service takes them."""
         return UploadInput(
             content=self.content,
             filename=self.filename,
             format=self.format or None,
             note=self.note,
-            on_error=on_error,
+            on_error=self.on_error,
             incomplete=self.incomplete,
+            columns=dict(self.columns) or None,
             new_datasets_confirmed=new_datasets_confirmed,
             idempotency_key=self.idempotency_key,
         )
+
+    def _session_value(self) -> dict:
+        return {
+            "token": self.token,
+            "benchmark_id": self.benchmark_id,
+            "filename": self.filename,
+            "format": self.format,
+            "note": self.note,
+            "content": base64.b64encode(zlib.compress(self.content, 6)).decode("ascii")
+            if self.content
+            else "",
+            "stored_ids": list(self.stored_ids),
+            "job_id": self.job_id,
+            "incomplete": self.incomplete,
+            "on_error": self.on_error,
+            "columns": dict(self.columns),
+        }
 
 
 def pending_upload_save(
@@ -73,6 +95,8 @@ def pending_upload_save(
     note: str,
     content: bytes,
     incomplete: str = "refuse",
+    on_error: str = "refuse",
+    columns: Mapping[str, str] | None = None,
 ) -> PendingUpload:
     upload = PendingUpload(
         token=uuid.uuid4().hex,
@@ -82,17 +106,10 @@ def pending_upload_save(
         note=note,
         content=content,
         incomplete=incomplete,
+        on_error=on_error,
+        columns=dict(columns or {}),
     )
-    session[SESSION_KEY] = {
-        "token": upload.token,
-        "benchmark_id": upload.benchmark_id,
-        "filename": filename,
-        "format": fmt,
-        "note": note,
-        "content": base64.b64encode(zlib.compress(content, 6)).decode("ascii"),
-        "stored_ids": [],
-        "incomplete": incomplete,
-    }
+    session[SESSION_KEY] = upload._session_value()
     return upload
 
 
@@ -111,6 +128,8 @@ def pending_upload_get(session, *, token: str, benchmark: Benchmark) -> PendingU
         stored_ids=tuple(stored.get("stored_ids", ())),
         job_id=stored.get("job_id"),
         incomplete=stored.get("incomplete", "refuse"),
+        on_error=stored.get("on_error", "refuse"),
+        columns=stored.get("columns") or {},
     )
 
 
@@ -119,17 +138,9 @@ def pending_upload_mark_stored(
 ) -> None:
     """Forget the file but remember what it became (submissions, or the background job
     that stores it), for a repeated confirm."""
-    session[SESSION_KEY] = {
-        "token": upload.token,
-        "benchmark_id": upload.benchmark_id,
-        "filename": upload.filename,
-        "format": upload.format,
-        "note": upload.note,
-        "content": "",
-        "stored_ids": ids,
-        "job_id": job_id,
-        "incomplete": upload.incomplete,
-    }
+    session[SESSION_KEY] = replace(
+        upload, content=b"", stored_ids=tuple(ids), job_id=job_id
+    )._session_value()
 
 
 def too_large_to_preview(content: bytes) -> str:

@@ -5,6 +5,7 @@ from frontend.contribute import maintaining, moderating, owners, views
 urlpatterns = [
     path("b/<slug:slug>/submit/", views.submit_form, name="contribute-submit"),
     path("b/<slug:slug>/submit/csv/", views.submit_upload, name="contribute-upload"),
+    path("b/<slug:slug>/submit/csv/map/", views.submit_upload_map, name="contribute-upload-map"),
     path(
         "b/<slug:slug>/submit/template.csv",
         views.submit_csv_template,

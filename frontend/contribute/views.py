@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 import uuid
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any, cast
 
 from django.contrib import messages
@@ -26,6 +27,7 @@ from frontend.contribute.access import (
 )
 from frontend.contribute.form_errors import SummaryError, add_problems, form_summary
 from frontend.contribute.forms import (
+    ColumnMappingForm,
     SubmissionDetailsForm,
     UploadForm,
     upload_limit_bytes,
@@ -44,7 +46,8 @@ from frontend.contribute.uploads import (
 )
 from leaderboard.csv_template import csv_template
 from leaderboard.ingest.imported import IMPORT_FORMATS
-from leaderboard.ingest.results_csv import ResultsCsvError
+from leaderboard.ingest.results_csv import UNRECOGNISED_COLUMNS, ResultsCsvError
+from leaderboard.ingest.results_csv.sheets import header_names
 from leaderboard.models import Benchmark, Submission, UploadJob
 from leaderboard.selectors import (
     algorithm_names_public,
@@ -343,12 +346,14 @@ def submit_csv_template(request: HttpRequest, slug: str) -> HttpResponse:
     return response
 
 
-def _upload_page(request, benchmark, form, *, file_errors=(), n_more=0) -> HttpResponse:
+def _upload_page(
+    request, benchmark, form, *, file_errors=(), n_more=0, mapping=None
+) -> HttpResponse:
     line_errors = [
         SummaryError(_located(problem.line, problem.column, problem.message), f"#file-error-{i}")
         for i, problem in enumerate(file_errors)
     ]
-    summary = form_summary(form)
+    summary = [*form_summary(form), *(form_summary(mapping) if mapping is not None else ())]
     # With problems in the file, the file field's "The file has N problems (listed
     # below)" is their headline, not one more: the heading counts the file's problems.
     pointer = 1 if file_errors else 0
@@ -360,6 +365,7 @@ def _upload_page(request, benchmark, form, *, file_errors=(), n_more=0) -> HttpR
         "file_errors": file_errors,
         "n_more": n_more,
         "policy_note": _policy_note(benchmark, request.user),
+        "mapping": mapping,
     }
     return render(request, "frontend/contribute/upload.html", context)
 
@@ -386,6 +392,7 @@ def _preview_page(request, benchmark, upload, read: UploadRead, problems) -> Htt
             upload_incomplete_notes(benchmark=benchmark, parsed=parsed).items()
         ),
         "problems": file_problems(upload.content, problems),
+        "notes": read.notes,
         "policy_note": _policy_note(benchmark, request.user),
         "background": upload_in_background(upload.content, format=upload.format),
         "errors": [
@@ -396,10 +403,48 @@ def _preview_page(request, benchmark, upload, read: UploadRead, problems) -> Htt
     return render(request, "frontend/contribute/upload_preview.html", context)
 
 
-def _on_error(fmt: str | None) -> str:
-    """Another tool's files are read with skip: the preview lists what is left out and
-    nothing is stored until the researcher confirms it (a CSV is refused line by line)."""
-    return "skip" if fmt in IMPORT_FORMATS else "refuse"
+def _mapping_header(content: bytes, fmt: str | None, exc: ResultsCsvError) -> tuple[str, ...]:
+    """The header names a mapping may choose from, when the reader refused a CSV for not
+    knowing its columns (empty: no mapping is offered)."""
+    if fmt in IMPORT_FORMATS or not any(e.kind == UNRECOGNISED_COLUMNS for e in exc.errors):
+        return ()
+    header = header_names(content)
+    return header if len(header) >= 3 else ()  # dataset, algorithm, score: three columns
+
+
+def _refused_file_page(
+    request, benchmark, form, content: bytes, exc: ResultsCsvError, mapping=None
+) -> HttpResponse:
+    plural = "" if exc.total == 1 else "s"
+    if form.is_bound:
+        form.add_error(
+            "file", f"The file has {exc.total} problem{plural} (listed below); nothing was stored."
+        )
+    else:  # read again with a mapping: the headline is the mapping's
+        assert mapping is not None
+        mapping.add_error(
+            None,
+            f"With these columns the file has {exc.total} problem{plural} (listed above); "
+            "nothing was stored.",
+        )
+    return _upload_page(
+        request,
+        benchmark,
+        form,
+        file_errors=file_problems(content, exc.errors),
+        n_more=exc.n_more,
+        mapping=mapping,
+    )
+
+
+def _upload_trial(request, benchmark, upload: UploadInput):
+    return submissions_upload(
+        benchmark=benchmark,
+        submitter=request.user,
+        upload=upload,
+        trial=True,
+        max_errors=max_errors(),
+    )
 
 
 @login_required
@@ -421,34 +466,38 @@ def submit_upload(request: HttpRequest, slug: str) -> HttpResponse:
         # The preview reads the files while the page waits: no more than a request may.
         form.add_error("file", too_large_to_preview(content))
         return _upload_page(request, benchmark, form)
+    choices = {"note": data["note"], "incomplete": data["incomplete"], "on_error": data["on_error"]}
     try:
-        trial = submissions_upload(
-            benchmark=benchmark,
-            submitter=request.user,
-            upload=UploadInput(
+        trial = _upload_trial(
+            request,
+            benchmark,
+            UploadInput(
                 content=content,
                 filename=data["file"].name,
                 format=fmt or None,
-                on_error=_on_error(fmt),
-                incomplete=data["incomplete"],
+                **choices,
                 # The preview lists new datasets and asks for the confirmation itself.
                 new_datasets_confirmed=True,
             ),
-            trial=True,
-            max_errors=max_errors(),
         )
     except ResultsCsvError as exc:
-        plural = "" if exc.total == 1 else "s"
-        form.add_error(
-            "file", f"The file has {exc.total} problem{plural} (listed below); nothing was stored."
-        )
-        return _upload_page(
-            request,
-            benchmark,
-            form,
-            file_errors=file_problems(content, exc.errors),
-            n_more=exc.n_more,
-        )
+        mapping = None
+        if header := _mapping_header(content, fmt, exc):
+            # Kept for the mapping step: a plain form cannot send the file again.
+            pending = pending_upload_save(
+                request.session,
+                benchmark=benchmark,
+                filename=data["file"].name,
+                fmt=fmt,
+                content=content,
+                **choices,
+            )
+            mapping = ColumnMappingForm(
+                initial={"token": pending.token},
+                header=header,
+                ranking_only=benchmark.ranking_only,
+            )
+        return _refused_file_page(request, benchmark, form, content, exc, mapping)
     except PermissionDenied as exc:
         return forbidden(request, str(exc))
     assert trial.read is not None  # a trial reads the file
@@ -457,9 +506,51 @@ def submit_upload(request: HttpRequest, slug: str) -> HttpResponse:
         benchmark=benchmark,
         filename=data["file"].name,
         fmt=trial.read.format,
-        note=data["note"],
         content=content,
-        incomplete=data["incomplete"],
+        **choices,
+    )
+    return _preview_page(request, benchmark, upload, trial.read, trial.problems)
+
+
+@login_required
+@require_POST
+def submit_upload_map(request: HttpRequest, slug: str) -> HttpResponse:
+    """Step 1b: the refused file read again with its columns mapped to the roles."""
+    benchmark = benchmark_or_404(slug=slug, user=request.user)
+    if _closed_to(benchmark, request.user):
+        return _closed_page(request, benchmark)
+    if (throttled := _throttled(request, benchmark)) is not None:
+        return throttled
+    pending = pending_upload_get(
+        request.session, token=request.POST.get("token", ""), benchmark=benchmark
+    )
+    if pending is None or pending.stored_ids or pending.job_id is not None:
+        messages.error(request, "That upload has expired or was replaced: upload the file again.")
+        return redirect("contribute-upload", slug=benchmark.slug)
+    form = UploadForm(max_bytes=upload_limit_bytes())
+    mapping = ColumnMappingForm(
+        request.POST, header=header_names(pending.content), ranking_only=benchmark.ranking_only
+    )
+    if not mapping.is_valid():
+        return _upload_page(request, benchmark, form, mapping=mapping)
+    mapped = replace(pending, columns=mapping.cleaned_data["columns"])
+    try:
+        trial = _upload_trial(request, benchmark, mapped.as_input(new_datasets_confirmed=True))
+    except ResultsCsvError as exc:
+        return _refused_file_page(request, benchmark, form, pending.content, exc, mapping)
+    except PermissionDenied as exc:
+        return forbidden(request, str(exc))
+    assert trial.read is not None  # a trial reads the file
+    upload = pending_upload_save(
+        request.session,
+        benchmark=benchmark,
+        filename=pending.filename,
+        fmt=trial.read.format,
+        note=pending.note,
+        content=pending.content,
+        incomplete=pending.incomplete,
+        on_error=pending.on_error,
+        columns=mapped.columns,
     )
     return _preview_page(request, benchmark, upload, trial.read, trial.problems)
 
@@ -495,7 +586,6 @@ def submit_upload_confirm(request: HttpRequest, slug: str) -> HttpResponse:
             submitter=request.user,
             upload=upload.as_input(
                 new_datasets_confirmed=request.POST.get("confirm_new_datasets") == "1",
-                on_error=_on_error(upload.format),
             ),
             left_out_confirmed=_left_out_confirmed(request),
             max_errors=max_errors(),

@@ -302,9 +302,29 @@ EXAMPLES: dict[str, list[OpenApiExample]] = {
                 "n_scores": 2,
                 "left_out": [],
                 "n_left_out": 0,
+                "notes": [],
                 "incomplete_notes": [],
             },
             "201",
+        ),
+        _request(
+            {
+                "file": "task,framework,fold_time,result\niris,my-forest,3.2,0.96\n",
+                "columns": "dataset=task,algorithm=framework,score=result",
+            },
+            "A file with its own column names, mapped (the others are left out)",
+        ),
+        _response(
+            {
+                "submissions": [{**SUBMISSION, "algorithm": "my-forest"}],
+                "n_scores": 1,
+                "left_out": [],
+                "n_left_out": 0,
+                "notes": ["columns left out (not mapped): fold_time"],
+                "incomplete_notes": [],
+            },
+            "201",
+            "The mapped file",
         ),
     ],
     "submission_accept": [

@@ -35,6 +35,7 @@ from leaderboard.api.common import (
 )
 from leaderboard.ingest.imported import EMPTY_IMPORT, IMPORT_FORMATS, ON_ERROR
 from leaderboard.ingest.results_csv import FORMATS, INCOMPLETE
+from leaderboard.ingest.results_csv.sheets import MAPPABLE, parse_columns
 from leaderboard.lookups import benchmark_or_404
 from leaderboard.models import Submission, UploadJob
 from leaderboard.selectors import (
@@ -418,9 +419,31 @@ class SubmissionUploadApi(ApiView):
             "as manage.py analyze --incomplete drop",
         )
 
+        columns = serializers.CharField(
+            required=False,
+            allow_blank=True,
+            default="",
+            help_text="a CSV's own column names by role, as manage.py import_benchmark "
+            "--columns takes them: dataset=task,algorithm=framework,score=result (roles: "
+            + ", ".join(MAPPABLE)
+            + "); the columns not named are left out (listed in notes)",
+        )
+
+        def validate_columns(self, value: str) -> dict[str, str] | None:
+            if not value.strip():
+                return None
+            try:
+                return parse_columns(value)
+            except ValueError as exc:
+                raise serializers.ValidationError(str(exc)) from None
+
         def validate(self, attrs: dict) -> dict:
             if not attrs["file"].size and attrs["format"] in IMPORT_FORMATS:
                 raise serializers.ValidationError({"file": [EMPTY_IMPORT]})
+            if attrs["columns"] and attrs["format"] in IMPORT_FORMATS:
+                raise serializers.ValidationError(
+                    {"columns": ["columns: only a CSV's columns are mapped, not another tool's"]}
+                )
             return attrs
 
     class OutputSerializer(serializers.Serializer):
@@ -434,6 +457,11 @@ class SubmissionUploadApi(ApiView):
         )
         n_left_out = serializers.IntegerField(
             required=False, help_text="how many results the import left out in all"
+        )
+        notes = serializers.ListField(
+            child=serializers.CharField(),
+            required=False,
+            help_text="what a column mapping left out of the file (its columns not mapped)",
         )
         incomplete_notes = IncompleteNoteSerializer(
             many=True,
@@ -480,6 +508,7 @@ class SubmissionUploadApi(ApiView):
                 note=data["note"],
                 on_error=data["on_error"],
                 incomplete=data["incomplete"],
+                columns=data["columns"],
                 new_datasets_confirmed=data["allow_new_datasets"],
                 idempotency_key=idempotency_key_from(request),
             ),
@@ -494,6 +523,7 @@ class SubmissionUploadApi(ApiView):
                 {"field": left_out_where(p), "message": p.message} for p in outcome.left_out
             ],
             "n_left_out": outcome.n_left_out,
+            "notes": list(outcome.read.notes) if outcome.read is not None else [],
             "incomplete_notes": incomplete_notes_out(outcome.incomplete_notes),
         }
         code = status.HTTP_200_OK if outcome.replayed else status.HTTP_201_CREATED
@@ -619,6 +649,7 @@ class UploadJobOutputSerializer(serializers.Serializer):
                 "n_scores": job.result["n_scores"],
                 "left_out": job.result.get("left_out", []),
                 "n_left_out": job.result.get("n_left_out", 0),
+                "notes": job.result.get("notes", []),
                 # jobs finished before the notes were recorded have none
                 "incomplete_notes": incomplete_notes_out(job.result.get("incomplete_notes", {})),
             }

@@ -31,6 +31,7 @@ from leaderboard.ingest.imported import (
     imported_relocated,
 )
 from leaderboard.ingest.results_csv import (
+    UNRECOGNISED_COLUMNS,
     Format,
     Incomplete,
     ParsedResults,
@@ -38,6 +39,12 @@ from leaderboard.ingest.results_csv import (
     RowError,
     parse_results_csv_partial,
     parse_results_csv_text,
+)
+from leaderboard.ingest.results_csv.sheets import (
+    MappedCsv,
+    mapped_results_text,
+    relocated_error,
+    relocated_parsed,
 )
 from leaderboard.models import Benchmark, Submission, UploadJob
 from leaderboard.services.errors import Problem, UploadTooLarge, ValidationFailed
@@ -73,6 +80,9 @@ class UploadInput:
     note: str = ""
     on_error: str = "refuse"  # ON_ERROR: refuse the file, or skip what cannot be read
     incomplete: str = "refuse"  # INCOMPLETE: refuse, or drop results lacking folds
+    # A CSV's own column names by role (parse_columns: {"dataset": "task", ...}); the
+    # columns not named are left out. None: the header is read as it is.
+    columns: Mapping[str, str] | None = None
     new_datasets_confirmed: bool = False
     idempotency_key: str = ""
 
@@ -83,13 +93,15 @@ class UploadRead:
 
     ``left_out`` lists what ``on_error="skip"`` or ``incomplete="drop"`` left out (the
     first ones; ``n_left_out`` counts them all); ``imported`` is set for another tool's
-    files, whose problems it locates at their file and key.
+    files, whose problems it locates at their file and key. ``notes`` says what a column
+    mapping left out of the file (its columns not mapped).
     """
 
     parsed: ParsedResults
     imported: ImportedResults | None = None
     left_out: tuple[RowError, ...] = ()
     n_left_out: int = 0
+    notes: tuple[str, ...] = ()
 
     @classmethod
     def of_imported(cls, imported: ImportedResults) -> UploadRead:
@@ -174,21 +186,51 @@ def upload_read(
             on_error=upload.on_error,
         )
         return UploadRead.of_imported(imported)
+    table = None
     try:
+        table = _mapped_table(upload)
         parsed, skipped = _csv_read(
-            upload, benchmark=benchmark, max_rows=limits.max_rows, max_errors=max_errors
+            upload,
+            table=table,
+            benchmark=benchmark,
+            max_rows=limits.max_rows,
+            max_errors=max_errors,
         )
     except ResultsCsvError as exc:
+        error = relocated_error(exc, table) if table is not None else exc
         raise results_file_refusal(
-            benchmark=benchmark, error=exc, new_datasets_confirmed=upload.new_datasets_confirmed
+            benchmark=benchmark, error=error, new_datasets_confirmed=upload.new_datasets_confirmed
         ) from None
+    if table is not None:  # problems and rows at the user's own lines
+        parsed = relocated_parsed(parsed, table)
+        if skipped:
+            skipped = relocated_error(ResultsCsvError(skipped), table).errors
     # Listed up to the bound another tool's files have; beyond it, counted.
     left_out = (*skipped, *parsed.dropped)[:MAX_LEFT_OUT]
-    return UploadRead(parsed, None, left_out, len(skipped) + parsed.n_dropped)
+    notes = table.notes if table is not None else ()
+    return UploadRead(parsed, None, left_out, len(skipped) + parsed.n_dropped, notes)
+
+
+def _mapped_table(upload: UploadInput) -> MappedCsv | None:
+    """A CSV with ``columns``: only its mapped columns, named by their roles. A column
+    the file lacks is a problem of its header (line 1), as the parser's own are."""
+    if not upload.columns:
+        return None
+    try:
+        return mapped_results_text(upload.content, upload.columns)
+    except ResultsCsvError:
+        raise
+    except ValueError as exc:
+        raise ResultsCsvError([RowError(1, None, str(exc), UNRECOGNISED_COLUMNS)]) from None
 
 
 def _csv_read(
-    upload: UploadInput, *, benchmark: Benchmark, max_rows: int, max_errors: int | None
+    upload: UploadInput,
+    *,
+    table: MappedCsv | None,
+    benchmark: Benchmark,
+    max_rows: int,
+    max_errors: int | None,
 ) -> tuple[ParsedResults, tuple[RowError, ...]]:
     options = {
         "format": cast("Format | None", upload.format or None),  # the parser checks it
@@ -196,15 +238,16 @@ def _csv_read(
         "metric_check": benchmark_metric_check(benchmark=benchmark),
         "incomplete": cast(Incomplete, upload.incomplete),
     }
+    content = table.content if table is not None else upload.content
     if upload.on_error == "skip":
         try:
-            text = upload.content.decode("utf-8")
+            text = content.decode("utf-8")
         except UnicodeDecodeError:
             pass  # the strict reader names the line that is not UTF-8
         else:
             return parse_results_csv_partial(text, **options)  # type: ignore[arg-type]
     max_errors = max_errors or settings.PODIUM_API_MAX_PROBLEMS
-    parsed = parse_results_csv_text(upload.content, max_errors=max_errors, **options)  # type: ignore[arg-type]
+    parsed = parse_results_csv_text(content, max_errors=max_errors, **options)  # type: ignore[arg-type]
     return parsed, ()
 
 
@@ -279,6 +322,7 @@ def _queued(*, benchmark: Benchmark, submitter, upload: UploadInput) -> UploadJo
         new_datasets_confirmed=upload.new_datasets_confirmed,
         on_error=upload.on_error,
         incomplete=upload.incomplete,
+        columns=upload.columns,
     )
 
 

@@ -522,7 +522,9 @@ def test_the_command_names_an_lm_eval_model_and_takes_mteb_subsets():
 
 
 @pytest.mark.django_db
-def test_the_web_preview_lists_what_is_left_out_and_stores_the_rest_once_confirmed(client):
+def test_the_web_preview_refuses_or_lists_what_is_left_out_and_stores_the_rest_once_confirmed(
+    client,
+):
     client.force_login(make_user("web-partial"))
     _empty_benchmark("web-lite", [("Accuracy", "higher", {"min_value": 0.0, "max_value": 1.0})])
     files = {
@@ -530,9 +532,21 @@ def test_the_web_preview_lists_what_is_left_out_and_stores_the_rest_once_confirm
         for path, data in files_from_path(FIXTURES / "eee-helm-lite").items()
         if path.startswith(("openai/", "tiiuae/"))
     }
-    response = client.post(
+    # Refused by default, as the API and the commands do: every problem at its file and key.
+    refused_file = client.post(
         "/b/web-lite/submit/csv/",
         {"file": SimpleUploadedFile("lite.zip", zipped(files)), "format": "eee"},
+    ).content.decode()
+    assert 'data-testid="file-errors"' in refused_file
+    assert "tiiuae/falcon-7b/0a1b2c3d.json" in refused_file
+    assert 'data-testid="upload-confirm"' not in refused_file
+    response = client.post(
+        "/b/web-lite/submit/csv/",
+        {
+            "file": SimpleUploadedFile("lite.zip", zipped(files)),
+            "format": "eee",
+            "on_error": "skip",
+        },
     )
     body = response.content.decode()
     assert 'data-testid="left-out"' in body

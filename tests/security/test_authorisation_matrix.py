@@ -291,6 +291,16 @@ CELLS = [
         _everyone(302, 200),
     ),
     (
+        # Reads only the signed-in session's own pending file: a token of no file of
+        # this session is sent back to the upload, storing nothing.
+        "web csv column mapping",
+        "web",
+        "post",
+        "/b/toy/submit/csv/map/",
+        lambda w, role: {"token": "0" * 32, "dataset": "d", "algorithm": "a", "score": "s"},
+        _everyone(302, 302),
+    ),
+    (
         "web grid submit under an owned algorithm",
         "web",
         "post",

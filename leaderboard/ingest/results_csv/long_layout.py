@@ -25,6 +25,7 @@ from leaderboard.ingest.results_csv.records import (
     ALGORITHM_COLUMNS,
     INCOMPLETE_FOLDS,
     RANKING_HEADER,
+    UNRECOGNISED_COLUMNS,
     Format,
     ParsedResults,
     ResultsCsvError,
@@ -170,12 +171,22 @@ class _LongParser(_ParserBase):
                 roles["score"] = roles.pop("value")
             elif "score" not in roles and not {"score", "value"} & set(typos.values()):
                 problems.append(
-                    RowError(line, "score", f"missing required column; long files have {layout}")
+                    RowError(
+                        line,
+                        "score",
+                        f"missing required column; long files have {layout}",
+                        UNRECOGNISED_COLUMNS,
+                    )
                 )
         for role in required:
             if role not in roles and role not in typos.values():
                 problems.append(
-                    RowError(line, role, f"missing required column; {format} files have {layout}")
+                    RowError(
+                        line,
+                        role,
+                        f"missing required column; {format} files have {layout}",
+                        UNRECOGNISED_COLUMNS,
+                    )
                 )
         if problems:
             raise ResultsCsvError(problems)

@@ -19,6 +19,7 @@ from leaderboard.ingest.results_csv.cells import (
 from leaderboard.ingest.results_csv.clean_records import NotClean
 from leaderboard.ingest.results_csv.long_layout import _LongParser
 from leaderboard.ingest.results_csv.records import (
+    UNRECOGNISED_COLUMNS,
     Format,
     ParsedResults,
     ResultsCsvError,
@@ -96,6 +97,7 @@ class _Parser(_LongParser, _WideParser):
         if layout is not None:
             return layout
         lowered = {name.lower() for name in names}
+        kind = UNRECOGNISED_COLUMNS
         if {"dataset", "algorithm"} <= lowered:
             message = (
                 f"dataset and algorithm columns but no score (or value) or rank column; {_EXPECTED}"
@@ -105,6 +107,7 @@ class _Parser(_LongParser, _WideParser):
                 "the fields of the header are separated by tabs: save the file as CSV, "
                 f"with commas or semicolons between fields; {_EXPECTED}"
             )
+            kind = ""  # one cell: no column to map
         else:
             message = f"unrecognised header {','.join(names)!r}; {_EXPECTED}"
-        raise ResultsCsvError([RowError(self.header_line, None, message)])
+        raise ResultsCsvError([RowError(self.header_line, None, message, kind)])

@@ -23,6 +23,9 @@ INCOMPLETE: tuple[str, ...] = ("refuse", "drop")
 
 # RowError.kind of a fold gap: an entry point may offer to drop what is incomplete.
 INCOMPLETE_FOLDS = "incomplete-folds"
+# RowError.kind of a header the parser cannot place (no dataset, algorithm or score
+# column it knows): an entry point may offer to map the file's own columns.
+UNRECOGNISED_COLUMNS = "unrecognised-columns"
 # A ranking file's header, all of it: the parser's, the template's and the exports'.
 RANKING_HEADER = ("dataset", "algorithm", "rank")
 
@@ -32,7 +35,8 @@ class RowError:
     """One problem in the file: 1-based ``line`` (header = 1) and the header ``column``.
 
     ``kind`` is ``INCOMPLETE_FOLDS`` for an algorithm lacking folds others have (which
-    ``incomplete="drop"`` would leave out), else empty.
+    ``incomplete="drop"`` would leave out), ``UNRECOGNISED_COLUMNS`` for a header whose
+    columns a mapping could name, else empty.
     """
 
     line: int

@@ -15,14 +15,17 @@ parser's problems are reported where they are in the user's file
 
 from __future__ import annotations
 
+import array
 import csv
 import io
 import re
-from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, replace
+
+import numpy as np
 
 from leaderboard.ingest.results_csv.cells import _delimiter_of
-from leaderboard.ingest.results_csv.records import ResultsCsvError, RowError
+from leaderboard.ingest.results_csv.records import ParsedResults, ResultsCsvError, RowError
 
 # Column roles a mapping may name (``value`` is the parser's other name for ``score``).
 MAPPABLE = ("dataset", "algorithm", "score", "fold", "metric", "rank")
@@ -38,24 +41,68 @@ class TidyTable:
 
     text: str
     # source_lines[n - 1]: the input's line (or sheet row) of the output's line n.
-    source_lines: tuple[int, ...]
+    source_lines: Sequence[int]
     notes: tuple[str, ...]
 
 
 def parse_columns(text: str) -> dict[str, str]:
-    """``"dataset=task,algorithm=framework,score=result"`` as {role: column}."""
-    mapping: dict[str, str] = {}
+    """``"dataset=task,algorithm=framework,score=result"`` as {role: column}.
+
+    Raises ``ValueError`` naming the first fault: a part that is not role=column, or
+    one :func:`columns_checked` names.
+    """
+    pairs = []
     for part in text.split(","):
         role, sep, column = part.partition("=")
-        role, column = role.strip().lower(), column.strip()
-        if not sep or not column:
+        if not sep or not column.strip():
             raise ValueError(f"columns: expected role=column, got {part.strip()!r}")
+        pairs.append((role, column))
+    return columns_checked(pairs)
+
+
+def columns_checked(pairs: Iterable[tuple[str, str]]) -> dict[str, str]:
+    """(role, column) pairs as {role: column}, however they were given (the command's
+    text, the web form's selects). Raises ``ValueError`` naming the first fault: a role
+    that is none of MAPPABLE, a role given twice, a column given to two roles."""
+    mapping: dict[str, str] = {}
+    for given_role, given_column in pairs:
+        role, column = given_role.strip().lower(), given_column.strip()
         if role not in MAPPABLE:
             raise ValueError(
                 f"columns: {role!r} is no column role; the roles are {', '.join(MAPPABLE)}"
             )
+        if role in mapping:
+            raise ValueError(
+                f"columns: {role} is given twice ({mapping[role]!r} and {column!r}); "
+                "give each role one column"
+            )
+        # The header is matched without case (_mapped), so "Task" and "task" are one.
+        taken = next((r for r, c in mapping.items() if c.lower() == column.lower()), None)
+        if taken is not None:
+            raise ValueError(
+                f"columns: the column {column!r} is given to both {taken} and {role}; "
+                "give each role its own column"
+            )
         mapping[role] = column
     return mapping
+
+
+def columns_text(columns: Mapping[str, str]) -> str:
+    """A mapping as :func:`parse_columns` reads it (``dataset=task,...``)."""
+    return ",".join(f"{role}={column}" for role, column in columns.items())
+
+
+def header_names(content: bytes, *, limit: int = 200) -> tuple[str, ...]:
+    """The names in the first non-empty row of a CSV (a pandas index column's empty
+    name dropped), the first ``limit``: what a mapping may choose from. Empty for text
+    that is not UTF-8 CSV."""
+    try:
+        text = _text(content[: 1 << 16])
+    except ResultsCsvError:
+        return ()
+    first = next((line for line in text.splitlines() if line.strip()), "")
+    cells = next(csv.reader([first], delimiter=_delimiter_of(first)), [])
+    return tuple(name for name in (cell.strip() for cell in cells) if name)[:limit]
 
 
 def is_xlsx(content: bytes, filename: str) -> bool:
@@ -116,11 +163,67 @@ def tidy_results_table(
     return TidyTable("".join(written), tuple(lines), tuple(notes))
 
 
+@dataclass(frozen=True)
+class MappedCsv:
+    """A CSV's mapped columns as a results file (UTF-8 bytes, which the parser decodes
+    piece by piece), and where each of its lines came from."""
+
+    content: bytes
+    source_lines: Sequence[int]
+    notes: tuple[str, ...]
+
+
+# Rows written between two encodings of the output: a few hundred kB of text at a time.
+_MAPPED_BATCH = 10_000
+
+
+def mapped_results_text(content: bytes, columns: Mapping[str, str]) -> MappedCsv:
+    """A CSV's mapped columns only, named by their roles: :func:`tidy_results_table`
+    with ``columns`` alone, streamed (no row is held and the text is never whole in
+    memory: a million-row upload costs its output bytes and one int per line).
+
+    Raises ``ValueError`` for a mapped column the header lacks, :class:`ResultsCsvError`
+    for text that is not UTF-8 CSV.
+    """
+    data = content.removeprefix(b"\xef\xbb\xbf")
+    _text(data)  # refuses text that is not UTF-8, naming its line; then let go
+    first = next((line for line in io.BytesIO(data) if line.strip()), b"").decode("utf-8")
+    delimiter = _delimiter_of(first)
+    stream = io.TextIOWrapper(io.BytesIO(data), encoding="utf-8", newline="")
+    reader = csv.reader(stream, delimiter=delimiter)
+    chunks: list[bytes] = []
+    batch = io.StringIO()
+    writer = csv.writer(batch, delimiter=delimiter, lineterminator="\n")
+    lines = array.array("q")
+    notes: list[str] = []
+    keep: list[int] | None = None
+    start = 1
+    try:
+        for cells in reader:
+            line, start = start, reader.line_num + 1
+            if not any(cell.strip() for cell in cells):
+                continue
+            if keep is None:
+                keep, roles = _mapped_indices([cell.strip() for cell in cells], columns, notes)
+                writer.writerow(roles)
+            else:
+                writer.writerow([cells[i] if i < len(cells) else "" for i in keep])
+            lines.append(line)
+            if len(lines) % _MAPPED_BATCH == 0:
+                chunks.append(batch.getvalue().encode("utf-8"))
+                batch.seek(0)
+                batch.truncate()
+    except csv.Error as exc:
+        raise ResultsCsvError([RowError(start, None, f"not readable CSV: {exc}")]) from None
+    chunks.append(batch.getvalue().encode("utf-8"))
+    return MappedCsv(b"".join(chunks), lines, tuple(notes))
+
+
 def _row(cells: list[str], delimiter: str) -> str:
     return delimiter.join('"' + cell.replace('"', '""') + '"' for cell in cells) + "\n"
 
 
-def relocated_error(exc: ResultsCsvError, table: TidyTable) -> ResultsCsvError:
+def relocated_error(exc: ResultsCsvError, table: TidyTable | MappedCsv) -> ResultsCsvError:
     """The parser's refusal of ``table.text``, each problem at the user's own line."""
 
     def source(line: int) -> int:
@@ -140,7 +243,29 @@ def relocated_error(exc: ResultsCsvError, table: TidyTable) -> ResultsCsvError:
         )
         for error in exc.errors
     ]
-    return type(exc)(errors, total=exc.total)
+    if exc.partial is None:
+        return type(exc)(errors, total=exc.total)
+    return type(exc)(errors, total=exc.total, partial=relocated_parsed(exc.partial, table))
+
+
+def relocated_parsed(parsed: ParsedResults, table: TidyTable | MappedCsv) -> ParsedResults:
+    """What the parser read of ``table.text``, each record and left-out result at the
+    user's own line (as :func:`relocated_error` does for a refusal)."""
+    if not table.source_lines:
+        return parsed
+    source = np.asarray(table.source_lines, dtype=np.int64)
+    lines = np.clip(parsed.lines.astype(np.int64), 1, len(source)) - 1
+    return replace(
+        parsed,
+        lines=source[lines],
+        dropped=relocated_error(ResultsCsvError(list(parsed.dropped)), table).errors
+        if parsed.dropped
+        else (),
+        standard_errors={
+            table.source_lines[line - 1] if 1 <= line <= len(source) else line: error
+            for line, error in parsed.standard_errors.items()
+        },
+    )
 
 
 def _text(content: bytes) -> str:
@@ -215,6 +340,15 @@ def _mapped(
     notes: list[str],
 ) -> tuple[list[str], list[tuple[int, list[str]]]]:
     """Only the mapped columns, named by their roles."""
+    keep, roles = _mapped_indices(header, columns, notes)
+    return roles, [(line, [_cell(cells, i) for i in keep]) for line, cells in body]
+
+
+def _mapped_indices(
+    header: list[str], columns: Mapping[str, str], notes: list[str]
+) -> tuple[list[int], list[str]]:
+    """Where each mapped column is in the header, and its role; the columns left out
+    are said in ``notes``. Raises ``ValueError`` for a column the header lacks."""
     lowered = [name.lower() for name in header]
     keep = []
     for role, column in columns.items():
@@ -223,15 +357,13 @@ def _mapped(
                 f"columns: the file has no column {column!r} (for {role}); its columns are "
                 f"{', '.join(header[:30])}"
             )
-        keep.append((lowered.index(column.lower()), role))
-    left = [name for i, name in enumerate(header) if i not in {k for k, _ in keep}]
+        keep.append(lowered.index(column.lower()))
+    kept = set(keep)
+    left = [name or f"#{i + 1}" for i, name in enumerate(header) if i not in kept]
     if left:
         shown = ", ".join(left[:20]) + (f" and {len(left) - 20} more" if len(left) > 20 else "")
         notes.append(f"columns left out (not mapped): {shown}")
-    return (
-        [role for _, role in keep],
-        [(line, [_cell(cells, i) for i, _ in keep]) for line, cells in body],
-    )
+    return keep, list(columns)
 
 
 def _cell(cells: list[str], i: int) -> str:

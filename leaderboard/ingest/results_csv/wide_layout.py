@@ -17,6 +17,7 @@ from leaderboard.ingest.results_csv.cells import (
     control_character_problem,
 )
 from leaderboard.ingest.results_csv.records import (
+    UNRECOGNISED_COLUMNS,
     ParsedResults,
     ResultsCsvError,
     RowError,
@@ -173,6 +174,7 @@ class _WideParser(_ParserBase):
                     f"dataset and other names is read as a wide file ({_WIDE_LAYOUT}), each "
                     f"column an algorithm's scores; a long file names its columns "
                     f"{_LONG_LAYOUT}, a ranking file {_RANKING_LAYOUT}",
+                    UNRECOGNISED_COLUMNS,
                 )
             ]
         )

@@ -1,0 +1,104 @@
+"""The API's ``columns`` on a CSV upload: the command's --columns syntax and parser,
+refused with the exact fault, applied by the upload service (in the background too)."""
+
+import pytest
+
+from leaderboard.models import Submission
+from tests.api.background_helpers import finished
+from tests.api.conftest import client_for
+from tests.api.test_upload import upload
+from tests.factories import stored_scores
+from tests.leaderboard.test_upload_columns import AMLB
+
+MAPPING = "dataset=task,algorithm=framework,score=result"
+
+
+@pytest.mark.django_db
+def test_columns_map_the_file_s_own_names(researcher, benchmark):
+    api = client_for(researcher)
+    assert upload(api, AMLB).status_code == 400  # as it is: an unrecognised header
+    response = upload(api, AMLB, columns=MAPPING)
+    assert response.status_code == 201, response.json()
+    body = response.json()
+    assert body["n_scores"] == 3
+    assert body["notes"] == ["columns left out (not mapped): fold_time"]
+    assert sorted((r.dataset, r.algorithm, r.value) for r in stored_scores()) == [
+        ("adult", "lightgbm", 0.91),
+        ("adult", "rf", 0.88),
+        ("credit", "lightgbm", 0.77),
+    ]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("columns", "message"),
+    [
+        (
+            "dataset=task,team=framework",
+            "columns: 'team' is no column role; the roles are dataset, algorithm, score, "
+            "fold, metric, rank",
+        ),
+        (
+            "dataset=task,algorithm=framework,algorithm=result",
+            "columns: algorithm is given twice ('framework' and 'result'); give each role "
+            "one column",
+        ),
+        (
+            "dataset=task,algorithm=task,score=result",
+            "columns: the column 'task' is given to both dataset and algorithm; give each "
+            "role its own column",
+        ),
+    ],
+)
+def test_a_faulty_mapping_is_refused_before_the_file_is_read(
+    researcher, benchmark, columns, message
+):
+    response = upload(client_for(researcher), AMLB, columns=columns)
+    assert response.status_code == 400
+    assert response.json()["problems"] == [{"line": None, "field": "columns", "message": message}]
+    assert not Submission.objects.exists()
+
+
+@pytest.mark.django_db
+def test_a_mapped_column_the_file_lacks_is_named_at_its_header(researcher, benchmark):
+    response = upload(
+        client_for(researcher), AMLB, columns="dataset=task,algorithm=model,score=result"
+    )
+    assert response.status_code == 400
+    assert response.json()["problems"] == [
+        {
+            "line": 1,
+            "field": None,
+            "message": "columns: the file has no column 'model' (for algorithm); its columns "
+            "are task, framework, fold_time, result",
+        }
+    ]
+    assert not Submission.objects.exists()
+
+
+@pytest.mark.django_db
+def test_columns_are_for_a_csv_not_another_tool_s_files(researcher, benchmark):
+    response = upload(client_for(researcher), b"{}", format="mteb", columns=MAPPING)
+    assert response.status_code == 400
+    assert response.json()["problems"] == [
+        {
+            "line": None,
+            "field": "columns",
+            "message": "columns: only a CSV's columns are mapped, not another tool's",
+        }
+    ]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_large_file_carries_its_mapping_to_the_worker(
+    celery_worker, settings, researcher, benchmark
+):
+    settings.PODIUM_BACKGROUND_UPLOAD_BYTES = 10
+    api = client_for(researcher)
+    response = upload(api, AMLB, columns=MAPPING)
+    assert response.status_code == 202, response.json()
+    body = finished(api, response["Location"])
+    assert body["status"] == "done" and body["http_status"] == 201, body
+    assert body["result"]["n_scores"] == 3
+    assert body["result"]["notes"] == ["columns left out (not mapped): fold_time"]
+    assert len(stored_scores()) == 3

@@ -1,0 +1,87 @@
+"""The upload's mapping step in Chromium, on a phone (390x844) without JavaScript: a file
+whose columns the reader does not know is refused with selects of its own header names,
+labelled, fitting the screen and free of serious axe violations; choosing the columns
+previews the file as mapped and stores it."""
+
+from __future__ import annotations
+
+from playwright.sync_api import expect
+
+from tests.browser import helpers
+from tests.browser.test_accessibility import harmful_violations
+from tests.leaderboard.test_upload_columns import AMLB
+
+PHONE_390 = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True}
+
+
+def _upload_amlb(page, site) -> None:
+    page.goto(site.url("contribute-upload", "amlb"))
+    page.get_by_label("Results file (CSV, JSON or zip)").set_input_files(
+        {"name": "amlb.csv", "mimeType": "text/csv", "buffer": AMLB}
+    )
+    page.get_by_test_id("upload-submit").click()
+
+
+def test_a_phone_without_javascript_maps_a_file_s_columns_and_stores_it(
+    empty_site, new_page, log_in, screenshot
+):
+    from tests.factories import make_benchmark, make_user, stored_scores
+
+    make_benchmark("amlb")
+    user = make_user("mapper")
+    page = new_page(**PHONE_390, java_script_enabled=False)
+    log_in(page, user)
+    _upload_amlb(page, empty_site)
+
+    expect(page.get_by_test_id("column-mapping")).to_be_visible()
+    expect(page.get_by_test_id("file-errors")).to_contain_text("unrecognised header")
+    dataset = page.get_by_label("Dataset column")
+    expect(dataset.locator("option")).to_have_text(
+        ["— choose —", "task", "framework", "fold_time", "result"]
+    )
+    overflow = helpers.horizontal_overflow(page)
+    assert overflow["scrollWidth"] <= overflow["innerWidth"] + 1, overflow
+    screenshot(page, "mapping")
+
+    dataset.select_option("task")
+    page.get_by_label("Algorithm column").select_option("framework")
+    page.get_by_label("Score column").select_option("result")
+    page.get_by_test_id("mapping-submit").click()
+
+    expect(page.get_by_test_id("upload-columns")).to_have_text(
+        "dataset: task; algorithm: framework; score: result"
+    )
+    expect(page.get_by_test_id("upload-notes")).to_contain_text(
+        "columns left out (not mapped): fold_time"
+    )
+    expect(page.get_by_test_id("upload-rows")).to_have_text("3")
+    overflow = helpers.horizontal_overflow(page)
+    assert overflow["scrollWidth"] <= overflow["innerWidth"] + 1, overflow
+    screenshot(page, "preview")
+    page.get_by_test_id("upload-confirm").click()
+    expect(page).to_have_url(empty_site.url("benchmark-leaderboard", "amlb"))
+    assert sorted((r.dataset, r.algorithm, r.value) for r in stored_scores()) == [
+        ("adult", "lightgbm", 0.91),
+        ("adult", "rf", 0.88),
+        ("credit", "lightgbm", 0.77),
+    ]
+
+
+def test_the_mapping_step_has_no_serious_axe_violation_on_a_phone(empty_site, new_page, log_in):
+    """axe runs as a script: this page has scripts on, at the same size."""
+    from tests.factories import make_benchmark, make_user
+
+    make_benchmark("amlb")
+    page = new_page(**PHONE_390)
+    log_in(page, make_user("axe-mapper"))
+    _upload_amlb(page, empty_site)
+    expect(page.get_by_test_id("column-mapping")).to_be_visible()
+    assert not harmful_violations(page)
+    page.get_by_label("Dataset column").select_option("task")
+    page.get_by_label("Algorithm column").select_option("task")
+    page.get_by_label("Score column").select_option("result")
+    page.get_by_test_id("mapping-submit").click()
+    expect(page.get_by_test_id("mapping-errors")).to_contain_text(
+        "the column 'task' is given to both dataset and algorithm"
+    )
+    assert not harmful_violations(page)
