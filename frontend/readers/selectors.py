@@ -7,6 +7,7 @@ board is parsed once per process (``estimation.selectors.snapshot_section``).
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -212,7 +213,8 @@ def algorithm_facts(
     Cached per results version shown (``version``): an acceptance that changes the
     metadata also brings a new version, and a page costs no query for it until then.
     """
-    key = f"podium:algorithm-facts:{benchmark.pk}:{version}" if version is not None else None
+    # v2: the facts gained precision and open_weights (an older pickle lacks them)
+    key = f"podium:algorithm-facts:v2:{benchmark.pk}:{version}" if version is not None else None
     if key is not None:
         try:
             cached = pages_cache.get(key)
@@ -220,13 +222,9 @@ def algorithm_facts(
             cached = None
         if cached is not None:
             return cached
-    rows = algorithms_public(benchmark.algorithms.all()).values_list(
-        "name", "family", "parameters", "licence"
-    )
-    facts = {
-        name: AlgorithmFacts(family=family, parameters=parameters, licence=licence)
-        for name, family, parameters, licence in rows
-    }
+    fields = [f.name for f in dataclasses.fields(AlgorithmFacts)]
+    rows = algorithms_public(benchmark.algorithms.all()).values("name", *fields)
+    facts = {row["name"]: AlgorithmFacts(**{f: row[f] for f in fields}) for row in rows}
     if key is not None:
         try:
             pages_cache.set(key, facts, ALGORITHM_FACTS_SECONDS)
