@@ -100,7 +100,7 @@ class AlgorithmInfo:
     open_weights: bool | None = None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Entry:
     """One result: ``value`` over all folds, and the folds' values when the file has them."""
 
@@ -269,6 +269,8 @@ class Collector:
         if known is None:
             self.metrics[info.name] = info
             return
+        if known == info:  # a file says it of every result: nothing to merge
+            return
         if (
             known.higher_is_better is not None
             and info.higher_is_better is not None
@@ -353,9 +355,15 @@ class Collector:
         kept: list[Entry] = []
         problems: list[ImportRowError] = []
         first: dict[tuple[str, str, str], str] = {}
+        # A good name is checked once, however many results name it (a million results
+        # have some thousands of names); the rule does not depend on what it names.
+        good_names: set[str] = set()
         for e in entries:
-            file, _, key = e.origin.partition(": ")
-            problem = _names_problem(e) or self._range_problem(e)
+            if e.dataset in good_names and e.algorithm in good_names and e.metric in good_names:
+                problem = None
+            elif (problem := _names_problem(e)) is None:
+                good_names.update((e.dataset, e.algorithm, e.metric))
+            problem = problem or self._range_problem(e)
             if problem is None:
                 record = (e.dataset.strip(), e.algorithm.strip(), e.metric.strip())
                 earlier = first.get(record)
@@ -369,6 +377,7 @@ class Collector:
             if problem is None:
                 kept.append(e)
             else:
+                file, _, key = e.origin.partition(": ")
                 problems.append(import_problem(file, key, problem))
         self._refuse_or_list(problems)
         return kept
