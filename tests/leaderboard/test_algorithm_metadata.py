@@ -173,7 +173,9 @@ def test_the_web_csv_upload_carries_metadata_columns(client, board):
     assert Algorithm.objects.get(benchmark=board, name="xgb").revision == "2.0.3"
 
 
-def test_precision_and_open_weights_through_the_api_reach_the_algorithm_once_accepted(board):
+def test_precision_and_open_weights_through_the_api_reach_the_algorithm_once_accepted(
+    client, board
+):
     """open_weights false is a value (closed weights), not an absence."""
     api = client_for(make_user("scripted"))
     response = api.post(
@@ -193,6 +195,9 @@ def test_precision_and_open_weights_through_the_api_reach_the_algorithm_once_acc
     assert (llm.precision, llm.open_weights) == ("bfloat16", False)
     listed = api.get("/api/benchmarks/tab/algorithms/").json()["results"]
     assert (listed[0]["precision"], listed[0]["open_weights"]) == ("bfloat16", False)
+    body = client.get("/b/tab/algorithms/llm/").content.decode()
+    assert 'data-testid="algorithm-precision">bfloat16<' in body
+    assert 'data-testid="algorithm-open-weights">no<' in body
 
 
 def test_the_service_refuses_open_weights_that_is_not_true_or_false(board):
