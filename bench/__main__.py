@@ -27,6 +27,7 @@ SUITES = (
     "api",
     "pages",
     "bigboards",
+    "import_formats",
 )
 DATABASE_SUITES = ("ingest", "latency", "api", "pages")
 # Run only when named: the soak takes a quarter of an hour and stops its own servers.

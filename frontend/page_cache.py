@@ -90,7 +90,8 @@ MAX_QUERY_LENGTH = 1000  # a longer query string (of reader parameters) is never
 READER_PARAMETERS = frozenset(
     {
         "metric", "estimator", "control", "page", "all", "sort", "order",
-        "q", "family", "licence", "size_min", "size_max", "cols", "ds", "headers",
+        "q", "family", "licence", "precision", "open_weights", "size_min", "size_max",
+        "cols", "ds", "headers",
     }
 )  # fmt: skip
 BROTLI_QUALITY = 9  # once per entry: smaller than the per-response quality

@@ -200,6 +200,12 @@ class Algorithm(models.Model):
     parameters = models.PositiveBigIntegerField(null=True, blank=True, help_text="Parameter count")
     licence = models.CharField(max_length=100, blank=True)
     revision = models.CharField(max_length=100, blank=True, help_text="e.g. a commit or model sha")
+    precision = models.CharField(
+        max_length=30, blank=True, help_text="e.g. bfloat16, float16, 8bit, 4bit"
+    )
+    open_weights = models.BooleanField(
+        null=True, blank=True, help_text="whether its weights are published (unknown: null)"
+    )
 
     class Meta:
         ordering = ["name"]
@@ -263,7 +269,8 @@ class Submission(models.Model):
     # What the submitter says about the algorithm; public only once accepted.
     algorithm_url = models.URLField(blank=True, help_text="Paper or code")
     algorithm_version = models.CharField(max_length=50, blank=True)
-    # {"family", "parameters", "licence", "revision"}: what the submitter says (ALGORITHM_METADATA).
+    # {"family", "parameters", "licence", "revision", "precision", "open_weights"}: what the
+    # submitter says (ALGORITHM_METADATA).
     algorithm_metadata = models.JSONField(default=dict, blank=True)
     # How the numbers were made, as an imported file says (model revision, harness
     # version, dataset revisions); shown to maintainers, never used in the analysis.

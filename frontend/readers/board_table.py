@@ -59,6 +59,8 @@ class ChosenColumns:
 def _metadata_text(key: str, facts: AlgorithmFacts) -> str:
     if key == "parameters":
         return parameter_text(facts.parameters)
+    if key == "open_weights":
+        return {True: "yes", False: "no", None: "–"}[facts.open_weights]
     return getattr(facts, key) or "–"
 
 
@@ -209,6 +211,8 @@ class ReaderTable:
     filter: TableFilter
     families: tuple[str, ...]
     licences: tuple[str, ...]
+    precisions: tuple[str, ...]
+    has_open_weights: bool  # some algorithm says whether its weights are published
     has_sizes: bool
     columns: tuple[ColumnChoice, ...]
     datasets: tuple[DatasetChoice, ...]
@@ -265,6 +269,8 @@ def reader_table(
         filter=table_filter,
         families=tuple(sorted({f.family for f in facts.values() if f.family})),
         licences=tuple(sorted({f.licence for f in facts.values() if f.licence})),
+        precisions=tuple(sorted({f.precision for f in facts.values() if f.precision})),
+        has_open_weights="open_weights" in given,
         has_sizes="parameters" in given,
         columns=tuple(
             ColumnChoice(k, labels[k], table_filter.shows(k))

@@ -7,6 +7,7 @@ board is parsed once per process (``estimation.selectors.snapshot_section``).
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -219,19 +220,16 @@ def algorithm_facts(
     try:
         if version is not None:
             generation = benchmark_generation(slug=benchmark.slug)
-            key = f"podium:algorithm-facts:{benchmark.pk}:{version}:{generation}"
+            # v2: the facts gained precision and open_weights (an older pickle lacks them)
+            key = f"podium:algorithm-facts:v2:{benchmark.pk}:{version}:{generation}"
             cached = pages_cache.get(key)
             if cached is not None:
                 return cached
     except Exception:  # the cache is only a cache (Redis down: read the database)
         key = None
-    rows = algorithms_public(benchmark.algorithms.all()).values_list(
-        "name", "family", "parameters", "licence"
-    )
-    facts = {
-        name: AlgorithmFacts(family=family, parameters=parameters, licence=licence)
-        for name, family, parameters, licence in rows
-    }
+    fields = [f.name for f in dataclasses.fields(AlgorithmFacts)]
+    rows = algorithms_public(benchmark.algorithms.all()).values("name", *fields)
+    facts = {row["name"]: AlgorithmFacts(**{f: row[f] for f in fields}) for row in rows}
     if key is not None:
         try:
             pages_cache.set(key, facts, ALGORITHM_FACTS_SECONDS)

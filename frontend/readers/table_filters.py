@@ -1,6 +1,7 @@
 """The reader's table: filters by algorithm metadata, search within the board, and the
 columns a reader chooses, all kept in the page's URL (``q``, ``family``, ``licence``,
-``size_min``, ``size_max``, ``cols``, one ``ds`` per chosen dataset, at most
+``precision``, ``open_weights`` (``yes`` / ``no``), ``size_min``, ``size_max``, ``cols``,
+one ``ds`` per chosen dataset, at most
 ``MAX_DATASET_COLUMNS``) and applied on the server.
 
 A filter **hides rows of the full analysis**: positions, P(win), intervals and ranks stay
@@ -39,7 +40,23 @@ METADATA_COLUMNS: tuple[Column, ...] = (
     ),
     Column("parameters", "Parameters", "Parameter count", sortable=False),
     Column("licence", "Licence", numeric=False, sortable=False),
+    Column(
+        "precision",
+        "Precision",
+        "Numeric precision of the weights evaluated (bfloat16, 8bit, ...)",
+        numeric=False,
+        sortable=False,
+    ),
+    Column(
+        "open_weights",
+        "Open weights",
+        "Whether the model's weights are published",
+        numeric=False,
+        sortable=False,
+    ),
 )
+# The open_weights filter's values, as the URL writes them.
+OPEN_WEIGHTS_VALUES = {"yes": True, "no": False}
 CHOOSABLE = (*OPTIONAL_COLUMNS, *(c.key for c in METADATA_COLUMNS))
 MAX_QUERY_LENGTH = 100
 # Per-dataset columns a reader may add: each is a column on every row of the table (and a
@@ -54,13 +71,16 @@ class AlgorithmFacts:
     family: str = ""
     parameters: int | None = None
     licence: str = ""
+    precision: str = ""
+    open_weights: bool | None = None  # None: not said
 
 
 def metadata_given(facts: Iterable[AlgorithmFacts]) -> frozenset[str]:
     """The metadata columns some algorithm has a value for (the others are not offered)."""
     given: set[str] = set()
+    keys = [c.key for c in METADATA_COLUMNS]
     for fact in facts:
-        given.update(key for key in ("family", "parameters", "licence") if getattr(fact, key))
+        given.update(key for key in keys if getattr(fact, key) not in ("", None))
     return frozenset(given)
 
 
@@ -75,6 +95,8 @@ class TableFilter:
     query: str = ""
     family: str = ""
     licence: str = ""
+    precision: str = ""
+    open_weights: bool | None = None  # None: either
     size_min: int | None = None
     size_max: int | None = None
     columns: tuple[str, ...] | None = None  # None: the default columns
@@ -90,11 +112,18 @@ class TableFilter:
         return "" if self.size_max is None else size_text(self.size_max)
 
     @property
+    def open_weights_text(self) -> str:
+        """``yes``, ``no``, or "" for either (the filter's value in the URL and form)."""
+        return {True: "yes", False: "no", None: ""}[self.open_weights]
+
+    @property
     def active(self) -> bool:
         return bool(
             self.query
             or self.family
             or self.licence
+            or self.precision
+            or self.open_weights is not None
             or self.size_min is not None
             or self.size_max is not None
         )
@@ -108,6 +137,10 @@ class TableFilter:
             out["family"] = self.family
         if self.licence:
             out["licence"] = self.licence
+        if self.precision:
+            out["precision"] = self.precision
+        if self.open_weights is not None:
+            out["open_weights"] = self.open_weights_text
         if self.size_min is not None:
             out["size_min"] = size_text(self.size_min)
         if self.size_max is not None:
@@ -137,6 +170,10 @@ class TableFilter:
             return False
         if self.licence and facts.licence != self.licence:
             return False
+        if self.precision and facts.precision != self.precision:
+            return False
+        if self.open_weights is not None and facts.open_weights is not self.open_weights:
+            return False  # an algorithm that does not say is neither
         if self.size_min is not None or self.size_max is not None:
             if facts.parameters is None:
                 return False
@@ -179,10 +216,15 @@ def table_filter_from(params: Mapping[str, str]) -> TableFilter:
             problems.append(f"unknown columns {', '.join(unknown)[:80]} (ignored)")
         columns = tuple(c for c in CHOOSABLE if c in asked)
     datasets = _datasets_from(params, problems)
+    open_weights = (params.get("open_weights") or "").strip().lower()
+    if open_weights and open_weights not in OPEN_WEIGHTS_VALUES:
+        problems.append(f"open_weights={open_weights[:20]!r} is neither yes nor no (ignored)")
     return TableFilter(
         query=query,
         family=(params.get("family") or "").strip()[:100],
         licence=(params.get("licence") or "").strip()[:100],
+        precision=(params.get("precision") or "").strip()[:30],
+        open_weights=OPEN_WEIGHTS_VALUES.get(open_weights),
         size_min=sizes["size_min"],
         size_max=sizes["size_max"],
         columns=columns,

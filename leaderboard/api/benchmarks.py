@@ -381,6 +381,8 @@ class AlgorithmListApi(ApiView):
                 "parameters",
                 "licence",
                 "revision",
+                "precision",
+                "open_weights",
                 "n_accepted",
                 "owners",
             ]

@@ -222,6 +222,8 @@ EXAMPLES: dict[str, list[OpenApiExample]] = {
                 "parameters": None,
                 "licence": "",
                 "revision": "",
+                "precision": "",
+                "open_weights": None,
                 "n_accepted": 1,
                 "owners": ["quinlan"],
             }

@@ -235,6 +235,12 @@ class SubmissionCreateApi(ApiView):
             revision = serializers.CharField(
                 required=False, max_length=100, help_text="e.g. a commit or model sha"
             )
+            precision = serializers.CharField(
+                required=False, max_length=30, help_text="e.g. bfloat16, float16, 8bit, 4bit"
+            )
+            open_weights = serializers.BooleanField(
+                required=False, help_text="whether the weights are published"
+            )
 
             def to_internal_value(self, data):
                 if isinstance(data, Mapping) and (unknown := sorted(set(data) - set(self.fields))):
@@ -242,7 +248,7 @@ class SubmissionCreateApi(ApiView):
                         {
                             name: [
                                 "unknown algorithm metadata; the fields are family, "
-                                "parameters, licence, revision"
+                                "parameters, licence, revision, precision, open_weights"
                             ]
                             for name in unknown
                         }

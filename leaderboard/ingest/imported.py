@@ -83,8 +83,10 @@ def imported_entries(
                     ("parameters", info.parameters),
                     ("licence", info.licence[:100]),
                     ("revision", info.revision[:100]),
+                    ("precision", info.precision),
+                    ("open_weights", info.open_weights),
                 )
-                if value
+                if value not in ("", None)  # open_weights false is said, and kept
             }
             if info.url and len(info.url) <= MAX_URL_LENGTH and url_problem(info.url) is None:
                 url = info.url

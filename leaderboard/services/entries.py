@@ -61,8 +61,16 @@ MAX_FOLD = 2**31 - 1  # a pack holds folds as 32-bit integers (leaderboard.score
 MAX_NAME_LENGTH = 200  # Dataset.name and Algorithm.name
 
 
-# An algorithm's metadata: field -> most characters (parameters is a positive integer).
-ALGORITHM_METADATA = {"family": 100, "parameters": None, "licence": 100, "revision": 100}
+# An algorithm's metadata: field -> most characters of its text; parameters is a positive
+# integer (None), open_weights true or false (bool).
+ALGORITHM_METADATA: dict[str, int | None | type[bool]] = {
+    "family": 100,
+    "parameters": None,
+    "licence": 100,
+    "revision": 100,
+    "precision": 30,
+    "open_weights": bool,
+}
 
 
 def algorithm_metadata_problems(metadata: Mapping) -> list[Problem]:
@@ -74,12 +82,15 @@ def algorithm_metadata_problems(metadata: Mapping) -> list[Problem]:
         if name not in metadata:
             continue
         value = metadata[name]
-        if longest is None:
+        if longest is bool:
+            if not isinstance(value, bool):
+                problems.append(Problem(f"{name} must be true or false, got {value!r}", name))
+        elif longest is None:
             if not isinstance(value, int) or isinstance(value, bool) or not 0 < value < 2**63:
                 problems.append(Problem(f"{name} must be a positive integer, got {value!r}", name))
         elif not isinstance(value, str):
             problems.append(Problem(f"{name} must be text", name))
-        elif problem := text_problem(value, max_length=longest):
+        elif isinstance(longest, int) and (problem := text_problem(value, max_length=longest)):
             problems.append(Problem(f"{name} {problem}", name))
     return problems
 

@@ -530,6 +530,8 @@ def algorithm_links_refresh(*, algorithm_ids: Iterable[int]) -> None:
             parameters=metadata.get("parameters"),
             licence=metadata.get("licence", ""),
             revision=metadata.get("revision", ""),
+            precision=metadata.get("precision", ""),
+            open_weights=metadata.get("open_weights"),
         )
 
 

@@ -303,6 +303,8 @@ def test_metrics_datasets_and_algorithms(client, benchmark):
             "parameters": None,
             "licence": "",
             "revision": "",
+            "precision": "",
+            "open_weights": None,
             "n_accepted": 1,
             "owners": [submission.submitter.username],
         },

@@ -67,3 +67,30 @@ def test_search_filter_and_columns_at_both_sizes(
             page.locator("[data-testid=reader-table] summary").click()
     page.locator("[data-testid=filter-clear]").click()
     expect(rows).to_have_count(3)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_precision_and_open_weights_filters_from_the_form(pythia_site, new_page, size):
+    """The lm-eval files give each model's precision; open weights set here on two."""
+    from leaderboard.models import Algorithm
+
+    algorithms = Algorithm.objects.filter(benchmark__slug="pythia")
+    algorithms.filter(name="EleutherAI/pythia-1b").update(open_weights=True)
+    algorithms.filter(name="EleutherAI/pythia-160m").update(open_weights=True, precision="8bit")
+    page = new_page(**SIZES[size])
+    page.goto(f"{pythia_site.url}/b/pythia/")
+    rows = page.locator("[data-testid=leaderboard-row]")
+    expect(rows).to_have_count(3)
+    page.locator("[data-testid=reader-table] summary").click()
+    page.locator("[data-testid=filter-precision]").select_option("float16")
+    page.locator("[data-testid=filter-open-weights]").select_option("yes")
+    page.locator("[data-testid=column-open_weights]").check()
+    page.locator("[data-testid=filter-apply]").click()
+    page.wait_for_url("**precision=float16**")
+    assert "open_weights=yes" in page.url
+    expect(rows).to_have_count(1)
+    expect(rows.first).to_have_attribute("data-algorithm", "EleutherAI/pythia-1b")
+    if size == "desktop":
+        expect(page.locator("[data-testid=cell-open-weights]").first).to_have_text("yes")
+    overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
+    assert overflow <= 1, f"the page is {overflow}px wider than the {size} screen"

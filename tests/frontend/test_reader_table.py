@@ -127,3 +127,43 @@ def test_an_algorithm_given_a_licence_shows_it_on_the_same_results_version(clien
     algorithm.save()  # no new results version: the kept metadata must not outlive the edit
     page = client.get("/b/pythia/").content.decode()
     assert 'data-testid="filter-licence"' in page
+
+
+def test_precision_and_open_weights_filter_and_show_as_columns(client, lm_board):
+    """The lm-eval files give every Pythia model's precision (float16); open weights only
+    where an algorithm says it (here set on two, the third says nothing)."""
+    algorithms = Algorithm.objects.filter(benchmark__slug=lm_board)
+    algorithms.filter(name="EleutherAI/pythia-1b").update(open_weights=True)
+    algorithms.filter(name="EleutherAI/pythia-160m").update(open_weights=False, precision="8bit")
+    page = client.get("/b/pythia/?cols=precision,open_weights").content.decode()
+    assert 'data-testid="filter-precision"' in page and 'data-testid="filter-open-weights"' in page
+    assert '<option value="8bit">8bit</option><option value="float16">float16</option>' in page
+    cells = dict(
+        re.findall(r'data-algorithm="([^"]+)".*?data-testid="cell-open-weights">([^<]+)<', page)
+    )
+    assert cells == {
+        "EleutherAI/pythia-1b": "yes",
+        "EleutherAI/pythia-160m": "no",
+        "EleutherAI/pythia-410m": "–",
+    }
+    assert re.search(r'data-testid="cell-precision">float16<', page)
+
+    def shown(query: str) -> list[str]:
+        return sorted(_rows(client.get(f"/b/pythia/?{query}").content.decode()))
+
+    assert shown("open_weights=yes") == ["EleutherAI/pythia-1b"]
+    assert shown("open_weights=no&precision=8bit") == ["EleutherAI/pythia-160m"]
+    assert shown("precision=float16") == ["EleutherAI/pythia-1b", "EleutherAI/pythia-410m"]
+    bad = client.get("/b/pythia/?open_weights=maybe").content.decode()
+    assert len(_rows(bad)) == 3 and "is neither yes nor no" in bad
+
+
+def test_the_precision_and_open_weights_filters_are_kept_in_the_url():
+    table_filter = table_filter_from(QueryDict("precision=bfloat16&open_weights=No"))
+    assert table_filter.url_query() == {"precision": "bfloat16", "open_weights": "no"}
+    facts = {
+        "open": AlgorithmFacts(precision="bfloat16", open_weights=True),
+        "closed": AlgorithmFacts(precision="bfloat16", open_weights=False),
+        "unsaid": AlgorithmFacts(precision="bfloat16"),
+    }
+    assert table_filter.visible(facts, facts) == {"closed"}

@@ -8,14 +8,16 @@ import json
 
 import pytest
 
-from leaderboard.ingest.formats import read_imported
+from leaderboard.ingest.formats import files_from_path, read_imported
 from leaderboard.ingest.formats.common import (
     MAX_METADATA_LENGTH,
     metadata_text,
     model_organisation,
+    model_precision,
+    open_weights_flag,
     parameter_count,
 )
-from tests.ingest.helpers import fixture_files
+from tests.ingest.helpers import FIXTURES, fixture_files
 
 
 @pytest.mark.parametrize(
@@ -130,6 +132,90 @@ def test_imported_metadata_reaches_the_algorithms_of_the_board():
     found = {a.name: (a.family, a.parameters) for a in Algorithm.objects.filter(benchmark=board)}
     assert found["EleutherAI/pythia-1b"] == ("EleutherAI", 1011781632)
     assert found["EleutherAI/pythia-160m"] == ("EleutherAI", 162322944)
+    precisions = Algorithm.objects.filter(benchmark=board).values_list("precision", flat=True)
+    assert set(precisions) == {"float16"}  # lm-eval's config.model_dtype "torch.float16"
+
+
+@pytest.mark.parametrize(
+    ("given", "precision"),
+    [
+        ("torch.bfloat16", "bfloat16"),
+        ("bf16", "bfloat16"),
+        ("FP16", "float16"),
+        ("float16", "float16"),
+        ("int8", "8bit"),
+        ("8-bit", "8bit"),
+        ("4bit", "4bit"),
+        ("torch.float32", "float32"),
+        ("auto", ""),
+        ("gptq-int3\x00" + "q" * 100, "gptq-int3 " + "q" * 20),
+        (None, ""),
+        (16, ""),
+    ],
+)
+def test_a_precision_as_files_write_it_is_one_name(given, precision):
+    assert model_precision(given) == precision
+
+
+@pytest.mark.parametrize(
+    ("given", "flag"),
+    [
+        (True, True),
+        (False, False),
+        ("yes", True),
+        (" No ", False),
+        ("true", True),
+        ("", None),
+        (None, None),
+        (1, None),
+        ("maybe", None),
+    ],
+)
+def test_open_weights_as_files_write_it(given, flag):
+    assert open_weights_flag(given) is flag
+
+
+@pytest.mark.parametrize(
+    ("format", "precision"),
+    [("hf-leaderboard", "bfloat16"), ("lighteval", "bfloat16"), ("lm-eval", "float16")],
+)
+def test_harness_files_give_the_precision_of_their_model(format, precision):
+    imported = read_imported(fixture_files(format), format=format)
+    assert {a.precision for a in imported.algorithms} == {precision}
+
+
+def test_every_eval_ever_gives_the_precision_also_of_a_model_run_at_two():
+    files = files_from_path(FIXTURES / "eee-open-llm-v2")
+    imported = read_imported(files, format="eee")
+    assert {a.name: a.precision for a in imported.algorithms} == {
+        "Qwen/Qwen2.5-7B-Instruct (bfloat16)": "bfloat16",
+        "Qwen/Qwen2.5-7B-Instruct (float16)": "float16",
+        "google/gemma-2-9b-it": "bfloat16",
+        "meta-llama/Llama-3.1-8B-Instruct": "bfloat16",
+    }
+
+
+def test_open_weights_from_mteb_and_every_eval_ever():
+    mteb = read_imported(fixture_files("mteb"), format="mteb")
+    assert {a.open_weights for a in mteb.algorithms} == {True}
+    eee = read_imported(_eee_with({"open_weights": "no", "precision": "int4"}), format="eee")
+    gemma = next(a for a in eee.algorithms if "gemma" in a.name)
+    assert (gemma.open_weights, gemma.precision) == (False, "4bit")
+    assert {a.open_weights for a in eee.algorithms if a is not gemma} == {None}
+
+
+@pytest.mark.django_db
+def test_precision_and_closed_weights_are_kept_as_submission_metadata():
+    """open_weights false is something the file says: kept, unlike an empty text."""
+    from leaderboard.ingest.imported import imported_entries
+    from leaderboard.services import benchmark_create
+
+    benchmark = benchmark_create(slug="meta", title="Meta", metrics=[("score", "higher")])
+    files = _eee_with({"open_weights": False, "precision": "torch.float16"})
+    entries = imported_entries(benchmark=benchmark, imported=read_imported(files, format="eee"))
+    gemma = next(e for e in entries if "gemma" in e.algorithm)
+    assert gemma.algorithm_metadata["open_weights"] is False
+    assert gemma.algorithm_metadata["precision"] == "float16"
 
 
 def test_a_results_csv_describes_its_algorithms_in_optional_columns():

@@ -711,3 +711,12 @@ def test_duplicate_errors_are_capped_too():
     assert str(caught.value.errors[0]) == (
         'line 3: duplicate result for dataset "d", algorithm "a": first given on line 2'
     )
+
+
+def test_a_license_column_in_us_spelling_is_the_licence_column():
+    parsed = parse_results_csv_text("dataset,algorithm,score,License\nd1,a,0.5,MIT\nd2,a,0.6,MIT\n")
+    assert parsed.algorithm_metadata == {"a": {"licence": "MIT"}}
+    # One column under both spellings is one column given twice, never two licences.
+    assert errors_of("dataset,algorithm,score,license,licence\nd1,a,0.5,MIT,MIT\n") == [
+        'line 1, column "licence": appears twice (columns 4 and 5)'
+    ]

@@ -171,3 +171,46 @@ def test_the_web_csv_upload_carries_metadata_columns(client, board):
     token = re.search(r'name="token" value="([0-9a-f]+)"', preview.content.decode()).group(1)
     client.post("/b/tab/submit/csv/confirm/", {"token": token, "confirm_new_datasets": "1"})
     assert Algorithm.objects.get(benchmark=board, name="xgb").revision == "2.0.3"
+
+
+def test_precision_and_open_weights_through_the_api_reach_the_algorithm_once_accepted(
+    client, board
+):
+    """open_weights false is a value (closed weights), not an absence."""
+    api = client_for(make_user("scripted"))
+    response = api.post(
+        "/api/benchmarks/tab/submissions/create/",
+        json.dumps(
+            {
+                "algorithm": "llm",
+                "algorithm_metadata": {"precision": "bfloat16", "open_weights": False},
+                "scores": [{"dataset": "d1", "value": 0.5}],
+                "allow_new_datasets": True,
+            }
+        ),
+        content_type="application/json",
+    )
+    assert response.status_code == 201, response.json()
+    llm = Algorithm.objects.get(benchmark=board, name="llm")
+    assert (llm.precision, llm.open_weights) == ("bfloat16", False)
+    listed = api.get("/api/benchmarks/tab/algorithms/").json()["results"]
+    assert (listed[0]["precision"], listed[0]["open_weights"]) == ("bfloat16", False)
+    body = client.get("/b/tab/algorithms/llm/").content.decode()
+    assert 'data-testid="algorithm-precision">bfloat16<' in body
+    assert 'data-testid="algorithm-open-weights">no<' in body
+
+
+def test_the_service_refuses_open_weights_that_is_not_true_or_false(board):
+    entry = SubmissionInput(
+        algorithm="a",
+        scores=[ScoreInput("d1", 0.5)],
+        algorithm_metadata={"open_weights": "yes", "precision": "x" * 31},
+    )
+    with pytest.raises(ValidationFailed) as caught:
+        submission_create(
+            benchmark=board, submitter=make_user(), entry=entry, new_datasets_confirmed=True
+        )
+    assert {p.message for p in caught.value.problems} == {
+        "open_weights must be true or false, got 'yes'",
+        "precision is 31 characters long; the limit is 30",
+    }

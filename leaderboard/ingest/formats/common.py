@@ -96,9 +96,11 @@ class AlgorithmInfo:
     licence: str = ""
     url: str = ""
     revision: str = ""
+    precision: str = ""  # as model_precision() writes it: "bfloat16", "8bit"
+    open_weights: bool | None = None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Entry:
     """One result: ``value`` over all folds, and the folds' values when the file has them."""
 
@@ -267,6 +269,8 @@ class Collector:
         if known is None:
             self.metrics[info.name] = info
             return
+        if known == info:  # a file says it of every result: nothing to merge
+            return
         if (
             known.higher_is_better is not None
             and info.higher_is_better is not None
@@ -296,6 +300,8 @@ class Collector:
             licence=metadata_text(info.licence),
             revision=metadata_text(info.revision),
             parameters=parameter_count(info.parameters),
+            precision=model_precision(info.precision),
+            open_weights=open_weights_flag(info.open_weights),
         )
         self.algorithms.setdefault(info.name, info)
         if provenance:
@@ -349,9 +355,15 @@ class Collector:
         kept: list[Entry] = []
         problems: list[ImportRowError] = []
         first: dict[tuple[str, str, str], str] = {}
+        # A good name is checked once, however many results name it (a million results
+        # have some thousands of names); the rule does not depend on what it names.
+        good_names: set[str] = set()
         for e in entries:
-            file, _, key = e.origin.partition(": ")
-            problem = _names_problem(e) or self._range_problem(e)
+            if e.dataset in good_names and e.algorithm in good_names and e.metric in good_names:
+                problem = None
+            elif (problem := _names_problem(e)) is None:
+                good_names.update((e.dataset, e.algorithm, e.metric))
+            problem = problem or self._range_problem(e)
             if problem is None:
                 record = (e.dataset.strip(), e.algorithm.strip(), e.metric.strip())
                 earlier = first.get(record)
@@ -365,6 +377,7 @@ class Collector:
             if problem is None:
                 kept.append(e)
             else:
+                file, _, key = e.origin.partition(": ")
                 problems.append(import_problem(file, key, problem))
         self._refuse_or_list(problems)
         return kept
@@ -391,7 +404,9 @@ class Collector:
             info = self.algorithms.get(name, AlgorithmInfo(name))
             for variant in sorted(variants[name] - {""}):
                 named = f"{name} ({variant})"
-                self.algorithms.setdefault(named, replace(info, name=named))
+                self.algorithms.setdefault(
+                    named, replace(info, name=named, precision=model_precision(variant))
+                )
                 self.provenance.setdefault(named, dict(self.provenance.get(name, {})))
         return [
             replace(e, algorithm=f"{e.algorithm} ({e.variant})")
@@ -590,6 +605,54 @@ def metadata_text(value: Any) -> str:
         "".join(c if _shown(c) else " " for c in value[: MAX_METADATA_LENGTH * 4]).split()
     )
     return text[:MAX_METADATA_LENGTH].rstrip()
+
+
+# How files write a model's numeric precision -> the one name the reader's table shows.
+_PRECISIONS = {
+    "bfloat16": "bfloat16",
+    "bf16": "bfloat16",
+    "float16": "float16",
+    "fp16": "float16",
+    "half": "float16",
+    "float32": "float32",
+    "fp32": "float32",
+    "float": "float32",
+    "8bit": "8bit",
+    "int8": "8bit",
+    "4bit": "4bit",
+    "int4": "4bit",
+}
+MAX_PRECISION_LENGTH = 30  # the services' ALGORITHM_METADATA allows 30
+# What tools write where they know no precision ("auto": the loader chose it).
+_NO_PRECISION = frozenset({"", "auto", "unknown", "none", "null", "default"})
+
+
+def model_precision(value: Any) -> str:
+    """A model's precision as the reader's filter offers it: ``torch.bfloat16`` and
+    ``bf16`` are ``bfloat16``, ``int8`` and ``8-bit`` are ``8bit``; a precision of
+    another name is kept as written (as :func:`metadata_text`, at most
+    ``MAX_PRECISION_LENGTH`` characters); "" for what is not text or names none
+    (``auto``)."""
+    text = metadata_text(value).removeprefix("torch.")
+    key = text.lower().replace("-", "").replace("_", "").replace(" ", "")
+    if key in _NO_PRECISION:
+        return ""
+    return _PRECISIONS.get(key, text[:MAX_PRECISION_LENGTH].rstrip())
+
+
+_YES = frozenset({"yes", "true", "open", "1"})
+_NO = frozenset({"no", "false", "closed", "0"})
+
+
+def open_weights_flag(value: Any) -> bool | None:
+    """Whether a file says a model's weights are published: true or false, or "yes" /
+    "no" as text (any case); None where it says neither."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str):
+        text = value.strip().lower()
+        return True if text in _YES else False if text in _NO else None
+    return None
 
 
 def _shown(character: str) -> bool:

@@ -164,6 +164,8 @@ def _model(out: Collector, path: str, doc: Any, info: Any) -> str | None:
             ),
             url=str(details.get("url") or ""),
             revision=str(details.get("revision") or ""),
+            precision=_precision(info),
+            open_weights=details.get("open_weights", info.get("open_weights")),
         ),
         {
             "schema_version": doc.get("schema_version"),
@@ -362,9 +364,12 @@ def eee_documents(
                 ("licence", info.licence),
                 ("url", info.url),
                 ("revision", info.revision),
+                ("precision", info.precision),
             )
             if v
         }
+        if info.open_weights is not None:
+            details["open_weights"] = info.open_weights
         model_info: dict[str, Any] = {"name": info.name, "id": info.name}
         if info.family:
             model_info["developer"] = info.family

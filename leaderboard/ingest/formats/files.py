@@ -13,11 +13,16 @@ from typing import BinaryIO
 
 from leaderboard.ingest.formats.common import MAX_PROBLEMS, ResultsImportError, import_problem
 
-# Bounds on an uploaded folder (a zip): a zip bomb or a tree of millions of files is
-# refused before it is unpacked, and unpacking stops at the first entry past a bound.
-MAX_ZIP_ENTRIES = 20_000
-MAX_UNPACKED_BYTES = 512 * 1024 * 1024
-MAX_COMPRESSION_RATIO = 200  # JSON compresses 10-30x; a bomb 1000x and more
+# Bounds on an uploaded folder (a zip), shared with .xlsx workbooks: a zip bomb or a tree
+# of millions of files is refused before it is unpacked, and unpacking stops at the first
+# entry past a bound.
+from leaderboard.ingest.zip_bounds import (
+    MAX_COMPRESSION_RATIO,
+    MAX_UNPACKED_BYTES,
+    MAX_ZIP_ENTRIES,
+    declared_size_problems,
+    expansion_limit,
+)
 
 
 def files_from_path(
@@ -131,20 +136,19 @@ def unpack_zip(
     except (zipfile.BadZipFile, ValueError) as exc:
         raise ResultsImportError([import_problem(name, "", f"not a readable zip: {exc}")]) from None
     infos = archive.infolist()
-    if len(infos) > max_entries:
-        raise ResultsImportError(
-            [import_problem(name, "", f"holds {len(infos)} entries; at most {max_entries}")]
+    problems = [
+        import_problem(name, member, problem)
+        for member, problem in declared_size_problems(
+            infos, max_entries=max_entries, max_bytes=max_bytes
         )
+    ]
+    if len(infos) > max_entries:
+        raise ResultsImportError(problems)
     problems = [
         import_problem(name, info.filename[:200], problem)
         for info in infos
         if (problem := _member_problem(info))
-    ]
-    declared = sum(info.file_size for info in infos)
-    if declared > max_bytes:
-        problems.append(
-            import_problem(name, "", f"unpacks to {declared} bytes; at most {max_bytes}")
-        )
+    ] + problems
     if problems:
         raise ResultsImportError(problems[:MAX_PROBLEMS], total=len(problems))
     out: dict[str, bytes] = {}
@@ -152,7 +156,7 @@ def unpack_zip(
     for info in infos:
         if info.is_dir():
             continue
-        limit = max(64 * 1024, int(info.compress_size * max_ratio))
+        limit = expansion_limit(info, max_ratio)
         pieces = []
         size = 0
         try:

@@ -46,6 +46,7 @@ def read_hf_leaderboard(
                 parameters=parameter_count(config.get("model_num_parameters")),
                 revision=sha,
                 url=f"https://huggingface.co/{model}" if "/" in model else "",
+                precision=dtype,
             ),
             {"model_sha": sha, "model_dtype": config.get("model_dtype"), "results_file": path},
         )

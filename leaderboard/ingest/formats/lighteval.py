@@ -87,6 +87,7 @@ def _document(
             family=model_organisation(model),
             revision=sha,
             url=f"https://huggingface.co/{model}" if "/" in model else "",
+            precision=dtype,
         ),
         {
             "harness": "lighteval",

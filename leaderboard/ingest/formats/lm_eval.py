@@ -28,6 +28,7 @@ from leaderboard.ingest.formats.common import (
     MetricInfo,
     missing,
     model_organisation,
+    model_precision,
     parameter_count,
 )
 
@@ -94,6 +95,7 @@ def _run(out: Collector, path: str, data: bytes, given: str) -> None:
             parameters=parameter_count(config.get("model_num_parameters")),
             revision=str(config.get("model_revision") or config.get("model_sha") or ""),
             url=f"https://huggingface.co/{algorithm}" if "/" in algorithm else "",
+            precision=model_precision(config.get("model_dtype")),
         ),
         {
             "harness": "lm-evaluation-harness",

@@ -171,6 +171,7 @@ def _model_meta(
             licence=_text(doc.get("license")),
             url=_text(doc.get("reference")) or f"https://huggingface.co/{model}",
             revision=_text(doc.get("revision")) or revision,
+            open_weights=doc.get("open_weights"),
         ),
         {"model": model, "model_revision": revision, "model_meta": path},
     )

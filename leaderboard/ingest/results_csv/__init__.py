@@ -15,7 +15,8 @@ are matched case-insensitively; whitespace around every field is stripped; blank
     ``dataset,algorithm,score[,fold][,metric]`` in any column order (``value`` may
     stand for ``score``). One row per result; a missing result is a missing row.
     Optional columns describe the algorithm (``ALGORITHM_COLUMNS``: ``url``,
-    ``family``, ``parameters``, ``licence``, ``revision``): a row may leave them
+    ``family``, ``parameters``, ``licence`` (or ``license``: ``COLUMN_ALIASES``),
+    ``revision``): a row may leave them
     empty, but the rows of one algorithm may not disagree; ``parameters`` is a count as
     people write it (``1011781632``, ``7B``, ``350M``: :func:`parameter_count`).
 ``wide``

@@ -9,7 +9,12 @@ from collections.abc import Iterable
 
 # The rule itself is shared plumbing; the parsers here name it from this module.
 from common.text import control_character_problem as control_character_problem
-from leaderboard.ingest.results_csv.records import Format, ResultsCsvError, RowError
+from leaderboard.ingest.results_csv.records import (
+    COLUMN_ALIASES,
+    Format,
+    ResultsCsvError,
+    RowError,
+)
 from leaderboard.typo_guard import NameIndex
 
 _LONG_LAYOUT = "dataset,algorithm,score[,fold][,metric]"
@@ -122,19 +127,26 @@ def _layout_of(names: list[str]) -> Format | None:
     return None
 
 
+def column_name(header_cell: str) -> str:
+    """The column a header cell names: its lower case, another spelling read as the name
+    (``COLUMN_ALIASES``: ``license`` is ``licence``)."""
+    lowered = header_cell.lower()
+    return COLUMN_ALIASES.get(lowered, lowered)
+
+
 def _role_typos(names: list[str], roles: Iterable[str]) -> dict[int, str]:
     """Header cells that are no column name but one typo from one of ``roles`` the header
     lacks (``typo_guard``'s rule: case, punctuation, one edit), as index -> that name.
 
     Hashing only (``NameIndex``): linear in the header, however many columns it has.
     """
-    present = {name.lower() for name in names}
+    present = {column_name(name) for name in names}
     index = NameIndex.of(role for role in roles if role not in present)
     typos: dict[int, str] = {}
     if not index.names:
         return typos
     for i, name in enumerate(names):
-        if name.lower() in _ROLE_NAMES:
+        if name.lower() in _ROLE_NAMES or name.lower() in COLUMN_ALIASES:
             continue
         role = index.suggest(name.lower())
         if role is not None and role not in typos.values():

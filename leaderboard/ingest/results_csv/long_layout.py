@@ -17,6 +17,7 @@ from leaderboard.ingest.results_csv.cells import (
     _RANKING_LAYOUT,
     _rank_problem,
     _role_typos,
+    column_name,
     control_character_problem,
     parameter_count,
 )
@@ -142,7 +143,7 @@ class _LongParser(_ParserBase):
         problems: list[RowError] = []
         typos = _role_typos(names, allowed)
         for index, name in enumerate(names):
-            role = name.lower()
+            role = column_name(name)
             label = name or f"#{index + 1}"
             if index in typos:
                 problems.append(

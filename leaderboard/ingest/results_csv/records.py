@@ -14,6 +14,8 @@ from estimation.core.table import ResultTable, fold_means
 
 # Optional columns of a long file that describe its algorithms (ParsedResults.algorithm_metadata).
 ALGORITHM_COLUMNS: tuple[str, ...] = ("url", "family", "parameters", "licence", "revision")
+# Other spellings of a column name, read as the name itself (lower case -> column name).
+COLUMN_ALIASES: Mapping[str, str] = {"license": "licence"}
 
 Format = Literal["long", "wide", "ranking"]
 FORMATS: tuple[str, ...] = ("long", "wide", "ranking")

@@ -19,6 +19,7 @@ import array
 import csv
 import io
 import re
+import zipfile
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 
@@ -26,6 +27,7 @@ import numpy as np
 
 from leaderboard.ingest.results_csv.cells import _delimiter_of
 from leaderboard.ingest.results_csv.records import ParsedResults, ResultsCsvError, RowError
+from leaderboard.ingest.zip_bounds import MAX_COMPRESSION_RATIO, declared_size_problems
 
 # Column roles a mapping may name (``value`` is the parser's other name for ``score``).
 MAPPABLE = ("dataset", "algorithm", "score", "fold", "metric", "rank")
@@ -293,9 +295,11 @@ def _csv_rows(text: str, delimiter: str) -> list[tuple[int, list[str]]]:
 
 def _xlsx_rows(content: bytes, max_rows: int | None) -> list[tuple[int, list[str]]]:
     """The first sheet's rows as text (numbers as Python writes them, so none is
-    rounded); ``max_rows`` bounds the rows read."""
+    rounded); ``max_rows`` bounds the rows read, and the workbook's zip is bounded as an
+    uploaded folder is (:func:`_workbook_bounded`) before openpyxl unpacks any of it."""
     from openpyxl import load_workbook
 
+    _workbook_bounded(content)
     try:
         book = load_workbook(io.BytesIO(content), read_only=True, data_only=True)
     except Exception as exc:  # openpyxl raises many kinds for a damaged workbook
@@ -314,6 +318,24 @@ def _xlsx_rows(content: bytes, max_rows: int | None) -> list[tuple[int, list[str
         return rows
     finally:
         book.close()
+
+
+def _workbook_bounded(content: bytes) -> None:
+    """Refuse a workbook whose zip declares more entries or unpacked bytes than an
+    uploaded folder may hold, or a part that expands like a zip bomb."""
+    try:
+        with zipfile.ZipFile(io.BytesIO(content)) as archive:
+            infos = archive.infolist()
+    except (zipfile.BadZipFile, ValueError, OSError, EOFError):
+        return  # openpyxl says it is not a readable workbook
+    problems = declared_size_problems(infos, max_ratio=MAX_COMPRESSION_RATIO)
+    if problems:
+        raise ResultsCsvError(
+            [
+                RowError(1, None, f"the .xlsx workbook {f'part {part!r} ' if part else ''}{text}")
+                for part, text in problems
+            ]
+        )
 
 
 def _cell_text(value: object) -> str:

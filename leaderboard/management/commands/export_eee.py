@@ -48,6 +48,8 @@ class Command(BaseCommand):
                 licence=a.licence,
                 url=a.url,
                 revision=a.revision or a.version,
+                precision=a.precision,
+                open_weights=a.open_weights,
             )
             for a in algorithms_public(benchmark.algorithms.all()).order_by("name")
             if a.name in results
