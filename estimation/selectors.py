@@ -15,25 +15,7 @@ from django.db.models import OuterRef, QuerySet, Subquery
 
 from common.errors import Gone
 from config.cache import pages_cache
-
-# The pipeline's health lives in estimation.activity; its names stay importable here.
-from estimation.activity import (  # noqa: F401 (kept importable from here)
-    ACTIVITY_STATES,
-    COMPUTING,
-    IDLE,
-    ORPHANED,
-    PROBLEM_LIST_LIMIT,
-    STALLED,
-    WAITING,
-    RecomputeActivity,
-    VersionProblem,
-    lease_alive,
-    recompute_activities,
-    recompute_activity,
-    recompute_activity_decide,
-    recompute_stall_after,
-    version_problems,
-)
+from estimation.activity import lease_alive
 from estimation.core.contract import (
     SCHEMA_VERSION,
     SECTION_NAMES,

@@ -20,8 +20,8 @@ from django.db.models import Count, F, OuterRef, Subquery
 from django.utils import timezone
 
 from config.queues import all_queues, bulk_queue
+from estimation.activity import STALLED, VersionProblem, recompute_activities, version_problems
 from estimation.models import RecomputeState, ResultSnapshot
-from estimation.selectors import STALLED, VersionProblem, recompute_activities, version_problems
 from leaderboard.models import Benchmark
 from operations.failures import task_failures_recent
 from operations.heartbeats import heartbeats_mirrored

@@ -336,7 +336,7 @@ PODIUM_HEARTBEAT_SECONDS = env_int("PODIUM_HEARTBEAT_SECONDS", 15)
 PODIUM_WORKER_SILENT_MINUTES = env_int("PODIUM_WORKER_SILENT_MINUTES", 2)
 # A benchmark whose new input no task has run for this long (or whose version is marked
 # computing with no task holding its lease) is "stalled" in the status API, the pages
-# and /metrics (estimation.selectors.recompute_activities).
+# and /metrics (estimation.activity.recompute_activities).
 PODIUM_RECOMPUTE_STALL_SECONDS = env_int("PODIUM_RECOMPUTE_STALL_SECONDS", 120)
 # /metrics (Prometheus) is closed unless one of these is set: a bearer token
 # ("Authorization: Bearer <token>"), or the networks a scraper connects from (CIDRs,

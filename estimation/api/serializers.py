@@ -15,11 +15,7 @@ from estimation.core.contract import (
     section_to_json,
 )
 from estimation.models import ResultSnapshot
-from estimation.selectors import (
-    SNAPSHOT_SUMMARY_FIELDS,
-    snapshot_board,
-    snapshot_is_servable,
-)
+from estimation.selectors import SNAPSHOT_SUMMARY_FIELDS, snapshot_board, snapshot_is_servable
 
 
 class SnapshotSummarySerializer(serializers.ModelSerializer):

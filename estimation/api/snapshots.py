@@ -35,6 +35,7 @@ from common.rest import (
     QuerySerializer,
     metric_parameter,
 )
+from estimation.activity import recompute_activity
 from estimation.api.bodies import (
     encoded_response,
     json_body_cached,
@@ -72,7 +73,6 @@ from estimation.models import ResultSnapshot
 from estimation.selectors import (
     SnapshotPruned,
     failure_reason,
-    recompute_activity,
     snapshot_board,
     snapshot_computing,
     snapshot_failure,

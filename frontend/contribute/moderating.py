@@ -11,12 +11,8 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
-from estimation.selectors import (
-    benchmark_recompute_failures,
-    recompute_activity,
-    snapshot_history,
-    version_problems,
-)
+from estimation.activity import recompute_activity, version_problems
+from estimation.selectors import benchmark_recompute_failures, snapshot_history
 from frontend.contribute.access import (
     benchmark_or_404,
     forbidden,

@@ -9,10 +9,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from estimation.models import RecomputeState, ResultSnapshot
-from estimation.recompute.leases import lease_acquire
-from estimation.requests import revision_bump
-from estimation.selectors import (
+from estimation.activity import (
     COMPUTING,
     IDLE,
     STALLED,
@@ -22,6 +19,9 @@ from estimation.selectors import (
     recompute_activity_decide,
     version_problems,
 )
+from estimation.models import RecomputeState, ResultSnapshot
+from estimation.recompute.leases import lease_acquire
+from estimation.requests import revision_bump
 from tests.factories import make_benchmark
 
 NOW = timezone.now()

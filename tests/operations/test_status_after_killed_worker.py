@@ -8,8 +8,8 @@ from datetime import timedelta
 
 import pytest
 
+from estimation.activity import COMPUTING, STALLED, recompute_activity, version_problems
 from estimation.models import RecomputeState, ResultSnapshot
-from estimation.selectors import COMPUTING, STALLED, recompute_activity, version_problems
 from leaderboard.models import Submission
 from tests.factories import make_benchmark
 from tests.processes import celery_worker_process, wait_until
