@@ -52,3 +52,23 @@ def test_lighteval_standard_errors_decide_the_within_dataset_wins():
         "meta-llama/Llama-2-7b-hf": 2.0,
         "tiiuae/falcon-7b": 2.0,
     }
+
+
+def test_a_long_files_standard_error_column_reaches_the_table():
+    from leaderboard.ingest.results_csv import parse_results_csv_text
+
+    parsed = parse_results_csv_text(
+        "dataset,algorithm,score,standard_error\nd1,a,0.8,0.01\nd1,b,0.79,\nd2,a,0.5,0.02\n"
+        "d2,b,0.6,0.03\n"
+    )
+    table = parsed.to_table()
+    assert table.standard_errors is not None
+    errors = {
+        (d, a): table.standard_errors[i, j]
+        for i, d in enumerate(table.datasets)
+        for j, a in enumerate(table.algorithms)
+    }
+    assert errors[("d1", "a")] == 0.01 and errors[("d2", "b")] == 0.03
+    assert errors[("d1", "b")] != errors[("d1", "b")]  # NaN: none given
+    bare = parse_results_csv_text("dataset,algorithm,score\nd1,a,0.8\nd1,b,0.7\n").to_table()
+    assert bare.standard_errors is None
