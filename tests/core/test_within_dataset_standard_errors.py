@@ -104,3 +104,10 @@ def test_folds_win_over_standard_errors():
     both = analyze(with_errors, advisor=False, uncertainty=False).payload.to_json()
     assert both["within_dataset"] == plain["within_dataset"]
     assert both["board"]["significance_rank"] == plain["board"]["significance_rank"]
+
+
+def test_the_text_report_says_which_datasets_were_tested_by_standard_errors():
+    from estimation.report import _within_datasets_line
+
+    line = _within_datasets_line(_payload(standard_errors=np.full((3, 3), 0.01)).within_dataset)
+    assert "on folds: 0; z-tests by the files' standard errors, Holm per dataset: 3" in line
