@@ -389,9 +389,19 @@ def _wilcoxon_lines(payload: SnapshotPayload) -> list[str]:
 def _within_datasets_line(within: WithinDatasetSection | NotApplicable) -> str:
     if isinstance(within, NotApplicable):
         return f"  Within datasets: not applicable ({within.reason})"
+    tables = [entry.standard_errors for entry in within.datasets if entry.standard_errors]
+    by_errors = len(tables)
+    if not by_errors:
+        return (
+            "  Within datasets (repeated-measures Tukey on folds): significance-aware mean "
+            "rank shown above."
+        )
+    on_folds = len(within.datasets) - by_errors
     return (
-        "  Within datasets (repeated-measures Tukey on folds): significance-aware mean "
-        "rank shown above."
+        f"  Within datasets (repeated-measures Tukey on folds: {on_folds}; z-tests by the "
+        f"files' standard errors, {tables[0].correction.capitalize()} per dataset: "
+        f"{by_errors}): "
+        "significance-aware mean rank shown above."
     )
 
 

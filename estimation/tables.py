@@ -24,7 +24,11 @@ from estimation.core.table import ResultTable, fold_means
 from estimation.core.wording import agreeing, counted
 from leaderboard.incomplete import IncompleteDecision, incomplete_decide, not_ranked_label
 from leaderboard.models import Benchmark, Metric
-from leaderboard.selectors import accepted_score_columns
+from leaderboard.selectors import (
+    accepted_score_columns,
+    accepted_submissions,
+    submission_standard_errors,
+)
 
 
 def result_table_build(
@@ -40,8 +44,12 @@ def result_table_build(
     :func:`leaderboard.selectors.accepted_score_columns`) and placed with numpy in
     O(rows): only the rows of algorithms with several accepted submissions are sorted.
     ``submissions``: the accepted submissions, when the caller has read them
-    (:func:`leaderboard.selectors.accepted_submissions`).
+    (:func:`leaderboard.selectors.accepted_submissions`). The standard error a source
+    gave with a dataset-level score (kept in its submission's provenance) comes with the
+    cell; the table has none when no cell has one.
     """
+    if submissions is None:
+        submissions = accepted_submissions(benchmark=benchmark)
     columns = accepted_score_columns(benchmark=benchmark, metric=metric, submissions=submissions)
     keep = _newest_cells(columns)
     dataset, algorithm = columns.dataset[keep], columns.algorithm[keep]
@@ -66,6 +74,7 @@ def result_table_build(
         fold_values[dataset[folded], fold_index, algorithm[folded]] = value[folded]
         means = fold_means(fold_values, datasets=datasets, algorithms=algorithms)
         values = np.where(np.isnan(means), values, means)
+    cells = _Cells(datasets, dataset[~folded], algorithm[~folded], (n, m))
     return ResultTable(
         datasets=datasets,
         algorithms=algorithms,
@@ -73,7 +82,38 @@ def result_table_build(
         kind="rank" if benchmark.ranking_only else "score",
         higher_is_better=metric.higher_is_better,
         fold_values=fold_values,
+        standard_errors=_standard_errors(
+            cells, columns.priority[keep][~folded], submissions, metric.name
+        ),
     )
+
+
+@dataclass(frozen=True)
+class _Cells:
+    """The dataset-level cells of a table: each row's dataset and algorithm code."""
+
+    datasets: tuple[str, ...]
+    dataset: np.ndarray
+    algorithm: np.ndarray
+    shape: tuple[int, int]
+
+
+def _standard_errors(
+    cells: _Cells, priority: np.ndarray, submissions: list[tuple[int, int]], metric: str
+) -> np.ndarray | None:
+    """The standard error of each dataset-level cell, from the provenance of the
+    submission whose score the cell holds (``priority``: its position in
+    ``submissions``); ``None`` when no cell has one (fold scores have none)."""
+    holders = [submissions[p][0] for p in priority.tolist()]
+    spreads = submission_standard_errors(set(holders))
+    if not spreads:
+        return None
+    errors = np.full(cells.shape, np.nan)
+    for d, a, holder in zip(cells.dataset.tolist(), cells.algorithm.tolist(), holders, strict=True):
+        spread = spreads.get(holder, {}).get(f"{cells.datasets[d]} | {metric}")
+        if spread is not None:
+            errors[d, a] = spread
+    return errors if np.isfinite(errors).any() else None
 
 
 def _present(codes: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
@@ -157,6 +197,7 @@ def _columns(table: ResultTable, keep: np.ndarray) -> ResultTable:
         kind=table.kind,
         higher_is_better=table.higher_is_better,
         fold_values=None if table.fold_values is None else table.fold_values[:, :, keep],
+        standard_errors=None if table.standard_errors is None else table.standard_errors[:, keep],
     )
 
 
@@ -168,6 +209,7 @@ def _rows(table: ResultTable, keep: np.ndarray) -> ResultTable:
         kind=table.kind,
         higher_is_better=table.higher_is_better,
         fold_values=None if table.fold_values is None else table.fold_values[keep],
+        standard_errors=None if table.standard_errors is None else table.standard_errors[keep],
     )
 
 
@@ -229,4 +271,7 @@ def fingerprint(
     digest.update(np.ascontiguousarray(table.values).tobytes())
     if table.fold_values is not None:
         digest.update(np.ascontiguousarray(table.fold_values).tobytes())
+    if table.standard_errors is not None:  # absent otherwise: fingerprints stay as they were
+        digest.update(b"standard_errors")
+        digest.update(np.ascontiguousarray(table.standard_errors).tobytes())
     return digest.hexdigest()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import enum
 import hashlib
 import hmac
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -21,6 +22,7 @@ from django.db.models import (
     QuerySet,
     Subquery,
 )
+from django.db.models.fields.json import KeyTransform
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
@@ -630,3 +632,25 @@ def upload_job_get_visible(*, benchmark: Benchmark, user, job_id: int) -> Upload
     if user is None or not user.is_authenticated:
         raise UploadJob.DoesNotExist
     return UploadJob.objects.defer("content").get(pk=job_id, benchmark=benchmark, submitter=user)
+
+
+def submission_standard_errors(submission_ids: set[int]) -> dict[int, dict[str, float]]:
+    """{submission: {"<dataset> | <metric>": standard error}} as its provenance keeps them
+    (one query; a value that is not a finite number >= 0 is not one)."""
+    if not submission_ids:
+        return {}
+    rows = (
+        Submission.objects.filter(pk__in=submission_ids)
+        .annotate(se=KeyTransform("standard_errors", "provenance"))
+        .exclude(se=None)
+        .values_list("pk", "se")
+    )
+    return {
+        pk: {
+            key: float(se)
+            for key, se in errors.items()
+            if isinstance(se, (int, float)) and math.isfinite(se) and se >= 0
+        }
+        for pk, errors in rows
+        if isinstance(errors, dict)
+    }

@@ -271,6 +271,9 @@ class PreparedRankings:
         ``worst``; ``None`` for rank tables.
     fold_scores : ndarray, shape (n_used, f, m_used) or None
         Oriented fold-level scores, when the table has folds.
+    standard_errors : ndarray, shape (n_used, m_used) or None
+        The source's standard error of each used score (``NaN`` where it gave none),
+        when the table has any.
     kind, missing, tie_tol, min_coverage
         The table kind and the settings used.
     """
@@ -290,6 +293,7 @@ class PreparedRankings:
     tie_tol: float
     min_coverage: float
     n_datasets_total: int
+    standard_errors: np.ndarray | None = None
 
     @property
     def n_datasets(self) -> int:
@@ -410,6 +414,9 @@ def prepare_rankings(
         tie_tol=float(tie_tol),
         min_coverage=min_coverage,
         n_datasets_total=n_total,
+        standard_errors=None
+        if table.standard_errors is None or table.kind == "rank"
+        else _readonly(np.array(table.standard_errors[np.ix_(keep_datasets, keep_algorithms)])),
     )
 
 

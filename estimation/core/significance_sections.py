@@ -19,6 +19,7 @@ from estimation.core.contract import (
     PairwiseMatrix,
     PairwiseScope,
     RepeatedMeasuresAnova,
+    StandardErrorTable,
     TukeyTable,
     WilcoxonSection,
     WilcoxonSummary,
@@ -328,21 +329,37 @@ def _bars(
 def tests_within_datasets(
     prepared: PreparedRankings, settings: AnalysisSettings
 ) -> tuple[tuple[float | None, ...] | NotApplicable, WithinDatasetSection | NotApplicable]:
-    """The board's mean significance-aware ranks, and the within-dataset section."""
+    """The board's mean significance-aware ranks, and the within-dataset section: on a
+    dataset's folds (Tukey) where it has them, else by the standard errors its source
+    gave with the scores (:func:`within_dataset.standard_error_tests`)."""
     names = prepared.algorithms
-    if prepared.fold_scores is None:
-        reason = NotApplicable("the results have no folds")
-        return reason, reason
-    folds = prepared.fold_scores
-    aware = within_dataset.significance_aware_ranks(folds, alpha=settings.alpha)
     n, m = len(prepared.datasets), len(names)
     tables = n * m * (m - 1) // 2 <= MAX_TUKEY_PAIRS
+    folds = prepared.fold_scores
+    if folds is not None:
+        aware = within_dataset.significance_aware_ranks(folds, alpha=settings.alpha)
+    else:
+        no_folds = dict.fromkeys(range(n), "the results have no folds")
+        aware = within_dataset.SignificanceAwareRanks(
+            settings.alpha, np.full((n, m), np.nan), np.full(m, np.nan), np.zeros(n, int), no_folds
+        )
+    by_errors = _standard_error_ranks(prepared, settings, aware, tables)
+    if folds is None and not by_errors:
+        reason = NotApplicable("the results have no folds")
+        return reason, reason
+    if by_errors:
+        aware = _with_error_ranks(aware, by_errors)
     with_table = [i for i in range(n) if tables and i not in aware.not_applicable]
+    with_table = [i for i in with_table if i not in by_errors]
+    assert folds is not None or not with_table  # fold tables need folds
     tukey = dict(
         zip(
             with_table,
             within_dataset.repeated_measures_tukey_batch(
-                [_complete_folds(folds[i]) for i in with_table], alpha=settings.alpha
+                [_complete_folds(folds[i]) for i in with_table]  # type: ignore[index]
+                if with_table
+                else [],
+                alpha=settings.alpha,
             ),
             strict=True,
         )
@@ -353,11 +370,15 @@ def tests_within_datasets(
         anova: RepeatedMeasuresAnova | NotApplicable
         if i in aware.not_applicable:
             table = anova = NotApplicable(aware.not_applicable[i])
+        elif i in by_errors:
+            table = anova = NotApplicable(by_errors[i][1])
         else:
-            anova = _anova(_complete_folds(folds[i]))
+            anova = _anova(_complete_folds(folds[i]))  # type: ignore[index]
         if i in tukey:
             signed_rank = within_dataset.fold_wilcoxon_pairwise(
-                _complete_folds(folds[i]), correction=settings.correction, alpha=settings.alpha
+                _complete_folds(folds[i]),  # type: ignore[index]
+                correction=settings.correction,
+                alpha=settings.alpha,
             )
             table = (
                 _tukey_table(tukey[i], signed_rank)
@@ -371,6 +392,7 @@ def tests_within_datasets(
                 significance_rank=floats(aware.ranks[i]),
                 tukey=table,
                 anova=anova,
+                standard_errors=by_errors[i][0] if i in by_errors else None,
             )
         )
     note = None
@@ -381,6 +403,77 @@ def tests_within_datasets(
         )
     section = WithinDatasetSection(algorithms=names, datasets=tuple(entries), note=note)
     return floats(aware.mean_ranks), section
+
+
+# One dataset's z-test table (None when too many pairs to store), its significance-aware
+# ranks, and why the fold tests are not applicable there.
+_ErrorRanks = tuple[StandardErrorTable | None, str, np.ndarray]
+
+
+def _standard_error_ranks(
+    prepared: PreparedRankings,
+    settings: AnalysisSettings,
+    aware: within_dataset.SignificanceAwareRanks,
+    tables: bool,
+) -> dict[int, _ErrorRanks]:
+    """Per dataset where the folds give no test but the source's standard errors test at
+    least one pair: the z-tests' table and ranks (folds win where they exist)."""
+    errors, scores = prepared.standard_errors, prepared.scores
+    candidates = np.array(sorted(aware.not_applicable), dtype=int)
+    if errors is None or scores is None or not len(candidates):
+        return {}
+    ranks = within_dataset.standard_error_aware_ranks(
+        scores[candidates],
+        errors[candidates],
+        correction=settings.correction,
+        alpha=settings.alpha,
+    )
+    tested = candidates[~np.isnan(ranks[:, 0])]
+    if not len(tested):
+        return {}
+    found: dict[int, _ErrorRanks] = {}
+    results = (
+        within_dataset.standard_error_tests(
+            scores[tested], errors[tested], correction=settings.correction, alpha=settings.alpha
+        )
+        if tables
+        else None
+    )
+    upper = np.triu_indices(len(prepared.algorithms), 1)
+    for position, i in enumerate(tested.tolist()):
+        table = None
+        if results is not None:
+            table = StandardErrorTable(
+                diff=floats(results.difference[position][upper]),
+                se=floats(results.standard_error[position][upper]),
+                z=floats(results.z[position][upper]),
+                pvalue=floats(results.pvalues_corrected[position][upper]),
+                significant=tuple(bool(v) for v in results.significant[position][upper]),
+                correction=settings.correction,
+            )
+        row = ranks[np.searchsorted(candidates, i)]
+        found[i] = (
+            table,
+            f"{aware.not_applicable[i]}: compared by the standard errors its source gave",
+            row,
+        )
+    return found
+
+
+def _with_error_ranks(
+    aware: within_dataset.SignificanceAwareRanks, by_errors: dict[int, _ErrorRanks]
+) -> within_dataset.SignificanceAwareRanks:
+    """The fold-based ranks with the datasets tested by their standard errors filled in."""
+    ranks = aware.ranks.copy()
+    for i, (_, _, row) in by_errors.items():
+        ranks[i] = row
+    applicable = ~np.isnan(ranks[:, 0])
+    return replace(
+        aware,
+        ranks=ranks,
+        mean_ranks=ranks[applicable].mean(axis=0),
+        not_applicable={i: r for i, r in aware.not_applicable.items() if i not in by_errors},
+    )
 
 
 def _complete_folds(fold_scores: np.ndarray) -> np.ndarray:

@@ -35,6 +35,11 @@ class ResultTable:
     fold_values : ndarray, shape (n, f, m), optional
         Fold-level scores, ``NaN``-padded when datasets have fewer than ``f`` folds.
         The same folds are used for every algorithm of a dataset.
+    standard_errors : ndarray, shape (n, m), optional
+        The standard error the source gave with each dataset-level score (Every Eval
+        Ever, lm-eval's ``_stderr``, "x ± s"), in the metric's units; ``NaN`` where it
+        gave none. The within-dataset view tests a pair by them where a dataset has no
+        folds (:func:`estimation.core.within_dataset.standard_error_tests`).
     """
 
     datasets: tuple[str, ...]
@@ -43,6 +48,7 @@ class ResultTable:
     kind: ValueKind = "score"
     higher_is_better: bool = True
     fold_values: np.ndarray | None = None
+    standard_errors: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         values = np.asarray(self.values, dtype=float)
@@ -61,6 +67,14 @@ class ResultTable:
                 raise ValueError(f"fold_values has shape {folds.shape}, expected ({n}, f, {m})")
             folds.setflags(write=False)
             object.__setattr__(self, "fold_values", folds)
+        if self.standard_errors is not None:
+            errors = np.array(self.standard_errors, dtype=float)
+            if errors.shape != (n, m):
+                raise ValueError(f"standard_errors has shape {errors.shape}, expected ({n}, {m})")
+            if (np.isinf(errors) | (errors < 0)).any():
+                raise ValueError("standard_errors must be finite and >= 0, or NaN (none given)")
+            errors.setflags(write=False)
+            object.__setattr__(self, "standard_errors", errors)
 
     @property
     def n_datasets(self) -> int:

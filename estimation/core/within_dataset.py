@@ -4,6 +4,13 @@
 folds (or repeats) for every algorithm, larger is better. The repeated-measures Tukey
 HSD treats folds as blocks of a two-way additive model; the per-fold Wilcoxon test
 is its rank-based counterpart.
+
+Where a dataset has no folds but its source gave a standard error with each score
+(Every Eval Ever, lm-eval's ``_stderr``, "x ± s"), :func:`standard_error_tests` compares
+two algorithms by a z-test on the difference of their scores, with the combined standard
+error ``sqrt(se_a^2 + se_b^2)``, and Holm (or Bonferroni) across the dataset's pairs, the
+correction the per-fold Wilcoxon test uses (see its Notes for why not a simultaneous
+studentized-range bound). Folds, where they exist, win: the Tukey test stays.
 """
 
 from __future__ import annotations
@@ -21,15 +28,20 @@ from .significance import (
     _matrix_to_list,
     _paired_signed_rank,
     _plain,
+    adjust_pvalues,
 )
+from .significance.checks import _check_correction
 from .studentized_range import studentized_range_isf, studentized_range_sf
 
 __all__ = [
     "SignificanceAwareRanks",
+    "StandardErrorTests",
     "TukeyResult",
     "fold_wilcoxon_pairwise",
     "repeated_measures_tukey",
     "significance_aware_ranks",
+    "standard_error_aware_ranks",
+    "standard_error_tests",
 ]
 
 
@@ -540,3 +552,136 @@ def tukey_intervals(result: TukeyResult) -> tuple[np.ndarray, np.ndarray]:
     np.fill_diagonal(lower, np.nan)
     np.fill_diagonal(upper, np.nan)
     return lower, upper
+
+
+@dataclass(frozen=True)
+class StandardErrorTests:
+    """z-tests of every pair on ``k`` datasets from the source's per-cell standard errors.
+
+    Arrays are ``(k, m, m)``; ``difference[i, a, b] = score_a - score_b`` (oriented:
+    positive means ``a`` is better). A pair is tested on a dataset when both scores and
+    both standard errors are there; every other entry is ``NaN`` (``False`` in
+    ``significant``), as is the diagonal. ``n_tested[i]`` is the size of dataset ``i``'s
+    family (pairs ``a < b``).
+    """
+
+    alpha: float
+    correction: str
+    difference: np.ndarray
+    standard_error: np.ndarray
+    z: np.ndarray
+    pvalues: np.ndarray
+    pvalues_corrected: np.ndarray
+    significant: np.ndarray
+    n_tested: np.ndarray
+
+
+def standard_error_tests(
+    scores: np.ndarray,
+    standard_errors: np.ndarray,
+    *,
+    correction: Correction = "holm",
+    alpha: float = 0.05,
+) -> StandardErrorTests:
+    """Two-sided z-test of every pair of algorithms on each dataset, from per-cell SEs.
+
+    Parameters
+    ----------
+    scores : array_like, shape (k, m)
+        Dataset-level scores, larger is better, ``NaN`` where missing.
+    standard_errors : array_like, shape (k, m)
+        The standard error the source gave with each score, ``NaN`` where it gave none.
+    correction : {"holm", "bonferroni"}, default "holm"
+        Family-wise adjustment across the tested pairs of each dataset.
+    alpha : float, default 0.05
+        Level for ``significant`` (on the corrected p-values).
+
+    Returns
+    -------
+    StandardErrorTests
+
+    Notes
+    -----
+    ``z = (s_a - s_b) / sqrt(se_a^2 + se_b^2)`` and ``p = 2 * (1 - Phi(|z|))``, the
+    two-sided normal tail (``scipy.stats.norm.sf``). It treats the two scores as
+    independent estimates, each normal with the stated standard error: right for two
+    models scored on separate samples; on the same test items their errors are positively
+    correlated and the combined SE is too large, so the test is conservative (it errs
+    towards "not separable"). A pair with ``se_a = se_b = 0`` is decided by its scores
+    alone (``z`` infinite when they differ, 0 when equal), as Tukey's test is when its
+    residuals vanish. Each dataset is its own family, corrected by Holm's step-down
+    (default) or Bonferroni over its tested pairs, as the per-fold Wilcoxon test is. Not a
+    simultaneous studentized-range bound as in Tukey's test: the pairs' standard errors
+    differ, so no single range distribution applies, and Holm controls the family-wise
+    error at ``alpha`` under any dependence between the pairs (pairs that share an
+    algorithm are correlated).
+    """
+    alpha = _check_alpha(alpha)
+    _check_correction(correction)
+    scores = np.atleast_2d(np.asarray(scores, dtype=float))
+    errors = np.atleast_2d(np.asarray(standard_errors, dtype=float))
+    if scores.ndim != 2 or scores.shape != errors.shape:
+        raise ValueError(
+            f"scores and standard_errors must be 2-D of one shape (datasets x algorithms), "
+            f"got {scores.shape} and {errors.shape}"
+        )
+    if (np.isinf(errors) | (errors < 0)).any():
+        raise ValueError("standard_errors must be finite and >= 0, or NaN (none given)")
+    k, m = scores.shape
+    difference = scores[:, :, None] - scores[:, None, :]
+    combined = np.hypot(errors[:, :, None], errors[:, None, :])
+    tested = np.isfinite(difference) & np.isfinite(combined)
+    tested[:, np.arange(m), np.arange(m)] = False
+    with np.errstate(divide="ignore", invalid="ignore"):
+        z = np.where(
+            combined > 0,
+            difference / np.where(combined > 0, combined, 1.0),
+            np.where(difference == 0, 0.0, np.copysign(np.inf, difference)),
+        )
+    z = np.where(tested, z, np.nan)
+    pvalues = np.where(tested, 2 * stats.norm.sf(np.abs(z)), np.nan)
+    upper = np.triu_indices(m, 1)
+    corrected = np.full((k, m, m), np.nan)
+    corrected[:, upper[0], upper[1]] = adjust_pvalues(
+        pvalues[:, upper[0], upper[1]], correction=correction
+    )
+    corrected[:, upper[1], upper[0]] = corrected[:, upper[0], upper[1]]
+    return StandardErrorTests(
+        alpha=alpha,
+        correction=correction,
+        difference=np.where(tested, difference, np.nan),
+        standard_error=np.where(tested, combined, np.nan),
+        z=z,
+        pvalues=pvalues,
+        pvalues_corrected=corrected,
+        significant=tested & (corrected < alpha),
+        n_tested=tested[:, upper[0], upper[1]].sum(axis=1),
+    )
+
+
+def standard_error_aware_ranks(
+    scores: np.ndarray,
+    standard_errors: np.ndarray,
+    *,
+    correction: Correction = "holm",
+    alpha: float = 0.05,
+) -> np.ndarray:
+    """Significance-aware ranks by :func:`standard_error_tests`: on each dataset,
+    1 + the number of algorithms significantly better; a row is ``NaN`` where no pair
+    could be tested (fewer than two algorithms with a score and a standard error).
+    Datasets go in blocks, so the ``(k, m, m)`` temporaries stay small."""
+    scores = np.asarray(scores, dtype=float)
+    n, m = scores.shape
+    ranks = np.full((n, m), np.nan)
+    block = max(1, _AWARE_BLOCK_ELEMENTS // (m * m))
+    for first in range(0, n, block):
+        rows = slice(first, first + block)
+        tests = standard_error_tests(
+            scores[rows], standard_errors[rows], correction=correction, alpha=alpha
+        )
+        # difference[k, a, b] = score_a - score_b: b better than a when it is negative.
+        better = tests.significant & (tests.difference < 0)
+        block_ranks = 1.0 + better.sum(axis=2)
+        block_ranks[tests.n_tested == 0] = np.nan
+        ranks[rows] = block_ranks
+    return ranks

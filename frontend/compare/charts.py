@@ -105,11 +105,16 @@ def _difference_bar(row, value: float, y: float, left: float, x) -> str:
     )
     return layout.element(
         "g",
-        layout.tooltip(f"{row.dataset}: {value:+.4g} ({_OUTCOME_WORDS[row.outcome]})")
+        layout.tooltip(f"{row.dataset}: {value:+.4g} ({_outcome_tip(row)})")
         + layout.row_label(left - 8, y + _ROW_H / 2, row.dataset, left - 12, font_size=11)
         + bar,
         data_dataset=row.dataset,
     )
+
+
+def _outcome_tip(row) -> str:
+    words = _OUTCOME_WORDS[row.outcome]
+    return f"{words}, not separable by the standard errors" if row.separable is False else words
 
 
 def _difference_table(pair: HeadToHead, rows: Sequence, kind: str, unit: str, key: str) -> str:
@@ -122,7 +127,7 @@ def _difference_table(pair: HeadToHead, rows: Sequence, kind: str, unit: str, ke
                 _value_text(row.value_a if kind == "score" else row.rank_a),
                 _value_text(row.value_b if kind == "score" else row.rank_b),
                 "–" if value is None else f"{value:+.4g}",
-                {"win": "win", "loss": "loss", "tie": "tie", "none": "–"}[row.outcome],
+                row.outcome_words,
             ]
             for row, value in rows
         ],

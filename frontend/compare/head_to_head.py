@@ -44,6 +44,18 @@ class DatasetDifference:
     rank_a: float | None
     rank_b: float | None
     outcome: Outcome
+    # By the standard errors the files gave with the two scores (the snapshot's z-test
+    # of the pair on this dataset): False where the difference is within them, so the
+    # outcome is not a win or a loss that the data separate; None: not tested.
+    separable: bool | None = None
+
+    @property
+    def outcome_words(self) -> str:
+        """The outcome for A as a page says it."""
+        words = {"win": "win", "loss": "loss", "tie": "tie", "none": "–"}[self.outcome]
+        if self.separable is False and self.outcome in ("win", "loss"):
+            return f"{words}, not separable by the standard errors"
+        return words
 
 
 @dataclass(frozen=True)
@@ -68,6 +80,17 @@ class PairTukey:
     significant: bool
     wilcoxon_pvalue: float | None
     rank_biserial: float | None
+
+
+@dataclass(frozen=True)
+class PairByErrors:
+    """The pair's z-test on one dataset without folds, by the files' standard errors."""
+
+    dataset: str
+    difference: float | None  # A minus B, positive: A better
+    standard_error: float | None  # sqrt(se_A^2 + se_B^2)
+    pvalue: float | None  # corrected across the dataset's pairs
+    significant: bool
 
 
 @dataclass(frozen=True)
@@ -102,6 +125,15 @@ class HeadToHead:
     tukey_left_out: tuple[str, ...]  # datasets whose tables the snapshot did not store
     practical: PairPractical = PairPractical(not_applicable="not computed")
     computed_here: bool = False  # the pair's wins and tests are not stored: computed
+    by_standard_errors: tuple[PairByErrors, ...] = ()
+
+    def separated_counts(self) -> tuple[int, int, int]:
+        """Datasets tested by the standard errors where A is better beyond them, where B
+        is, and where the two are not separable."""
+        rows = self.by_standard_errors
+        a_better = sum(1 for r in rows if r.significant and (r.difference or 0) > 0)
+        b_better = sum(1 for r in rows if r.significant and (r.difference or 0) < 0)
+        return a_better, b_better, len(rows) - a_better - b_better
 
 
 def _pair_value(section: Any, attribute: str, a: str, b: str) -> float | None:
@@ -293,6 +325,31 @@ def _tukey_row(dataset: str, n_folds: int, table: TukeyTable, k: int, flip: bool
     )
 
 
+def _by_standard_errors(
+    within: WithinDatasetSection | NotApplicable | None, a: str, b: str
+) -> tuple[PairByErrors, ...]:
+    """The pair's z-test on every dataset the snapshot tested by standard errors."""
+    if not isinstance(within, WithinDatasetSection):
+        return ()
+    index = {name: i for i, name in enumerate(within.algorithms)}
+    if a not in index or b not in index:
+        return ()
+    i, j = index[a], index[b]
+    k = pair_index(min(i, j), max(i, j), len(within.algorithms))
+    return tuple(
+        PairByErrors(
+            dataset=entry.dataset,
+            difference=_oriented(table.diff[k], i > j),
+            standard_error=table.se[k],
+            pvalue=table.pvalue[k],
+            significant=table.significant[k],
+        )
+        for entry in within.datasets
+        for table in [entry.standard_errors]
+        if table is not None and table.se[k] is not None
+    )
+
+
 def _differences(
     board: Board,
     ranks: RankMatrixSection | NotApplicable | None,
@@ -300,10 +357,13 @@ def _differences(
     a: str,
     b: str,
     higher_is_better: bool,
+    by_errors: tuple[PairByErrors, ...] = (),
 ) -> tuple[tuple[DatasetDifference, ...], Literal["ranks", "scores"]]:
     """A row per dataset of the analysis. The outcome comes from the stored ranks (the
     analysis's ties and missing-data policy); without them, from the values, a gap
-    within the benchmark's tie tolerance counting as a tie."""
+    within the benchmark's tie tolerance counting as a tie. ``by_errors``: whether the
+    files' standard errors separate the two on a dataset."""
+    separable = {row.dataset: row.significant for row in by_errors}
     datasets = board.input.datasets
     rank_of: dict[str, tuple[float, float]] = {}
     if isinstance(ranks, RankMatrixSection):
@@ -332,7 +392,16 @@ def _differences(
             "none" if gap is None else "win" if gap > 0 else "loss" if gap < 0 else "tie"
         )
         rows.append(
-            DatasetDifference(dataset, value_a, value_b, advantage, rank_a, rank_b, outcome)
+            DatasetDifference(
+                dataset,
+                value_a,
+                value_b,
+                advantage,
+                rank_a,
+                rank_b,
+                outcome,
+                separable.get(dataset),
+            )
         )
     return tuple(rows), ("ranks" if rank_of else "scores")
 
@@ -357,8 +426,9 @@ def head_to_head(
     for name in (a, b):
         if name not in board.algorithms:
             raise KeyError(name)
+    by_errors = _by_standard_errors(sections.get("within_dataset"), a, b)
     differences, source = _differences(
-        board, sections.get("rank_matrix"), values, a, b, higher_is_better
+        board, sections.get("rank_matrix"), values, a, b, higher_is_better, by_errors
     )
     advantage = np.array(
         [
@@ -398,4 +468,5 @@ def head_to_head(
         if board.input.kind == "score"
         else PairPractical(not_applicable="ranking-only input has no score differences"),
         computed_here=computed is not None,
+        by_standard_errors=by_errors,
     )

@@ -15,6 +15,7 @@ from estimation.core.contract import (
     WithinDatasetSection,
 )
 from estimation.core.contract import RepeatedMeasuresAnova as StoredAnova
+from estimation.core.contract import StandardErrorTable as StoredErrors
 from estimation.core.contract import TukeyTable as StoredTukey
 from estimation.core.win_probability import minimax_weights
 from estimation.core.within_dataset import (
@@ -246,6 +247,49 @@ def _computed_tukey(
             )
     anova = AnovaSummary(omnibus.statistic, omnibus.pvalue, omnibus.df, omnibus.note)
     return TukeyTable(rows, "computed", anova=anova)
+
+
+@dataclass(frozen=True)
+class StandardErrorRow:
+    """One pair's z-test on a dataset without folds, by the files' standard errors."""
+
+    a: str
+    b: str
+    diff: float | None  # A minus B, positive: A better
+    standard_error: float | None  # sqrt(se_A^2 + se_B^2)
+    z: float | None
+    pvalue: float | None  # corrected across the dataset's pairs
+    significant: bool
+
+
+@dataclass(frozen=True)
+class StandardErrorPairs:
+    rows: list[StandardErrorRow]
+    correction: str
+    not_stored: str | None = None  # why the snapshot keeps no table for this dataset
+
+
+def dataset_standard_error_pairs(
+    *, within: WithinDatasetSection | NotApplicable | None, dataset: str
+) -> StandardErrorPairs | None:
+    """The snapshot's z-tests of every pair on ``dataset`` by the files' standard errors
+    (tested pairs only), or None where the dataset was not tested by them."""
+    if not isinstance(within, WithinDatasetSection):
+        return None
+    entry = within.entry(dataset)
+    if entry is None or entry.standard_errors is None:
+        return None
+    table: StoredErrors = entry.standard_errors
+    names = within.algorithms
+    pairs = [(a, b) for i, a in enumerate(names) for b in names[i + 1 :]]
+    rows = [
+        StandardErrorRow(
+            a, b, table.diff[k], table.se[k], table.z[k], table.pvalue[k], table.significant[k]
+        )
+        for k, (a, b) in enumerate(pairs)
+        if table.se[k] is not None
+    ]
+    return StandardErrorPairs(rows, table.correction)
 
 
 @dataclass(frozen=True)

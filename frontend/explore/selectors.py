@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import math
 from collections import defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -26,6 +25,7 @@ from leaderboard.selectors import (
     algorithms_public,
     datasets_public,
     packs_read,
+    submission_standard_errors,
 )
 
 ACCEPTED = Submission.Status.ACCEPTED
@@ -132,7 +132,7 @@ def accepted_scores_long(
                 submission__algorithm_id__in=[pk for _, pk in chunk]
             )
         )
-        spreads = _submission_standard_errors({pack.submission_id for pack in packs})
+        spreads = submission_standard_errors({pack.submission_id for pack in packs})
         for name, pk in chunk:
             cells: dict[tuple[str, int], tuple[float, int]] = {}
             for pack in packs:
@@ -159,28 +159,6 @@ def accepted_scores_long(
                     if fold >= 0
                     else spreads.get(submission_id, {}).get(f"{dataset_name} | {metric.name}"),
                 }
-
-
-def _submission_standard_errors(submission_ids: set[int]) -> dict[int, dict[str, float]]:
-    """{submission: {"<dataset> | <metric>": standard error}} as its provenance keeps them
-    (one query; a value that is not a finite number >= 0 is not one)."""
-    if not submission_ids:
-        return {}
-    rows = (
-        Submission.objects.filter(pk__in=submission_ids)
-        .annotate(se=KeyTransform("standard_errors", "provenance"))
-        .exclude(se=None)
-        .values_list("pk", "se")
-    )
-    return {
-        pk: {
-            key: float(se)
-            for key, se in errors.items()
-            if isinstance(se, (int, float)) and math.isfinite(se) and se >= 0
-        }
-        for pk, errors in rows
-        if isinstance(errors, dict)
-    }
 
 
 MAX_QUERY_LENGTH = 100

@@ -114,6 +114,9 @@ def dataset_detail(request: HttpRequest, slug: str, dataset: str) -> HttpRespons
         "has_not_separable": any(row.not_separable_from_best for row in summaries),
         "scores_chart": charts.dataset_scores_chart(summaries, dataset, metric.name),
         "board": board,
+        "by_standard_errors": presenters.dataset_standard_error_pairs(
+            within=sections["within_dataset"], dataset=dataset
+        ),
         "tukey": presenters.dataset_tukey_table(
             board=board,
             within=sections["within_dataset"],

@@ -136,6 +136,11 @@ GOLDEN: dict[str, dict[str, str]] = {
         "demsar": "365926eb4b43f68a22e3e2cfedfba49d7253476ad1e9ecd0ce63514cb8d356b4",
         "simulated": "6258a2565b339b18a3c9addfe6a00fb858715cc9a4f82018853b4010feacb11f",
     },
+    # Within-dataset z-tests by the source's standard errors (DatasetTests.standard_errors).
+    "0.16.0": {
+        "demsar": "df60f713ee85d89b09d329e25fed235a6dc6eff627046e5a7987fad599e26d6c",
+        "simulated": "5aa54f1e268acd22c565ffd569ca4f1cf435f874edbedbf4f5f0e68de6918c1a",
+    },
 }
 
 

@@ -16,6 +16,7 @@ from estimation.core.contract.sections import (
     PairwiseScope,
     PracticalSection,
     RankMatrixSection,
+    StandardErrorTable,
     TukeyTable,
     WilcoxonSection,
     WinsSection,
@@ -107,6 +108,18 @@ def restrict(section: Any, keep: Sequence[int]) -> Any:
                 }
             )
 
+        def by_errors(errors: StandardErrorTable | None) -> StandardErrorTable | None:
+            if errors is None:
+                return None
+            return StandardErrorTable(
+                diff=_take(errors.diff, positions),
+                se=_take(errors.se, positions),
+                z=_take(errors.z, positions),
+                pvalue=_take(errors.pvalue, positions),
+                significant=_take(errors.significant, positions),
+                correction=errors.correction,
+            )
+
         return WithinDatasetSection(
             algorithms=names,
             datasets=tuple(
@@ -116,6 +129,7 @@ def restrict(section: Any, keep: Sequence[int]) -> Any:
                     significance_rank=_take(d.significance_rank, keep),
                     tukey=table(d.tukey),
                     anova=d.anova,
+                    standard_errors=by_errors(d.standard_errors),
                 )
                 for d in section.datasets
             ),

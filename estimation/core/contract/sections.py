@@ -175,6 +175,37 @@ class TukeyTable:
 
 
 @dataclass(frozen=True)
+class StandardErrorTable:
+    """z-tests of every pair on one dataset without folds, from the standard errors its
+    source gave with each score; every array is in pair order (:func:`pair_index`), a_i
+    before a_j, ``None`` where a pair was not tested (a score or a standard error
+    missing)."""
+
+    diff: tuple[float | None, ...] = describe(
+        "score of a_i minus a_j, oriented so positive means a_i is better",
+        units="metric units",
+        null="not tested",
+    )
+    se: tuple[float | None, ...] = describe(
+        "combined standard error sqrt(se_i^2 + se_j^2)", units="metric units", null="not tested"
+    )
+    z: tuple[float | None, ...] = describe(
+        "diff / se", null="not tested, or infinite (both standard errors 0, scores differ)"
+    )
+    pvalue: tuple[float | None, ...] = describe(
+        "two-sided normal p-value of z after the correction across this dataset's pairs",
+        units="probability",
+        null="not tested",
+    )
+    significant: tuple[bool, ...] = describe(
+        "whether pvalue < alpha; false: not separable by the standard errors"
+    )
+    correction: Literal["holm", "bonferroni"] = describe(
+        "the family-wise correction across this dataset's tested pairs"
+    )
+
+
+@dataclass(frozen=True)
 class RepeatedMeasuresAnova:
     """The omnibus repeated-measures ANOVA on one dataset's folds: do the algorithms
     differ at all? (Folds are blocks; no sphericity correction.)"""
@@ -207,11 +238,19 @@ class DatasetTests:
         null="computed by an engine before 0.5.0",
         default=None,
     )
+    standard_errors: StandardErrorTable | None = describe(
+        "where the dataset has no folds: the z-tests by the source's standard errors, "
+        "which its significance_rank then counts",
+        null="the dataset has folds, or its scores came without standard errors, or an "
+        "engine before 0.16.0",
+        default=None,
+    )
 
 
 @dataclass(frozen=True)
 class WithinDatasetSection:
-    """Tests on folds within each dataset: O(n·m²) when the tables are stored."""
+    """Tests within each dataset, on its folds or else on the standard errors its source
+    gave with each score: O(n·m²) when the tables are stored."""
 
     algorithms: tuple[str, ...] = describe("the algorithms, in order")
     datasets: tuple[DatasetTests, ...] = describe("one entry per dataset used")

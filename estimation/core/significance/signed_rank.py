@@ -33,25 +33,27 @@ _PAIR_CHUNK_ELEMENTS = 2_000_000
 
 
 def adjust_pvalues(pvalues: np.ndarray, *, correction: str = "holm") -> np.ndarray:
-    """Holm step-down or Bonferroni adjustment of a 1-D array of p-values.
+    """Holm step-down or Bonferroni adjustment of p-values; each row of a 2-D array is
+    its own family (the pairs of one dataset), a 1-D array is one family.
 
     ``NaN`` entries are left out of the family and stay ``NaN``.
     """
     correction = _check_correction(correction)
     pvalues = np.asarray(pvalues, dtype=float)
-    adjusted = np.full_like(pvalues, np.nan)
-    present = np.flatnonzero(~np.isnan(pvalues))
-    k = present.size
-    if k == 0:
-        return adjusted
-    values = pvalues[present]
+    rows = np.atleast_2d(pvalues)
+    present = ~np.isnan(rows)
+    k = present.sum(axis=1, keepdims=True)  # each family's size
     if correction == "bonferroni":
-        adjusted[present] = np.minimum(1.0, k * values)
-        return adjusted
-    order = np.argsort(values, kind="stable")
-    stepped = np.maximum.accumulate((k - np.arange(k)) * values[order])
-    adjusted[present[order]] = np.minimum(1.0, stepped)
-    return adjusted
+        adjusted = np.minimum(1.0, k * rows)
+        return adjusted.reshape(pvalues.shape)
+    # NaN sorts last, so each row's family is its first k sorted entries.
+    order = np.argsort(rows, axis=1, kind="stable")
+    ordered = np.take_along_axis(rows, order, axis=1)
+    stepped = np.fmax.accumulate((k - np.arange(rows.shape[1])) * ordered, axis=1)
+    stepped = np.where(np.take_along_axis(present, order, axis=1), np.minimum(1.0, stepped), np.nan)
+    adjusted = np.empty_like(rows)
+    np.put_along_axis(adjusted, order, stepped, axis=1)
+    return adjusted.reshape(pvalues.shape)
 
 
 @lru_cache(maxsize=64)

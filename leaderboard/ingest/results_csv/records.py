@@ -209,10 +209,10 @@ class ParsedResults:
         """
         mask = self._metric_mask(metric)
         d, a = self.dataset_codes, self.algorithm_codes
-        values, folds = self.values, self.folds
+        values, folds, lines = self.values, self.folds, self.lines
         datasets, algorithms = self.datasets, self.algorithms
         if mask is not None:
-            d, a, values, folds = d[mask], a[mask], values[mask], folds[mask]
+            d, a, values, folds, lines = d[mask], a[mask], values[mask], folds[mask], lines[mask]
             d, datasets = _compact(d, datasets)
             a, algorithms = _compact(a, algorithms)
         n, m = len(datasets), len(algorithms)
@@ -230,7 +230,21 @@ class ParsedResults:
             kind=self.kind,
             higher_is_better=higher_is_better,
             fold_values=fold_values,
+            standard_errors=self._cell_standard_errors(d, a, lines, folds, (n, m)),
         )
+
+    def _cell_standard_errors(
+        self, d: np.ndarray, a: np.ndarray, lines: np.ndarray, folds: np.ndarray, shape
+    ) -> np.ndarray | None:
+        """The standard error given with each dataset-level score (rows without a fold);
+        None when the file gave none."""
+        if not self.standard_errors or self.kind != "score":
+            return None
+        errors = np.full(shape, np.nan)
+        given = np.array([self.standard_errors.get(line, np.nan) for line in lines.tolist()])
+        cell = (folds < 0) & np.isfinite(given)
+        errors[d[cell], a[cell]] = given[cell]
+        return errors if cell.any() else None
 
     def _metric_mask(self, metric: str | None) -> np.ndarray | None:
         if not self.metrics:
