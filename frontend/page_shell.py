@@ -26,11 +26,20 @@ kept "maintains something" only means the query runs.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import lru_cache
 
+from django.contrib.messages import get_messages
 from django.core.cache import cache
+from django.core.signals import setting_changed
 from django.db.models.signals import m2m_changed
+from django.dispatch import receiver
 from django.http import HttpRequest
-from django.template.loader import render_to_string
+from django.middleware.csrf import get_token
+from django.template import Context
+from django.template.context_processors import csrf
+from django.template.loader import get_template, render_to_string
+from django.urls import get_script_prefix
+from django.utils.html import conditional_escape
 
 from leaderboard.selectors import benchmark_policy_if_maintained, user_maintains_any
 
@@ -66,8 +75,69 @@ def regions_replaced(body: bytes, regions: Mapping[str, str]) -> bytes | None:
     return b"".join(parts)
 
 
+def _drawn(name: str, context: dict) -> str:
+    """The template ``name`` drawn with ``context`` alone: a region reads only what it
+    is given, so the context processors (each a lookup per request) are not run."""
+    return get_template(name).template.render(Context(context))  # type: ignore[attr-defined]
+
+
+SITE_NAV_TEMPLATE = "frontend/_site_nav.html"
+# Stand-ins drawn into the signed-in navigation once per process; nothing a reader can
+# choose reaches the template then, and each must come out exactly once.
+_USERNAME_STAND_IN = "podium-shell-username-4d1c9e"
+_TOKEN_STAND_IN = "podium-shell-csrf-token-4d1c9e"
+
+
+class _SignedInStandIn:
+    """What the signed-in navigation reads of its reader: that they are signed in, and
+    their username (frontend/_site_nav.html says so)."""
+
+    is_authenticated = True
+
+    @staticmethod
+    def get_username() -> str:
+        return _USERNAME_STAND_IN
+
+
+@lru_cache(maxsize=4)
+def _signed_in_nav_format(script_prefix: str) -> str | None:
+    """The signed-in navigation as a ``str.format`` pattern of ``username`` and
+    ``token`` (its links are reversed once, not per request), or None when the template
+    does not show each stand-in exactly once (then it is drawn per request)."""
+    html = _drawn(SITE_NAV_TEMPLATE, {"user": _SignedInStandIn(), "csrf_token": _TOKEN_STAND_IN})
+    if html.count(_USERNAME_STAND_IN) != 1 or html.count(_TOKEN_STAND_IN) != 1:
+        return None
+    pattern = html.replace("{", "{{").replace("}", "}}")
+    return pattern.replace(_USERNAME_STAND_IN, "{username}").replace(_TOKEN_STAND_IN, "{token}")
+
+
+@receiver(setting_changed)
+def _templates_changed(*, setting: str, **kwargs) -> None:
+    if setting in ("TEMPLATES", "ROOT_URLCONF"):
+        _signed_in_nav_format.cache_clear()
+
+
 def _site_nav(request: HttpRequest) -> str:
-    return render_to_string("frontend/_site_nav.html", request=request)
+    """The site navigation for this reader; a signed-in one's from the pattern drawn
+    once (their username escaped as the template escapes it, a CSRF token of their own)."""
+    user = request.user
+    if user.is_authenticated:
+        pattern = _signed_in_nav_format(get_script_prefix())
+        if pattern is not None:
+            username = conditional_escape(user.get_username())
+            return pattern.format(username=username, token=get_token(request))
+    # The token only if drawn (the log-out form): a reader signed out is given no cookie.
+    context = {"request": request, "user": user, **csrf(request)}
+    return _drawn(SITE_NAV_TEMPLATE, context)
+
+
+def _messages(request: HttpRequest) -> str | None:
+    """The reader's messages drawn, None when they have none (most answers). Drawing
+    them uses them up: they show on this answer only."""
+    messages = get_messages(request)
+    if not len(messages):
+        return None
+    return _drawn("frontend/accounts/_messages.html", {"messages": messages})
 
 
 def site_nav_shell(request: HttpRequest, body: bytes, **view_kwargs) -> bytes | None:
@@ -87,8 +157,9 @@ def leaderboard_shell(request: HttpRequest, body: bytes, *, slug: str, **view_kw
             "frontend/readers/_page_actions.html",
             {"benchmark": {"slug": slug, "submission_policy": policy}, "is_maintainer": True},
         )
-    # Drawing them uses them up: they show on this answer only.
-    regions[MESSAGES] = render_to_string("frontend/accounts/_messages.html", request=request)
+    messages = _messages(request)
+    if messages is not None:  # else the anonymous drawing (none) stays
+        regions[MESSAGES] = messages
     return regions_replaced(body, regions)
 
 
