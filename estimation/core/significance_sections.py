@@ -417,10 +417,14 @@ def _standard_error_ranks(
     tables: bool,
 ) -> dict[int, _ErrorRanks]:
     """Per dataset where the folds give no test but the source's standard errors test at
-    least one pair: the z-tests' table and ranks (folds win where they exist)."""
+    least one pair: the z-tests' table and ranks (folds win where they exist). Above the
+    pairwise bound none: Holm's correction needs every pair of a dataset at once, an
+    ``m x m`` array (at m = 4000 about 1 GB of temporaries per dataset)."""
     errors, scores = prepared.standard_errors, prepared.scores
     candidates = np.array(sorted(aware.not_applicable), dtype=int)
     if errors is None or scores is None or not len(candidates):
+        return {}
+    if len(prepared.algorithms) > pairwise_scope.MAX_PAIRWISE_ALGORITHMS:
         return {}
     ranks = within_dataset.standard_error_aware_ranks(
         scores[candidates],

@@ -111,3 +111,27 @@ def test_the_text_report_says_which_datasets_were_tested_by_standard_errors():
 
     line = _within_datasets_line(_payload(standard_errors=np.full((3, 3), 0.01)).within_dataset)
     assert "on folds: 0; z-tests by the files' standard errors, Holm per dataset: 3" in line
+
+
+def test_above_the_pairwise_bound_the_standard_errors_are_not_compared_pair_by_pair(
+    monkeypatch,
+):
+    # Holm needs every pair of a dataset at once: an m x m array, refused above the bound.
+    from estimation.core import significance_sections, within_dataset
+    from estimation.core.analysis import AnalysisSettings
+    from estimation.core.pairwise_scope import MAX_PAIRWISE_ALGORITHMS
+    from estimation.core.rankings import prepare_rankings
+
+    def refused(*args, **kwargs):
+        raise AssertionError("an m x m comparison above the pairwise bound")
+
+    monkeypatch.setattr(within_dataset, "standard_error_aware_ranks", refused)
+    m = MAX_PAIRWISE_ALGORITHMS + 1
+    scores = np.random.default_rng(0).normal(0.7, 0.05, size=(2, m))
+    algorithms = tuple(f"a{j}" for j in range(m))
+    errors = np.full((2, m), 0.01)
+    table = ResultTable(("d1", "d2"), algorithms, scores, standard_errors=errors)
+    ranks, section = significance_sections.tests_within_datasets(
+        prepare_rankings(table), AnalysisSettings()
+    )
+    assert section.reason == ranks.reason == "the results have no folds"
