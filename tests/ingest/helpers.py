@@ -34,15 +34,17 @@ def zipped(files: dict[str, bytes]) -> bytes:
     return buffer.getvalue()
 
 
-def board_order(imported, metric: str | None) -> list[str]:
+def board_order(imported, metric: str | None, *, direction: bool | None = None) -> list[str]:
     """The algorithms by mean rank over the datasets on ``metric`` (best first), in the
-    metric's direction as the files state it: the order of a board of these results."""
+    metric's direction as the files state it (else ``direction``, as ``--direction``
+    gives it; else higher): the order of a board of these results."""
     import numpy as np
 
     from estimation.core.rankings import rank_scores
 
     info = imported.metric(metric) if metric is not None else None
-    higher = True if info is None or info.higher_is_better is None else info.higher_is_better
+    stated = None if info is None else info.higher_is_better
+    higher = stated if stated is not None else (True if direction is None else direction)
     table = imported.parsed.to_table(metric=metric, higher_is_better=higher)
     oriented = np.asarray(table.values) * (1.0 if higher else -1.0)
     mean_ranks = np.nanmean(rank_scores(oriented), axis=0)
