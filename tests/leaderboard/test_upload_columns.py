@@ -117,6 +117,7 @@ def test_a_problem_s_column_is_named_as_the_file_names_it():
     assert column_in_file("algorithm", named) == "algorithm"  # not mapped: itself
     assert column_in_file(None, named) is None
     assert column_in_file("score", {}) == "score"
+    assert column_in_file("value", {"rank": "place"}) == "place (the rank)"
 
 
 @pytest.mark.django_db

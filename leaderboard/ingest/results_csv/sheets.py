@@ -237,11 +237,14 @@ def _row(cells: list[str], delimiter: str) -> str:
 
 def column_in_file(column: str | None, named: Mapping[str, str]) -> str | None:
     """A problem's column as the user's file names it: a mapped role (``score``, or the
-    parser's ``value`` for it) is the file's column with its role, ``result (the
-    score)``; any other column is itself. The one place a mapped column is worded."""
+    services' ``value`` for the score or rank) is the file's column with its role,
+    ``result (the score)``; any other column is itself. The one place a mapped column
+    is worded."""
     if column is None:
         return None
-    role = "score" if column.lower() == "value" and "score" in named else column.lower()
+    role = column.lower()
+    if role == "value":
+        role = next((r for r in ("score", "rank") if r in named), role)
     return f"{named[role]} (the {role})" if role in named else column
 
 
