@@ -639,6 +639,7 @@ def submit_upload_job(request: HttpRequest, slug: str, job_id: int) -> HttpRespo
         "n_submissions": len(result.get("submissions", ())),
         "n_scores": result.get("n_scores"),
         "incomplete_notes": sorted(result.get("incomplete_notes", {}).items()),
+        "notes": result.get("notes", ()),  # what a column mapping left out, as the API says
         "detail": result.get("detail", ""),
         "problems": [
             FileProblem(p.get("line"), p.get("field"), p.get("message", ""), "")

@@ -14,7 +14,7 @@ tool's files), with the reason.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import cast
 
 from django.conf import settings
@@ -42,6 +42,7 @@ from leaderboard.ingest.results_csv import (
 )
 from leaderboard.ingest.results_csv.sheets import (
     MappedCsv,
+    column_in_file,
     mapped_results_text,
     relocated_error,
     relocated_parsed,
@@ -102,6 +103,8 @@ class UploadRead:
     left_out: tuple[RowError, ...] = ()
     n_left_out: int = 0
     notes: tuple[str, ...] = ()
+    # {role: the file's column} of a mapped CSV, for problems worded as the file names them.
+    named: Mapping[str, str] = field(default_factory=dict)
 
     @classmethod
     def of_imported(cls, imported: ImportedResults) -> UploadRead:
@@ -113,9 +116,10 @@ class UploadRead:
         return self.imported.format if self.imported is not None else self.parsed.format
 
     def located(self, problems: tuple[Problem, ...]) -> tuple[Problem, ...]:
-        """The services' problems at the file and key each came from (another tool's)."""
+        """The services' problems at the file and key each came from (another tool's),
+        or in the column a mapped CSV's own header names."""
         if self.imported is None:
-            return problems
+            return tuple(replace(p, field=column_in_file(p.field, self.named)) for p in problems)
         return imported_relocated(ValidationFailed(problems), self.imported).problems
 
 
@@ -197,18 +201,19 @@ def upload_read(
             max_errors=max_errors,
         )
     except ResultsCsvError as exc:
-        error = relocated_error(exc, table) if table is not None else exc
-        raise results_file_refusal(
-            benchmark=benchmark, error=error, new_datasets_confirmed=upload.new_datasets_confirmed
-        ) from None
+        # The benchmark's problems too at the user's own lines and columns: relocated last.
+        error = results_file_refusal(
+            benchmark=benchmark, error=exc, new_datasets_confirmed=upload.new_datasets_confirmed
+        )
+        raise relocated_error(error, table) if table is not None else error from None
     if table is not None:  # problems and rows at the user's own lines
         parsed = relocated_parsed(parsed, table)
         if skipped:
             skipped = relocated_error(ResultsCsvError(skipped), table).errors
     # Listed up to the bound another tool's files have; beyond it, counted.
     left_out = (*skipped, *parsed.dropped)[:MAX_LEFT_OUT]
-    notes = table.notes if table is not None else ()
-    return UploadRead(parsed, None, left_out, len(skipped) + parsed.n_dropped, notes)
+    notes, named = (table.notes, table.named) if table is not None else ((), {})
+    return UploadRead(parsed, None, left_out, len(skipped) + parsed.n_dropped, notes, named)
 
 
 def _mapped_table(upload: UploadInput) -> MappedCsv | None:

@@ -77,6 +77,21 @@ def test_a_mapped_column_the_file_lacks_is_named_at_its_header(researcher, bench
 
 
 @pytest.mark.django_db
+def test_a_mapped_file_s_problems_name_its_own_columns(researcher, benchmark):
+    api = client_for(researcher)
+    response = upload(api, AMLB.replace(b"0.77", b"oops"), columns=MAPPING)
+    assert response.status_code == 400
+    assert response.json()["problems"] == [
+        {"line": 5, "field": "result (the score)", "message": "'oops' is not a number"}
+    ]
+    skipped = upload(api, AMLB.replace(b"0.77", b"oops"), columns=MAPPING, on_error="skip")
+    assert skipped.status_code == 201, skipped.json()
+    assert skipped.json()["left_out"] == [
+        {"field": 'line 5, column "result (the score)"', "message": "'oops' is not a number"}
+    ]
+
+
+@pytest.mark.django_db
 def test_columns_are_for_a_csv_not_another_tool_s_files(researcher, benchmark):
     response = upload(client_for(researcher), b"{}", format="mteb", columns=MAPPING)
     assert response.status_code == 400

@@ -1,7 +1,8 @@
 """The upload's mapping step in Chromium, on a phone (390x844) without JavaScript: a file
 whose columns the reader does not know is refused with selects of its own header names,
 labelled, fitting the screen and free of serious axe violations; choosing the columns
-previews the file as mapped and stores it."""
+previews the file as mapped and stores it (a large one in the background, whose job page
+lists what the mapping left out)."""
 
 from __future__ import annotations
 
@@ -65,6 +66,34 @@ def test_a_phone_without_javascript_maps_a_file_s_columns_and_stores_it(
         ("adult", "rf", 0.88),
         ("credit", "lightgbm", 0.77),
     ]
+
+
+def test_a_mapped_file_stored_in_the_background_lists_what_it_left_out(
+    empty_site, new_page, log_in, celery_worker, settings, screenshot
+):
+    """The job's page, reloading itself without JavaScript, then its outcome: the notes
+    of the mapping (the columns it left out) as the preview had them."""
+    from tests.factories import make_benchmark, make_user, stored_scores
+
+    settings.PODIUM_BACKGROUND_UPLOAD_BYTES = 10  # this small file counts as large
+    make_benchmark("amlb")
+    page = new_page(**PHONE_390, java_script_enabled=False)
+    log_in(page, make_user("background-mapper"))
+    _upload_amlb(page, empty_site)
+    page.get_by_label("Dataset column").select_option("task")
+    page.get_by_label("Algorithm column").select_option("framework")
+    page.get_by_label("Score column").select_option("result")
+    page.get_by_test_id("mapping-submit").click()
+    page.get_by_test_id("upload-confirm").click()
+
+    expect(page.get_by_test_id("upload-job-done")).to_be_visible(timeout=30_000)
+    expect(page.get_by_test_id("upload-notes")).to_have_text(
+        "columns left out (not mapped): fold_time"
+    )
+    overflow = helpers.horizontal_overflow(page)
+    assert overflow["scrollWidth"] <= overflow["innerWidth"] + 1, overflow
+    screenshot(page, "job-done")
+    assert len(stored_scores()) == 3
 
 
 def test_the_mapping_step_has_no_serious_axe_violation_on_a_phone(empty_site, new_page, log_in):

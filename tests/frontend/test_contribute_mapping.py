@@ -140,3 +140,21 @@ def test_a_mapping_is_offered_when_the_chosen_layout_lacks_its_columns(client, r
     }
     preview = client.post(MAP, mapping).content.decode()
     assert 'data-testid="upload-format">long (scores)' in preview
+
+
+def test_a_mapped_file_s_problems_name_its_own_columns(client, researcher):
+    bad = AMLB.replace(b"0.77", b"oops")
+    token = _token(_upload(client, bad).content.decode())
+    mapping = {"token": token, "dataset": "task", "algorithm": "framework", "score": "result"}
+    refused = client.post(MAP, mapping).content.decode()
+    # The problems table's column and the summary's text: the file's name, then the role.
+    assert "<td>result (the score)</td>" in refused
+    assert "line 5, column &quot;result (the score)&quot;: &#x27;oops&#x27; is not a number" in (
+        refused
+    )
+    assert "column &quot;score&quot;" not in refused and "<td>score</td>" not in refused
+
+    token = _token(_upload(client, bad, on_error="skip").content.decode())
+    preview = client.post(MAP, {**mapping, "token": token}).content.decode()
+    assert preview.count('data-testid="left-out-item"') == 1
+    assert "line 5, column &quot;result (the score)&quot;" in preview

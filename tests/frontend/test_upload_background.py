@@ -89,3 +89,26 @@ def test_another_users_job_is_not_found(client, researcher):
     benchmark = make_benchmark("study")
     job = UploadJob.objects.create(benchmark=benchmark, submitter=owner, content=b"", size=0)
     assert client.get(f"/b/study/submit/csv/jobs/{job.pk}/").status_code == 404
+
+
+def test_a_mapped_large_web_upload_shows_what_its_mapping_left_out(
+    celery_worker, client, researcher
+):
+    """The job's notes (as the API's job result has them) on its page, escaped."""
+    make_benchmark("mapped")
+    content = b"task,framework,<i>secs</i>,result\nadult,lightgbm,12.5,0.91\nadult,rf,3.1,0.88\n"
+    refused = client.post(
+        "/b/mapped/submit/csv/",
+        {"file": SimpleUploadedFile("amlb.csv", content, content_type="text/csv")},
+    ).content.decode()
+    token = re.search(r'name="token" value="([0-9a-f]+)"', refused).group(1)
+    mapping = {"token": token, "dataset": "task", "algorithm": "framework", "score": "result"}
+    preview = client.post("/b/mapped/submit/csv/map/", mapping).content.decode()
+    assert 'data-testid="upload-background-note"' in preview
+    token = re.search(r'name="token" value="([0-9a-f]+)"', preview).group(1)
+    confirmed = client.post("/b/mapped/submit/csv/confirm/", {"token": token})
+    body = followed(client, confirmed.url)
+    assert 'data-testid="upload-job-done"' in body and "Stored 2 submissions (2 scores)" in body
+    assert UploadJob.objects.get().result["notes"] == ["columns left out (not mapped): <i>secs</i>"]
+    notes = re.search(r'<ul class="notice" data-testid="upload-notes">(.*?)</ul>', body).group(1)
+    assert notes == "<li>columns left out (not mapped): &lt;i&gt;secs&lt;/i&gt;</li>"

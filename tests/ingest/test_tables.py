@@ -17,6 +17,7 @@ from leaderboard.ingest.results_csv.sheets import (
 )
 from tests.factories import stored_scores
 from tests.ingest.helpers import FIXTURES, tau
+from tests.leaderboard.test_upload_columns import AMLB
 
 TABLES = FIXTURES / "tables"
 AMLB_COLUMNS = "dataset=task,algorithm=framework,score=result,fold=fold"
@@ -151,6 +152,34 @@ def test_import_benchmark_takes_columns_models_as_rows_and_xlsx(tmp_path):
             stdout=StringIO(),
             stderr=StringIO(),
         )
+
+
+@pytest.mark.django_db
+def test_import_benchmark_names_a_mapped_file_s_own_columns(tmp_path):
+    path = tmp_path / "amlb.csv"
+    columns = "--columns=dataset=task,algorithm=framework,score=result"
+    path.write_bytes(AMLB.replace(b"0.77", b"oops"))
+    with pytest.raises(CommandError) as refused:
+        call_command("import_benchmark", str(path), "--slug=a", columns, stdout=StringIO())
+    assert "line 5, column \"result (the score)\": 'oops' is not a number" in str(refused.value)
+    err = StringIO()
+    call_command(
+        "import_benchmark",
+        str(path),
+        "--slug=b",
+        columns,
+        "--on-error=skip",
+        stdout=StringIO(),
+        stderr=err,
+    )
+    assert 'line 5, column "result (the score)"' in err.getvalue()
+    # The services' problems too (two spellings of one dataset).
+    path.write_bytes(AMLB.replace(b"adult,rf", b"Adult,rf"))
+    with pytest.raises(CommandError) as spelt:
+        call_command("import_benchmark", str(path), "--slug=c", columns, stdout=StringIO())
+    assert "line 2, column \"task (the dataset)\": dataset 'adult' is also spelt" in str(
+        spelt.value
+    )
 
 
 @pytest.mark.django_db

@@ -6,9 +6,14 @@ the file the same way."""
 import pytest
 
 from leaderboard.ingest.results_csv import UNRECOGNISED_COLUMNS, ResultsCsvError
-from leaderboard.ingest.results_csv.sheets import columns_text, header_names, parse_columns
-from leaderboard.services.uploads import UploadInput, submissions_upload
-from tests.factories import make_benchmark, make_user, stored_scores
+from leaderboard.ingest.results_csv.sheets import (
+    column_in_file,
+    columns_text,
+    header_names,
+    parse_columns,
+)
+from leaderboard.services.uploads import UploadInput, UploadRefused, submissions_upload
+from tests.factories import make_benchmark, make_submission, make_user, stored_scores
 
 # As the AutoML Benchmark writes its results: other names, and columns beside them.
 AMLB = (
@@ -88,16 +93,61 @@ def test_a_mapped_file_s_problems_are_at_its_own_lines():
             submitter=make_user(),
             upload=UploadInput(bad, columns=MAPPING),
         )
+    # At the file's own line, in its own column (column_in_file): "result", the score.
     assert [(e.line, e.column, e.message) for e in refused.value.errors] == [
-        (5, "score", "'oops' is not a number")
+        (5, "result (the score)", "'oops' is not a number")
     ]
+    assert str(refused.value) == ("line 5, column \"result (the score)\": 'oops' is not a number")
     skipped = submissions_upload(
         benchmark=make_benchmark("skip"),
         submitter=make_user("other"),
         upload=UploadInput(bad, columns=MAPPING, on_error="skip"),
     )
-    assert [(e.line, e.message) for e in skipped.left_out] == [(5, "'oops' is not a number")]
+    assert [(e.line, e.column, e.message) for e in skipped.left_out] == [
+        (5, "result (the score)", "'oops' is not a number")
+    ]
     assert skipped.n_scores == 2
+
+
+def test_a_problem_s_column_is_named_as_the_file_names_it():
+    named = {"dataset": "Task", "score": "result"}
+    assert column_in_file("dataset", named) == "Task (the dataset)"
+    assert column_in_file("score", named) == "result (the score)"
+    assert column_in_file("value", named) == "result (the score)"  # the services' name
+    assert column_in_file("algorithm", named) == "algorithm"  # not mapped: itself
+    assert column_in_file(None, named) is None
+    assert column_in_file("score", {}) == "score"
+    assert column_in_file("value", {"rank": "place"}) == "place (the rank)"
+
+
+@pytest.mark.django_db
+def test_the_benchmark_s_problems_of_a_mapped_file_name_its_columns():
+    """The services' problems as well as the parser's: with a row that does not read
+    (the refusal names both in one answer) and without (the services refuse alone)."""
+    board, user = make_benchmark(), make_user()
+    make_submission(board, "xgb", {"adult": 0.5, "credit": 0.4})
+    two_spellings = AMLB.replace(b"adult,rf", b"Adult,rf")
+    spelt = (
+        2,
+        "task (the dataset)",
+        "dataset 'adult' is also spelt 'Adult' (line 3): these would be 2 different "
+        "datasets; use one spelling",
+    )
+    with pytest.raises(UploadRefused) as refused:
+        submissions_upload(
+            benchmark=board, submitter=user, upload=UploadInput(two_spellings, columns=MAPPING)
+        )
+    assert [(p.line, p.field, p.message) for p in refused.value.problems] == [spelt]
+    with pytest.raises(ResultsCsvError) as both:
+        submissions_upload(
+            benchmark=board,
+            submitter=user,
+            upload=UploadInput(two_spellings.replace(b"0.77", b"oops"), columns=MAPPING),
+        )
+    assert [(e.line, e.column, e.message) for e in both.value.errors] == [
+        spelt,
+        (5, "result (the score)", "'oops' is not a number"),
+    ]
 
 
 @pytest.mark.django_db

@@ -21,7 +21,7 @@ import io
 import re
 import zipfile
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -45,6 +45,8 @@ class TidyTable:
     # source_lines[n - 1]: the input's line (or sheet row) of the output's line n.
     source_lines: Sequence[int]
     notes: tuple[str, ...]
+    # {role: the file's own column} of a mapping, as the header spells it.
+    named: Mapping[str, str] = field(default_factory=dict)
 
 
 def parse_columns(text: str) -> dict[str, str]:
@@ -146,8 +148,12 @@ def tidy_results_table(
         notes.append("the first column (a pandas index: 0, 1, 2, ...) was left out")
         header = header[1:]
         body = [(line, cells[1:]) for line, cells in body]
+    named: dict[str, str] = {}
     if columns:
-        header, body = _mapped(header, body, columns, notes)
+        keep, roles = _mapped_indices(header, columns, notes)
+        # A table read as one row per model has columns of its own making, not the file's.
+        named = {} if models_as_rows else {r: header[i] for r, i in zip(roles, keep, strict=True)}
+        header, body = roles, [(line, [_cell(cells, i) for i in keep]) for line, cells in body]
     out_rows: Iterable[tuple[int, list[str]]]
     if models_as_rows:
         out_header, out_rows = _models_as_rows(header, body, notes, nan_missing=nan_missing)
@@ -162,7 +168,7 @@ def tidy_results_table(
     for line, cells in out_rows:
         written.append(_row(cells, delimiter))
         lines.append(line)
-    return TidyTable("".join(written), tuple(lines), tuple(notes))
+    return TidyTable("".join(written), tuple(lines), tuple(notes), named)
 
 
 @dataclass(frozen=True)
@@ -173,6 +179,7 @@ class MappedCsv:
     content: bytes
     source_lines: Sequence[int]
     notes: tuple[str, ...]
+    named: Mapping[str, str] = field(default_factory=dict)  # as TidyTable's
 
 
 # Rows written between two encodings of the output: a few hundred kB of text at a time.
@@ -199,6 +206,7 @@ def mapped_results_text(content: bytes, columns: Mapping[str, str]) -> MappedCsv
     lines = array.array("q")
     notes: list[str] = []
     keep: list[int] | None = None
+    named: dict[str, str] = {}
     start = 1
     try:
         for cells in reader:
@@ -206,7 +214,9 @@ def mapped_results_text(content: bytes, columns: Mapping[str, str]) -> MappedCsv
             if not any(cell.strip() for cell in cells):
                 continue
             if keep is None:
-                keep, roles = _mapped_indices([cell.strip() for cell in cells], columns, notes)
+                header = [cell.strip() for cell in cells]
+                keep, roles = _mapped_indices(header, columns, notes)
+                named = {role: header[i] for role, i in zip(roles, keep, strict=True)}
                 writer.writerow(roles)
             else:
                 writer.writerow([cells[i] if i < len(cells) else "" for i in keep])
@@ -218,15 +228,29 @@ def mapped_results_text(content: bytes, columns: Mapping[str, str]) -> MappedCsv
     except csv.Error as exc:
         raise ResultsCsvError([RowError(start, None, f"not readable CSV: {exc}")]) from None
     chunks.append(batch.getvalue().encode("utf-8"))
-    return MappedCsv(b"".join(chunks), lines, tuple(notes))
+    return MappedCsv(b"".join(chunks), lines, tuple(notes), named)
 
 
 def _row(cells: list[str], delimiter: str) -> str:
     return delimiter.join('"' + cell.replace('"', '""') + '"' for cell in cells) + "\n"
 
 
+def column_in_file(column: str | None, named: Mapping[str, str]) -> str | None:
+    """A problem's column as the user's file names it: a mapped role (``score``, or the
+    services' ``value`` for the score or rank) is the file's column with its role,
+    ``result (the score)``; any other column is itself. The one place a mapped column
+    is worded."""
+    if column is None:
+        return None
+    role = column.lower()
+    if role == "value":
+        role = next((r for r in ("score", "rank") if r in named), role)
+    return f"{named[role]} (the {role})" if role in named else column
+
+
 def relocated_error(exc: ResultsCsvError, table: TidyTable | MappedCsv) -> ResultsCsvError:
-    """The parser's refusal of ``table.text``, each problem at the user's own line."""
+    """The parser's refusal of ``table.text``, each problem at the user's own line and
+    column (:func:`column_in_file`)."""
 
     def source(line: int) -> int:
         if not 1 <= line <= len(table.source_lines):
@@ -239,7 +263,7 @@ def relocated_error(exc: ResultsCsvError, table: TidyTable | MappedCsv) -> Resul
     errors = [
         RowError(
             source(error.line),
-            error.column,
+            column_in_file(error.column, table.named),
             re.sub(r"\bline (\d+)", mentioned, error.message),
             error.kind,
         )
@@ -353,17 +377,6 @@ def _has_index_column(header: list[str], body: list[tuple[int, list[str]]]) -> b
     if len(header) < 2 or header[0].lower() not in _INDEX_HEADERS:
         return False
     return all(cells and cells[0].strip() == str(i) for i, (_, cells) in enumerate(body))
-
-
-def _mapped(
-    header: list[str],
-    body: list[tuple[int, list[str]]],
-    columns: Mapping[str, str],
-    notes: list[str],
-) -> tuple[list[str], list[tuple[int, list[str]]]]:
-    """Only the mapped columns, named by their roles."""
-    keep, roles = _mapped_indices(header, columns, notes)
-    return roles, [(line, [_cell(cells, i) for i in keep]) for line, cells in body]
 
 
 def _mapped_indices(

@@ -1,4 +1,5 @@
 import io
+from collections.abc import Mapping
 from pathlib import Path
 
 from django.contrib.auth import get_user_model
@@ -113,7 +114,7 @@ class Command(BaseCommand):
         if options["queue"]:
             queue_refused_without_workers()
         try:
-            parsed, notes = _parsed(options)
+            parsed, notes, named = _parsed(options)
         except ResultsCsvError as exc:
             raise CommandError(f"{options['csv']}: {exc}{_skip_hint(options, exc)}") from None
         except ValueError as exc:  # --columns naming what the file lacks
@@ -134,7 +135,7 @@ class Command(BaseCommand):
                     source=Submission.Source.IMPORT,
                     background=False,
                     limits=upload_limits(background=True),
-                    read=UploadRead(parsed),
+                    read=UploadRead(parsed, named=named),
                 )
         except ResultsCsvError as exc:  # more results than an upload may hold
             raise CommandError(f"{options['csv']}: {exc}") from None
@@ -178,10 +179,11 @@ class Command(BaseCommand):
         return benchmark
 
 
-def _parsed(options) -> tuple[ParsedResults, tuple[str, ...]]:
+def _parsed(options) -> tuple[ParsedResults, tuple[str, ...], Mapping[str, str]]:
     """The file parsed as it is, or first tidied (a workbook, a pandas index column, NaN
-    cells, mapped columns, models as rows), problems then at the file's own lines; with
-    ``--on-error skip`` the rows refused are left out, each listed in the notes."""
+    cells, mapped columns, models as rows), problems then at the file's own lines and
+    columns; with ``--on-error skip`` the rows refused are left out, each listed in the
+    notes. Last, the mapping's {role: the file's column} (TidyTable.named)."""
     path = Path(options["csv"])
     columns = parse_columns(options["columns"]) if options["columns"] else None
     content = path.read_bytes()
@@ -199,18 +201,22 @@ def _parsed(options) -> tuple[ParsedResults, tuple[str, ...]]:
         parsed = parse_results_csv(
             io.BytesIO(content), format=options["format"], incomplete=incomplete
         )
-        return parsed, _dropped(parsed.dropped, parsed.n_dropped)
+        return parsed, _dropped(parsed.dropped, parsed.n_dropped), {}
     if not needs_tidying:
         try:
             text = content.decode("utf-8-sig")
         except UnicodeDecodeError:  # the parser words it, at its line
-            return parse_results_csv(
-                io.BytesIO(content), format=options["format"], incomplete=incomplete
-            ), ()
+            return (
+                parse_results_csv(
+                    io.BytesIO(content), format=options["format"], incomplete=incomplete
+                ),
+                (),
+                {},
+            )
         parsed, skipped = parse_results_csv_partial(
             text, format=options["format"], incomplete=incomplete
         )
-        return parsed, (*_left_out(skipped), *_dropped(parsed.dropped, parsed.n_dropped))
+        return parsed, (*_left_out(skipped), *_dropped(parsed.dropped, parsed.n_dropped)), {}
     table = tidy_results_table(
         content,
         filename=path.name,
@@ -233,11 +239,8 @@ def _parsed(options) -> tuple[ParsedResults, tuple[str, ...]]:
     if skipped:
         skipped = relocated_error(ResultsCsvError(skipped), table).errors
     dropped = relocated_error(ResultsCsvError(parsed.dropped), table).errors
-    return parsed, (
-        *table.notes,
-        *_left_out(skipped),
-        *_dropped(dropped, parsed.n_dropped),
-    )
+    notes = (*table.notes, *_left_out(skipped), *_dropped(dropped, parsed.n_dropped))
+    return parsed, notes, table.named
 
 
 def _skip_hint(options, exc: ResultsCsvError) -> str:
