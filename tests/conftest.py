@@ -108,7 +108,7 @@ def celery_worker(redis_url, transactional_db):
     """A real Celery worker in a thread, consuming from real Redis, writing to PostgreSQL."""
     from celery.contrib.testing.worker import start_worker
 
-    from tests.processes import worker_allowed
+    from tests.processes import SHUTDOWN_SECONDS, worker_allowed
 
     worker_allowed()
 
@@ -116,7 +116,11 @@ def celery_worker(redis_url, transactional_db):
     from config.queues import all_queues
 
     with start_worker(
-        app, pool="solo", perform_ping_check=False, shutdown_timeout=30, queues=all_queues()
+        app,
+        pool="solo",
+        perform_ping_check=False,
+        shutdown_timeout=SHUTDOWN_SECONDS,
+        queues=all_queues(),
     ) as worker:
         yield worker
 

@@ -19,6 +19,10 @@ from config.queues import all_queues, bulk_queue
 ROOT = Path(__file__).resolve().parents[1]
 # `make check` sets it: its tier runs no worker, browser or scratch cluster.
 TIER_VARIABLE = "PODIUM_TEST_TIER"
+# How long an in-process Celery worker (celery.contrib.testing) may take to end the task
+# it runs when a test ends: a wait, not a measure of speed (a completion's bootstrap and
+# advisor took over 60 s at load 20).
+SHUTDOWN_SECONDS = 300
 
 
 def worker_allowed() -> None:

@@ -13,7 +13,13 @@ from estimation.selectors import snapshot_board
 from estimation.services import recompute_stale_enqueue
 from leaderboard.models import Benchmark, Submission
 from tests.factories import make_benchmark
-from tests.processes import ROOT, celery_worker_process, subprocess_env, wait_until
+from tests.processes import (
+    ROOT,
+    SHUTDOWN_SECONDS,
+    celery_worker_process,
+    subprocess_env,
+    wait_until,
+)
 
 pytestmark = pytest.mark.integration
 
@@ -116,7 +122,9 @@ def test_a_worker_killed_mid_run_leaves_nothing_half_written(transactional_db, s
 
     # The dead worker's lease runs out; the sweep hands the work to a live worker.
     wait_until(lambda: recompute_stale_enqueue() == [benchmark.pk], timeout=30, interval=0.5)
-    with start_worker(app, pool="solo", perform_ping_check=False, shutdown_timeout=60):
+    with start_worker(
+        app, pool="solo", perform_ping_check=False, shutdown_timeout=SHUTDOWN_SECONDS
+    ):
         ready = wait_until(lambda: snapshot_latest(benchmark=benchmark), timeout=120, interval=0.2)
     assert ready.version == orphan.version + 1
     assert len(snapshot_board(snapshot=ready).algorithms) == 60

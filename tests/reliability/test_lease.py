@@ -20,7 +20,7 @@ from estimation.services import recompute_run
 from leaderboard.models import Submission
 from leaderboard.services import submission_accept, submissions_create
 from tests.factories import make_benchmark, make_submission
-from tests.processes import celery_worker_process, wait_until
+from tests.processes import SHUTDOWN_SECONDS, celery_worker_process, wait_until
 from tests.test_faults import big_entries
 
 pytestmark = pytest.mark.integration
@@ -147,7 +147,11 @@ def test_a_worker_killed_mid_completion_is_replaced_by_the_first_sweep(
     sweeper.start()
     try:
         with start_worker(
-            app, pool="solo", perform_ping_check=False, shutdown_timeout=60, queues=all_queues()
+            app,
+            pool="solo",
+            perform_ping_check=False,
+            shutdown_timeout=SHUTDOWN_SECONDS,
+            queues=all_queues(),
         ):
             ready = wait_until(
                 lambda: not uncertainty_deferred(snapshot_board(snapshot=orphan))

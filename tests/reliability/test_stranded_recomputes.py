@@ -30,7 +30,7 @@ from leaderboard.models import Benchmark, Submission
 from leaderboard.services import submissions_create
 from operations.queues import PRIORITY_SUFFIXES
 from tests.factories import make_benchmark, make_submission, make_user
-from tests.processes import celery_worker_process, wait_until
+from tests.processes import SHUTDOWN_SECONDS, celery_worker_process, wait_until
 from tests.test_faults import big_entries
 
 pytestmark = pytest.mark.integration
@@ -202,7 +202,9 @@ def test_every_waiting_benchmark_is_served_before_any_completion_work(
         return len(seen["completed"]) == 4
 
     started = time.monotonic()
-    with start_worker(app, pool="solo", perform_ping_check=False, shutdown_timeout=60):
+    with start_worker(
+        app, pool="solo", perform_ping_check=False, shutdown_timeout=SHUTDOWN_SECONDS
+    ):
         wait_until(all_completed, timeout=300, interval=0.2)
     print(
         "four benchmarks at once, one worker: served after "
