@@ -306,6 +306,7 @@ NOT_GET = {
     "api-metric-rope",
     "account-email-verify-resend",
     "contribute-algorithm-owners",
+    "contribute-upload-map",
 }
 
 
