@@ -4,15 +4,11 @@ difference lies within their combined uncertainty is not counted as a win."""
 
 from __future__ import annotations
 
-from io import StringIO
-
 import pytest
-from django.core.management import call_command
 
 from estimation.core.analysis import AnalysisSettings, analyze
 from estimation.tables import result_table_build
-from leaderboard.models import Benchmark
-from tests.ingest.helpers import FIXTURES
+from tests.ingest.helpers import lighteval_imported
 
 pytestmark = pytest.mark.django_db
 
@@ -20,18 +16,7 @@ HELLASWAG = "hellaswag"
 
 
 def test_lighteval_standard_errors_decide_the_within_dataset_wins():
-    call_command(
-        "import_results",
-        str(FIXTURES / "lighteval"),
-        "--format",
-        "lighteval",
-        "--benchmark",
-        "lighteval-se",
-        "--policy=moderated",
-        stdout=StringIO(),
-        stderr=StringIO(),
-    )
-    benchmark = Benchmark.objects.get(slug="lighteval-se")
+    benchmark = lighteval_imported("lighteval-se", "--policy=moderated")
     table = result_table_build(benchmark=benchmark, metric=benchmark.metrics.get(name="acc_norm"))
     assert table.standard_errors is not None
     d = table.datasets.index(HELLASWAG)

@@ -3,14 +3,9 @@ score on the dataset page, from the submission whose score the analysis uses."""
 
 from __future__ import annotations
 
-from io import StringIO
-
 import pytest
-from django.core.management import call_command
 
-from leaderboard.models import Benchmark, Submission
-from leaderboard.services import ScoreInput, SubmissionInput, submissions_create
-from tests.ingest.helpers import FIXTURES
+from tests.ingest.helpers import lighteval_imported, score_superseded
 
 pytestmark = pytest.mark.django_db
 
@@ -28,14 +23,7 @@ def _cells(client, slug: str) -> dict[str, str]:
 
 
 def test_the_dataset_page_shows_the_standard_error_the_file_gave(client):
-    call_command(
-        "import_results",
-        str(FIXTURES / "lighteval"),
-        "--format=lighteval",
-        "--benchmark=lite",
-        stdout=StringIO(),
-        stderr=StringIO(),
-    )
+    benchmark = lighteval_imported("lite")
     cells = _cells(client, "lite")
     # The fixture's arc:challenge acc_stderr: 0.0145 (Llama-2), 0.0144 (Falcon).
     assert cells["meta-llama/Llama-2-7b-hf"] == "± 0.0145"
@@ -48,17 +36,8 @@ def test_the_dataset_page_shows_the_standard_error_the_file_gave(client):
 
     # A newer accepted result without one supersedes the cell: no standard error is shown
     # for a score it does not belong to.
-    benchmark = Benchmark.objects.get(slug="lite")
-    submissions_create(
-        benchmark=benchmark,
-        submitter=None,
-        entries=[
-            SubmissionInput(
-                algorithm="meta-llama/Llama-2-7b-hf",
-                scores=[ScoreInput(DATASET, 0.5, metric="acc")],
-            )
-        ],
-        source=Submission.Source.IMPORT,
+    score_superseded(
+        benchmark, algorithm="meta-llama/Llama-2-7b-hf", dataset=DATASET, metric="acc", value=0.5
     )
     cells = _cells(client, "lite")
     assert cells["meta-llama/Llama-2-7b-hf"] == "–"

@@ -6,21 +6,17 @@ from __future__ import annotations
 
 import csv
 import io
-from io import StringIO
 
 import pytest
-from django.core.management import call_command
 
 from leaderboard.ingest.results_csv import parse_results_csv_text
-from leaderboard.models import Benchmark, Submission
+from leaderboard.models import Submission
 from leaderboard.services import (
-    ScoreInput,
-    SubmissionInput,
     benchmark_create,
     submission_entries_from_csv,
     submissions_create,
 )
-from tests.ingest.helpers import FIXTURES
+from tests.ingest.helpers import lighteval_imported, score_superseded
 
 pytestmark = pytest.mark.django_db
 
@@ -38,26 +34,10 @@ def _spreads(rows: list[dict[str, str]]) -> dict[tuple[str, str, str], str]:
 
 
 def test_the_scores_export_carries_the_standard_errors_and_reads_back_with_them(client):
-    call_command(
-        "import_results",
-        str(FIXTURES / "lighteval"),
-        "--format=lighteval",
-        "--benchmark=lite",
-        stdout=StringIO(),
-        stderr=StringIO(),
-    )
-    lite = Benchmark.objects.get(slug="lite")
+    lite = lighteval_imported("lite")
     # A newer accepted result without one supersedes a cell: its row's cell is empty.
-    submissions_create(
-        benchmark=lite,
-        submitter=None,
-        entries=[
-            SubmissionInput(
-                algorithm="tiiuae/falcon-7b",
-                scores=[ScoreInput("arc:challenge", 0.5, metric="acc")],
-            )
-        ],
-        source=Submission.Source.IMPORT,
+    score_superseded(
+        lite, algorithm="tiiuae/falcon-7b", dataset="arc:challenge", metric="acc", value=0.5
     )
     rows = _export(client, "lite")
     assert list(rows[0]) == ["dataset", "algorithm", "fold", "metric", "score", "standard_error"]

@@ -4,12 +4,9 @@ separable, not as a win (issue 42)."""
 
 from __future__ import annotations
 
-from io import StringIO
-
 import pytest
-from django.core.management import call_command
 
-from tests.ingest.helpers import FIXTURES
+from tests.ingest.helpers import lighteval_imported
 
 pytestmark = pytest.mark.django_db
 
@@ -22,14 +19,7 @@ LLAMA, FALCON, MISTRAL = (
 
 @pytest.fixture
 def lite():
-    call_command(
-        "import_results",
-        str(FIXTURES / "lighteval"),
-        "--format=lighteval",
-        "--benchmark=lite-se",
-        stdout=StringIO(),
-        stderr=StringIO(),
-    )
+    lighteval_imported("lite-se")
 
 
 def _outcomes(html: str) -> dict[frozenset[str], str]:

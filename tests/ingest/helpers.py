@@ -57,3 +57,39 @@ def tau(order: list[str], published: list[str]) -> float:
 
     position = {name: i for i, name in enumerate(published)}
     return float(kendalltau(range(len(order)), [position[name] for name in order]).statistic)
+
+
+def lighteval_imported(slug: str, *options: str):
+    """The lighteval fixture (no folds, a standard error per score) imported into a new
+    benchmark ``slug`` by ``manage.py import_results``, as a maintainer brings a real file in."""
+    from io import StringIO
+
+    from django.core.management import call_command
+
+    from leaderboard.models import Benchmark
+
+    call_command(
+        "import_results",
+        str(FIXTURES / "lighteval"),
+        "--format=lighteval",
+        f"--benchmark={slug}",
+        *options,
+        stdout=StringIO(),
+        stderr=StringIO(),
+    )
+    return Benchmark.objects.get(slug=slug)
+
+
+def score_superseded(benchmark, *, algorithm: str, dataset: str, metric: str, value: float):
+    """A newer accepted result of one cell, without a standard error."""
+    from leaderboard.models import Submission
+    from leaderboard.services import ScoreInput, SubmissionInput, submissions_create
+
+    submissions_create(
+        benchmark=benchmark,
+        submitter=None,
+        entries=[
+            SubmissionInput(algorithm=algorithm, scores=[ScoreInput(dataset, value, metric=metric)])
+        ],
+        source=Submission.Source.IMPORT,
+    )
