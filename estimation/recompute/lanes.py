@@ -1,8 +1,11 @@
-"""Which queue a recompute goes to: fair shares per account (issue 26).
+"""Which queue a recompute or a completion goes to: fair shares per account (issue 26).
 
 A benchmark's account is its first maintainer (the one who created it). Each account
-may have ``PODIUM_INTERACTIVE_RECOMPUTES_PER_ACCOUNT`` recomputes queued or running on
-the default queue at once; any more go to the bulk queue (config/queues.py). So while
+may have ``PODIUM_INTERACTIVE_RECOMPUTES_PER_ACCOUNT`` tasks (recomputes and the
+completions they queue) queued or running on the default queue at once; any more go to
+the bulk queue (config/queues.py). Completions count too: otherwise a flooder's
+completion would run on one default process while its next recompute took the other,
+and another account's recompute would wait for one of them (issue 41). So while
 one account floods (many benchmarks, settings changes), another benchmark's recompute
 waits behind none of the flooder's as long as the default queue has more processes than
 that share (config/queues.py), and behind at most that many otherwise.
@@ -11,7 +14,7 @@ The slots an account holds are one sorted set in Redis: a member per task, score
 time until which it counts (issue 41). A queued task's slot counts for the recompute time
 limit plus the coalescing window (how long a queued task may wait); once the task runs,
 its slot counts only ``lane_alive_seconds()`` ahead, pushed on by the run's lease
-heartbeat. A task killed with its worker stops beating, and its slot stops counting
+heartbeat (a completion's by :func:`lane_held`). A task killed with its worker stops beating, and its slot stops counting
 within that time, so the account's next recompute (the stale sweep's) has the default
 queue again instead of waiting on the bulk queue. Expired members are dropped whenever
 a slot is taken. With the cache down (or not Redis) every recompute takes the default
@@ -20,9 +23,12 @@ queue, as before.
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import threading
 import time
 import uuid
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -95,8 +101,9 @@ def _split(slot: str) -> tuple[str, str] | None:
     return (key, member) if key and member else None
 
 
-def recompute_lane(benchmark_id: int, *, now: float | None = None) -> Lane:
-    """Take one of the account's slots on the default queue, or send it to bulk."""
+def account_lane(benchmark_id: int, *, now: float | None = None) -> Lane:
+    """Take one of the account's slots on the default queue for a task of the benchmark,
+    or send the task to bulk."""
     cap = settings.PODIUM_INTERACTIVE_RECOMPUTES_PER_ACCOUNT
     if cap <= 0:
         return Lane(default_queue(), None)  # fairness off: one queue, as before
@@ -132,6 +139,31 @@ def lane_running(slot: str | None, *, now: float | None = None) -> None:
         client.zadd(stored, {parts[1]: now + lane_alive_seconds()}, xx=True)
     except CACHE_ERRORS:
         pass
+
+
+@contextlib.contextmanager
+def lane_held(slot: str | None) -> Iterator[None]:
+    """Keep ``slot`` counting while the body runs (a heartbeat thread, as a run's lease
+    heartbeat does for a recompute), and give it back at the end."""
+    if slot is None:
+        yield
+        return
+    stop = threading.Event()
+    interval = lane_alive_seconds() / 6
+
+    def beat() -> None:
+        while not stop.wait(interval):
+            lane_running(slot)
+
+    lane_running(slot)
+    beating = threading.Thread(target=beat, name="podium-lane", daemon=True)
+    beating.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        beating.join(timeout=interval + 10)
+        lane_release(slot)
 
 
 def lane_release(slot: str | None) -> None:
