@@ -403,12 +403,14 @@ def _preview_page(request, benchmark, upload, read: UploadRead, problems) -> Htt
     return render(request, "frontend/contribute/upload_preview.html", context)
 
 
-def _mapping_header(content: bytes, fmt: str | None, exc: ResultsCsvError) -> tuple[str, ...]:
+def _mapping_header(
+    content: bytes, filename: str, fmt: str | None, exc: ResultsCsvError
+) -> tuple[str, ...]:
     """The header names a mapping may choose from, when the reader refused a CSV for not
     knowing its columns (empty: no mapping is offered)."""
     if fmt in IMPORT_FORMATS or not any(e.kind == UNRECOGNISED_COLUMNS for e in exc.errors):
         return ()
-    header = header_names(content)
+    header = header_names(content, filename=filename)
     return header if len(header) >= 3 else ()  # dataset, algorithm, score: three columns
 
 
@@ -482,7 +484,7 @@ def submit_upload(request: HttpRequest, slug: str) -> HttpResponse:
         )
     except ResultsCsvError as exc:
         mapping = None
-        if header := _mapping_header(content, fmt, exc):
+        if header := _mapping_header(content, data["file"].name, fmt, exc):
             # Kept for the mapping step: a plain form cannot send the file again.
             pending = pending_upload_save(
                 request.session,
@@ -529,11 +531,18 @@ def submit_upload_map(request: HttpRequest, slug: str) -> HttpResponse:
         return redirect("contribute-upload", slug=benchmark.slug)
     form = UploadForm(max_bytes=upload_limit_bytes())
     mapping = ColumnMappingForm(
-        request.POST, header=header_names(pending.content), ranking_only=benchmark.ranking_only
+        request.POST,
+        header=header_names(pending.content, filename=pending.filename),
+        ranking_only=benchmark.ranking_only,
     )
     if not mapping.is_valid():
         return _upload_page(request, benchmark, form, mapping=mapping)
-    mapped = replace(pending, columns=mapping.cleaned_data["columns"])
+    mapped = replace(
+        pending,
+        columns=mapping.cleaned_data["columns"],
+        nan_missing=mapping.cleaned_data["nan_missing"],
+        models_as_rows=mapping.cleaned_data.get("models_as_rows", False),
+    )
     try:
         trial = _upload_trial(request, benchmark, mapped.as_input(new_datasets_confirmed=True))
     except ResultsCsvError as exc:
@@ -551,6 +560,8 @@ def submit_upload_map(request: HttpRequest, slug: str) -> HttpResponse:
         incomplete=pending.incomplete,
         on_error=pending.on_error,
         columns=mapped.columns,
+        nan_missing=mapped.nan_missing,
+        models_as_rows=mapped.models_as_rows,
     )
     return _preview_page(request, benchmark, upload, trial.read, trial.problems)
 
