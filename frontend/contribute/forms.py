@@ -174,6 +174,24 @@ class SubmissionDetailsForm(AccessibleErrorsMixin, forms.Form):
             self.fields["algorithm"].help_text = "This benchmark takes only the listed algorithms."
 
 
+class RefuseOrLeaveOut(forms.ChoiceField):
+    """An upload's choice for what is wrong: refuse the file (the default, also when the
+    field is not sent), or leave out what is wrong (``leave_out``: the upload service's
+    value and its words), listed before anything is stored."""
+
+    def __init__(self, *, label: str, listed: str, leave_out: tuple[str, str], help_text: str):
+        super().__init__(
+            label=label,
+            choices=[("refuse", f"refuse the file (every {listed} listed)"), leave_out],
+            initial="refuse",
+            required=False,
+            help_text=help_text,
+        )
+
+    def clean(self, value) -> str:
+        return super().clean(value) or "refuse"
+
+
 class UploadForm(AccessibleErrorsMixin, forms.Form):
     FORMAT_CHOICES = [
         ("", "detect from the header"),
@@ -197,36 +215,22 @@ class UploadForm(AccessibleErrorsMixin, forms.Form):
         widget=forms.Textarea(attrs={"rows": 3}),
         help_text="Stored with every algorithm of the file: how the results were obtained.",
     )
-    incomplete = forms.ChoiceField(
+    incomplete = RefuseOrLeaveOut(
         label="Algorithms lacking folds",
-        choices=[
-            ("refuse", "refuse the file (every gap listed)"),
-            ("drop", "leave out an algorithm's results on a dataset where it lacks folds"),
-        ],
-        initial="refuse",
-        required=False,
+        listed="gap",
+        leave_out=("drop", "leave out an algorithm's results on a dataset where it lacks folds"),
         help_text="When an algorithm lacks, on a dataset, folds that others have there. "
         "What is left out is listed in the preview before anything is stored.",
     )
 
-    on_error = forms.ChoiceField(
+    on_error = RefuseOrLeaveOut(
         label="Results that cannot be read",
-        choices=[
-            ("refuse", "refuse the file (every problem listed)"),
-            ("skip", "leave them out and store the rest"),
-        ],
-        initial="refuse",
-        required=False,
+        listed="problem",
+        leave_out=("skip", "leave them out and store the rest"),
         help_text="A bad value or row in a CSV, a file or key another tool's results "
         "cannot give. What is left out is listed in the preview, with the reason, and "
         "nothing is stored until you confirm it.",
     )
-
-    def clean_incomplete(self) -> str:
-        return self.cleaned_data.get("incomplete") or "refuse"
-
-    def clean_on_error(self) -> str:
-        return self.cleaned_data.get("on_error") or "refuse"
 
     def __init__(self, *args, max_bytes: int, **kwargs):
         super().__init__(*args, **kwargs)
