@@ -490,6 +490,12 @@ class UploadJob(models.Model):
     columns = models.JSONField(
         default=dict, blank=True, help_text="a CSV's own column names by role ({} : as read)"
     )
+    nan_missing = models.BooleanField(
+        default=False, help_text="a NaN (or a long file's empty) score is a missing result"
+    )
+    models_as_rows = models.BooleanField(
+        default=False, help_text="one row per model (its first column), one column per dataset"
+    )
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
     stage = models.CharField(max_length=40, blank=True)
     progress = models.FloatField(default=0.0)

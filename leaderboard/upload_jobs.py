@@ -37,6 +37,8 @@ def upload_job_run(*, job_id: int) -> UploadJob | None:
         on_error=job.on_error,
         incomplete=job.incomplete,
         columns=job.columns or None,
+        nan_missing=job.nan_missing,
+        models_as_rows=job.models_as_rows,
         new_datasets_confirmed=job.new_datasets_confirmed,
         idempotency_key=job.idempotency_key,
     )

@@ -91,6 +91,8 @@ def upload_job_create(
     on_error: str = "refuse",
     incomplete: str = "refuse",
     columns: Mapping[str, str] | None = None,
+    nan_missing: bool = False,
+    models_as_rows: bool = False,
 ) -> UploadJob:
     """Store the file and hand it to a worker once the row is committed.
 
@@ -111,6 +113,8 @@ def upload_job_create(
             on_error=on_error,
             incomplete=incomplete,
             columns=dict(columns or {}),
+            nan_missing=nan_missing,
+            models_as_rows=models_as_rows,
         )
         if connection.vendor == "postgresql":
             _content_store(job_id=job.pk, content=content)

@@ -328,25 +328,19 @@ def _tukey_row(dataset: str, n_folds: int, table: TukeyTable, k: int, flip: bool
 def _by_standard_errors(
     within: WithinDatasetSection | NotApplicable | None, a: str, b: str
 ) -> tuple[PairByErrors, ...]:
-    """The pair's z-test on every dataset the snapshot tested by standard errors."""
+    """The pair's z-test on every dataset the snapshot tested by standard errors, read as
+    the dataset page reads it (:meth:`WithinDatasetSection.standard_error_tests`)."""
     if not isinstance(within, WithinDatasetSection):
         return ()
-    index = {name: i for i, name in enumerate(within.algorithms)}
-    if a not in index or b not in index:
-        return ()
-    i, j = index[a], index[b]
-    k = pair_index(min(i, j), max(i, j), len(within.algorithms))
     return tuple(
         PairByErrors(
-            dataset=entry.dataset,
-            difference=_oriented(table.diff[k], i > j),
-            standard_error=table.se[k],
-            pvalue=table.pvalue[k],
-            significant=table.significant[k],
+            dataset=dataset,
+            difference=test.diff,
+            standard_error=test.se,
+            pvalue=test.pvalue,
+            significant=test.significant,
         )
-        for entry in within.datasets
-        for table in [entry.standard_errors]
-        if table is not None and table.se[k] is not None
+        for dataset, test in within.standard_error_tests(a, b).items()
     )
 
 

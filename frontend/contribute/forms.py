@@ -174,6 +174,24 @@ class SubmissionDetailsForm(AccessibleErrorsMixin, forms.Form):
             self.fields["algorithm"].help_text = "This benchmark takes only the listed algorithms."
 
 
+class RefuseOrLeaveOut(forms.ChoiceField):
+    """An upload's choice for what is wrong: refuse the file (the default, also when the
+    field is not sent), or leave out what is wrong (``leave_out``: the upload service's
+    value and its words), listed before anything is stored."""
+
+    def __init__(self, *, label: str, listed: str, leave_out: tuple[str, str], help_text: str):
+        super().__init__(
+            label=label,
+            choices=[("refuse", f"refuse the file (every {listed} listed)"), leave_out],
+            initial="refuse",
+            required=False,
+            help_text=help_text,
+        )
+
+    def clean(self, value) -> str:
+        return super().clean(value) or "refuse"
+
+
 class UploadForm(AccessibleErrorsMixin, forms.Form):
     FORMAT_CHOICES = [
         ("", "detect from the header"),
@@ -187,8 +205,8 @@ class UploadForm(AccessibleErrorsMixin, forms.Form):
     # expected ..."), as on the CLI and the API; clean() refuses an empty import.
     file = forms.FileField(
         label="Results file (CSV, JSON or zip)",
-        help_text="A results CSV in UTF-8, or another tool's results: its JSON file, or a "
-        "folder as a zip (choose its format below).",
+        help_text="A results CSV in UTF-8 or an Excel workbook (.xlsx: its first sheet), or "
+        "another tool's results: its JSON file, or a folder as a zip (choose its format below).",
         allow_empty_file=True,
     )
     format = forms.ChoiceField(choices=FORMAT_CHOICES, required=False)
@@ -197,36 +215,22 @@ class UploadForm(AccessibleErrorsMixin, forms.Form):
         widget=forms.Textarea(attrs={"rows": 3}),
         help_text="Stored with every algorithm of the file: how the results were obtained.",
     )
-    incomplete = forms.ChoiceField(
+    incomplete = RefuseOrLeaveOut(
         label="Algorithms lacking folds",
-        choices=[
-            ("refuse", "refuse the file (every gap listed)"),
-            ("drop", "leave out an algorithm's results on a dataset where it lacks folds"),
-        ],
-        initial="refuse",
-        required=False,
+        listed="gap",
+        leave_out=("drop", "leave out an algorithm's results on a dataset where it lacks folds"),
         help_text="When an algorithm lacks, on a dataset, folds that others have there. "
         "What is left out is listed in the preview before anything is stored.",
     )
 
-    on_error = forms.ChoiceField(
+    on_error = RefuseOrLeaveOut(
         label="Results that cannot be read",
-        choices=[
-            ("refuse", "refuse the file (every problem listed)"),
-            ("skip", "leave them out and store the rest"),
-        ],
-        initial="refuse",
-        required=False,
+        listed="problem",
+        leave_out=("skip", "leave them out and store the rest"),
         help_text="A bad value or row in a CSV, a file or key another tool's results "
         "cannot give. What is left out is listed in the preview, with the reason, and "
         "nothing is stored until you confirm it.",
     )
-
-    def clean_incomplete(self) -> str:
-        return self.cleaned_data.get("incomplete") or "refuse"
-
-    def clean_on_error(self) -> str:
-        return self.cleaned_data.get("on_error") or "refuse"
 
     def __init__(self, *args, max_bytes: int, **kwargs):
         super().__init__(*args, **kwargs)
@@ -255,14 +259,28 @@ class UploadForm(AccessibleErrorsMixin, forms.Form):
 
 class ColumnMappingForm(AccessibleErrorsMixin, forms.Form):
     """Which of a CSV's own columns holds each role the reader needs, chosen from its
-    header (the upload service's ``columns``, checked by the one rule of mappings)."""
+    header (the upload service's ``columns``, checked by the one rule of mappings), or
+    a table with one row per model; and whether a NaN score is a missing result (the
+    service's ``models_as_rows`` and ``nan_missing``, as ``import_benchmark`` has them)."""
 
     token = forms.CharField(widget=forms.HiddenInput)
-    dataset = forms.ChoiceField(label="Dataset column")
-    algorithm = forms.ChoiceField(label="Algorithm column")
-    score = forms.ChoiceField(label="Score column")
+    models_as_rows = forms.BooleanField(
+        required=False,
+        label="One row per model: the first column names the model, every other column is a dataset",
+        help_text="Then leave the columns below unchosen.",
+    )
+    # Required unless the file has one row per model (clean() says which is missing).
+    dataset = forms.ChoiceField(required=False, label="Dataset column")
+    algorithm = forms.ChoiceField(required=False, label="Algorithm column")
+    score = forms.ChoiceField(required=False, label="Score column")
     fold = forms.ChoiceField(required=False, label="Fold column (optional)")
     metric = forms.ChoiceField(required=False, label="Metric column (optional)")
+    nan_missing = forms.BooleanField(
+        required=False,
+        label="Read a NaN score (NaN, NA, <NA>), or an empty one in a long file, as a missing result",
+        help_text="Without this such a score is refused as not a number. The preview lists "
+        "what was read as missing.",
+    )
 
     def __init__(self, *args, header: tuple[str, ...], ranking_only: bool, **kwargs):
         kwargs.setdefault("auto_id", "id_map_%s")
@@ -274,13 +292,32 @@ class ColumnMappingForm(AccessibleErrorsMixin, forms.Form):
         names = [(name, name) for name in header]
         for name in self.ROLES:
             field = cast("forms.ChoiceField", self.fields[name])
-            blank = "— choose —" if field.required else "— none —"
+            blank = "— choose —" if name in self.NEEDED else "— none —"
             field.choices = [("", blank), *names]
+        if ranking_only:  # a ranking file's table of positions has no models-as-rows reading
+            del self.fields["models_as_rows"]
 
     ROLES = ("dataset", "algorithm", "score", "fold", "metric")
+    NEEDED = ("dataset", "algorithm", "score")
 
     def clean(self) -> dict:
         cleaned = super().clean() or {}
+        if self.errors:
+            return cleaned
+        chosen = [name for name in self.ROLES if cleaned.get(name)]
+        if cleaned.get("models_as_rows"):
+            if chosen:
+                raise forms.ValidationError(
+                    "With one row per model the first column is the model and every other "
+                    "column a dataset: leave the columns unchosen ("
+                    + ", ".join(str(self.fields[name].label) for name in chosen)
+                    + " chosen), or untick one row per model."
+                )
+            cleaned["columns"] = {}
+            return cleaned
+        for name in self.NEEDED:
+            if not cleaned.get(name):
+                self.add_error(name, f"Choose the column that holds the {self._role_word(name)}.")
         if self.errors:
             return cleaned
         pairs = [
@@ -293,6 +330,11 @@ class ColumnMappingForm(AccessibleErrorsMixin, forms.Form):
         except ValueError as exc:
             raise forms.ValidationError(str(exc)) from None
         return cleaned
+
+    def _role_word(self, name: str) -> str:
+        return {"dataset": "dataset names", "algorithm": "algorithm names"}.get(
+            name, "ranks" if self.value_role == "rank" else "scores"
+        )
 
 
 class DecisionForm(AccessibleErrorsMixin, forms.Form):

@@ -49,6 +49,8 @@ class PendingUpload:
     on_error: str = "refuse"
     # A CSV's own column names by role, chosen in the mapping step ({}: none).
     columns: Mapping[str, str] = field(default_factory=dict)
+    nan_missing: bool = False  # the mapping step's choices, as UploadInput has them
+    models_as_rows: bool = False
 
     @property
     def idempotency_key(self) -> str:
@@ -64,6 +66,8 @@ class PendingUpload:
             on_error=self.on_error,
             incomplete=self.incomplete,
             columns=dict(self.columns) or None,
+            nan_missing=self.nan_missing,
+            models_as_rows=self.models_as_rows,
             new_datasets_confirmed=new_datasets_confirmed,
             idempotency_key=self.idempotency_key,
         )
@@ -83,6 +87,8 @@ class PendingUpload:
             "incomplete": self.incomplete,
             "on_error": self.on_error,
             "columns": dict(self.columns),
+            "nan_missing": self.nan_missing,
+            "models_as_rows": self.models_as_rows,
         }
 
 
@@ -97,6 +103,8 @@ def pending_upload_save(
     incomplete: str = "refuse",
     on_error: str = "refuse",
     columns: Mapping[str, str] | None = None,
+    nan_missing: bool = False,
+    models_as_rows: bool = False,
 ) -> PendingUpload:
     upload = PendingUpload(
         token=uuid.uuid4().hex,
@@ -108,6 +116,8 @@ def pending_upload_save(
         incomplete=incomplete,
         on_error=on_error,
         columns=dict(columns or {}),
+        nan_missing=nan_missing,
+        models_as_rows=models_as_rows,
     )
     session[SESSION_KEY] = upload._session_value()
     return upload
@@ -130,6 +140,8 @@ def pending_upload_get(session, *, token: str, benchmark: Benchmark) -> PendingU
         incomplete=stored.get("incomplete", "refuse"),
         on_error=stored.get("on_error", "refuse"),
         columns=stored.get("columns") or {},
+        nan_missing=bool(stored.get("nan_missing")),
+        models_as_rows=bool(stored.get("models_as_rows")),
     )
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 import uuid
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Any, cast
 
@@ -403,12 +403,14 @@ def _preview_page(request, benchmark, upload, read: UploadRead, problems) -> Htt
     return render(request, "frontend/contribute/upload_preview.html", context)
 
 
-def _mapping_header(content: bytes, fmt: str | None, exc: ResultsCsvError) -> tuple[str, ...]:
+def _mapping_header(
+    content: bytes, filename: str, fmt: str | None, exc: ResultsCsvError
+) -> tuple[str, ...]:
     """The header names a mapping may choose from, when the reader refused a CSV for not
     knowing its columns (empty: no mapping is offered)."""
     if fmt in IMPORT_FORMATS or not any(e.kind == UNRECOGNISED_COLUMNS for e in exc.errors):
         return ()
-    header = header_names(content)
+    header = header_names(content, filename=filename)
     return header if len(header) >= 3 else ()  # dataset, algorithm, score: three columns
 
 
@@ -447,6 +449,39 @@ def _upload_trial(request, benchmark, upload: UploadInput):
     )
 
 
+def _trial_preview(
+    request,
+    benchmark,
+    upload: UploadInput,
+    *,
+    refused: Callable[[ResultsCsvError], HttpResponse],
+) -> HttpResponse:
+    """The file tried against the services' rules (nothing stored), kept in the session
+    with the submitter's choices as the format it was read in, and its preview page;
+    ``refused`` answers a file the reader refuses."""
+    try:
+        trial = _upload_trial(request, benchmark, upload)
+    except ResultsCsvError as exc:
+        return refused(exc)
+    except PermissionDenied as exc:
+        return forbidden(request, str(exc))
+    assert trial.read is not None  # a trial reads the file
+    pending = pending_upload_save(
+        request.session,
+        benchmark=benchmark,
+        filename=upload.filename,
+        fmt=trial.read.format,
+        note=upload.note,
+        content=upload.content,
+        incomplete=upload.incomplete,
+        on_error=upload.on_error,
+        columns=upload.columns,
+        nan_missing=upload.nan_missing,
+        models_as_rows=upload.models_as_rows,
+    )
+    return _preview_page(request, benchmark, pending, trial.read, trial.problems)
+
+
 @login_required
 @require_http_methods(["GET", "POST"])
 def submit_upload(request: HttpRequest, slug: str) -> HttpResponse:
@@ -467,22 +502,10 @@ def submit_upload(request: HttpRequest, slug: str) -> HttpResponse:
         form.add_error("file", too_large_to_preview(content))
         return _upload_page(request, benchmark, form)
     choices = {"note": data["note"], "incomplete": data["incomplete"], "on_error": data["on_error"]}
-    try:
-        trial = _upload_trial(
-            request,
-            benchmark,
-            UploadInput(
-                content=content,
-                filename=data["file"].name,
-                format=fmt or None,
-                **choices,
-                # The preview lists new datasets and asks for the confirmation itself.
-                new_datasets_confirmed=True,
-            ),
-        )
-    except ResultsCsvError as exc:
+
+    def refused(exc: ResultsCsvError) -> HttpResponse:
         mapping = None
-        if header := _mapping_header(content, fmt, exc):
+        if header := _mapping_header(content, data["file"].name, fmt, exc):
             # Kept for the mapping step: a plain form cannot send the file again.
             pending = pending_upload_save(
                 request.session,
@@ -498,18 +521,16 @@ def submit_upload(request: HttpRequest, slug: str) -> HttpResponse:
                 ranking_only=benchmark.ranking_only,
             )
         return _refused_file_page(request, benchmark, form, content, exc, mapping)
-    except PermissionDenied as exc:
-        return forbidden(request, str(exc))
-    assert trial.read is not None  # a trial reads the file
-    upload = pending_upload_save(
-        request.session,
-        benchmark=benchmark,
-        filename=data["file"].name,
-        fmt=trial.read.format,
+
+    upload = UploadInput(
         content=content,
+        filename=data["file"].name,
+        format=fmt or None,
         **choices,
+        # The preview lists new datasets and asks for the confirmation itself.
+        new_datasets_confirmed=True,
     )
-    return _preview_page(request, benchmark, upload, trial.read, trial.problems)
+    return _trial_preview(request, benchmark, upload, refused=refused)
 
 
 @login_required
@@ -529,30 +550,26 @@ def submit_upload_map(request: HttpRequest, slug: str) -> HttpResponse:
         return redirect("contribute-upload", slug=benchmark.slug)
     form = UploadForm(max_bytes=upload_limit_bytes())
     mapping = ColumnMappingForm(
-        request.POST, header=header_names(pending.content), ranking_only=benchmark.ranking_only
+        request.POST,
+        header=header_names(pending.content, filename=pending.filename),
+        ranking_only=benchmark.ranking_only,
     )
     if not mapping.is_valid():
         return _upload_page(request, benchmark, form, mapping=mapping)
-    mapped = replace(pending, columns=mapping.cleaned_data["columns"])
-    try:
-        trial = _upload_trial(request, benchmark, mapped.as_input(new_datasets_confirmed=True))
-    except ResultsCsvError as exc:
-        return _refused_file_page(request, benchmark, form, pending.content, exc, mapping)
-    except PermissionDenied as exc:
-        return forbidden(request, str(exc))
-    assert trial.read is not None  # a trial reads the file
-    upload = pending_upload_save(
-        request.session,
-        benchmark=benchmark,
-        filename=pending.filename,
-        fmt=trial.read.format,
-        note=pending.note,
-        content=pending.content,
-        incomplete=pending.incomplete,
-        on_error=pending.on_error,
-        columns=mapped.columns,
+    mapped = replace(
+        pending,
+        columns=mapping.cleaned_data["columns"],
+        nan_missing=mapping.cleaned_data["nan_missing"],
+        models_as_rows=mapping.cleaned_data.get("models_as_rows", False),
     )
-    return _preview_page(request, benchmark, upload, trial.read, trial.problems)
+    return _trial_preview(
+        request,
+        benchmark,
+        mapped.as_input(new_datasets_confirmed=True),
+        refused=lambda exc: _refused_file_page(
+            request, benchmark, form, pending.content, exc, mapping
+        ),
+    )
 
 
 def _left_out_confirmed(request: HttpRequest) -> bool:

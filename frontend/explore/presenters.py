@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
@@ -17,6 +16,7 @@ from estimation.core.contract import (
 from estimation.core.contract import RepeatedMeasuresAnova as StoredAnova
 from estimation.core.contract import StandardErrorTable as StoredErrors
 from estimation.core.contract import TukeyTable as StoredTukey
+from estimation.core.pairwise_scope import MAX_PAIRWISE_ALGORITHMS
 from estimation.core.win_probability import minimax_weights
 from estimation.core.within_dataset import (
     repeated_measures_anova,
@@ -37,21 +37,10 @@ class AlgorithmScores:
     rank: float | None
     significance_rank: float | None
     standard_error: float | None = None  # as the source file gave it with the score
-    # Within the combined standard errors of the best's score (see not_separable); False
-    # for the best itself and where either standard error is missing.
+    # The snapshot's z-test of this algorithm against the best's score on the dataset does
+    # not separate them (:meth:`WithinDatasetSection.standard_error_test`, the engine's
+    # decision); False for the best itself and where the snapshot did not test the pair.
     not_separable_from_best: bool = False
-
-
-# The two-sided 95% normal quantile: a difference inside z times the combined standard
-# error is not a win by the files' own uncertainty.
-SEPARATION_Z = 1.96
-
-
-def not_separable(difference: float, standard_error_a: float, standard_error_b: float) -> bool:
-    """Whether ``|difference| < 1.96 * sqrt(se_a**2 + se_b**2)``: the two scores are not
-    told apart by the standard errors their source files gave (independent errors)."""
-    combined = math.hypot(standard_error_a, standard_error_b)
-    return abs(difference) < SEPARATION_Z * combined
 
 
 def dataset_score_summaries(
@@ -92,27 +81,55 @@ def dataset_score_summaries(
         )
     sign = -1.0 if higher_is_better else 1.0
     ordered = sorted(summaries, key=lambda row: (sign * row.mean, row.algorithm))
-    return _marked_not_separable(ordered)
+    return _marked_not_separable(ordered, within, dataset)
 
 
-def _marked_not_separable(ordered: list[AlgorithmScores]) -> list[AlgorithmScores]:
-    """``ordered`` (best first) with each row whose score is within the combined standard
-    errors of the best's marked; none when the best has no standard error."""
-    if not ordered or ordered[0].standard_error is None:
+def _marked_not_separable(
+    ordered: list[AlgorithmScores],
+    within: WithinDatasetSection | NotApplicable | None,
+    dataset: str,
+) -> list[AlgorithmScores]:
+    """``ordered`` (best first) with each row the snapshot's z-test does not separate from
+    the best marked; none where the snapshot holds no such test of the dataset."""
+    if not ordered or not isinstance(within, WithinDatasetSection):
         return ordered
     best = ordered[0]
-    assert best.standard_error is not None
-    return [best] + [
-        replace(
-            row,
-            not_separable_from_best=not_separable(
-                row.mean - best.mean, best.standard_error, row.standard_error
-            ),
+    marked = [best]
+    for row in ordered[1:]:
+        test = within.standard_error_test(dataset, best.algorithm, row.algorithm)
+        marked.append(
+            row if test is None else replace(row, not_separable_from_best=not test.significant)
         )
-        if row.standard_error is not None
-        else row
-        for row in ordered[1:]
-    ]
+    return marked
+
+
+def standard_errors_untested(
+    *,
+    board: Board | None,
+    within: WithinDatasetSection | NotApplicable | None,
+    dataset: str,
+) -> str | None:
+    """Why the snapshot holds no z-test by the files' standard errors for ``dataset`` (so
+    no score is marked against the best's), or None where it holds one."""
+    if board is None or within is None:
+        return "no results have been computed yet"
+    if len(board.algorithms) > MAX_PAIRWISE_ALGORITHMS:
+        return (
+            f"pairs are tested by the standard errors up to {MAX_PAIRWISE_ALGORITHMS} "
+            f"algorithms, and this board has {len(board.algorithms)}"
+        )
+    if isinstance(within, NotApplicable):
+        return within.reason
+    entry = within.entry(dataset)
+    if entry is None:
+        return "this dataset was not part of the analysis"
+    if entry.standard_errors is not None:
+        return None
+    if entry.n_folds:
+        return "this dataset is compared on its folds instead (below)"
+    if within.note is not None:
+        return "the stored results leave the pairwise tables out at this size"
+    return "the stored results hold no test of this dataset by the standard errors"
 
 
 @dataclass(frozen=True)

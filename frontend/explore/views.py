@@ -112,6 +112,9 @@ def dataset_detail(request: HttpRequest, slug: str, dataset: str) -> HttpRespons
         "has_significance_rank": any(row.significance_rank is not None for row in summaries),
         "has_standard_errors": any(row.standard_error is not None for row in summaries),
         "has_not_separable": any(row.not_separable_from_best for row in summaries),
+        "standard_errors_untested": presenters.standard_errors_untested(
+            board=board, within=sections["within_dataset"], dataset=dataset
+        ),
         "scores_chart": charts.dataset_scores_chart(summaries, dataset, metric.name),
         "board": board,
         "by_standard_errors": presenters.dataset_standard_error_pairs(

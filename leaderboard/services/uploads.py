@@ -42,10 +42,13 @@ from leaderboard.ingest.results_csv import (
 )
 from leaderboard.ingest.results_csv.sheets import (
     MappedCsv,
+    TidyTable,
     column_in_file,
+    is_xlsx,
     mapped_results_text,
     relocated_error,
     relocated_parsed,
+    tidy_results_table,
 )
 from leaderboard.models import Benchmark, Submission, UploadJob
 from leaderboard.services.errors import Problem, UploadTooLarge, ValidationFailed
@@ -84,6 +87,10 @@ class UploadInput:
     # A CSV's own column names by role (parse_columns: {"dataset": "task", ...}); the
     # columns not named are left out. None: the header is read as it is.
     columns: Mapping[str, str] | None = None
+    # A NaN (or, in a long file, empty) score is a missing result, listed (--nan missing).
+    nan_missing: bool = False
+    # One row per model (its first column), one column per dataset (--models-as-rows).
+    models_as_rows: bool = False
     new_datasets_confirmed: bool = False
     idempotency_key: str = ""
 
@@ -192,7 +199,7 @@ def upload_read(
         return UploadRead.of_imported(imported)
     table = None
     try:
-        table = _mapped_table(upload)
+        table = _mapped_table(upload, max_rows=limits.max_rows)
         parsed, skipped = _csv_read(
             upload,
             table=table,
@@ -216,12 +223,25 @@ def upload_read(
     return UploadRead(parsed, None, left_out, len(skipped) + parsed.n_dropped, notes, named)
 
 
-def _mapped_table(upload: UploadInput) -> MappedCsv | None:
-    """A CSV with ``columns``: only its mapped columns, named by their roles. A column
-    the file lacks is a problem of its header (line 1), as the parser's own are."""
-    if not upload.columns:
+def _mapped_table(upload: UploadInput, *, max_rows: int) -> MappedCsv | TidyTable | None:
+    """The file as the parser reads it, where it is not one already: a workbook, NaN
+    cells read as missing, one row per model (the reading ``import_benchmark`` gives
+    them, :func:`tidy_results_table`); else a CSV with ``columns`` alone, streamed. A
+    column the file lacks is a problem of its header (line 1), as the parser's own are."""
+    tidied = upload.nan_missing or upload.models_as_rows or is_xlsx(upload.content, upload.filename)
+    if not tidied and not upload.columns:
         return None
     try:
+        if tidied:
+            return tidy_results_table(
+                upload.content,
+                filename=upload.filename,
+                columns=upload.columns,
+                models_as_rows=upload.models_as_rows,
+                nan_missing=upload.nan_missing,
+                max_rows=max_rows,
+            )
+        assert upload.columns is not None
         return mapped_results_text(upload.content, upload.columns)
     except ResultsCsvError:
         raise
@@ -232,7 +252,7 @@ def _mapped_table(upload: UploadInput) -> MappedCsv | None:
 def _csv_read(
     upload: UploadInput,
     *,
-    table: MappedCsv | None,
+    table: MappedCsv | TidyTable | None,
     benchmark: Benchmark,
     max_rows: int,
     max_errors: int | None,
@@ -243,7 +263,11 @@ def _csv_read(
         "metric_check": benchmark_metric_check(benchmark=benchmark),
         "incomplete": cast(Incomplete, upload.incomplete),
     }
-    content = table.content if table is not None else upload.content
+    content: bytes = upload.content
+    if isinstance(table, TidyTable):
+        content = table.text.encode("utf-8")
+    elif table is not None:
+        content = table.content
     if upload.on_error == "skip":
         try:
             text = content.decode("utf-8")
@@ -328,6 +352,8 @@ def _queued(*, benchmark: Benchmark, submitter, upload: UploadInput) -> UploadJo
         on_error=upload.on_error,
         incomplete=upload.incomplete,
         columns=upload.columns,
+        nan_missing=upload.nan_missing,
+        models_as_rows=upload.models_as_rows,
     )
 
 

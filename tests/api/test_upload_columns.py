@@ -117,3 +117,22 @@ def test_a_large_file_carries_its_mapping_to_the_worker(
     assert body["result"]["n_scores"] == 3
     assert body["result"]["notes"] == ["columns left out (not mapped): fold_time"]
     assert len(stored_scores()) == 3
+
+
+@pytest.mark.django_db
+def test_an_excel_workbook_uploads_as_a_csv_does(researcher, benchmark):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    from tests.api.test_upload import UPLOAD
+    from tests.leaderboard.test_upload_tidied import workbook
+
+    content = workbook([["task", "framework", "result"], ["adult", "lightgbm", 0.91]])
+    data = {
+        "columns": MAPPING,
+        "file": SimpleUploadedFile("amlb.xlsx", content, content_type="application/zip"),
+    }
+    response = client_for(researcher).post(UPLOAD, data, format="multipart")
+    assert response.status_code == 201, response.json()
+    assert [(r.dataset, r.algorithm, r.value) for r in stored_scores()] == [
+        ("adult", "lightgbm", 0.91)
+    ]

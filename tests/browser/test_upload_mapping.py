@@ -114,3 +114,71 @@ def test_the_mapping_step_has_no_serious_axe_violation_on_a_phone(empty_site, ne
         "the column 'task' is given to both dataset and algorithm"
     )
     assert not harmful_violations(page)
+
+
+def test_a_phone_maps_a_table_of_models_by_datasets_with_nan_as_missing(
+    empty_site, new_page, log_in, screenshot
+):
+    """The mapping step's two checkboxes, labelled and tappable without JavaScript: one row
+    per model, a NaN read as a missing result; the preview says both, and what was missing."""
+    from tests.factories import make_benchmark, make_user, stored_scores
+    from tests.frontend.test_contribute_mapping import BY_MODEL
+
+    make_benchmark("by-model")
+    page = new_page(**PHONE_390, java_script_enabled=False)
+    log_in(page, make_user("row-mapper"))
+    page.goto(empty_site.url("contribute-upload", "by-model"))
+    page.get_by_label("Results file (CSV, JSON or zip)").set_input_files(
+        {"name": "models.csv", "mimeType": "text/csv", "buffer": BY_MODEL}
+    )
+    page.get_by_test_id("upload-submit").click()
+    expect(page.get_by_test_id("column-mapping")).to_be_visible()
+    as_rows = page.get_by_label("One row per model")
+    nan = page.get_by_label("Read a NaN score")
+    expect(as_rows).not_to_be_checked()
+    expect(nan).not_to_be_checked()
+    overflow = helpers.horizontal_overflow(page)
+    assert overflow["scrollWidth"] <= overflow["innerWidth"] + 1, overflow
+    screenshot(page, "mapping-options")
+
+    as_rows.check()
+    page.get_by_test_id("mapping-submit").click()
+    # Without NaN as missing: the NaN refused at rf's line, the choice kept.
+    expect(page.get_by_test_id("file-errors")).to_contain_text("'NaN' is not a finite number")
+    expect(page.get_by_label("One row per model")).to_be_checked()
+    page.get_by_label("Read a NaN score").check()
+    page.get_by_test_id("mapping-submit").click()
+
+    expect(page.get_by_test_id("upload-models-as-rows")).to_be_visible()
+    expect(page.get_by_test_id("upload-nan-missing")).to_be_visible()
+    expect(page.get_by_test_id("upload-notes")).to_contain_text(
+        "1 NaN cells read as missing results"
+    )
+    expect(page.get_by_test_id("upload-rows")).to_have_text("3")
+    overflow = helpers.horizontal_overflow(page)
+    assert overflow["scrollWidth"] <= overflow["innerWidth"] + 1, overflow
+    screenshot(page, "preview-models-as-rows")
+    page.get_by_test_id("upload-confirm").click()
+    expect(page).to_have_url(empty_site.url("benchmark-leaderboard", "by-model"))
+    assert len(stored_scores()) == 3
+
+
+def test_the_mapping_options_have_no_serious_axe_violation_on_a_phone(empty_site, new_page, log_in):
+    from tests.factories import make_benchmark, make_user
+    from tests.frontend.test_contribute_mapping import BY_MODEL
+
+    make_benchmark("by-model")
+    page = new_page(**PHONE_390)
+    log_in(page, make_user("axe-row-mapper"))
+    page.goto(empty_site.url("contribute-upload", "by-model"))
+    page.get_by_label("Results file (CSV, JSON or zip)").set_input_files(
+        {"name": "models.csv", "mimeType": "text/csv", "buffer": BY_MODEL}
+    )
+    page.get_by_test_id("upload-submit").click()
+    page.get_by_label("One row per model").check()
+    page.get_by_label("Dataset column").select_option("model")
+    page.get_by_test_id("mapping-submit").click()
+    expect(page.get_by_test_id("mapping-errors")).to_contain_text(
+        "leave the columns unchosen (Dataset column chosen)"
+    )
+    assert not harmful_violations(page)

@@ -91,7 +91,9 @@ def test_a_faulty_mapping_is_named_and_stores_nothing(client, researcher):
     )
     assert 'data-testid="mapping-form"' in body
     missing = client.post(MAP, {"token": token, "dataset": "task"}).content.decode()
-    assert 'id="id_map_algorithm_error"' in missing and "This field is required." in missing
+    assert 'id="id_map_algorithm_error"' in missing
+    assert "Choose the column that holds the algorithm names." in missing
+    assert "Choose the column that holds the scores." in missing
     # The value column holds text: the file's problem at its line, the choice kept.
     text = {"token": token, "dataset": "task", "algorithm": "result", "score": "framework"}
     refused = client.post(MAP, text).content.decode()
@@ -158,3 +160,73 @@ def test_a_mapped_file_s_problems_name_its_own_columns(client, researcher):
     preview = client.post(MAP, {**mapping, "token": token}).content.decode()
     assert preview.count('data-testid="left-out-item"') == 1
     assert "line 5, column &quot;result (the score)&quot;" in preview
+
+
+# Another tool's table: one row per model, a NaN where a run failed.
+BY_MODEL = b"model,adult,credit\nlightgbm,0.91,0.77\nrf,0.88,NaN\n"
+
+
+def test_the_mapping_step_reads_models_as_rows_and_nan_as_missing(client, researcher):
+    body = _upload(client, BY_MODEL).content.decode()
+    assert '<label for="id_map_models_as_rows">One row per model' in body
+    assert '<label for="id_map_nan_missing">Read a NaN score' in body
+    token = _token(body)
+    as_rows = {"token": token, "models_as_rows": "on"}
+    refused = client.post(MAP, as_rows).content.decode()  # the NaN, at rf's line
+    assert 'data-line="3"' in refused and "&#x27;NaN&#x27; is not a finite number" in refused
+    assert 'id="id_map_models_as_rows" checked' in refused  # the choice kept
+    preview = client.post(MAP, {**as_rows, "nan_missing": "on"}).content.decode()
+    assert 'data-testid="upload-models-as-rows"' in preview
+    assert 'data-testid="upload-nan-missing"' in preview
+    assert "1 NaN cells read as missing results" in preview
+    assert 'data-testid="upload-rows">3<' in preview
+    client.post("/b/study/submit/csv/confirm/", {"token": _token(preview)})
+    assert sorted((r.dataset, r.algorithm, r.value) for r in stored_scores()) == [
+        ("adult", "lightgbm", 0.91),
+        ("adult", "rf", 0.88),
+        ("credit", "lightgbm", 0.77),
+    ]
+
+
+def test_models_as_rows_with_columns_chosen_says_which(client, researcher):
+    token = _token(_upload(client, BY_MODEL).content.decode())
+    both = {"token": token, "models_as_rows": "on", "dataset": "model"}
+    body = client.post(MAP, both).content.decode()
+    assert 'data-testid="mapping-errors"' in body
+    assert "leave the columns unchosen (Dataset column chosen)" in body
+    assert not Submission.objects.exists()
+
+
+def test_nan_missing_applies_to_mapped_columns(client, researcher):
+    content = AMLB.replace(b"0.88", b"NaN")
+    token = _token(_upload(client, content).content.decode())
+    mapping = {"token": token, "dataset": "task", "algorithm": "framework", "score": "result"}
+    refused = client.post(MAP, mapping).content.decode()
+    assert "&#x27;NaN&#x27; is not a finite number" in refused
+    preview = client.post(MAP, {**mapping, "nan_missing": "on"}).content.decode()
+    assert "1 rows without a score (empty or NaN) left out: lines 3" in preview
+    assert 'data-testid="upload-rows">2<' in preview
+
+
+def test_an_excel_workbook_is_uploaded_and_mapped(client, researcher):
+    from tests.leaderboard.test_upload_tidied import workbook
+
+    content = workbook([["task", "framework", "result"], ["adult", "lightgbm", 0.91]])
+    response = client.post(
+        "/b/study/submit/csv/",
+        {"file": SimpleUploadedFile("amlb.xlsx", content, content_type="application/zip")},
+    )
+    body = response.content.decode()
+    assert _options(body, "dataset") == ["", "task", "framework", "result"]
+    mapping = {
+        "token": _token(body),
+        "dataset": "task",
+        "algorithm": "framework",
+        "score": "result",
+    }
+    preview = client.post(MAP, mapping).content.decode()
+    assert 'data-testid="upload-rows">1<' in preview, preview[:3000]
+    client.post("/b/study/submit/csv/confirm/", {"token": _token(preview)})
+    assert [(r.dataset, r.algorithm, r.value) for r in stored_scores()] == [
+        ("adult", "lightgbm", 0.91)
+    ]

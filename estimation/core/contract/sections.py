@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from estimation.core.contract.basics import NotApplicable, PairwiseMatrix, describe
+from estimation.core.contract.basics import NotApplicable, PairwiseMatrix, describe, pair_index
 
 # --- the large sections ---------------------------------------------------------------------
 
@@ -258,6 +258,56 @@ class WithinDatasetSection:
 
     def entry(self, dataset: str) -> DatasetTests | None:
         return next((d for d in self.datasets if d.dataset == dataset), None)
+
+    def standard_error_test(self, dataset: str, a: str, b: str) -> StandardErrorPair | None:
+        """The stored z-test of ``a`` against ``b`` on ``dataset`` by the files' standard
+        errors, oriented so that a positive difference means ``a`` did better: the one
+        reading of the engine's decision that every page shares. None where the snapshot
+        did not test the pair there (the dataset has folds or no table, a score or a
+        standard error is missing, either is not one of the algorithms)."""
+        entry = self.entry(dataset)
+        return None if entry is None else self._standard_error_pair(entry, a, b)
+
+    def standard_error_tests(self, a: str, b: str) -> dict[str, StandardErrorPair]:
+        """:meth:`standard_error_test` of the pair on every dataset that tested it."""
+        found = {}
+        for entry in self.datasets:
+            test = self._standard_error_pair(entry, a, b)
+            if test is not None:
+                found[entry.dataset] = test
+        return found
+
+    def _standard_error_pair(self, entry: DatasetTests, a: str, b: str) -> StandardErrorPair | None:
+        table = entry.standard_errors
+        if table is None or a == b or a not in self.algorithms or b not in self.algorithms:
+            return None
+        i, j = self.algorithms.index(a), self.algorithms.index(b)
+        k = pair_index(min(i, j), max(i, j), len(self.algorithms))
+        if table.se[k] is None:
+            return None
+        flip = -1.0 if i > j else 1.0
+        diff, z = table.diff[k], table.z[k]
+        return StandardErrorPair(
+            diff=None if diff is None else flip * diff,
+            se=table.se[k],
+            z=None if z is None else flip * z,
+            pvalue=table.pvalue[k],
+            significant=table.significant[k],
+            correction=table.correction,
+        )
+
+
+@dataclass(frozen=True)
+class StandardErrorPair:
+    """One pair's stored z-test on one dataset, read from its :class:`StandardErrorTable`
+    by :meth:`WithinDatasetSection.standard_error_test` (not a field of the payload)."""
+
+    diff: float | None  # a minus b, positive: a better
+    se: float | None  # sqrt(se_a^2 + se_b^2)
+    z: float | None  # None: infinite (both standard errors 0, scores differ)
+    pvalue: float | None  # after the correction across the dataset's pairs
+    significant: bool  # False: not separable by the standard errors
+    correction: str
 
 
 # --- the estimator advisor ------------------------------------------------------------------

@@ -96,16 +96,19 @@ def columns_text(columns: Mapping[str, str]) -> str:
     return ",".join(f"{role}={column}" for role, column in columns.items())
 
 
-def header_names(content: bytes, *, limit: int = 200) -> tuple[str, ...]:
-    """The names in the first non-empty row of a CSV (a pandas index column's empty
-    name dropped), the first ``limit``: what a mapping may choose from. Empty for text
-    that is not UTF-8 CSV."""
+def header_names(content: bytes, *, filename: str = "", limit: int = 200) -> tuple[str, ...]:
+    """The names in the first non-empty row of a CSV, or of an ``.xlsx`` workbook's
+    first sheet (a pandas index column's empty name dropped), the first ``limit``: what
+    a mapping may choose from. Empty for a file that is neither."""
     try:
-        text = _text(content[: 1 << 16])
+        if is_xlsx(content, filename):
+            cells = _xlsx_first_row(content)
+        else:
+            text = _text(content[: 1 << 16])
+            first = next((line for line in text.splitlines() if line.strip()), "")
+            cells = next(csv.reader([first], delimiter=_delimiter_of(first)), [])
     except ResultsCsvError:
         return ()
-    first = next((line for line in text.splitlines() if line.strip()), "")
-    cells = next(csv.reader([first], delimiter=_delimiter_of(first)), [])
     return tuple(name for name in (cell.strip() for cell in cells) if name)[:limit]
 
 
@@ -340,6 +343,27 @@ def _xlsx_rows(content: bytes, max_rows: int | None) -> list[tuple[int, list[str
                 )
             rows.append((number, [_cell_text(v) for v in values]))
         return rows
+    finally:
+        book.close()
+
+
+def _xlsx_first_row(content: bytes) -> list[str]:
+    """The first non-empty row of the first sheet, bounded as :func:`_xlsx_rows` is."""
+    from openpyxl import load_workbook
+
+    _workbook_bounded(content)
+    try:
+        book = load_workbook(io.BytesIO(content), read_only=True, data_only=True)
+    except Exception as exc:  # openpyxl raises many kinds for a damaged workbook
+        raise ResultsCsvError(
+            [RowError(1, None, f"not a readable .xlsx workbook: {type(exc).__name__}")]
+        ) from None
+    try:
+        for values in book.worksheets[0].iter_rows(values_only=True):
+            cells = [_cell_text(v) for v in values]
+            if any(c.strip() for c in cells):
+                return cells
+        return []
     finally:
         book.close()
 
