@@ -435,6 +435,21 @@ class SubmissionUploadApi(ApiView):
             + "); the columns not named are left out (listed in notes)",
         )
 
+        models_as_rows = serializers.BooleanField(
+            required=False,
+            default=False,
+            help_text="the CSV or workbook has one row per model (its first column) and one "
+            "column per dataset, as manage.py import_benchmark --models-as-rows",
+        )
+        nan = serializers.ChoiceField(
+            choices=("refuse", "missing"),
+            required=False,
+            default="refuse",
+            help_text="a NaN score (pandas' NaN or <NA>, R's NA): refused as not a number "
+            "(the default), or read as a missing result and listed, as manage.py "
+            "import_benchmark --nan missing",
+        )
+
         def validate_columns(self, value: str) -> dict[str, str] | None:
             if not value.strip():
                 return None
@@ -446,10 +461,20 @@ class SubmissionUploadApi(ApiView):
         def validate(self, attrs: dict) -> dict:
             if not attrs["file"].size and attrs["format"] in IMPORT_FORMATS:
                 raise serializers.ValidationError({"file": [EMPTY_IMPORT]})
-            if attrs["columns"] and attrs["format"] in IMPORT_FORMATS:
-                raise serializers.ValidationError(
-                    {"columns": ["columns: only a CSV's columns are mapped, not another tool's"]}
-                )
+            if attrs["format"] in IMPORT_FORMATS:
+                for name, chosen in (
+                    ("columns", attrs["columns"]),
+                    ("models_as_rows", attrs["models_as_rows"]),
+                    ("nan", attrs["nan"] == "missing"),
+                ):
+                    if chosen:
+                        raise serializers.ValidationError(
+                            {
+                                name: [
+                                    f"{name}: only for a CSV or a workbook, not another tool's file"
+                                ]
+                            }
+                        )
             return attrs
 
     class OutputSerializer(serializers.Serializer):
@@ -515,6 +540,8 @@ class SubmissionUploadApi(ApiView):
                 on_error=data["on_error"],
                 incomplete=data["incomplete"],
                 columns=data["columns"],
+                models_as_rows=data["models_as_rows"],
+                nan_missing=data["nan"] == "missing",
                 new_datasets_confirmed=data["allow_new_datasets"],
                 idempotency_key=idempotency_key_from(request),
             ),

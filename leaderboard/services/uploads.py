@@ -44,8 +44,8 @@ from leaderboard.ingest.results_csv.sheets import (
     MappedCsv,
     TidyTable,
     column_in_file,
-    is_xlsx,
     mapped_results_text,
+    needs_tidying,
     relocated_error,
     relocated_parsed,
     tidy_results_table,
@@ -228,7 +228,12 @@ def _mapped_table(upload: UploadInput, *, max_rows: int) -> MappedCsv | TidyTabl
     cells read as missing, one row per model (the reading ``import_benchmark`` gives
     them, :func:`tidy_results_table`); else a CSV with ``columns`` alone, streamed. A
     column the file lacks is a problem of its header (line 1), as the parser's own are."""
-    tidied = upload.nan_missing or upload.models_as_rows or is_xlsx(upload.content, upload.filename)
+    tidied = needs_tidying(
+        upload.content,
+        filename=upload.filename,
+        models_as_rows=upload.models_as_rows,
+        nan_missing=upload.nan_missing,
+    )
     if not tidied and not upload.columns:
         return None
     try:

@@ -92,15 +92,46 @@ def test_a_mapped_file_s_problems_name_its_own_columns(researcher, benchmark):
 
 
 @pytest.mark.django_db
-def test_columns_are_for_a_csv_not_another_tool_s_files(researcher, benchmark):
-    response = upload(client_for(researcher), b"{}", format="mteb", columns=MAPPING)
+@pytest.mark.parametrize(
+    "choice", [{"columns": MAPPING}, {"models_as_rows": "true"}, {"nan": "missing"}]
+)
+def test_a_csv_s_reading_choices_are_refused_for_another_tool_s_files(
+    researcher, benchmark, choice
+):
+    response = upload(client_for(researcher), b"{}", format="mteb", **choice)
     assert response.status_code == 400
+    (name,) = choice
     assert response.json()["problems"] == [
         {
             "line": None,
-            "field": "columns",
-            "message": "columns: only a CSV's columns are mapped, not another tool's",
+            "field": name,
+            "message": f"{name}: only for a CSV or a workbook, not another tool's file",
         }
+    ]
+
+
+@pytest.mark.django_db
+def test_the_api_reads_models_as_rows_nan_cells_and_a_pandas_index_as_the_command_does(
+    researcher, benchmark
+):
+    """The CLI's --models-as-rows and --nan missing, and its pandas index column, by the
+    same rule (sheets.needs_tidying) on the API."""
+    api = client_for(researcher)
+    by_model = b"model,adult,credit\nlightgbm,0.91,0.77\nrf,0.88,NaN\n"
+    assert upload(api, by_model, models_as_rows="true").status_code == 400  # NaN refused
+    response = upload(api, by_model, models_as_rows="true", nan="missing")
+    assert response.status_code == 201, response.json()
+    assert sorted((r.dataset, r.algorithm, r.value) for r in stored_scores()) == [
+        ("adult", "lightgbm", 0.91),
+        ("adult", "rf", 0.88),
+        ("credit", "lightgbm", 0.77),
+    ]
+    # pandas' to_csv with its index: the unnamed first column is left out, and said so
+    indexed = b",dataset,algorithm,score\n0,d1,alg-x,0.5\n1,d2,alg-x,0.6\n"
+    response = upload(api, indexed)
+    assert response.status_code == 201, response.json()
+    assert response.json()["notes"] == [
+        "the first column (a pandas index: 0, 1, 2, ...) was left out"
     ]
 
 

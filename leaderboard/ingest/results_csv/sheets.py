@@ -116,6 +116,22 @@ def is_xlsx(content: bytes, filename: str) -> bool:
     return filename.lower().endswith(".xlsx") and content[:4] == _XLSX_MAGIC
 
 
+def needs_tidying(
+    content: bytes, *, filename: str, models_as_rows: bool = False, nan_missing: bool = False
+) -> bool:
+    """Whether a results file is read through :func:`tidy_results_table` rather than
+    straight by the parser: a workbook, NaN cells read as missing, one row per model, or
+    a header that starts with an unnamed column (pandas' index). One rule for the
+    command, the web form and the API."""
+    head = content.removeprefix(b"\xef\xbb\xbf")[:64].lower()
+    return (
+        models_as_rows
+        or nan_missing
+        or is_xlsx(content, filename)
+        or head.startswith((b",", b";", b"unnamed: 0", b'""'))
+    )
+
+
 def tidy_results_table(
     content: bytes,
     *,

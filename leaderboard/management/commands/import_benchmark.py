@@ -22,7 +22,7 @@ from leaderboard.ingest.results_csv import (
     parse_results_csv_text,
 )
 from leaderboard.ingest.results_csv.sheets import (
-    is_xlsx,
+    needs_tidying,
     parse_columns,
     relocated_error,
     tidy_results_table,
@@ -190,19 +190,18 @@ def _parsed(options) -> tuple[ParsedResults, tuple[str, ...], Mapping[str, str]]
     nan_missing = options["nan"] == "missing"
     incomplete = options["incomplete"]
     skip = options["on_error"] == "skip"
-    needs_tidying = (
-        columns
-        or options["models_as_rows"]
-        or nan_missing
-        or is_xlsx(content, path.name)
-        or _has_index_column(content)
+    tidied = columns or needs_tidying(
+        content,
+        filename=path.name,
+        models_as_rows=options["models_as_rows"],
+        nan_missing=nan_missing,
     )
-    if not needs_tidying and not skip:
+    if not tidied and not skip:
         parsed = parse_results_csv(
             io.BytesIO(content), format=options["format"], incomplete=incomplete
         )
         return parsed, _dropped(parsed.dropped, parsed.n_dropped), {}
-    if not needs_tidying:
+    if not tidied:
         try:
             text = content.decode("utf-8-sig")
         except UnicodeDecodeError:  # the parser words it, at its line
@@ -271,12 +270,6 @@ def _left_out(skipped) -> tuple[str, ...]:
         f"left out {len(lines)} rows (line, column: problem):",
         *(f"  {error}" for error in skipped),
     )
-
-
-def _has_index_column(content: bytes) -> bool:
-    """A header that starts with an unnamed column (pandas' index): worth tidying."""
-    head = content.removeprefix(b"\xef\xbb\xbf")[:64].lower()
-    return head.startswith((b",", b";", b"unnamed: 0", b'""'))
 
 
 def _metric_of_file(metrics: tuple[str, ...]) -> str:
