@@ -15,7 +15,7 @@ import json
 import math
 import re
 import sys
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import PurePosixPath
 from typing import Any
@@ -664,7 +664,7 @@ def _records(
     return records, origins
 
 
-def _taken(entries: np.ndarray, n: int):
+def _taken(entries: np.ndarray, n: int) -> Callable[[np.ndarray], np.ndarray]:
     """Take ``entries`` of a column: the column itself when they are all of it."""
     if len(entries) == n:
         return lambda column: column
