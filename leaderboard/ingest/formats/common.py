@@ -2,11 +2,11 @@
 into the records the CSV parser yields (reading a folder or zip: :mod:`.files`).
 
 Pure Python (no Django): ``manage.py analyze`` runs it on a laptop. Each format module
-reads ``files`` (relative path -> bytes) into :class:`Entry` objects through a
-:class:`Collector`, which hands them as records to
-:func:`leaderboard.ingest.results_csv.parse_results_records`, the validator a CSV
-upload's rows pass (names, finite numbers, duplicates, folds): every problem is reported
-at the file and key it was read from.
+reads ``files`` (relative path -> bytes) into a :class:`Collector`, which holds the
+results as columns (:mod:`.collected`: codes and values, no object per result) and hands
+them as records to :func:`leaderboard.ingest.results_csv.parse_results_columns`, the
+validator a CSV upload's rows pass (names, finite numbers, duplicates, folds): every
+problem is reported at the file and key it was read from.
 """
 
 from __future__ import annotations
@@ -14,22 +14,29 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Iterable, Mapping
+import sys
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import PurePosixPath
 from typing import Any
 
 import numpy as np
 
+from leaderboard.ingest.formats.collected import (
+    CollectedResults,
+    Origins,
+    ResultColumns,
+    ResultRows,
+)
 from leaderboard.ingest.results_csv import (
     ParsedResults,
+    RecordColumns,
     ResultsCsvError,
     RowError,
     control_character_problem,
     parameter_count,
-    parse_results_records,
+    parse_results_columns,
 )
-from leaderboard.ingest.results_csv.long_layout import GivenRecord
 
 MAX_PROBLEMS = 100
 MAX_LEFT_OUT = 1000  # listed one by one; beyond, counted
@@ -100,38 +107,22 @@ class AlgorithmInfo:
     open_weights: bool | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class Entry:
-    """One result: ``value`` over all folds, and the folds' values when the file has them."""
-
-    dataset: str
-    algorithm: str
-    metric: str
-    value: float
-    folds: tuple[float, ...] | None
-    origin: str  # "<file>: <key>"
-    # The file's standard error of ``value`` ("x ± s", an uncertainty field), if any.
-    standard_error: float | None = None
-    # What tells two runs of one model apart when the file names both alike (a
-    # precision such as "bfloat16"); it names the algorithm only when they collide.
-    variant: str = ""
-
-
 @dataclass(frozen=True, eq=False)
 class ImportedResults:
     """Results read from another tool's files.
 
     ``parsed`` is what the CSV parser yields for the same results (long layout, with a
     metric column, and folds where the files have them); its line ``n`` came from
-    ``origins[n - 2]``. ``provenance`` holds, per algorithm, what the files say about
-    how the numbers were made (model revision, harness version, dataset revisions).
+    ``origins[n - 2]`` (an :class:`Origins`: a file and a key per line, each held
+    once). ``provenance`` holds, per algorithm, what the files say about how the
+    numbers were made (model revision, harness version, dataset revisions).
     ``notes`` summarise; ``left_out`` lists each result (or file) that was not imported,
     at its file and key, with the reason.
     """
 
     format: str
     parsed: ParsedResults
-    origins: tuple[str, ...]
+    origins: Origins
     metrics: tuple[MetricInfo, ...]
     algorithms: tuple[AlgorithmInfo, ...]
     provenance: Mapping[str, Mapping[str, Any]]
@@ -178,7 +169,7 @@ _MISSING = object()
 
 
 class Collector:
-    """Entries, metadata and problems gathered while reading the files of one format.
+    """Results, metadata and problems gathered while reading the files of one format.
 
     ``max_results`` bounds the results (each fold one, as a row of a results CSV) an
     upload may hold: reading stops at the first result past it, so a file of millions
@@ -197,9 +188,12 @@ class Collector:
         # Left out by the format's own rules (an aggregate row, a placeholder), whatever
         # on_error says: listed, never refused.
         self.left_out: list[ImportRowError] = []
+        self.n_unlisted = 0  # left out beyond those listed (MAX_LEFT_OUT are worded)
         self.max_results = max_results
         self.n_results = 0
-        self.entries: list[Entry] = []
+        self._most = sys.maxsize if max_results is None else max_results
+        self._results = ResultColumns()
+        self._said: dict[tuple, MetricInfo] = {}  # see metric_stated
         self.problems: list[ImportRowError] = []
         self.metrics: dict[str, MetricInfo] = {}
         self.algorithms: dict[str, AlgorithmInfo] = {}
@@ -255,6 +249,8 @@ class Collector:
         return value
 
     def number(self, file: str, value: Any, *, key: str) -> float | None:
+        if type(value) is float and math.isfinite(value):  # most values: nothing to say
+            return value
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             self.problem(file, key, f"expected a number, got {_kind(value)}")
             return None
@@ -263,6 +259,37 @@ class Collector:
             self.problem(file, key, f"expected a finite number, got {value!r}")
             return None
         return number
+
+    def metric_settled(
+        self,
+        name: str,
+        higher_is_better: bool | None = None,
+        min_value: float | None = None,
+        max_value: float | None = None,
+    ) -> bool:
+        """Whether :meth:`metric_stated` of this would change nothing (a file states the
+        same of each result): a reader then need not word where it is stated."""
+        info = self._said.get((name, higher_is_better, min_value, max_value))
+        return info is not None and self.metrics.get(name) is info
+
+    def metric_stated(
+        self,
+        name: str,
+        higher_is_better: bool | None = None,
+        min_value: float | None = None,
+        max_value: float | None = None,
+        *,
+        file: str,
+        key: str,
+    ) -> None:
+        """:meth:`metric` of what a file says of a metric with a result: a file says
+        the same of every result, so each saying is made a :class:`MetricInfo` once."""
+        said = (name, higher_is_better, min_value, max_value)
+        info = self._said.get(said)
+        if info is None:
+            info = self._said[said] = MetricInfo(name, higher_is_better, min_value, max_value)
+        if self.metrics.get(name) is not info:
+            self.metric(info, file=file, key=key)
 
     def metric(self, info: MetricInfo, *, file: str, key: str) -> None:
         known = self.metrics.get(info.name)
@@ -317,89 +344,153 @@ class Collector:
         metric: str,
         value: float,
         folds: Iterable[float] | None = None,
-        origin: str,
+        file: str,
+        key: str,
         standard_error: float | None = None,
         variant: str = "",
     ) -> None:
-        folds = None if folds is None else tuple(folds)
-        self.n_results += 1 if not folds else len(folds)
-        if self.max_results is not None and self.n_results > self.max_results:
-            file, _, key = origin.partition(": ")
-            raise ResultsImportError(
-                [
-                    import_problem(
-                        file,
-                        key,
-                        f"too many results: at most {self.max_results} per upload (each "
-                        "fold counts as one); split the files into several uploads",
-                    )
-                ]
-            )
-        self.metrics.setdefault(metric, MetricInfo(metric))
-        self.entries.append(
-            Entry(dataset, algorithm, metric, value, folds, origin, standard_error, variant)
+        """One result, read at ``key`` of ``file``: ``value`` over all folds, and the
+        folds' values when the file has them; ``standard_error`` the file's of ``value``
+        ("x ± s", an uncertainty field), if any; ``variant`` what tells two runs of one
+        model apart when the file names both alike (a precision such as "bfloat16"),
+        which names the algorithm only when they collide."""
+        if folds is None:
+            self.n_results += 1
+        else:
+            folds = tuple(folds)
+            self.n_results += len(folds) or 1
+        if self.n_results > self._most:
+            raise self._too_many(file, key)
+        if metric not in self.metrics:
+            self.metrics[metric] = MetricInfo(metric)
+        self._results.add(
+            (dataset, algorithm, variant, metric, value, folds, file, key, standard_error)
         )
 
-    def _refuse_or_list(self, problems: list[ImportRowError]) -> None:
-        """Refuse (``on_error="refuse"``) naming every problem so far, or list them."""
-        if not problems:
+    def add_rows(self, *, file: str, algorithm: str, rows: ResultRows, variant: str = "") -> None:
+        """The results of ``algorithm`` read from ``file``, as :meth:`add` takes each: a
+        reader of many results collects a file's in :class:`ResultRows` and hands them
+        over at once, without a call per result. The cap is counted per result (each
+        fold one) and the first result past it is named."""
+        n = len(rows)
+        if not n:
+            return
+        counted = n + sum(max(len(folds) - 1, 0) for folds in rows.folds.values())
+        if self.n_results + counted > self._most:
+            for index in range(n):
+                self.n_results += len(rows.folds.get(index, ())) or 1
+                if self.n_results > self._most:
+                    raise self._too_many(file, rows.keys[index])
+        self.n_results += counted
+        metrics = rows.metrics
+        for metric in (metrics[0],) if metrics.count(metrics[0]) == n else dict.fromkeys(metrics):
+            if metric not in self.metrics:
+                self.metrics[metric] = MetricInfo(metric)
+        self._results.add_rows(file, algorithm, variant, rows)
+
+    def _too_many(self, file: str, key: str) -> ResultsImportError:
+        return ResultsImportError(
+            [
+                import_problem(
+                    file,
+                    key,
+                    f"too many results: at most {self.max_results} per upload (each "
+                    "fold counts as one); split the files into several uploads",
+                )
+            ]
+        )
+
+    def _refuse_or_list(self, problems: list[ImportRowError], total: int) -> None:
+        """Refuse (``on_error="refuse"``) naming every problem so far, or list them;
+        ``total`` counts them all, ``problems`` are the first of them."""
+        if not total:
             return
         if self.on_error == "refuse":
             found = self.problems + problems
-            raise ResultsImportError(found[:MAX_PROBLEMS], total=len(found))
+            raise ResultsImportError(found[:MAX_PROBLEMS], total=len(self.problems) + total)
         self.left_out.extend(problems)
+        self.n_unlisted += total - len(problems)
 
-    def _checked(self, entries: list[Entry]) -> list[Entry]:
-        """The entries the CSV parser will take: names it accepts, values in the range the
-        files state, one result per dataset, algorithm and metric (the first kept)."""
-        kept: list[Entry] = []
+    def _checked(self, results: CollectedResults, algorithms: _Named) -> np.ndarray:
+        """Which results the CSV parser will take: names it accepts, values in the range
+        the files state, one result per dataset, algorithm and metric (the first kept).
+        Each name is checked once, however many results name it; the rest are column
+        operations, and only the problems listed are worded."""
+        labels = (results.datasets, algorithms.labels, results.metrics)
+        codes = (results.dataset, algorithms.codes, results.metric)
+        named = [
+            [_name_problem(what, name) for name in names]
+            for what, names in zip(("dataset", "algorithm", "metric"), labels, strict=True)
+        ]
+        name_bad = np.zeros(len(results), dtype=bool)
+        for said, code in zip(named, codes, strict=True):
+            name_bad |= _flags([p is not None for p in said])[code]
+        range_bad = ~name_bad & self._out_of_range(results)
+        good = ~(name_bad | range_bad)
+        first = _first_of_each(
+            [_stripped_codes(names, code) for names, code in zip(labels, codes, strict=True)],
+            good,
+        )
+        repeat = good & (first != np.arange(len(results)))
+        bad = np.flatnonzero(~good | repeat)
         problems: list[ImportRowError] = []
-        first: dict[tuple[str, str, str], str] = {}
-        # A good name is checked once, however many results name it (a million results
-        # have some thousands of names); the rule does not depend on what it names.
-        good_names: set[str] = set()
-        for e in entries:
-            if e.dataset in good_names and e.algorithm in good_names and e.metric in good_names:
-                problem = None
-            elif (problem := _names_problem(e)) is None:
-                good_names.update((e.dataset, e.algorithm, e.metric))
-            problem = problem or self._range_problem(e)
+        starts = results.fold_starts() if range_bad.any() else None
+        for index in bad[:MAX_LEFT_OUT].tolist():
+            d, a, m = (int(code[index]) for code in codes)
+            problem = named[0][d] or named[1][a] or named[2][m]
+            if problem is None and starts is not None and range_bad[index]:
+                problem = self._range_problem(
+                    results.metrics[m],
+                    float(results.values[index]),
+                    results.folds_of(index, starts),
+                )
             if problem is None:
-                record = (e.dataset.strip(), e.algorithm.strip(), e.metric.strip())
-                earlier = first.get(record)
-                if earlier is None:
-                    first[record] = e.origin
-                else:
-                    problem = (
-                        f"a second result of {record[1]!r} on {record[0]!r} ({record[2]}); "
-                        f"the first, at {earlier}, is kept"
-                    )
-            if problem is None:
-                kept.append(e)
-            else:
-                file, _, key = e.origin.partition(": ")
-                problems.append(import_problem(file, key, problem))
-        self._refuse_or_list(problems)
-        return kept
+                record = tuple(names[c].strip() for names, c in zip(labels, (d, a, m), strict=True))
+                earlier = ": ".join(p for p in results.origin(int(first[index])) if p)
+                problem = (
+                    f"a second result of {record[1]!r} on {record[0]!r} ({record[2]}); "
+                    f"the first, at {earlier}, is kept"
+                )
+            problems.append(import_problem(*results.origin(index), problem))
+        self._refuse_or_list(problems, len(bad))
+        return good & ~repeat
 
-    def _range_problem(self, e: Entry) -> str | None:
-        info = self.metrics[e.metric]
-        if info.min_value is None and info.max_value is None:
-            return None
-        for value in (e.value, *(e.folds or ())):
-            if problem := _range_problem(info, value):
+    def _out_of_range(self, results: CollectedResults) -> np.ndarray:
+        """Which results (a value or any of its folds) are outside the range the files
+        state for their metric."""
+        infos = [self.metrics[name] for name in results.metrics]
+        stated = _flags([i.min_value is not None or i.max_value is not None for i in infos])
+        if not stated.any():
+            return np.zeros(len(results), dtype=bool)
+        low = np.array([-np.inf if i.min_value is None else i.min_value for i in infos])
+        high = np.array([np.inf if i.max_value is None else i.max_value for i in infos])
+
+        def outside(values: np.ndarray, metric: np.ndarray) -> np.ndarray:
+            return stated[metric] & ~((values >= low[metric]) & (values <= high[metric]))
+
+        bad = outside(results.values, results.metric)
+        if results.n_folds is not None and len(results.fold_values):
+            counts = np.maximum(results.n_folds, 0)
+            owner = np.repeat(np.arange(len(results)), counts)
+            fold_bad = outside(results.fold_values, results.metric[owner])
+            bad |= np.bincount(owner[fold_bad], minlength=len(results)) > 0
+        return bad
+
+    def _range_problem(self, metric: str, value: float, folds: tuple[float, ...]) -> str | None:
+        info = self.metrics[metric]
+        for each in (value, *folds):
+            if problem := _range_problem(info, each):
                 return problem
         return None
 
-    def _variants_named(self, entries: list[Entry]) -> list[Entry]:
+    def _variants_named(self, results: CollectedResults) -> _Named:
         """Runs of one model told apart only by their variant (two precisions) become
-        algorithms of their own, ``model (variant)``, with the model's metadata."""
+        algorithms of their own, ``model (variant)``, with the model's metadata: each
+        (model, variant) the results name, and the algorithm it is."""
         variants: dict[str, set[str]] = {}
-        for e in entries:
-            variants.setdefault(e.algorithm, set()).add(e.variant)
-        split = {name for name, seen in variants.items() if len(seen) > 1}
-        if not split:
-            return entries
+        for name, variant in results.pairs:
+            variants.setdefault(name, set()).add(variant)
+        split = [name for name, seen in variants.items() if len(seen) > 1]
         for name in split:
             info = self.algorithms.get(name, AlgorithmInfo(name))
             for variant in sorted(variants[name] - {""}):
@@ -408,29 +499,41 @@ class Collector:
                     named, replace(info, name=named, precision=model_precision(variant))
                 )
                 self.provenance.setdefault(named, dict(self.provenance.get(name, {})))
-        return [
-            replace(e, algorithm=f"{e.algorithm} ({e.variant})")
-            if e.algorithm in split and e.variant
-            else e
-            for e in entries
+        split_names = set(split)
+        labels: dict[str, int] = {}
+        of_pair = [
+            labels.setdefault(
+                f"{name} ({variant})" if name in split_names and variant else name, len(labels)
+            )
+            for name, variant in results.pairs
         ]
+        if len(labels) == len(of_pair):  # an algorithm per (model, variant): the codes
+            return _Named(tuple(labels), results.pair)
+        return _Named(tuple(labels), np.array(of_pair, dtype=np.int64)[results.pair])
 
-    def _standard_errors(self, entries: list[Entry]) -> None:
+    def _standard_errors(
+        self, results: CollectedResults, algorithms: _Named, kept: np.ndarray
+    ) -> None:
         """Each result's standard error, kept in its algorithm's provenance."""
-        for e in entries:
-            if e.standard_error is not None:
-                errors = self.provenance.setdefault(e.algorithm, {}).setdefault(
-                    "standard_errors", {}
-                )
-                errors[f"{e.dataset} | {e.metric}"] = e.standard_error
+        if results.standard_errors is None:
+            return
+        given = np.flatnonzero(kept & ~np.isnan(results.standard_errors))
+        for index in given.tolist():
+            algorithm = algorithms.labels[algorithms.codes[index]]
+            errors = self.provenance.setdefault(algorithm, {}).setdefault("standard_errors", {})
+            dataset = results.datasets[results.dataset[index]]
+            metric = results.metrics[results.metric[index]]
+            errors[f"{dataset} | {metric}"] = float(results.standard_errors[index])
 
     def finish(self) -> ImportedResults:
         if self.problems and self.on_error == "refuse":
             raise ResultsImportError(self.problems[:MAX_PROBLEMS], total=len(self.problems))
         self.left_out.extend(self.problems)
         self.problems = []
-        checked = self._checked(self._variants_named(self.entries))
-        if not checked:
+        results = self._results.collected()
+        algorithms = self._variants_named(results)
+        kept = self._checked(results, algorithms)
+        if not kept.any():
             found = self.left_out or [
                 import_problem("", "", f"no {self.format} results found in the files")
             ]
@@ -441,15 +544,13 @@ class Collector:
                     import_problem("", "", f"no {self.format} result could be imported"),
                     *found[: MAX_PROBLEMS - 1],
                 ],
-                total=len(found) + 1,
+                total=len(found) + self.n_unlisted + 1,
             )
-        self._standard_errors(checked)
-        entries = _harmonise_folds(checked)
-        with_folds = any(e.folds is not None for e in entries)
-        records, origins = _records(entries, with_folds=with_folds)
+        self._standard_errors(results, algorithms, kept)
+        records, origins = _records(results, algorithms, kept)
         try:
             # The validator of a results CSV's records (record i is "line" i + 2).
-            parsed = parse_results_records(records, with_folds=with_folds, max_errors=MAX_PROBLEMS)
+            parsed = parse_results_columns(records, max_errors=MAX_PROBLEMS)
         except ResultsCsvError as exc:
             raise ResultsImportError(
                 [_relocated(error, origins) for error in exc.errors], total=exc.total
@@ -458,7 +559,7 @@ class Collector:
         return ImportedResults(
             format=self.format,
             parsed=parsed,
-            origins=tuple(origins),
+            origins=origins,
             metrics=tuple(m for m in self.metrics.values() if m.name in used),
             algorithms=tuple(
                 self.algorithms.get(name, AlgorithmInfo(name)) for name in parsed.algorithms
@@ -466,33 +567,140 @@ class Collector:
             provenance={k: dict(v) for k, v in self.provenance.items()},
             notes=tuple(self.notes),
             left_out=tuple(self.left_out[:MAX_LEFT_OUT]),
-            n_left_out=len(self.left_out),
+            n_left_out=len(self.left_out) + self.n_unlisted,
             published={k: dict(v) for k, v in self.published.items()},
         )
 
 
-def _records(entries: list[Entry], *, with_folds: bool) -> tuple[list[GivenRecord], list[str]]:
-    """The entries as the validator's records (a fold each, where any entry has folds),
-    and where each was read."""
-    records: list[GivenRecord] = []
-    origins: list[str] = []
-    for e in entries:
-        if not with_folds or e.folds is None:
-            records.append((e.dataset, e.algorithm, e.metric, 0 if with_folds else None, e.value))
-            origins.append(e.origin)
-            continue
-        for fold, value in enumerate(e.folds):
-            records.append((e.dataset, e.algorithm, e.metric, fold, value))
-            origins.append(f"{e.origin} (fold {fold})")
+@dataclass(frozen=True, eq=False)
+class _Named:
+    """The algorithms results are imported as: labels, and each result's code."""
+
+    labels: tuple[str, ...]
+    codes: np.ndarray
+
+
+def _flags(flags: list[bool]) -> np.ndarray:
+    return np.array(flags, dtype=bool) if flags else np.zeros(0, dtype=bool)
+
+
+def _stripped_codes(names: Sequence[str], codes: np.ndarray) -> tuple[np.ndarray, int]:
+    """``codes`` into ``names`` as codes of the names stripped (names that differ only by
+    surrounding whitespace are one), and how many those are."""
+    same: dict[str, int] = {}
+    stripped = np.array([same.setdefault(n.strip(), len(same)) for n in names], dtype=np.int64)
+    if len(same) == len(names):  # no two alike: the codes as they are
+        return codes, len(names)
+    return stripped[codes], len(same)
+
+
+def _first_of_each(keys: list[tuple[np.ndarray, int]], among: np.ndarray) -> np.ndarray:
+    """For each row ``among`` the rows, the first such row with the same keys (itself
+    when it is the first); -1 for the others. Each key is (codes, how many codes)."""
+    first = np.full(len(among), -1, dtype=np.int64)
+    rows = np.flatnonzero(among)
+    if not len(rows):
+        return first
+    combined = np.zeros(len(rows), dtype=np.int64)
+    size = 1
+    for codes, n_codes in keys:
+        if size * max(n_codes, 1) >= 2**62:  # renumber before the product passes int64
+            combined = np.unique(combined, return_inverse=True)[1].reshape(-1)
+            size = len(rows)
+        combined = combined * max(n_codes, 1) + codes[rows]
+        size *= max(n_codes, 1)
+    _, first_row, group = np.unique(combined, return_index=True, return_inverse=True)
+    first[rows] = rows[first_row[group.reshape(-1)]]
+    return first
+
+
+def _records(
+    results: CollectedResults, algorithms: _Named, kept: np.ndarray
+) -> tuple[RecordColumns, Origins]:
+    """The kept results as the validator's records (a fold each, where any result has
+    folds) and where each was read."""
+    n_folds = _harmonised_folds(results, kept)
+    entries = np.flatnonzero(kept)
+    with_folds = n_folds is not None and bool((n_folds[entries] > 0).any())
+    if not with_folds:
+        take = _taken(entries, len(results))
+        records = RecordColumns(
+            datasets=results.datasets,
+            algorithms=algorithms.labels,
+            metrics=results.metrics,
+            dataset_codes=take(results.dataset),
+            algorithm_codes=take(algorithms.codes),
+            metric_codes=take(results.metric),
+            folds=None,
+            values=take(results.values),
+        )
+        origins = Origins(results.files, results.keys, take(results.file), take(results.key), None)
+        return records, origins
+    assert n_folds is not None
+    counts = n_folds[entries]
+    repeats = np.maximum(counts, 1)
+    starts = np.cumsum(repeats) - repeats
+    within = np.arange(int(repeats.sum())) - np.repeat(starts, repeats)
+    has_folds = np.repeat(counts > 0, repeats)
+    entries = np.repeat(entries, repeats)
+    at = np.where(has_folds, results.fold_starts()[entries] + within, 0)
+    records = RecordColumns(
+        datasets=results.datasets,
+        algorithms=algorithms.labels,
+        metrics=results.metrics,
+        dataset_codes=results.dataset[entries],
+        algorithm_codes=algorithms.codes[entries],
+        metric_codes=results.metric[entries],
+        folds=within,
+        values=np.where(has_folds, results.fold_values[at], results.values[entries]),
+    )
+    origins = Origins(
+        files=results.files,
+        keys=results.keys,
+        file=_read_only(results.file[entries]),
+        key=_read_only(results.key[entries]),
+        fold=_read_only(np.where(has_folds, within, -1).astype(np.int32)),
+    )
     return records, origins
 
 
-def _names_problem(e: Entry) -> str | None:
-    for what, name in (("dataset", e.dataset), ("algorithm", e.algorithm), ("metric", e.metric)):
-        if not name.strip():
-            return f"the {what} has no name"
-        if problem := control_character_problem(name):
-            return f"the {what} name {name[:60]!r} {problem}"
+def _taken(entries: np.ndarray, n: int) -> Callable[[np.ndarray], np.ndarray]:
+    """Take ``entries`` of a column: the column itself when they are all of it."""
+    if len(entries) == n:
+        return lambda column: column
+    return lambda column: _read_only(column[entries])
+
+
+def _harmonised_folds(results: CollectedResults, kept: np.ndarray) -> np.ndarray | None:
+    """Each result's fold count, kept on a dataset and metric only where every kept
+    result has the same number of them; elsewhere -1 (each result is its overall value,
+    one per algorithm). None when no result has folds."""
+    n_folds = results.n_folds
+    rows = np.flatnonzero(kept)
+    if n_folds is None or not (n_folds[rows] >= 0).any():
+        return n_folds
+    group = np.unique(
+        results.dataset[rows].astype(np.int64) * max(len(results.metrics), 1)
+        + results.metric[rows],
+        return_inverse=True,
+    )[1].reshape(-1)
+    counts = n_folds[rows].astype(np.int64)
+    width = int(counts.max()) + 2
+    pairs = np.unique(group * width + counts + 1)
+    distinct = np.bincount(pairs // width, minlength=int(group.max()) + 1)
+    empty = np.bincount(group[counts == 0], minlength=len(distinct)) > 0
+    mixed = (distinct > 1) | empty
+    harmonised = n_folds.copy()
+    harmonised[rows[mixed[group]]] = -1
+    return harmonised
+
+
+def _name_problem(what: str, name: str) -> str | None:
+    """Why a dataset, algorithm or metric name cannot be imported, or None."""
+    if not name.strip():
+        return f"the {what} has no name"
+    if problem := control_character_problem(name):
+        return f"the {what} name {name[:60]!r} {problem}"
     return None
 
 
@@ -528,29 +736,10 @@ def _range_problem(info: MetricInfo, value: float) -> str | None:
     return f"{value:g} is outside the valid range of metric {info.name!r}, {shown}, the files state"
 
 
-def _harmonise_folds(entries: list[Entry]) -> list[Entry]:
-    """Keep folds on a dataset and metric only where every algorithm has the same number
-    of them; elsewhere each result is its overall value (one per algorithm)."""
-    counts: dict[tuple[str, str], set[int | None]] = {}
-    for e in entries:
-        counts.setdefault((e.dataset, e.metric), set()).add(
-            None if e.folds is None else len(e.folds)
-        )
-    mixed = {key for key, seen in counts.items() if len(seen) > 1 or 0 in seen}
-    if not mixed:
-        return entries
-    return [
-        Entry(e.dataset, e.algorithm, e.metric, e.value, None, e.origin)
-        if (e.dataset, e.metric) in mixed
-        else e
-        for e in entries
-    ]
-
-
 _LINE_MENTION = re.compile(r"\bline (\d+)")
 
 
-def _relocated(error: RowError, origins: list[str]) -> ImportRowError:
+def _relocated(error: RowError, origins: Origins) -> ImportRowError:
     def origin(line: int) -> str:
         return origins[line - 2] if 2 <= line < len(origins) + 2 else f"line {line}"
 

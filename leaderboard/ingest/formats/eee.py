@@ -44,6 +44,7 @@ from leaderboard.ingest.formats.common import (
     Collector,
     ImportedResults,
     MetricInfo,
+    ResultRows,
     metadata_text,
     missing,
     parameter_count,
@@ -58,11 +59,12 @@ def read_eee(
     files: Mapping[str, bytes], *, max_results: int | None = None, on_error: str = "refuse"
 ) -> ImportedResults:
     out = Collector(FORMAT, max_results=max_results, on_error=on_error)
+    aggregates: dict[frozenset[str], dict[str, bool]] = {}  # see _Reading.is_aggregate
     for path in sorted(p for p in files if p.endswith(".json")):
         doc = out.json(path, files[path])
         if missing(doc):
             continue
-        _document(out, path, doc)
+        _document(out, path, doc, aggregates)
     return out.finish()
 
 
@@ -83,7 +85,9 @@ AGGREGATE_NAMES = frozenset(
 _Z_95 = 1.959963984540054  # the normal quantile of a two-sided 95 % interval
 
 
-def _document(out: Collector, path: str, doc: Any) -> None:
+def _document(
+    out: Collector, path: str, doc: Any, aggregates: dict[frozenset[str], dict[str, bool]]
+) -> None:
     info = out.get(path, doc, "model_info", path="", kind=dict)
     results = out.get(path, doc, "evaluation_results", path="", kind=list)
     if missing(info) or missing(results):
@@ -93,19 +97,38 @@ def _document(out: Collector, path: str, doc: Any) -> None:
         return
     variant = _precision(info)
     source = doc.get("source_metadata") if isinstance(doc.get("source_metadata"), dict) else {}
-    overall = {_plain(source.get("source_name"))}
+    overall = frozenset({_plain(source.get("source_name"))} - {""})
+    reading = _Reading(path, model, overall=overall, aggregate=aggregates.setdefault(overall, {}))
     shared = _shared_datasets(results)
     for i, result in enumerate(results):
-        _result(
-            out,
-            path,
-            f"evaluation_results[{i}]",
-            result,
-            model,
-            variant=variant,
-            overall=overall - {""},
-            shared=shared,
-        )
+        _result(out, reading, i, result, shared=shared)
+    out.add_rows(file=path, algorithm=model, rows=reading.rows, variant=variant)
+
+
+class _Reading:
+    """One document's results as they are read: the rows for
+    :meth:`Collector.add_rows`, and what its results share (each evaluation name's
+    standing as an aggregate, the metric statements already settled)."""
+
+    def __init__(
+        self, path: str, model: str, *, overall: frozenset[str], aggregate: dict[str, bool]
+    ) -> None:
+        self.path = path
+        self.model = model
+        self.overall = overall
+        self.rows = ResultRows()
+        # Evaluation name -> whether it is an aggregate, shared by the documents of one
+        # source (it depends on the name and the source's name only).
+        self.aggregate = aggregate
+        self.settled: set[tuple] = set()  # see lm_eval._rows
+
+    def is_aggregate(self, name: str) -> bool:
+        known = self.aggregate.get(name)
+        if known is None:
+            known = self.aggregate[name] = (
+                name.strip().lower() in AGGREGATE_NAMES or _plain(name) in self.overall
+            )
+        return known
 
 
 def _plain(name: Any) -> str:
@@ -122,6 +145,21 @@ def _precision(info: dict) -> str:
 def _shared_datasets(results: list) -> set[str]:
     """Dataset names under which one document holds several evaluations that no metric
     name tells apart: those evaluations are datasets of their own."""
+    # Most documents name one evaluation per dataset: find those that name several
+    # first (a look-up a result), and weigh only their results.
+    first: dict[str, str] = {}
+    several: set[str] = set()
+    for result in results:
+        if type(result) is dict and type(source := result.get("source_data")) is dict:
+            dataset, name = source.get("dataset_name"), result.get("evaluation_name")
+            if (
+                type(dataset) is str
+                and type(name) is str
+                and first.setdefault(dataset, name) != name
+            ):
+                several.add(dataset)
+    if not several:
+        return set()
     names: dict[str, set[str]] = {}
     metrics: dict[str, set[str]] = {}
     for result in results:
@@ -130,7 +168,7 @@ def _shared_datasets(results: list) -> set[str]:
         source = result.get("source_data")
         dataset = source.get("dataset_name") if isinstance(source, dict) else None
         name = result.get("evaluation_name")
-        if not isinstance(dataset, str) or not isinstance(name, str):
+        if not isinstance(dataset, str) or dataset not in several or not isinstance(name, str):
             continue
         if name.strip().lower() in AGGREGATE_NAMES:
             continue
@@ -198,63 +236,68 @@ def _names(
     return name, metric or "score"
 
 
-def _result(
-    out: Collector,
-    path: str,
-    key: str,
-    result: Any,
-    model: str,
-    *,
-    variant: str,
-    overall: set[str],
-    shared: set[str],
-) -> None:
+def _result(out: Collector, reading: _Reading, i: int, result: Any, *, shared: set[str]) -> None:
     """One evaluation result: its metric (and direction), its score and folds."""
-    name = out.get(path, result, "evaluation_name", path=key, kind=str)
-    config = out.get(path, result, "metric_config", path=key, kind=dict)
-    details = out.get(path, result, "score_details", path=key, kind=dict)
-    if missing(name) or missing(config) or missing(details):
-        return
+    path = reading.path
+    name = config = details = None
+    if type(result) is dict:  # as documents are: no problem to word
+        name = result.get("evaluation_name")
+        config = result.get("metric_config")
+        details = result.get("score_details")
+    if type(name) is not str or type(config) is not dict or type(details) is not dict:
+        key = f"evaluation_results[{i}]"
+        name = out.get(path, result, "evaluation_name", path=key, kind=str)
+        config = out.get(path, result, "metric_config", path=key, kind=dict)
+        details = out.get(path, result, "score_details", path=key, kind=dict)
+        if missing(name) or missing(config) or missing(details):
+            return
+    score_key = f"evaluation_results[{i}].score_details.score"
     if "score" not in details:
-        out.problem(path, f"{key}.score_details.score", "missing key")
+        out.problem(path, score_key, "missing key")
         return
-    value = out.number(path, details["score"], key=f"{key}.score_details.score")
-    if value is None:
-        return
-    if name.strip().lower() in AGGREGATE_NAMES or _plain(name) in overall:
+    value = details["score"]
+    if type(value) is not float or not math.isfinite(value):
+        value = out.number(path, value, key=score_key)
+        if value is None:
+            return
+    if reading.is_aggregate(name):
         tab = _inner(details).get("tab")
         tab = tab if isinstance(tab, str) else ""
         label = f"{name} ({tab})" if tab else name
-        out.published.setdefault(label, {})[model] = value
+        out.published.setdefault(label, {})[reading.model] = value
         out.leave_out(
             path,
-            f"{key}.score_details.score",
+            score_key,
             f"{label!r} is the source's aggregate of the other results, not a dataset: "
             "kept as the source's published order",
         )
         return
     dataset, metric = _names(result, name, config, details, shared)
     lower = config.get("lower_is_better")
-    out.metric(
-        MetricInfo(
-            metric,
-            higher_is_better=None if not isinstance(lower, bool) else not lower,
-            min_value=_float(config.get("min_score")),
-            max_value=_float(config.get("max_score")),
-        ),
-        file=path,
-        key=f"{key}.metric_config.lower_is_better",
+    low, high = config.get("min_score"), config.get("max_score")
+    said = (
+        metric,
+        None if not isinstance(lower, bool) else not lower,
+        None if low is None else _float(low),
+        None if high is None else _float(high),
     )
-    out.add(
-        dataset=str(dataset),
-        algorithm=model,
-        metric=metric,
-        value=value,
-        folds=_folds(details),
-        origin=f"{path}: {key}.score_details.score",
-        standard_error=_standard_error(details),
-        variant=variant,
-    )
+    if said not in reading.settled:
+        if not out.metric_settled(*said):
+            out.metric_stated(
+                *said, file=path, key=f"evaluation_results[{i}].metric_config.lower_is_better"
+            )
+            reading.settled.clear()
+        if out.metric_settled(*said):
+            reading.settled.add(said)
+    rows = reading.rows
+    folds = _folds(details)
+    if folds is not None:
+        rows.folds[len(rows)] = tuple(folds)
+    rows.datasets.append(str(dataset))
+    rows.metrics.append(metric)
+    rows.values.append(value)
+    rows.keys.append(score_key)
+    rows.standard_errors.append(_standard_error(details))
 
 
 def _inner(details: dict) -> dict:

@@ -139,7 +139,8 @@ def _result(
         algorithm=name,
         metric=METRIC,
         value=value,
-        origin=f"{path}: {where}.value",
+        file=path,
+        key=f"{where}.value",
     )
 
 

@@ -209,5 +209,6 @@ def _run(out: Collector, spec_path: str, spec_data: bytes, path: str, data: byte
             algorithm=model,
             metric=metric,
             value=mean,
-            origin=f"{path}: [{i}].mean",
+            file=path,
+            key=f"[{i}].mean",
         )

@@ -8,12 +8,14 @@ template states no direction.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 
 from leaderboard.ingest.formats.common import (
     AlgorithmInfo,
     Collector,
     ImportedResults,
+    ResultRows,
     missing,
     model_organisation,
     parameter_count,
@@ -50,21 +52,39 @@ def read_hf_leaderboard(
             ),
             {"model_sha": sha, "model_dtype": config.get("model_dtype"), "results_file": path},
         )
-        for task, metrics in results.items():
-            if not isinstance(metrics, dict):
-                out.problem(path, f"results.{task}", "expected an object of metric: value")
-                continue
-            for metric, value in metrics.items():
-                if value is None:  # the template's way of saying "not run"
-                    continue
-                number = out.number(path, value, key=f"results.{task}.{metric}")
-                if number is not None:
-                    out.add(
-                        dataset=str(task),
-                        algorithm=model,
-                        metric=str(metric),
-                        value=number,
-                        origin=f"{path}: results.{task}.{metric}",
-                        variant=dtype.strip().removeprefix("torch."),
-                    )
+        rows = _rows(out, path, results)
+        out.add_rows(
+            file=path, algorithm=model, rows=rows, variant=dtype.strip().removeprefix("torch.")
+        )
     return out.finish()
+
+
+def _rows(out: Collector, path: str, results: dict) -> ResultRows:
+    """Each task's metrics (metric: value) as rows for :meth:`Collector.add_rows`; a
+    null value is a result not run."""
+    rows = ResultRows()
+    datasets, metric_names, values, keys, errors = (
+        rows.datasets.append,
+        rows.metrics.append,
+        rows.values.append,
+        rows.keys.append,
+        rows.standard_errors.append,
+    )
+    for task, metrics in results.items():
+        if not isinstance(metrics, dict):
+            out.problem(path, f"results.{task}", "expected an object of metric: value")
+            continue
+        for metric, value in metrics.items():
+            if value is None:  # the template's way of saying "not run"
+                continue
+            key = f"results.{task}.{metric}"
+            if type(value) is not float or not math.isfinite(value):
+                value = out.number(path, value, key=key)
+                if value is None:
+                    continue
+            datasets(task)
+            metric_names(metric)
+            values(value)
+            keys(key)
+            errors(None)
+    return rows

@@ -129,7 +129,8 @@ def _document(
                 algorithm=model,
                 metric=metric,
                 value=number,
-                origin=f"{path}: {where}.{metric}",
+                file=path,
+                key=f"{where}.{metric}",
                 standard_error=_finite(metrics.get(f"{metric}_stderr")),
                 variant=dtype.removeprefix("torch."),
             )

@@ -219,7 +219,8 @@ def _task(out: Collector, found: _TaskFile, algorithm: str, *, subsets: str) -> 
                 metric=METRIC,
                 value=main,
                 folds=folds,
-                origin=f"{path}: {key}.main_score",
+                file=path,
+                key=f"{key}.main_score",
             )
 
 
@@ -248,7 +249,8 @@ def _add_mean(
         metric=METRIC,
         value=sum(mains) / len(mains),
         folds=folds,
-        origin=f"{path}: scores.{split}[*].main_score (mean of {len(mains)} subsets)",
+        file=path,
+        key=f"scores.{split}[*].main_score (mean of {len(mains)} subsets)",
     )
 
 

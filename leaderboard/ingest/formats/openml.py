@@ -250,7 +250,8 @@ def _record(
         metric=function,
         value=value,
         folds=folds or None,
-        origin=f"{path}: {key}.values" if folds else f"{path}: {key}.value",
+        file=path,
+        key=f"{key}.values" if folds else f"{key}.value",
     )
 
 

@@ -115,7 +115,8 @@ def _dataset(
                 algorithm=model,
                 metric=str(metric),
                 value=value,
-                origin=f"{path}: {where}.metrics.{metric}",
+                file=path,
+                key=f"{where}.metrics.{metric}",
                 standard_error=spread,
             )
 

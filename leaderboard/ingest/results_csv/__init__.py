@@ -75,7 +75,9 @@ Rules
 
 from common.text import control_character_problem
 from leaderboard.ingest.results_csv.cells import parameter_count, plain_number
+from leaderboard.ingest.results_csv.long_layout import RecordColumns
 from leaderboard.ingest.results_csv.reading import (
+    parse_results_columns,
     parse_results_csv,
     parse_results_csv_partial,
     parse_results_csv_text,
@@ -106,11 +108,13 @@ __all__ = [
     "Format",
     "Incomplete",
     "ParsedResults",
+    "RecordColumns",
     "ResultsCsvError",
     "RowError",
     "ScoreRecord",
     "control_character_problem",
     "parameter_count",
+    "parse_results_columns",
     "parse_results_csv",
     "parse_results_csv_partial",
     "parse_results_csv_text",

@@ -4,7 +4,7 @@ of the whole file (duplicates, folds, ranks)."""
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import cast
 
@@ -385,6 +385,73 @@ class _LongParser(_ParserBase):
         self._check_mixed(found, layout)
         return self._records_checked(cols, found, layout)
 
+    def _parse_columns(self, given: RecordColumns) -> ParsedResults:
+        """:meth:`_parse_given` of results held as columns: each label is checked once,
+        however many records name it, and the records with none of a label's, a fold's
+        or a value's problems are kept as columns, with no object per record."""
+        with_folds = given.folds is not None
+        names = ["dataset", "algorithm", "metric", *(["fold"] if with_folds else []), "score"]
+        layout = _RecordLayout.of({name: i for i, name in enumerate(names)}, names, "long")
+        found = _Found()
+        n = len(given.values)
+        lines = np.arange(2, n + 2, dtype=np.int64)
+        d_names, d_problems = _label_checks(given.datasets, "dataset")
+        a_names, a_problems = _label_checks(given.algorithms, "algorithm")
+        k_names, k_problems = _label_checks(given.metrics, "metric")
+        d_raw = np.asarray(given.dataset_codes)
+        a_raw = np.asarray(given.algorithm_codes)
+        k_raw = np.asarray(given.metric_codes)
+        values = np.asarray(given.values, dtype=np.float64)
+        no_metric = _flags([not name for name in k_names])[k_raw]
+        if no_metric.any():
+            found.without_metric = int(lines[np.argmax(no_metric)])
+        named = _flags(
+            [bool(name) and p is None for name, p in zip(k_names, k_problems, strict=True)]
+        )[k_raw]
+        if named.any():
+            found.with_metric = int(lines[np.argmax(named)])
+        if given.folds is None:
+            folds = np.full(n, -1, dtype=np.int64)
+        else:
+            folds = np.asarray(given.folds, dtype=np.int64)
+            no_fold = folds < 0
+            if no_fold.any():
+                found.without_fold = int(lines[np.argmax(no_fold)])
+            if not no_fold.all():
+                found.with_fold = int(lines[np.argmin(no_fold)])
+        bad = (
+            _flags([p is not None for p in d_problems])[d_raw]
+            | _flags([p is not None for p in a_problems])[a_raw]
+            | _flags([p is not None for p in k_problems])[k_raw]
+            | (folds > 999_999_999)
+            | ~np.isfinite(values)
+        )
+        for i in np.flatnonzero(bad).tolist():  # worded as the row reader words them
+            line = i + 2
+            for column, problem in (
+                ("dataset", d_problems[d_raw[i]]),
+                ("algorithm", a_problems[a_raw[i]]),
+                ("metric", k_problems[k_raw[i]]),
+            ):
+                if problem is not None:
+                    self.errors.add(line, column, problem)
+            if folds[i] > 999_999_999:
+                self.errors.add(line, "fold", f"{int(folds[i])!r} is not a fold number")
+            if not math.isfinite(values[i]):
+                self.errors.add(line, "score", f"{float(values[i])!r} is not a finite number")
+        keep = ~bad
+        d, found.datasets = _first_seen(d_raw, d_names, keep)
+        a, found.algorithms = _first_seen(a_raw, a_names, keep)
+        k, found.metrics = _first_seen(k_raw, k_names, keep, blank_is_none=True)
+        self._check_mixed(found, layout)
+        if keep.all():  # as usual: no copy of what is kept whole
+            columns = (lines, d, a, values + 0.0, folds, k)
+        else:
+            columns = (lines[keep], d, a, values[keep] + 0.0, folds[keep], k)
+        for kept in columns:
+            kept.setflags(write=False)
+        return self._arrays_checked(columns, found, layout)
+
     def _given_fold(self, fold: int | None, line: int, found: _Found) -> int | None:
         if fold is None:
             found.without_fold = found.without_fold or line
@@ -416,8 +483,15 @@ class _LongParser(_ParserBase):
         self, cols: _Columns, found: _Found, layout: _RecordLayout
     ) -> ParsedResults:
         """The whole file's checks (duplicates, folds, ranks), then the result."""
+        return self._arrays_checked(cols.arrays(), found, layout)
+
+    def _arrays_checked(
+        self, columns: tuple[np.ndarray, ...], found: _Found, layout: _RecordLayout
+    ) -> ParsedResults:
+        """:meth:`_records_checked` of read-only columns (lines, dataset, algorithm,
+        value, fold and metric codes)."""
         errors = self.errors
-        lines, d, a, values, folds, k = cols.arrays()
+        lines, d, a, values, folds, k = columns
         labels = (tuple(found.datasets), tuple(found.algorithms), tuple(found.metrics))
         self._check_duplicates(lines, d, a, folds, k, labels)
         if not errors.total:
@@ -604,6 +678,70 @@ class _LongParser(_ParserBase):
                     break
                 position += size
                 start = end
+
+
+@dataclass(frozen=True, eq=False)
+class RecordColumns:
+    """Records another reader holds as columns: label tuples (names as the reader read
+    them: they are stripped and checked here) and, per record, codes into them, its fold
+    (``folds`` None: no record has one; -1: this one has none) and its value."""
+
+    datasets: Sequence[str]
+    algorithms: Sequence[str]
+    metrics: Sequence[str]
+    dataset_codes: np.ndarray
+    algorithm_codes: np.ndarray
+    metric_codes: np.ndarray
+    folds: np.ndarray | None
+    values: np.ndarray
+
+
+def _label_checks(labels: Sequence[str], what: str) -> tuple[list[str], list[str | None]]:
+    """Each label stripped, and why a cell holding it would be refused (None: it would
+    not); a metric's empty name is no problem, it is a record without a metric."""
+    names = [label.strip() for label in labels]
+    problems: list[str | None] = []
+    for name in names:
+        if not name:
+            problems.append(None if what == "metric" else f"empty {what} name")
+        elif problem := control_character_problem(name):
+            problems.append(f"{what} name {problem}")
+        else:
+            problems.append(None)
+    return names, problems
+
+
+def _flags(flags: list[bool]) -> np.ndarray:
+    return np.array(flags, dtype=bool) if flags else np.zeros(0, dtype=bool)
+
+
+def _first_seen(
+    codes: np.ndarray, names: list[str], keep: np.ndarray, *, blank_is_none: bool = False
+) -> tuple[np.ndarray, dict[str, int]]:
+    """The kept records' codes into their names, labels that strip alike merged and
+    numbered in order of first appearance (as the row reader numbers them), with that
+    numbering; with ``blank_is_none`` a blank name is no label (code -1)."""
+    merged: dict[str, int] = {}
+    same = np.array(
+        [
+            -1 if blank_is_none and not name else merged.setdefault(name, len(merged))
+            for name in names
+        ],
+        dtype=np.int64,
+    )
+    kept = same[codes] if keep.all() else same[codes[keep]]
+    named = kept >= 0
+    first = np.full(len(merged), len(kept), dtype=np.int64)
+    np.minimum.at(first, kept[named], np.flatnonzero(named))
+    used = np.flatnonzero(first < len(kept))
+    order = used[np.argsort(first[used], kind="stable")]
+    labels = list(merged)
+    numbering = {labels[i]: code for code, i in enumerate(order.tolist())}
+    if len(order) == len(merged) and (order == np.arange(len(order))).all():
+        return kept, numbering  # numbered as they came (an importer's codes are)
+    recode = np.full(len(merged) + 1, -1, dtype=np.int64)  # the last slot: -1 stays -1
+    recode[order] = np.arange(len(order))
+    return recode[kept], numbering
 
 
 def _kept(standard_errors: dict[int, float], lines: np.ndarray) -> dict[int, float]:
