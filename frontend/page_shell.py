@@ -144,9 +144,18 @@ def _messages(request: HttpRequest) -> str | None:
     return _drawn("frontend/accounts/_messages.html", {"messages": messages})
 
 
+def _own_nav(request: HttpRequest) -> dict[str, str]:
+    """The navigation region to draw for this reader: none for a reader not signed in
+    (a cookie of no session, or of one signed out), whose navigation is the shared
+    entry's as it stands, since every entry is an anonymous rendering of this URL."""
+    if not request.user.is_authenticated:
+        return {}
+    return {SITE_NAV: _site_nav(request)}
+
+
 def site_nav_shell(request: HttpRequest, body: bytes, **view_kwargs) -> bytes | None:
     """A page whose only reader's part is the site navigation."""
-    return regions_replaced(body, {SITE_NAV: _site_nav(request)})
+    return regions_replaced(body, _own_nav(request))
 
 
 def leaderboard_shell(
@@ -156,7 +165,7 @@ def leaderboard_shell(
     reader who maintains nothing here sees the anonymous ones: submit and upload, unless
     the benchmark is closed), and the reader's messages. ``generation``: the benchmark's
     generation token the shared entry was made under."""
-    regions = {SITE_NAV: _site_nav(request)}
+    regions = _own_nav(request)
     policy = _maintained_policy(request.user, slug=slug, generation=generation)
     if policy is not None:
         regions[PAGE_ACTIONS] = render_to_string(

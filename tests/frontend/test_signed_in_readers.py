@@ -321,3 +321,21 @@ def test_becoming_or_ceasing_to_be_a_maintainer_shows_on_the_next_page(board, re
     assert b'data-testid="edit-link"' not in readers["bob-reader"].get("/b/shared/").content
     bob.maintained_benchmarks.add(board)
     assert b'data-testid="edit-link"' in readers["bob-reader"].get("/b/shared/").content
+
+
+@pytest.mark.parametrize("page", SHELL_PAGES)
+def test_a_cookie_of_no_session_gets_the_anonymous_page_as_it_stands(board, readers, page):
+    path = page.format(slug=board.slug)
+    anonymous = readers["anonymous"].get(path)
+    stale = Client()
+    stale.cookies[settings.SESSION_COOKIE_NAME] = "no-such-session-0123456789"
+    with Renders() as again:
+        response = stale.get(path)
+    assert response.status_code == 200
+    assert response.content == anonymous.content
+    assert again.templates == []  # not even the navigation: the entry's is theirs
+    assert again.queries == 1  # the session asked for, and not found
+    assert "private" in response["Cache-Control"]
+    # Django's session middleware deletes the cookie of no session; no other cookie
+    assert set(response.cookies) == {settings.SESSION_COOKIE_NAME}
+    assert response.cookies[settings.SESSION_COOKIE_NAME].value == ""
