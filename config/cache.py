@@ -50,13 +50,24 @@ class ReusedClientRedisCacheClient(RedisCacheClient):
 
 
 class FailOpenRedisCache(RedisCache):
+    """``OPTIONS``: ``retry_seconds`` (how long an outage is assumed), ``max_timeout``
+    (seconds: no entry lives longer, whatever its caller asks; None: no bound)."""
+
     def __init__(self, server, params):
         options = dict(params.get("OPTIONS") or {})
         self.retry_seconds = float(options.pop("retry_seconds", 5.0))
+        max_timeout = options.pop("max_timeout", None)
+        self.max_timeout = None if max_timeout is None else int(max_timeout)
         super().__init__(server, {**params, "OPTIONS": options})
         self._class = ReusedClientRedisCacheClient
         self._down_until = 0.0
         self._lock = threading.Lock()
+
+    def get_backend_timeout(self, timeout=DEFAULT_TIMEOUT):
+        seconds = super().get_backend_timeout(timeout)
+        if self.max_timeout is None:
+            return seconds
+        return self.max_timeout if seconds is None else min(seconds, self.max_timeout)
 
     @property
     def is_down(self) -> bool:

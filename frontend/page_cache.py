@@ -160,15 +160,17 @@ Shell = Callable[..., bytes | None]
 
 def page_cached_with_shell(shell: Shell):
     """:func:`page_cached`, and a signed-in reader gets the anonymous entry with their own
-    part drawn by ``shell(request, body, **view_kwargs)`` (frontend/page_shell.py: the
-    body with the reader's regions replaced, or None to run the view)."""
+    part drawn by ``shell(request, body, generation=..., **view_kwargs)``
+    (frontend/page_shell.py: the body with the reader's regions replaced, or None to run
+    the view; ``generation`` is the benchmark's generation token the entry was made
+    under)."""
 
     def decorate(view):
         @wraps(view)
         def marked(request, *args, **kwargs):
             shared = getattr(request, _SHARED, None)
             if shared is not None:
-                body = shell(request, shared.body, **kwargs)
+                body = shell(request, shared.body, generation=shared.generation, **kwargs)
                 if body is not None:
                     return _shell_answer(body, shared)
             return view(request, *args, **kwargs)

@@ -17,20 +17,24 @@ is the same bytes for everyone by construction.
 A shell returns None when the page does not have its regions (a template changed): the
 view then renders the page as before.
 
-Whether a reader maintains any benchmark is kept per user for ``MAINTAINS_SECONDS`` (most
-readers maintain nothing, and they then skip the maintainer query on every board); the
-entry is dropped when the user's maintainer rows change (:func:`connect_signals`), and a
-kept "maintains something" only means the query runs.
+Whether a reader maintains any benchmark, and whether they maintain this one (with its
+submission policy), are kept in the cache for ``MAINTAINS_SECONDS``
+(:func:`_maintained_policy`): a signed-in reader's page asks the database nothing of it
+once known. A change of the user's maintainer rows drops both at once
+(:func:`connect_signals`), a change of the benchmark replaces its generation, so an edit
+shows on the next page; the bound covers a raw write to the rows, which sends no signal.
 """
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Mapping
 from functools import lru_cache
 
 from django.contrib.messages import get_messages
 from django.core.cache import cache
 from django.core.signals import setting_changed
+from django.db import transaction
 from django.db.models.signals import m2m_changed
 from django.dispatch import receiver
 from django.http import HttpRequest
@@ -140,18 +144,29 @@ def _messages(request: HttpRequest) -> str | None:
     return _drawn("frontend/accounts/_messages.html", {"messages": messages})
 
 
+def _own_nav(request: HttpRequest) -> dict[str, str]:
+    """The navigation region to draw for this reader: none for a reader not signed in
+    (a cookie of no session, or of one signed out), whose navigation is the shared
+    entry's as it stands, since every entry is an anonymous rendering of this URL."""
+    if not request.user.is_authenticated:
+        return {}
+    return {SITE_NAV: _site_nav(request)}
+
+
 def site_nav_shell(request: HttpRequest, body: bytes, **view_kwargs) -> bytes | None:
     """A page whose only reader's part is the site navigation."""
-    return regions_replaced(body, {SITE_NAV: _site_nav(request)})
+    return regions_replaced(body, _own_nav(request))
 
 
-def leaderboard_shell(request: HttpRequest, body: bytes, *, slug: str, **view_kwargs):
+def leaderboard_shell(
+    request: HttpRequest, body: bytes, *, slug: str, generation: str, **view_kwargs
+) -> bytes | None:
     """The leaderboard: the navigation, the maintainer's links for a maintainer (a
     reader who maintains nothing here sees the anonymous ones: submit and upload, unless
-    the benchmark is closed), and the reader's messages."""
-    regions = {SITE_NAV: _site_nav(request)}
-    user = request.user
-    policy = benchmark_policy_if_maintained(slug=slug, user=user) if _maintains_any(user) else None
+    the benchmark is closed), and the reader's messages. ``generation``: the benchmark's
+    generation token the shared entry was made under."""
+    regions = _own_nav(request)
+    policy = _maintained_policy(request.user, slug=slug, generation=generation)
     if policy is not None:
         regions[PAGE_ACTIONS] = render_to_string(
             "frontend/readers/_page_actions.html",
@@ -163,36 +178,56 @@ def leaderboard_shell(request: HttpRequest, body: bytes, *, slug: str, **view_kw
     return regions_replaced(body, regions)
 
 
-def _maintains_key(user_id: int) -> str:
-    return f"shell:maintains:v1:{user_id}"
+def _maintainer_key(user_id: int) -> str:
+    return f"shell:maintainer:v2:{user_id}"
 
 
-def _maintains_any(user) -> bool:
-    """Whether ``user`` may maintain some benchmark (a superuser maintains all), from the
-    per-user entry; a missed entry asks the database once."""
+def _board_key(token: str, user, slug: str, generation: str) -> str:
+    return f"shell:maintains:v2:{token}:{int(user.is_superuser)}:{slug}:{generation}"
+
+
+def _maintained_policy(user, *, slug: str, generation: str) -> str | None:
+    """The submission policy of benchmark ``slug`` if ``user`` maintains it, else None.
+
+    Two cached facts, each asked of the database once: the user's maintainer token (False
+    when they maintain nothing, most readers: one cache read and done), and, under that
+    token and the benchmark's generation, the policy ("" for a board they do not
+    maintain). A change of the user's maintainer rows drops their token, so every board
+    fact under it is dead at once; a change of the benchmark (its policy) replaces its
+    generation. Whether they are a superuser is in the key as well."""
     if not user.is_authenticated:
-        return False
-    if user.is_superuser:
-        return True
-    key = _maintains_key(user.pk)
-    kept = cache.get(key)
-    if isinstance(kept, bool):
-        return kept
-    maintains = user_maintains_any(user=user)
-    cache.set(key, maintains, timeout=MAINTAINS_SECONDS)
-    return maintains
+        return None
+    key = _maintainer_key(user.pk)
+    token = cache.get(key)
+    if not isinstance(token, str | bool):
+        token = uuid.uuid4().hex if user_maintains_any(user=user) else False
+        cache.set(key, token, timeout=MAINTAINS_SECONDS)
+    if token is False and not user.is_superuser:  # a superuser maintains every board
+        return None
+    board_key = _board_key(str(token), user, slug, generation)
+    policy = cache.get(board_key)
+    if not isinstance(policy, str):
+        policy = benchmark_policy_if_maintained(slug=slug, user=user) or ""
+        cache.set(board_key, policy, timeout=MAINTAINS_SECONDS)
+    return policy or None
 
 
 def _maintainers_changed(sender, instance, action, reverse, pk_set, **kwargs) -> None:
-    if not action.startswith("post_"):
+    """Drop the maintainer token of every user whose maintainer rows change, now and
+    again after commit (a reader that read the rows before the commit may have stored
+    a token made from them meanwhile)."""
+    if action not in ("post_add", "post_remove", "pre_clear"):
         return
     if reverse:  # user.maintained_benchmarks.add(...): the instance is the user
         user_ids = [instance.pk]
-    elif pk_set is not None:
-        user_ids = list(pk_set)
-    else:  # benchmark.maintainers.clear(): whom it removed is not said; a stale True is safe
-        return
-    cache.delete_many([_maintains_key(user_id) for user_id in user_ids])
+    elif action == "pre_clear":  # benchmark.maintainers.clear(): whom it removes, read now
+        user_ids = list(instance.maintainers.values_list("pk", flat=True))
+    else:
+        user_ids = list(pk_set or ())
+    keys = [_maintainer_key(user_id) for user_id in user_ids]
+    if keys:
+        cache.delete_many(keys)
+        transaction.on_commit(lambda: cache.delete_many(keys))
 
 
 def connect_signals() -> None:

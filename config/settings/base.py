@@ -187,6 +187,22 @@ CACHES = {
     ),
 }
 
+# Sessions: stored in the database (durable: a Redis restart signs nobody out), read
+# through the page cache's Redis where one is configured (Django's cached_db engine), so
+# that a signed-in reader's page needs no session query. A cached session is only a copy
+# and can be made again, hence the page cache (evicting it costs one query). Each copy
+# lives at most SESSION_CACHE_SECONDS: a sign-out whose cache delete is lost (Redis
+# unreachable: the cache fails open) or raced by a concurrent first read of the same
+# session outlives itself by at most that long (the browser's cookie is gone at once).
+# Without Redis the sessions stay in the database alone: a cache in process memory
+# would keep a signed-out session alive in every other worker process.
+SESSION_CACHE_SECONDS = env_int("PODIUM_SESSION_CACHE_SECONDS", 60)
+if PAGE_CACHE_URL:
+    SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
+    SESSION_CACHE_ALIAS = "sessions"
+    CACHES["sessions"] = _redis_cache(PAGE_CACHE_URL)
+    CACHES["sessions"]["OPTIONS"]["max_timeout"] = SESSION_CACHE_SECONDS
+
 SPECTACULAR_SETTINGS = {
     "TITLE": "Podium API",
     "DESCRIPTION": "Benchmarks, submissions and computed results of the Podium leaderboard.",

@@ -25,6 +25,10 @@ CACHES["default"]["KEY_PREFIX"] = env_str("PODIUM_CACHE_PREFIX", f"podium-test-{
 # The page cache in the same Redis database under the same prefix, so that clearing a
 # test's keys (tests/factories.py cache_clear_own) clears both.
 CACHES["pages"] = dict(CACHES["default"])  # noqa: F405
+CACHES["sessions"] = {  # noqa: F405
+    **CACHES["default"],  # noqa: F405
+    "OPTIONS": {**CACHES["default"]["OPTIONS"], "max_timeout": SESSION_CACHE_SECONDS},  # noqa: F405
+}
 # Off like the rates below: tests render many pages from the one test client address;
 # the test of the limit sets it (tests/security/test_page_cache_busting.py).
 REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"]["page_miss"] = None  # noqa: F405

@@ -247,6 +247,15 @@ def test_the_cache_fails_open_when_redis_is_away():
         cache.incr("k")
 
 
+def test_the_caches_max_timeout_bounds_every_entry():
+    bounded = FailOpenRedisCache("redis://127.0.0.1:1/0", {"OPTIONS": {"max_timeout": 60}})
+    assert bounded.get_backend_timeout(None) == 60  # "forever"
+    assert bounded.get_backend_timeout(14 * 24 * 3600) == 60
+    assert bounded.get_backend_timeout(5) == 5
+    unbounded = FailOpenRedisCache("redis://127.0.0.1:1/0", {})
+    assert unbounded.get_backend_timeout(None) is None
+
+
 @pytest.mark.django_db
 def test_the_schema_documents_every_status(client):
     schema = client.get("/api/schema/?format=json").json()

@@ -117,6 +117,10 @@ def test_each_reader_sees_their_own_part_and_nobody_elses(board, readers, page, 
                     assert secret not in body, (name, other, secret)
     shared = {_without_regions(body) for body in bodies.values()}
     assert len(shared) == 1  # the board is the same bytes for the three
+    if path == f"/b/{board.slug}/":  # the maintainer's links (cached per reader) are Ada's
+        assert b'data-testid="edit-link"' in bodies["ada-maintainer"]
+        assert b'data-testid="edit-link"' not in bodies["bob-reader"]
+        assert b'data-testid="edit-link"' not in bodies["anonymous"]
 
 
 def _give_message(client: Client, text: str) -> None:
@@ -188,7 +192,8 @@ def test_after_the_first_reader_no_board_is_rendered(board, readers, page):
         }
         # the reader's regions (the navigation's pattern is drawn once a process), no board
         assert set(again.templates) <= regions
-        # the session and the user, and on the leaderboard whether they maintain it
+        # the user (the session is read from the cache), and on a reader's first
+        # leaderboard whether they maintain something and this board
         assert again.queries <= 3, name
         assert "private" in response["Cache-Control"]
         assert "ETag" not in response and "Last-Modified" not in response
@@ -260,7 +265,45 @@ def test_a_reader_who_maintains_nothing_costs_no_maintainer_query(board, readers
     with Renders() as again:
         response = readers["bob-reader"].get("/b/shared/")
     assert b"bob-reader" in response.content
-    assert again.queries <= 2  # the session and the user only
+    assert again.queries == 1  # the user only: the session and what he maintains are cached
+
+
+def test_a_maintainer_known_to_maintain_the_board_costs_no_maintainer_query(board, readers):
+    readers["anonymous"].get("/b/shared/")
+    readers["ada-maintainer"].get("/b/shared/")  # what Ada maintains, and this board, known
+    for _ in range(2):
+        with Renders() as again:
+            response = readers["ada-maintainer"].get("/b/shared/")
+        assert b'data-testid="edit-link"' in response.content
+        assert again.queries == 1  # the user only
+
+
+def test_a_cleared_list_of_maintainers_shows_on_the_next_page(board, readers):
+    from django.contrib.auth import get_user_model
+
+    ada = get_user_model().objects.get(username="ada-maintainer")
+    readers["anonymous"].get("/b/shared/")
+    assert b'data-testid="edit-link"' in readers["ada-maintainer"].get("/b/shared/").content
+    board.maintainers.clear()
+    assert b'data-testid="edit-link"' not in readers["ada-maintainer"].get("/b/shared/").content
+    board.maintainers.add(ada)
+    assert b'data-testid="edit-link"' in readers["ada-maintainer"].get("/b/shared/").content
+    ada.maintained_benchmarks.clear()
+    assert b'data-testid="edit-link"' not in readers["ada-maintainer"].get("/b/shared/").content
+
+
+def test_a_superuser_gets_the_maintainer_links_from_the_next_page(board, readers):
+    from django.contrib.auth import get_user_model
+
+    bob = get_user_model().objects.get(username="bob-reader")
+    readers["anonymous"].get("/b/shared/")
+    assert b'data-testid="edit-link"' not in readers["bob-reader"].get("/b/shared/").content
+    bob.is_superuser = True
+    bob.save()
+    assert b'data-testid="edit-link"' in readers["bob-reader"].get("/b/shared/").content
+    bob.is_superuser = False
+    bob.save()
+    assert b'data-testid="edit-link"' not in readers["bob-reader"].get("/b/shared/").content
 
 
 def test_becoming_or_ceasing_to_be_a_maintainer_shows_on_the_next_page(board, readers):
@@ -278,3 +321,21 @@ def test_becoming_or_ceasing_to_be_a_maintainer_shows_on_the_next_page(board, re
     assert b'data-testid="edit-link"' not in readers["bob-reader"].get("/b/shared/").content
     bob.maintained_benchmarks.add(board)
     assert b'data-testid="edit-link"' in readers["bob-reader"].get("/b/shared/").content
+
+
+@pytest.mark.parametrize("page", SHELL_PAGES)
+def test_a_cookie_of_no_session_gets_the_anonymous_page_as_it_stands(board, readers, page):
+    path = page.format(slug=board.slug)
+    anonymous = readers["anonymous"].get(path)
+    stale = Client()
+    stale.cookies[settings.SESSION_COOKIE_NAME] = "no-such-session-0123456789"
+    with Renders() as again:
+        response = stale.get(path)
+    assert response.status_code == 200
+    assert response.content == anonymous.content
+    assert again.templates == []  # not even the navigation: the entry's is theirs
+    assert again.queries == 1  # the session asked for, and not found
+    assert "private" in response["Cache-Control"]
+    # Django's session middleware deletes the cookie of no session; no other cookie
+    assert set(response.cookies) == {settings.SESSION_COOKIE_NAME}
+    assert response.cookies[settings.SESSION_COOKIE_NAME].value == ""

@@ -1,13 +1,18 @@
 """A signed-in reader of a cached page (frontend/page_shell.py): every way of signing a
-reader out signs out every copy of their cookie, the navigation drawn from a pattern made
-once is the template drawn, and no reader's name or token is in anyone else's answer."""
+reader out signs out every copy of their cookie (an expiry written to the database behind
+the session engine's back, once the session's cached copy lapses), the navigation drawn
+from a pattern made once is the template drawn, and no reader's name or token is in
+anyone else's answer."""
 
 from __future__ import annotations
 
 import re
 
 import pytest
+from django.conf import settings
+from django.contrib.sessions.backends.cached_db import KEY_PREFIX
 from django.contrib.sessions.models import Session
+from django.core.cache import caches
 from django.middleware.csrf import _get_new_csrf_string
 from django.template.context_processors import csrf
 from django.test import Client, RequestFactory, override_settings
@@ -53,17 +58,11 @@ def _deactivate(user, client):
     user.save()
 
 
-def _expire(user, client):
-    Session.objects.update(expire_date=timezone.now() - timezone.timedelta(seconds=1))
-
-
 def _delete_user(user, client):
     user.delete()
 
 
-@pytest.mark.parametrize(
-    "sign_out", [_log_out, _change_password, _deactivate, _expire, _delete_user]
-)
+@pytest.mark.parametrize("sign_out", [_log_out, _change_password, _deactivate, _delete_user])
 def test_what_signs_a_reader_out_signs_out_every_copy_of_their_cookie(sign_out):
     user, client = _signed_in("stale-cookie-owner")
     old_cookie = client.cookies["sessionid"].value
@@ -79,6 +78,30 @@ def test_what_signs_a_reader_out_signs_out_every_copy_of_their_cookie(sign_out):
     assert page.status_code == 200 and b"stale-cookie-owner" not in page.content
     assert b'data-testid="nav-login"' in page.content
     assert b'data-testid="nav-account"' not in page.content
+
+
+def _session_copy_seconds(session_key: str) -> int:
+    """How long the session cache keeps its copy of the session (Redis's TTL; -2: none)."""
+    sessions = caches[settings.SESSION_CACHE_ALIAS]
+    client = sessions._cache.get_client(write=False)  # type: ignore[attr-defined]
+    return client.ttl(sessions.make_key(KEY_PREFIX + session_key))
+
+
+def test_a_session_expired_in_the_database_ends_when_its_cached_copy_lapses():
+    """A signed-in request reads the session from the cache (no query); an expiry
+    written to the database behind the session engine's back (a raw update) is read
+    once the copy lapses, at most SESSION_CACHE_SECONDS later, as every copy does."""
+    assert settings.SESSION_ENGINE.endswith("cached_db")
+    _, client = _signed_in("expired-owner")
+    session_key = client.cookies["sessionid"].value
+    assert _is_signed_in(client)
+    assert 0 < _session_copy_seconds(session_key) <= settings.SESSION_CACHE_SECONDS
+    Session.objects.update(expire_date=timezone.now() - timezone.timedelta(seconds=1))
+    caches[settings.SESSION_CACHE_ALIAS].delete(KEY_PREFIX + session_key)  # the copy lapsed
+    stale = Client()
+    stale.cookies["sessionid"] = session_key
+    assert not _is_signed_in(stale)
+    assert _session_copy_seconds(session_key) == -2  # an expired session is not cached
 
 
 def test_a_session_signed_with_a_retired_secret_key_is_kept_and_moved_to_the_new_one():
