@@ -105,6 +105,15 @@ def _solve_simplex_qp(H: np.ndarray, v: np.ndarray) -> np.ndarray:
     best[:, 0] = 1.0
     best_value = _qp_objective(H, v, best)
     for support in supports:
+        if support.sum() == 1:
+            # A vertex: its KKT solution is 1 on the support (to rounding), which the
+            # normalisation below makes exactly 1, so it is taken as it is.
+            lam = np.zeros((B, K))
+            lam[:, support] = 1.0
+            value = _qp_objective(H, v, lam)
+            better = value < best_value - 1e-15 * np.maximum(1.0, np.abs(best_value))
+            best[better], best_value[better] = lam[better], value[better]
+            continue
         lam = _support_solution(H, v, support)
         feasible = (lam >= -1e-12).all(axis=1) & (np.abs(lam.sum(axis=1) - 1.0) <= 1e-9)
         lam = np.clip(lam, 0.0, None)
