@@ -303,9 +303,10 @@ class _LooTerms:
         k = np.arange(1, K + 1)
         weights, pairs, loos = [], [], []
         for c in np.unique(counts[counts > 0]):
-            drawn = (counts == c).astype(float)
-            weights.append(c * np.asarray((design.group_share.T @ drawn.T).T))
-            pairs.append(c * np.asarray((design.group_count.T @ drawn.T).T))
+            # (n, B), contiguous: the layout the sparse products read, made once for both
+            drawn_t = np.ascontiguousarray((counts == c).T, dtype=float)
+            weights.append(c * np.asarray((design.group_share_t @ drawn_t).T))
+            pairs.append(c * np.asarray((design.group_count_t @ drawn_t).T))
             remaining = at_group - c * design.group_profile
             remaining[remaining < _ZERO] = 0.0
             rest = np.where(usable & (N - c > 0), N - c, 1.0)
