@@ -16,12 +16,25 @@ def _self_products(design: _Design) -> np.ndarray:
     """``D[i, k, l] = C_ik . C_il``: dot products of dataset ``i``'s cumulative position
     shares (top-k and top-l), shape (n, K, K)."""
     n, m, K = design.n, design.m, design.K
-    blocks = [design.positions[:, j * m : (j + 1) * m] for j in range(K)]
-    plain = np.zeros((n, K, K))
-    for j in range(K):
-        for jj in range(j, K):
-            value = np.asarray(blocks[j].multiply(blocks[jj]).sum(axis=1)).ravel()
-            plain[:, j, jj] = plain[:, jj, j] = value
+    entries = design.positions.tocoo()
+    row, column, share = entries.row, entries.col, entries.data
+    position, algorithm = column // m, column % m
+    # An algorithm's shares of one dataset (one per position its tie group spans, at most
+    # K) sit next to each other in this order; a product pairs two of them.
+    order = np.lexsort((position, algorithm, row))
+    row, position, algorithm, share = row[order], position[order], algorithm[order], share[order]
+    key = row.astype(np.int64) * m + algorithm
+    plain = np.zeros(n * K * K)
+    for gap in range(K):
+        first = np.flatnonzero(key[: key.size - gap] == key[gap:])
+        second = first + gap
+        product = share[first] * share[second]
+        cell = row[first].astype(np.int64) * K * K + position[first] * K + position[second]
+        # bincount adds in entry order: by algorithm within a dataset, as the sparse
+        # row sums did.
+        plain += np.bincount(cell, weights=product, minlength=n * K * K)
+    plain = plain.reshape(n, K, K)
+    plain = np.triu(plain) + np.triu(plain, 1).transpose(0, 2, 1)
     return np.cumsum(np.cumsum(plain, axis=1), axis=2)
 
 
