@@ -24,7 +24,7 @@ def _self_products(design: _Design) -> np.ndarray:
     order = np.lexsort((position, algorithm, row))
     row, position, algorithm, share = row[order], position[order], algorithm[order], share[order]
     key = row.astype(np.int64) * m + algorithm
-    plain = np.zeros(n * K * K)
+    flat = np.zeros(n * K * K)
     for gap in range(K):
         first = np.flatnonzero(key[: key.size - gap] == key[gap:])
         second = first + gap
@@ -32,9 +32,9 @@ def _self_products(design: _Design) -> np.ndarray:
         cell = row[first].astype(np.int64) * K * K + position[first] * K + position[second]
         # bincount adds in entry order: by algorithm within a dataset, as the sparse
         # row sums did.
-        plain += np.bincount(cell, weights=product, minlength=n * K * K)
-    plain = plain.reshape(n, K, K)
-    plain = np.triu(plain) + np.triu(plain, 1).transpose(0, 2, 1)
+        flat += np.bincount(cell, weights=product, minlength=n * K * K)
+    upper = flat.reshape(n, K, K)
+    plain = np.triu(upper) + np.triu(upper, 1).transpose(0, 2, 1)
     return np.cumsum(np.cumsum(plain, axis=1), axis=2)
 
 
