@@ -257,12 +257,14 @@ def _choice_set_totals(gamma: np.ndarray, design: _StageDesign) -> np.ndarray:
 
 def _denominators(
     gamma: np.ndarray,
-    weights: np.ndarray,
+    weights_t: np.ndarray,
     design: _StageDesign,
     buffer: np.ndarray | None = None,
 ) -> np.ndarray:
     """``D[b, a] = sum_stages w * t / S`` over the stages whose choice set holds ``a``.
 
+    ``weights_t`` holds the weights transposed, a C-contiguous ``(n, B)`` array: a fit
+    transposes them once (:func:`_weights_of`), not at every MM step.
     ``buffer`` is optional flat scratch space of at least ``m * n * B`` elements,
     reused across MM iterations. One pass gathers the worths in position order; then,
     slab by slab over the used positions, come the choice-set totals (a reverse
@@ -274,7 +276,7 @@ def _denominators(
     rows = gamma.shape[0]
     used = design.n_used
     if n * rows < _SLAB_MIN_ELEMENTS:
-        return _denominators_by_row(gamma, weights, design)
+        return _denominators_by_row(gamma, weights_t.T, design)
     if buffer is None or buffer.size < m * n * rows:
         buffer = np.empty(m * n * rows)
     work = buffer[: m * n * rows].reshape(m, n, rows)
@@ -288,9 +290,9 @@ def _denominators(
     for position in range(highest, -1, -1):
         np.add(work[position], work[position + 1], out=work[position])
     stage_terms = work[:used]
-    # A contiguous (n, B) copy of the weights: broadcasting the transposed view over the
-    # slabs takes numpy's strided loop, which made this division twice as slow.
-    np.divide(np.ascontiguousarray(weights.T)[None, :, :], stage_terms, out=stage_terms)
+    # The contiguous (n, B) weights: broadcasting a transposed view over the slabs takes
+    # numpy's strided loop, which made this division twice as slow.
+    np.divide(weights_t[None, :, :], stage_terms, out=stage_terms)
     if not design.unit_stages:
         stage_terms *= design.stage_size_t[:used, :, None]
     for position in range(1, used):
@@ -379,6 +381,7 @@ def _mm_fit(
     active = np.arange(capacity)
     waiting = capacity
     buffer = np.empty(design.order_t.size * capacity)
+    weights_t = np.ascontiguousarray(weights.T)
 
     while active.size:
 
@@ -386,7 +389,12 @@ def _mm_fit(
             part: np.ndarray, current: np.ndarray, rows: np.ndarray = active
         ) -> tuple[np.ndarray, np.ndarray]:
             return _mm_step(
-                current, weights[rows[part]], wins[rows[part]], design, prior_strength, buffer
+                current,
+                _weights_of(weights_t, rows[part]),
+                wins[rows[part]],
+                design,
+                prior_strength,
+                buffer,
             )
 
         done, evaluations, step_limit[active] = _accelerated_cycle(
@@ -407,17 +415,26 @@ def _mm_fit(
     return gamma, iterations, converged
 
 
+def _weights_of(weights_t: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """The transposed weights of ``rows`` (increasing), C-contiguous: the array itself
+    when they are all of its rows."""
+    if rows.size == weights_t.shape[1] and rows[-1] == rows.size - 1:
+        return weights_t
+    return np.take(weights_t, rows, axis=1)
+
+
 def _mm_step(
     current: np.ndarray,
-    weights: np.ndarray,
+    weights_t: np.ndarray,
     wins: np.ndarray,
     design: _StageDesign,
     prior_strength: float,
     buffer: np.ndarray,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """One MM update of the rows ``current`` and the largest change of a log worth per row."""
+    """One MM update of the rows ``current`` (``weights_t``: their weights transposed, as
+    :func:`_denominators` reads them) and the largest change of a log worth per row."""
     m = current.shape[1]
-    denominators = _denominators(current, weights, design, buffer)
+    denominators = _denominators(current, weights_t, design, buffer)
     denominators += prior_strength
     updated = wins / denominators
     # The likelihood ignores the scale of the worths and the prior's optimal scale
@@ -605,7 +622,7 @@ def _mm_fit_rows(
                 row_design: _StageDesign = row_design,
                 row_wins: np.ndarray = row_wins,
             ) -> tuple[np.ndarray, np.ndarray]:
-                return _mm_step(values, row_weights, row_wins, row_design, prior_strength, buffer)
+                return _mm_step(values, row_weights.T, row_wins, row_design, prior_strength, buffer)
 
             while True:
                 done, evaluations, step_limit = _accelerated_cycle(

@@ -4,6 +4,7 @@ docstring)."""
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -136,9 +137,23 @@ class _Design:
     group_share: sp.csr_matrix  # (n, G): 1/t for the winners of dataset i
     group_count: sp.csr_matrix  # (n, G): 1 for the winners of dataset i
 
+    # The transposes the products read, built once per design: scipy builds a new matrix
+    # object (with its format checks) at every ``.T``.
+    @functools.cached_property
+    def positions_t(self) -> sp.csc_matrix:
+        return self.positions.T
+
+    @functools.cached_property
+    def group_share_t(self) -> sp.csc_matrix:
+        return self.group_share.T
+
+    @functools.cached_property
+    def group_count_t(self) -> sp.csc_matrix:
+        return self.group_count.T
+
     def totals(self, counts: np.ndarray) -> np.ndarray:
         """Cumulative counts ``R[b, k, a] = sum_i counts[b, i] C[i, k, a]``, (B, K, m)."""
-        flat = np.asarray(self.positions.T @ counts.T).T
+        flat = np.asarray(self.positions_t @ np.ascontiguousarray(counts.T)).T
         return np.cumsum(flat.reshape(counts.shape[0], self.K, self.m), axis=1)
 
 

@@ -16,12 +16,25 @@ def _self_products(design: _Design) -> np.ndarray:
     """``D[i, k, l] = C_ik . C_il``: dot products of dataset ``i``'s cumulative position
     shares (top-k and top-l), shape (n, K, K)."""
     n, m, K = design.n, design.m, design.K
-    blocks = [design.positions[:, j * m : (j + 1) * m] for j in range(K)]
-    plain = np.zeros((n, K, K))
-    for j in range(K):
-        for jj in range(j, K):
-            value = np.asarray(blocks[j].multiply(blocks[jj]).sum(axis=1)).ravel()
-            plain[:, j, jj] = plain[:, jj, j] = value
+    entries = design.positions.tocoo()
+    row, column, share = entries.row, entries.col, entries.data
+    position, algorithm = column // m, column % m
+    # An algorithm's shares of one dataset (one per position its tie group spans, at most
+    # K) sit next to each other in this order; a product pairs two of them.
+    order = np.lexsort((position, algorithm, row))
+    row, position, algorithm, share = row[order], position[order], algorithm[order], share[order]
+    key = row.astype(np.int64) * m + algorithm
+    flat = np.zeros(n * K * K)
+    for gap in range(K):
+        first = np.flatnonzero(key[: key.size - gap] == key[gap:])
+        second = first + gap
+        product = share[first] * share[second]
+        cell = row[first].astype(np.int64) * K * K + position[first] * K + position[second]
+        # bincount adds in entry order: by algorithm within a dataset, as the sparse
+        # row sums did.
+        flat += np.bincount(cell, weights=product, minlength=n * K * K)
+    upper = flat.reshape(n, K, K)
+    plain = np.triu(upper) + np.triu(upper, 1).transpose(0, 2, 1)
     return np.cumsum(np.cumsum(plain, axis=1), axis=2)
 
 
@@ -77,10 +90,37 @@ def _support_solution(H: np.ndarray, v: np.ndarray, support: np.ndarray) -> np.n
     rhs = np.zeros((B, s + 1))
     rhs[:, :s] = 2.0 * v[:, where]
     rhs[:, s] = 1.0
-    solution = np.matmul(np.linalg.pinv(kkt, rcond=1e-10), rhs[..., None])[..., 0]
+    solution = _kkt_solution(kkt, rhs)
     lam = np.zeros((B, K))
     lam[:, where] = solution[:, :s]
     return lam
+
+
+_PINV_RCOND = 1e-10
+
+_INVERSE_COND = 1e8
+"""Below this 1-norm condition number a KKT system is solved through its inverse: its
+2-norm condition is then below ``(s + 1) 1e8 < 1 / _PINV_RCOND``, where the pseudo-inverse
+would drop no singular value and gives the same solution (to rounding)."""
+
+
+def _kkt_solution(kkt: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    """``pinv(kkt, rcond=1e-10) @ rhs`` per replicate: by the inverse where the system is
+    well conditioned (several times faster than the SVD the pseudo-inverse takes), by
+    the pseudo-inverse where it is not (the minimum-norm solution of a singular face)."""
+    try:
+        inverse = np.linalg.inv(kkt)
+    except np.linalg.LinAlgError:  # an exactly singular system in the batch
+        return np.matmul(np.linalg.pinv(kkt, rcond=_PINV_RCOND), rhs[..., None])[..., 0]
+    with np.errstate(invalid="ignore", over="ignore"):
+        condition = np.abs(kkt).sum(axis=1).max(axis=1) * np.abs(inverse).sum(axis=1).max(axis=1)
+        solution = np.matmul(inverse, rhs[..., None])[..., 0]
+    poor = ~(condition < _INVERSE_COND)  # NaN included
+    if poor.any():
+        solution[poor] = np.matmul(
+            np.linalg.pinv(kkt[poor], rcond=_PINV_RCOND), rhs[poor][..., None]
+        )[..., 0]
+    return solution
 
 
 def _solve_simplex_qp(H: np.ndarray, v: np.ndarray) -> np.ndarray:
@@ -105,6 +145,15 @@ def _solve_simplex_qp(H: np.ndarray, v: np.ndarray) -> np.ndarray:
     best[:, 0] = 1.0
     best_value = _qp_objective(H, v, best)
     for support in supports:
+        if support.sum() == 1:
+            # A vertex: its KKT solution is 1 on the support (to rounding), which the
+            # normalisation below makes exactly 1, so it is taken as it is.
+            lam = np.zeros((B, K))
+            lam[:, support] = 1.0
+            value = _qp_objective(H, v, lam)
+            better = value < best_value - 1e-15 * np.maximum(1.0, np.abs(best_value))
+            best[better], best_value[better] = lam[better], value[better]
+            continue
         lam = _support_solution(H, v, support)
         feasible = (lam >= -1e-12).all(axis=1) & (np.abs(lam.sum(axis=1) - 1.0) <= 1e-9)
         lam = np.clip(lam, 0.0, None)
