@@ -44,6 +44,7 @@ from leaderboard.ingest.results_csv.sheets import (
     MappedCsv,
     TidyTable,
     column_in_file,
+    is_xlsx,
     mapped_results_text,
     needs_tidying,
     relocated_error,
@@ -223,6 +224,26 @@ def upload_read(
     return UploadRead(parsed, None, left_out, len(skipped) + parsed.n_dropped, notes, named)
 
 
+def _tidy_size_bounded(upload: UploadInput) -> None:
+    """A CSV tidied before parsing is read whole: refused past
+    ``PODIUM_MAX_TIDY_UPLOAD_BYTES`` (a workbook is bounded by its own zip bounds)."""
+    bound = settings.PODIUM_MAX_TIDY_UPLOAD_BYTES
+    if len(upload.content) > bound:
+        raise ResultsCsvError(
+            [
+                RowError(
+                    1,
+                    None,
+                    f"a CSV read with NaN cells as missing, one row per model or a pandas "
+                    f"index column may be up to {bound / 2**20:.0f} MiB and this one is "
+                    f"{len(upload.content) / 2**20:.1f} MiB: write it as a plain results "
+                    "CSV (dataset,algorithm,score), or import it with manage.py "
+                    "import_benchmark",
+                )
+            ]
+        )
+
+
 def _mapped_table(upload: UploadInput, *, max_rows: int) -> MappedCsv | TidyTable | None:
     """The file as the parser reads it, where it is not one already: a workbook, NaN
     cells read as missing, one row per model (the reading ``import_benchmark`` gives
@@ -236,6 +257,8 @@ def _mapped_table(upload: UploadInput, *, max_rows: int) -> MappedCsv | TidyTabl
     )
     if not tidied and not upload.columns:
         return None
+    if tidied and not is_xlsx(upload.content, upload.filename):
+        _tidy_size_bounded(upload)
     try:
         if tidied:
             return tidy_results_table(

@@ -139,3 +139,17 @@ def test_a_background_job_keeps_the_choices(celery_worker, settings):
         ("adult", "rf", 0.88),
         ("credit", "lightgbm", 0.77),
     ]
+
+
+def test_a_mapping_and_one_row_per_model_are_refused_together_whatever_the_entry_point():
+    """The web form refused the pair; the API and the command read the datasets as
+    algorithms (review). The rule is the reader's, so every entry point has it."""
+    board, user = make_benchmark(), make_user()
+    with pytest.raises(ResultsCsvError) as refused:
+        submissions_upload(
+            benchmark=board,
+            submitter=user,
+            upload=UploadInput(AMLB_NAN, columns=MAPPING, models_as_rows=True),
+        )
+    assert "one row per model" in str(refused.value)
+    assert stored_scores() == []

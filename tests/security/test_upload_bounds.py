@@ -120,3 +120,45 @@ def test_wide_file_over_the_cap_is_refused_through_the_api(settings):
     assert response.status_code == 400
     assert "at most 50 scores" in response.content.decode()
     assert not stored_scores()
+
+
+def indexed_tiny_cells(size: int) -> bytes:
+    """pandas' index column, then rows of one-character cells: read whole before parsing
+    (sheets.tidy_results_table), about 45 bytes of Python per byte of the file."""
+    width = 500
+    header = "," + ",".join(f"c{j}" for j in range(width)) + "\n"
+    row = ",".join("1" for _ in range(width + 1)) + "\n"
+    return (header + row * (size // len(row))).encode()
+
+
+@pytest.mark.django_db
+def test_a_csv_read_whole_before_parsing_is_refused_past_its_bound_before_it_is_read(settings):
+    """Review of the web and API reading of NaN cells, models as rows and pandas' index:
+    a 3.8 MB file of tiny cells took 168 MiB; at the API's 100 MB about 4.4 GB."""
+    from leaderboard.services.uploads import UploadInput, submissions_upload
+
+    settings.PODIUM_MAX_TIDY_UPLOAD_BYTES = 1 * MiB
+    content = indexed_tiny_cells(2 * MiB)  # under the background threshold: in the request
+    assert len(content) < settings.PODIUM_BACKGROUND_UPLOAD_BYTES
+    board, user = make_benchmark(), make_user()
+    for choices in ({}, {"nan_missing": True}, {"models_as_rows": True}):
+        peak, _, outcome = peak_while(
+            lambda choices=choices: submissions_upload(
+                benchmark=board, submitter=user, upload=UploadInput(content, **choices)
+            )
+        )
+        assert isinstance(outcome, ResultsCsvError), outcome
+        assert "may be up to 1 MiB and this one is 2.0 MiB" in str(outcome)
+        assert peak < 16, f"refusing a {len(content)} B file peaked at {peak:.0f} MiB"
+    assert not Submission.objects.exists()
+
+
+def test_a_csv_read_whole_stops_at_the_row_cap():
+    from leaderboard.ingest.results_csv.sheets import tidy_results_table
+
+    content = b",dataset,algorithm,score\n" + b"".join(
+        b"%d,d%d,a,0.5\n" % (i, i) for i in range(50)
+    )
+    with pytest.raises(ResultsCsvError, match="more than 10 rows: split the file"):
+        tidy_results_table(content, filename="x.csv", max_rows=10)
+    assert len(tidy_results_table(content, filename="x.csv", max_rows=50).source_lines) == 51

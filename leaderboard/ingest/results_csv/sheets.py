@@ -123,6 +123,7 @@ def needs_tidying(
     straight by the parser: a workbook, NaN cells read as missing, one row per model, or
     a header that starts with an unnamed column (pandas' index). One rule for the
     command, the web form and the API."""
+    # Only whether to tidy: tidy_results_table's _has_index_column decides on the rows.
     head = content.removeprefix(b"\xef\xbb\xbf")[:64].lower()
     return (
         models_as_rows
@@ -147,16 +148,23 @@ def tidy_results_table(
     row without a score (NaN or empty, as a failed run leaves it) is left out; without
     it such cells reach the parser, which refuses them as not finite numbers.
 
-    Raises ``ValueError`` naming what cannot be done (a mapped column the header lacks),
-    :class:`ResultsCsvError` for text that is not CSV.
+    Raises ``ValueError`` naming what cannot be done (a mapped column the header lacks,
+    a mapping of a table read as one row per model), :class:`ResultsCsvError` for text
+    that is not CSV or more than ``max_rows`` rows.
     """
+    if columns and models_as_rows:
+        # one row per model has no dataset, algorithm or score column to map
+        raise ValueError(
+            "columns cannot be mapped in a table read as one row per model (its first "
+            "column is the model, every other column a dataset): choose one"
+        )
     rows = _xlsx_rows(content, max_rows) if is_xlsx(content, filename) else None
     delimiter = ","
     if rows is None:
         text = _text(content)
         first = next((line for line in text.splitlines() if line.strip()), "")
         delimiter = _delimiter_of(first)
-        rows = _csv_rows(text, delimiter)
+        rows = _csv_rows(text, delimiter, max_rows)
     numbered = [(line, cells) for line, cells in rows if any(c.strip() for c in cells)]
     if not numbered:
         return TidyTable("", (), ())
@@ -323,12 +331,16 @@ def _text(content: bytes) -> str:
         ) from None
 
 
-def _csv_rows(text: str, delimiter: str) -> list[tuple[int, list[str]]]:
+def _csv_rows(text: str, delimiter: str, max_rows: int | None) -> list[tuple[int, list[str]]]:
     reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
     rows = []
     start = 1
     try:
         for cells in reader:
+            if max_rows is not None and len(rows) > max_rows:
+                raise ResultsCsvError(
+                    [RowError(start, None, f"more than {max_rows} rows: split the file")]
+                )
             rows.append((start, cells))
             start = reader.line_num + 1
     except csv.Error as exc:
