@@ -120,25 +120,26 @@ def _results(out: Collector, reading: _Reading, results: list, *, shared: set[st
     said_lower = said_low = said_high = _UNSAID
     said_in = False
     for i, result in enumerate(results):
-        if type(result) is dict:
-            name = result.get("evaluation_name")
-            config = result.get("metric_config")
-            details = result.get("score_details")
-            source = result.get("source_data")
-        else:
-            name = config = details = source = None
+        # Subscripts, not .get(): a result, its score_details and source_data are
+        # objects if these succeed (JSON's other values refuse a key with TypeError).
+        try:
+            details = result["score_details"]
+            value = details["score"]
+            dataset = result["source_data"]["dataset_name"]
+            name = result["evaluation_name"]
+            config = result["metric_config"]
+        except (KeyError, TypeError):
+            value = None
         if (
-            type(name) is not str
-            or type(config) is not dict
-            or type(details) is not dict
-            or type(source) is not dict
-            or type(value := details.get("score")) is not float
+            type(value) is not float
             or not isfinite(value)
+            or type(name) is not str
+            or type(dataset) is not str
+            or type(config) is not dict
             or "details" in details
             or "uncertainty" in details
-            or (known if (known := aggregate.get(name)) is not None else reading.is_aggregate(name))
-            or type(dataset := source.get("dataset_name")) is not str
             or not dataset.strip()
+            or (known if (known := aggregate.get(name)) is not None else reading.is_aggregate(name))
         ):
             _result(out, reading, i, result, shared=shared)
             said_in = False  # it may have stated a metric
@@ -207,8 +208,14 @@ def _precision(info: dict) -> str:
 def _shared_datasets(results: list) -> set[str]:
     """Dataset names under which one document holds several evaluations that no metric
     name tells apart: those evaluations are datasets of their own."""
-    # Most documents name one evaluation per dataset: find those that name several
-    # first (a look-up a result), and weigh only their results.
+    # Most documents name a dataset of its own for each result: then none is shared.
+    try:
+        if len({result["source_data"]["dataset_name"] for result in results}) == len(results):
+            return set()
+    except (KeyError, TypeError):  # a result without one, or not an object: see below
+        pass
+    # Else find the datasets named by several evaluations first (a look-up a result),
+    # and weigh only their results.
     first: dict[str, str] = {}
     several: set[str] = set()
     for result in results:
