@@ -399,7 +399,9 @@ def _score_keys(n: int) -> list[str]:
     keys = _SCORE_KEYS
     if len(keys) < n:
         made = min(n, _MOST_SCORE_KEYS)
-        keys.extend(f"evaluation_results[{i}].score_details.score" for i in range(len(keys), made))
+        keys.extend(
+            [f"evaluation_results[{i}].score_details.score" for i in range(len(keys), made)]
+        )
         if made < n:
             keys = keys + [f"evaluation_results[{i}].score_details.score" for i in range(made, n)]
     return keys
