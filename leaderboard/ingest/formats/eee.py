@@ -119,6 +119,7 @@ def _results(out: Collector, reading: _Reading, results: list, *, shared: set[st
     said_metric: Any = _UNSAID
     said_lower = said_low = said_high = _UNSAID
     said_in = False
+    run = 0  # the first of the latest usual results: their keys and errors are added at once
     for i, result in enumerate(results):
         # Subscripts, not .get(): a result, its score_details and source_data are
         # objects if these succeed (JSON's other values refuse a key with TypeError).
@@ -141,7 +142,11 @@ def _results(out: Collector, reading: _Reading, results: list, *, shared: set[st
             or not dataset.strip()
             or (known if (known := aggregate.get(name)) is not None else reading.is_aggregate(name))
         ):
+            if run < i:
+                keys.extend(score_keys[run:i])
+                errors.extend([None] * (i - run))
             _result(out, reading, i, result, shared=shared)
+            run = i + 1
             said_in = False  # it may have stated a metric
             continue
         metric = config.get("metric_name")
@@ -164,8 +169,9 @@ def _results(out: Collector, reading: _Reading, results: list, *, shared: set[st
         datasets.append(dataset)
         metrics.append(metric)
         values.append(value)
-        keys.append(score_keys[i])
-        errors.append(None)
+    if run < len(results):
+        keys.extend(score_keys[run : len(results)])
+        errors.extend([None] * (len(results) - run))
 
 
 class _Reading:
