@@ -83,6 +83,7 @@ AGGREGATE_NAMES = frozenset(
     }
 )
 _Z_95 = 1.959963984540054  # the normal quantile of a two-sided 95 % interval
+_UNSAID = object()
 
 
 def _document(
@@ -99,10 +100,78 @@ def _document(
     source = doc.get("source_metadata") if isinstance(doc.get("source_metadata"), dict) else {}
     overall = frozenset({_plain(source.get("source_name"))} - {""})
     reading = _Reading(path, model, overall=overall, aggregate=aggregates.setdefault(overall, {}))
-    shared = _shared_datasets(results)
-    for i, result in enumerate(results):
-        _result(out, reading, i, result, shared=shared)
+    _results(out, reading, results, shared=_shared_datasets(results))
     out.add_rows(file=path, algorithm=model, rows=reading.rows, variant=variant)
+
+
+def _results(out: Collector, reading: _Reading, results: list, *, shared: set[str]) -> None:
+    """Each of a document's results, as :func:`_result` reads it: the usual shape (a
+    finite score, a dataset, no uncertainty or details) read here without a call of
+    its own, anything else by :func:`_result`."""
+    rows = reading.rows
+    datasets, metrics, values = rows.datasets, rows.metrics, rows.values
+    errors, keys = rows.standard_errors, rows.keys
+    score_keys = _score_keys(len(results))
+    aggregate = reading.aggregate
+    isfinite = math.isfinite
+    # What the last metric statement read said (raw), and whether it is settled: a
+    # result whose config says the same needs no statement (see _result).
+    said_metric: Any = _UNSAID
+    said_lower = said_low = said_high = _UNSAID
+    said_in = False
+    run = 0  # the first of the latest usual results: their keys and errors are added at once
+    for i, result in enumerate(results):
+        # Subscripts, not .get(): a result, its score_details and source_data are
+        # objects if these succeed (JSON's other values refuse a key with TypeError).
+        try:
+            details = result["score_details"]
+            value = details["score"]
+            dataset = result["source_data"]["dataset_name"]
+            name = result["evaluation_name"]
+            config = result["metric_config"]
+        except (KeyError, TypeError):
+            value = None
+        if (
+            type(value) is not float
+            or not isfinite(value)
+            or type(name) is not str
+            or type(dataset) is not str
+            or type(config) is not dict
+            or "details" in details
+            or "uncertainty" in details
+            or not dataset.strip()
+            or (known if (known := aggregate.get(name)) is not None else reading.is_aggregate(name))
+        ):
+            if run < i:
+                keys.extend(score_keys[run:i])
+                errors.extend([None] * (i - run))
+            _result(out, reading, i, result, shared=shared)
+            run = i + 1
+            said_in = False  # it may have stated a metric
+            continue
+        metric = config.get("metric_name")
+        metric = metric.strip() if type(metric) is str else ""
+        if dataset in shared:
+            dataset, metric = name, metric or "score"
+        elif not metric:
+            metric = name if name != dataset else "score"
+        lower = config.get("lower_is_better")
+        low, high = config.get("min_score"), config.get("max_score")
+        if not (
+            said_in
+            and metric == said_metric
+            and lower is said_lower
+            and (low is said_low or (type(low) is type(said_low) and low == said_low))
+            and (high is said_high or (type(high) is type(said_high) and high == said_high))
+        ):
+            said_metric, said_lower, said_low, said_high = metric, lower, low, high
+            said_in = _state_metric(out, reading, i, metric, lower, low, high)
+        datasets.append(dataset)
+        metrics.append(metric)
+        values.append(value)
+    if run < len(results):
+        keys.extend(score_keys[run : len(results)])
+        errors.extend([None] * (len(results) - run))
 
 
 class _Reading:
@@ -145,8 +214,14 @@ def _precision(info: dict) -> str:
 def _shared_datasets(results: list) -> set[str]:
     """Dataset names under which one document holds several evaluations that no metric
     name tells apart: those evaluations are datasets of their own."""
-    # Most documents name one evaluation per dataset: find those that name several
-    # first (a look-up a result), and weigh only their results.
+    # Most documents name a dataset of its own for each result: then none is shared.
+    try:
+        if len({result["source_data"]["dataset_name"] for result in results}) == len(results):
+            return set()
+    except (KeyError, TypeError):  # a result without one, or not an object: see below
+        pass
+    # Else find the datasets named by several evaluations first (a look-up a result),
+    # and weigh only their results.
     first: dict[str, str] = {}
     several: set[str] = set()
     for result in results:
@@ -273,22 +348,15 @@ def _result(out: Collector, reading: _Reading, i: int, result: Any, *, shared: s
         )
         return
     dataset, metric = _names(result, name, config, details, shared)
-    lower = config.get("lower_is_better")
-    low, high = config.get("min_score"), config.get("max_score")
-    said = (
+    _state_metric(
+        out,
+        reading,
+        i,
         metric,
-        None if not isinstance(lower, bool) else not lower,
-        None if low is None else _float(low),
-        None if high is None else _float(high),
+        config.get("lower_is_better"),
+        config.get("min_score"),
+        config.get("max_score"),
     )
-    if said not in reading.settled:
-        if not out.metric_settled(*said):
-            out.metric_stated(
-                *said, file=path, key=f"evaluation_results[{i}].metric_config.lower_is_better"
-            )
-            reading.settled.clear()
-        if out.metric_settled(*said):
-            reading.settled.add(said)
     rows = reading.rows
     folds = _folds(details)
     if folds is not None:
@@ -298,6 +366,51 @@ def _result(out: Collector, reading: _Reading, i: int, result: Any, *, shared: s
     rows.values.append(value)
     rows.keys.append(score_key)
     rows.standard_errors.append(_standard_error(details))
+
+
+def _state_metric(
+    out: Collector, reading: _Reading, i: int, metric: str, lower: Any, low: Any, high: Any
+) -> bool:
+    """What result ``i``'s ``metric_config`` says of its metric (``lower_is_better``,
+    ``min_score``, ``max_score``), stated unless already settled; whether it is settled
+    now (a statement at odds with another file's is not: it is stated again)."""
+    said = (
+        metric,
+        None if not isinstance(lower, bool) else not lower,
+        None if low is None else _float(low),
+        None if high is None else _float(high),
+    )
+    settled = reading.settled
+    if said in settled:
+        return True
+    if not out.metric_settled(*said):
+        out.metric_stated(
+            *said, file=reading.path, key=f"evaluation_results[{i}].metric_config.lower_is_better"
+        )
+        settled.clear()
+    if out.metric_settled(*said):
+        settled.add(said)
+        return True
+    return False
+
+
+# "evaluation_results[i].score_details.score" by i, made once for the documents of a
+# process (their keys repeat); a document of more results makes its own beyond these.
+_SCORE_KEYS: list[str] = []
+_MOST_SCORE_KEYS = 20_000
+
+
+def _score_keys(n: int) -> list[str]:
+    """The keys of the scores of a document's first ``n`` results."""
+    keys = _SCORE_KEYS
+    if len(keys) < n:
+        made = min(n, _MOST_SCORE_KEYS)
+        keys.extend(
+            [f"evaluation_results[{i}].score_details.score" for i in range(len(keys), made)]
+        )
+        if made < n:
+            keys = keys + [f"evaluation_results[{i}].score_details.score" for i in range(made, n)]
+    return keys
 
 
 def _inner(details: dict) -> dict:
