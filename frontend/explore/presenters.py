@@ -108,9 +108,12 @@ def standard_errors_untested(
     board: Board | None,
     within: WithinDatasetSection | NotApplicable | None,
     dataset: str,
+    best: str | None = None,
 ) -> str | None:
     """Why the snapshot holds no z-test by the files' standard errors for ``dataset`` (so
-    no score is marked against the best's), or None where it holds one."""
+    no score is marked against the best's), or None where it holds one. ``best`` is the
+    algorithm the page shows first (from the live scores): one the snapshot did not
+    compute has no test against it, though the dataset has a table."""
     if board is None or within is None:
         return "no results have been computed yet"
     if len(board.algorithms) > MAX_PAIRWISE_ALGORITHMS:
@@ -124,6 +127,8 @@ def standard_errors_untested(
     if entry is None:
         return "this dataset was not part of the analysis"
     if entry.standard_errors is not None:
+        if best is not None and best not in within.algorithms:
+            return "the newest results are not computed yet"
         return None
     if entry.n_folds:
         return "this dataset is compared on its folds instead (below)"

@@ -113,7 +113,10 @@ def dataset_detail(request: HttpRequest, slug: str, dataset: str) -> HttpRespons
         "has_standard_errors": any(row.standard_error is not None for row in summaries),
         "has_not_separable": any(row.not_separable_from_best for row in summaries),
         "standard_errors_untested": presenters.standard_errors_untested(
-            board=board, within=sections["within_dataset"], dataset=dataset
+            board=board,
+            within=sections["within_dataset"],
+            dataset=dataset,
+            best=summaries[0].algorithm if summaries else None,
         ),
         "scores_chart": charts.dataset_scores_chart(summaries, dataset, metric.name),
         "board": board,

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from scipy.stats import rankdata
 
-from estimation.core.win_probability import fit_loo_batch
+from estimation.core.win_probability import fit_loo_batch, simplex
 from estimation.core.win_probability import loo_batch as loo_batch_module
 from estimation.core.win_probability.design import _design
 from estimation.core.win_probability.simplex import _kkt_solution, _self_products
@@ -53,6 +53,46 @@ def test_the_kkt_solution_is_the_pseudo_inverse_solution():
     # an exactly singular system in the batch: the pseudo-inverse for all
     kkt[20] = 0.0
     np.testing.assert_array_equal(_kkt_solution(kkt, rhs), _pinv_solution(kkt, rhs))
+
+
+def _ill_conditioned(n: int, condition: float) -> tuple[np.ndarray, np.ndarray]:
+    """A system of ``n`` unknowns whose 2-norm condition is ``condition`` but whose 1-norm
+    condition is about ``condition / n`` (singular vectors spread where the 1-norm counts
+    one entry), and a right-hand side along its smallest singular direction."""
+    h = np.ones(n)
+    h[0], h[1::2] = 0.0, -1.0
+    h /= np.linalg.norm(h)
+    e0 = np.eye(n)[0]
+    middle = np.eye(n) - np.outer(e0, e0) - np.outer(h, h)
+    return condition * np.outer(e0, h) + 1e4 * middle + np.outer(h, e0), h + e0
+
+
+def test_a_large_kkt_system_past_the_pseudo_inverse_cutoff_takes_the_pseudo_inverse():
+    # 400 unknowns, 2-norm condition 2e10 (pinv at rcond 1e-10 drops the smallest singular
+    # value) and 1-norm condition ~5e7: below 1e8, so the inverse alone would answer a
+    # solution off by 1 in e0. The bound 1e10 / (s + 1) sends it to the pseudo-inverse.
+    kkt, rhs = _ill_conditioned(400, 2e10)
+    condition = np.abs(kkt).sum(axis=0).max() * np.abs(np.linalg.inv(kkt)).sum(axis=0).max()
+    assert condition < 1e8 < np.linalg.cond(kkt) / 100
+    got = _kkt_solution(kkt[None], rhs[None])[0]
+    np.testing.assert_allclose(got, _pinv_solution(kkt, rhs), rtol=0, atol=1e-9)
+
+
+@pytest.mark.parametrize("K", [12, 110])
+def test_the_simplex_qp_beyond_enumeration_is_the_pseudo_inverse_solution(K, monkeypatch):
+    """K > 8 (projected gradient, then KKT systems up to K + 1 unknowns, past 100 at
+    K = 110): the weights equal those with every KKT system by the pseudo-inverse, to
+    1e-9 in each weight."""
+    rng = np.random.default_rng(K)
+    B = 3
+    noise = rng.normal(size=(B, K, K)) / K
+    H = np.eye(K)[None] + np.einsum("bij,bkj->bik", noise, noise)
+    v = 1.0 / K + rng.normal(scale=0.1 / K, size=(B, K))  # an interior optimum: full support
+    got = simplex._solve_simplex_qp(H, v)
+    monkeypatch.setattr(simplex, "_inverse_condition_bound", lambda size: 0.0)
+    by_pinv = simplex._solve_simplex_qp(H, v)
+    assert (got > 0).sum(axis=1).max() >= min(K, 100)  # the large systems were solved
+    np.testing.assert_allclose(got, by_pinv, rtol=0, atol=1e-9)
 
 
 def _sparse_self_products(design) -> np.ndarray:

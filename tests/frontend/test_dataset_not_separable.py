@@ -140,6 +140,25 @@ def test_where_the_snapshot_holds_no_test_nothing_is_marked_and_the_page_says_wh
     assert 'data-testid="not-separable' not in d2
 
 
+NEWEST = """dataset,algorithm,score,standard_error
+d1,newest,0.9,0.01
+"""
+
+
+def test_a_best_newer_than_the_snapshot_marks_nothing_and_the_page_says_why(
+    client, separable_board
+):
+    call_command("recompute", "sep", stdout=io.StringIO())
+    _imported(separable_board, NEWEST)  # the live best of d1, not computed yet
+    html = _page(client, "d1")
+    marks = _marks(html)
+    assert next(iter(marks)) == "newest"
+    assert not any(marks.values())  # no test against "newest" is stored
+    assert 'data-testid="not-separable-note"' not in html
+    assert 'data-testid="not-separable-untested"' in html
+    assert "the newest results are not computed yet" in html
+
+
 def _within(m: int, *, table: bool, note: str | None = None) -> WithinDatasetSection:
     pairs = m * (m - 1) // 2
     errors = StandardErrorTable(
@@ -165,6 +184,13 @@ def _within(m: int, *, table: bool, note: str | None = None) -> WithinDatasetSec
 def test_why_a_dataset_has_no_test_by_the_standard_errors():
     board = SimpleNamespace(algorithms=("a0", "a1", "a2"))
     assert standard_errors_untested(board=board, within=_within(3, table=True), dataset="d") is None
+    assert (
+        standard_errors_untested(board=board, within=_within(3, table=True), dataset="d", best="a0")
+        is None
+    )
+    assert "newest results are not computed yet" in str(
+        standard_errors_untested(board=board, within=_within(3, table=True), dataset="d", best="a9")
+    )
     left_out = _within(3, table=False, note="too many pairs")
     assert "leave the pairwise tables out" in str(
         standard_errors_untested(board=board, within=left_out, dataset="d")

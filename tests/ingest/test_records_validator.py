@@ -224,3 +224,14 @@ def test_the_cap_names_the_first_row_past_it():
         collector.add_rows(file="r.json", algorithm="m", rows=given)
     (error,) = refused.value.errors
     assert error.column == "r.json: [2]" and "at most 3 per upload" in error.message
+
+
+def test_the_flag_helper_is_defined_once_and_shared():
+    """Both readers index by the one ``flags_array`` of results_csv (no private copies)."""
+    from leaderboard.ingest.formats import common
+    from leaderboard.ingest.results_csv import flags_array, long_layout
+
+    assert common.flags_array is long_layout.flags_array is flags_array
+    assert not hasattr(common, "_flags") and not hasattr(long_layout, "_flags")
+    assert flags_array([]).dtype == bool and flags_array([]).shape == (0,)
+    assert flags_array([True, False]).tolist() == [True, False]

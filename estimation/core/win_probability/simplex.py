@@ -99,9 +99,18 @@ def _support_solution(H: np.ndarray, v: np.ndarray, support: np.ndarray) -> np.n
 _PINV_RCOND = 1e-10
 
 _INVERSE_COND = 1e8
-"""Below this 1-norm condition number a KKT system is solved through its inverse: its
-2-norm condition is then below ``(s + 1) 1e8 < 1 / _PINV_RCOND``, where the pseudo-inverse
-would drop no singular value and gives the same solution (to rounding)."""
+"""Below this 1-norm condition number, and below ``1 / (_PINV_RCOND (s + 1))``, a KKT
+system of ``s + 1`` unknowns is solved through its inverse: its 2-norm condition (at most
+``s + 1`` times the 1-norm one) is then below ``1 / _PINV_RCOND``, where the
+pseudo-inverse would drop no singular value and gives the same solution (to rounding).
+The second bound binds from ``s + 1 = 100`` on, which only the projected-gradient path
+(``K > 8``) reaches."""
+
+
+def _inverse_condition_bound(size: int) -> float:
+    """The 1-norm condition below which a KKT system of ``size`` unknowns is solved
+    through its inverse (:data:`_INVERSE_COND`)."""
+    return min(_INVERSE_COND, 1.0 / (_PINV_RCOND * size))
 
 
 def _kkt_solution(kkt: np.ndarray, rhs: np.ndarray) -> np.ndarray:
@@ -115,7 +124,7 @@ def _kkt_solution(kkt: np.ndarray, rhs: np.ndarray) -> np.ndarray:
     with np.errstate(invalid="ignore", over="ignore"):
         condition = np.abs(kkt).sum(axis=1).max(axis=1) * np.abs(inverse).sum(axis=1).max(axis=1)
         solution = np.matmul(inverse, rhs[..., None])[..., 0]
-    poor = ~(condition < _INVERSE_COND)  # NaN included
+    poor = ~(condition < _inverse_condition_bound(kkt.shape[-1]))  # NaN included
     if poor.any():
         solution[poor] = np.matmul(
             np.linalg.pinv(kkt[poor], rcond=_PINV_RCOND), rhs[poor][..., None]

@@ -34,6 +34,7 @@ from leaderboard.ingest.results_csv import (
     ResultsCsvError,
     RowError,
     control_character_problem,
+    flags_array,
     parameter_count,
     parse_results_columns,
 )
@@ -424,7 +425,7 @@ class Collector:
         ]
         name_bad = np.zeros(len(results), dtype=bool)
         for said, code in zip(named, codes, strict=True):
-            name_bad |= _flags([p is not None for p in said])[code]
+            name_bad |= flags_array([p is not None for p in said])[code]
         range_bad = ~name_bad & self._out_of_range(results)
         good = ~(name_bad | range_bad)
         first = _first_of_each(
@@ -459,7 +460,7 @@ class Collector:
         """Which results (a value or any of its folds) are outside the range the files
         state for their metric."""
         infos = [self.metrics[name] for name in results.metrics]
-        stated = _flags([i.min_value is not None or i.max_value is not None for i in infos])
+        stated = flags_array([i.min_value is not None or i.max_value is not None for i in infos])
         if not stated.any():
             return np.zeros(len(results), dtype=bool)
         low = np.array([-np.inf if i.min_value is None else i.min_value for i in infos])
@@ -578,10 +579,6 @@ class _Named:
 
     labels: tuple[str, ...]
     codes: np.ndarray
-
-
-def _flags(flags: list[bool]) -> np.ndarray:
-    return np.array(flags, dtype=bool) if flags else np.zeros(0, dtype=bool)
 
 
 def _stripped_codes(names: Sequence[str], codes: np.ndarray) -> tuple[np.ndarray, int]:

@@ -96,6 +96,7 @@ from leaderboard.ingest.results_csv.records import (
     ResultsCsvError,
     RowError,
     ScoreRecord,
+    flags_array,
 )
 
 __all__ = [
@@ -113,6 +114,7 @@ __all__ = [
     "RowError",
     "ScoreRecord",
     "control_character_problem",
+    "flags_array",
     "parameter_count",
     "parse_results_columns",
     "parse_results_csv",

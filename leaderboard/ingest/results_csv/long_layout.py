@@ -32,6 +32,7 @@ from leaderboard.ingest.results_csv.records import (
     ResultsCsvError,
     RowError,
     _read_only,
+    flags_array,
 )
 
 # One result as an importer holds it: dataset, algorithm, metric, fold (None: no fold), value.
@@ -402,10 +403,10 @@ class _LongParser(_ParserBase):
         a_raw = np.asarray(given.algorithm_codes)
         k_raw = np.asarray(given.metric_codes)
         values = np.asarray(given.values, dtype=np.float64)
-        no_metric = _flags([not name for name in k_names])[k_raw]
+        no_metric = flags_array([not name for name in k_names])[k_raw]
         if no_metric.any():
             found.without_metric = int(lines[np.argmax(no_metric)])
-        named = _flags(
+        named = flags_array(
             [bool(name) and p is None for name, p in zip(k_names, k_problems, strict=True)]
         )[k_raw]
         if named.any():
@@ -420,9 +421,9 @@ class _LongParser(_ParserBase):
             if not no_fold.all():
                 found.with_fold = int(lines[np.argmin(no_fold)])
         bad = (
-            _flags([p is not None for p in d_problems])[d_raw]
-            | _flags([p is not None for p in a_problems])[a_raw]
-            | _flags([p is not None for p in k_problems])[k_raw]
+            flags_array([p is not None for p in d_problems])[d_raw]
+            | flags_array([p is not None for p in a_problems])[a_raw]
+            | flags_array([p is not None for p in k_problems])[k_raw]
             | (folds > 999_999_999)
             | ~np.isfinite(values)
         )
@@ -709,10 +710,6 @@ def _label_checks(labels: Sequence[str], what: str) -> tuple[list[str], list[str
         else:
             problems.append(None)
     return names, problems
-
-
-def _flags(flags: list[bool]) -> np.ndarray:
-    return np.array(flags, dtype=bool) if flags else np.zeros(0, dtype=bool)
 
 
 def _first_seen(

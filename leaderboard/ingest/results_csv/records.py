@@ -81,6 +81,11 @@ def told_once(
     return told
 
 
+def flags_array(flags: list[bool]) -> np.ndarray:
+    """``flags`` as a boolean array (of length 0 when there are none), to index by codes."""
+    return np.array(flags, dtype=bool) if flags else np.zeros(0, dtype=bool)
+
+
 class ResultsCsvError(ValueError):
     """The file was rejected; ``errors`` lists the problems in line order.
 
