@@ -333,7 +333,7 @@ def _text(content: bytes) -> str:
 
 def _csv_rows(text: str, delimiter: str, max_rows: int | None) -> list[tuple[int, list[str]]]:
     reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
-    rows = []
+    rows: list[tuple[int, list[str]]] = []
     start = 1
     try:
         for cells in reader:
