@@ -110,7 +110,7 @@ def completion_dispatch(benchmark_id: int) -> bool:
     completion lost with its worker is queued again by the sweep)."""
     if not completion_claim(benchmark_id):
         return False
-    lane = account_lane(benchmark_id)
+    lane = account_lane(benchmark_id, completion=True)
     try:
         celery_app.tasks[COMPLETION_TASK].apply_async(
             (benchmark_id,), {"slot": lane.slot}, queue=lane.queue, priority=COMPLETION_PRIORITY

@@ -129,6 +129,19 @@ def test_a_completion_takes_the_accounts_lane_and_holds_it_while_it_runs(setting
     assert account_lane(second.pk).queue == default_queue()
 
 
+def test_a_recompute_passes_only_its_own_benchmark_s_completion():
+    """A maintainer's next change while their last one completes is not sent behind
+    uploads (that completion gives way to it); another of the account's benchmarks is."""
+    owner = make_user("owner")
+    first, second = _owned("f1", owner), _owned("f2", owner)
+    completing = account_lane(first.pk, completion=True)
+    assert completing.queue == default_queue()
+    assert account_lane(second.pk).queue == bulk_queue()
+    assert account_lane(second.pk, completion=True).queue == bulk_queue()
+    assert account_lane(first.pk).queue == default_queue()
+    assert account_lane(first.pk, completion=True).queue == bulk_queue()
+
+
 def test_with_the_cache_down_every_recompute_takes_the_default_queue():
     import time
 
