@@ -194,6 +194,8 @@ CACHES = {
 # lives at most SESSION_CACHE_SECONDS: a sign-out whose cache delete is lost (Redis
 # unreachable: the cache fails open) or raced by a concurrent first read of the same
 # session outlives itself by at most that long (the browser's cookie is gone at once).
+# A pending upload (the web form's preview: the file compressed, up to 5 MB) is session
+# data too, so its copy also sits in that Redis for up to SESSION_CACHE_SECONDS.
 # Without Redis the sessions stay in the database alone: a cache in process memory
 # would keep a signed-out session alive in every other worker process.
 SESSION_CACHE_SECONDS = env_int("PODIUM_SESSION_CACHE_SECONDS", 60)
