@@ -22,6 +22,7 @@ import re
 import zipfile
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 import numpy as np
 
@@ -352,15 +353,7 @@ def _xlsx_rows(content: bytes, max_rows: int | None) -> list[tuple[int, list[str
     """The first sheet's rows as text (numbers as Python writes them, so none is
     rounded); ``max_rows`` bounds the rows read, and the workbook's zip is bounded as an
     uploaded folder is (:func:`_workbook_bounded`) before openpyxl unpacks any of it."""
-    from openpyxl import load_workbook
-
-    _workbook_bounded(content)
-    try:
-        book = load_workbook(io.BytesIO(content), read_only=True, data_only=True)
-    except Exception as exc:  # openpyxl raises many kinds for a damaged workbook
-        raise ResultsCsvError(
-            [RowError(1, None, f"not a readable .xlsx workbook: {type(exc).__name__}")]
-        ) from None
+    book = _workbook_opened(content)
     try:
         sheet = book.worksheets[0]
         rows = []
@@ -377,15 +370,7 @@ def _xlsx_rows(content: bytes, max_rows: int | None) -> list[tuple[int, list[str
 
 def _xlsx_first_row(content: bytes) -> list[str]:
     """The first non-empty row of the first sheet, bounded as :func:`_xlsx_rows` is."""
-    from openpyxl import load_workbook
-
-    _workbook_bounded(content)
-    try:
-        book = load_workbook(io.BytesIO(content), read_only=True, data_only=True)
-    except Exception as exc:  # openpyxl raises many kinds for a damaged workbook
-        raise ResultsCsvError(
-            [RowError(1, None, f"not a readable .xlsx workbook: {type(exc).__name__}")]
-        ) from None
+    book = _workbook_opened(content)
     try:
         for values in book.worksheets[0].iter_rows(values_only=True):
             cells = [_cell_text(v) for v in values]
@@ -394,6 +379,20 @@ def _xlsx_first_row(content: bytes) -> list[str]:
         return []
     finally:
         book.close()
+
+
+def _workbook_opened(content: bytes) -> Any:
+    """The workbook, read-only, once its zip is bounded (:func:`_workbook_bounded`); a
+    damaged one is a problem of line 1."""
+    from openpyxl import load_workbook
+
+    _workbook_bounded(content)
+    try:
+        return load_workbook(io.BytesIO(content), read_only=True, data_only=True)
+    except Exception as exc:  # openpyxl raises many kinds for a damaged workbook
+        raise ResultsCsvError(
+            [RowError(1, None, f"not a readable .xlsx workbook: {type(exc).__name__}")]
+        ) from None
 
 
 def _workbook_bounded(content: bytes) -> None:
