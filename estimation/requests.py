@@ -16,6 +16,7 @@ from django.db import transaction
 from django.db.models import Case, F, Q, Value, When
 from django.utils import timezone
 
+from config.queues import default_queue
 from estimation.models import RecomputeState
 from estimation.recompute.background import RECOMPUTE_TASK, thread_start
 from estimation.recompute.coalesce import (
@@ -24,7 +25,7 @@ from estimation.recompute.coalesce import (
     recompute_claim,
     recompute_release,
 )
-from estimation.recompute.lanes import account_lane, lane_release
+from estimation.recompute.lanes import lane_release, recompute_lane
 
 logger = logging.getLogger(__name__)
 
@@ -90,7 +91,7 @@ def recompute_dispatch(benchmark_id: int, *, stale_after: float | None = None) -
         return True
     if not recompute_claim(benchmark_id, stale_after=stale_after):
         return False
-    lane = account_lane(benchmark_id)
+    lane = recompute_lane(benchmark_id)
     try:
         celery_app.tasks[RECOMPUTE_TASK].apply_async(
             (benchmark_id,), {"slot": lane.slot}, queue=lane.queue
@@ -102,21 +103,18 @@ def recompute_dispatch(benchmark_id: int, *, stale_after: float | None = None) -
     return True
 
 
-def completion_dispatch(benchmark_id: int) -> bool:
+def completion_dispatch(benchmark_id: int, *, queue: str | None = None) -> bool:
     """Queue the completion (bootstrap, evaluation, advisor) of the benchmark's served
-    versions behind every waiting recompute (:data:`COMPLETION_PRIORITY`), in the
-    account's lane like a recompute (estimation/recompute/lanes.py); False when one is
-    queued already (its mark expires after ``PODIUM_RECOMPUTE_REQUEUE_SECONDS``, so a
-    completion lost with its worker is queued again by the sweep)."""
+    versions behind every waiting recompute (:data:`COMPLETION_PRIORITY`); False when
+    one is queued already (its mark expires after ``PODIUM_RECOMPUTE_REQUEUE_SECONDS``,
+    so a completion lost with its worker is queued again by the sweep)."""
     if not completion_claim(benchmark_id):
         return False
-    lane = account_lane(benchmark_id, completion=True)
     try:
         celery_app.tasks[COMPLETION_TASK].apply_async(
-            (benchmark_id,), {"slot": lane.slot}, queue=lane.queue, priority=COMPLETION_PRIORITY
+            (benchmark_id,), queue=queue or default_queue(), priority=COMPLETION_PRIORITY
         )
     except BaseException:
         completion_release(benchmark_id)
-        lane_release(lane.slot)
         raise
     return True

@@ -10,7 +10,7 @@ from django.db import InterfaceError, OperationalError
 
 from estimation.recompute.coalesce import completion_release, recompute_release
 from estimation.recompute.completion import incomplete_served_enqueue
-from estimation.recompute.lanes import lane_held, lane_release, lane_running
+from estimation.recompute.lanes import lane_release, lane_running
 from estimation.recompute.retention import snapshots_prune
 from estimation.recompute.runs import recompute_run, recompute_stale_enqueue
 from estimation.recompute.uncertainty import snapshots_complete
@@ -61,13 +61,18 @@ def recompute_benchmark(self, benchmark_id: int, slot: str | None = None) -> lis
     # On a worker, the completion (bootstrap, evaluation, advisor) is a task of its own
     # behind every waiting recompute; run eagerly (a background thread), it is done here.
     deferred = not self.request.is_eager and not settings.RECOMPUTE_IN_THREAD
+    queue = (self.request.delivery_info or {}).get("routing_key")
     try:
         created = recompute_run(
             benchmark_id=benchmark_id,
             owner=owner,
             on_beat=functools.partial(lane_running, slot),
             on_release=functools.partial(lane_release, slot),
-            completion=functools.partial(completion_dispatch, benchmark_id) if deferred else None,
+            completion=(
+                functools.partial(completion_dispatch, benchmark_id, queue=queue)
+                if deferred
+                else None
+            ),
         )
         return [snapshot.pk for snapshot in created]
     finally:
@@ -82,12 +87,9 @@ def recompute_benchmark(self, benchmark_id: int, slot: str | None = None) -> lis
     soft_time_limit=settings.RECOMPUTE_TIME_LIMIT - 30,
     **RETRYING,
 )
-def complete_benchmark(benchmark_id: int, slot: str | None = None) -> list[int]:
-    # ``slot``: the account's share of the default queue, held while the completion runs
-    # (estimation/recompute/lanes.py).
+def complete_benchmark(benchmark_id: int) -> list[int]:
     completion_release(benchmark_id)
-    with lane_held(slot):
-        return snapshots_complete(benchmark_id=benchmark_id)
+    return snapshots_complete(benchmark_id=benchmark_id)
 
 
 @shared_task(name="estimation.recompute_stale", acks_late=True, time_limit=60)

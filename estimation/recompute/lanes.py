@@ -1,13 +1,8 @@
-"""Which queue a recompute or a completion goes to: fair shares per account (issue 26).
+"""Which queue a recompute goes to: fair shares per account (issue 26).
 
 A benchmark's account is its first maintainer (the one who created it). Each account
-may have ``PODIUM_INTERACTIVE_RECOMPUTES_PER_ACCOUNT`` tasks (recomputes and the
-completions they queue) queued or running on the default queue at once; any more go to
-the bulk queue (config/queues.py). Completions count too: otherwise a flooder's
-completion would run on one default process while its next recompute took the other,
-and another account's recompute would wait for one of them (issue 41); only a
-recompute of the completing benchmark itself passes it (the completion gives way to
-it). So while
+may have ``PODIUM_INTERACTIVE_RECOMPUTES_PER_ACCOUNT`` recomputes queued or running on
+the default queue at once; any more go to the bulk queue (config/queues.py). So while
 one account floods (many benchmarks, settings changes), another benchmark's recompute
 waits behind none of the flooder's as long as the default queue has more processes than
 that share (config/queues.py), and behind at most that many otherwise.
@@ -16,8 +11,8 @@ The slots an account holds are one sorted set in Redis: a member per task, score
 time until which it counts (issue 41). A queued task's slot counts for the recompute time
 limit plus the coalescing window (how long a queued task may wait); once the task runs,
 its slot counts only ``lane_alive_seconds()`` ahead, pushed on by the run's lease
-heartbeat (a completion's by :func:`lane_held`). A task killed with its worker stops
-beating, and its slot stops counting within that time, so the account's next recompute (the stale sweep's) has the default
+heartbeat. A task killed with its worker stops beating, and its slot stops counting
+within that time, so the account's next recompute (the stale sweep's) has the default
 queue again instead of waiting on the bulk queue. Expired members are dropped whenever
 a slot is taken. With the cache down (or not Redis) every recompute takes the default
 queue, as before.
@@ -25,12 +20,9 @@ queue, as before.
 
 from __future__ import annotations
 
-import contextlib
 import logging
-import threading
 import time
 import uuid
-from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -44,18 +36,11 @@ from leaderboard.models import Benchmark
 logger = logging.getLogger(__name__)
 
 # Atomic in Redis: drop the account's expired slots; take one if fewer than the share
-# are held, not counting members that start with ARGV[6] (when it is not empty).
-# KEYS[1]: the account's set; ARGV: now, the new slot's expiry, its member, the share,
-# the set's own expiry in seconds, the prefix of members not counted.
+# are held. KEYS[1]: the account's set; ARGV: now, the new slot's expiry, its member,
+# the share, the set's own expiry in seconds.
 _TAKE = """
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[1])
-local held = redis.call('ZCARD', KEYS[1])
-if ARGV[6] ~= '' then
-  for _, member in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do
-    if string.sub(member, 1, #ARGV[6]) == ARGV[6] then held = held - 1 end
-  end
-end
-if held >= tonumber(ARGV[4]) then return 0 end
+if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[4]) then return 0 end
 redis.call('ZADD', KEYS[1], ARGV[2], ARGV[3])
 redis.call('EXPIRE', KEYS[1], ARGV[5])
 return 1
@@ -110,17 +95,8 @@ def _split(slot: str) -> tuple[str, str] | None:
     return (key, member) if key and member else None
 
 
-def _completion_prefix(benchmark_id: int) -> str:
-    return f"completion-{benchmark_id}:"
-
-
-def account_lane(benchmark_id: int, *, completion: bool = False, now: float | None = None) -> Lane:
-    """Take one of the account's slots on the default queue for a task of the benchmark
-    (its recompute, or with ``completion`` its completion), or send the task to bulk.
-
-    A recompute does not count the slot of its own benchmark's completion: that
-    completion gives way to the newer input (estimation/recompute/uncertainty.py), so a
-    maintainer's next change is not sent behind uploads while the last one completes."""
+def recompute_lane(benchmark_id: int, *, now: float | None = None) -> Lane:
+    """Take one of the account's slots on the default queue, or send it to bulk."""
     cap = settings.PODIUM_INTERACTIVE_RECOMPUTES_PER_ACCOUNT
     if cap <= 0:
         return Lane(default_queue(), None)  # fairness off: one queue, as before
@@ -130,20 +106,10 @@ def account_lane(benchmark_id: int, *, completion: bool = False, now: float | No
         return Lane(default_queue(), None)
     client, stored = found
     now = time.time() if now is None else now
-    prefix = _completion_prefix(benchmark_id)
-    member = (prefix if completion else "") + uuid.uuid4().hex
-    not_counted = "" if completion else prefix
+    member = uuid.uuid4().hex
     try:
         taken = client.eval(
-            _TAKE,
-            1,
-            stored,
-            now,
-            now + _queued_seconds(),
-            member,
-            cap,
-            _queued_seconds() + 60,
-            not_counted,
+            _TAKE, 1, stored, now, now + _queued_seconds(), member, cap, _queued_seconds() + 60
         )
     except CACHE_ERRORS:  # the cache is down: no shares
         logger.warning("lane of benchmark %s not taken: the cache is unavailable", benchmark_id)
@@ -166,31 +132,6 @@ def lane_running(slot: str | None, *, now: float | None = None) -> None:
         client.zadd(stored, {parts[1]: now + lane_alive_seconds()}, xx=True)
     except CACHE_ERRORS:
         pass
-
-
-@contextlib.contextmanager
-def lane_held(slot: str | None) -> Iterator[None]:
-    """Keep ``slot`` counting while the body runs (a heartbeat thread, as a run's lease
-    heartbeat does for a recompute), and give it back at the end."""
-    if slot is None:
-        yield
-        return
-    stop = threading.Event()
-    interval = lane_alive_seconds() / 6
-
-    def beat() -> None:
-        while not stop.wait(interval):
-            lane_running(slot)
-
-    lane_running(slot)
-    beating = threading.Thread(target=beat, name="podium-lane", daemon=True)
-    beating.start()
-    try:
-        yield
-    finally:
-        stop.set()
-        beating.join(timeout=interval + 10)
-        lane_release(slot)
 
 
 def lane_release(slot: str | None) -> None:

@@ -161,11 +161,9 @@ def recompute_run(
         lease_release(benchmark_id=benchmark_id, owner=owner)
     if on_release is not None:
         on_release()
-    # The hand-over first: newer input, which a reader waits for, takes the account's
-    # slot on the default queue before the completion does (estimation/recompute/lanes.py).
-    _hand_over(benchmark_id=benchmark_id, target=target, backing_off=backing_off)
     if completion is not None and not backing_off:
         completion()
+    _hand_over(benchmark_id=benchmark_id, target=target, backing_off=backing_off)
     return created
 
 

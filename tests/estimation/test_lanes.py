@@ -6,7 +6,7 @@ import pytest
 from django.core.cache import caches
 
 from config.queues import UPLOAD_TASK, bulk_queue, default_queue, route_task
-from estimation.recompute.lanes import account_lane, lane_release, lane_slots_held
+from estimation.recompute.lanes import lane_release, lane_slots_held, recompute_lane
 from estimation.requests import recompute_dispatch
 from tests.factories import make_benchmark, make_user
 
@@ -36,16 +36,16 @@ def _owned(slug, user):
 def test_an_account_beyond_its_share_goes_to_the_bulk_queue_and_others_do_not():
     flooder, other = make_user("flooder"), make_user("other")
     flooded = [_owned(f"f{i}", flooder) for i in range(5)]
-    lanes = [account_lane(benchmark.pk) for benchmark in flooded]
+    lanes = [recompute_lane(benchmark.pk) for benchmark in flooded]
     assert [lane.queue for lane in lanes] == [default_queue()] + [bulk_queue()] * 4
     assert lanes[0].slot and all(lane.slot is None for lane in lanes[1:])
     # another account's benchmark is not behind the flooder's share
-    assert account_lane(_owned("o", other).pk).queue == default_queue()
+    assert recompute_lane(_owned("o", other).pk).queue == default_queue()
     assert lane_slots_held(flooded[3].pk) == 1  # counted per account, not per benchmark
     # the flooder's task ends: its next recompute has the default queue again
     lane_release(lanes[0].slot)
     assert lane_slots_held(flooded[0].pk) == 0
-    assert account_lane(flooded[1].pk).queue == default_queue()
+    assert recompute_lane(flooded[1].pk).queue == default_queue()
 
 
 def test_a_larger_share_and_fairness_off():
@@ -54,27 +54,27 @@ def test_a_larger_share_and_fairness_off():
     flooder = make_user("flooder")
     benchmark = _owned("f", flooder)
     settings.PODIUM_INTERACTIVE_RECOMPUTES_PER_ACCOUNT = 3
-    queues = [account_lane(benchmark.pk).queue for _ in range(4)]
+    queues = [recompute_lane(benchmark.pk).queue for _ in range(4)]
     assert queues == [default_queue()] * 3 + [bulk_queue()]
     settings.PODIUM_INTERACTIVE_RECOMPUTES_PER_ACCOUNT = 0
-    assert {account_lane(benchmark.pk).queue for _ in range(5)} == {default_queue()}
+    assert {recompute_lane(benchmark.pk).queue for _ in range(5)} == {default_queue()}
 
 
 def test_releasing_more_than_was_taken_never_grants_extra_slots():
     benchmark = _owned("f", make_user("flooder"))
-    lane = account_lane(benchmark.pk)
+    lane = recompute_lane(benchmark.pk)
     for _ in range(3):  # a retried or duplicated task's finally, or an expired slot
         lane_release(lane.slot)
     lane_release("podium:lane:never-taken")
-    taken = [account_lane(benchmark.pk).queue for _ in range(2)]
+    taken = [recompute_lane(benchmark.pk).queue for _ in range(2)]
     assert taken == [default_queue(), bulk_queue()]
 
 
 def test_benchmarks_without_maintainers_each_have_their_own_lane():
     first, second = make_benchmark("a"), make_benchmark("b")
-    assert account_lane(first.pk).queue == default_queue()
-    assert account_lane(second.pk).queue == default_queue()
-    assert account_lane(first.pk).queue == bulk_queue()
+    assert recompute_lane(first.pk).queue == default_queue()
+    assert recompute_lane(second.pk).queue == default_queue()
+    assert recompute_lane(first.pk).queue == bulk_queue()
 
 
 def test_uploads_are_routed_to_the_bulk_queue_and_the_rest_by_default():
@@ -98,50 +98,6 @@ def test_the_dispatch_sends_the_lane_with_the_task(settings, monkeypatch):
     assert (args2, kwargs2, queue2) == ((second.pk,), {"slot": None}, bulk_queue())
 
 
-def test_a_completion_takes_the_accounts_lane_and_holds_it_while_it_runs(settings, monkeypatch):
-    """A completion counts against its account's share like a recompute: a flooder's
-    completion never runs on one default process while its next recompute takes the
-    other (issue 41: another account's recompute then waited for one of them)."""
-    from estimation.requests import completion_dispatch
-    from estimation.tasks import complete_benchmark
-
-    sent = []
-    monkeypatch.setattr(
-        "estimation.tasks.complete_benchmark.apply_async",
-        lambda args, kwargs=None, **options: sent.append((args, kwargs, options["queue"])),
-    )
-    flooder = make_user("flooder")
-    first, second = _owned("f1", flooder), _owned("f2", flooder)
-    assert completion_dispatch(first.pk)
-    assert completion_dispatch(second.pk)  # the first holds the account's share
-    (args1, kwargs1, queue1), (args2, kwargs2, queue2) = sent
-    assert (args1, queue1) == ((first.pk,), default_queue()) and kwargs1["slot"]
-    assert (args2, kwargs2, queue2) == ((second.pk,), {"slot": None}, bulk_queue())
-
-    held = []
-    monkeypatch.setattr(
-        "estimation.tasks.snapshots_complete",
-        lambda benchmark_id: held.append(lane_slots_held(benchmark_id)) or [],
-    )
-    complete_benchmark.apply(args=(first.pk,), kwargs=kwargs1)
-    assert held == [1]  # held while it ran
-    assert lane_slots_held(first.pk) == 0  # and given back when it ended
-    assert account_lane(second.pk).queue == default_queue()
-
-
-def test_a_recompute_passes_only_its_own_benchmark_s_completion():
-    """A maintainer's next change while their last one completes is not sent behind
-    uploads (that completion gives way to it); another of the account's benchmarks is."""
-    owner = make_user("owner")
-    first, second = _owned("f1", owner), _owned("f2", owner)
-    completing = account_lane(first.pk, completion=True)
-    assert completing.queue == default_queue()
-    assert account_lane(second.pk).queue == bulk_queue()
-    assert account_lane(second.pk, completion=True).queue == bulk_queue()
-    assert account_lane(first.pk).queue == default_queue()
-    assert account_lane(first.pk, completion=True).queue == bulk_queue()
-
-
 def test_with_the_cache_down_every_recompute_takes_the_default_queue():
     import time
 
@@ -149,7 +105,7 @@ def test_with_the_cache_down_every_recompute_takes_the_default_queue():
     backend = caches["default"]
     backend._down_until = time.monotonic() + 60  # type: ignore[attr-defined]  # as after a failure
     try:
-        assert {account_lane(benchmark.pk).queue for _ in range(3)} == {default_queue()}
+        assert {recompute_lane(benchmark.pk).queue for _ in range(3)} == {default_queue()}
         assert lane_slots_held(benchmark.pk) == 0
     finally:
         backend._down_until = 0.0  # type: ignore[attr-defined]
@@ -163,18 +119,18 @@ def test_a_running_slot_counts_while_its_heartbeat_beats_and_lapses_after():
 
     benchmark = _owned("f", make_user("flooder"))
     t0 = 1_000_000.0
-    lane = account_lane(benchmark.pk, now=t0)
+    lane = recompute_lane(benchmark.pk, now=t0)
     assert lane.queue == default_queue()
     lane_running(lane.slot, now=t0)  # the task started
     alive = lane_alive_seconds()
     for beat in (t0 + alive / 2, t0 + alive):  # its lease heartbeat
         lane_running(lane.slot, now=beat)
         assert lane_slots_held(benchmark.pk, now=beat + alive / 2) == 1
-        assert account_lane(benchmark.pk, now=beat + alive / 2).queue == bulk_queue()
+        assert recompute_lane(benchmark.pk, now=beat + alive / 2).queue == bulk_queue()
     # killed: no beat after t0 + alive; one more alive period later the slot is gone
     later = t0 + 2 * alive + 1
     assert lane_slots_held(benchmark.pk, now=later) == 0
-    retaken = account_lane(benchmark.pk, now=later)
+    retaken = recompute_lane(benchmark.pk, now=later)
     assert retaken.queue == default_queue() and retaken.slot != lane.slot
     lane_running(lane.slot, now=later)  # a beat of the lost task revives nothing
     assert lane_slots_held(benchmark.pk, now=later) == 1
@@ -185,11 +141,11 @@ def test_a_queued_slot_counts_until_the_queue_wait_bound():
 
     benchmark = _owned("f", make_user("flooder"))
     t0 = 2_000_000.0
-    account_lane(benchmark.pk, now=t0)
+    recompute_lane(benchmark.pk, now=t0)
     waited = settings.RECOMPUTE_TIME_LIMIT + 59  # queued, not started: still counts
-    assert account_lane(benchmark.pk, now=t0 + waited).queue == bulk_queue()
+    assert recompute_lane(benchmark.pk, now=t0 + waited).queue == bulk_queue()
     bound = settings.RECOMPUTE_TIME_LIMIT + max(settings.PODIUM_RECOMPUTE_COALESCE_SECONDS, 60)
-    assert account_lane(benchmark.pk, now=t0 + bound + 1).queue == default_queue()
+    assert recompute_lane(benchmark.pk, now=t0 + bound + 1).queue == default_queue()
 
 
 def test_the_queue_depth_counts_both_queues():

@@ -119,7 +119,7 @@ def test_the_hand_over_keeps_the_accounts_place_on_the_default_queue(steady_inpu
     """The task gives its slot back before it hands over, so the fresh task takes the
     account's share of the default queue rather than the bulk queue's back."""
     from config.queues import bulk_queue, default_queue
-    from estimation.recompute.lanes import account_lane, lane_slots_held
+    from estimation.recompute.lanes import lane_slots_held, recompute_lane
     from estimation.tasks import recompute_benchmark
     from tests.factories import make_user
 
@@ -129,7 +129,7 @@ def test_the_hand_over_keeps_the_accounts_place_on_the_default_queue(steady_inpu
     settings.PODIUM_INTERACTIVE_RECOMPUTES_PER_ACCOUNT = 1
     for queue in (default_queue(), bulk_queue()):
         _broker_messages(queue)
-    lane = account_lane(benchmark.pk)  # what the dispatch took for this task
+    lane = recompute_lane(benchmark.pk)  # what the dispatch took for this task
     assert lane.queue == default_queue() and lane_slots_held(benchmark.pk) == 1
     recompute_benchmark.apply(args=(benchmark.pk,), kwargs={"slot": lane.slot})
     assert len(passes) == 1
