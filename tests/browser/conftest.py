@@ -38,6 +38,7 @@ from unittest import mock
 from urllib.parse import urlsplit
 
 import pytest
+from playwright.sync_api import Error as PlaywrightError
 
 from tests.browser.helpers import DEMO_SLUGS
 
@@ -372,7 +373,14 @@ def screenshot(request) -> Callable:
             return None
         SCREENSHOT_DIR.mkdir(parents=True, exist_ok=True)
         path = SCREENSHOT_DIR / f"{test_name}-{name}.png"
-        page.screenshot(path=str(path), full_page=full_page)
+        # Chromium refuses a capture while a navigation is committing ("Unable to capture
+        # screenshot"): wait for the page to load, and try once more if it still refuses.
+        page.wait_for_load_state("load")
+        try:
+            page.screenshot(path=str(path), full_page=full_page)
+        except PlaywrightError:
+            page.wait_for_load_state("networkidle")
+            page.screenshot(path=str(path), full_page=full_page)
         return path
 
     return save
