@@ -64,11 +64,12 @@ def embedded_env(database: Path) -> dict[str, str]:
 
 @contextmanager
 def celery_worker_process(
-    queues: Sequence[str] | None = None, **env_overrides: str
+    queues: Sequence[str] | None = None, *, node: str | None = None, **env_overrides: str
 ) -> Iterator[subprocess.Popen]:
     """A real worker in its own process (unlike ``start_worker``'s thread, it can be
     SIGKILLed mid-task), consuming this test's queues (``queues``: only those); killed
-    on exit if still alive.
+    on exit if still alive. ``node``: its node name, for remote control
+    (``app.control``'s ``destination``); workers on one host share Celery's default one.
 
     Its output is discarded: an unread pipe would block a chatty worker.
     """
@@ -87,6 +88,7 @@ def celery_worker_process(
             "--without-mingle",
             "--without-heartbeat",
             "--loglevel=WARNING",
+            *([f"--hostname={node}"] if node else []),
         ],
         cwd=ROOT,
         # the test's cache keys: the marks the worker drops (coalescing, lanes) are the

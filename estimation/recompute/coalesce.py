@@ -83,6 +83,15 @@ def completion_claim(benchmark_id: int) -> bool:
         return True
 
 
+def completion_queued(benchmark_id: int) -> bool:
+    """Whether a completion of the benchmark is queued and has not started (False with
+    the cache down: nothing is known)."""
+    try:
+        return cache.get(_completion_key(benchmark_id)) is not None
+    except Exception:
+        return False
+
+
 def completion_release(benchmark_id: int) -> None:
     """The queued completion has started: the next served version queues another."""
     try:

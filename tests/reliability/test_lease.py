@@ -14,6 +14,7 @@ from estimation.core.analysis import uncertainty_deferred
 from estimation.core.contract import NotApplicable
 from estimation.models import RecomputeState, ResultSnapshot
 from estimation.recompute import refresh, runs
+from estimation.recompute.coalesce import completion_queued
 from estimation.recompute.leases import lease_acquire
 from estimation.selectors import snapshot_board, snapshot_latest
 from estimation.services import recompute_run
@@ -118,9 +119,13 @@ def test_a_worker_killed_mid_completion_is_replaced_by_the_first_sweep(
     )  # committed: the recompute task waits in Redis
     with celery_worker_process(PODIUM_RECOMPUTE_LEASE_SECONDS=str(lease)) as worker:
         # The snapshot is served and its revision recorded before its bootstrap (seconds
-        # here): the kill lands in the completion task, mid-bootstrap.
+        # here), and the completion task has started (its queued mark dropped; still
+        # queued, the worker below would take it from the queue with no sweep): the kill
+        # lands in the completion task, mid-bootstrap.
         def served_and_recorded():
             if RecomputeState.objects.get(pk=benchmark.pk).is_stale:
+                return None
+            if completion_queued(benchmark.pk):
                 return None
             return ResultSnapshot.objects.filter(benchmark=benchmark, status="ready").first()
 

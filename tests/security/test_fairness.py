@@ -1,32 +1,41 @@
-"""Fairness: while one account floods the workers with recomputes and
-uploads, a submission to another account's benchmark is served (its snapshot ready)
-within 2x its normal latency, measured in the same run against real worker processes laid
-out as docker-compose.yml: two on the default queue, one on the bulk queue.
+"""Fairness: while one account floods the workers with recomputes and uploads, a
+submission to another account's benchmark goes ahead of all of the flood but the
+flooder's share of the default queue, against real worker processes laid out as
+docker-compose.yml: two on the default queue, one on the bulk queue.
 
-There is no control arm (one queue for all, no shares): since a recompute serves its ready
-version first, leaves completion work to a task of the lowest priority and hands newer
-input over after one pass, even one queue no longer starves the victim (0.8x measured),
-so "the flood starves one queue" is no longer true to assert; and a ratio of times is
-bench's, not a test's.
+The claim is an order, asserted without a clock: during a flooded round the bulk worker
+stops taking tasks (Celery's remote control, so it holds no half-done transaction), and
+the flood is one burst of new scores to every flooder benchmark, each a full recompute.
+Fair lanes send one of the burst's recomputes to the default queue and the rest to the
+bulk queue, so when the victim is served at least ``FLOOD_BENCHMARKS - share`` flooder
+benchmarks are not: whatever the machine's speed or load. With the queues not split,
+the victim queues behind the flood on the default queue and most of it is served first.
+
+The latency ratio (flooded / normal rounds, medians) is printed, not asserted: it is a
+ratio of wall times, which the machine's other work stretches (docs/operators.md).
+There is no control arm (one queue for all): a recompute serves its ready version first
+and hands newer input over after one pass, so "the flood starves one queue" is no longer
+true to assert.
 """
 
 from __future__ import annotations
 
-import os
-import signal
+import re
 import statistics
 import time
 from contextlib import ExitStack
+from socket import gethostname
 
 import pytest
 from django.db import transaction
 
+from config.celery import app as celery_app
 from config.queues import bulk_queue, default_queue
 from estimation.models import RecomputeState
 from estimation.recompute.lanes import lane_slots_held
 from estimation.selectors import snapshot_latest
 from leaderboard.models import Benchmark, Submission, UploadJob
-from leaderboard.services import SubmissionInput, benchmark_update, submissions_create
+from leaderboard.services import SubmissionInput, submissions_create
 from leaderboard.uploads import upload_job_create
 from tests.factories import make_benchmark, make_user
 from tests.processes import celery_worker_process, wait_until
@@ -36,7 +45,7 @@ pytestmark = pytest.mark.integration
 
 FLOOD_BENCHMARKS = 6
 FLOOD_UPLOADS = 4
-M, N = 12, 60  # each recompute takes about 1 s here
+M, N = 12, 60  # each recompute a fraction of a second here (0.2-0.8 s on 2 cores)
 ROUNDS = 5
 
 
@@ -83,20 +92,20 @@ def _submit_and_time(benchmark: Benchmark, victim, round_: int) -> float:
     return time.monotonic() - start
 
 
-def _freeze_flood(bulk_worker, flooded: Benchmark) -> None:
-    """Stop the bulk worker, and wait for the flooder's recompute on the default queue to
-    end. A run stopped inside a transaction may hold a row that recompute waits for: then
-    the worker goes on for a moment and is stopped again."""
-    for _attempt in range(20):
-        os.killpg(bulk_worker.pid, signal.SIGSTOP)
-        deadline = time.monotonic() + 20
-        while time.monotonic() < deadline:
-            if not lane_slots_held(flooded.pk):
-                return
-            time.sleep(0.05)
-        os.killpg(bulk_worker.pid, signal.SIGCONT)
-        time.sleep(1)
-    pytest.fail("the flooder's recompute on the default queue never ended")
+def _bulk_paused(node: str, *, paused: bool) -> None:
+    """Stop (or restart) the bulk worker taking tasks. A solo worker answers between tasks,
+    so once it has, and says it runs and holds none, nothing of the flood runs on bulk."""
+    control = celery_app.control
+    command = control.cancel_consumer if paused else control.add_consumer
+    replies = command(bulk_queue(), destination=[node], reply=True, timeout=300)
+    assert replies, f"the bulk worker {node} did not answer"
+    if paused:
+        inspect = control.inspect(destination=[node], timeout=300)
+        wait_until(
+            lambda: inspect.active() == {node: []} and inspect.reserved() == {node: []},
+            timeout=300,
+            interval=0.2,
+        )
 
 
 def _seconds(latencies: list[float]) -> str:
@@ -153,9 +162,12 @@ def test_a_flooding_account_does_not_starve_another_benchmark(
     }
     # The deployment (docker-compose.yml): two processes on the default queue, one on the
     # bulk queue.
-    lanes = [[default_queue()], [default_queue()], [bulk_queue()]]
+    prefix = re.sub(r"[^A-Za-z0-9]+", "-", settings.CACHES["default"]["KEY_PREFIX"])
+    bulk_node = f"bulk-{prefix}@{gethostname()}"  # this test's own, if others run beside it
     with ExitStack() as workers:
-        processes = [workers.enter_context(celery_worker_process(q, **env)) for q in lanes]
+        for _ in range(2):
+            workers.enter_context(celery_worker_process([default_queue()], **env))
+        workers.enter_context(celery_worker_process([bulk_queue()], node=bulk_node, **env))
         wait_until(lambda: _all_served([*flooded, served]), timeout=240, interval=0.2)
 
         def submit_and_time(round_: int) -> float:
@@ -165,9 +177,9 @@ def test_a_flooding_account_does_not_starve_another_benchmark(
 
         normal: list[float] = []
 
-        # The flood: uploads that each add algorithms (and a recompute), then before each
-        # round every flooder benchmark's settings changed again (one recompute each,
-        # coalesced while one is queued), so the flood lasts through every round.
+        # The flood: uploads that each add algorithms (and a recompute), on the bulk queue
+        # between rounds, and in each flooded round a burst of new scores to every
+        # flooder benchmark.
         for i in range(FLOOD_UPLOADS):
             with transaction.atomic():
                 upload_job_create(
@@ -181,19 +193,28 @@ def test_a_flooding_account_does_not_starve_another_benchmark(
                 )
         flooding, still_queued = [], []
         for r in range(ROUNDS):
-            # A normal round between flooded ones, so that the other work on the machine
-            # weighs on both alike: the flood frozen (the bulk worker stopped) and none of
-            # the flooder's recomputes left on the default queue.
-            _freeze_flood(processes[-1], flooded[0])
+            _bulk_paused(bulk_node, paused=True)
             try:
+                # A normal round between flooded ones, so that the other work on the
+                # machine weighs on both alike: none of the flooder's recomputes left on
+                # the default queue.
+                wait_until(lambda: not lane_slots_held(flooded[0].pk), timeout=180, interval=0.05)
                 normal.append(submit_and_time(2 * ROUNDS + r))
+                with transaction.atomic():  # one burst: no flood run ends between its parts
+                    for i, benchmark in enumerate(flooded):
+                        submissions_create(
+                            benchmark=benchmark,
+                            submitter=None,
+                            entries=[
+                                SubmissionInput(algorithm=f"flood-{r}", scores=entry.scores)
+                                for entry in big_entries(m=1, n=N, seed=200 + 10 * r + i)
+                            ],
+                            source=Submission.Source.IMPORT,
+                        )
+                flooding.append(submit_and_time(ROUNDS + r))
+                still_queued.append(sum(_behind(benchmark, served) for benchmark in flooded))
             finally:
-                os.killpg(processes[-1].pid, signal.SIGCONT)
-            for benchmark in flooded:
-                with transaction.atomic():
-                    benchmark_update(benchmark=benchmark, user=flooder, seed=r + 1)
-            flooding.append(submit_and_time(ROUNDS + r))
-            still_queued.append(sum(_behind(benchmark, served) for benchmark in flooded))
+                _bulk_paused(bulk_node, paused=False)
 
         ratio = statistics.median(flooding) / statistics.median(normal)
         print(
@@ -209,14 +230,7 @@ def test_a_flooding_account_does_not_starve_another_benchmark(
             timeout=300,
             interval=0.2,
         )
-    # The target, 2x, holds by design: the flooder holds at most one of the two
-    # default-queue processes, so the victim's recompute starts at once and only shares
-    # the cores (about 1.0x-1.5x when CPU-bound on two cores). Medians of ROUNDS rounds
-    # each, normal and flooded rounds taken in turn, so neither one slow round nor the
-    # machine's other work changing over the run decides it.
-    # The claim is the order: the victim is served while the flood still waits. The ratio
-    # of medians is timing within one run; on a loaded machine the shared cores stretch it
-    # (2.17 seen at load 5-7 with a full test run beside it), so it is bounded loosely here
-    # and measured as a ratio in bench/.
-    assert max(still_queued) > 0  # the victim went ahead of some of the flood, not after it
-    assert ratio <= 3.0
+    # Fair lanes: the flooder's share (one recompute) on the default queue, the rest of
+    # the burst waits on the paused bulk queue, in every round.
+    share = settings.PODIUM_INTERACTIVE_RECOMPUTES_PER_ACCOUNT
+    assert min(still_queued) >= FLOOD_BENCHMARKS - share
