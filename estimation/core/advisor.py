@@ -77,11 +77,11 @@ __all__ = [
 
 CELL_BUDGET = 16_000_000
 """Largest total of simulations x pooled rankings x algorithms over every size and truth,
-weighted by ``sqrt(m / 20)`` above 20 algorithms (measured 2026-12-02 with 200
-simulations and three truths: 0.3 s of CPU at m = 20, n = 100 with one OpenBLAS thread,
-0.5 s with OpenBLAS's own threads, which spin on a second core; 0.16 s at 3 x 5, where the
-cost is the fixed work of each replicate's refits rather than the cells; a few seconds at
-most elsewhere)."""
+weighted by ``sqrt(m / 20)`` above 20 algorithms (200 simulations and three truths: 0.33 s
+of CPU at m = 20, n = 100, 10 folds with one OpenBLAS thread, 2026-12-05, bench/README.md;
+on 2026-12-02, before that change's 14 % cut: 0.5 s with OpenBLAS's own threads, which
+spin on a second core; 0.16 s at 3 x 5, where the cost is the fixed work of each
+replicate's refits rather than the cells; a few seconds at most elsewhere)."""
 
 MIN_SIMULATIONS = 40
 """Fewer simulated benchmarks than this would leave the errors too noisy to compare."""

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import array
 import math
-from collections.abc import Hashable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -70,6 +70,17 @@ class ResultRows:
 
     def __len__(self) -> int:
         return len(self.values)
+
+    def appenders(self) -> tuple[Callable[..., None], ...]:
+        """The ``append`` of datasets, metrics, values, keys and standard errors, in that
+        order: bound once, so a reader's loop makes one call per column and result."""
+        return (
+            self.datasets.append,
+            self.metrics.append,
+            self.values.append,
+            self.keys.append,
+            self.standard_errors.append,
+        )
 
 
 @dataclass(frozen=True, eq=False)

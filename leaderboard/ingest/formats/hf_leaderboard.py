@@ -63,13 +63,7 @@ def _rows(out: Collector, path: str, results: dict) -> ResultRows:
     """Each task's metrics (metric: value) as rows for :meth:`Collector.add_rows`; a
     null value is a result not run."""
     rows = ResultRows()
-    datasets, metric_names, values, keys, errors = (
-        rows.datasets.append,
-        rows.metrics.append,
-        rows.values.append,
-        rows.keys.append,
-        rows.standard_errors.append,
-    )
+    datasets, metric_names, values, keys, errors = rows.appenders()
     for task, metrics in results.items():
         if not isinstance(metrics, dict):
             out.problem(path, f"results.{task}", "expected an object of metric: value")

@@ -119,13 +119,7 @@ def _rows(out: Collector, path: str, results: dict, directions: dict, groups: di
     :meth:`Collector.add_rows`, each with its standard error; tasks that are groups of
     others are left out. One loop for the file: a million results are a million turns."""
     rows = ResultRows()
-    datasets, metric_names, values, keys, errors = (
-        rows.datasets.append,
-        rows.metrics.append,
-        rows.values.append,
-        rows.keys.append,
-        rows.standard_errors.append,
-    )
+    datasets, metric_names, values, keys, errors = rows.appenders()
     named: dict[str, tuple[str, str, str]] = {}  # "<metric>,<filter>" -> its parts
     settled: set[tuple[str, bool | None]] = set()  # directions stated and unchanged since
     for task, metrics in results.items():
