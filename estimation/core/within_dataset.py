@@ -374,6 +374,29 @@ def _complete_folds(fold_scores: np.ndarray) -> np.ndarray:
     return fold_scores[np.isfinite(fold_scores).all(axis=1)]
 
 
+def _significantly_better_counts(means: np.ndarray, se: np.ndarray, critical: float) -> np.ndarray:
+    """For each dataset ``k`` and algorithm ``a``, how many ``b`` are significantly better:
+    ``d = mean_a - mean_b < 0`` and ``|d| / se > critical`` (:func:`_studentized`).
+
+    No (m, m) array: that test holds for every ``b`` from some place on in the sorted
+    means (rounded subtraction and division by ``se > 0`` are monotone), so a bisection
+    per ``a`` finds the place, log2(m) passes over (k, m) arrays with the same float
+    operations as the pairwise form, hence the same counts."""
+    k, m = means.shape
+    ascending = np.sort(means, axis=1)
+    se = se[:, None]
+    low = np.zeros((k, m), dtype=np.intp)  # the first better b is at or after low ...
+    high = np.full((k, m), m, dtype=np.intp)  # ... and at or before high (m: none)
+    while (open_ := low < high).any():
+        middle = (low + high) // 2
+        candidate = np.take_along_axis(ascending, np.minimum(middle, m - 1), axis=1)
+        differences = means - candidate
+        better = (differences < 0) & (_studentized(differences, se) > critical)
+        high = np.where(open_ & better, middle, high)
+        low = np.where(open_ & ~better, middle + 1, low)
+    return m - low
+
+
 def significance_aware_ranks(
     fold_scores_per_dataset: np.ndarray | Sequence[np.ndarray], *, alpha: float = 0.05
 ) -> SignificanceAwareRanks:
@@ -421,16 +444,12 @@ def significance_aware_ranks(
         stack = np.stack([datasets[i] for i in members])
         column_means, se, df = _tukey_means(stack)
         critical = _tukey_critical_q(m, df, alpha)
-        # Blocks of datasets keep the (k, m, m) temporaries small (cache-sized).
-        block = max(1, _AWARE_BLOCK_ELEMENTS // (m * m))
+        # Blocks of datasets keep the (k, m) temporaries small (cache-sized).
+        block = max(1, _AWARE_BLOCK_ELEMENTS // m)
         for first in range(0, len(members), block):
             rows = slice(first, first + block)
-            means = column_means[rows]
-            differences = means[:, :, None] - means[:, None, :]
-            q = _studentized(differences, se[rows, None, None])
-            # differences[k, a, b] = mean_a - mean_b: b better than a when it is negative.
-            better = (differences < 0) & (q > critical)
-            ranks[members[rows]] = 1 + better.sum(axis=2)
+            better = _significantly_better_counts(column_means[rows], se[rows], critical)
+            ranks[members[rows]] = 1 + better
     applicable = ~np.isnan(ranks[:, 0])
     mean_ranks = ranks[applicable].mean(axis=0) if applicable.any() else np.full(m, np.nan)
     return SignificanceAwareRanks(

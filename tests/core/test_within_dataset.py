@@ -162,6 +162,38 @@ def test_significance_aware_ranks_equal_per_dataset_tukey():
     json.dumps(result.to_dict(), allow_nan=False)
 
 
+def test_significance_aware_ranks_with_ties_equal_per_dataset_tukey():
+    """Tied means and exactly additive scores (se 0): the counts of the sorted search are
+    the pairwise test's."""
+    rng = np.random.default_rng(14)
+    folds = rng.integers(0, 3, size=(6, 5, 9)) / 3.0  # many tied means
+    folds[4] = np.arange(9)[None, :] / 9.0 + np.arange(5)[:, None]  # additive: se 0
+    result = significance_aware_ranks(folds)
+    for i in range(6):
+        tukey = repeated_measures_tukey(folds[i])
+        better = tukey.significant & (tukey.mean_scores[None, :] > tukey.mean_scores[:, None])
+        np.testing.assert_array_equal(result.ranks[i], 1 + better.sum(axis=1))
+
+
+def test_significance_aware_ranks_of_many_algorithms_hold_no_m_by_m_array():
+    """At m = 3000 an (m, m) float array is 72 MB and a boolean one 9 MB; the ranks need
+    (datasets, m) ones. Measured on a second call: the first also builds the critical
+    value of (m, df) once per process (about 22 MiB, no (m, m) array)."""
+    import tracemalloc
+
+    rng = np.random.default_rng(15)
+    folds = rng.normal(size=(2, 10, 3000)) + np.linspace(0, 3, 3000)
+    significance_aware_ranks(folds)
+    tracemalloc.start()
+    try:
+        result = significance_aware_ranks(folds)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 8 * 2**20, f"{peak / 2**20:.0f} MiB"
+    assert result.ranks.shape == (2, 3000) and result.ranks[:, -1].max() < result.ranks[:, 0].min()
+
+
 def test_significance_aware_rank_punishes_erratic_winner():
     # "erratic" wins 6 of 8 datasets by an insignificant 0.001 and loses 2 badly;
     # "steady" is never significantly beaten.
