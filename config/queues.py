@@ -10,10 +10,11 @@ completion (bootstrap, evaluation, advisor) waits at the lowest priority
 (``estimation.requests.COMPLETION_PRIORITY``): a worker takes every waiting recompute
 first, so each waiting benchmark is served before any completion work (issue 41).
 
-The 2x bound of issue 26 holds by design when the default queue has more worker processes
+Fairness (issue 26) holds by design when the default queue has more worker processes
 than one account's share (compose: two processes, a share of one): a flooding account
 then never holds every default process, so another account's recompute starts at once
-instead of waiting behind one of the flood's, and only shares the cores with it.
+instead of waiting behind one of the flood's, and only shares the cores with it
+(tests/security/test_fairness.py checks that order; the latency is measured, not bounded).
 """
 
 from __future__ import annotations

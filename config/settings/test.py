@@ -6,7 +6,7 @@ import os
 os.environ.setdefault("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/podium")
 os.environ.setdefault("REDIS_URL", "redis://127.0.0.1:6379/15")
 
-from config.env import env_str
+from config.env import env_int, env_str
 from config.settings.base import *  # noqa: F403
 
 SECRET_KEY = "podium-test-only"
@@ -37,8 +37,9 @@ REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"]["page_miss"] = None  # noqa: F405
 ACCOUNT_RATE_LIMITS = False
 # Off, like the rates above: a mark left in Redis by one test's recompute that no worker
 # took would hold back a later test's benchmark with the same primary key. The test of
-# coalescing turns it on (tests/security/test_quotas.py).
-PODIUM_RECOMPUTE_COALESCE_SECONDS = 0
+# coalescing turns it on (tests/security/test_quotas.py), and a worker process a test
+# starts may be given it (tests/security/test_fairness.py, tests/reliability/test_lease.py).
+PODIUM_RECOMPUTE_COALESCE_SECONDS = env_int("PODIUM_RECOMPUTE_COALESCE_SECONDS", 0)
 # Static files come from the app folders through the finders; nothing is collected.
 STATIC_ROOT = None
 WHITENOISE_USE_FINDERS = True

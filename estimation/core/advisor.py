@@ -79,7 +79,7 @@ CELL_BUDGET = 16_000_000
 """Largest total of simulations x pooled rankings x algorithms over every size and truth,
 weighted by ``sqrt(m / 20)`` above 20 algorithms (200 simulations and three truths: 0.33 s
 of CPU at m = 20, n = 100, 10 folds with one OpenBLAS thread, 2026-12-05, bench/README.md;
-on 2026-12-02, before that change's 14 % cut: 0.5 s with OpenBLAS's own threads, which
+on 2026-12-02, before the 14 % cut in bench/README.md, "Issue 43 item 5 again": 0.5 s with OpenBLAS's own threads, which
 spin on a second core; 0.16 s at 3 x 5, where the cost is the fixed work of each
 replicate's refits rather than the cells; a few seconds at most elsewhere)."""
 

@@ -376,7 +376,8 @@ def _complete_folds(fold_scores: np.ndarray) -> np.ndarray:
 
 def _significantly_better_counts(means: np.ndarray, se: np.ndarray, critical: float) -> np.ndarray:
     """For each dataset ``k`` and algorithm ``a``, how many ``b`` are significantly better:
-    ``d = mean_a - mean_b < 0`` and ``|d| / se > critical`` (:func:`_studentized`).
+    ``d = mean_a - mean_b < 0`` and ``|d| / se > critical`` (:func:`_studentized`). The
+    means must be finite (complete folds, scaled: :func:`_tukey_means`).
 
     No (m, m) array: that test holds for every ``b`` from some place on in the sorted
     means (rounded subtraction and division by ``se > 0`` are monotone), so a bisection

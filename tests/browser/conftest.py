@@ -379,7 +379,7 @@ def screenshot(request) -> Callable:
         try:
             page.screenshot(path=str(path), full_page=full_page)
         except PlaywrightError:
-            page.wait_for_load_state("networkidle")
+            page.wait_for_load_state("load")
             page.screenshot(path=str(path), full_page=full_page)
         return path
 

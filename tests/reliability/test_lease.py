@@ -117,7 +117,10 @@ def test_a_worker_killed_mid_completion_is_replaced_by_the_first_sweep(
         entries=big_entries(m=30, n=200),
         source=Submission.Source.IMPORT,
     )  # committed: the recompute task waits in Redis
-    with celery_worker_process(PODIUM_RECOMPUTE_LEASE_SECONDS=str(lease)) as worker:
+    # The worker marks a completion it queues (coalescing on, the mark kept for longer
+    # than a loaded machine may take to start it) and drops the mark as it starts it.
+    marks = {"PODIUM_RECOMPUTE_COALESCE_SECONDS": "300", "PODIUM_RECOMPUTE_REQUEUE_SECONDS": "600"}
+    with celery_worker_process(PODIUM_RECOMPUTE_LEASE_SECONDS=str(lease), **marks) as worker:
         # The snapshot is served and its revision recorded before its bootstrap (seconds
         # here), and the completion task has started (its queued mark dropped; still
         # queued, the worker below would take it from the queue with no sweep): the kill

@@ -93,19 +93,20 @@ def _submit_and_time(benchmark: Benchmark, victim, round_: int) -> float:
 
 
 def _bulk_paused(node: str, *, paused: bool) -> None:
-    """Stop (or restart) the bulk worker taking tasks. A solo worker answers between tasks,
-    so once it has, and says it runs and holds none, nothing of the flood runs on bulk."""
+    """Stop (or restart) the bulk worker taking tasks. Its reply to ``cancel_consumer``
+    comes before the cancel is carried out (on its next turn), so the pause is known
+    once the worker lists no queue it consumes. A solo worker answers between tasks and,
+    with acks late and a prefetch of one, holds no task it has not started: from then on
+    nothing of the flood runs on bulk. The restart is not checked (it runs in a
+    ``finally``, where a failure would hide the round's own)."""
     control = celery_app.control
-    command = control.cancel_consumer if paused else control.add_consumer
-    replies = command(bulk_queue(), destination=[node], reply=True, timeout=300)
+    if not paused:
+        control.add_consumer(bulk_queue(), destination=[node], reply=True, timeout=60)
+        return
+    replies = control.cancel_consumer(bulk_queue(), destination=[node], reply=True, timeout=300)
     assert replies, f"the bulk worker {node} did not answer"
-    if paused:
-        inspect = control.inspect(destination=[node], timeout=300)
-        wait_until(
-            lambda: inspect.active() == {node: []} and inspect.reserved() == {node: []},
-            timeout=300,
-            interval=0.2,
-        )
+    inspect = control.inspect(destination=[node], timeout=300)
+    wait_until(lambda: inspect.active_queues() == {node: []}, timeout=300, interval=0.2)
 
 
 def _seconds(latencies: list[float]) -> str:
