@@ -23,9 +23,9 @@ from django.utils.text import compress_string
 MIN_BYTES = 200
 BROTLI_QUALITY = 5  # per response: about gzip -6's speed, smaller output
 GZIP_LEVEL = 6  # Django's (compress_string)
-# What follows the header (and its name) in a gzip member of nothing: an empty final
-# deflate block, then CRC32 and ISIZE of zero bytes.
-_EMPTY_GZIP_TAIL = 2 + 8
+# What follows the 10-byte header (and its name) in Django's gzip member of nothing: the
+# deflate stream of no bytes, then CRC32 and ISIZE.
+_EMPTY_GZIP_TAIL = len(compress_string(b"")) - 10
 _DEFLATE_END = zlib.compressobj(GZIP_LEVEL, zlib.DEFLATED, -zlib.MAX_WBITS).flush()
 
 

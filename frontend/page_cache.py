@@ -235,14 +235,15 @@ class _DeflatedPage:
 
 
 DEFLATED_PAGES_KEPT = 32  # per process; a charts page's pieces are about its gzip size
-_deflated_pages: OrderedDict[tuple[str, str], _DeflatedPage] = OrderedDict()
+_deflated_pages: OrderedDict[tuple[str, str, int], _DeflatedPage] = OrderedDict()
 _deflated_pages_lock = threading.Lock()
 
 
 def _deflated_page(shared: PageEntry) -> _DeflatedPage:
     """The pieces of ``shared`` compressed once per process (most recently used kept),
-    keyed by what names its body: the ETag (the body's hash) and the generation."""
-    key = (shared.etag, shared.generation)
+    keyed by what names its body: the ETag (the body's hash: a shell's view sets none of
+    its own), the generation and the length."""
+    key = (shared.etag, shared.generation, len(shared.body))
     with _deflated_pages_lock:
         page = _deflated_pages.get(key)
         if page is not None:

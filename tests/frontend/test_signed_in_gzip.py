@@ -7,6 +7,7 @@ shared page never again."""
 from __future__ import annotations
 
 import gzip
+import hashlib
 import re
 import zlib
 from unittest import mock
@@ -14,6 +15,7 @@ from unittest import mock
 import pytest
 from django.test import Client
 
+from frontend.page_cache import DEFLATED_PAGES_KEPT, PageEntry, _deflated_page, _deflated_pages
 from frontend.page_shell import PAGE_ACTIONS, SITE_NAV
 from leaderboard.models import Benchmark
 from tests.factories import make_benchmark, make_user
@@ -115,6 +117,14 @@ def test_the_header_is_padded_with_a_random_length_name(board, readers):
     assert len(lengths) > 1  # 8 draws of 0..99 bytes all alike: 1e-14
 
 
+@pytest.mark.parametrize("page", PAGES)
+def test_a_shell_pages_etag_is_its_bodys_hash(board, page):
+    """The compressed pieces of an entry are kept under its ETag: a shell's view must set
+    none of its own, so that the entry's is the hash of its body."""
+    response = Client().get(page.format(slug=board.slug))
+    assert response["ETag"] == '"' + hashlib.sha256(response.content).hexdigest()[:32] + '"'
+
+
 class _Compressed:
     """Counts the bytes handed to zlib to compress (one-shot or streamed) while on."""
 
@@ -174,3 +184,11 @@ def test_per_request_only_the_readers_regions_are_compressed(board, readers, pag
             )
             assert 0 < own < len(body) / 10
             assert compressed.bytes == own, (name, compressed.bytes, own, len(body))
+
+
+def test_the_compressed_pieces_kept_are_bounded():
+    for number in range(DEFLATED_PAGES_KEPT + 5):
+        body = b"<p>%d</p><!--podium:site-nav-->nav<!--/podium:site-nav-->" % number
+        entry = PageEntry(f"gen-{number}", "", (), (), f'"{number}"', 0, body)
+        assert len(_deflated_page(entry).deflated) == 3  # before, inside, after the region
+    assert len(_deflated_pages) == DEFLATED_PAGES_KEPT
