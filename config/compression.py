@@ -7,7 +7,9 @@ has nothing to find: responses to anonymous GET/HEAD requests that set no cookie
 rendered no CSRF token; no secret of the reader's in the body). Everything else over 200 bytes is
 gzip-ed by Django's middleware as before. The API's stored snapshot sections are
 compressed once per version (``estimation/api/snapshots.py``), brotli included: their
-bytes are the same for every reader and reflect nothing from the request.
+bytes are the same for every reader and reflect nothing from the request. A signed-in
+reader's cached page comes gzip-ed already, joined from pieces compressed apart
+(:func:`gzip_joined`, frontend/page_cache.py), and is left alone here.
 """
 
 from __future__ import annotations
