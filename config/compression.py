@@ -7,17 +7,28 @@ has nothing to find: responses to anonymous GET/HEAD requests that set no cookie
 rendered no CSRF token; no secret of the reader's in the body). Everything else over 200 bytes is
 gzip-ed by Django's middleware as before. The API's stored snapshot sections are
 compressed once per version (``estimation/api/snapshots.py``), brotli included: their
-bytes are the same for every reader and reflect nothing from the request.
+bytes are the same for every reader and reflect nothing from the request. A signed-in
+reader's cached page comes gzip-ed already, joined from pieces compressed apart
+(:func:`gzip_joined`, frontend/page_cache.py), and is left alone here.
 """
 
 from __future__ import annotations
 
+import zlib
+from collections.abc import Iterable
+
 import brotli
 from django.middleware.gzip import GZipMiddleware
 from django.utils.cache import patch_vary_headers
+from django.utils.text import compress_string
 
 MIN_BYTES = 200
 BROTLI_QUALITY = 5  # per response: about gzip -6's speed, smaller output
+GZIP_LEVEL = 6  # Django's (compress_string)
+# What follows the 10-byte header (and its name) in Django's gzip member of nothing: the
+# deflate stream of no bytes, then CRC32 and ISIZE.
+_EMPTY_GZIP_TAIL = len(compress_string(b"")) - 10
+_DEFLATE_END = zlib.compressobj(GZIP_LEVEL, zlib.DEFLATED, -zlib.MAX_WBITS).flush()
 
 
 def accepts_encoding(header: str, coding: str) -> bool:
@@ -38,6 +49,24 @@ def accepts_encoding(header: str, coding: str) -> bool:
 
 def brotli_compress(data: bytes, quality: int = BROTLI_QUALITY) -> bytes:
     return brotli.compress(data, quality=quality)
+
+
+def deflated_piece(data: bytes) -> bytes:
+    """``data`` as raw deflate blocks of its own: no history from before it, no final
+    block, ending byte aligned (a full flush), so that pieces compressed apart join, in
+    any order, into one deflate stream (:func:`gzip_joined`)."""
+    compressor = zlib.compressobj(GZIP_LEVEL, zlib.DEFLATED, -zlib.MAX_WBITS)
+    return compressor.compress(data) + compressor.flush(zlib.Z_FULL_FLUSH)
+
+
+def gzip_joined(pieces: Iterable[bytes], *, crc: int, size: int) -> bytes:
+    """One gzip member of ``pieces`` (each from :func:`deflated_piece`, in order);
+    ``crc`` and ``size``: the CRC32 and length of the uncompressed pieces in order. Its
+    header is Django's, padded with a random-length file name as GZipMiddleware pads
+    every answer (taken from Django's own ``compress_string`` of nothing)."""
+    empty = compress_string(b"", max_random_bytes=GZipMiddleware.max_random_bytes)
+    trailer = (crc & 0xFFFFFFFF).to_bytes(4, "little") + (size & 0xFFFFFFFF).to_bytes(4, "little")
+    return b"".join((empty[:-_EMPTY_GZIP_TAIL], *pieces, _DEFLATE_END, trailer))
 
 
 def _public(request, response) -> bool:

@@ -40,6 +40,17 @@ old, dead token. Entries also expire after ``ENTRY_SECONDS``. Each coding (ident
 gzip, brotli) is its own entry, so a hit moves only the bytes it sends. The cache fails open (config/cache.py): Redis down means
 every request renders.
 
+A signed-in reader who takes gzip (every browser) gets one gzip member joined from
+pieces: the entry's identity body cut at its region markers (frontend/page_regions.py),
+each span compressed once per process as raw deflate with no history and no final block
+(:func:`_deflated_page`), and only this reader's regions compressed per request
+(config/compression.py: ``deflated_piece``, ``gzip_joined``). BREACH: the reader's
+secret (the CSRF token of the log-out form, in the navigation region) and anything the
+request reflects sit in deflate pieces that share no history with the rest of the page,
+so no guess in one piece can shorten another, and the length of a region's piece says
+only what its own text compresses to; the header keeps Django's random-length padding
+(GZipMiddleware, "Heal The Breach"). Brotli is never used for a signed-in answer.
+
 Cache busting: an entry is keyed by the query parameters reader pages read
 (``READER_PARAMETERS``), in a canonical order; any other parameter is dropped from the
 request before the view runs, so junk in the query string reaches the same entry as
@@ -61,8 +72,11 @@ import gzip
 import hashlib
 import logging
 import math
+import threading
 import time
-from collections.abc import Callable
+import zlib
+from collections import OrderedDict
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from functools import lru_cache, wraps
 from urllib.parse import parse_qsl, urlencode
@@ -77,8 +91,15 @@ from django.utils.cache import get_conditional_response, patch_cache_control, pa
 from django.utils.http import http_date
 
 from config.cache import pages_cache
-from config.compression import MIN_BYTES, accepts_encoding, brotli_compress
+from config.compression import (
+    MIN_BYTES,
+    accepts_encoding,
+    brotli_compress,
+    deflated_piece,
+    gzip_joined,
+)
 from estimation.latest_cache import benchmark_generation, generation_cache_key
+from frontend.page_regions import Region, drawn_insides, page_spans, regions_of, regions_replaced
 from leaderboard.throttling import page_miss_wait
 
 logger = logging.getLogger(__name__)
@@ -155,24 +176,25 @@ def page_cached_for_every_reader(view):
     return marked
 
 
-Shell = Callable[..., bytes | None]
+Shell = Callable[..., Mapping[str, str]]
 
 
 def page_cached_with_shell(shell: Shell):
     """:func:`page_cached`, and a signed-in reader gets the anonymous entry with their own
-    part drawn by ``shell(request, body, generation=..., **view_kwargs)``
-    (frontend/page_shell.py: the body with the reader's regions replaced, or None to run
-    the view; ``generation`` is the benchmark's generation token the entry was made
-    under)."""
+    regions drawn by ``shell(request, generation=..., **view_kwargs)`` (frontend/page_shell.py:
+    each region's HTML by name; ``generation`` is the benchmark's generation token the
+    entry was made under). The view runs when the page lacks one of them (a template
+    changed)."""
 
     def decorate(view):
         @wraps(view)
         def marked(request, *args, **kwargs):
             shared = getattr(request, _SHARED, None)
             if shared is not None:
-                body = shell(request, shared.body, generation=shared.generation, **kwargs)
-                if body is not None:
-                    return _shell_answer(body, shared)
+                drawings = shell(request, generation=shared.generation, **kwargs)
+                answer = _shell_answer(request, shared, drawings)
+                if answer is not None:
+                    return answer
             return view(request, *args, **kwargs)
 
         marked.page_cached = True  # type: ignore[attr-defined]
@@ -182,12 +204,80 @@ def page_cached_with_shell(shell: Shell):
     return decorate
 
 
-def _shell_answer(body: bytes, shared: PageEntry) -> HttpResponse:
-    """A signed-in reader's page: the entry's headers, without its validators (the body
-    is this reader's), and private (a shared cache must not keep it)."""
+def _shell_answer(
+    request: HttpRequest, shared: PageEntry, drawings: Mapping[str, str]
+) -> HttpResponse | None:
+    """A signed-in reader's page, gzip-ed from pieces when they take gzip: the entry's
+    headers, without its validators (the body is this reader's), and private (a shared
+    cache must not keep it). None when the page lacks one of the reader's regions."""
+    accept = request.META.get("HTTP_ACCEPT_ENCODING", "")
+    gzipped = accepts_encoding(accept, "gzip") and len(shared.body) >= MIN_BYTES
+    body = _gzip_drawn(shared, drawings) if gzipped else regions_replaced(shared.body, drawings)
+    if body is None:
+        return None
     response = _with_attributes(HttpResponse(body, headers=dict(shared.headers)), shared)
+    if gzipped:  # the compression middleware leaves an encoded answer alone
+        response["Content-Encoding"] = "gzip"
+        response["Content-Length"] = str(len(body))
+    patch_vary_headers(response, ("Accept-Encoding",))
     patch_cache_control(response, private=True)
     return response
+
+
+@dataclass(frozen=True)
+class _DeflatedPage:
+    """An entry's identity body cut at its regions (frontend/page_regions.py), each span
+    compressed on its own (config/compression.deflated_piece)."""
+
+    regions: tuple[Region, ...]
+    spans: tuple[tuple[int, int], ...]
+    deflated: tuple[bytes, ...]
+
+
+DEFLATED_PAGES_KEPT = 32  # per process; a charts page's pieces are about its gzip size
+_deflated_pages: OrderedDict[tuple[str, str, int], _DeflatedPage] = OrderedDict()
+_deflated_pages_lock = threading.Lock()
+
+
+def _deflated_page(shared: PageEntry) -> _DeflatedPage:
+    """The pieces of ``shared`` compressed once per process (most recently used kept),
+    keyed by what names its body: the ETag (the body's hash: a shell's view sets none of
+    its own), the generation and the length."""
+    key = (shared.etag, shared.generation, len(shared.body))
+    with _deflated_pages_lock:
+        page = _deflated_pages.get(key)
+        if page is not None:
+            _deflated_pages.move_to_end(key)
+            return page
+    body = shared.body
+    regions = regions_of(body)
+    spans = page_spans(body, regions)
+    page = _DeflatedPage(
+        regions, spans, tuple(deflated_piece(body[start:end]) for start, end in spans)
+    )
+    with _deflated_pages_lock:
+        _deflated_pages[key] = page
+        while len(_deflated_pages) > DEFLATED_PAGES_KEPT:
+            _deflated_pages.popitem(last=False)
+    return page
+
+
+def _gzip_drawn(shared: PageEntry, drawings: Mapping[str, str]) -> bytes | None:
+    """:func:`regions_replaced`'s page gzip-ed as one member whose shared spans were
+    compressed once: per request only the reader's regions are compressed."""
+    page = _deflated_page(shared)
+    insides = drawn_insides(page.regions, drawings)
+    if insides is None:
+        return None
+    view = memoryview(shared.body)
+    crc, size, pieces = 0, 0, []
+    for index, (start, end) in enumerate(page.spans):
+        inside = insides.get(index)
+        text = view[start:end] if inside is None else inside
+        crc = zlib.crc32(text, crc)
+        size += len(text)
+        pieces.append(page.deflated[index] if inside is None else deflated_piece(inside))
+    return gzip_joined(pieces, crc=crc, size=size)
 
 
 def page_cache_refuse(response: HttpResponse) -> HttpResponse:
@@ -367,7 +457,8 @@ class PageCacheMiddleware:
             return self.get_response(request)
         anonymous = _anonymous(request)
         shelled = reader == SHELL and not anonymous
-        coding = "" if shelled else _coding(request)  # a shell edits the identity body
+        # A shell draws into the identity body (and gzips it from pieces: _shell_answer).
+        coding = "" if shelled else _coding(request)
         generation_key = generation_cache_key(slug=slug)
         key = _entry_key(slug, url, coding)
         found = pages_cache.get_many([generation_key, key])  # one round trip

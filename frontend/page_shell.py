@@ -10,12 +10,12 @@ anonymous rendering has none, so the stored entry never holds one). Everything e
 page (the board, its table, charts and links) reads nothing of the reader, so the
 anonymous rendering of it is every reader's. :class:`frontend.page_cache.PageCacheMiddleware`
 hands a signed-in reader's request the anonymous entry, and the view's shell (below)
-replaces each region's anonymous drawing with the same template drawn for this
-request: what one reader sees of their own never reaches a stored entry, and the board
+draws each of the reader's regions for this request, which replace the anonymous
+drawings (frontend/page_regions.py): what one reader sees of their own never reaches a stored entry, and the board
 is the same bytes for everyone by construction.
 
-A shell returns None when the page does not have its regions (a template changed): the
-view then renders the page as before.
+When the page does not have a region the shell drew (a template changed), the view
+renders the page as before.
 
 Whether a reader maintains any benchmark, and whether they maintain this one (with its
 submission policy), are kept in the cache for ``MAINTAINS_SECONDS``
@@ -28,7 +28,6 @@ shows on the next page; the bound covers a raw write to the rows, which sends no
 from __future__ import annotations
 
 import uuid
-from collections.abc import Mapping
 from functools import lru_cache
 
 from django.contrib.messages import get_messages
@@ -51,32 +50,6 @@ SITE_NAV = "site-nav"
 PAGE_ACTIONS = "page-actions"
 MESSAGES = "messages"
 MAINTAINS_SECONDS = 300  # bounds a change made around the signal (a raw through-row insert)
-
-
-def _markers(name: str) -> tuple[bytes, bytes]:
-    return f"<!--podium:{name}-->".encode(), f"<!--/podium:{name}-->".encode()
-
-
-def regions_replaced(body: bytes, regions: Mapping[str, str]) -> bytes | None:
-    """``body`` with the inside of each region (in page order) replaced; None if one is
-    missing. Each marker is looked for after the previous region, and page text cannot
-    forge one (templates escape ``<``), nor could a forged one show a reader anything
-    but their own regions."""
-    parts: list[bytes] = []
-    position = 0
-    for name, html in regions.items():
-        opening, closing = _markers(name)
-        start = body.find(opening, position)
-        if start < 0:
-            return None
-        start += len(opening)
-        end = body.find(closing, start)
-        if end < 0:
-            return None
-        parts += [body[position:start], html.encode()]
-        position = end
-    parts.append(body[position:])
-    return b"".join(parts)
 
 
 def _drawn(name: str, context: dict) -> str:
@@ -153,14 +126,14 @@ def _own_nav(request: HttpRequest) -> dict[str, str]:
     return {SITE_NAV: _site_nav(request)}
 
 
-def site_nav_shell(request: HttpRequest, body: bytes, **view_kwargs) -> bytes | None:
+def site_nav_shell(request: HttpRequest, **view_kwargs) -> dict[str, str]:
     """A page whose only reader's part is the site navigation."""
-    return regions_replaced(body, _own_nav(request))
+    return _own_nav(request)
 
 
 def leaderboard_shell(
-    request: HttpRequest, body: bytes, *, slug: str, generation: str, **view_kwargs
-) -> bytes | None:
+    request: HttpRequest, *, slug: str, generation: str, **view_kwargs
+) -> dict[str, str]:
     """The leaderboard: the navigation, the maintainer's links for a maintainer (a
     reader who maintains nothing here sees the anonymous ones: submit and upload, unless
     the benchmark is closed), and the reader's messages. ``generation``: the benchmark's
@@ -175,7 +148,7 @@ def leaderboard_shell(
     messages = _messages(request)
     if messages is not None:  # else the anonymous drawing (none) stays
         regions[MESSAGES] = messages
-    return regions_replaced(body, regions)
+    return regions
 
 
 def _maintainer_key(user_id: int) -> str:

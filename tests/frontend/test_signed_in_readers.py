@@ -18,7 +18,8 @@ from django.test import Client
 from django.test.signals import template_rendered
 from django.test.utils import CaptureQueriesContext
 
-from frontend.page_shell import MESSAGES, PAGE_ACTIONS, SITE_NAV, regions_replaced
+from frontend.page_regions import regions_replaced
+from frontend.page_shell import MESSAGES, PAGE_ACTIONS, SITE_NAV
 from leaderboard.models import Benchmark
 from tests.factories import make_benchmark, make_user
 from tests.frontend.test_readers_support import large_payload, store_snapshot
@@ -257,6 +258,10 @@ def test_regions_are_replaced_in_page_order_and_a_missing_one_gives_none():
     assert regions_replaced(b"<p>no regions</p>", {SITE_NAV: "my nav"}) is None
     unclosed = b"<!--podium:site-nav-->anon nav"
     assert regions_replaced(unclosed, {SITE_NAV: "my nav"}) is None
+    assert regions_replaced(page, {SITE_NAV: ""}) == (  # "" is a drawing too
+        b"<h1>board</h1><!--podium:site-nav--><!--/podium:site-nav-->"
+        b"<p>rows</p><!--podium:page-actions-->links<!--/podium:page-actions-->end"
+    )
 
 
 def test_a_reader_who_maintains_nothing_costs_no_maintainer_query(board, readers):
