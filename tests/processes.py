@@ -8,7 +8,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager, suppress
+from contextlib import contextmanager, nullcontext, suppress
 from pathlib import Path
 
 import pytest
@@ -64,17 +64,37 @@ def embedded_env(database: Path) -> dict[str, str]:
 
 @contextmanager
 def celery_worker_process(
-    queues: Sequence[str] | None = None, *, node: str | None = None, **env_overrides: str
+    queues: Sequence[str] | None = None,
+    *,
+    node: str | None = None,
+    log: Path | None = None,
+    **env_overrides: str,
 ) -> Iterator[subprocess.Popen]:
     """A real worker in its own process (unlike ``start_worker``'s thread, it can be
     SIGKILLed mid-task), consuming this test's queues (``queues``: only those); killed
     on exit if still alive. ``node``: its node name, for remote control
     (``app.control``'s ``destination``); workers on one host share Celery's default one.
 
-    Its output is discarded: an unread pipe would block a chatty worker.
+    Its output is discarded (an unread pipe would block a chatty worker), or written to
+    ``log``.
     """
     worker_allowed()
-    worker = subprocess.Popen(
+    # The worker writes to its own copy of the file's descriptor; this one is closed.
+    with log.open("ab") if log is not None else nullcontext(subprocess.DEVNULL) as output:
+        worker = _worker_started(queues, node, output, env_overrides)
+    try:
+        yield worker
+    finally:
+        with suppress(ProcessLookupError):
+            os.killpg(worker.pid, signal.SIGKILL)
+        worker.wait(timeout=30)
+
+
+def _worker_started(
+    queues: Sequence[str] | None, node: str | None, output, env_overrides: dict[str, str]
+) -> subprocess.Popen:
+    """``celery worker`` for :func:`celery_worker_process`, writing to ``output``."""
+    return subprocess.Popen(
         [
             sys.executable,
             "-m",
@@ -96,16 +116,10 @@ def celery_worker_process(
         env=subprocess_env(
             **{"PODIUM_CACHE_PREFIX": settings.CACHES["default"]["KEY_PREFIX"], **env_overrides}
         ),
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
+        stdout=output,
+        stderr=output,
         start_new_session=True,  # its pool's children go with it
     )
-    try:
-        yield worker
-    finally:
-        with suppress(ProcessLookupError):
-            os.killpg(worker.pid, signal.SIGKILL)
-        worker.wait(timeout=30)
 
 
 def wait_until(predicate, timeout: float = 30.0, interval: float = 0.05):

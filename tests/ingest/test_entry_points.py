@@ -404,6 +404,25 @@ def test_one_file_of_another_tool_is_stored_at_confirm_and_by_the_background_job
 
 
 @pytest.mark.django_db
+def test_an_upload_job_of_a_format_no_reader_has_is_refused_before_it_is_stored():
+    """A caller's mistake (an earlier test passed "csv") is an error at once, not a job
+    that every worker run fails."""
+    from leaderboard.models import UploadJob
+    from leaderboard.uploads import upload_job_create
+
+    with pytest.raises(ValueError, match="no reader for format 'csv'"):
+        upload_job_create(
+            benchmark=_empty_benchmark("bg-csv", METRICS["pwc"]),
+            submitter=make_user("bg-csv"),
+            content=b"dataset,algorithm,score\nd,a,0.5\n",
+            format="csv",
+            note="",
+            idempotency_key="bg-csv",
+        )
+    assert not UploadJob.objects.exists()
+
+
+@pytest.mark.django_db
 def test_the_web_upload_shows_an_import_problem_at_its_file_and_key(client):
     user = make_user("web")
     client.force_login(user)

@@ -24,6 +24,7 @@ import re
 import statistics
 import time
 from contextlib import ExitStack
+from pathlib import Path
 from socket import gethostname
 
 import pytest
@@ -92,21 +93,29 @@ def _submit_and_time(benchmark: Benchmark, victim, round_: int) -> float:
     return time.monotonic() - start
 
 
-def _bulk_paused(node: str, *, paused: bool) -> None:
+def _bulk_paused(node: str, *, paused: bool, log: Path) -> None:
     """Stop (or restart) the bulk worker taking tasks. Its reply to ``cancel_consumer``
     comes before the cancel is carried out (on its next turn), so the pause is known
     once the worker lists no queue it consumes. A solo worker answers between tasks and,
     with acks late and a prefetch of one, holds no task it has not started: from then on
-    nothing of the flood runs on bulk. The restart is not checked (it runs in a
-    ``finally``, where a failure would hide the round's own)."""
+    nothing of the flood runs on bulk. Asked again every few seconds (a cancel of a queue
+    not consumed is harmless), so that one message lost or a task still running does not
+    use up the whole wait. The restart is not checked (it runs in a ``finally``, where a
+    failure would hide the round's own)."""
     control = celery_app.control
     if not paused:
         control.add_consumer(bulk_queue(), destination=[node], reply=True, timeout=60)
         return
-    replies = control.cancel_consumer(bulk_queue(), destination=[node], reply=True, timeout=300)
-    assert replies, f"the bulk worker {node} did not answer"
-    inspect = control.inspect(destination=[node], timeout=300)
-    wait_until(lambda: inspect.active_queues() == {node: []}, timeout=300, interval=0.2)
+    deadline = time.monotonic() + 300  # a hang guard
+    listed = None
+    while time.monotonic() < deadline:
+        control.cancel_consumer(bulk_queue(), destination=[node], reply=True, timeout=5)
+        listed = control.inspect(destination=[node], timeout=5).active_queues()
+        if listed == {node: []}:
+            return
+        time.sleep(0.2)
+    said = log.read_text(errors="replace")[-3000:]
+    pytest.fail(f"the bulk worker {node} still consumes (or does not answer): {listed}\n{said}")
 
 
 def _seconds(latencies: list[float]) -> str:
@@ -123,7 +132,7 @@ def _csv(seed: int) -> bytes:
 
 
 def test_a_flooding_account_does_not_starve_another_benchmark(
-    transactional_db, settings, redis_url
+    transactional_db, settings, redis_url, tmp_path
 ):
     settings.PODIUM_INTERACTIVE_RECOMPUTES_PER_ACCOUNT = 1
     settings.PODIUM_RECOMPUTE_COALESCE_SECONDS = 300
@@ -168,7 +177,10 @@ def test_a_flooding_account_does_not_starve_another_benchmark(
     with ExitStack() as workers:
         for _ in range(2):
             workers.enter_context(celery_worker_process([default_queue()], **env))
-        workers.enter_context(celery_worker_process([bulk_queue()], node=bulk_node, **env))
+        bulk_log = tmp_path / "bulk-worker.log"  # what it said, shown if it stops answering
+        workers.enter_context(
+            celery_worker_process([bulk_queue()], node=bulk_node, log=bulk_log, **env)
+        )
         wait_until(lambda: _all_served([*flooded, served]), timeout=240, interval=0.2)
 
         def submit_and_time(round_: int) -> float:
@@ -187,14 +199,14 @@ def test_a_flooding_account_does_not_starve_another_benchmark(
                     benchmark=flooded[i % FLOOD_BENCHMARKS],
                     submitter=flooder,
                     content=_csv(1000 + i),
-                    format="csv",
+                    format="long",
                     note="",
                     idempotency_key=f"flood-{i}",
                     new_datasets_confirmed=True,
                 )
         flooding, still_queued = [], []
         for r in range(ROUNDS):
-            _bulk_paused(bulk_node, paused=True)
+            _bulk_paused(bulk_node, paused=True, log=bulk_log)
             try:
                 # A normal round between flooded ones, so that the other work on the
                 # machine weighs on both alike: none of the flooder's recomputes left on
@@ -215,7 +227,7 @@ def test_a_flooding_account_does_not_starve_another_benchmark(
                 flooding.append(submit_and_time(ROUNDS + r))
                 still_queued.append(sum(_behind(benchmark, served) for benchmark in flooded))
             finally:
-                _bulk_paused(bulk_node, paused=False)
+                _bulk_paused(bulk_node, paused=False, log=bulk_log)
 
         ratio = statistics.median(flooding) / statistics.median(normal)
         print(
