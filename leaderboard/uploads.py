@@ -26,10 +26,9 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from common.threads import db_daemon_thread
-from leaderboard.ingest.formats import IMPORT_FORMATS, unpacked_size
+from leaderboard.ingest.formats import IMPORT_FORMATS, UPLOAD_FORMATS, unpacked_size
 from leaderboard.ingest.formats.common import UploadLimits
 from leaderboard.ingest.formats.files import MAX_UNPACKED_BYTES
-from leaderboard.ingest.results_csv.records import FORMATS
 from leaderboard.models import Benchmark, UploadJob
 from leaderboard.quotas import upload_jobs_quota_check
 
@@ -100,7 +99,7 @@ def upload_job_create(
     Refused (``QuotaExceeded``) while the account has the most uploads pending; a
     ``format`` no reader has is a caller's mistake (ValueError), not a job that fails.
     """
-    if format and format not in (*FORMATS, *IMPORT_FORMATS):
+    if format and format not in UPLOAD_FORMATS:
         raise ValueError(f"no reader for format {format!r}")
     with transaction.atomic():
         upload_jobs_quota_check(submitter=submitter)

@@ -33,8 +33,9 @@ from leaderboard.api.common import (
     idempotency_parameter,
     submission_or_404,
 )
+from leaderboard.ingest.formats import UPLOAD_FORMATS
 from leaderboard.ingest.imported import EMPTY_IMPORT, IMPORT_FORMATS, ON_ERROR
-from leaderboard.ingest.results_csv import FORMATS, INCOMPLETE
+from leaderboard.ingest.results_csv import INCOMPLETE
 from leaderboard.ingest.results_csv.sheets import MAPPABLE, parse_columns
 from leaderboard.lookups import benchmark_or_404
 from leaderboard.models import Submission, UploadJob
@@ -389,7 +390,7 @@ class SubmissionUploadApi(ApiView):
         )
         # Not nullable: a form field is text, and "null" is no format.
         format = serializers.ChoiceField(
-            choices=(*FORMATS, *IMPORT_FORMATS),
+            choices=UPLOAD_FORMATS,
             required=False,
             default=None,
             help_text="long: dataset,algorithm,score[,fold][,metric]; wide: "

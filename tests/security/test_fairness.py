@@ -93,19 +93,15 @@ def _submit_and_time(benchmark: Benchmark, victim, round_: int) -> float:
     return time.monotonic() - start
 
 
-def _bulk_paused(node: str, *, paused: bool, log: Path) -> None:
-    """Stop (or restart) the bulk worker taking tasks. Its reply to ``cancel_consumer``
-    comes before the cancel is carried out (on its next turn), so the pause is known
-    once the worker lists no queue it consumes. A solo worker answers between tasks and,
-    with acks late and a prefetch of one, holds no task it has not started: from then on
-    nothing of the flood runs on bulk. Asked again every few seconds (a cancel of a queue
-    not consumed is harmless), so that one message lost or a task still running does not
-    use up the whole wait. The restart is not checked (it runs in a ``finally``, where a
-    failure would hide the round's own)."""
+def _bulk_pause(node: str, log: Path) -> None:
+    """Stop the bulk worker taking tasks. Its reply to ``cancel_consumer`` comes before
+    the cancel is carried out (on its next turn), so the pause is known once the worker
+    lists no queue it consumes. A solo worker answers between tasks and, with acks late
+    and a prefetch of one, holds no task it has not started: from then on nothing of the
+    flood runs on bulk. Asked again every few seconds (a cancel of a queue not consumed
+    is harmless), so that one message lost or a task still running does not use up the
+    whole wait; ``log`` (the worker's output) is shown if it never answers."""
     control = celery_app.control
-    if not paused:
-        control.add_consumer(bulk_queue(), destination=[node], reply=True, timeout=60)
-        return
     deadline = time.monotonic() + 300  # a hang guard
     listed = None
     while time.monotonic() < deadline:
@@ -116,6 +112,12 @@ def _bulk_paused(node: str, *, paused: bool, log: Path) -> None:
         time.sleep(0.2)
     said = log.read_text(errors="replace")[-3000:]
     pytest.fail(f"the bulk worker {node} still consumes (or does not answer): {listed}\n{said}")
+
+
+def _bulk_resume(node: str) -> None:
+    """The bulk worker takes tasks again. Not checked: it runs in a ``finally``, where a
+    failure would hide the round's own."""
+    celery_app.control.add_consumer(bulk_queue(), destination=[node], reply=True, timeout=60)
 
 
 def _seconds(latencies: list[float]) -> str:
@@ -206,7 +208,7 @@ def test_a_flooding_account_does_not_starve_another_benchmark(
                 )
         flooding, still_queued = [], []
         for r in range(ROUNDS):
-            _bulk_paused(bulk_node, paused=True, log=bulk_log)
+            _bulk_pause(bulk_node, bulk_log)
             try:
                 # A normal round between flooded ones, so that the other work on the
                 # machine weighs on both alike: none of the flooder's recomputes left on
@@ -227,7 +229,7 @@ def test_a_flooding_account_does_not_starve_another_benchmark(
                 flooding.append(submit_and_time(ROUNDS + r))
                 still_queued.append(sum(_behind(benchmark, served) for benchmark in flooded))
             finally:
-                _bulk_paused(bulk_node, paused=False, log=bulk_log)
+                _bulk_resume(bulk_node)
 
         ratio = statistics.median(flooding) / statistics.median(normal)
         print(

@@ -27,6 +27,7 @@ from leaderboard.ingest.formats.lm_eval import read_lm_eval
 from leaderboard.ingest.formats.mteb import read_mteb
 from leaderboard.ingest.formats.openml import read_openml
 from leaderboard.ingest.formats.pwc import read_pwc
+from leaderboard.ingest.results_csv.records import FORMATS
 
 READERS: Mapping[str, Callable[..., ImportedResults]] = {
     "mteb": read_mteb,
@@ -40,6 +41,8 @@ READERS: Mapping[str, Callable[..., ImportedResults]] = {
     "eval-results": read_eval_results,
 }
 IMPORT_FORMATS: tuple[str, ...] = tuple(READERS)
+# Every format an upload may name: a results CSV's layout or another tool's files.
+UPLOAD_FORMATS: tuple[str, ...] = (*FORMATS, *IMPORT_FORMATS)
 # What each format's upload is, in the words of a form's choice.
 IMPORT_FORMAT_LABELS: Mapping[str, str] = {
     "mteb": "MTEB results (a model's folder as a zip)",
