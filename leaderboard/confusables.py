@@ -140,11 +140,12 @@ def lookalikes_new(
     ``names`` that are not ``listed``; only public names are compared, so a refusal
     never tells of a pending one."""
     listed = set(listed)
+    new = [name for name in dict.fromkeys(names) if isinstance(name, str) and name not in listed]
+    if not new:
+        return []  # most inputs name only listed names: no index to build
     index = LookAlikes(listed)
     found = []
-    for name in dict.fromkeys(names):
-        if not isinstance(name, str) or name in listed:
-            continue
+    for name in new:
         original = index.original(name)
         if original is not None:
             found.append((name, original))

@@ -79,22 +79,28 @@ def _one_edit(a: str, b: str) -> bool:
 
 @dataclass
 class NameIndex:
-    """The names a benchmark has, indexed for :meth:`suggest`."""
+    """The names a benchmark has, indexed for :meth:`suggest`.
+
+    The index is built at the first suggestion: most inputs name only known names, and
+    membership needs none."""
 
     names: frozenset[str]
     _by_normal: dict[str, str] = field(default_factory=dict, repr=False)
     _by_deletion: dict[str, list[str]] = field(default_factory=dict, repr=False)
+    _indexed: bool = field(default=False, repr=False)
 
     @classmethod
     def of(cls, names: Iterable[str]) -> NameIndex:
-        index = cls(names=frozenset(names))
-        for name in sorted(index.names):
+        return cls(names=frozenset(names))
+
+    def _index(self) -> None:
+        for name in sorted(self.names):
             normal = _normal(name)
-            index._by_normal.setdefault(normal, name)
+            self._by_normal.setdefault(normal, name)
             if MIN_EDIT_LENGTH <= len(normal) <= MAX_EDIT_LENGTH:
                 for variant in _deletions(normal) | {normal}:
-                    index._by_deletion.setdefault(variant, []).append(name)
-        return index
+                    self._by_deletion.setdefault(variant, []).append(name)
+        self._indexed = True
 
     def __contains__(self, name: str) -> bool:
         return name in self.names
@@ -106,6 +112,8 @@ class NameIndex:
         """
         if name in self:
             return None
+        if not self._indexed:
+            self._index()
         normal = _normal(name)
         same = self._by_normal.get(normal)
         if same is not None:

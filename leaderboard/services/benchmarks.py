@@ -3,7 +3,6 @@ maintainers and datasets."""
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Sequence
 
 from django.conf import settings
@@ -22,7 +21,7 @@ from leaderboard.selectors import (
     dataset_names_public,
 )
 from leaderboard.services.access import require_maintainer
-from leaderboard.services.entries import MAX_NAME_LENGTH, is_number
+from leaderboard.services.entries import MAX_NAME_LENGTH, is_finite_number
 from leaderboard.services.errors import NameConflict, Problem, ValidationFailed
 from leaderboard.services.rope import metric_rope_problems
 from leaderboard.services.submissions import names_ensure
@@ -193,7 +192,7 @@ def metric_range_problems(
     problems = []
     label = f"metric {name!r}: " if name else ""
     for field_name, value in (("min_value", min_value), ("max_value", max_value)):
-        if value is not None and (not is_number(value) or not math.isfinite(value)):
+        if value is not None and not is_finite_number(value):
             problems.append(Problem(f"{label}{field_name} must be a finite number", field_name))
     if not problems and min_value is not None and max_value is not None and min_value >= max_value:
         problems.append(

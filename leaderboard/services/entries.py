@@ -99,6 +99,15 @@ def is_number(value) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool)
 
 
+def is_finite_number(value) -> bool:
+    """A number (:func:`is_number`) that is finite as a float: an integer past a float's
+    range is not (``math.isfinite`` raises OverflowError on it)."""
+    try:
+        return is_number(value) and math.isfinite(value)
+    except OverflowError:
+        return False
+
+
 def entry_problems(benchmark, entries, metrics, primary, datasets, algorithms) -> list[Problem]:
     """Everything wrong with the entries, up to MAX_PROBLEMS, each with its line or field."""
     problems: list[Problem] = []
@@ -114,9 +123,8 @@ def entry_problems(benchmark, entries, metrics, primary, datasets, algorithms) -
         seen_algorithms.add(name)
         if not entry.scores:
             problems.append(Problem(f"algorithm {name!r} has no scores", "scores"))
-        if isinstance(entry.scores, ScoreBlock) and _block_is_clean(
-            benchmark, entry.scores, metrics, primary, datasets
-        ):
+        block = entry.scores if isinstance(entry.scores, ScoreBlock) else _plain_block(entry.scores)
+        if block is not None and _block_is_clean(benchmark, block, metrics, primary, datasets):
             continue  # checked with numpy; otherwise the loop below says what is wrong
         seen: dict[tuple, int | None] = {}
         for position, score in enumerate(entry.scores, start=1):
@@ -209,7 +217,7 @@ class _ScoreRules:
         return None
 
     def _value_problems(self, score: ScoreInput, label: str) -> list[tuple[str, str]]:
-        if not is_number(score.value) or not math.isfinite(score.value):
+        if not is_finite_number(score.value):
             return [
                 (
                     f"{label}score must be a finite number, got {score.value!r}",
@@ -356,7 +364,7 @@ def _finite_counts(entries: Sequence[SubmissionInput], primary: Metric | None) -
                 counts[name] = counts.get(name, 0) + n
             continue
         for score in scores:
-            if is_number(score.value) and math.isfinite(score.value):
+            if is_finite_number(score.value):
                 name = score.metric if score.metric is not None else default
                 counts[name] = counts.get(name, 0) + 1
     return counts
@@ -381,8 +389,47 @@ def _scores_above_one(scores: Sequence[ScoreInput]) -> Iterable[tuple]:
         return
     for position, score in enumerate(scores, start=1):
         value = score.value
-        if is_number(value) and math.isfinite(value) and value > 1:
+        if is_finite_number(value) and value > 1:
             yield score.metric, value, score.line, position, score.value_column
+
+
+_PLAIN_VALUES = frozenset({float, int})
+
+
+def _plain_block(scores: Sequence[ScoreInput]) -> ScoreBlock | None:
+    """``scores`` as columns for :func:`_block_is_clean`, or None where a score is not
+    plain (a name that is not text, a value that is not a float or int, a fold that is not
+    a natural number): the checks one score at a time say what is wrong with those. The
+    block's lines are placeholders: a clean block is never worded."""
+    datasets = [score.dataset for score in scores]
+    values = [score.value for score in scores]
+    metrics = [score.metric for score in scores]
+    folds = [score.fold for score in scores]
+    if (
+        not set(map(type, datasets)) <= {str}
+        or not set(map(type, values)) <= _PLAIN_VALUES
+        or not set(map(type, metrics)) <= {str, type(None)}
+        or not set(map(type, folds)) <= {int, type(None)}
+        or any(fold is not None and fold < 0 for fold in folds)
+    ):
+        return None
+    dataset_codes: dict[str, int] = {}
+    metric_codes: dict[str | None, int] = {None: -1}
+    try:
+        columns = {
+            "dataset_codes": [dataset_codes.setdefault(d, len(dataset_codes)) for d in datasets],
+            "metric_codes": [metric_codes.setdefault(k, len(metric_codes) - 1) for k in metrics],
+            "folds": [-1 if fold is None else fold for fold in folds],
+        }
+        return ScoreBlock(
+            datasets=tuple(dataset_codes),
+            metrics=tuple(k for k in metric_codes if k is not None),
+            **{name: np.array(column, np.int64) for name, column in columns.items()},
+            values=np.array(values, np.float64),
+            lines=np.zeros(len(values), np.int64),
+        )
+    except OverflowError:  # an integer past a float, or a fold past 64 bits
+        return None
 
 
 def _block_is_clean(benchmark, block: ScoreBlock, metrics, primary, datasets) -> bool:
@@ -519,7 +566,7 @@ def spelling_problems(
     benchmark has is typo_problems' to suggest."""
     algorithms = [(e.algorithm.strip(), _first_line(e.scores), None) for e in entries]
     datasets = [
-        (dataset, line, f"line {line}" if line is not None else f"scores[{position}]")
+        (dataset, line, position)
         for e in entries
         for dataset, _, line, position in _datasets_in_order(e.scores)
         if isinstance(dataset, str)
@@ -529,11 +576,16 @@ def spelling_problems(
         ("algorithm", algorithms, listed_algorithms),
         ("dataset", datasets, listed_datasets),
     ):
+        listed = frozenset(listed)
+        new = [(name, line, at) for name, line, at in names if name and name not in listed]
+        if len(new) < 2:
+            continue  # one new name cannot be spelt two ways
         known = {spelling_key(name) for name in listed}
         spellings: dict[str, dict[str, tuple[int | None, str | None]]] = {}
-        for name, line, where in names:
+        for name, line, position in new:
             key = spelling_key(name)
-            if name and key and key not in known:
+            if key and key not in known:
+                where = None if position is None else _line_or_position(line, position)
                 spellings.setdefault(key, {}).setdefault(name, (line, where))
         for found in spellings.values():
             if len(found) < 2:
@@ -549,6 +601,10 @@ def spelling_problems(
                 )
             )
     return problems
+
+
+def _line_or_position(line: int | None, position: int) -> str:
+    return f"line {line}" if line is not None else f"scores[{position}]"
 
 
 def _first_line(scores: Sequence[ScoreInput]) -> int | None:

@@ -3,8 +3,7 @@ PATCH on a metric, benchmark creation (API and form) and the admin."""
 
 from __future__ import annotations
 
-import math
-
+from leaderboard.services.entries import is_finite_number
 from leaderboard.services.errors import Problem
 
 __all__ = ["MAX_ROPE", "metric_rope_problems"]
@@ -21,7 +20,7 @@ def metric_rope_problems(rope: object, *, field: str = "rope", name: str = "") -
         return []
     label = f"metric {name!r}: " if name else ""
     what = f"{label}the region of practical equivalence (rope)"
-    if isinstance(rope, bool) or not isinstance(rope, (int, float)) or not math.isfinite(rope):
+    if not is_finite_number(rope):
         return [Problem(f"{what} must be a number, or empty for none; got {rope!r}", field)]
     if rope < 0:
         return [

@@ -11,12 +11,17 @@ import dataclasses
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from leaderboard.ingest.results_csv import parse_results_csv_text
+from leaderboard.models import Benchmark, Metric
 from leaderboard.services import (
     ScoreBlock,
+    ScoreInput,
     SubmissionInput,
     ValidationFailed,
+    entries,
     submission_entries_from_csv,
     submissions_create,
 )
@@ -138,3 +143,64 @@ def test_block_checks_catch_what_the_loop_catches():
             )
         assert expected in str(caught.value.problems[0])
         assert caught.value.problems[0].line == 3
+
+
+# --- a list of ScoreInput checked as columns --------------------------------------------
+
+# Every kind of value or fold a caller may hand the services (names are text: typed).
+ODD_VALUES = st.one_of(
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.integers(min_value=-(10**400), max_value=10**400),
+    st.booleans(),
+    st.none(),
+    st.text(max_size=3),
+    st.floats(min_value=-2, max_value=2).map(np.float64),
+)
+SCORES = st.lists(
+    st.builds(
+        ScoreInput,
+        dataset=st.sampled_from(["d1", "d2", "known", "", " ", "d\x00"]),
+        value=ODD_VALUES,
+        metric=st.one_of(st.none(), st.sampled_from(["score", "other", ""])),
+        fold=st.one_of(
+            st.none(), st.integers(min_value=-2, max_value=2**70), st.booleans(), st.just(1.0)
+        ),
+    ),
+    max_size=8,
+)
+
+
+@settings(
+    max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(scores=SCORES, ranking_only=st.booleans(), bounded=st.booleans())
+def test_a_list_of_scores_has_the_problems_the_loop_finds(
+    monkeypatch, scores, ranking_only, bounded
+):
+    """The columns check (``_plain_block``) only skips the loop where the loop finds
+    nothing: with it turned off, every answer is the same, problems, lines and order."""
+    benchmark = Benchmark(slug="b", ranking_only=ranking_only, allow_new_datasets=not bounded)
+    metric = Metric(name="score", is_primary=True, min_value=0.0, max_value=1.0)
+    args = (benchmark, [SubmissionInput(algorithm="a", scores=scores)], {"score": metric})
+    args += (metric, frozenset({"known", "d1"}), frozenset())
+    with_columns = [str(p) for p in entries.entry_problems(*args)]
+    monkeypatch.setattr(entries, "_plain_block", lambda scores: None)
+    assert [str(p) for p in entries.entry_problems(*args)] == with_columns
+
+
+def test_a_clean_list_of_scores_is_checked_without_a_call_per_score(monkeypatch):
+    """1,000 plain scores: no per-score rule runs (counted, not timed)."""
+    calls = []
+    original = entries._ScoreRules.problems
+    monkeypatch.setattr(entries._ScoreRules, "problems", lambda *a: calls.append(1) or original(*a))
+    metric = Metric(name="score", is_primary=True, min_value=0.0, max_value=1.0)
+    scores = [ScoreInput(dataset=f"d{i}", value=0.5, fold=f) for i in range(100) for f in range(10)]
+    args = (Benchmark(slug="b"), [SubmissionInput(algorithm="a", scores=scores)])
+    assert entries.entry_problems(*args, {"score": metric}, metric, frozenset(), frozenset()) == []
+    assert calls == []
+    scores[500] = ScoreInput(
+        dataset="d50", value=float("nan"), fold=0
+    )  # one bad score: the loop says which
+    problems = entries.entry_problems(*args, {"score": metric}, metric, frozenset(), frozenset())
+    assert problems[0].message.startswith("scores[501]: score must be a finite number")
+    assert len(calls) == 1000

@@ -392,3 +392,25 @@ def _unescape(escape: str) -> str:
         r"\textgreater{}": ">",
     }
     return named.get(escape, escape[1:])
+
+
+HUGE_INTEGER = "9" * 400  # a JSON integer past a float's range: math.isfinite raises on it
+
+
+@pytest.mark.django_db
+def test_an_integer_past_a_float_is_a_400_not_a_500():
+    """A score, a metric's range end or its rope written as a 400-digit integer."""
+    make_benchmark("toy", submission_policy="open")
+    body = f'{{"algorithm": "x", "scores": [{{"dataset": "d", "value": {HUGE_INTEGER}}}]}}'
+    response = post_json(api_as(), "/api/benchmarks/toy/submissions/create/", body.encode())
+    assert response.status_code == 400, response.content
+    assert "finite number" in response.content.decode()
+    maker = api_as("maker")
+    for metric in (f'"min_value": {HUGE_INTEGER}', f'"rope": {HUGE_INTEGER}'):
+        body = (
+            '{"slug": "huge", "title": "t", "metrics": '
+            f'[{{"name": "m", "direction": "higher", {metric}}}]}}'
+        )
+        response = post_json(maker, "/api/benchmarks/create/", body.encode())
+        assert response.status_code == 400, response.content
+    assert not Benchmark.objects.filter(slug="huge").exists()
