@@ -134,14 +134,13 @@ def algorithms_public(algorithms: QuerySet[Algorithm]) -> QuerySet[Algorithm]:
     return algorithms.filter(_used_by_accepted_submission())
 
 
-def datasets_with_listing(*, benchmark: Benchmark) -> list[tuple[Dataset, bool]]:
-    """The benchmark's datasets, each with whether it is public (:func:`datasets_public`),
-    in one query (a submission reads both)."""
+def dataset_keys_with_listing(*, benchmark: Benchmark) -> list[tuple[str, int, bool]]:
+    """The benchmark's datasets as (name, key, whether public: :func:`datasets_public`),
+    in one query (a submission reads both, and needs no Dataset object)."""
     listed = ExpressionWrapper(
         Q(declared=True) | _used_by_accepted_score(), output_field=BooleanField()
     )
-    rows = benchmark.datasets.annotate(listed=listed)
-    return [(row, bool(row.__dict__["listed"])) for row in rows]  # an annotation
+    return list(benchmark.datasets.annotate(listed=listed).values_list("name", "pk", "listed"))
 
 
 def algorithms_with_listing(*, benchmark: Benchmark) -> list[tuple[Algorithm, bool]]:

@@ -18,11 +18,12 @@ from leaderboard.services.inputs import ScoreBlock, ScoreInput
 def score_columns(
     scores: Sequence[ScoreInput], *, datasets: dict, metrics: dict, primary_pk: int
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Dataset keys, metric keys, folds (-1 = none) and values of checked scores."""
+    """Dataset keys, metric keys, folds (-1 = none) and values of checked scores;
+    ``datasets`` maps each name to its key."""
     if isinstance(scores, ScoreBlock):
         # Codes of names this block does not use may be missing from ``datasets``.
         dataset_pk = np.array(
-            [datasets[name].pk if name in datasets else -1 for name in scores.datasets],
+            [datasets.get(name, -1) for name in scores.datasets],
             dtype=np.int64,
         )
         metric_pk = np.array(
@@ -36,7 +37,7 @@ def score_columns(
             scores.values.astype(np.float64, copy=False),
         )
     return (
-        np.array([datasets[score.dataset].pk for score in scores], dtype=np.int64),
+        np.array([datasets[score.dataset] for score in scores], dtype=np.int64),
         np.array(
             [metrics[score.metric].pk if score.metric else primary_pk for score in scores],
             dtype=np.int64,

@@ -21,7 +21,7 @@ from leaderboard.models import (
     Metric,
     Submission,
 )
-from leaderboard.selectors import algorithms_with_listing, datasets_with_listing
+from leaderboard.selectors import algorithms_with_listing, dataset_keys_with_listing
 from leaderboard.services.access import user_is_maintainer
 from leaderboard.services.content_hash import content_hash, content_hash_legacy
 from leaderboard.services.entries import (
@@ -313,13 +313,15 @@ def _replay(
 
 @dataclass(frozen=True)
 class _BenchmarkNames:
-    """A benchmark's metrics, datasets and algorithms by name, as a write sees them, and
-    the names the public sees ("listed": names only unaccepted submissions brought stay
-    unknown to a benchmark that takes listed datasets or algorithms only)."""
+    """A benchmark's metrics and algorithms by name and its datasets' keys by name, as a
+    write sees them, and the names the public sees ("listed": names only unaccepted
+    submissions brought stay unknown to a benchmark that takes listed datasets or
+    algorithms only). The submissions written hold their Algorithm (the API answers with
+    its name); a dataset is only a key in a score pack."""
 
     metrics: dict[str, Metric]
     primary: Metric | None
-    datasets: dict[str, Dataset]
+    datasets: dict[str, int]
     algorithms: dict[str, Algorithm]
     listed_datasets: frozenset[str]
     listed_algorithms: frozenset[str]
@@ -328,14 +330,14 @@ class _BenchmarkNames:
     def of(cls, benchmark: Benchmark) -> _BenchmarkNames:
         """Three queries (each name list read with its public flag)."""
         metrics = {m.name: m for m in benchmark.metrics.all()}
-        datasets = datasets_with_listing(benchmark=benchmark)
+        datasets = dataset_keys_with_listing(benchmark=benchmark)
         algorithms = algorithms_with_listing(benchmark=benchmark)
         return cls(
             metrics=metrics,
             primary=next((m for m in metrics.values() if m.is_primary), None),
-            datasets={d.name: d for d, _ in datasets},
+            datasets={name: key for name, key, _ in datasets},
             algorithms={a.name: a for a, _ in algorithms},
-            listed_datasets=frozenset(d.name for d, listed in datasets if listed),
+            listed_datasets=frozenset(name for name, _, listed in datasets if listed),
             listed_algorithms=frozenset(a.name for a, listed in algorithms if listed),
         )
 
@@ -420,7 +422,8 @@ def _names_add(
             else (s.dataset for s in e.scores)
         )
     } - set(known.datasets)
-    known.datasets.update(names_ensure(Dataset, benchmark=benchmark, names=new_datasets))
+    added = names_ensure(Dataset, benchmark=benchmark, names=new_datasets)
+    known.datasets.update((name, row.pk) for name, row in added.items())
     new_algorithms = {e.algorithm for e in entries} - set(known.algorithms)
     known.algorithms.update(names_ensure(Algorithm, benchmark=benchmark, names=new_algorithms))
 
