@@ -83,18 +83,16 @@ def _public(request, response) -> bool:
 
 class CompressionMiddleware(GZipMiddleware):
     def process_response(self, request, response):
+        accepted = request.META.get("HTTP_ACCEPT_ENCODING", "")
         if (
             response.streaming
             or len(response.content) < MIN_BYTES
             or response.has_header("Content-Encoding")
         ):
-            return super().process_response(request, response)
+            return self._gzip(request, response, accepted)
         patch_vary_headers(response, ("Accept-Encoding",))
-        if not (
-            accepts_encoding(request.META.get("HTTP_ACCEPT_ENCODING", ""), "br")
-            and _public(request, response)
-        ):
-            return super().process_response(request, response)
+        if not (accepts_encoding(accepted, "br") and _public(request, response)):
+            return self._gzip(request, response, accepted)
         compressed = brotli_compress(response.content)
         if len(compressed) >= len(response.content):
             return response
@@ -104,4 +102,15 @@ class CompressionMiddleware(GZipMiddleware):
         if etag and etag.startswith('"'):  # a strong ETag names the identity bytes
             response.headers["ETag"] = "W/" + etag
         response.headers["Content-Encoding"] = "br"
+        return response
+
+    def _gzip(self, request, response, accepted: str):
+        """Django's gzip where the client takes it: GZipMiddleware reads "gzip;q=0" (a
+        refusal) as taking it."""
+        if accepts_encoding(accepted, "gzip"):
+            return super().process_response(request, response)
+        if not response.has_header("Content-Encoding") and (
+            response.streaming or len(response.content) >= MIN_BYTES
+        ):
+            patch_vary_headers(response, ("Accept-Encoding",))
         return response

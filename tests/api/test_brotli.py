@@ -51,6 +51,18 @@ def test_a_section_is_served_as_brotli_when_asked(client, computed):
     assert client.get(url, HTTP_ACCEPT_ENCODING="br;q=0, gzip")["Content-Encoding"] == "gzip"
 
 
+@pytest.mark.parametrize("header", ["gzip;q=0", "gzip;q=0, br;q=0", "*;q=0", "identity"])
+def test_a_refused_coding_is_not_sent(client, computed, header):
+    """Rendered pages (signed in: no brotli) and API answers through Django's gzip: a
+    q=0 refusal is honoured, as for brotli."""
+    client.force_login(make_user("reader"))
+    for url in ("/b/toy/", "/b/toy/charts/", f"{BASE}latest/sections/wins/", "/account/email/"):
+        response = client.get(url, HTTP_ACCEPT_ENCODING=header)
+        assert response.status_code == 200, url
+        assert not response.has_header("Content-Encoding"), (url, response["Content-Encoding"])
+        assert "Accept-Encoding" in response["Vary"], url
+
+
 def test_anonymous_pages_without_a_form_get_brotli(client, computed):
     page = client.get("/b/toy/", HTTP_ACCEPT_ENCODING="gzip, br")
     assert page.status_code == 200 and page["Content-Encoding"] == "br"
