@@ -45,11 +45,11 @@ from leaderboard.ingest.results_csv.sheets import (
     TidyTable,
     column_in_file,
     is_xlsx,
-    mapped_results_text,
     needs_tidying,
+    read_whole,
     relocated_error,
     relocated_parsed,
-    tidy_results_table,
+    results_table,
 )
 from leaderboard.models import Benchmark, Submission, UploadJob
 from leaderboard.services.errors import Problem, UploadTooLarge, ValidationFailed
@@ -225,7 +225,7 @@ def upload_read(
 
 
 def _tidy_size_bounded(upload: UploadInput) -> None:
-    """A CSV tidied before parsing is read whole: refused past
+    """A CSV read as one row per model is read whole: refused past
     ``PODIUM_MAX_TIDY_UPLOAD_BYTES`` (a workbook is bounded by its own zip bounds)."""
     bound = settings.PODIUM_MAX_TIDY_UPLOAD_BYTES
     if len(upload.content) > bound:
@@ -234,21 +234,21 @@ def _tidy_size_bounded(upload: UploadInput) -> None:
                 RowError(
                     1,
                     None,
-                    f"a CSV read with NaN cells as missing, one row per model or a pandas "
-                    f"index column may be up to {bound / 2**20:.0f} MiB and this one is "
-                    f"{len(upload.content) / 2**20:.1f} MiB: write it as a plain results "
-                    "CSV (dataset,algorithm,score), or import it with manage.py "
-                    "import_benchmark",
+                    f"a CSV read as one row per model may be up to {bound / 2**20:.0f} MiB "
+                    f"and this one is {len(upload.content) / 2**20:.1f} MiB: write it as "
+                    "a plain results CSV (dataset,algorithm,score), or import it with "
+                    "manage.py import_benchmark",
                 )
             ]
         )
 
 
 def _mapped_table(upload: UploadInput, *, max_rows: int) -> MappedCsv | TidyTable | None:
-    """The file as the parser reads it, where it is not one already: a workbook, NaN
-    cells read as missing, one row per model (the reading ``import_benchmark`` gives
-    them, :func:`tidy_results_table`); else a CSV with ``columns`` alone, streamed. A
-    column the file lacks is a problem of its header (line 1), as the parser's own are."""
+    """The file as the parser reads it, where it is not one already: a workbook or one
+    row per model read whole, a CSV with a pandas index column, NaN cells read as missing
+    or mapped ``columns`` streamed (:func:`results_table`, the reading ``import_benchmark``
+    gives them). A column the file lacks is a problem of its header (line 1), as the
+    parser's own are."""
     tidied = needs_tidying(
         upload.content,
         filename=upload.filename,
@@ -257,20 +257,19 @@ def _mapped_table(upload: UploadInput, *, max_rows: int) -> MappedCsv | TidyTabl
     )
     if not tidied and not upload.columns:
         return None
-    if tidied and not is_xlsx(upload.content, upload.filename):
+    content, filename = upload.content, upload.filename
+    whole = read_whole(content, filename=filename, models_as_rows=upload.models_as_rows)
+    if whole and not is_xlsx(content, filename):
         _tidy_size_bounded(upload)
     try:
-        if tidied:
-            return tidy_results_table(
-                upload.content,
-                filename=upload.filename,
-                columns=upload.columns,
-                models_as_rows=upload.models_as_rows,
-                nan_missing=upload.nan_missing,
-                max_rows=max_rows,
-            )
-        assert upload.columns is not None
-        return mapped_results_text(upload.content, upload.columns)
+        return results_table(
+            content,
+            filename=filename,
+            columns=upload.columns,
+            models_as_rows=upload.models_as_rows,
+            nan_missing=upload.nan_missing,
+            max_rows=max_rows,
+        )
     except ResultsCsvError:
         raise
     except ValueError as exc:

@@ -4,15 +4,19 @@ own lines."""
 
 from __future__ import annotations
 
+import csv
 from io import StringIO
 
 import pytest
 from django.core.management import CommandError, call_command
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from leaderboard.ingest.results_csv import ResultsCsvError, parse_results_csv_text
 from leaderboard.ingest.results_csv.sheets import (
     parse_columns,
     relocated_error,
+    streamed_results_text,
     tidy_results_table,
 )
 from tests.factories import stored_scores
@@ -203,3 +207,69 @@ def test_import_benchmark_on_error_skip_imports_the_valid_rows_and_lists_the_res
     assert "line 3, column \"score\": 'nan' is not a finite number" in report
     assert "line 4, column \"score\": 'x' is not a number" in report
     assert 'line 6, column "algorithm"' in report
+
+
+# --- the streamed reading is the whole one -------------------------------------------------
+
+_CELLS = st.sampled_from(["d1", "d2", "a", "b", "0.5", "0.25", "NaN", "<NA>", "", " ", "x,y", '"'])
+
+
+@st.composite
+def _csv_tables(draw):
+    """Small CSVs as people save them: maybe pandas' index (right, or numbering rows
+    wrongly), long or wide headers, NaN and empty cells, blank lines, ragged rows."""
+    header = draw(
+        st.sampled_from(
+            [
+                ["dataset", "algorithm", "score"],
+                ["task", "framework", "result", "fold"],
+                ["dataset", "a", "b"],
+                ["dataset", "algorithm", "value", "extra"],
+            ]
+        )
+    )
+    rows = draw(st.lists(st.lists(_CELLS, min_size=1, max_size=len(header) + 1), max_size=6))
+    index = draw(st.sampled_from(["none", "pandas", "wrong", "named"]))
+    lines = []
+    if index == "none":
+        lines.append(header)
+        lines += rows
+    else:
+        lines.append([{"pandas": "", "wrong": "", "named": "Unnamed: 0"}[index], *header])
+        shift = 1 if index == "wrong" else 0
+        lines += [[str(i + shift), *row] for i, row in enumerate(rows)]
+    if draw(st.booleans()):
+        lines.insert(draw(st.integers(1, len(lines))), [""])  # a blank line
+    out = StringIO()
+    csv.writer(out, lineterminator="\n").writerows(lines)
+    return out.getvalue().encode()
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    content=_csv_tables(),
+    mapped=st.booleans(),
+    nan_missing=st.booleans(),
+)
+def test_a_streamed_csv_reads_as_the_whole_reading(content, mapped, nan_missing):
+    """streamed_results_text (uploads and the command, row by row) and tidy_results_table
+    (the whole file) give the parser the same rows, at the same lines, with the same notes
+    and the same refusals."""
+    columns = {"dataset": "task", "algorithm": "framework", "score": "result"} if mapped else None
+    answers = []
+    for read in (tidy_results_table, None):
+        try:
+            if read is None:
+                table = streamed_results_text(content, columns=columns, nan_missing=nan_missing)
+            else:
+                table = read(content, filename="r.csv", columns=columns, nan_missing=nan_missing)
+        except (ValueError, ResultsCsvError) as exc:
+            answers.append(("refused", str(exc)))
+            continue
+        try:
+            parsed = parse_results_csv_text(table.text)
+            read_as = (parsed.datasets, parsed.algorithms, parsed.records, parsed.lines.tolist())
+        except ResultsCsvError as exc:
+            read_as = ("parser refused", str(relocated_error(exc, table)))
+        answers.append((tuple(table.source_lines), table.notes, dict(table.named), read_as))
+    assert answers[0] == answers[1]

@@ -167,21 +167,31 @@ def test_a_mapped_column_the_file_lacks_is_a_problem_of_its_header():
     assert not stored_scores()
 
 
-def test_mapping_a_large_file_holds_no_row_of_it():
+@pytest.mark.parametrize("index", [False, True])
+def test_mapping_a_large_file_holds_no_row_of_it(index):
     """Streamed: the peak is the output and the line numbers, a few times the file's
-    size (holding each row as cells cost about 28 times it on a million rows)."""
+    size (holding each row as cells cost about 28 times it on a million rows), with a
+    pandas index column and NaN cells as well."""
     import tracemalloc
 
-    from leaderboard.ingest.results_csv.sheets import mapped_results_text
+    from leaderboard.ingest.results_csv.sheets import streamed_results_text
 
-    content = b"task,framework,fold_time,result\n" + b"".join(
-        b"d%d,alg%d,1.5,0.%06d\n" % (i // 1000, i % 1000, i) for i in range(200_000)
+    lead = (lambda i: b"%d," % i) if index else (lambda i: b"")
+    content = (
+        (b"," if index else b"")
+        + b"task,framework,fold_time,result\n"
+        + b"".join(
+            lead(i)
+            + b"d%d,alg%d,1.5,%s\n" % (i // 1000, i % 1000, b"NaN" if i % 7 == 0 else b"0.%06d" % i)
+            for i in range(200_000)
+        )
     )
     tracemalloc.start()
     try:
-        mapped = mapped_results_text(content, MAPPING)
+        mapped = streamed_results_text(content, columns=MAPPING, nan_missing=True)
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
-    assert len(mapped.source_lines) == 200_001
+    assert len(mapped.source_lines) == 200_001 - len(range(0, 200_000, 7))
     assert peak < 4 * len(content), (peak, len(content))
+    assert mapped.notes[0].startswith("the first column") is index

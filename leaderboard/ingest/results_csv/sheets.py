@@ -35,6 +35,7 @@ MAPPABLE = ("dataset", "algorithm", "score", "fold", "metric", "rank")
 # How tools write a missing number: pandas (``NaN``, ``<NA>``), R (``NA``).
 MISSING_CELLS = frozenset({"nan", "<na>", "na"})
 _INDEX_HEADERS = frozenset({"", "unnamed: 0", "index"})
+_INDEX_NOTE = "the first column (a pandas index: 0, 1, 2, ...) was left out"
 _XLSX_MAGIC = b"PK\x03\x04"
 
 
@@ -173,7 +174,7 @@ def tidy_results_table(
     header = [cell.strip() for cell in header]
     notes: list[str] = []
     if _has_index_column(header, body):
-        notes.append("the first column (a pandas index: 0, 1, 2, ...) was left out")
+        notes.append(_INDEX_NOTE)
         header = header[1:]
         body = [(line, cells[1:]) for line, cells in body]
     named: dict[str, str] = {}
@@ -209,15 +210,57 @@ class MappedCsv:
     notes: tuple[str, ...]
     named: Mapping[str, str] = field(default_factory=dict)  # as TidyTable's
 
+    @property
+    def text(self) -> str:
+        return self.content.decode("utf-8")
+
 
 # Rows written between two encodings of the output: a few hundred kB of text at a time.
 _MAPPED_BATCH = 10_000
 
 
-def mapped_results_text(content: bytes, columns: Mapping[str, str]) -> MappedCsv:
-    """A CSV's mapped columns only, named by their roles: :func:`tidy_results_table`
-    with ``columns`` alone, streamed (no row is held and the text is never whole in
-    memory: a million-row upload costs its output bytes and one int per line).
+def read_whole(content: bytes, *, filename: str, models_as_rows: bool) -> bool:
+    """Whether a file is tidied whole (:func:`tidy_results_table`: a workbook, or one row
+    per model) rather than streamed (:func:`streamed_results_text`)."""
+    return models_as_rows or is_xlsx(content, filename)
+
+
+def results_table(
+    content: bytes,
+    *,
+    filename: str,
+    columns: Mapping[str, str] | None = None,
+    models_as_rows: bool = False,
+    nan_missing: bool = False,
+    max_rows: int | None = None,
+) -> TidyTable | MappedCsv:
+    """A file that :func:`needs_tidying` (or has ``columns`` to map) as the parser reads
+    it, whole or streamed as :func:`read_whole` says: one reading for the command, the
+    web form and the API."""
+    if read_whole(content, filename=filename, models_as_rows=models_as_rows):
+        return tidy_results_table(
+            content,
+            filename=filename,
+            columns=columns,
+            models_as_rows=models_as_rows,
+            nan_missing=nan_missing,
+            max_rows=max_rows,
+        )
+    return streamed_results_text(content, columns=columns, nan_missing=nan_missing)
+
+
+class _NotAnIndex(Exception):
+    """A first column that looked like pandas' index numbers a row otherwise."""
+
+
+def streamed_results_text(
+    content: bytes, *, columns: Mapping[str, str] | None = None, nan_missing: bool = False
+) -> MappedCsv:
+    """A CSV as :func:`tidy_results_table` reads it (a pandas index column left out,
+    ``columns`` mapped, NaN cells read as missing), streamed: no row is held and the
+    text is never whole in memory, so a million-row upload costs its output bytes and
+    one int per line. A first column that looks like an index but is not one costs a
+    second pass. One row per model and workbooks are :func:`tidy_results_table`'s.
 
     Raises ``ValueError`` for a mapped column the header lacks, :class:`ResultsCsvError`
     for text that is not UTF-8 CSV.
@@ -226,37 +269,84 @@ def mapped_results_text(content: bytes, columns: Mapping[str, str]) -> MappedCsv
     _text(data)  # refuses text that is not UTF-8, naming its line; then let go
     first = next((line for line in io.BytesIO(data) if line.strip()), b"").decode("utf-8")
     delimiter = _delimiter_of(first)
-    stream = io.TextIOWrapper(io.BytesIO(data), encoding="utf-8", newline="")
-    reader = csv.reader(stream, delimiter=delimiter)
-    chunks: list[bytes] = []
-    batch = io.StringIO()
-    writer = csv.writer(batch, delimiter=delimiter, lineterminator="\n")
-    lines = array.array("q")
-    notes: list[str] = []
-    keep: list[int] | None = None
-    named: dict[str, str] = {}
+    try:
+        return _streamed(data, delimiter, columns, nan_missing=nan_missing, index=True)
+    except _NotAnIndex:
+        pass
+    except ValueError:
+        # A mapped column the header lacks, said before the rows: of the header without
+        # the index only if the rows do number themselves.
+        rows = _numbered_rows(data, delimiter)
+        next(rows, None)
+        if all(_numbers_itself(cells, i) for i, (_, cells) in enumerate(rows)):
+            raise
+    return _streamed(data, delimiter, columns, nan_missing=nan_missing, index=False)
+
+
+def _numbered_rows(data: bytes, delimiter: str) -> Iterator[tuple[int, list[str]]]:
+    """The CSV's rows that are not blank, each with its line, one at a time."""
+    reader = csv.reader(
+        io.TextIOWrapper(io.BytesIO(data), encoding="utf-8", newline=""), delimiter=delimiter
+    )
     start = 1
     try:
         for cells in reader:
             line, start = start, reader.line_num + 1
-            if not any(cell.strip() for cell in cells):
-                continue
-            if keep is None:
-                header = [cell.strip() for cell in cells]
-                keep, roles = _mapped_indices(header, columns, notes)
-                named = {role: header[i] for role, i in zip(roles, keep, strict=True)}
-                writer.writerow(roles)
-            else:
-                writer.writerow([cells[i] if i < len(cells) else "" for i in keep])
-            lines.append(line)
-            if len(lines) % _MAPPED_BATCH == 0:
-                chunks.append(batch.getvalue().encode("utf-8"))
-                batch.seek(0)
-                batch.truncate()
+            if any(cell.strip() for cell in cells):
+                yield line, cells
     except csv.Error as exc:
         raise ResultsCsvError([RowError(start, None, f"not readable CSV: {exc}")]) from None
+
+
+def _streamed(
+    data: bytes,
+    delimiter: str,
+    columns: Mapping[str, str] | None,
+    *,
+    nan_missing: bool,
+    index: bool,
+) -> MappedCsv:
+    notes: list[str] = []
+    rows = _numbered_rows(data, delimiter)
+    first = next(rows, None)
+    if first is None:
+        return MappedCsv(b"", (), ())
+    header_line, header = first[0], [cell.strip() for cell in first[1]]
+    body: Iterable[tuple[int, list[str]]] = rows
+    if index and _may_have_index(header):
+        notes.append(_INDEX_NOTE)
+        header, body = header[1:], _index_dropped(body)
+    named: dict[str, str] = {}
+    if columns:
+        keep, roles = _mapped_indices(header, columns, notes)
+        named = {role: header[i] for role, i in zip(roles, keep, strict=True)}
+        header = roles
+        body = ((line, [_cell(cells, i) for i in keep]) for line, cells in body)
+    if nan_missing:
+        body = _missing_cells(header, body, notes)
+    chunks: list[bytes] = []
+    batch = io.StringIO()
+    # Every cell quoted, as tidy_results_table writes (_row): a row whose mapped cells are
+    # all empty is a row to the parser, not a blank line.
+    writer = csv.writer(batch, delimiter=delimiter, lineterminator="\n", quoting=csv.QUOTE_ALL)
+    writer.writerow(header)
+    lines = array.array("q", [header_line])
+    for line, cells in body:
+        writer.writerow(cells)
+        lines.append(line)
+        if len(lines) % _MAPPED_BATCH == 0:
+            chunks.append(batch.getvalue().encode("utf-8"))
+            batch.seek(0)
+            batch.truncate()
     chunks.append(batch.getvalue().encode("utf-8"))
     return MappedCsv(b"".join(chunks), lines, tuple(notes), named)
+
+
+def _index_dropped(body: Iterable[tuple[int, list[str]]]) -> Iterator[tuple[int, list[str]]]:
+    for i, (line, cells) in enumerate(body):
+        if not _numbers_itself(cells, i):
+            raise _NotAnIndex
+        yield line, cells[1:]
 
 
 def _row(cells: list[str], delimiter: str) -> str:
@@ -423,11 +513,20 @@ def _cell_text(value: object) -> str:
     return str(value)
 
 
+def _may_have_index(header: list[str]) -> bool:
+    return len(header) >= 2 and header[0].lower() in _INDEX_HEADERS
+
+
+def _numbers_itself(cells: list[str], i: int) -> bool:
+    """Whether the ``i``-th row below the header holds ``i`` in its first cell."""
+    return bool(cells) and cells[0].strip() == str(i)
+
+
 def _has_index_column(header: list[str], body: list[tuple[int, list[str]]]) -> bool:
     """pandas' default index: an unnamed first column holding 0, 1, 2, ... in order."""
-    if len(header) < 2 or header[0].lower() not in _INDEX_HEADERS:
-        return False
-    return all(cells and cells[0].strip() == str(i) for i, (_, cells) in enumerate(body))
+    return _may_have_index(header) and all(
+        _numbers_itself(cells, i) for i, (_, cells) in enumerate(body)
+    )
 
 
 def _mapped_indices(
@@ -461,36 +560,34 @@ def _is_missing(cell: str) -> bool:
 
 
 def _missing_cells(
-    header: list[str], body: list[tuple[int, list[str]]], notes: list[str]
+    header: list[str], body: Iterable[tuple[int, list[str]]], notes: list[str]
 ) -> Iterator[tuple[int, list[str]]]:
     """NaN cells: a wide file's are empty (no result); a long file's rows without a
     score (NaN, or empty as a failed run leaves it) are left out (a missing result is a
-    missing row)."""
+    missing row). Row by row; what was done is added to ``notes`` once the rows are out."""
     roles = [name.lower() for name in header]
     value_at = next((roles.index(r) for r in ("score", "value", "rank") if r in roles), None)
     long_at = value_at if "algorithm" in roles else None
-    dropped = []
+    dropped = array.array("q")
     blanked = 0
-    rows = []
     for line, cells in body:
         if long_at is not None:
             value = _cell(cells, long_at)
             if _is_missing(value) or not value.strip():
                 dropped.append(line)
                 continue
-            rows.append((line, cells))
+            yield line, cells
         else:
             missing = [i for i, c in enumerate(cells) if i > 0 and _is_missing(c)]
             if missing:
                 cells = ["" if i in missing else c for i, c in enumerate(cells)]
                 blanked += len(missing)
-            rows.append((line, cells))
+            yield line, cells
     if dropped:
         shown = ", ".join(map(str, dropped[:20])) + ("..." if len(dropped) > 20 else "")
         notes.append(f"{len(dropped)} rows without a score (empty or NaN) left out: lines {shown}")
     if blanked:
         notes.append(f"{blanked} NaN cells read as missing results")
-    return iter(rows)
 
 
 def _models_as_rows(

@@ -25,7 +25,7 @@ from leaderboard.ingest.results_csv.sheets import (
     needs_tidying,
     parse_columns,
     relocated_error,
-    tidy_results_table,
+    results_table,
 )
 from leaderboard.models import Benchmark, Metric, Submission
 from leaderboard.services import ValidationFailed, benchmark_create, problems_text
@@ -216,7 +216,7 @@ def _parsed(options) -> tuple[ParsedResults, tuple[str, ...], Mapping[str, str]]
             text, format=options["format"], incomplete=incomplete
         )
         return parsed, (*_left_out(skipped), *_dropped(parsed.dropped, parsed.n_dropped)), {}
-    table = tidy_results_table(
+    table = results_table(
         content,
         filename=path.name,
         columns=columns,
