@@ -4,7 +4,8 @@ key, never a 500 with a traceback.
 A 5,000-digit integer (Python refuses to read integers past 4,300 digits, and
 ``json.loads`` passes that on as a plain ValueError), OpenML per-fold values nested past
 the recursion limit in a CSV cell, and a CSV field past ``csv``'s size limit each
-crashed the importers.
+crashed the importers; a key holding a lone surrogate (``"\\ud800"`` in JSON), named in
+the problem as it was, crashed the response's encoding.
 """
 
 from __future__ import annotations
@@ -39,6 +40,12 @@ CASES = {
         '{"model_info":{"id":"m"},"evaluation_results":[{"evaluation_name":"d",'
         '"metric_config":{},"score_details":{"score":' + HUGE + "}}]}",
         "e.json: evaluation_results[0].score_details.score",
+    ),
+    "hf-leaderboard key with a lone surrogate": (
+        "hf-leaderboard",
+        "r.json",
+        '{"config":{"model_name":"m"},"results":{"t\\ud800":{"acc":0.5}}}',
+        "r.json: results.t\\ud800.acc",
     ),
     "openml nested values in a CSV cell": (
         "openml",

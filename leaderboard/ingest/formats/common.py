@@ -27,6 +27,7 @@ from leaderboard.ingest.formats.collected import (
     Origins,
     ResultColumns,
     ResultRows,
+    shown_where,
 )
 from leaderboard.ingest.results_csv import (
     ParsedResults,
@@ -66,8 +67,16 @@ class ImportRowError(RowError):
 
 def import_problem(file: str, key: str, message: str) -> ImportRowError:
     """A problem at ``key`` of ``file``; with neither, a problem of the whole input."""
-    where = ": ".join(part for part in (file, key) if part)
-    return ImportRowError(0, where, message)
+    return ImportRowError(0, shown_where(file, key), sendable(message))
+
+
+def sendable(message: str) -> str:
+    """``message`` with what no response or database text can carry, lone surrogates
+    and NUL, escaped as Python writes them (``\\ud800``): a message may quote a file."""
+    return _UNSENDABLE.sub(lambda found: repr(found.group())[1:-1], message)
+
+
+_UNSENDABLE = re.compile("[\x00\ud800-\udfff]")
 
 
 class ResultsImportError(ResultsCsvError):
@@ -741,7 +750,7 @@ def _relocated(error: RowError, origins: Origins) -> ImportRowError:
         return origins[line - 2] if 2 <= line < len(origins) + 2 else f"line {line}"
 
     message = _LINE_MENTION.sub(lambda m: origin(int(m.group(1))), error.message)
-    return ImportRowError(0, origin(error.line), message, error.kind)
+    return ImportRowError(0, origin(error.line), sendable(message), error.kind)
 
 
 def _as_tuple(kind: type | tuple) -> tuple:
