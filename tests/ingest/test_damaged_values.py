@@ -3,6 +3,8 @@ damaged file holds is escaped, dropped or refused at its file and key, never a 5
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from leaderboard.ingest.formats import ResultsImportError, read_imported
@@ -32,6 +34,21 @@ def test_a_file_name_with_a_nul_is_named_escaped():
     with pytest.raises(ResultsImportError) as refused:
         read_imported(files, format="hf-leaderboard")
     assert refused.value.errors[0].column == "a\\x00b.json: results.t.acc"
+
+
+def test_provenance_the_database_cannot_hold_is_kept_as_json_it_can():
+    files = _hf(
+        ',"model_dtype":{"nan":NaN,"text":"x\\u0000y\\ud800","deep":' + "[" * 900 + "]" * 900 + "}",
+        '{"t":{"acc":0.5}}',
+    )
+    imported = read_imported(files, format="hf-leaderboard")
+    dtype = imported.provenance["m"]["model_dtype"]
+    assert dtype["nan"] is None and dtype["text"] == "xy?"
+    depth, deep = 0, dtype["deep"]
+    while isinstance(deep, list):
+        depth, deep = depth + 1, deep[0]
+    assert depth < 30  # saved by json.dumps within any stack's recursion limit
+    json.dumps(imported.provenance, allow_nan=False).encode("utf-8")
 
 
 def test_a_parameter_count_past_a_floats_range_is_no_count():

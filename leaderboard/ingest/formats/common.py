@@ -574,7 +574,7 @@ class Collector:
             algorithms=tuple(
                 self.algorithms.get(name, AlgorithmInfo(name)) for name in parsed.algorithms
             ),
-            provenance={k: dict(v) for k, v in self.provenance.items()},
+            provenance={k: stored_json(v) for k, v in self.provenance.items()},
             notes=tuple(self.notes),
             left_out=tuple(self.left_out[:MAX_LEFT_OUT]),
             n_left_out=len(self.left_out) + self.n_unlisted,
@@ -800,6 +800,44 @@ def metadata_text(value: Any) -> str:
         "".join(c if _shown(c) else " " for c in value[: MAX_METADATA_LENGTH * 4]).split()
     )
     return text[:MAX_METADATA_LENGTH].rstrip()
+
+
+# Deeper than any provenance a tool writes; what a file nests deeper is not kept.
+MAX_STORED_DEPTH = 20
+
+
+def stored_json(value: Any, depth: int = 0) -> Any:
+    """What a file says (provenance, as read) as a JSON column of PostgreSQL stores it:
+    non-finite numbers as null (jsonb has no NaN), text without NUL or lone surrogates
+    (jsonb refuses both), YAML's other types (dates, binary, sets) as their text, what
+    is nested past ``MAX_STORED_DEPTH`` levels as null. Kept, never refused (provenance
+    does not decide an import), and never a failed save."""
+    if value is None or isinstance(value, (bool, int)):
+        return value
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, str):
+        return _stored_text(value)
+    if depth >= MAX_STORED_DEPTH:
+        return None
+    if isinstance(value, Mapping):
+        return {
+            _stored_text(k if isinstance(k, str) else str(k)): stored_json(v, depth + 1)
+            for k, v in value.items()
+        }
+    if isinstance(value, (list, tuple)):
+        return [stored_json(v, depth + 1) for v in value]
+    return _stored_text(str(value))
+
+
+def _stored_text(text: str) -> str:
+    if "\x00" in text:
+        text = text.replace("\x00", "")
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate (JSON's "\ud800")
+        text = text.encode("utf-8", "replace").decode("utf-8")
+    return text
 
 
 # How files write a model's numeric precision -> the one name the reader's table shows.
