@@ -54,3 +54,41 @@ def test_provenance_the_database_cannot_hold_is_kept_as_json_it_can():
 def test_a_parameter_count_past_a_floats_range_is_no_count():
     files = _hf(',"model_num_parameters":' + "9" * 310, '{"t":{"acc":0.5}}')
     assert read_imported(files, format="hf-leaderboard").algorithms[0].parameters is None
+
+
+BEYOND_A_FLOAT = "9" * 309  # 309 digits, read exactly before, past a float's range
+BEYOND = {
+    "hf-leaderboard": (
+        '{"config":{"model_name":"m"},"results":{"t":{"acc":%s}}}',
+        "r.json: results.t.acc",
+    ),
+    "pwc": (
+        '[{"task":"t","datasets":[{"dataset":"d","sota":{"rows":[{"model_name":"m",'
+        '"metrics":{"a":%s}}]}}]}]',
+        "r.json: [0].datasets[0].sota.rows[0].metrics.a",
+    ),
+    "eee": (
+        '{"model_info":{"id":"m"},"evaluation_results":[{"evaluation_name":"d",'
+        '"metric_config":{},"score_details":{"score":%s}}]}',
+        "r.json: evaluation_results[0].score_details.score",
+    ),
+    "lighteval": (
+        '{"config_general":{"model_name":"m"},"results":{"t|x|0":{"acc":%s}}}',
+        "r.json: results.t|x|0.acc",
+    ),
+    "lm-eval": (
+        '{"model_name":"m","results":{"t":{"acc,none":%s}}}',
+        'r.json: results.t."acc,none"',
+    ),
+}
+
+
+@pytest.mark.parametrize("format", BEYOND)
+def test_an_integer_past_a_floats_range_is_refused_as_not_finite(format):
+    text, where = BEYOND[format]
+    for on_error in ("refuse", "skip"):
+        with pytest.raises(ResultsImportError) as refused:
+            read_imported(
+                {"r.json": (text % BEYOND_A_FLOAT).encode()}, format=format, on_error=on_error
+            )
+        assert where in [error.column for error in refused.value.errors]

@@ -160,9 +160,11 @@ class ImportedResults:
 
 # --- reading values -----------------------------------------------------------------------
 
-# Longer integers are beyond a float anyway; Python refuses to read ones past 4,300 digits
-# (a ValueError json.loads does not turn into a JSONDecodeError: a 500 before).
-_MAX_INT_DIGITS = 310
+# Longer integers may be beyond a float (float() of one raises OverflowError, as do
+# math.isfinite and the readers' checks: a 500 before); Python refuses to read ones past
+# 4,300 digits (a ValueError json.loads does not turn into a JSONDecodeError). Read as a
+# float, a longer one is infinity when it is past a float's range.
+_MAX_INT_DIGITS = 308
 
 
 def _int_or_inf(text: str) -> int | float:
