@@ -92,3 +92,10 @@ def test_an_integer_past_a_floats_range_is_refused_as_not_finite(format):
                 {"r.json": (text % BEYOND_A_FLOAT).encode()}, format=format, on_error=on_error
             )
         assert where in [error.column for error in refused.value.errors]
+
+
+def test_pwc_subtasks_that_are_no_list_are_named():
+    files = {"t.json": b'[{"task":"t","datasets":[],"subtasks":1.5}]'}
+    with pytest.raises(ResultsImportError) as refused:
+        read_imported(files, format="pwc", on_error="skip")
+    assert "t.json: [0].subtasks: expected a list" in str(refused.value)
