@@ -8,6 +8,7 @@ import json
 import pytest
 
 from leaderboard.ingest.formats import ResultsImportError, read_imported
+from tests.ingest.helpers import fixture_files
 
 
 def _hf(config: str, results: str) -> dict[str, bytes]:
@@ -99,3 +100,10 @@ def test_pwc_subtasks_that_are_no_list_are_named():
     with pytest.raises(ResultsImportError) as refused:
         read_imported(files, format="pwc", on_error="skip")
     assert "t.json: [0].subtasks: expected a list" in str(refused.value)
+
+
+def test_an_mteb_version_with_a_superscript_digit_is_read_as_far_as_it_goes():
+    files = fixture_files("mteb")
+    path = next(p for p in files if p.endswith("SciFact.json"))
+    files[path] = files[path].replace(b'"mteb_version": "1.14.12"', b'"mteb_version": "1.\\u00b2"')
+    assert read_imported(files, format="mteb").parsed.n_records == 36
