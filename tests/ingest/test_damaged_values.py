@@ -107,3 +107,12 @@ def test_an_mteb_version_with_a_superscript_digit_is_read_as_far_as_it_goes():
     path = next(p for p in files if p.endswith("SciFact.json"))
     files[path] = files[path].replace(b'"mteb_version": "1.14.12"', b'"mteb_version": "1.\\u00b2"')
     assert read_imported(files, format="mteb").parsed.n_records == 36
+
+
+@pytest.mark.parametrize("encoding", ["klingon", "utf-32"])
+def test_an_openml_xml_declaring_an_encoding_python_cannot_read_is_named(encoding):
+    files = {"e.xml": f"<?xml version='1.0' encoding='{encoding}'?><a/>".encode()}
+    with pytest.raises(ResultsImportError) as refused:
+        read_imported(files, format="openml")
+    assert refused.value.errors[0].column == "e.xml"
+    assert "declared encoding" in str(refused.value)
