@@ -116,3 +116,20 @@ def test_an_openml_xml_declaring_an_encoding_python_cannot_read_is_named(encodin
         read_imported(files, format="openml")
     assert refused.value.errors[0].column == "e.xml"
     assert "declared encoding" in str(refused.value)
+
+
+@pytest.mark.parametrize("tagged", ["!!timestamp x", "!!bool x", "!!int _", "!!float _"])
+def test_a_yaml_value_not_of_its_explicit_tags_form_is_named(tagged):
+    files = {"acme/m/.eval_results/x.yaml": f"- dataset: {{id: d}}\n  value: {tagged}\n".encode()}
+    with pytest.raises(ResultsImportError) as refused:
+        read_imported(files, format="eval-results")
+    assert refused.value.errors[0].column == "acme/m/.eval_results/x.yaml"
+    assert "cannot be read as tag:yaml.org,2002:" in str(refused.value)
+
+
+def test_a_helm_schema_with_a_value_not_of_its_tags_form_is_named():
+    files = fixture_files("helm")
+    files["schema.yaml"] = b"metrics:\n  - name: exact_match\n    lower_is_better: !!bool x\n"
+    with pytest.raises(ResultsImportError) as refused:
+        read_imported(files, format="helm")
+    assert refused.value.errors[0].column == "schema.yaml"
