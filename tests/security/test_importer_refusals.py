@@ -4,7 +4,8 @@ key, never a 500 with a traceback.
 A 5,000-digit integer (Python refuses to read integers past 4,300 digits, and
 ``json.loads`` passes that on as a plain ValueError), OpenML per-fold values nested past
 the recursion limit in a CSV cell, and a CSV field past ``csv``'s size limit each
-crashed the importers.
+crashed the importers; a key holding a lone surrogate (``"\\ud800"`` in JSON), named in
+the problem as it was, crashed the response's encoding.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from rest_framework.test import APIClient
 
+from leaderboard.models import Submission
 from leaderboard.services import benchmark_create
 from tests.factories import make_user, stored_scores
 
@@ -39,6 +41,12 @@ CASES = {
         '{"model_info":{"id":"m"},"evaluation_results":[{"evaluation_name":"d",'
         '"metric_config":{},"score_details":{"score":' + HUGE + "}}]}",
         "e.json: evaluation_results[0].score_details.score",
+    ),
+    "hf-leaderboard key with a lone surrogate": (
+        "hf-leaderboard",
+        "r.json",
+        '{"config":{"model_name":"m"},"results":{"t\\ud800":{"acc":0.5}}}',
+        "r.json: results.t\\ud800.acc",
     ),
     "openml nested values in a CSV cell": (
         "openml",
@@ -70,3 +78,23 @@ def test_a_hostile_value_is_a_400_naming_the_file_and_key(case):
     fields = [p["field"] for p in response.json()["problems"]]
     assert where in fields, fields
     assert not stored_scores()
+
+
+def test_provenance_postgresql_cannot_hold_is_stored_as_json_it_can():
+    """NaN, NUL and lone surrogates in what a file says of its model (its ``model_dtype``
+    here) reached the submissions' JSON column as they were: PostgreSQL refused the save."""
+    benchmark_create(slug="b", title="b", metrics=[("acc", "higher")])
+    api = APIClient(raise_request_exception=False)
+    api.force_login(make_user("uploader"))
+    text = (
+        '{"config":{"model_name":"m","model_dtype":{"nan":NaN,"text":"x\\u0000\\ud800"}},'
+        '"results":{"t":{"acc":0.5}}}'
+    )
+    response = api.post(
+        "/api/benchmarks/b/submissions/upload/",
+        {"file": SimpleUploadedFile("r.json", text.encode()), "format": "hf-leaderboard"},
+        format="multipart",
+    )
+    assert response.status_code == 201, response.content[:300]
+    stored = Submission.objects.get().provenance["model_dtype"]
+    assert stored == {"nan": None, "text": "x?"}

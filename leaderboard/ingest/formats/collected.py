@@ -18,6 +18,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from common.text import control_character_problem
+
 BLOCK_RESULTS = 65536  # results held as tuples before they are coded (a few MB)
 _CODE = "i"  # array typecode of a code: a C int, 32 bits
 _CODE_DTYPE = np.dtype(np.intc)
@@ -273,7 +275,17 @@ class Origins:
 
     def __getitem__(self, index: int) -> str:
         """``"<file>: <key>"``, with `` (fold <n>)`` for one fold of a result."""
-        file, key = self.files[self.file[index]], self.keys[self.key[index]]
-        where = ": ".join(part for part in (file, key) if part)
+        where = shown_where(self.files[self.file[index]], self.keys[self.key[index]])
         fold = -1 if self.fold is None else int(self.fold[index])
         return where if fold < 0 else f"{where} (fold {fold})"
+
+
+def shown_where(file: str, key: str) -> str:
+    """``"<file>: <key>"`` as a problem names it. A file's name and keys are the
+    uploader's text: the characters a reader cannot see and a response or the database
+    cannot carry (controls, invisible characters, lone surrogates) are escaped as Python
+    writes them (``\\x00``, ``\\ud800``)."""
+    where = ": ".join(part for part in (file, key) if part)
+    if control_character_problem(where) is None:
+        return where
+    return "".join(c if control_character_problem(c) is None else repr(c)[1:-1] for c in where)

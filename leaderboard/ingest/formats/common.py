@@ -27,6 +27,7 @@ from leaderboard.ingest.formats.collected import (
     Origins,
     ResultColumns,
     ResultRows,
+    shown_where,
 )
 from leaderboard.ingest.results_csv import (
     ParsedResults,
@@ -66,8 +67,16 @@ class ImportRowError(RowError):
 
 def import_problem(file: str, key: str, message: str) -> ImportRowError:
     """A problem at ``key`` of ``file``; with neither, a problem of the whole input."""
-    where = ": ".join(part for part in (file, key) if part)
-    return ImportRowError(0, where, message)
+    return ImportRowError(0, shown_where(file, key), sendable(message))
+
+
+def sendable(message: str) -> str:
+    """``message`` with what no response or database text can carry, lone surrogates
+    and NUL, escaped as Python writes them (``\\ud800``): a message may quote a file."""
+    return _UNSENDABLE.sub(lambda found: repr(found.group())[1:-1], message)
+
+
+_UNSENDABLE = re.compile("[\x00\ud800-\udfff]")
 
 
 class ResultsImportError(ResultsCsvError):
@@ -151,9 +160,11 @@ class ImportedResults:
 
 # --- reading values -----------------------------------------------------------------------
 
-# Longer integers are beyond a float anyway; Python refuses to read ones past 4,300 digits
-# (a ValueError json.loads does not turn into a JSONDecodeError: a 500 before).
-_MAX_INT_DIGITS = 310
+# Longer integers may be beyond a float (float() of one raises OverflowError, as do
+# math.isfinite and the readers' checks: a 500 before); Python refuses to read ones past
+# 4,300 digits (a ValueError json.loads does not turn into a JSONDecodeError). Read as a
+# float, a longer one is infinity when it is past a float's range.
+_MAX_INT_DIGITS = 308
 
 
 def _int_or_inf(text: str) -> int | float:
@@ -565,7 +576,7 @@ class Collector:
             algorithms=tuple(
                 self.algorithms.get(name, AlgorithmInfo(name)) for name in parsed.algorithms
             ),
-            provenance={k: dict(v) for k, v in self.provenance.items()},
+            provenance={k: stored_json(v) for k, v in self.provenance.items()},
             notes=tuple(self.notes),
             left_out=tuple(self.left_out[:MAX_LEFT_OUT]),
             n_left_out=len(self.left_out) + self.n_unlisted,
@@ -741,7 +752,7 @@ def _relocated(error: RowError, origins: Origins) -> ImportRowError:
         return origins[line - 2] if 2 <= line < len(origins) + 2 else f"line {line}"
 
     message = _LINE_MENTION.sub(lambda m: origin(int(m.group(1))), error.message)
-    return ImportRowError(0, origin(error.line), message, error.kind)
+    return ImportRowError(0, origin(error.line), sendable(message), error.kind)
 
 
 def _as_tuple(kind: type | tuple) -> tuple:
@@ -791,6 +802,44 @@ def metadata_text(value: Any) -> str:
         "".join(c if _shown(c) else " " for c in value[: MAX_METADATA_LENGTH * 4]).split()
     )
     return text[:MAX_METADATA_LENGTH].rstrip()
+
+
+# Deeper than any provenance a tool writes; what a file nests deeper is not kept.
+MAX_STORED_DEPTH = 20
+
+
+def stored_json(value: Any, depth: int = 0) -> Any:
+    """What a file says (provenance, as read) as a JSON column of PostgreSQL stores it:
+    non-finite numbers as null (jsonb has no NaN), text without NUL or lone surrogates
+    (jsonb refuses both), YAML's other types (dates, binary, sets) as their text, what
+    is nested past ``MAX_STORED_DEPTH`` levels as null. Kept, never refused (provenance
+    does not decide an import), and never a failed save."""
+    if value is None or isinstance(value, (bool, int)):
+        return value
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, str):
+        return _stored_text(value)
+    if depth >= MAX_STORED_DEPTH:
+        return None
+    if isinstance(value, Mapping):
+        return {
+            _stored_text(k if isinstance(k, str) else str(k)): stored_json(v, depth + 1)
+            for k, v in value.items()
+        }
+    if isinstance(value, (list, tuple)):
+        return [stored_json(v, depth + 1) for v in value]
+    return _stored_text(str(value))
+
+
+def _stored_text(text: str) -> str:
+    if "\x00" in text:
+        text = text.replace("\x00", "")
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate (JSON's "\ud800")
+        text = text.encode("utf-8", "replace").decode("utf-8")
+    return text
 
 
 # How files write a model's numeric precision -> the one name the reader's table shows.

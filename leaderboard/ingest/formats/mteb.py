@@ -125,7 +125,8 @@ def _version(text: Any) -> tuple[int, ...]:
         return ()
     parts = []
     for part in text.strip().lstrip("v").split("."):
-        digits = "".join(itertools.takewhile(str.isdigit, part))
+        # isdecimal, not isdigit: "²" is a digit int() cannot read (a ValueError).
+        digits = "".join(itertools.takewhile(str.isdecimal, part))
         if not digits:
             break
         parts.append(int(digits[:9]))

@@ -111,6 +111,9 @@ def _xml_records(out: Collector, path: str, data: bytes) -> list[tuple[str, str,
     except ElementTree.ParseError as exc:
         out.problem(path, "", f"is not well-formed XML: {exc}")
         return []
+    except (LookupError, ValueError) as exc:  # encoding="foo", encoding="utf-32"
+        out.problem(path, "", f"is not XML Podium reads: its declared encoding: {exc}")
+        return []
     found = []
     evaluations = [e for e in root.iter() if _local(e.tag) == "evaluation"]
     for i, element in enumerate(evaluations):

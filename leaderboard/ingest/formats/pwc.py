@@ -65,7 +65,11 @@ def _task(out: Collector, path: str, key: str, task: Any, skipped: dict[str, int
         return
     for j, dataset in enumerate(datasets):
         _dataset(out, path, f"{key}.datasets[{j}]", name, dataset, skipped)
-    for j, sub in enumerate(task.get("subtasks") or []):
+    subtasks = task.get("subtasks") or []
+    if not isinstance(subtasks, list):
+        out.problem(path, f"{key}.subtasks", "expected a list")
+        return
+    for j, sub in enumerate(subtasks):
         _task(out, path, f"{key}.subtasks[{j}]", sub, skipped)
 
 

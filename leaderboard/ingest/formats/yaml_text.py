@@ -17,6 +17,20 @@ class _NoAliases(yaml.SafeLoader):
             raise yaml.YAMLError("aliases (*name) are not read")
         return super().compose_node(parent, index)
 
+    def construct_object(self, node: Any, deep: bool = False) -> Any:
+        # PyYAML's constructors of an explicit tag assume its value has the tag's form:
+        # "!!bool x" is a KeyError, "!!int _" an IndexError, "!!timestamp x" an
+        # AttributeError. Each is a value that cannot be read, said as one.
+        try:
+            return super().construct_object(node, deep=deep)
+        except (AttributeError, IndexError, KeyError, TypeError):
+            raise yaml.constructor.ConstructorError(
+                None,
+                None,
+                f"{str(node.value)[:40]!r} cannot be read as {node.tag}",
+                node.start_mark,
+            ) from None
+
 
 class UnreadableYaml(ValueError):
     """Why a file is not YAML Podium reads (a short reason, for the reader)."""

@@ -186,8 +186,10 @@ def parameter_count(value: object, *, scale: int = 1) -> int | None:
     billions); None for anything else, a count below 1 or beyond 2**63."""
     if isinstance(value, bool):
         return None
-    if isinstance(value, int | float):
-        number = float(value) * scale
+    if isinstance(value, float):
+        number = value * scale
+    elif isinstance(value, int):  # one past 2**63 may be past a float too (float() raises)
+        number = float(value) * scale if abs(value) < 2**63 else math.inf
     elif isinstance(value, str) and len(value) <= 24:
         text = value.strip().replace(",", "").replace("_", "")
         unit = text[-1:].lower() if text[-1:].isalpha() else ""
