@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 from collections.abc import Container, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import TypeGuard
 
 import numpy as np
 
@@ -95,11 +96,11 @@ def algorithm_metadata_problems(metadata: Mapping) -> list[Problem]:
     return problems
 
 
-def is_number(value) -> bool:
+def is_number(value: object) -> TypeGuard[int | float]:
     return isinstance(value, int | float) and not isinstance(value, bool)
 
 
-def is_finite_number(value) -> bool:
+def is_finite_number(value: object) -> TypeGuard[int | float]:
     """A number (:func:`is_number`) that is finite as a float: an integer past a float's
     range is not (``math.isfinite`` raises OverflowError on it)."""
     try:
@@ -416,15 +417,14 @@ def _plain_block(scores: Sequence[ScoreInput]) -> ScoreBlock | None:
     dataset_codes: dict[str, int] = {}
     metric_codes: dict[str | None, int] = {None: -1}
     try:
-        columns = {
-            "dataset_codes": [dataset_codes.setdefault(d, len(dataset_codes)) for d in datasets],
-            "metric_codes": [metric_codes.setdefault(k, len(metric_codes) - 1) for k in metrics],
-            "folds": [-1 if fold is None else fold for fold in folds],
-        }
+        codes = [dataset_codes.setdefault(d, len(dataset_codes)) for d in datasets]
+        kinds = [metric_codes.setdefault(k, len(metric_codes) - 1) for k in metrics]
         return ScoreBlock(
             datasets=tuple(dataset_codes),
             metrics=tuple(k for k in metric_codes if k is not None),
-            **{name: np.array(column, np.int64) for name, column in columns.items()},
+            dataset_codes=np.array(codes, np.int64),
+            metric_codes=np.array(kinds, np.int64),
+            folds=np.array([-1 if fold is None else fold for fold in folds], np.int64),
             values=np.array(values, np.float64),
             lines=np.zeros(len(values), np.int64),
         )
