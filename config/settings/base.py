@@ -238,10 +238,10 @@ PODIUM_BACKGROUND_UPLOAD_BYTES = env_int("PODIUM_BACKGROUND_UPLOAD_BYTES", 4 * 1
 # A zip of another tool's files counts by what it unpacks to, and a background job reads
 # at most PODIUM_MAX_BACKGROUND_UPLOAD_ROWS results (leaderboard.uploads.upload_limits).
 PODIUM_MAX_BACKGROUND_UPLOAD_ROWS = env_int("PODIUM_MAX_BACKGROUND_UPLOAD_ROWS", 2_000_000)
-# A CSV that is read whole before parsing (NaN cells as missing, one row per model, a
-# pandas index column: leaderboard/ingest/results_csv/sheets.py) holds ~45 bytes of
-# Python per byte of the file while it is tidied, so it may be at most this large (the
-# command line reads any size).
+# A CSV that is read whole before parsing (one row per model, turned into long rows:
+# leaderboard/ingest/results_csv/sheets.py) holds ~45 bytes of Python per byte of the file
+# while it is tidied, so it may be at most this large (the command line reads any size; a
+# pandas index column and NaN cells are read row by row, at any size).
 PODIUM_MAX_TIDY_UPLOAD_BYTES = env_int("PODIUM_MAX_TIDY_UPLOAD_BYTES", 4 * 1024 * 1024)
 PODIUM_UPLOAD_TIME_LIMIT = env_int("PODIUM_UPLOAD_TIME_LIMIT", 900)
 # A queued upload no worker took after this many seconds is queued again by the sweep
