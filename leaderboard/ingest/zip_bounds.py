@@ -5,6 +5,7 @@ from its central directory, before anything is unpacked. Pure Python: no Django.
 from __future__ import annotations
 
 import zipfile
+import zlib
 from collections.abc import Sequence
 
 MAX_ZIP_ENTRIES = 20_000
@@ -12,6 +13,17 @@ MAX_UNPACKED_BYTES = 512 * 1024 * 1024
 MAX_COMPRESSION_RATIO = 200  # JSON and sheet XML compress 10-30x; a bomb 1000x and more
 # A member this small may expand past the ratio (a few bytes of header compress badly).
 SMALL_MEMBER_BYTES = 64 * 1024
+# What Python's zipfile raises for a damaged archive, besides BadZipFile: a deflate stream
+# broken (zlib.error), offsets past either end (ValueError: negative seek; EOFError), a
+# version or compression it does not implement (NotImplementedError), a read error.
+DAMAGED_ZIP_ERRORS = (
+    zipfile.BadZipFile,
+    zlib.error,
+    ValueError,
+    EOFError,
+    OSError,
+    NotImplementedError,
+)
 
 
 def expansion_limit(info: zipfile.ZipInfo, max_ratio: float = MAX_COMPRESSION_RATIO) -> int:

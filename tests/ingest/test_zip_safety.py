@@ -7,8 +7,15 @@ import stat
 import zipfile
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from leaderboard.ingest.formats import ResultsImportError, files_from_bytes, read_imported
+from leaderboard.ingest.formats import (
+    ResultsImportError,
+    files_from_bytes,
+    read_imported,
+    unpacked_size,
+)
 from tests.ingest.helpers import fixture_files, zipped
 
 
@@ -85,3 +92,50 @@ def test_too_many_entries_are_refused_before_unpacking():
 
 def test_an_unreadable_zip_is_named():
     assert "not a readable zip" in _refused(b"PK\x03\x04garbage")
+
+
+MTEB_ZIP = zipped(fixture_files("mteb"))
+
+
+@settings(max_examples=200, deadline=None, derandomize=True)
+@given(
+    damage=st.lists(
+        st.tuples(st.integers(0, len(MTEB_ZIP) - 1), st.integers(0, 255)), min_size=1, max_size=16
+    ),
+    cut=st.one_of(st.none(), st.integers(4, len(MTEB_ZIP) - 1)),
+)
+def test_a_damaged_zip_is_a_problem_never_a_crash(damage, cut):
+    """Bytes changed anywhere (a member's deflate stream: zlib.error; an offset past the
+    start: ValueError; a version zipfile does not implement: NotImplementedError), or the
+    file cut short: its size is read and the upload refused by name, or read."""
+    content = bytearray(MTEB_ZIP)
+    for at, byte in damage:
+        content[at] = byte
+    content = bytes(content[:cut])
+    assert unpacked_size(content) >= 0
+    try:
+        read_imported(files_from_bytes(content, name="upload.zip"), format="mteb")
+    except ResultsImportError:
+        pass
+
+
+_END = MTEB_ZIP.rfind(b"PK\x05\x06")  # the end of central directory record
+_DIRECTORY = int.from_bytes(MTEB_ZIP[_END + 16 : _END + 20], "little")
+
+
+@pytest.mark.parametrize(
+    ("offset", "byte", "said"),
+    [
+        # the first member's extra field said 255 bytes long: its data read from within
+        # its deflate stream (zlib.error)
+        (28, 0xFF, "cannot be unpacked"),
+        (_DIRECTORY + 6, 0xFF, "not a readable zip: zip file version"),  # NotImplementedError
+        (_DIRECTORY + 46, 0x00, "has no name"),  # a name cut at a NUL (IndexError in zipfile)
+        (_END + 16, 0xFF, "cannot be unpacked"),  # the directory before the start (ValueError)
+    ],
+)
+def test_each_error_zipfile_passes_on_is_named(offset, byte, said):
+    """Single bytes of a zip's structure, each a crash (a 500) before."""
+    content = bytearray(MTEB_ZIP)
+    content[offset] = byte
+    assert said in _refused(bytes(content))

@@ -17,6 +17,7 @@ from leaderboard.ingest.formats.common import MAX_PROBLEMS, ResultsImportError, 
 # of millions of files is refused before it is unpacked, and unpacking stops at the first
 # entry past a bound.
 from leaderboard.ingest.zip_bounds import (
+    DAMAGED_ZIP_ERRORS,
     MAX_COMPRESSION_RATIO,
     MAX_UNPACKED_BYTES,
     MAX_ZIP_ENTRIES,
@@ -96,7 +97,7 @@ def unpacked_size(content: bytes | BinaryIO) -> int:
     try:
         with zipfile.ZipFile(source) as archive:
             return sum(info.file_size for info in archive.infolist())
-    except (zipfile.BadZipFile, ValueError, OSError, EOFError):
+    except DAMAGED_ZIP_ERRORS:
         return size
     finally:
         source.seek(0)
@@ -104,6 +105,8 @@ def unpacked_size(content: bytes | BinaryIO) -> int:
 
 def _member_problem(info: zipfile.ZipInfo) -> str | None:
     path = info.filename
+    if not path:
+        return "has no name"
     mode = info.external_attr >> 16
     if stat.S_ISLNK(mode):
         return "is a symbolic link: a zip of results holds plain files only"
@@ -133,7 +136,7 @@ def unpack_zip(
     """
     try:
         archive = zipfile.ZipFile(io.BytesIO(content))
-    except (zipfile.BadZipFile, ValueError) as exc:
+    except DAMAGED_ZIP_ERRORS as exc:
         raise ResultsImportError([import_problem(name, "", f"not a readable zip: {exc}")]) from None
     infos = archive.infolist()
     problems = [
@@ -179,7 +182,7 @@ def unpack_zip(
                             [import_problem(name, "", f"unpacks to more than {max_bytes} bytes")]
                         )
                     pieces.append(chunk)
-        except (zipfile.BadZipFile, EOFError, OSError, NotImplementedError) as exc:
+        except DAMAGED_ZIP_ERRORS as exc:
             raise ResultsImportError(
                 [import_problem(name, info.filename, f"cannot be unpacked: {exc}")]
             ) from None

@@ -28,7 +28,11 @@ import numpy as np
 
 from leaderboard.ingest.results_csv.cells import _delimiter_of
 from leaderboard.ingest.results_csv.records import ParsedResults, ResultsCsvError, RowError
-from leaderboard.ingest.zip_bounds import MAX_COMPRESSION_RATIO, declared_size_problems
+from leaderboard.ingest.zip_bounds import (
+    DAMAGED_ZIP_ERRORS,
+    MAX_COMPRESSION_RATIO,
+    declared_size_problems,
+)
 
 # Column roles a mapping may name (``value`` is the parser's other name for ``score``).
 MAPPABLE = ("dataset", "algorithm", "score", "fold", "metric", "rank")
@@ -454,6 +458,10 @@ def _xlsx_rows(content: bytes, max_rows: int | None) -> list[tuple[int, list[str
                 )
             rows.append((number, [_cell_text(v) for v in values]))
         return rows
+    except ResultsCsvError:
+        raise
+    except Exception as exc:  # read lazily: a damaged part fails here, in openpyxl's kinds
+        raise _damaged_workbook(exc) from None
     finally:
         book.close()
 
@@ -467,6 +475,8 @@ def _xlsx_first_row(content: bytes) -> list[str]:
             if any(c.strip() for c in cells):
                 return cells
         return []
+    except Exception as exc:  # as _xlsx_rows
+        raise _damaged_workbook(exc) from None
     finally:
         book.close()
 
@@ -480,9 +490,13 @@ def _workbook_opened(content: bytes) -> Any:
     try:
         return load_workbook(io.BytesIO(content), read_only=True, data_only=True)
     except Exception as exc:  # openpyxl raises many kinds for a damaged workbook
-        raise ResultsCsvError(
-            [RowError(1, None, f"not a readable .xlsx workbook: {type(exc).__name__}")]
-        ) from None
+        raise _damaged_workbook(exc) from None
+
+
+def _damaged_workbook(exc: Exception) -> ResultsCsvError:
+    return ResultsCsvError(
+        [RowError(1, None, f"not a readable .xlsx workbook: {type(exc).__name__}")]
+    )
 
 
 def _workbook_bounded(content: bytes) -> None:
@@ -491,7 +505,7 @@ def _workbook_bounded(content: bytes) -> None:
     try:
         with zipfile.ZipFile(io.BytesIO(content)) as archive:
             infos = archive.infolist()
-    except (zipfile.BadZipFile, ValueError, OSError, EOFError):
+    except DAMAGED_ZIP_ERRORS:
         return  # openpyxl says it is not a readable workbook
     problems = declared_size_problems(infos, max_ratio=MAX_COMPRESSION_RATIO)
     if problems:
