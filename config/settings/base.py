@@ -200,7 +200,7 @@ CACHES = {
 # would keep a signed-out session alive in every other worker process.
 SESSION_CACHE_SECONDS = env_int("PODIUM_SESSION_CACHE_SECONDS", 60)
 if PAGE_CACHE_URL:
-    SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
+    SESSION_ENGINE = "config.sessions"  # cached_db, and a key with no session remembered
     SESSION_CACHE_ALIAS = "sessions"
     CACHES["sessions"] = _redis_cache(PAGE_CACHE_URL)
     CACHES["sessions"]["OPTIONS"]["max_timeout"] = SESSION_CACHE_SECONDS

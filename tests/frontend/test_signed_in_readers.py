@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import itertools
 import re
+import uuid
 
 import pytest
 from django.conf import settings
@@ -331,13 +332,19 @@ def test_a_cookie_of_no_session_gets_the_anonymous_page_as_it_stands(board, read
     path = page.format(slug=board.slug)
     anonymous = readers["anonymous"].get(path)
     stale = Client()
-    stale.cookies[settings.SESSION_COOKIE_NAME] = "no-such-session-0123456789"
+    key = f"no-such-session-{uuid.uuid4().hex}"
+    stale.cookies[settings.SESSION_COOKIE_NAME] = key
     with Renders() as again:
         response = stale.get(path)
     assert response.status_code == 200
     assert response.content == anonymous.content
     assert again.templates == []  # not even the navigation: the entry's is theirs
     assert again.queries == 1  # the session asked for, and not found
+    again_stale = Client()  # a client that keeps sending it (a browser drops it)
+    again_stale.cookies[settings.SESSION_COOKIE_NAME] = key
+    with Renders() as later:  # the key remembered as absent (config/sessions.py)
+        assert again_stale.get(path).content == anonymous.content
+    assert later.queries == 0
     assert "private" in response["Cache-Control"]
     # Django's session middleware deletes the cookie of no session; no other cookie
     assert set(response.cookies) == {settings.SESSION_COOKIE_NAME}
