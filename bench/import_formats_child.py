@@ -22,13 +22,17 @@ def main(argv: list[str]) -> None:
     reader, folder = argv[0], Path(argv[1])
     from leaderboard.ingest.formats import files_from_bytes, read_imported
     from leaderboard.ingest.results_csv import parse_results_csv
+    from leaderboard.ingest.results_csv.sheets import results_table
 
     files = _files(folder)
-    (only,) = files.values() if reader in ("csv", "zip") else (b"",)
+    (only,) = files.values() if reader in ("csv", "pandas-csv", "zip") else (b"",)
     before = max_rss_mib()
     cpu, wall = time.process_time(), time.perf_counter()
     if reader == "csv":
         n = parse_results_csv(io.BytesIO(only)).n_records
+    elif reader == "pandas-csv":  # the upload's reading: tidied row by row, then parsed
+        table = results_table(only, filename="results.csv", nan_missing=True)
+        n = parse_results_csv(io.BytesIO(table.content)).n_records
     elif reader == "zip":  # the upload as it comes: unpacked within bounds, then read
         n = read_imported(files_from_bytes(only, name="results.zip"), format="lm-eval")
         n = n.parsed.n_records

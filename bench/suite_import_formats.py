@@ -2,7 +2,9 @@
 format that can hold that many, against the long CSV upload, in one run.
 
 The same scores (``M`` models x ``N`` tasks, one metric; no folds) are written as a long
-CSV (``dataset,algorithm,score``), as lm-evaluation-harness result files (one per model,
+CSV (``dataset,algorithm,score``), as pandas' ``to_csv`` writes it (its index as a first
+unnamed column, one more row whose score is ``NaN``, read with NaN as missing: the
+streamed tidying of uploads), as lm-evaluation-harness result files (one per model,
 ``results.<task>.acc,none``), as Every Eval Ever documents (one per model, written by
 the project's own exporter ``eee_documents``), as Open LLM Leaderboard files
 (``hf-leaderboard``) and as a zip of the lm-eval files (unpacked within the upload
@@ -22,7 +24,7 @@ from bench.common import Options, fmt_seconds, markdown_table, run_child, synthe
 
 SIZE = (100, 10_000)  # models, tasks: 1,000,000 results
 QUICK_SIZE = (10, 200)
-READERS = ("csv", "lm-eval", "eee", "hf-leaderboard", "zip")
+READERS = ("csv", "pandas-csv", "lm-eval", "eee", "hf-leaderboard", "zip")
 
 
 def _models(m: int) -> list[str]:
@@ -47,6 +49,11 @@ def write_inputs(root: Path, m: int, n: int, seed: int) -> dict[str, Path]:
         out.write("dataset,algorithm,score\n")
         for j, model in enumerate(models):
             out.writelines(f"{tasks[i]},{model},{scores[i, j]:.6f}\n" for i in range(n))
+    with (folders["pandas-csv"] / "results.csv").open("w") as out:
+        out.write(",dataset,algorithm,score\n")
+        for j, model in enumerate(models):
+            out.writelines(f"{j * n + i},{tasks[i]},{model},{scores[i, j]:.6f}\n" for i in range(n))
+        out.write(f"{m * n},{tasks[0]},failed-run,NaN\n")  # left out as missing
     for j, model in enumerate(models):
         column = [round(float(scores[i, j]), 6) for i in range(n)]
         lm_eval = {
