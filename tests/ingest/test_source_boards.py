@@ -277,8 +277,12 @@ def test_openml_xml_and_api_json_evaluation_lists_read_as_the_python_records():
     assert order[0] == "sklearn.ensemble.RandomForestClassifier(n_estimators=500)"
 
 
-def test_openml_xml_with_entities_is_not_read():
-    bomb = b'<?xml version="1.0"?><!DOCTYPE x [<!ENTITY a "aaaa">]><x>&a;</x>'
+@pytest.mark.parametrize("encoding", ["utf-8", "utf-16"])
+def test_openml_xml_with_entities_is_not_read(encoding):
+    """Found by reading, not by expat: a byte search for <!DOCTYPE missed UTF-16."""
+    laughs = "".join(f'<!ENTITY l{i} "{f"&l{i - 1};" * 10}">' for i in range(1, 9))
+    text = f'<?xml version="1.0" encoding="{encoding}"?><!DOCTYPE x [<!ENTITY l0 "ha">{laughs}]>'
+    bomb = (text + "<x>&l8;</x>").encode(encoding)
     with pytest.raises(ResultsImportError, match="declares a document type or entities"):
         read_imported({"e.xml": bomb}, format="openml")
     with pytest.raises(ResultsImportError, match="not well-formed XML"):

@@ -27,6 +27,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 from xml.etree import ElementTree
+from xml.parsers import expat
 
 from leaderboard.ingest.formats.common import (
     AlgorithmInfo,
@@ -100,10 +101,34 @@ def read_openml(
     return out.finish()
 
 
+class _Declared(Exception):
+    pass
+
+
+def _declares(data: bytes) -> bool:
+    """Whether the document declares a document type or an entity, as expat reads it (in
+    the encoding it declares: a byte search misses UTF-16), stopping at the first one,
+    before anything is expanded. A document expat cannot read is ElementTree's to name."""
+
+    def declared(*args: object) -> None:
+        raise _Declared
+
+    parser = expat.ParserCreate()
+    parser.StartDoctypeDeclHandler = declared
+    parser.EntityDeclHandler = declared
+    try:
+        parser.Parse(data, True)
+    except _Declared:
+        return True
+    except (expat.ExpatError, LookupError, ValueError):
+        return False
+    return False
+
+
 def _xml_records(out: Collector, path: str, data: bytes) -> list[tuple[str, str, dict]]:
     """``<oml:evaluation>`` elements, each child's text under its name without the
     namespace. A document type or entity declaration is refused unread (no expansion)."""
-    if b"<!DOCTYPE" in data or b"<!ENTITY" in data:
+    if _declares(data):
         out.problem(path, "", "declares a document type or entities: not read")
         return []
     try:
