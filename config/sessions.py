@@ -28,20 +28,30 @@ ABSENT_PREFIX = "podium.sessions.absent."
 class SessionStore(cached_db.SessionStore):
     def load(self):
         key = self.session_key
-        if key and self._absent(key):
+        if not key:
+            return super().load()
+        # The session's copy and the absent mark in one round trip: a signed-in request
+        # reads no more than cached_db's own read.
+        copy, absent = self._cached(key)
+        if copy is not None:
+            return copy
+        if absent:
             self._session_key = None
             return {}
-        data = super().load()
-        if key and self.session_key is None:  # the database has no live session of it
+        data = super().load()  # the database (cached_db reads its cache once more first)
+        if self.session_key is None:  # the database has no live session of it
             self._remember_absent(key)
         return data
 
-    def _absent(self, key: str) -> bool:
+    def _cached(self, key: str) -> tuple[dict | None, bool]:
+        """The cached copy of the session and whether the key is marked absent."""
+        names = (self.cache_key_prefix + key, ABSENT_PREFIX + key)
         try:
-            return bool(caches[settings.SESSION_CACHE_ALIAS].get(ABSENT_PREFIX + key))
+            found = caches[settings.SESSION_CACHE_ALIAS].get_many(names)
         except Exception:  # the cache fails open, as cached_db's own reads do
             logger.warning("the session cache is unreachable", exc_info=True)
-            return False
+            return None, False
+        return found.get(names[0]), bool(found.get(names[1]))
 
     def _remember_absent(self, key: str) -> None:
         try:

@@ -395,23 +395,28 @@ def _scores_above_one(scores: Sequence[ScoreInput]) -> Iterable[tuple]:
 
 
 _PLAIN_VALUES = frozenset({float, int})
+_EXACT_INT = 2**53  # every integer up to it is a float exactly
 
 
 def _plain_block(scores: Sequence[ScoreInput]) -> ScoreBlock | None:
     """``scores`` as columns for :func:`_block_is_clean`, or None where a score is not
-    plain (a name that is not text, a value that is not a float or int, a fold that is not
-    a natural number): the checks one score at a time say what is wrong with those. The
+    plain (a name that is not text, a value that is not a float or an integer a float
+    holds exactly, a fold that is not a natural number): the checks one score at a time
+    say what is wrong with those. The
     block's lines are placeholders: a clean block is never worded."""
     datasets = [score.dataset for score in scores]
     values = [score.value for score in scores]
     metrics = [score.metric for score in scores]
     folds = [score.fold for score in scores]
+    value_types = set(map(type, values))
     if (
         not set(map(type, datasets)) <= {str}
-        or not set(map(type, values)) <= _PLAIN_VALUES
+        or not value_types <= _PLAIN_VALUES
         or not set(map(type, metrics)) <= {str, type(None)}
         or not set(map(type, folds)) <= {int, type(None)}
         or any(fold is not None and fold < 0 for fold in folds)
+        # the loop compares an integer exactly; as a float one past 2**53 is rounded
+        or (int in value_types and any(type(v) is int and abs(v) > _EXACT_INT for v in values))
     ):
         return None
     dataset_codes: dict[str, int] = {}

@@ -67,3 +67,22 @@ def test_an_unreachable_cache_reads_the_database(monkeypatch):
     with CaptureQueriesContext(connection) as queries:
         assert store.load() == {}
     assert any("django_session" in q["sql"] for q in queries.captured_queries)
+
+
+def test_a_cached_session_is_read_in_one_cache_round_trip(monkeypatch):
+    """The absent mark is read with the session's copy (get_many), not after it: a
+    signed-in request pays no more cache reads than cached_db's own."""
+    client = Client()
+    client.force_login(make_user("one-trip"))
+    key = client.cookies["sessionid"].value
+    assert client.get(reverse("account-home")).status_code == 200  # the copy is cached
+    sessions = caches[settings.SESSION_CACHE_ALIAS]
+    calls = []
+    for name in ("get", "get_many"):
+        original = getattr(sessions, name)
+        monkeypatch.setattr(
+            sessions, name, lambda *a, _o=original, _n=name, **k: calls.append(_n) or _o(*a, **k)
+        )
+    with CaptureQueriesContext(connection) as queries:
+        assert SessionStore(key).load()["_auth_user_id"]
+    assert calls == ["get_many"] and not queries.captured_queries

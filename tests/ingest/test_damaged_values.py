@@ -133,3 +133,16 @@ def test_a_helm_schema_with_a_value_not_of_its_tags_form_is_named():
     with pytest.raises(ResultsImportError) as refused:
         read_imported(files, format="helm")
     assert refused.value.errors[0].column == "schema.yaml"
+
+
+def test_a_reader_s_number_past_a_float_is_refused_by_the_collector():
+    """Collector.number itself, not each reader's own guard: an integer past a float's
+    range is not finite (float() of it raises OverflowError)."""
+    from leaderboard.ingest.formats.common import Collector
+
+    out = Collector("eval-results")
+    assert out.number("r.yaml", 10**400, key="value") is None
+    assert out.number("r.yaml", 10**300, key="value") == 1e300
+    assert [str(p) for p in out.problems] == [
+        "r.yaml: value: expected a finite number, got an integer past a float's range"
+    ]

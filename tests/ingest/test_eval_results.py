@@ -76,7 +76,7 @@ def test_a_lone_file_needs_the_models_name():
         (b"- dataset: {id: a/b}\n", "[0].value: missing key"),
         (b"- dataset: {id: a/b}\n  value: lots\n", "[0].value: expected a number, got"),
         (b"- dataset: {id: a/b}\n  value: .nan\n", "[0].value: expected a finite number"),
-        (b"- dataset: {id: a/b}\n  value: " + b"9" * 400 + b"\n", "[0].value: is beyond"),
+        (b"- dataset: {id: a/b}\n  value: " + b"9" * 400 + b"\n", "[0].value: expected a finite"),
         (b"just text\n", "expected a list of results"),
         (b"- [1, 2]\n", "[0]: expected a result"),
         (b"- dataset: {id: a/b\n", "is not valid YAML"),

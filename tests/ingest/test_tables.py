@@ -211,13 +211,32 @@ def test_import_benchmark_on_error_skip_imports_the_valid_rows_and_lists_the_res
 
 # --- the streamed reading is the whole one -------------------------------------------------
 
-_CELLS = st.sampled_from(["d1", "d2", "a", "b", "0.5", "0.25", "NaN", "<NA>", "", " ", "x,y", '"'])
+_CELLS = st.sampled_from(
+    [
+        "d1",
+        "d2",
+        "a",
+        "b",
+        "0.5",
+        "0.25",
+        "NaN",
+        "<NA>",
+        "",
+        " ",
+        "\xa0",
+        "x,y",
+        "x;y",
+        '"',
+        "a\x85b",
+    ]
+)
 
 
 @st.composite
 def _csv_tables(draw):
     """Small CSVs as people save them: maybe pandas' index (right, or numbering rows
-    wrongly), long or wide headers, NaN and empty cells, blank lines, ragged rows."""
+    wrongly), long or wide headers, NaN and empty cells, blank lines, ragged rows, a
+    comma or a semicolon, lines ended by \\n, \\r\\n or \\r."""
     header = draw(
         st.sampled_from(
             [
@@ -241,7 +260,9 @@ def _csv_tables(draw):
     if draw(st.booleans()):
         lines.insert(draw(st.integers(1, len(lines))), [""])  # a blank line
     out = StringIO()
-    csv.writer(out, lineterminator="\n").writerows(lines)
+    delimiter = draw(st.sampled_from([",", ";"]))
+    ending = draw(st.sampled_from(["\n", "\r\n", "\r"]))
+    csv.writer(out, delimiter=delimiter, lineterminator=ending).writerows(lines)
     return out.getvalue().encode()
 
 

@@ -8,10 +8,11 @@ problems (text, line, order), the stored rows.
 from __future__ import annotations
 
 import dataclasses
+from unittest import mock
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from leaderboard.ingest.results_csv import parse_results_csv_text
@@ -147,7 +148,13 @@ def test_block_checks_catch_what_the_loop_catches():
 
 # --- a list of ScoreInput checked as columns --------------------------------------------
 
-# Every kind of value or fold a caller may hand the services (names are text: typed).
+# Mostly plain scores (the columns path), with every odd kind of value or fold a caller
+# may hand the services now and then (names are text: typed).
+PLAIN_VALUES = st.one_of(
+    st.floats(min_value=0, max_value=1),
+    st.integers(min_value=0, max_value=3),
+    st.sampled_from([1.5, 100.0, 2**53, 2**53 + 1, -(2**53) - 1, 10**16 + 1]),
+)
 ODD_VALUES = st.one_of(
     st.floats(allow_nan=True, allow_infinity=True),
     st.integers(min_value=-(10**400), max_value=10**400),
@@ -159,33 +166,63 @@ ODD_VALUES = st.one_of(
 SCORES = st.lists(
     st.builds(
         ScoreInput,
-        dataset=st.sampled_from(["d1", "d2", "known", "", " ", "d\x00"]),
-        value=ODD_VALUES,
-        metric=st.one_of(st.none(), st.sampled_from(["score", "other", ""])),
+        dataset=st.one_of(
+            st.sampled_from(["d1", "known"]), st.sampled_from(["d2", "", " ", "d\x00"])
+        ),
+        value=st.one_of(PLAIN_VALUES, PLAIN_VALUES, PLAIN_VALUES, ODD_VALUES),
+        metric=st.one_of(st.none(), st.none(), st.sampled_from(["score", "wide", "other", ""])),
         fold=st.one_of(
-            st.none(), st.integers(min_value=-2, max_value=2**70), st.booleans(), st.just(1.0)
+            st.none(),
+            st.integers(min_value=0, max_value=3),
+            st.integers(min_value=-2, max_value=2**70),
+            st.booleans(),
+            st.just(1.0),
         ),
     ),
     max_size=8,
 )
+RANGES = {"score": (0.0, 1.0), "wide": (0.0, 1e16)}
 
 
-@settings(
-    max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
-)
+def _problems(scores, *, ranking_only: bool, bounded: bool, columns: bool) -> list[str]:
+    benchmark = Benchmark(slug="b", ranking_only=ranking_only, allow_new_datasets=not bounded)
+    metrics = {
+        name: Metric(name=name, is_primary=name == "score", min_value=low, max_value=high)
+        for name, (low, high) in RANGES.items()
+    }
+    entry = [SubmissionInput(algorithm="a", scores=scores)]
+    known = frozenset({"known", "d1"})
+    plain_block = entries._plain_block if columns else (lambda scores: None)
+    with mock.patch.object(entries, "_plain_block", plain_block):  # undone per example
+        found = entries.entry_problems(
+            benchmark, entry, metrics, metrics["score"], known, frozenset()
+        )
+    return [str(problem) for problem in found]
+
+
+@settings(max_examples=400, deadline=None)
 @given(scores=SCORES, ranking_only=st.booleans(), bounded=st.booleans())
-def test_a_list_of_scores_has_the_problems_the_loop_finds(
-    monkeypatch, scores, ranking_only, bounded
-):
+def test_a_list_of_scores_has_the_problems_the_loop_finds(scores, ranking_only, bounded):
     """The columns check (``_plain_block``) only skips the loop where the loop finds
     nothing: with it turned off, every answer is the same, problems, lines and order."""
-    benchmark = Benchmark(slug="b", ranking_only=ranking_only, allow_new_datasets=not bounded)
-    metric = Metric(name="score", is_primary=True, min_value=0.0, max_value=1.0)
-    args = (benchmark, [SubmissionInput(algorithm="a", scores=scores)], {"score": metric})
-    args += (metric, frozenset({"known", "d1"}), frozenset())
-    with_columns = [str(p) for p in entries.entry_problems(*args)]
-    monkeypatch.setattr(entries, "_plain_block", lambda scores: None)
-    assert [str(p) for p in entries.entry_problems(*args)] == with_columns
+    options = {"ranking_only": ranking_only, "bounded": bounded}
+    assert _problems(scores, **options, columns=True) == _problems(scores, **options, columns=False)
+
+
+@pytest.mark.parametrize(
+    ("value", "metric", "ranking_only", "expected"),
+    [
+        (10**16 + 1, "wide", False, "outside the valid range"),  # rounded as a float: in it
+        (0.5, None, True, "a rank is 1 (best) or more"),
+        (0, None, True, "a rank is 1 (best) or more"),
+        (1.5, None, False, "outside the valid range"),
+    ],
+)
+def test_the_columns_check_refuses_what_the_loop_refuses(value, metric, ranking_only, expected):
+    scores = [ScoreInput(dataset="d1", value=value, metric=metric)]
+    for columns in (True, False):
+        found = _problems(scores, ranking_only=ranking_only, bounded=False, columns=columns)
+        assert len(found) == 1 and expected in found[0], (columns, found)
 
 
 def test_a_clean_list_of_scores_is_checked_without_a_call_per_score(monkeypatch):

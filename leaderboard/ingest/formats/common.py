@@ -266,9 +266,13 @@ class Collector:
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             self.problem(file, key, f"expected a number, got {_kind(value)}")
             return None
-        number = float(value)
+        try:
+            number = float(value)
+        except OverflowError:  # an integer past a float's range
+            number = math.inf
         if not math.isfinite(number):
-            self.problem(file, key, f"expected a finite number, got {value!r}")
+            shown = repr(value) if len(repr(value)) <= 40 else "an integer past a float's range"
+            self.problem(file, key, f"expected a finite number, got {shown}")
             return None
         return number
 

@@ -172,9 +172,6 @@ def _value(out: Collector, path: str, key: str, value: Any) -> float | None:
             value = float(value.strip().removesuffix("%").strip())
         except ValueError:
             pass
-    if isinstance(value, int) and not isinstance(value, bool) and abs(value) > 10**300:
-        out.problem(path, key, "is beyond the range of a floating-point number")
-        return None
     return out.number(path, value, key=key)
 
 

@@ -111,7 +111,7 @@ def header_names(content: bytes, *, filename: str = "", limit: int = 200) -> tup
             cells = _xlsx_first_row(content)
         else:
             text = _text(content[: 1 << 16])
-            first = next((line for line in text.splitlines() if line.strip()), "")
+            first = _header_line(text)
             cells = next(csv.reader([first], delimiter=_delimiter_of(first)), [])
     except ResultsCsvError:
         return ()
@@ -125,7 +125,7 @@ def is_xlsx(content: bytes, filename: str) -> bool:
 def needs_tidying(
     content: bytes, *, filename: str, models_as_rows: bool = False, nan_missing: bool = False
 ) -> bool:
-    """Whether a results file is read through :func:`tidy_results_table` rather than
+    """Whether a results file is read through :func:`results_table` rather than
     straight by the parser: a workbook, NaN cells read as missing, one row per model, or
     a header that starts with an unnamed column (pandas' index). One rule for the
     command, the web form and the API."""
@@ -168,8 +168,7 @@ def tidy_results_table(
     delimiter = ","
     if rows is None:
         text = _text(content)
-        first = next((line for line in text.splitlines() if line.strip()), "")
-        delimiter = _delimiter_of(first)
+        delimiter = _delimiter_of(_header_line(text))
         rows = _csv_rows(text, delimiter, max_rows)
     numbered = [(line, cells) for line, cells in rows if any(c.strip() for c in cells)]
     if not numbered:
@@ -270,9 +269,8 @@ def streamed_results_text(
     for text that is not UTF-8 CSV.
     """
     data = content.removeprefix(b"\xef\xbb\xbf")
-    _text(data)  # refuses text that is not UTF-8, naming its line; then let go
-    first = next((line for line in io.BytesIO(data) if line.strip()), b"").decode("utf-8")
-    delimiter = _delimiter_of(first)
+    # Refuses text that is not UTF-8, naming its line; the text is then let go.
+    delimiter = _delimiter_of(_header_line(_text(data)))
     try:
         return _streamed(data, delimiter, columns, nan_missing=nan_missing, index=True)
     except _NotAnIndex:
@@ -416,6 +414,21 @@ def relocated_parsed(parsed: ParsedResults, table: TidyTable | MappedCsv) -> Par
     )
 
 
+_LINE_BREAK = re.compile("\r\n|[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]")
+
+
+def _header_line(text: str) -> str:
+    """The first line with more than white space in it, lines broken where
+    ``str.splitlines`` breaks them (found lazily: a large file is not split whole). Its
+    delimiter is the file's (:func:`_delimiter_of`), whichever reading reads the rest."""
+    start = 0
+    for end in _LINE_BREAK.finditer(text):
+        if (line := text[start : end.start()]).strip():
+            return line
+        start = end.end()
+    return line if (line := text[start:]).strip() else ""
+
+
 def _text(content: bytes) -> str:
     try:
         return content.decode("utf-8-sig")
@@ -449,19 +462,14 @@ def _xlsx_rows(content: bytes, max_rows: int | None) -> list[tuple[int, list[str
     uploaded folder is (:func:`_workbook_bounded`) before openpyxl unpacks any of it."""
     book = _workbook_opened(content)
     try:
-        sheet = book.worksheets[0]
         rows = []
-        for number, values in enumerate(sheet.iter_rows(values_only=True), start=1):
+        for number, values in enumerate(_sheet_rows(book), start=1):
             if max_rows is not None and number > max_rows + 1:
                 raise ResultsCsvError(
                     [RowError(number, None, f"more than {max_rows} rows: split the sheet")]
                 )
             rows.append((number, [_cell_text(v) for v in values]))
         return rows
-    except ResultsCsvError:
-        raise
-    except Exception as exc:  # read lazily: a damaged part fails here, in openpyxl's kinds
-        raise _damaged_workbook(exc) from None
     finally:
         book.close()
 
@@ -470,15 +478,30 @@ def _xlsx_first_row(content: bytes) -> list[str]:
     """The first non-empty row of the first sheet, bounded as :func:`_xlsx_rows` is."""
     book = _workbook_opened(content)
     try:
-        for values in book.worksheets[0].iter_rows(values_only=True):
+        for values in _sheet_rows(book):
             cells = [_cell_text(v) for v in values]
             if any(c.strip() for c in cells):
                 return cells
         return []
-    except Exception as exc:  # as _xlsx_rows
-        raise _damaged_workbook(exc) from None
     finally:
         book.close()
+
+
+def _sheet_rows(book: Any) -> Iterator[tuple]:
+    """The first sheet's rows as openpyxl reads them, one at a time: it reads the sheet's
+    part lazily, so a damaged part fails here, in openpyxl's many kinds of error."""
+    try:
+        rows = book.worksheets[0].iter_rows(values_only=True)
+    except Exception as exc:
+        raise _damaged_workbook(exc) from None
+    while True:
+        try:
+            values = next(rows)
+        except StopIteration:
+            return
+        except Exception as exc:
+            raise _damaged_workbook(exc) from None
+        yield values
 
 
 def _workbook_opened(content: bytes) -> Any:
