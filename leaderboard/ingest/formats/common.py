@@ -814,36 +814,27 @@ MAX_STORED_DEPTH = 20
 
 def stored_json(value: Any, depth: int = 0) -> Any:
     """What a file says (provenance, as read) as a JSON column of PostgreSQL stores it:
-    non-finite numbers as null (jsonb has no NaN), text without NUL or lone surrogates
-    (jsonb refuses both), YAML's other types (dates, binary, sets) as their text, what
-    is nested past ``MAX_STORED_DEPTH`` levels as null. Kept, never refused (provenance
-    does not decide an import), and never a failed save."""
+    non-finite numbers as null (jsonb has no NaN), NUL and lone surrogates escaped as a
+    problem's message escapes them (:func:`sendable`; jsonb refuses both), YAML's other
+    types (dates, binary, sets) as their text, what is nested past ``MAX_STORED_DEPTH``
+    levels as null. Kept, never refused (provenance does not decide an import), and
+    never a failed save."""
     if value is None or isinstance(value, (bool, int)):
         return value
     if isinstance(value, float):
         return value if math.isfinite(value) else None
     if isinstance(value, str):
-        return _stored_text(value)
+        return sendable(value)
     if depth >= MAX_STORED_DEPTH:
         return None
     if isinstance(value, Mapping):
         return {
-            _stored_text(k if isinstance(k, str) else str(k)): stored_json(v, depth + 1)
+            sendable(k if isinstance(k, str) else str(k)): stored_json(v, depth + 1)
             for k, v in value.items()
         }
     if isinstance(value, (list, tuple)):
         return [stored_json(v, depth + 1) for v in value]
-    return _stored_text(str(value))
-
-
-def _stored_text(text: str) -> str:
-    if "\x00" in text:
-        text = text.replace("\x00", "")
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:  # a lone surrogate (JSON's "\ud800")
-        text = text.encode("utf-8", "replace").decode("utf-8")
-    return text
+    return sendable(str(value))
 
 
 # How files write a model's numeric precision -> the one name the reader's table shows.
