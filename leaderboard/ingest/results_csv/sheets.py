@@ -294,7 +294,7 @@ def _numbered_rows(data: bytes, delimiter: str) -> Iterator[tuple[int, list[str]
     try:
         for cells in reader:
             line, start = start, reader.line_num + 1
-            if any(cell.strip() for cell in cells):
+            if "".join(cells).strip():  # as any(cell.strip() ...), without a call a cell
                 yield line, cells
     except csv.Error as exc:
         raise ResultsCsvError([RowError(start, None, f"not readable CSV: {exc}")]) from None
@@ -328,13 +328,15 @@ def _streamed(
         body = _missing_cells(header, body, notes)
     chunks: list[bytes] = []
     batch = io.StringIO()
-    # Every cell quoted, as tidy_results_table writes (_row): a row whose mapped cells are
-    # all empty is a row to the parser, not a blank line.
-    writer = csv.writer(batch, delimiter=delimiter, lineterminator="\n", quoting=csv.QUOTE_ALL)
+    # Quoted only where needed (the parser reads plain cells faster), except a row with
+    # nothing in it, quoted whole as tidy_results_table writes every row (_row): to the
+    # parser that is a row of empty cells, where ",," would be a blank line.
+    writer = csv.writer(batch, delimiter=delimiter, lineterminator="\n")
+    empty = csv.writer(batch, delimiter=delimiter, lineterminator="\n", quoting=csv.QUOTE_ALL)
     writer.writerow(header)
     lines = array.array("q", [header_line])
     for line, cells in body:
-        writer.writerow(cells)
+        (writer if "".join(cells).strip() else empty).writerow(cells)
         lines.append(line)
         if len(lines) % _MAPPED_BATCH == 0:
             chunks.append(batch.getvalue().encode("utf-8"))
@@ -346,7 +348,7 @@ def _streamed(
 
 def _index_dropped(body: Iterable[tuple[int, list[str]]]) -> Iterator[tuple[int, list[str]]]:
     for i, (line, cells) in enumerate(body):
-        if not _numbers_itself(cells, i):
+        if not cells or cells[0].strip() != str(i):  # _numbers_itself, inline: once a row
             raise _NotAnIndex
         yield line, cells[1:]
 
@@ -609,8 +611,8 @@ def _missing_cells(
     blanked = 0
     for line, cells in body:
         if long_at is not None:
-            value = _cell(cells, long_at)
-            if _is_missing(value) or not value.strip():
+            value = cells[long_at].strip().lower() if long_at < len(cells) else ""
+            if not value or value in MISSING_CELLS:  # _is_missing, or empty: once a row
                 dropped.append(line)
                 continue
             yield line, cells
