@@ -29,7 +29,8 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from functools import cached_property
 
 MIN_EDIT_LENGTH = 3
 MIN_SUBSTITUTION_LENGTH = 5
@@ -85,22 +86,23 @@ class NameIndex:
     membership needs none."""
 
     names: frozenset[str]
-    _by_normal: dict[str, str] = field(default_factory=dict, repr=False)
-    _by_deletion: dict[str, list[str]] = field(default_factory=dict, repr=False)
-    _indexed: bool = field(default=False, repr=False)
 
     @classmethod
     def of(cls, names: Iterable[str]) -> NameIndex:
         return cls(names=frozenset(names))
 
-    def _index(self) -> None:
+    @cached_property
+    def _index(self) -> tuple[dict[str, str], dict[str, list[str]]]:
+        """Each name by its normal form, and by each of its one-deletion variants."""
+        by_normal: dict[str, str] = {}
+        by_deletion: dict[str, list[str]] = {}
         for name in sorted(self.names):
             normal = _normal(name)
-            self._by_normal.setdefault(normal, name)
+            by_normal.setdefault(normal, name)
             if MIN_EDIT_LENGTH <= len(normal) <= MAX_EDIT_LENGTH:
                 for variant in _deletions(normal) | {normal}:
-                    self._by_deletion.setdefault(variant, []).append(name)
-        self._indexed = True
+                    by_deletion.setdefault(variant, []).append(name)
+        return by_normal, by_deletion
 
     def __contains__(self, name: str) -> bool:
         return name in self.names
@@ -112,10 +114,9 @@ class NameIndex:
         """
         if name in self:
             return None
-        if not self._indexed:
-            self._index()
+        by_normal, by_deletion = self._index
         normal = _normal(name)
-        same = self._by_normal.get(normal)
+        same = by_normal.get(normal)
         if same is not None:
             return same
         if not edits or not MIN_EDIT_LENGTH <= len(normal) <= MAX_EDIT_LENGTH:
@@ -123,7 +124,7 @@ class NameIndex:
         numbers = _numbers(normal)
         candidates: list[str] = []
         for variant in _deletions(normal) | {normal}:
-            candidates.extend(self._by_deletion.get(variant, ()))
+            candidates.extend(by_deletion.get(variant, ()))
         close = sorted(
             {
                 known

@@ -337,7 +337,7 @@ def _values_above_one(
 
 def _percentage_problem(name: str, seen: _AboveOne) -> Problem:
     count, value, line = seen.count, seen.value, seen.line
-    where = f"line {line}" if line is not None else f"scores[{seen.position}]"
+    where = _line_or_position(line, seen.position)
     label = "" if line is not None else f"scores[{seen.position}]: "
     return Problem(
         f"{label}{count} value{'s' if count != 1 else ''} of metric {name!r} "
@@ -402,8 +402,8 @@ def _plain_block(scores: Sequence[ScoreInput]) -> ScoreBlock | None:
     """``scores`` as columns for :func:`_block_is_clean`, or None where a score is not
     plain (a name that is not text, a value that is not a float or an integer a float
     holds exactly, a fold that is not a natural number): the checks one score at a time
-    say what is wrong with those. The
-    block's lines are placeholders: a clean block is never worded."""
+    say what is wrong with those. The block's lines are placeholders: a clean block is
+    never worded."""
     datasets = [score.dataset for score in scores]
     values = [score.value for score in scores]
     metrics = [score.metric for score in scores]

@@ -16,6 +16,7 @@ parser's problems are reported where they are in the user's file
 from __future__ import annotations
 
 import array
+import collections
 import csv
 import io
 import re
@@ -280,7 +281,11 @@ def streamed_results_text(
         # the index only if the rows do number themselves.
         rows = _numbered_rows(data, delimiter)
         next(rows, None)
-        if all(_numbers_itself(cells, i) for i, (_, cells) in enumerate(rows)):
+        try:
+            collections.deque(_index_dropped(rows), maxlen=0)
+        except _NotAnIndex:
+            pass
+        else:
             raise
     return _streamed(data, delimiter, columns, nan_missing=nan_missing, index=False)
 
