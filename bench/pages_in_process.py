@@ -72,10 +72,12 @@ def _call(app, path: str, headers: dict[str, str]) -> tuple[str, dict[str, str],
 
 
 def run(requests: int, rounds: int, seed: int) -> str:
+    from django.core.management import call_command
     from django.core.wsgi import get_wsgi_application
 
     from bench.suite_api import _static_path, signed_in_cookies
 
+    call_command("collectstatic", interactive=False, verbosity=0)  # the static file's row
     benchmark, reader = _board(seed)
     app = get_wsgi_application()
     signed_in = {"HTTP_COOKIE": signed_in_cookies(reader)}

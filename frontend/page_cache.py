@@ -43,7 +43,7 @@ every request renders.
 A signed-in reader who takes gzip (every browser) gets one gzip member joined from
 pieces: the entry's identity body cut at its region markers (frontend/page_regions.py),
 each span compressed once per process as raw deflate with no history and no final block
-(:func:`_deflated_page`), and only this reader's regions compressed per request
+(:func:`_cut_page`), and only this reader's regions compressed per request
 (config/compression.py: ``deflated_piece``, ``gzip_joined``). BREACH: the reader's
 secret (the CSRF token of the log-out form, in the navigation region) and anything the
 request reflects sit in deflate pieces that share no history with the rest of the page,
@@ -78,7 +78,7 @@ import zlib
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
-from functools import lru_cache, wraps
+from functools import cached_property, lru_cache, wraps
 from urllib.parse import parse_qsl, urlencode
 
 from django.conf import settings
@@ -99,7 +99,7 @@ from config.compression import (
     gzip_joined,
 )
 from estimation.latest_cache import benchmark_generation, generation_cache_key
-from frontend.page_regions import Region, drawn_insides, page_spans, regions_of, regions_replaced
+from frontend.page_regions import drawn_insides, page_spans, regions_of, spans_replaced
 from leaderboard.throttling import page_miss_wait
 
 logger = logging.getLogger(__name__)
@@ -150,9 +150,15 @@ class PageEntry:
     # The headers a 304 keeps (RFC 9110 15.4.5, and Last-Modified), also built once: a
     # conditional hit costs no more than a plain one.
     not_modified_headers: tuple[tuple[str, str], ...] = ()
+    # The identity body's hash, which names it in a process's cuts (_cut_page).
+    digest: str = ""
 
 
 CODINGS = ("br", "gzip", "")
+HEAD = "head"
+"""The identity entry without its body, which a signed-in reader's request reads: the
+process that holds the body's cuts (:func:`_cut_page`, by the entry's ``digest``) sends
+no page through Redis (a charts page is 456 kB)."""
 
 
 def page_cached(view):
@@ -212,7 +218,7 @@ def _shell_answer(
     cache must not keep it). None when the page lacks one of the reader's regions."""
     accept = request.META.get("HTTP_ACCEPT_ENCODING", "")
     gzipped = accepts_encoding(accept, "gzip") and len(shared.body) >= MIN_BYTES
-    body = _gzip_drawn(shared, drawings) if gzipped else regions_replaced(shared.body, drawings)
+    body = _gzip_drawn(shared, drawings) if gzipped else _drawn(shared, drawings)
     if body is None:
         return None
     response = _with_attributes(HttpResponse(body, headers=dict(shared.headers)), shared)
@@ -224,48 +230,66 @@ def _shell_answer(
     return response
 
 
-@dataclass(frozen=True)
-class _DeflatedPage:
-    """An entry's identity body cut at its regions (frontend/page_regions.py), each span
-    compressed on its own (config/compression.deflated_piece)."""
+class _CutPage:
+    """An entry's identity body cut at its regions (frontend/page_regions.py), and each
+    span compressed on its own (config/compression.deflated_piece) the first time a
+    reader takes gzip."""
 
-    regions: tuple[Region, ...]
-    spans: tuple[tuple[int, int], ...]
-    deflated: tuple[bytes, ...]
+    def __init__(self, body: bytes) -> None:
+        self.body = body
+        self.regions = regions_of(body)
+        self.spans = page_spans(body, self.regions)
+
+    @cached_property
+    def deflated(self) -> tuple[bytes, ...]:
+        return tuple(deflated_piece(self.body[start:end]) for start, end in self.spans)
 
 
-DEFLATED_PAGES_KEPT = 32  # per process; a charts page's pieces are about its gzip size
-_deflated_pages: OrderedDict[tuple[str, str, int], _DeflatedPage] = OrderedDict()
-_deflated_pages_lock = threading.Lock()
+CUT_PAGES_KEPT = 32  # per process; a charts page's pieces are about its gzip size
+_cut_pages: OrderedDict[str, _CutPage] = OrderedDict()
+_cut_pages_lock = threading.Lock()
 
 
-def _deflated_page(shared: PageEntry) -> _DeflatedPage:
-    """The pieces of ``shared`` compressed once per process (most recently used kept),
-    keyed by what names its body: the ETag (the body's hash: a shell's view sets none of
-    its own), the generation and the length."""
-    key = (shared.etag, shared.generation, len(shared.body))
-    with _deflated_pages_lock:
-        page = _deflated_pages.get(key)
+def _kept_cut_page(digest: str) -> _CutPage | None:
+    """The cuts of the identity body whose hash is ``digest``, if this process holds
+    them (most recently used kept)."""
+    with _cut_pages_lock:
+        page = _cut_pages.get(digest)
         if page is not None:
-            _deflated_pages.move_to_end(key)
-            return page
-    body = shared.body
-    regions = regions_of(body)
-    spans = page_spans(body, regions)
-    page = _DeflatedPage(
-        regions, spans, tuple(deflated_piece(body[start:end]) for start, end in spans)
-    )
-    with _deflated_pages_lock:
-        _deflated_pages[key] = page
-        while len(_deflated_pages) > DEFLATED_PAGES_KEPT:
-            _deflated_pages.popitem(last=False)
+            _cut_pages.move_to_end(digest)
+        return page
+
+
+def _cut_page(shared: PageEntry) -> _CutPage:
+    """``shared``'s identity body cut once per process, named by its hash. A signed-in
+    reader's page then scans no marker."""
+    key = shared.digest
+    page = _kept_cut_page(key)
+    if page is not None:
+        return page
+    page = _CutPage(shared.body)
+    with _cut_pages_lock:
+        _cut_pages[key] = page
+        while len(_cut_pages) > CUT_PAGES_KEPT:
+            _cut_pages.popitem(last=False)
     return page
+
+
+def _drawn(shared: PageEntry, drawings: Mapping[str, str]) -> bytes | None:
+    """:func:`regions_replaced` of the entry's body, from its cuts."""
+    if not drawings:  # a cookie of no session, or a reader with nothing of their own
+        return shared.body
+    page = _cut_page(shared)
+    insides = drawn_insides(page.regions, drawings)
+    if insides is None:
+        return None
+    return spans_replaced(shared.body, page.spans, insides)
 
 
 def _gzip_drawn(shared: PageEntry, drawings: Mapping[str, str]) -> bytes | None:
     """:func:`regions_replaced`'s page gzip-ed as one member whose shared spans were
     compressed once: per request only the reader's regions are compressed."""
-    page = _deflated_page(shared)
+    page = _cut_page(shared)
     insides = drawn_insides(page.regions, drawings)
     if insides is None:
         return None
@@ -292,8 +316,8 @@ def _anonymous(request: HttpRequest) -> bool:
 
 
 def _entry_key(slug: str, url: str, coding: str) -> str:
-    # "v3": entries made before PageEntry gained ``not_modified_headers`` are never read.
-    return f"page:v3:{slug}:{hashlib.sha256(url.encode()).hexdigest()[:32]}:{coding}"
+    # "v4": entries made before PageEntry gained ``digest`` are never read.
+    return f"page:v4:{slug}:{hashlib.sha256(url.encode()).hexdigest()[:32]}:{coding}"
 
 
 def _request_identity(request: HttpRequest) -> str:
@@ -358,7 +382,8 @@ def _storable(response: HttpResponse) -> bool:
 def _entries_of(response: HttpResponse, generation: str) -> dict[str, PageEntry]:
     """The answer in each coding (compressed once here, not per request)."""
     raw = response.content
-    etag = response.get("ETag") or '"' + hashlib.sha256(raw).hexdigest()[:32] + '"'
+    digest = hashlib.sha256(raw).hexdigest()[:32]
+    etag = response.get("ETag") or f'"{digest}"'
     bodies = {"": raw}
     if len(raw) >= MIN_BYTES:
         bodies["gzip"] = gzip.compress(raw, compresslevel=6, mtime=0)
@@ -380,6 +405,7 @@ def _entries_of(response: HttpResponse, generation: str) -> dict[str, PageEntry]
             etag=etag.removeprefix("W/"),
             last_modified=now,
             body=bodies.get(coding, raw),
+            digest=digest,
         )
         http_headers = _http_headers(entry)
         entries[coding] = replace(
@@ -389,6 +415,7 @@ def _entries_of(response: HttpResponse, generation: str) -> dict[str, PageEntry]
                 (name, value) for name, value in http_headers if name.lower() in _KEPT_BY_304
             ),
         )
+    entries[HEAD] = replace(entries[""], body=b"")
     return entries
 
 
@@ -457,8 +484,9 @@ class PageCacheMiddleware:
             return self.get_response(request)
         anonymous = _anonymous(request)
         shelled = reader == SHELL and not anonymous
-        # A shell draws into the identity body (and gzips it from pieces: _shell_answer).
-        coding = "" if shelled else _coding(request)
+        # A shell draws into the identity body (and gzips it from pieces: _shell_answer),
+        # which its head names.
+        coding = HEAD if shelled else _coding(request)
         generation_key = generation_cache_key(slug=slug)
         key = _entry_key(slug, url, coding)
         found = pages_cache.get_many([generation_key, key])  # one round trip
@@ -469,6 +497,8 @@ class PageCacheMiddleware:
             entry = None
         elif not (isinstance(entry, PageEntry) and entry.generation == generation):
             entry = None
+        elif shelled:
+            entry = _identity_entry(slug, url, entry)
         if entry is None and anonymous:
             wait = page_miss_wait(request)
             if wait is not None:
@@ -481,7 +511,7 @@ class PageCacheMiddleware:
             entries = self._fill(request, slug, url, generation)
             if entries is None:
                 return self.get_response(request)  # the view, for this reader
-            entry = entries[coding]
+            entry = entries["" if shelled else coding]
         if not shelled:
             return _answer(request, entry)
         setattr(request, _SHARED, entry)  # the view draws this reader's part around it
@@ -491,6 +521,7 @@ class PageCacheMiddleware:
     def _store(
         response: HttpResponse, slug: str, url: str, generation: str
     ) -> dict[str, PageEntry]:
+        """Every coding of the answer, and its head, stored."""
         entries = _entries_of(response, generation)
         pages_cache.set_many(
             {_entry_key(slug, url, name): value for name, value in entries.items()},
@@ -531,6 +562,19 @@ class PageCacheMiddleware:
         if len(query) > MAX_QUERY_LENGTH:
             return None, "", ""
         return slug, _request_identity(request), reader
+
+
+def _identity_entry(slug: str, url: str, head: PageEntry) -> PageEntry | None:
+    """The identity entry ``head`` heads: its body from this process's cuts when it holds
+    them, else from the cache (None: gone, or replaced since the head was read)."""
+    page = _kept_cut_page(head.digest)
+    if page is not None:
+        return replace(head, body=page.body)
+    entry = pages_cache.get(_entry_key(slug, url, ""))
+    if isinstance(entry, PageEntry) and entry.digest == head.digest:
+        _cut_page(entry)  # kept: the next reader of this page reads only its head
+        return entry
+    return None
 
 
 def _anonymous_copy(request: WSGIRequest) -> WSGIRequest:

@@ -80,8 +80,15 @@ def regions_replaced(body: bytes, drawings: Mapping[str, str]) -> bytes | None:
     insides = drawn_insides(regions, drawings)
     if insides is None:
         return None
-    spans = page_spans(body, regions)
+    return spans_replaced(body, page_spans(body, regions), insides)
+
+
+def spans_replaced(
+    body: bytes, spans: tuple[tuple[int, int], ...], insides: Mapping[int, bytes]
+) -> bytes:
+    """``body`` joined from its ``spans``, those in ``insides`` replaced."""
+    view = memoryview(body)  # slices join without a copy of their own
     return b"".join(
-        insides[index] if index in insides else body[start:end]
+        insides[index] if index in insides else view[start:end]
         for index, (start, end) in enumerate(spans)
     )

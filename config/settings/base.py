@@ -63,7 +63,9 @@ MIDDLEWARE = [
     # Inside CommonMiddleware, which still redirects an API URL missing its slash.
     "config.handlers.ApiUnmatchedUrlMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
-    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # Django's, with the signed-in user read through the sessions' Redis
+    # (frontend/accounts/user_copies.py).
+    "frontend.accounts.user_copies.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "allauth.account.middleware.AccountMiddleware",
     # Before any view (and the CSRF check) reads a body: 413 from the Content-Length.

@@ -13,6 +13,7 @@ from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.urls import reverse
 
+from frontend.accounts.user_copies import user_copies_drop
 from leaderboard.throttling import client_address
 
 _ALLAUTH_EMAIL_STAGE = "allauth.account.stages.EmailVerificationStage"
@@ -77,3 +78,4 @@ def unconfirmed_claims_release(confirmed: EmailAddress) -> None:
     users = get_user_model().objects.filter(pk__in=claimants)
     users.filter(email__iexact=confirmed.email).update(email="")
     users.exclude(emailaddress__isnull=False).update(is_active=False)
+    user_copies_drop(claimants)  # update() sends no signal

@@ -15,7 +15,7 @@ from unittest import mock
 import pytest
 from django.test import Client
 
-from frontend.page_cache import DEFLATED_PAGES_KEPT, PageEntry, _deflated_page, _deflated_pages
+from frontend.page_cache import CUT_PAGES_KEPT, PageEntry, _cut_page, _cut_pages
 from frontend.page_shell import PAGE_ACTIONS, SITE_NAV
 from leaderboard.models import Benchmark
 from tests.factories import make_benchmark, make_user
@@ -187,8 +187,8 @@ def test_per_request_only_the_readers_regions_are_compressed(board, readers, pag
 
 
 def test_the_compressed_pieces_kept_are_bounded():
-    for number in range(DEFLATED_PAGES_KEPT + 5):
+    for number in range(CUT_PAGES_KEPT + 5):
         body = b"<p>%d</p><!--podium:site-nav-->nav<!--/podium:site-nav-->" % number
-        entry = PageEntry(f"gen-{number}", "", (), (), f'"{number}"', 0, body)
-        assert len(_deflated_page(entry).deflated) == 3  # before, inside, after the region
-    assert len(_deflated_pages) == DEFLATED_PAGES_KEPT
+        entry = PageEntry(f"gen-{number}", "", (), (), f'"{number}"', 0, body, digest=f"d{number}")
+        assert len(_cut_page(entry).deflated) == 3  # before, inside, after the region
+    assert len(_cut_pages) == CUT_PAGES_KEPT

@@ -1,0 +1,136 @@
+"""The signed-in reader's user read through Redis (frontend/accounts/user_copies.py): no
+user row read while the copy lives, and no copy outlives a change to its user or
+answers another user's session."""
+
+from __future__ import annotations
+
+import pytest
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.core.cache import caches
+from django.db import connection
+from django.test import Client, override_settings
+from django.test.utils import CaptureQueriesContext
+
+from frontend.accounts import user_copies
+from frontend.accounts.adapter import unconfirmed_claims_release
+from tests.factories import make_user
+
+pytestmark = pytest.mark.django_db
+
+PAGE = "/account/tokens/"  # a signed-in page that reads the user and nothing cached
+
+
+def _signed_in(username: str) -> Client:
+    client = Client()
+    client.force_login(make_user(username))
+    return client
+
+
+def _user_reads(client: Client, path: str = PAGE) -> tuple[int, str]:
+    """How many times the request read the user table, and the status."""
+    with CaptureQueriesContext(connection) as queries:
+        response = client.get(path)
+    user_table = get_user_model()._meta.db_table
+    reads = [q for q in queries if f'FROM "{user_table}"' in q["sql"]]
+    return len(reads), response
+
+
+def _copies():
+    copies = user_copies._copies()
+    assert copies is not None, "the tests run with Redis sessions (README)"
+    return copies
+
+
+def test_a_signed_in_readers_second_request_reads_no_user_row():
+    client = _signed_in("ada")
+    first, response = _user_reads(client)
+    assert response.status_code == 200 and first == 1
+    again, response = _user_reads(client)
+    assert response.status_code == 200 and b"ada" in response.content
+    assert again == 0
+
+
+def test_a_deactivated_user_is_signed_out_at_once():
+    client = _signed_in("ada")
+    client.get(PAGE)  # copied
+    ada = get_user_model().objects.get(username="ada")
+    ada.is_active = False
+    ada.save()
+    reads, response = _user_reads(client)
+    assert reads == 1  # the copy went with the save
+    assert response.status_code == 302  # to the sign-in page: no longer signed in
+
+
+def test_a_password_changed_elsewhere_signs_the_session_out():
+    client = _signed_in("ada")
+    client.get(PAGE)
+    ada = get_user_model().objects.get(username="ada")
+    ada.set_password("a new secret of hers 7391")
+    ada.save()
+    assert client.get(PAGE).status_code == 302
+
+
+def test_a_copy_lives_no_longer_than_a_sessions_copy():
+    """A copy whose delete is lost (Redis unreachable for it) keeps a revoked user as
+    long as a lost sign-out keeps a session: at most SESSION_CACHE_SECONDS."""
+    client = _signed_in("ada")
+    client.get(PAGE)
+    copies = _copies()
+    key = copies.make_and_validate_key(
+        user_copies._copy_key(get_user_model().objects.get(username="ada").pk)
+    )
+    seconds = copies._cache.get_client(key).ttl(key)
+    assert 0 < seconds <= settings.SESSION_CACHE_SECONDS
+
+
+def test_a_deleted_user_is_signed_out():
+    client = _signed_in("ada")
+    client.get(PAGE)
+    get_user_model().objects.get(username="ada").delete()
+    assert client.get(PAGE).status_code == 302
+
+
+def test_another_users_copy_under_this_users_key_is_never_used():
+    ada_client, bob_client = _signed_in("ada"), _signed_in("bob")
+    ada_client.get(PAGE)
+    bob_client.get(PAGE)
+    users = get_user_model().objects
+    ada, bob = users.get(username="ada"), users.get(username="bob")
+    bobs_copy = _copies().get(user_copies._copy_key(bob.pk))
+    assert bobs_copy is not None
+    _copies().set(user_copies._copy_key(ada.pk), bobs_copy, 60)  # planted in Redis
+    reads, response = _user_reads(ada_client)
+    assert reads == 1  # not Bob's copy: Ada's row read again
+    assert b"ada" in response.content and b"bob" not in response.content
+
+
+def test_an_account_deactivated_by_update_loses_its_copy():
+    """``unconfirmed_claims_release`` deactivates with ``QuerySet.update`` (no signal)."""
+    from allauth.account.models import EmailAddress
+
+    claimant = _signed_in("mallory")
+    mallory = get_user_model().objects.get(username="mallory")
+    mallory.email = "shared@example.org"
+    mallory.save()
+    EmailAddress.objects.filter(user=mallory).delete()
+    EmailAddress.objects.create(user=mallory, email="shared@example.org", verified=False)
+    claimant.get(PAGE)  # copied
+    owner = make_user("owner")
+    confirmed = EmailAddress.objects.create(user=owner, email="shared@example.org", verified=True)
+    unconfirmed_claims_release(confirmed)
+    assert not get_user_model().objects.get(username="mallory").is_active
+    assert claimant.get(PAGE).status_code == 302
+
+
+@override_settings(SESSION_ENGINE="django.contrib.sessions.backends.db")
+def test_without_redis_sessions_nothing_is_copied():
+    client = _signed_in("ada")
+    client.get(PAGE)
+    assert _user_reads(client)[0] == 1
+    assert (
+        caches["sessions"].get(
+            user_copies._copy_key(get_user_model().objects.get(username="ada").pk)
+        )
+        is None
+    )
