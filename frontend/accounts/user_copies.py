@@ -95,7 +95,7 @@ class AuthenticationMiddleware(auth_middleware.AuthenticationMiddleware):
 
     def process_request(self, request: HttpRequest) -> None:
         super().process_request(request)
-        request.user = SimpleLazyObject(partial(_cached_user, request))
+        request.user = SimpleLazyObject(partial(_cached_user, request))  # type: ignore[assignment]  # as Django does
 
 
 def user_copies_drop(user_ids: Iterable[object]) -> None:
