@@ -69,6 +69,29 @@ def gzip_joined(pieces: Iterable[bytes], *, crc: int, size: int) -> bytes:
     return b"".join((empty[:-_EMPTY_GZIP_TAIL], *pieces, _DEFLATE_END, trailer))
 
 
+def crc32_shift(length: int) -> tuple[int, ...]:
+    """What ``length`` bytes do to a CRC-32 before them: ``zlib.crc32(data, crc)`` is
+    ``crc32_shifted(crc, crc32_shift(len(data))) ^ zlib.crc32(data)`` for any ``data``
+    (the CRC's register is linear over GF(2), so its change over ``length`` bytes is one
+    32 x 32 bit matrix, kept as the images of the 32 bits). A page's spans that every
+    reader shares are then never scanned again for the CRC of their gzip member."""
+    zeros = bytes(length)
+    base = zlib.crc32(zeros)
+    return tuple(zlib.crc32(zeros, 1 << bit) ^ base for bit in range(32))
+
+
+def crc32_shifted(crc: int, shift: tuple[int, ...]) -> int:
+    """``crc`` carried over the bytes :func:`crc32_shift` measured."""
+    shifted = 0
+    for image in shift:
+        if crc & 1:
+            shifted ^= image
+        crc >>= 1
+        if not crc:
+            break
+    return shifted
+
+
 def _public(request, response) -> bool:
     """An anonymous GET whose answer sets no cookie: a rendered CSRF token renews the
     CSRF cookie (CsrfViewMiddleware, which runs before this on the way out), and a

@@ -95,6 +95,8 @@ from config.compression import (
     MIN_BYTES,
     accepts_encoding,
     brotli_compress,
+    crc32_shift,
+    crc32_shifted,
     deflated_piece,
     gzip_joined,
 )
@@ -244,6 +246,14 @@ class _CutPage:
     def deflated(self) -> tuple[bytes, ...]:
         return tuple(deflated_piece(self.body[start:end]) for start, end in self.spans)
 
+    @cached_property
+    def crcs(self) -> tuple[tuple[int, tuple[int, ...]], ...]:
+        """Each span's CRC-32 and what its length does to one before it."""
+        view = memoryview(self.body)
+        return tuple(
+            (zlib.crc32(view[start:end]), crc32_shift(end - start)) for start, end in self.spans
+        )
+
 
 CUT_PAGES_KEPT = 32  # per process; a charts page's pieces are about its gzip size
 _cut_pages: OrderedDict[str, _CutPage] = OrderedDict()
@@ -293,14 +303,19 @@ def _gzip_drawn(shared: PageEntry, drawings: Mapping[str, str]) -> bytes | None:
     insides = drawn_insides(page.regions, drawings)
     if insides is None:
         return None
-    view = memoryview(shared.body)
     crc, size, pieces = 0, 0, []
-    for index, (start, end) in enumerate(page.spans):
+    for index, ((start, end), (span_crc, shift)) in enumerate(
+        zip(page.spans, page.crcs, strict=True)
+    ):
         inside = insides.get(index)
-        text = view[start:end] if inside is None else inside
-        crc = zlib.crc32(text, crc)
-        size += len(text)
-        pieces.append(page.deflated[index] if inside is None else deflated_piece(inside))
+        if inside is None:  # shared: its CRC carried over, not computed again
+            crc = crc32_shifted(crc, shift) ^ span_crc
+            size += end - start
+            pieces.append(page.deflated[index])
+        else:
+            crc = zlib.crc32(inside, crc)
+            size += len(inside)
+            pieces.append(deflated_piece(inside))
     return gzip_joined(pieces, crc=crc, size=size)
 
 
