@@ -28,7 +28,8 @@ logger = logging.getLogger(__name__)
 # What can be made again, and anyone can make grow (reader pages, serialised bodies,
 # computed results): the "pages" cache, apart from the default cache's counters, so
 # that filling it evicts no throttle or sign-up limit (config/settings/base.py).
-pages_cache: BaseCache = ConnectionProxy(caches, "pages")  # type: ignore[assignment]
+PAGES_ALIAS = "pages"
+pages_cache: BaseCache = ConnectionProxy(caches, PAGES_ALIAS)  # type: ignore[assignment]
 
 # What Redis or its socket raise when the server is gone, refuses, or times out.
 CACHE_ERRORS: tuple[type[BaseException], ...] = (RedisError, OSError)

@@ -90,7 +90,7 @@ from django.urls import Resolver404, resolve
 from django.utils.cache import get_conditional_response, patch_cache_control, patch_vary_headers
 from django.utils.http import http_date
 
-from config.cache import pages_cache
+from config.cache import PAGES_ALIAS, pages_cache
 from config.compression import (
     MIN_BYTES,
     accepts_encoding,
@@ -100,6 +100,7 @@ from config.compression import (
     deflated_piece,
     gzip_joined,
 )
+from config.sessions import prefetch_names, prefetched_keep
 from estimation.latest_cache import benchmark_generation, generation_cache_key
 from frontend.page_regions import drawn_insides, page_spans, regions_of, spans_replaced
 from leaderboard.throttling import page_miss_wait
@@ -504,7 +505,11 @@ class PageCacheMiddleware:
         coding = HEAD if shelled else _coding(request)
         generation_key = generation_cache_key(slug=slug)
         key = _entry_key(slug, url, coding)
-        found = pages_cache.get_many([generation_key, key])  # one round trip
+        # The reader's session, read in the same round trip (config/sessions.py).
+        session_names = prefetch_names(request, PAGES_ALIAS) if shelled else None
+        found = pages_cache.get_many([generation_key, key, *(session_names or ())])
+        if session_names is not None:
+            prefetched_keep(request, session_names, found)
         generation = found.get(generation_key)
         entry = found.get(key)
         if generation is None:

@@ -58,7 +58,8 @@ MIDDLEWARE = [
     # Reader pages for anonymous readers from one cache read, per snapshot generation
     # (frontend/page_cache.py): inside compression, before sessions and CSRF.
     "frontend.page_cache.PageCacheMiddleware",
-    "django.contrib.sessions.middleware.SessionMiddleware",
+    # Django's, with the session read by the page cache's round trip where it was.
+    "config.sessions.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     # Inside CommonMiddleware, which still redirects an API URL missing its slash.
     "config.handlers.ApiUnmatchedUrlMiddleware",
