@@ -18,9 +18,10 @@ When the page does not have a region the shell drew (a template changed), the vi
 renders the page as before.
 
 Whether a reader maintains any benchmark, and whether they maintain this one (with its
-submission policy), are kept in the cache for ``MAINTAINS_SECONDS``
-(:func:`_maintained_policy`): a signed-in reader's page asks the database nothing of it
-once known. A change of the user's maintainer rows drops both at once
+submission policy), are kept in the cache for ``MAINTAINS_SECONDS`` (beside the user's
+copy where there is one, which bounds them by a session copy's life, and read in its
+round trip: frontend/accounts/user_copies.py) (:func:`_maintained_policy`): a signed-in
+reader's page asks the database nothing of it once known. A change of the user's maintainer rows drops both at once
 (:func:`connect_signals`), a change of the benchmark replaces its generation, so an edit
 shows on the next page; the bound covers a raw write to the rows, which sends no signal.
 """
@@ -44,6 +45,7 @@ from django.template.loader import get_template, render_to_string
 from django.urls import get_script_prefix
 from django.utils.html import conditional_escape
 
+from frontend.accounts import user_copies
 from leaderboard.selectors import benchmark_policy_if_maintained, user_maintains_any
 
 SITE_NAV = "site-nav"
@@ -139,7 +141,7 @@ def leaderboard_shell(
     the benchmark is closed), and the reader's messages. ``generation``: the benchmark's
     generation token the shared entry was made under."""
     regions = _own_nav(request)
-    policy = _maintained_policy(request.user, slug=slug, generation=generation)
+    policy = _maintained_policy(request, slug=slug, generation=generation)
     if policy is not None:
         regions[PAGE_ACTIONS] = render_to_string(
             "frontend/readers/_page_actions.html",
@@ -159,8 +161,14 @@ def _board_key(token: str, user, slug: str, generation: str) -> str:
     return f"shell:maintains:v2:{token}:{int(user.is_superuser)}:{slug}:{generation}"
 
 
-def _maintained_policy(user, *, slug: str, generation: str) -> str | None:
-    """The submission policy of benchmark ``slug`` if ``user`` maintains it, else None.
+def _facts():
+    """Where the maintainer facts live: beside the user's copy where there is one (read
+    in its round trip: frontend/accounts/user_copies.py), else the default cache."""
+    return user_copies.copies_cache() or cache
+
+
+def _maintained_policy(request: HttpRequest, *, slug: str, generation: str) -> str | None:
+    """The submission policy of benchmark ``slug`` if the reader maintains it, else None.
 
     Two cached facts, each asked of the database once: the user's maintainer token (False
     when they maintain nothing, most readers: one cache read and done), and, under that
@@ -168,20 +176,24 @@ def _maintained_policy(user, *, slug: str, generation: str) -> str | None:
     maintain). A change of the user's maintainer rows drops their token, so every board
     fact under it is dead at once; a change of the benchmark (its policy) replaces its
     generation. Whether they are a superuser is in the key as well."""
+    user = request.user
     if not user.is_authenticated:
         return None
+    facts = _facts()
     key = _maintainer_key(user.pk)
-    token = cache.get(key)
+    read, token = user_copies.found_with_user(request, key)
+    if not read:
+        token = facts.get(key)
     if not isinstance(token, str | bool):
         token = uuid.uuid4().hex if user_maintains_any(user=user) else False
-        cache.set(key, token, timeout=MAINTAINS_SECONDS)
+        facts.set(key, token, timeout=MAINTAINS_SECONDS)
     if token is False and not user.is_superuser:  # a superuser maintains every board
         return None
     board_key = _board_key(str(token), user, slug, generation)
-    policy = cache.get(board_key)
+    policy = facts.get(board_key)
     if not isinstance(policy, str):
         policy = benchmark_policy_if_maintained(slug=slug, user=user) or ""
-        cache.set(board_key, policy, timeout=MAINTAINS_SECONDS)
+        facts.set(board_key, policy, timeout=MAINTAINS_SECONDS)
     return policy or None
 
 
@@ -199,13 +211,15 @@ def _maintainers_changed(sender, instance, action, reverse, pk_set, **kwargs) ->
         user_ids = list(pk_set or ())
     keys = [_maintainer_key(user_id) for user_id in user_ids]
     if keys:
-        cache.delete_many(keys)
-        transaction.on_commit(lambda: cache.delete_many(keys))
+        facts = _facts()
+        facts.delete_many(keys)
+        transaction.on_commit(lambda: facts.delete_many(keys))
 
 
 def connect_signals() -> None:
     from leaderboard.models import Benchmark
 
+    user_copies.read_with_user(_maintainer_key)  # whether the reader maintains anything
     m2m_changed.connect(
         _maintainers_changed,
         sender=Benchmark.maintainers.through,

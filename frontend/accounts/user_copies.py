@@ -17,12 +17,17 @@ otherwise (``QuerySet.update``) must call :func:`user_copies_drop`. Every proces
 the same Redis, so no worker keeps a revoked user. Without that Redis (the embedded
 default) nothing is copied: a copy in process memory would outlive a change made in
 another process.
+
+A page that reads a fact of its reader's own on every request (whether they maintain
+anything: frontend/page_shell.py) names its cache key with :func:`read_with_user`; it is
+read in the user's round trip and kept for the request (:func:`found_with_user`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from functools import partial
+from typing import Any
 
 from django.conf import settings
 from django.contrib import auth
@@ -35,9 +40,39 @@ from django.http import HttpRequest
 from django.utils.crypto import constant_time_compare
 from django.utils.functional import SimpleLazyObject
 
-__all__ = ["AuthenticationMiddleware", "connect_signals", "user_copies_drop"]
+__all__ = [
+    "AuthenticationMiddleware",
+    "connect_signals",
+    "copies_cache",
+    "found_with_user",
+    "read_with_user",
+    "user_copies_drop",
+]
 
 COPY_PREFIX = "podium.users.copy.v1."
+_READ_WITH_USER: list[Callable[[Any], str]] = []
+_FOUND_WITH_USER = "_podium_found_with_user"
+
+
+def read_with_user(name_of: Callable[[Any], str]) -> None:
+    """Read the cache name ``name_of(user id)`` (of :func:`copies_cache`) in the same
+    round trip as the signed-in user's copy."""
+    if name_of not in _READ_WITH_USER:
+        _READ_WITH_USER.append(name_of)
+
+
+def found_with_user(request: HttpRequest, name: str) -> tuple[bool, Any]:
+    """Whether ``name`` was read with this request's user, and what it held (None when
+    nothing)."""
+    found = getattr(request, _FOUND_WITH_USER, None)
+    if found is None or name not in found:
+        return False, None
+    return True, found[name]
+
+
+def copies_cache() -> BaseCache | None:
+    """Where the copies live (the sessions' Redis), None where nothing is copied."""
+    return _copies()
 
 
 def _copies() -> BaseCache | None:
@@ -66,7 +101,10 @@ def signed_in_user(request: HttpRequest):
         return auth.get_user(request)
     user_id = auth.get_user_model()._meta.pk.to_python(session[SESSION_KEY])
     key = _copy_key(user_id)
-    copy = copies.get(key)
+    facts = [name_of(user_id) for name_of in _READ_WITH_USER]
+    found = copies.get_many([key, *facts])  # one round trip
+    setattr(request, _FOUND_WITH_USER, {name: found.get(name) for name in facts})
+    copy = found.get(key)
     if isinstance(copy, tuple) and len(copy) == 2:
         copied_backend, user = copy
         session_hash = session.get(HASH_SESSION_KEY)
