@@ -49,6 +49,18 @@ def _names(key: str) -> tuple[str, str]:
     return cached_db.KEY_PREFIX + key, ABSENT_PREFIX + key
 
 
+# Options of config.cache.FailOpenRedisCache that bound its own entries or outages, not
+# where they are or how they are written.
+_OWN_OPTIONS = frozenset({"max_timeout", "retry_seconds"})
+
+
+def _server(cache: dict) -> tuple:
+    """Where a cache's entries are, under which keys, written how."""
+    options = {k: v for k, v in (cache.get("OPTIONS") or {}).items() if k not in _OWN_OPTIONS}
+    named = ("BACKEND", "LOCATION", "KEY_PREFIX", "VERSION", "KEY_FUNCTION")
+    return (*(cache.get(name) for name in named), sorted(options.items()))
+
+
 def prefetch_names(request: HttpRequest, alias: str) -> tuple[str, str] | None:
     """The names to read with cache ``alias``'s round trip so that this request's session
     needs none of its own; None where that cache is not the sessions' own Redis under
@@ -58,10 +70,7 @@ def prefetch_names(request: HttpRequest, alias: str) -> tuple[str, str] | None:
         return None
     caches_ = settings.CACHES
     sessions, other = caches_.get(settings.SESSION_CACHE_ALIAS), caches_.get(alias)
-    same = ("BACKEND", "LOCATION", "KEY_PREFIX", "VERSION", "KEY_FUNCTION")
-    if not sessions or not other or any(sessions.get(k) != other.get(k) for k in same):
-        return None
-    if sessions.get("OPTIONS", {}).get("serializer") != other.get("OPTIONS", {}).get("serializer"):
+    if not sessions or not other or _server(sessions) != _server(other):
         return None
     return _names(key)
 

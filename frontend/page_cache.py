@@ -275,6 +275,8 @@ def _cut_page(shared: PageEntry) -> _CutPage:
     """``shared``'s identity body cut once per process, named by its hash. A signed-in
     reader's page then scans no marker."""
     key = shared.digest
+    if not key:  # nothing names the body: cut for this request only
+        return _CutPage(shared.body)
     page = _kept_cut_page(key)
     if page is not None:
         return page
@@ -395,8 +397,9 @@ def _storable(response: HttpResponse) -> bool:
     return "private" not in control and "no-store" not in control
 
 
-def _entries_of(response: HttpResponse, generation: str) -> dict[str, PageEntry]:
-    """The answer in each coding (compressed once here, not per request)."""
+def _entries_of(response: HttpResponse, generation: str, *, shell: bool) -> dict[str, PageEntry]:
+    """The answer in each coding (compressed once here, not per request), and for a
+    page with a reader's part (``shell``) its head."""
     raw = response.content
     digest = hashlib.sha256(raw).hexdigest()[:32]
     etag = response.get("ETag") or f'"{digest}"'
@@ -431,7 +434,8 @@ def _entries_of(response: HttpResponse, generation: str) -> dict[str, PageEntry]
                 (name, value) for name, value in http_headers if name.lower() in _KEPT_BY_304
             ),
         )
-    entries[HEAD] = replace(entries[""], body=b"")
+    if shell:
+        entries[HEAD] = replace(entries[""], body=b"")
     return entries
 
 
@@ -508,8 +512,6 @@ class PageCacheMiddleware:
         # The reader's session, read in the same round trip (config/sessions.py).
         session_names = prefetch_names(request, PAGES_ALIAS) if shelled else None
         found = pages_cache.get_many([generation_key, key, *(session_names or ())])
-        if session_names is not None:
-            prefetched_keep(request, session_names, found)
         generation = found.get(generation_key)
         entry = found.get(key)
         if generation is None:
@@ -519,6 +521,9 @@ class PageCacheMiddleware:
             entry = None
         elif shelled:
             entry = _identity_entry(slug, url, entry)
+        if entry is not None and session_names is not None:
+            # A hit answers now; a miss renders first, and its session is read afterwards.
+            prefetched_keep(request, session_names, found)
         if entry is None and anonymous:
             wait = page_miss_wait(request)
             if wait is not None:
@@ -526,9 +531,10 @@ class PageCacheMiddleware:
             response = self.get_response(request)
             if not _storable(response) or not _public(slug):
                 return response
-            return _answer(request, self._store(response, slug, url, generation)[coding])
+            stored = self._store(response, slug, url, generation, shell=reader == SHELL)
+            return _answer(request, stored[coding])
         if entry is None:
-            entries = self._fill(request, slug, url, generation)
+            entries = self._fill(request, slug, url, generation, shell=reader == SHELL)
             if entries is None:
                 return self.get_response(request)  # the view, for this reader
             entry = entries["" if shelled else coding]
@@ -539,10 +545,10 @@ class PageCacheMiddleware:
 
     @staticmethod
     def _store(
-        response: HttpResponse, slug: str, url: str, generation: str
+        response: HttpResponse, slug: str, url: str, generation: str, *, shell: bool
     ) -> dict[str, PageEntry]:
-        """Every coding of the answer, and its head, stored."""
-        entries = _entries_of(response, generation)
+        """Every coding of the answer, and a shell page's head, stored."""
+        entries = _entries_of(response, generation, shell=shell)
         pages_cache.set_many(
             {_entry_key(slug, url, name): value for name, value in entries.items()},
             timeout=ENTRY_SECONDS,
@@ -550,7 +556,7 @@ class PageCacheMiddleware:
         return entries
 
     def _fill(
-        self, request: HttpRequest, slug: str, url: str, generation: str
+        self, request: HttpRequest, slug: str, url: str, generation: str, *, shell: bool
     ) -> dict[str, PageEntry] | None:
         """The entry a signed-in reader missed, made by the same request with its cookies
         and credentials taken away (so the stored page is the anonymous one by
@@ -563,7 +569,7 @@ class PageCacheMiddleware:
         response = self.get_response(_anonymous_copy(request))
         if not _storable(response):
             return None
-        return self._store(response, slug, url, generation)
+        return self._store(response, slug, url, generation, shell=shell)
 
     @staticmethod
     def _cacheable(request: HttpRequest) -> tuple[str | None, str, str]:

@@ -10,11 +10,16 @@ the same bound and the same reasoning as ``cached_db``'s copies of sessions).
 A copy is used only as Django would use the row: its session must name the same user
 and backend, and its session hash must match the copy's (a password changed since is a
 miss, and Django's own read then signs the session out). Any change to a user made
-through the ORM, a save (a deactivation, a staff flag, a password, a sign-in's
-``last_login``) or a delete, drops the copy at once and again after the commit (a reader
-that read the row before the commit may have stored it meanwhile); a change made
-otherwise (``QuerySet.update``) must call :func:`user_copies_drop`. Every process reads
-the same Redis, so no worker keeps a revoked user. Without that Redis (the embedded
+through the ORM, a save (a deactivation, a staff flag, a password) or a delete, replaces
+the copy with a tombstone at once and again after the commit, and a copy is only added
+where nothing is, so a reader that read the row before the commit cannot store it
+afterwards (a sign-in's save of ``last_login`` alone, which nothing a request decides
+reads, keeps the copy); a change made otherwise (``QuerySet.update``) must call
+:func:`user_copies_drop`. Every process reads the same Redis, so no worker keeps a
+revoked user. What can outlive a change is bounded by a copy's life
+(``SESSION_CACHE_SECONDS``): a change made by raw SQL, a reader slower than
+:data:`TOMBSTONE_SECONDS` from its read to its store, or a change made while this process
+finds Redis down (its writes are then dropped, and logged). Without that Redis (the embedded
 default) nothing is copied: a copy in process memory would outlive a change made in
 another process.
 
@@ -25,8 +30,10 @@ read in the user's round trip and kept for the request (:func:`found_with_user`)
 
 from __future__ import annotations
 
+import hashlib
+import logging
 from collections.abc import Callable, Iterable
-from functools import partial
+from functools import lru_cache, partial
 from typing import Any
 
 from django.conf import settings
@@ -49,7 +56,11 @@ __all__ = [
     "user_copies_drop",
 ]
 
-COPY_PREFIX = "podium.users.copy.v1."
+_TOMBSTONE = "changed"
+TOMBSTONE_SECONDS = 10
+"""How long a changed user's copies are not stored again: longer than a request takes
+from reading the row to storing its copy."""
+logger = logging.getLogger(__name__)
 _READ_WITH_USER: list[Callable[[Any], str]] = []
 _FOUND_WITH_USER = "_podium_found_with_user"
 
@@ -83,8 +94,16 @@ def _copies() -> BaseCache | None:
     return caches[alias]
 
 
+@lru_cache(maxsize=1)
+def _copy_prefix() -> str:
+    """Named by the user model's fields too: a deploy that changes them reads no copy
+    pickled by the code before it."""
+    fields = ",".join(f.attname for f in auth.get_user_model()._meta.concrete_fields)
+    return f"podium.users.copy.v1.{hashlib.sha256(fields.encode()).hexdigest()[:8]}."
+
+
 def _copy_key(user_id: object) -> str:
-    return f"{COPY_PREFIX}{user_id}"
+    return f"{_copy_prefix()}{user_id}"
 
 
 def signed_in_user(request: HttpRequest):
@@ -117,7 +136,9 @@ def signed_in_user(request: HttpRequest):
             return user
     user = auth.get_user(request)  # Django's read: verifies, and signs out a stale session
     if user.is_authenticated and user.pk == user_id:
-        copies.set(key, (backend, user), settings.SESSION_CACHE_SECONDS)
+        # Only where nothing is: a user changed in the last SESSION_CACHE_SECONDS holds a
+        # tombstone (user_copies_drop), which a row read before its change cannot replace.
+        copies.add(key, (backend, user), settings.SESSION_CACHE_SECONDS)
     return user
 
 
@@ -137,16 +158,35 @@ class AuthenticationMiddleware(auth_middleware.AuthenticationMiddleware):
 
 
 def user_copies_drop(user_ids: Iterable[object]) -> None:
-    """Drop the copies of these users now and again after the commit."""
+    """Replace the copies of these users with a tombstone, now and again after the
+    commit: for :data:`TOMBSTONE_SECONDS` no copy of them is stored, so a reader that
+    read the row before the change was committed cannot store what it read afterwards."""
     copies = _copies()
     keys = [_copy_key(user_id) for user_id in user_ids]
     if copies is None or not keys:
         return
-    copies.delete_many(keys)
-    transaction.on_commit(partial(copies.delete_many, keys))
+    tombstones = dict.fromkeys(keys, _TOMBSTONE)
+    seconds = TOMBSTONE_SECONDS
+    _tombstones_set(copies, tombstones, seconds)
+    transaction.on_commit(partial(_tombstones_set, copies, tombstones, seconds))
 
 
-def _user_changed(sender, instance, **kwargs) -> None:
+def _tombstones_set(copies: BaseCache, tombstones: dict[str, str], seconds: int) -> None:
+    if getattr(copies, "is_down", False):  # the cache fails open: it writes nothing now
+        logger.error(
+            "the copies of %d changed user(s) could not be dropped (the cache is down); "
+            "they expire within %d s",
+            len(tombstones),
+            seconds,
+        )
+    copies.set_many(tombstones, seconds)
+
+
+def _user_changed(sender, instance, created=False, update_fields=None, **kwargs) -> None:
+    if created:  # no session names a user not stored before
+        return
+    if update_fields is not None and set(update_fields) <= {"last_login"}:
+        return  # a sign-in: nothing a request decides reads it
     user_copies_drop([instance.pk])
 
 

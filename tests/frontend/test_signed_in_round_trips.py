@@ -49,3 +49,29 @@ def test_a_signed_in_page_asks_redis_twice_and_the_database_never(page):
     assert len(queries) == 0
     # the entry with the session; the user with (on the board) what he maintains
     assert sent == ["MGET", "MGET"]
+
+
+def test_a_body_that_is_not_the_heads_is_never_drawn_around():
+    """The head names its body by hash: a process without the body reads the identity
+    entry, and one of another body (replaced since the head was read) is not served."""
+    from dataclasses import replace
+
+    from django.test import RequestFactory
+
+    from frontend import page_cache
+
+    store_snapshot(make_benchmark("shared"), large_payload(5))
+    Client().get("/b/shared/")  # the entries, the head among them
+    reader = Client()
+    reader.force_login(make_user("bob-reader"))
+    key = page_cache._entry_key(
+        "shared", page_cache._request_identity(RequestFactory().get("/b/shared/")), ""
+    )
+    entry = page_cache.pages_cache.get(key)
+    assert isinstance(entry, page_cache.PageEntry) and entry.digest
+    forged = b"<p>not this page</p><!--podium:site-nav--><!--/podium:site-nav-->"
+    page_cache.pages_cache.set(key, replace(entry, body=forged, digest="another"), 600)
+    page_cache._cut_pages.clear()  # this process holds no body
+    response = reader.get("/b/shared/")
+    assert response.status_code == 200 and b"bob-reader" in response.content
+    assert b"not this page" not in response.content

@@ -84,6 +84,48 @@ def test_a_copy_lives_no_longer_than_a_sessions_copy():
     assert 0 < seconds <= settings.SESSION_CACHE_SECONDS
 
 
+def test_a_copy_whose_password_hash_differs_from_the_sessions_is_not_used():
+    """The session hash decides alone: a copy of the right user and backend made under
+    another password (planted in Redis) is a miss, and the row is read."""
+    client = _signed_in("ada")
+    client.get(PAGE)
+    key = user_copies._copy_key(get_user_model().objects.get(username="ada").pk)
+    backend, copy = _copies().get(key)
+    copy.password = "pbkdf2_sha256$1000000$another$password"
+    _copies().set(key, (backend, copy), 60)
+    reads, response = _user_reads(client)
+    assert reads == 1 and response.status_code == 200
+
+
+def test_a_row_read_before_a_change_is_not_stored_after_it(monkeypatch):
+    """A request reads the row, the user is deactivated (the drop), then the request
+    stores its copy: the drop's tombstone keeps it out, and the next request reads the
+    row again."""
+    client = _signed_in("ada")
+    real_get_user = user_copies.auth.get_user
+
+    def read_then_deactivated(request):
+        user = real_get_user(request)  # read while active
+        ada = get_user_model().objects.get(pk=user.pk)
+        ada.is_active = False
+        ada.save()  # committed before this request stores its copy
+        return user
+
+    monkeypatch.setattr(user_copies.auth, "get_user", read_then_deactivated)
+    assert client.get(PAGE).status_code == 200  # this request read ada while active
+    monkeypatch.setattr(user_copies.auth, "get_user", real_get_user)
+    assert client.get(PAGE).status_code == 302
+
+
+def test_a_sign_in_keeps_the_users_copy():
+    """A sign-in saves last_login alone, which nothing a request decides reads."""
+    first = _signed_in("ada")
+    first.get(PAGE)
+    second = Client()
+    second.force_login(get_user_model().objects.get(username="ada"))
+    assert _user_reads(first)[0] == 0
+
+
 def test_a_deleted_user_is_signed_out():
     client = _signed_in("ada")
     client.get(PAGE)
