@@ -256,7 +256,7 @@ class _CutPage:
         )
 
 
-CUT_PAGES_KEPT = 32  # per process; a charts page's pieces are about its gzip size
+CUT_PAGES_KEPT = 32  # per process; each holds its body (a charts page: 456 kB) and pieces
 _cut_pages: OrderedDict[str, _CutPage] = OrderedDict()
 _cut_pages_lock = threading.Lock()
 
