@@ -22,11 +22,14 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
+from functools import lru_cache
 
 from django.conf import settings
 from django.contrib.sessions import middleware
 from django.contrib.sessions.backends import cached_db
 from django.core.cache import caches
+from django.core.signals import setting_changed
+from django.dispatch import receiver
 from django.http import HttpRequest
 
 logger = logging.getLogger(__name__)
@@ -66,13 +69,26 @@ def prefetch_names(request: HttpRequest, alias: str) -> tuple[str, str] | None:
     needs none of its own; None where that cache is not the sessions' own Redis under
     the same keys, or the request has no session cookie."""
     key = request.COOKIES.get(settings.SESSION_COOKIE_NAME)
-    if not key or settings.SESSION_ENGINE != __name__:
-        return None
-    caches_ = settings.CACHES
-    sessions, other = caches_.get(settings.SESSION_CACHE_ALIAS), caches_.get(alias)
-    if not sessions or not other or _server(sessions) != _server(other):
+    if not key or not _sessions_share(alias):
         return None
     return _names(key)
+
+
+@lru_cache(maxsize=8)
+def _sessions_share(alias: str) -> bool:
+    """Whether this engine's sessions are cached in cache ``alias``'s server under the
+    same keys (decided once per process: it reads settings only)."""
+    caches_ = settings.CACHES
+    sessions, other = caches_.get(settings.SESSION_CACHE_ALIAS), caches_.get(alias)
+    if settings.SESSION_ENGINE != __name__ or not sessions or not other:
+        return False
+    return _server(sessions) == _server(other)
+
+
+@receiver(setting_changed)
+def _settings_changed(*, setting: str, **kwargs) -> None:
+    if setting in ("CACHES", "SESSION_ENGINE", "SESSION_CACHE_ALIAS"):
+        _sessions_share.cache_clear()
 
 
 def prefetched_keep(request: HttpRequest, names: tuple[str, str], found: dict) -> None:

@@ -82,12 +82,8 @@ def found_with_user(request: HttpRequest, name: str) -> tuple[bool, Any]:
 
 
 def copies_cache() -> BaseCache | None:
-    """Where the copies live (the sessions' Redis), None where nothing is copied."""
-    return _copies()
-
-
-def _copies() -> BaseCache | None:
-    """The sessions' Redis, or None where sessions are not cached (no Redis)."""
+    """Where the copies live (the sessions' Redis), None where nothing is copied
+    (sessions are not cached: no Redis)."""
     alias = getattr(settings, "SESSION_CACHE_ALIAS", None)
     if settings.SESSION_ENGINE != "config.sessions" or alias not in settings.CACHES:
         return None
@@ -109,7 +105,7 @@ def _copy_key(user_id: object) -> str:
 def signed_in_user(request: HttpRequest):
     """The user of ``request``'s session, as :func:`django.contrib.auth.get_user` gives
     it: from the copy when it is this session's user, else read by Django and copied."""
-    copies = _copies()
+    copies = copies_cache()
     session = request.session
     backend = session.get(BACKEND_SESSION_KEY)
     if (
@@ -161,7 +157,7 @@ def user_copies_drop(user_ids: Iterable[object]) -> None:
     """Replace the copies of these users with a tombstone, now and again after the
     commit: for :data:`TOMBSTONE_SECONDS` no copy of them is stored, so a reader that
     read the row before the change was committed cannot store what it read afterwards."""
-    copies = _copies()
+    copies = copies_cache()
     keys = [_copy_key(user_id) for user_id in user_ids]
     if copies is None or not keys:
         return

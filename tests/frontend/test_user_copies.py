@@ -37,7 +37,7 @@ def _user_reads(client: Client, path: str = PAGE) -> tuple[int, str]:
 
 
 def _copies():
-    copies = user_copies._copies()
+    copies = user_copies.copies_cache()
     assert copies is not None, "the tests run with Redis sessions (README)"
     return copies
 
@@ -71,17 +71,23 @@ def test_a_password_changed_elsewhere_signs_the_session_out():
     assert client.get(PAGE).status_code == 302
 
 
-def test_a_copy_lives_no_longer_than_a_sessions_copy():
+def test_a_copy_lives_no_longer_than_a_sessions_copy(monkeypatch):
     """A copy whose delete is lost (Redis unreachable for it) keeps a revoked user as
-    long as a lost sign-out keeps a session: at most SESSION_CACHE_SECONDS."""
+    long as a lost sign-out keeps a session: at most SESSION_CACHE_SECONDS (the timeout
+    it is stored with, as the cache bounds it)."""
+    copies = _copies()
+    stored: list[object] = []
+    real_add = type(copies).add
+
+    def recorded(self, key, value, timeout=None, version=None):
+        stored.append(timeout)
+        return real_add(self, key, value, timeout, version)
+
+    monkeypatch.setattr(type(copies), "add", recorded)
     client = _signed_in("ada")
     client.get(PAGE)
-    copies = _copies()
-    key = copies.make_and_validate_key(
-        user_copies._copy_key(get_user_model().objects.get(username="ada").pk)
-    )
-    seconds = copies._cache.get_client(key).ttl(key)
-    assert 0 < seconds <= settings.SESSION_CACHE_SECONDS
+    assert len(stored) == 1
+    assert 0 < copies.get_backend_timeout(stored[0]) <= settings.SESSION_CACHE_SECONDS
 
 
 def test_a_copy_whose_password_hash_differs_from_the_sessions_is_not_used():

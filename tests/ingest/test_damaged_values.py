@@ -112,27 +112,24 @@ def test_an_mteb_version_with_a_superscript_digit_is_read_as_far_as_it_goes():
 @pytest.mark.parametrize("encoding", ["klingon", "utf-32"])
 def test_an_openml_xml_declaring_an_encoding_python_cannot_read_is_named(encoding):
     files = {"e.xml": f"<?xml version='1.0' encoding='{encoding}'?><a/>".encode()}
-    with pytest.raises(ResultsImportError) as refused:
-        read_imported(files, format="openml")
-    assert refused.value.errors[0].column == "e.xml"
-    assert "declared encoding" in str(refused.value)
+    refused = _refusal(files, format="openml")
+    assert refused.errors[0].column == "e.xml"
+    assert "declared encoding" in str(refused)
 
 
 @pytest.mark.parametrize("tagged", ["!!timestamp x", "!!bool x", "!!int _", "!!float _"])
 def test_a_yaml_value_not_of_its_explicit_tags_form_is_named(tagged):
     files = {"acme/m/.eval_results/x.yaml": f"- dataset: {{id: d}}\n  value: {tagged}\n".encode()}
-    with pytest.raises(ResultsImportError) as refused:
-        read_imported(files, format="eval-results")
-    assert refused.value.errors[0].column == "acme/m/.eval_results/x.yaml"
-    assert "cannot be read as tag:yaml.org,2002:" in str(refused.value)
+    refused = _refusal(files, format="eval-results")
+    assert refused.errors[0].column == "acme/m/.eval_results/x.yaml"
+    assert "cannot be read as tag:yaml.org,2002:" in str(refused)
 
 
 def test_a_helm_schema_with_a_value_not_of_its_tags_form_is_named():
     files = fixture_files("helm")
     files["schema.yaml"] = b"metrics:\n  - name: exact_match\n    lower_is_better: !!bool x\n"
-    with pytest.raises(ResultsImportError) as refused:
-        read_imported(files, format="helm")
-    assert refused.value.errors[0].column == "schema.yaml"
+    refused = _refusal(files, format="helm")
+    assert refused.errors[0].column == "schema.yaml"
 
 
 def test_a_reader_s_number_past_a_float_is_refused_by_the_collector():
@@ -146,3 +143,10 @@ def test_a_reader_s_number_past_a_float_is_refused_by_the_collector():
     assert [str(p) for p in out.problems] == [
         "r.yaml: value: expected a finite number, got an integer past a float's range"
     ]
+
+
+def _refusal(files: dict[str, bytes], *, format: str) -> ResultsImportError:
+    """What the import of ``files`` is refused with (it must be refused)."""
+    with pytest.raises(ResultsImportError) as refused:
+        read_imported(files, format=format)
+    return refused.value
