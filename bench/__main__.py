@@ -28,6 +28,7 @@ SUITES = (
     "pages",
     "bigboards",
     "import_formats",
+    "advisor",
 )
 DATABASE_SUITES = ("ingest", "latency", "api", "pages")
 # Run only when named: the soak takes a quarter of an hour and stops its own servers.
