@@ -34,26 +34,32 @@ class Options:
 
 
 def best_time(
-    fn: Callable[[], Any], *, repeats: int, warmup: bool = True, budget: float | None = None
+    fn: Callable[[], Any],
+    *,
+    repeats: int,
+    warmup: bool = True,
+    budget: float | None = None,
+    clock: Callable[[], float] = time.perf_counter,
 ) -> tuple[float, Any]:
-    """Minimum wall time of ``repeats`` calls (after one warm-up call) and the last result.
+    """Minimum time of ``repeats`` calls (after one warm-up call) and the last result;
+    wall time unless ``clock`` is another (``time.process_time``: this process's CPU).
 
-    With ``budget`` (seconds), repeats stop once that much time has been spent, and the
-    warm-up is skipped when one call already takes more than half of it.
+    With ``budget`` (seconds of ``clock``), repeats stop once that much time has been
+    spent, and the warm-up is skipped when one call already takes more than half of it.
     """
     result = None
     spent = 0.0
     if warmup:
-        started = time.perf_counter()
+        started = clock()
         result = fn()
-        spent = time.perf_counter() - started
+        spent = clock() - started
         if budget is not None and spent > budget / 2:
             return spent, result
     best = float("inf")
     for _ in range(max(1, repeats)):
-        started = time.perf_counter()
+        started = clock()
         result = fn()
-        elapsed = time.perf_counter() - started
+        elapsed = clock() - started
         best = min(best, elapsed)
         spent += elapsed
         if budget is not None and spent > budget:

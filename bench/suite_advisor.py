@@ -4,9 +4,10 @@ Issue 43 item 5 asks that the advisor's share of "complete" be at most the boots
 at m = 20, n = 100, 10 folds. In one process (minimum of ``--repeats`` calls, run with
 ``OPENBLAS_NUM_THREADS=1`` as the worker is) this suite takes the bootstrap stage of
 ``analyze`` (B = 1000) as suite_latency does, from the stage timings (wall seconds of
-single-threaded work: its CPU on a quiet machine), and times in CPU, at the same size, ``advise`` (METHODS 8's simulations) at
-several numbers of simulated benchmarks per size and truth ``S``, then the rest of
-``analyze_advisor`` (the datasets needed and the folds power's hierarchical sampler).
+single-threaded work: its CPU on a quiet machine), and times in CPU, at the same size,
+``advise`` (METHODS 8's simulations) at several numbers of simulated benchmarks per size
+and truth ``S``, then the rest of ``analyze_advisor`` (the datasets needed and the folds
+power's hierarchical sampler).
 A straight line through ``advise``'s times in ``S`` splits its cost into a part per
 simulation and a part that does not shrink with ``S`` (drawing each pool, building its
 design, the refits' fixed steps): what ``S`` alone can and cannot buy.
@@ -15,12 +16,10 @@ design, the refits' fixed steps): what ``S`` alone can and cannot buy.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
-from typing import Any
 
 import numpy as np
 
-from bench.common import Options, fmt_seconds, markdown_table, result_table
+from bench.common import Options, best_time, fmt_seconds, markdown_table, result_table
 
 SIZE = (20, 100, 10)
 QUICK_SIZE = (6, 20, 3)
@@ -28,41 +27,23 @@ SIMULATIONS = (200, 100, 50, 10)
 QUICK_SIMULATIONS = (20, 10)
 
 
-def _least_cpu(fn: Callable[[], Any], repeats: int) -> float:
-    """The smallest CPU time of ``repeats`` calls, after one warm-up call."""
-    fn()
-    best = float("inf")
-    for _ in range(repeats):
-        started = time.process_time()
-        fn()
-        best = min(best, time.process_time() - started)
-    return best
-
-
 def run(options: Options) -> str:
     from estimation.core.advisor import advise
-    from estimation.core.analysis import AnalysisSettings, analyze, analyze_advisor
-    from estimation.core.rankings import prepare_rankings
+    from estimation.core.analysis import AnalysisSettings, _prepared, analyze, analyze_advisor
 
     m, n, folds = QUICK_SIZE if options.quick else SIZE
     counts = QUICK_SIMULATIONS if options.quick else SIMULATIONS
     repeats = 1 if options.quick else options.repeats
     table = result_table(m, n, folds=folds, seed=options.seed)
     settings = AnalysisSettings()
-    # The rankings analyze reads under the default settings (METHODS 1).
-    prepared = prepare_rankings(
-        table,
-        missing=settings.missing,
-        tie_tol=settings.tie_tol,
-        min_coverage=settings.min_coverage,
-    )
+    prepared = _prepared(table, settings)  # the rankings analyze reads under the settings
     K = min(settings.k, prepared.known_positions)
     # The stage's own timing, as suite_latency reads it from the worker's snapshot.
     bootstrap = min(
         analyze(table, settings, advisor=False).timings["bootstrap"] for _ in range(repeats + 1)
     )
     advise_cpu = {
-        s: _least_cpu(
+        s: best_time(
             lambda s=s: advise(
                 prepared.ranks,
                 rng=options.seed,
@@ -70,11 +51,16 @@ def run(options: Options) -> str:
                 known_positions=prepared.known_positions,
                 n_simulations=s,
             ),
-            repeats,
-        )
+            repeats=repeats,
+            clock=time.process_time,
+        )[0]
         for s in counts
     }
-    whole = _least_cpu(lambda: analyze_advisor(table, settings), max(1, repeats // 2))
+    whole, _ = best_time(
+        lambda: analyze_advisor(table, settings),
+        repeats=max(1, repeats // 2),
+        clock=time.process_time,
+    )
     per_simulation, fixed = np.polyfit(list(advise_cpu), list(advise_cpu.values()), 1)
     rows = [["bootstrap stage (B = 1000)", fmt_seconds(bootstrap), "1.00x"]]
     rows += [

@@ -107,8 +107,7 @@ class SessionMiddleware(middleware.SessionMiddleware):
         prefetched = getattr(request, _PREFETCHED, None)
         session = request.session
         if isinstance(prefetched, _Prefetched) and isinstance(session, SessionStore):
-            if prefetched.key == session.session_key:  # a key the store took as valid
-                session.prefetched = prefetched
+            session.prefetched = prefetched  # used by load() only for its own key
 
 
 class SessionStore(cached_db.SessionStore):

@@ -18,11 +18,11 @@ When the page does not have a region the shell drew (a template changed), the vi
 renders the page as before.
 
 Whether a reader maintains any benchmark, and whether they maintain this one (with its
-submission policy), are kept in the cache for ``MAINTAINS_SECONDS`` (beside the user's
-copy where there is one, which bounds them by a session copy's life, and read in its
-round trip: frontend/accounts/user_copies.py) (:func:`_maintained_policy`): a signed-in
-reader's page asks the database nothing of it once known. A change of the user's maintainer rows drops both at once
-(:func:`connect_signals`), a change of the benchmark replaces its generation, so an edit
+submission policy), are kept in the cache for ``MAINTAINS_SECONDS``
+(:func:`_maintained_policy`; beside the user's copy where there is one, read in its round
+trip, and bounded by a session copy's life: frontend/accounts/user_copies.py): a
+signed-in reader's page asks the database nothing of it once known. A change of the
+user's maintainer rows drops both at once (:func:`connect_signals`), a change of the benchmark replaces its generation, so an edit
 shows on the next page; the bound covers a raw write to the rows, which sends no signal.
 """
 

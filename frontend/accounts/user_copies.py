@@ -47,6 +47,8 @@ from django.http import HttpRequest
 from django.utils.crypto import constant_time_compare
 from django.utils.functional import SimpleLazyObject
 
+from config import sessions
+
 __all__ = [
     "AuthenticationMiddleware",
     "connect_signals",
@@ -85,7 +87,7 @@ def copies_cache() -> BaseCache | None:
     """Where the copies live (the sessions' Redis), None where nothing is copied
     (sessions are not cached: no Redis)."""
     alias = getattr(settings, "SESSION_CACHE_ALIAS", None)
-    if settings.SESSION_ENGINE != "config.sessions" or alias not in settings.CACHES:
+    if settings.SESSION_ENGINE != sessions.__name__ or alias not in settings.CACHES:
         return None
     return caches[alias]
 
@@ -150,7 +152,8 @@ class AuthenticationMiddleware(auth_middleware.AuthenticationMiddleware):
 
     def process_request(self, request: HttpRequest) -> None:
         super().process_request(request)
-        request.user = SimpleLazyObject(partial(_cached_user, request))  # type: ignore[assignment]  # as Django does
+        # A lazy object, as Django assigns it.
+        request.user = SimpleLazyObject(partial(_cached_user, request))  # type: ignore[assignment]
 
 
 def user_copies_drop(user_ids: Iterable[object]) -> None:
